@@ -1,0 +1,117 @@
+//! `git beads label add|remove|list|list-all`.
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{Bead, BeadId};
+use crate::ops;
+
+/// The verbs of `label`.
+#[derive(clap::Subcommand, Debug)]
+pub enum LabelCommand {
+    /// Add a label to a bead.
+    Add(EditArgs),
+    /// Remove a label from a bead.
+    Remove(EditArgs),
+    /// List a bead's labels.
+    List(ListArgs),
+    /// List every label in use, with counts.
+    ListAll,
+}
+
+/// Arguments of `label add` and `label remove`.
+#[derive(clap::Args, Debug)]
+pub struct EditArgs {
+    /// The bead.
+    pub id: BeadId,
+    /// The label.
+    pub label: String,
+}
+
+/// Arguments of `label list`.
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    /// The bead.
+    pub id: BeadId,
+}
+
+#[derive(Serialize)]
+struct One<'a> {
+    bead: &'a Bead,
+}
+
+#[derive(Serialize)]
+struct Labels<'a> {
+    id: &'a BeadId,
+    labels: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Count<'a> {
+    label: &'a str,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct All<'a> {
+    labels: Vec<Count<'a>>,
+}
+
+/// Runs `label`.
+pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> {
+    match cmd {
+        LabelCommand::Add(a) => edit(ctx, a, out, true),
+        LabelCommand::Remove(a) => edit(ctx, a, out, false),
+        LabelCommand::List(a) => {
+            let bead = ops::show(&ctx.store, std::slice::from_ref(&a.id))?.remove(0);
+            if out.json {
+                return out.json(&Labels {
+                    id: &a.id,
+                    labels: bead.labels.iter().map(String::as_str).collect(),
+                });
+            }
+            for l in &bead.labels {
+                out.line(l)?;
+            }
+            Ok(())
+        }
+        LabelCommand::ListAll => {
+            let labels = ops::labels_all(&ctx.store)?;
+            if out.json {
+                return out.json(&All {
+                    labels: labels
+                        .iter()
+                        .map(|l| Count {
+                            label: &l.label,
+                            count: l.count,
+                        })
+                        .collect(),
+                });
+            }
+            for l in &labels {
+                out.line(format!("{:<24} {}", l.label, l.count))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let bead = if add {
+        ops::add_label(&ctx.store, &actor, &a.id, &a.label)?
+    } else {
+        ops::remove_label(&ctx.store, &actor, &a.id, &a.label)?
+    };
+    if out.json {
+        return out.json(&One { bead: &bead });
+    }
+    out.note(format!(
+        "{} label {} {} {}",
+        if add { "added" } else { "removed" },
+        a.label,
+        if add { "to" } else { "from" },
+        a.id
+    ));
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! `git beads show`.
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{Bead, BeadId};
+use crate::ops;
+
+/// Arguments of `show`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The beads to show.
+    #[arg(required = true)]
+    pub ids: Vec<BeadId>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    beads: &'a [Bead],
+}
+
+/// Runs `show`.
+pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    let beads = ops::show(&ctx.store, &args.ids)?;
+    if out.json {
+        return out.json(&Report { beads: &beads });
+    }
+    for (i, b) in beads.iter().enumerate() {
+        if i > 0 {
+            out.line("")?;
+        }
+        out.bead(b)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! The CLI's one error type: a kind that decides the exit code, a message, the
+//! chain of causes and hints.
+
+use std::fmt::Write;
+
+use crate::ops::OpError;
+use crate::store::StoreError;
+
+/// What kind of failure, which decides the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Bad input or an unknown id (exit 1).
+    User,
+    /// The command line does not parse (exit 2).
+    Usage,
+    /// The operation contradicts the state it found: a claim held by someone else (exit 3).
+    Conflict,
+    /// The repository or the store could not be read or written (exit 4).
+    Store,
+}
+
+impl Kind {
+    /// The documented exit code of this kind of failure.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Kind::User => 1,
+            Kind::Usage => 2,
+            Kind::Conflict => 3,
+            Kind::Store => 4,
+        }
+    }
+}
+
+/// A failure as the CLI reports it.
+#[derive(Debug)]
+pub struct CliError {
+    /// What kind of failure.
+    pub kind: Kind,
+    /// The one-line message.
+    pub message: String,
+    /// The chain of causes, outermost first.
+    pub causes: Vec<String>,
+    /// What the user can do about it.
+    pub hints: Vec<String>,
+}
+
+impl CliError {
+    /// A failure of the given kind with a message.
+    pub fn new(kind: Kind, message: impl Into<String>) -> CliError {
+        CliError {
+            kind,
+            message: message.into(),
+            causes: Vec::new(),
+            hints: Vec::new(),
+        }
+    }
+
+    /// Bad input.
+    pub fn user(message: impl Into<String>) -> CliError {
+        CliError::new(Kind::User, message)
+    }
+
+    /// Adds a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> CliError {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// The text printed on stderr: `error: …`, `caused by: …`, `hint: …`.
+    pub fn render(&self) -> String {
+        let mut out = format!("error: {}\n", self.message);
+        for c in &self.causes {
+            let _ = writeln!(out, "caused by: {c}");
+        }
+        for h in &self.hints {
+            let _ = writeln!(out, "hint: {h}");
+        }
+        out
+    }
+
+    fn with_causes(mut self, mut source: Option<&(dyn std::error::Error + 'static)>) -> CliError {
+        while let Some(e) = source {
+            let text = e.to_string();
+            if !text.is_empty() && !self.message.contains(&text) {
+                self.causes.push(text);
+            }
+            source = e.source();
+        }
+        self
+    }
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> CliError {
+        let kind = match &e {
+            StoreError::NotInitialized | StoreError::NoIdentity | StoreError::NotARepo { .. } => {
+                Kind::User
+            }
+            StoreError::Contended(_) => Kind::Conflict,
+            _ => Kind::Store,
+        };
+        let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
+        match e {
+            StoreError::NotInitialized => err.hint("run `git beads init` to create it"),
+            StoreError::Document { .. } => {
+                err.hint("the document is kept as it is; fix it by hand or run `git beads log` to see where it came from")
+            }
+            _ => err,
+        }
+    }
+}
+
+impl From<OpError> for CliError {
+    fn from(e: OpError) -> CliError {
+        match e {
+            OpError::Store(e) => e.into(),
+            OpError::Conflict(m) => CliError::new(Kind::Conflict, m),
+            OpError::NotFound(id) => CliError::user(format!("no bead {id}"))
+                .hint("`git beads list --all` shows every bead"),
+            other => CliError::user(other.to_string()),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> CliError {
+        CliError::new(Kind::Store, format!("i/o: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for CliError {
+    fn from(e: serde_json::Error) -> CliError {
+        if e.is_io() {
+            return std::io::Error::from(e).into();
+        }
+        CliError::new(Kind::Store, format!("could not write JSON: {e}"))
+    }
+}

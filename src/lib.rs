@@ -1,0 +1,11 @@
+//! git-beads keeps an agent workforce's memory inside the git repository it works on:
+//! work items (beads) and the history of every change to them, as ordinary git
+//! commits, trees and YAML documents under `refs/beads/`.
+//!
+//! The crate is a library with a thin binary. The layers import downwards only:
+//! [`cli`] → [`ops`] → [`store`] → [`model`].
+
+pub mod cli;
+pub mod model;
+pub mod ops;
+pub mod store;

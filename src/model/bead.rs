@@ -1,0 +1,367 @@
+//! The bead: a unit of work or record, and the small types it is made of.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::id::BeadId;
+
+/// A point in time, always UTC.
+pub type Timestamp = chrono::DateTime<chrono::Utc>;
+
+/// A string did not name any variant of a closed set of words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{value:?} is not a valid {what} (expected one of: {expected})")]
+pub struct ParseEnumError {
+    /// What was being parsed ("status", "type", ...).
+    pub what: &'static str,
+    /// The text that did not parse.
+    pub value: String,
+    /// The accepted words, comma-separated.
+    pub expected: String,
+}
+
+/// Declares an enum of kebab/snake words with `Display`, `FromStr` and serde in one place.
+macro_rules! word_enum {
+    ($(#[$meta:meta])* $name:ident, $what:literal, { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $word)] $variant,)+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The word this variant is written as.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $word,)+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseEnumError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err(ParseEnumError {
+                        what: $what,
+                        value: s.to_owned(),
+                        expected: [$($word),+].join(", "),
+                    }),
+                }
+            }
+        }
+    };
+}
+
+word_enum!(
+    /// Where a bead stands in its life.
+    Status, "status", {
+        /// Not started; ready when nothing blocks it.
+        Open = "open",
+        /// Someone is working on it.
+        InProgress = "in_progress",
+        /// Waiting on something outside the dependency graph.
+        Blocked = "blocked",
+        /// Put off on purpose.
+        Deferred = "deferred",
+        /// On an agent's hook: the agent's next session must work on it.
+        Hooked = "hooked",
+        /// Kept in view permanently.
+        Pinned = "pinned",
+        /// Done.
+        Closed = "closed",
+        /// A tombstone: deleted, kept so that the deletion syncs.
+        Deleted = "deleted",
+    }
+);
+
+impl Status {
+    /// Whether the bead is finished (closed or deleted), so that it blocks nothing.
+    pub fn is_done(self) -> bool {
+        matches!(self, Status::Closed | Status::Deleted)
+    }
+}
+
+word_enum!(
+    /// What kind of bead this is.
+    BeadType, "type", {
+        /// A piece of work.
+        Task = "task",
+        /// Something broken.
+        Bug = "bug",
+        /// Something new.
+        Feature = "feature",
+        /// A large piece of work made of children.
+        Epic = "epic",
+        /// Upkeep.
+        Chore = "chore",
+        /// A request to merge work.
+        MergeRequest = "merge-request",
+        /// A group of beads travelling together.
+        Convoy = "convoy",
+        /// A workflow poured from a formula.
+        Molecule = "molecule",
+        /// An agent record (as bd stores them).
+        Agent = "agent",
+        /// A message (as bd stores them).
+        Message = "message",
+        /// Something that happened.
+        Event = "event",
+        /// A gate a workflow waits on.
+        Gate = "gate",
+        /// A rig (a bd/Gas Town workspace record).
+        Rig = "rig",
+        /// A role (a bd/Gas Town record).
+        Role = "role",
+    }
+);
+
+word_enum!(
+    /// How one bead depends on another.
+    DepKind, "dependency type", {
+        /// The other bead must be closed before this one is ready.
+        Blocks = "blocks",
+        /// The other bead is this one's parent; a blocked parent blocks its children.
+        ParentChild = "parent-child",
+        /// A loose link.
+        Related = "related",
+        /// This bead was found while working on the other.
+        DiscoveredFrom = "discovered-from",
+        /// This bead duplicates the other.
+        Duplicates = "duplicates",
+        /// This bead replaces the other.
+        Supersedes = "supersedes",
+        /// This bead answers the other.
+        RepliesTo = "replies-to",
+        /// This bead tracks the other (bd convoys).
+        Tracks = "tracks",
+    }
+);
+
+impl DepKind {
+    /// Whether this kind of link keeps a bead from being ready.
+    pub fn is_blocking(self) -> bool {
+        matches!(self, DepKind::Blocks | DepKind::ParentChild)
+    }
+}
+
+/// One dependency of a bead on another.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Dependency {
+    /// The bead depended on.
+    pub id: BeadId,
+    /// How.
+    #[serde(rename = "type")]
+    pub kind: DepKind,
+}
+
+/// A comment on a bead. Comments are append-only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Comment {
+    /// Stable identity within the bead, used to merge comments as a union.
+    pub id: String,
+    /// Who wrote it.
+    pub author: String,
+    /// When.
+    pub created_at: Timestamp,
+    /// What it says.
+    pub text: String,
+}
+
+/// A value that lost a merge: the same field changed differently on two sides.
+/// Kept so that nothing is dropped; cleared by `git beads resolve`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// The field both sides changed.
+    pub field: String,
+    /// The value that lost, as it was.
+    pub value: serde_json::Value,
+    /// Who set the losing value.
+    pub actor: String,
+    /// When the losing value was set.
+    pub at: Timestamp,
+}
+
+/// A bead: a unit of work or record with a stable id.
+///
+/// The field order here is the key order of the canonical YAML document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bead {
+    /// The stable id.
+    pub id: BeadId,
+    /// One line saying what it is.
+    pub title: String,
+    /// Where it stands.
+    pub status: Status,
+    /// 0 (critical) to 4 (backlog).
+    pub priority: u8,
+    /// What kind of bead.
+    #[serde(rename = "type")]
+    pub kind: BeadType,
+    /// Who works on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<String>,
+    /// Free-form tags; a set.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub labels: BTreeSet<String>,
+    /// Links to other beads; kept sorted and free of duplicates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<Dependency>,
+    /// Long text.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Working notes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    /// Discussion, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<Comment>,
+    /// When it was made.
+    pub created_at: Timestamp,
+    /// Who made it.
+    pub created_by: String,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+    /// Who changed it last.
+    pub updated_by: String,
+    /// When it was closed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<Timestamp>,
+    /// Why it was closed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_reason: Option<String>,
+    /// When it was deleted (tombstones only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<Timestamp>,
+    /// Who deleted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_by: Option<String>,
+    /// Why it was deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_reason: Option<String>,
+    /// Fields from elsewhere (e.g. an import) that have no place of their own; kept, never dropped.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// Values that lost a merge, for review.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
+}
+
+impl Bead {
+    /// A new open bead with the given id and title, made by `actor` at `now`.
+    pub fn new(id: BeadId, title: String, actor: &str, now: Timestamp) -> Bead {
+        Bead {
+            id,
+            title,
+            status: Status::Open,
+            priority: 2,
+            kind: BeadType::Task,
+            assignee: None,
+            labels: BTreeSet::new(),
+            dependencies: Vec::new(),
+            description: String::new(),
+            notes: String::new(),
+            comments: Vec::new(),
+            created_at: now,
+            created_by: actor.to_owned(),
+            updated_at: now,
+            updated_by: actor.to_owned(),
+            closed_at: None,
+            close_reason: None,
+            deleted_at: None,
+            deleted_by: None,
+            delete_reason: None,
+            extra: BTreeMap::new(),
+            conflicts: Vec::new(),
+        }
+    }
+
+    /// Records that `actor` changed the bead at `now`.
+    pub fn touch(&mut self, actor: &str, now: Timestamp) {
+        self.updated_at = now;
+        self.updated_by = actor.to_owned();
+    }
+
+    /// Adds a dependency, keeping the list sorted; returns false if it was already there.
+    pub fn add_dependency(&mut self, dep: Dependency) -> bool {
+        match self.dependencies.binary_search(&dep) {
+            Ok(_) => false,
+            Err(at) => {
+                self.dependencies.insert(at, dep);
+                true
+            }
+        }
+    }
+
+    /// Removes every dependency on `id` (of `kind`, or of any kind); returns how many went.
+    pub fn remove_dependency(&mut self, id: &BeadId, kind: Option<DepKind>) -> usize {
+        let before = self.dependencies.len();
+        self.dependencies
+            .retain(|d| !(d.id == *id && kind.is_none_or(|k| k == d.kind)));
+        before - self.dependencies.len()
+    }
+
+    /// The parent named by a parent-child dependency, if any.
+    pub fn parent(&self) -> Option<&BeadId> {
+        self.dependencies
+            .iter()
+            .find(|d| d.kind == DepKind::ParentChild)
+            .map(|d| &d.id)
+    }
+
+    /// The beads this one waits on through blocking kinds of dependency.
+    pub fn blockers(&self) -> impl Iterator<Item = &Dependency> {
+        self.dependencies.iter().filter(|d| d.kind.is_blocking())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        for s in Status::ALL {
+            assert_eq!(s.as_str().parse::<Status>(), Ok(*s));
+        }
+        for t in BeadType::ALL {
+            assert_eq!(t.as_str().parse::<BeadType>(), Ok(*t));
+        }
+        let err = "nope".parse::<DepKind>().expect_err("unknown word");
+        assert!(err.to_string().contains("parent-child"));
+    }
+
+    #[test]
+    fn dependencies_stay_sorted_and_unique() {
+        let now = chrono::Utc::now();
+        let mut b = Bead::new(BeadId::parse("bd-a1").expect("id"), "t".into(), "me", now);
+        let x = BeadId::parse("bd-x1").expect("id");
+        let w = BeadId::parse("bd-w1").expect("id");
+        assert!(b.add_dependency(Dependency {
+            id: x.clone(),
+            kind: DepKind::Blocks
+        }));
+        assert!(!b.add_dependency(Dependency {
+            id: x.clone(),
+            kind: DepKind::Blocks
+        }));
+        assert!(b.add_dependency(Dependency {
+            id: w.clone(),
+            kind: DepKind::Related
+        }));
+        assert_eq!(b.dependencies[0].id, w);
+        assert_eq!(b.remove_dependency(&x, None), 1);
+        assert_eq!(b.blockers().count(), 0);
+    }
+}

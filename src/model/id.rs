@@ -1,0 +1,294 @@
+//! Bead ids: `<prefix>-<base36 hash>`, children `<parent>.<n>`.
+
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+/// Why a string is not a valid id or prefix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// The id does not have the `<prefix>-<hash>[.<n>...]` shape.
+    #[error("{0:?} is not a bead id (expected something like bd-a1b2 or bd-a1b2.3)")]
+    Malformed(String),
+    /// The prefix is not a short lowercase word.
+    #[error(
+        "{0:?} is not a valid prefix (lowercase letters, digits, '_' or '-', 1 to 16 characters, starting with a letter)"
+    )]
+    BadPrefix(String),
+}
+
+/// The longest id accepted, in bytes.
+const MAX_ID: usize = 128;
+
+/// A validated bead id. It is safe to use as a file name and inside a ref name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct BeadId(String);
+
+impl BeadId {
+    /// Parses and validates an id typed by a user or read from the store.
+    pub fn parse(s: &str) -> Result<BeadId, IdError> {
+        let malformed = || IdError::Malformed(s.to_owned());
+        if s.is_empty() || s.len() > MAX_ID {
+            return Err(malformed());
+        }
+        let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._".contains(c);
+        if !s.chars().all(ok_char) {
+            return Err(malformed());
+        }
+        let (base, children) = match s.split_once('.') {
+            Some((base, rest)) => (base, Some(rest)),
+            None => (s, None),
+        };
+        let (prefix, hash) = base.split_once('-').ok_or_else(malformed)?;
+        let word = |w: &str| {
+            !w.is_empty()
+                && w.split(['-', '_'])
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+        };
+        if !word(prefix) || !word(hash) {
+            return Err(malformed());
+        }
+        if let Some(children) = children
+            && !children
+                .split('.')
+                .all(|n| !n.is_empty() && n.len() <= 9 && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Err(malformed());
+        }
+        Ok(BeadId(s.to_owned()))
+    }
+
+    /// Makes a fresh id of `len` base36 digits for `prefix`, mixing `seed` with
+    /// per-process randomness so that two clones working offline do not collide.
+    pub fn generate(prefix: &Prefix, seed: &[u8], len: usize) -> BeadId {
+        let state = std::hash::RandomState::new();
+        let mut digits = String::with_capacity(len);
+        let mut round = 0u64;
+        while digits.len() < len {
+            let mut h = state.build_hasher();
+            h.write(seed);
+            h.write_u64(round);
+            let mut v = h.finish();
+            for _ in 0..12 {
+                if digits.len() == len {
+                    break;
+                }
+                let d = (v % 36) as u32;
+                v /= 36;
+                digits.push(char::from_digit(d, 36).unwrap_or('0'));
+            }
+            round += 1;
+        }
+        BeadId(format!("{}-{}", prefix.as_str(), digits))
+    }
+
+    /// The id of the `n`th child of this bead.
+    pub fn child(&self, n: u32) -> BeadId {
+        BeadId(format!("{}.{}", self.0, n))
+    }
+
+    /// The id of the parent when this is a child id (`bd-a1.2` → `bd-a1`).
+    pub fn parent(&self) -> Option<BeadId> {
+        self.0.rsplit_once('.').map(|(p, _)| BeadId(p.to_owned()))
+    }
+
+    /// The two-character directory this bead's document is fanned out into:
+    /// the first two characters of the hash part (`bd-ab12.3` → `ab`).
+    pub fn fanout(&self) -> String {
+        let base = self.0.split('.').next().unwrap_or(&self.0);
+        let hash = base.rsplit('-').next().unwrap_or(base);
+        let mut out: String = hash.chars().take(2).collect();
+        while out.len() < 2 {
+            out.push('_');
+        }
+        out
+    }
+
+    /// The id as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for BeadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for BeadId {
+    type Error = IdError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        BeadId::parse(&s)
+    }
+}
+
+impl From<BeadId> for String {
+    fn from(id: BeadId) -> String {
+        id.0
+    }
+}
+
+impl std::str::FromStr for BeadId {
+    type Err = IdError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BeadId::parse(s)
+    }
+}
+
+/// The prefix in front of every id of a store (`bd` in `bd-a1b2`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Prefix(String);
+
+impl Prefix {
+    /// Validates a prefix: 1 to 16 lowercase letters, digits, `_` or `-`, starting with a letter.
+    pub fn parse(s: &str) -> Result<Prefix, IdError> {
+        let bad = || IdError::BadPrefix(s.to_owned());
+        let mut chars = s.chars();
+        let first = chars.next().ok_or_else(bad)?;
+        if !first.is_ascii_lowercase() || s.len() > 16 || s.ends_with(['-', '_']) {
+            return Err(bad());
+        }
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        {
+            return Err(bad());
+        }
+        // A dash inside the prefix would make `<prefix>-<hash>` ambiguous to split.
+        if s.contains("--") {
+            return Err(bad());
+        }
+        Ok(Prefix(s.to_owned()))
+    }
+
+    /// Derives a prefix from a repository's directory name (`My Repo.git` → `myrepo`),
+    /// falling back to `bd` when nothing usable is left.
+    pub fn from_repo_name(name: &str) -> Prefix {
+        let name = name.strip_suffix(".git").unwrap_or(name);
+        let cleaned: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(|c| c.to_ascii_lowercase())
+            .skip_while(|c| !c.is_ascii_lowercase())
+            .take(8)
+            .collect();
+        Prefix::parse(&cleaned).unwrap_or_else(|_| Prefix("bd".to_owned()))
+    }
+
+    /// The prefix as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for Prefix {
+    type Error = IdError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Prefix::parse(&s)
+    }
+}
+
+impl From<Prefix> for String {
+    fn from(p: Prefix) -> String {
+        p.0
+    }
+}
+
+/// How many base36 digits a new id gets in a store that holds `count` beads.
+///
+/// Three digits more than it takes to count the beads: the chance that one new id
+/// meets an existing one stays below 1 in 36³ ≈ 46 000 at any size, and a local
+/// collision is retried anyway; what remains is two clones minting the same id
+/// offline, which this keeps rare as the store grows.
+pub fn id_length_for(count: usize) -> usize {
+    let mut digits = 1;
+    let mut n = count / 36;
+    while n > 0 {
+        digits += 1;
+        n /= 36;
+    }
+    (digits + 3).max(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_real_shapes() {
+        for ok in [
+            "bd-a1b2",
+            "bd-kwro.1",
+            "bd-kwro.1.12",
+            "hq-mol-abc12",
+            "gt-x",
+            "bd-ab_cd",
+        ] {
+            assert!(BeadId::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "bd",
+            "bd-",
+            "-a1",
+            "BD-A1",
+            "bd-a1..2",
+            "bd-a1.",
+            "bd-a1/../x",
+            "bd-a1 b",
+            "bd-a1.x",
+            "bd--a1",
+            "bd-a1\n",
+            "../bd-a1",
+        ] {
+            assert!(BeadId::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn generates_valid_unique_ids() {
+        let p = Prefix::parse("bd").expect("valid prefix");
+        let a = BeadId::generate(&p, b"seed", 6);
+        let b = BeadId::generate(&p, b"seed", 6);
+        assert_eq!(a.as_str().len(), 9);
+        assert!(BeadId::parse(a.as_str()).is_ok());
+        assert_ne!(a, b, "randomness is mixed in");
+    }
+
+    #[test]
+    fn fanout_and_children() {
+        let id = BeadId::parse("bd-ab12").expect("valid");
+        assert_eq!(id.fanout(), "ab");
+        let c = id.child(3);
+        assert_eq!(c.as_str(), "bd-ab12.3");
+        assert_eq!(c.fanout(), "ab");
+        assert_eq!(c.parent(), Some(id));
+        assert_eq!(BeadId::parse("gt-x").expect("valid").fanout(), "x_");
+    }
+
+    #[test]
+    fn lengths_grow_with_the_store() {
+        assert_eq!(id_length_for(0), 4);
+        assert_eq!(id_length_for(100), 5);
+        assert_eq!(id_length_for(10_000), 6);
+        assert_eq!(id_length_for(100_000), 7);
+    }
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(Prefix::from_repo_name("My-Repo.git").as_str(), "myrepo");
+        assert_eq!(Prefix::from_repo_name("123").as_str(), "bd");
+        assert!(Prefix::parse("Bd").is_err());
+        assert!(Prefix::parse("b/d").is_err());
+    }
+}

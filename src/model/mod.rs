@@ -1,0 +1,13 @@
+//! Plain data types: what a bead, an id and a name are. No I/O happens here.
+
+mod actor;
+mod bead;
+mod id;
+mod text;
+
+pub use actor::Actor;
+pub use bead::{
+    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
+};
+pub use id::{BeadId, IdError, Prefix, id_length_for};
+pub use text::{TextError, check_label, check_name, check_text, check_title};

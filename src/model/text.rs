@@ -1,0 +1,144 @@
+//! Validation of the free-form strings a user hands in: titles, labels, names.
+
+/// Why a piece of text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// The text is empty or only white space.
+    #[error("{what} is empty")]
+    Empty {
+        /// What the text was meant to be ("title", "label", ...).
+        what: &'static str,
+    },
+    /// The text holds a control character where none may stand.
+    #[error("{what} {value:?} contains a control character")]
+    Control {
+        /// What the text was meant to be.
+        what: &'static str,
+        /// The offending text.
+        value: String,
+    },
+    /// The text is longer than allowed.
+    #[error("{what} is {len} bytes long, the limit is {max}")]
+    TooLong {
+        /// What the text was meant to be.
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// The text holds a character that is not allowed in it.
+    #[error("{what} {value:?} contains {ch:?}, which is not allowed there")]
+    Forbidden {
+        /// What the text was meant to be.
+        what: &'static str,
+        /// The offending text.
+        value: String,
+        /// The first character not allowed.
+        ch: char,
+    },
+}
+
+/// The longest title accepted, in bytes.
+pub const MAX_TITLE: usize = 1024;
+/// The longest description, comment or note accepted, in bytes.
+pub const MAX_TEXT: usize = 1024 * 1024;
+/// The longest label or name accepted, in bytes.
+pub const MAX_NAME: usize = 256;
+
+fn check_len(what: &'static str, value: &str, max: usize) -> Result<(), TextError> {
+    if value.len() > max {
+        return Err(TextError::TooLong {
+            what,
+            len: value.len(),
+            max,
+        });
+    }
+    Ok(())
+}
+
+fn check_single_line(what: &'static str, value: &str, max: usize) -> Result<(), TextError> {
+    if value.trim().is_empty() {
+        return Err(TextError::Empty { what });
+    }
+    check_len(what, value, max)?;
+    if value.chars().any(char::is_control) {
+        return Err(TextError::Control {
+            what,
+            value: value.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a bead title: one line, not empty, no control characters.
+pub fn check_title(value: &str) -> Result<(), TextError> {
+    check_single_line("title", value, MAX_TITLE)
+}
+
+/// Checks a label: one line, not empty, no control characters, no commas (they separate labels).
+pub fn check_label(value: &str) -> Result<(), TextError> {
+    check_single_line("label", value, MAX_NAME)?;
+    if let Some(ch) = value.chars().find(|c| *c == ',' || c.is_whitespace()) {
+        return Err(TextError::Forbidden {
+            what: "label",
+            value: value.to_owned(),
+            ch,
+        });
+    }
+    Ok(())
+}
+
+/// Checks a person's or agent's name as it appears in `assignee` or `author`.
+pub fn check_name(what: &'static str, value: &str) -> Result<(), TextError> {
+    check_single_line(what, value, MAX_NAME)
+}
+
+/// Checks multi-line text (a description, a comment): control characters other than
+/// newline and tab are refused, and so is text over [`MAX_TEXT`].
+pub fn check_text(what: &'static str, value: &str) -> Result<(), TextError> {
+    check_len(what, value, MAX_TEXT)?;
+    if value
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
+    {
+        return Err(TextError::Control {
+            what,
+            value: value.chars().take(60).collect(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles() {
+        assert!(check_title("Fix the login page").is_ok());
+        assert!(matches!(check_title("  "), Err(TextError::Empty { .. })));
+        assert!(matches!(
+            check_title("a\nb"),
+            Err(TextError::Control { .. })
+        ));
+        assert!(matches!(
+            check_title(&"x".repeat(MAX_TITLE + 1)),
+            Err(TextError::TooLong { .. })
+        ));
+    }
+
+    #[test]
+    fn labels() {
+        assert!(check_label("area:cli").is_ok());
+        assert!(check_label("a,b").is_err());
+        assert!(check_label("a b").is_err());
+        assert!(check_label("bell\u{7}").is_err());
+    }
+
+    #[test]
+    fn text() {
+        assert!(check_text("description", "line one\n\tline two\r\n").is_ok());
+        assert!(check_text("description", "esc\u{1b}[31m").is_err());
+    }
+}

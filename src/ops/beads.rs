@@ -1,0 +1,518 @@
+//! Operations that change beads. Each is one store transaction: one commit.
+
+use std::collections::BTreeSet;
+
+use super::{OpError, Result, check_priority, now, write};
+use crate::model::{
+    Actor, Bead, BeadId, BeadType, Comment, DepKind, Dependency, Prefix, Status, check_label,
+    check_name, check_text, check_title, id_length_for,
+};
+use crate::store::{FORMAT, Meta, Store, Tx};
+
+/// Creates the store if it does not exist. Idempotent: on an existing store it
+/// changes nothing and reports the prefix in use (a different `prefix` is refused).
+/// Returns the prefix and whether the store was created now.
+pub fn init(store: &Store, actor: &Actor, prefix: Option<Prefix>) -> Result<(Prefix, bool)> {
+    let prefix = prefix.unwrap_or_else(|| super::default_prefix(store));
+    let created = write(store, actor, |tx| {
+        if tx.head().is_some() {
+            let meta = tx.meta()?;
+            if meta.prefix != prefix {
+                return Err(OpError::Conflict(format!(
+                    "the store already uses prefix {:?}, not {:?}",
+                    meta.prefix.as_str(),
+                    prefix.as_str()
+                )));
+            }
+            return Ok(false);
+        }
+        tx.put_meta(&Meta {
+            format: FORMAT,
+            prefix: prefix.clone(),
+        })?;
+        tx.set_message(format!("init: beads store with prefix {prefix}"));
+        Ok(true)
+    })?;
+    Ok((prefix, created))
+}
+
+/// What a new bead should be.
+#[derive(Clone, Debug, Default)]
+pub struct NewBead {
+    /// The title (required).
+    pub title: String,
+    /// Long text.
+    pub description: String,
+    /// The type (task when unset).
+    pub kind: Option<BeadType>,
+    /// The priority (2 when unset).
+    pub priority: Option<u8>,
+    /// Who works on it.
+    pub assignee: Option<String>,
+    /// Labels.
+    pub labels: Vec<String>,
+    /// The parent: the new bead becomes its next child (`<parent>.<n>`).
+    pub parent: Option<BeadId>,
+    /// Dependencies on existing beads.
+    pub dependencies: Vec<Dependency>,
+}
+
+fn check_new(new: &NewBead) -> Result<()> {
+    check_title(&new.title)?;
+    check_text("description", &new.description)?;
+    if let Some(p) = new.priority {
+        check_priority(p)?;
+    }
+    if let Some(a) = &new.assignee {
+        check_name("assignee", a)?;
+    }
+    for l in &new.labels {
+        check_label(l)?;
+    }
+    Ok(())
+}
+
+fn next_child(tx: &Tx<'_>, parent: &BeadId) -> Result<BeadId> {
+    let prefix = format!("{parent}.");
+    let highest = tx
+        .bead_ids_near(parent)?
+        .iter()
+        .filter_map(|id| id.strip_prefix(&prefix))
+        .filter_map(|n| n.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    Ok(parent.child(highest + 1))
+}
+
+fn fresh_id(tx: &Tx<'_>, prefix: &Prefix, title: &str, actor: &Actor) -> Result<BeadId> {
+    let len = id_length_for(tx.bead_count_estimate()?);
+    let stamp = now().timestamp_nanos_opt().unwrap_or_default();
+    for attempt in 0u32..64 {
+        let seed = format!("{title}\0{}\0{stamp}\0{attempt}", actor.id);
+        // A collision is retried with a longer id after a few tries, so it always ends.
+        let id = BeadId::generate(prefix, seed.as_bytes(), len + (attempt as usize / 8));
+        if !tx.bead_exists(&id)? {
+            return Ok(id);
+        }
+    }
+    Err(OpError::Conflict("could not find a free id".into()))
+}
+
+/// Creates a bead and returns it.
+pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
+    check_new(&new)?;
+    let bead = write(store, actor, |tx| {
+        let meta = tx.meta()?;
+        let id = match &new.parent {
+            Some(parent) => {
+                require(tx, parent)?;
+                next_child(tx, parent)?
+            }
+            None => fresh_id(tx, &meta.prefix, &new.title, actor)?,
+        };
+        let mut bead = Bead::new(id, new.title.clone(), &actor.id, now());
+        bead.description = new.description.clone();
+        bead.kind = new.kind.unwrap_or(BeadType::Task);
+        bead.priority = new.priority.unwrap_or(2);
+        bead.assignee = new.assignee.clone();
+        bead.labels = new.labels.iter().cloned().collect();
+        if let Some(parent) = &new.parent {
+            bead.add_dependency(Dependency {
+                id: parent.clone(),
+                kind: DepKind::ParentChild,
+            });
+        }
+        for dep in &new.dependencies {
+            if dep.id == bead.id {
+                return Err(OpError::Invalid(format!(
+                    "{} cannot depend on itself",
+                    dep.id
+                )));
+            }
+            require(tx, &dep.id)?;
+            bead.add_dependency(dep.clone());
+        }
+        tx.put_bead(&bead)?;
+        tx.set_message(format!("create {}: {}", bead.id, bead.title));
+        Ok(bead)
+    })?;
+    Ok(bead)
+}
+
+/// Reads bead `id` inside a transaction, or fails with [`OpError::NotFound`].
+fn require(tx: &Tx<'_>, id: &BeadId) -> Result<Bead> {
+    tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))
+}
+
+/// Reads bead `id` for a change: it must exist and not be deleted.
+fn require_live(tx: &Tx<'_>, id: &BeadId) -> Result<Bead> {
+    let bead = require(tx, id)?;
+    if bead.status == Status::Deleted {
+        return Err(OpError::Conflict(format!("{id} is deleted")));
+    }
+    Ok(bead)
+}
+
+/// Applies `change` to each of `ids` in one commit and returns the beads as changed.
+fn change_each(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    verb: &str,
+    mut change: impl FnMut(&mut Bead) -> Result<()>,
+) -> Result<Vec<Bead>> {
+    let beads = write(store, actor, |tx| {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let mut bead = require_live(tx, id)?;
+            change(&mut bead)?;
+            bead.touch(&actor.id, now());
+            tx.put_bead(&bead)?;
+            out.push(bead);
+        }
+        let subject = match out.as_slice() {
+            [one] => format!("{verb} {}: {}", one.id, one.title),
+            many => format!(
+                "{verb} {}",
+                many.iter()
+                    .map(|b| b.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        tx.set_message(subject);
+        Ok(out)
+    })?;
+    Ok(beads)
+}
+
+/// What `update` should change; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// New title.
+    pub title: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// New notes.
+    pub notes: Option<String>,
+    /// New status.
+    pub status: Option<Status>,
+    /// New priority.
+    pub priority: Option<u8>,
+    /// New type.
+    pub kind: Option<BeadType>,
+    /// New assignee; `Some("")` clears it.
+    pub assignee: Option<String>,
+    /// Labels to add.
+    pub add_labels: Vec<String>,
+    /// Labels to remove.
+    pub remove_labels: Vec<String>,
+    /// Claim it: in_progress and assigned to the actor, failing if someone else holds it.
+    pub claim: bool,
+}
+
+fn check_changes(c: &Changes) -> Result<()> {
+    if let Some(t) = &c.title {
+        check_title(t)?;
+    }
+    if let Some(d) = &c.description {
+        check_text("description", d)?;
+    }
+    if let Some(n) = &c.notes {
+        check_text("notes", n)?;
+    }
+    if let Some(p) = c.priority {
+        check_priority(p)?;
+    }
+    if let Some(a) = c.assignee.as_deref().filter(|a| !a.is_empty()) {
+        check_name("assignee", a)?;
+    }
+    for l in c.add_labels.iter().chain(&c.remove_labels) {
+        check_label(l)?;
+    }
+    if c.status == Some(Status::Deleted) {
+        return Err(OpError::Invalid(
+            "use `git beads delete` to delete a bead".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Makes `actor` the holder of `bead`: in_progress and assigned to them.
+/// Fails if someone else holds it or it is finished.
+pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
+    if bead.status.is_done() {
+        return Err(OpError::Conflict(format!(
+            "{} is {}, it cannot be claimed",
+            bead.id, bead.status
+        )));
+    }
+    if let Some(holder) = bead.assignee.as_deref().filter(|h| *h != actor.id) {
+        return Err(OpError::Conflict(format!(
+            "{} is already claimed by {holder}",
+            bead.id
+        )));
+    }
+    bead.status = Status::InProgress;
+    bead.assignee = Some(actor.id.clone());
+    Ok(())
+}
+
+/// Changes fields of one bead.
+pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<Bead> {
+    check_changes(&c)?;
+    let verb = if c.claim { "claim" } else { "update" };
+    let mut beads = change_each(store, actor, std::slice::from_ref(id), verb, |bead| {
+        if c.claim {
+            claim(bead, actor)?;
+        }
+        if let Some(t) = &c.title {
+            bead.title = t.clone();
+        }
+        if let Some(d) = &c.description {
+            bead.description = d.clone();
+        }
+        if let Some(n) = &c.notes {
+            bead.notes = n.clone();
+        }
+        if let Some(s) = c.status {
+            set_status(bead, s);
+        }
+        if let Some(p) = c.priority {
+            bead.priority = p;
+        }
+        if let Some(k) = c.kind {
+            bead.kind = k;
+        }
+        if let Some(a) = &c.assignee {
+            bead.assignee = Some(a.clone()).filter(|a| !a.is_empty());
+        }
+        for l in &c.add_labels {
+            bead.labels.insert(l.clone());
+        }
+        for l in &c.remove_labels {
+            bead.labels.remove(l);
+        }
+        Ok(())
+    })?;
+    Ok(beads.remove(0))
+}
+
+fn set_status(bead: &mut Bead, status: Status) {
+    if status == Status::Closed && bead.status != Status::Closed {
+        bead.closed_at = Some(now());
+    }
+    if status != Status::Closed {
+        bead.closed_at = None;
+        bead.close_reason = None;
+    }
+    bead.status = status;
+}
+
+/// Closes beads, with an optional reason.
+pub fn close(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+) -> Result<Vec<Bead>> {
+    if let Some(r) = reason {
+        check_text("reason", r)?;
+    }
+    change_each(store, actor, ids, "close", |bead| {
+        set_status(bead, Status::Closed);
+        bead.close_reason = reason.map(str::to_owned);
+        Ok(())
+    })
+}
+
+/// Reopens closed beads.
+pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>> {
+    change_each(store, actor, ids, "reopen", |bead| {
+        set_status(bead, Status::Open);
+        Ok(())
+    })
+}
+
+/// Deletes beads: each becomes a tombstone that keeps its content and syncs as a deletion.
+pub fn delete(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+) -> Result<Vec<Bead>> {
+    if let Some(r) = reason {
+        check_text("reason", r)?;
+    }
+    change_each(store, actor, ids, "delete", |bead| {
+        bead.status = Status::Deleted;
+        bead.deleted_at = Some(now());
+        bead.deleted_by = Some(actor.id.clone());
+        bead.delete_reason = reason.map(str::to_owned);
+        Ok(())
+    })
+}
+
+/// Adds a comment to a bead and returns it.
+pub fn add_comment(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    text: &str,
+    author: Option<&str>,
+) -> Result<Comment> {
+    if text.trim().is_empty() {
+        return Err(OpError::Invalid("the comment is empty".into()));
+    }
+    check_text("comment", text)?;
+    let author = author.unwrap_or(&actor.id);
+    check_name("author", author)?;
+    let mut added = None;
+    change_each(
+        store,
+        actor,
+        std::slice::from_ref(id),
+        "comment on",
+        |bead| {
+            let at = now();
+            let comment = Comment {
+                id: comment_id(bead, author, at),
+                author: author.to_owned(),
+                created_at: at,
+                text: text.to_owned(),
+            };
+            bead.comments.push(comment.clone());
+            added = Some(comment);
+            Ok(())
+        },
+    )?;
+    added.ok_or_else(|| OpError::Invalid("no comment was added".into()))
+}
+
+/// A short id for a comment, unique within its bead and across clones.
+fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String {
+    let taken: BTreeSet<&str> = bead.comments.iter().map(|c| c.id.as_str()).collect();
+    let prefix = Prefix::parse("c").unwrap_or_else(|_| unreachable!("c is a valid prefix"));
+    loop {
+        let seed = format!(
+            "{}\0{author}\0{}",
+            bead.id,
+            at.timestamp_nanos_opt().unwrap_or_default()
+        );
+        let id = BeadId::generate(&prefix, seed.as_bytes(), 8);
+        let short = id.as_str().trim_start_matches("c-").to_owned();
+        if !taken.contains(short.as_str()) {
+            return short;
+        }
+    }
+}
+
+/// Adds a label to a bead.
+pub fn add_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Bead> {
+    update(
+        store,
+        actor,
+        id,
+        Changes {
+            add_labels: vec![label.to_owned()],
+            ..Changes::default()
+        },
+    )
+}
+
+/// Removes a label from a bead.
+pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Bead> {
+    update(
+        store,
+        actor,
+        id,
+        Changes {
+            remove_labels: vec![label.to_owned()],
+            ..Changes::default()
+        },
+    )
+}
+
+/// Makes `id` depend on `on`. A dependency on itself, on an unknown bead, or one that
+/// would close a cycle of blocking kinds is refused.
+pub fn add_dependency(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    on: &BeadId,
+    kind: DepKind,
+) -> Result<Bead> {
+    if id == on {
+        return Err(OpError::Invalid(format!("{id} cannot depend on itself")));
+    }
+    let bead = write(store, actor, |tx| {
+        let mut bead = require_live(tx, id)?;
+        require(tx, on)?;
+        if kind.is_blocking()
+            && let Some(path) = blocking_path(tx, on, id)?
+        {
+            return Err(OpError::Invalid(format!(
+                "{id} → {on} would close a cycle: {}",
+                path.join(" → ")
+            )));
+        }
+        if !bead.add_dependency(Dependency {
+            id: on.clone(),
+            kind,
+        }) {
+            return Ok(bead);
+        }
+        bead.touch(&actor.id, now());
+        tx.put_bead(&bead)?;
+        tx.set_message(format!("dep add {id} {kind} {on}"));
+        Ok(bead)
+    })?;
+    Ok(bead)
+}
+
+/// A path of blocking dependencies from `from` to `to`, if there is one.
+fn blocking_path(tx: &Tx<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<String>>> {
+    let index = tx.index()?;
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![vec![from.to_string()]];
+    while let Some(path) = stack.pop() {
+        let last = path.last().cloned().unwrap_or_default();
+        if last == to.as_str() {
+            let mut full = vec![to.to_string()];
+            full.extend(path);
+            return Ok(Some(full));
+        }
+        if !seen.insert(last.clone()) {
+            continue;
+        }
+        if let Some(s) = index.get(&last) {
+            for d in s.dependencies.iter().filter(|d| d.kind.is_blocking()) {
+                let mut next = path.clone();
+                next.push(d.id.to_string());
+                stack.push(next);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Removes the dependency of `id` on `on` (of `kind`, or of every kind).
+pub fn remove_dependency(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    on: &BeadId,
+    kind: Option<DepKind>,
+) -> Result<Bead> {
+    let bead = write(store, actor, |tx| {
+        let mut bead = require_live(tx, id)?;
+        if bead.remove_dependency(on, kind) == 0 {
+            return Err(OpError::Invalid(format!("{id} does not depend on {on}")));
+        }
+        bead.touch(&actor.id, now());
+        tx.put_bead(&bead)?;
+        tx.set_message(format!("dep remove {id} {on}"));
+        Ok(bead)
+    })?;
+    Ok(bead)
+}

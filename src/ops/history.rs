@@ -1,0 +1,93 @@
+//! The history of the store, or of one bead, with what changed in each step.
+
+use similar::TextDiff;
+
+use super::Result;
+use crate::model::{BeadId, Timestamp};
+use crate::store::{DocChange, Store, refs};
+
+/// One step of the history.
+#[derive(Clone, Debug)]
+pub struct LogEntry {
+    /// The store commit.
+    pub commit: String,
+    /// Who made it.
+    pub author: String,
+    /// Their email.
+    pub email: String,
+    /// When.
+    pub time: Timestamp,
+    /// The commit message.
+    pub message: String,
+    /// The documents it changed.
+    pub changes: Vec<LogChange>,
+}
+
+/// One document changed by a step.
+#[derive(Clone, Debug)]
+pub struct LogChange {
+    /// The document's path in the store's tree.
+    pub path: String,
+    /// "added", "modified" or "removed".
+    pub kind: &'static str,
+    /// A unified diff of the document, when the history of one bead was asked for.
+    pub diff: Option<String>,
+}
+
+/// The history of the store (or of bead `id`), newest first, at most `limit` steps.
+pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEntry>> {
+    let head = store.require_head()?;
+    let path = id.map(refs::bead_path);
+    let keep = path.clone().map(|p| move |c: &DocChange| c.path == p);
+    let keep_ref: Option<&dyn Fn(&DocChange) -> bool> = match &keep {
+        Some(f) => Some(f),
+        None => None,
+    };
+    let entries = store.history(&head, keep_ref, limit)?;
+    entries
+        .into_iter()
+        .map(|e| {
+            let changes = e
+                .changes
+                .iter()
+                .map(|c| {
+                    Ok(LogChange {
+                        path: c.path.clone(),
+                        kind: match (c.old, c.new) {
+                            (None, _) => "added",
+                            (_, None) => "removed",
+                            _ => "modified",
+                        },
+                        diff: if path.is_some() {
+                            Some(doc_diff(store, c)?)
+                        } else {
+                            None
+                        },
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(LogEntry {
+                commit: e.commit.to_string(),
+                author: e.author,
+                email: e.email,
+                time: Timestamp::from_timestamp(e.time, 0).unwrap_or_default(),
+                message: e.message,
+                changes,
+            })
+        })
+        .collect()
+}
+
+fn doc_diff(store: &Store, c: &DocChange) -> Result<String> {
+    let read = |id: Option<gix::ObjectId>| -> Result<String> {
+        Ok(match id {
+            Some(id) => String::from_utf8_lossy(&store.read_blob(id)?).into_owned(),
+            None => String::new(),
+        })
+    };
+    let (old, new) = (read(c.old)?, read(c.new)?);
+    Ok(TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(2)
+        .to_string())
+}

@@ -1,0 +1,86 @@
+//! The library API: one use case per function. Takes a store, returns model values;
+//! never prints, never parses arguments, never exits.
+
+mod beads;
+mod history;
+mod query;
+
+use crate::model::{Actor, BeadId, IdError, ParseEnumError, Prefix, TextError};
+use crate::store::{self, Meta, Store, StoreError, Tx};
+
+pub use beads::{
+    Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
+    remove_dependency, remove_label, reopen, update,
+};
+pub use history::{LogChange, LogEntry, log};
+pub use query::{
+    BlockedBead, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list,
+    ready, ready_claim, search, show,
+};
+
+/// What went wrong in an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// No bead has this id.
+    #[error("no bead {0}")]
+    NotFound(BeadId),
+    /// An id did not parse.
+    #[error(transparent)]
+    Id(#[from] IdError),
+    /// A word (status, type, dependency type) did not parse.
+    #[error(transparent)]
+    Word(#[from] ParseEnumError),
+    /// A piece of text was refused.
+    #[error(transparent)]
+    Text(#[from] TextError),
+    /// Some other input was refused.
+    #[error("{0}")]
+    Invalid(String),
+    /// The operation contradicts the state it found (a claim held by someone else,
+    /// a change to a deleted bead).
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// The result type of every operation.
+pub type Result<T> = std::result::Result<T, OpError>;
+
+/// Checks a priority is within 0 (critical) … 4 (backlog).
+pub fn check_priority(p: u8) -> Result<u8> {
+    if p > 4 {
+        return Err(OpError::Invalid(format!(
+            "priority {p} is out of range (0 = critical … 4 = backlog)"
+        )));
+    }
+    Ok(p)
+}
+
+/// The identity of the person using this repository, as git resolves it.
+pub fn whoami(store: &Store) -> Result<Actor> {
+    Ok(store.identity()?)
+}
+
+/// The store's meta document at its current head.
+pub fn meta(store: &Store) -> Result<Meta> {
+    let head = store.require_head()?;
+    Ok(store.meta(&head)?)
+}
+
+/// The prefix a new store in this repository gets unless told otherwise.
+pub fn default_prefix(store: &Store) -> Prefix {
+    Prefix::from_repo_name(&store.repo_name())
+}
+
+pub(crate) use store::now;
+
+/// Runs `op` as one atomic change of the store (see [`Store::transact`]) and returns its value.
+pub(crate) fn write<T>(
+    store: &Store,
+    actor: &Actor,
+    op: impl FnMut(&mut Tx<'_>) -> Result<T>,
+) -> Result<T> {
+    Ok(store.transact(actor, op)?.0)
+}

@@ -1,0 +1,37 @@
+//! The write lock that serializes writers of one repository (all worktrees share it).
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+/// Held while a writer reads the ref, applies its operation and moves the ref.
+///
+/// It is an OS advisory lock (`flock`): waiters queue in the kernel instead of
+/// spinning, and a process killed while holding it releases it with its last
+/// file descriptor, so a crash never leaves a stale lock behind.
+#[derive(Debug)]
+pub struct WriteLock {
+    file: File,
+}
+
+impl WriteLock {
+    /// Blocks until the lock at `path` is ours.
+    pub fn acquire(path: &Path) -> std::io::Result<WriteLock> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        file.lock()?;
+        Ok(WriteLock { file })
+    }
+}
+
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock as well; unlocking first just makes it prompt.
+        let _ = self.file.unlock();
+    }
+}

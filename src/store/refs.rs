@@ -1,0 +1,22 @@
+//! Every ref name and path inside the store's tree, in one place.
+
+/// The shared, pushed store: a commit chain whose trees hold one YAML document per entity.
+pub const MAIN: &str = "refs/beads/main";
+
+/// The document at the root of the store's tree that records its format and prefix.
+pub const META_PATH: &str = "meta.yaml";
+
+/// The directory in the store's tree that holds the beads.
+pub const BEADS_DIR: &str = "beads";
+
+/// The path of a bead's document inside the store's tree.
+pub fn bead_path(id: &crate::model::BeadId) -> String {
+    format!("{BEADS_DIR}/{}/{}.yaml", id.fanout(), id)
+}
+
+/// The bead id a document path names, if it is a bead path.
+pub fn bead_id_of_path(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(BEADS_DIR)?.strip_prefix('/')?;
+    let (_, file) = rest.split_once('/')?;
+    file.strip_suffix(".yaml")
+}
