@@ -6,6 +6,7 @@
 //! [`cli`] → [`ops`] → [`store`] → [`model`].
 
 pub mod cli;
+pub mod hooks;
 pub mod model;
 pub mod ops;
 pub mod store;

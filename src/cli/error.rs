@@ -17,6 +17,9 @@ pub enum Kind {
     Conflict,
     /// The repository or the store could not be read or written (exit 4).
     Store,
+    /// The acting agent may not do this: a capability it lacks, a budget it crossed,
+    /// authority it would widen (exit 5).
+    Denied,
 }
 
 impl Kind {
@@ -27,6 +30,7 @@ impl Kind {
             Kind::Usage => 2,
             Kind::Conflict => 3,
             Kind::Store => 4,
+            Kind::Denied => 5,
         }
     }
 }
@@ -115,6 +119,7 @@ impl From<OpError> for CliError {
         match e {
             OpError::Store(e) => e.into(),
             OpError::Conflict(m) => CliError::new(Kind::Conflict, m),
+            OpError::Denied(m) => CliError::new(Kind::Denied, m),
             OpError::NotFound(id) => CliError::user(format!("no bead {id}"))
                 .hint("`git beads list --all` shows every bead"),
             other => CliError::user(other.to_string()),

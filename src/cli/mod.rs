@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::model::Actor;
+use crate::model::{Actor, AgentName};
 use crate::store::Store;
 use commands as c;
 use error::{CliError, Kind};
@@ -27,6 +27,14 @@ pub struct Cli {
     /// Say nothing on stderr except errors and warnings.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Act as this agent (overrides GIT_BEADS_AGENT and the worktree's binding).
+    #[arg(
+        long = "as",
+        value_name = "AGENT",
+        env = "GIT_BEADS_AGENT",
+        global = true
+    )]
+    pub as_agent: Option<AgentName>,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -69,18 +77,40 @@ pub enum Command {
     Search(c::list::SearchArgs),
     /// Show the history of the store or of one bead.
     Log(c::log::Args),
+    /// Manage agents: persistent identities with a hook, a parent and a budget.
+    #[command(subcommand)]
+    Agent(c::agent::AgentCommand),
+    /// Put a bead (or molecule) on an agent's hook.
+    Sling(c::sling::SlingArgs),
+    /// Take work off an agent's hook.
+    Unsling(c::sling::UnslingArgs),
+    /// Show the work on an agent's hook.
+    Hook(c::sling::HookArgs),
+    /// Manage sessions: each run of an agent.
+    #[command(subcommand)]
+    Session(c::session::SessionCommand),
+    /// Print what a fresh session needs: who you are, your hook, how the last session ended.
+    Prime(c::session::PrimeArgs),
+    /// Leave a note for your next session and end this one.
+    Handoff(c::session::HandoffArgs),
+    /// Wire an agent harness to git-beads sessions.
+    #[command(subcommand)]
+    Setup(c::setup::SetupCommand),
 }
 
 /// What every command gets: the store, and who is acting.
 pub struct Ctx {
     /// The repository's store.
     pub store: Store,
+    /// The agent named by `--as` or `GIT_BEADS_AGENT`.
+    pub as_agent: Option<AgentName>,
 }
 
 impl Ctx {
-    /// The identity this command acts as.
+    /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
+    /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
-        Ok(crate::ops::whoami(&self.store)?)
+        Ok(crate::ops::acting(&self.store, self.as_agent.as_ref())?)
     }
 }
 
@@ -113,6 +143,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     let cwd = std::env::current_dir()?;
     let ctx = Ctx {
         store: Store::discover(&cwd)?,
+        as_agent: cli.as_agent,
     };
     let mut out = Out::new(cli.json, cli.quiet);
     match cli.command {
@@ -132,6 +163,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Blocked(a) => c::list::blocked(&ctx, a, &mut out),
         Command::Search(a) => c::list::search(&ctx, a, &mut out),
         Command::Log(a) => c::log::run(&ctx, a, &mut out),
+        Command::Agent(a) => c::agent::run(&ctx, a, &mut out),
+        Command::Sling(a) => c::sling::sling(&ctx, a, &mut out),
+        Command::Unsling(a) => c::sling::unsling(&ctx, a, &mut out),
+        Command::Hook(a) => c::sling::hook(&ctx, a, &mut out),
+        Command::Session(a) => c::session::run(&ctx, a, &mut out),
+        Command::Prime(a) => c::session::prime(&ctx, a, &mut out),
+        Command::Handoff(a) => c::session::handoff(&ctx, a, &mut out),
+        Command::Setup(a) => c::setup::run(&ctx, a, &mut out),
     }?;
     out.finish()
 }

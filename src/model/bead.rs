@@ -1,8 +1,6 @@
 //! The bead: a unit of work or record, and the small types it is made of.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,10 +22,10 @@ pub struct ParseEnumError {
 }
 
 /// Declares an enum of kebab/snake words with `Display`, `FromStr` and serde in one place.
-macro_rules! word_enum {
+macro_rules! word_enum_impl {
     ($(#[$meta:meta])* $name:ident, $what:literal, { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $word)] $variant,)+
         }
@@ -42,18 +40,18 @@ macro_rules! word_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl FromStr for $name {
-            type Err = ParseEnumError;
+        impl std::str::FromStr for $name {
+            type Err = $crate::model::ParseEnumError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 match s {
                     $($word => Ok($name::$variant),)+
-                    _ => Err(ParseEnumError {
+                    _ => Err($crate::model::ParseEnumError {
                         what: $what,
                         value: s.to_owned(),
                         expected: [$($word),+].join(", "),
@@ -64,7 +62,9 @@ macro_rules! word_enum {
     };
 }
 
-word_enum!(
+pub(crate) use word_enum_impl as word_enum;
+
+word_enum_impl!(
     /// Where a bead stands in its life.
     Status, "status", {
         /// Not started; ready when nothing blocks it.
@@ -93,7 +93,7 @@ impl Status {
     }
 }
 
-word_enum!(
+word_enum_impl!(
     /// What kind of bead this is.
     BeadType, "type", {
         /// A piece of work.
@@ -127,7 +127,7 @@ word_enum!(
     }
 );
 
-word_enum!(
+word_enum_impl!(
     /// How one bead depends on another.
     DepKind, "dependency type", {
         /// The other bead must be closed before this one is ready.

@@ -2,10 +2,11 @@
 
 use std::collections::BTreeSet;
 
+use super::agent::permit;
 use super::{OpError, Result, check_priority, now, write};
 use crate::model::{
-    Actor, Bead, BeadId, BeadType, Comment, DepKind, Dependency, Prefix, Status, check_label,
-    check_name, check_text, check_title, id_length_for,
+    Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
+    check_label, check_name, check_text, check_title, id_length_for,
 };
 use crate::store::{FORMAT, Meta, Store, Tx};
 
@@ -100,6 +101,7 @@ fn fresh_id(tx: &Tx<'_>, prefix: &Prefix, title: &str, actor: &Actor) -> Result<
 
 /// Creates a bead and returns it.
 pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
+    permit(actor, Capability::Create)?;
     check_new(&new)?;
     let bead = write(store, actor, |tx| {
         let meta = tx.meta()?;
@@ -211,6 +213,21 @@ pub struct Changes {
     pub claim: bool,
 }
 
+impl Changes {
+    /// Whether anything beyond a claim is asked for.
+    fn edits_fields(&self) -> bool {
+        self.title.is_some()
+            || self.description.is_some()
+            || self.notes.is_some()
+            || self.status.is_some()
+            || self.priority.is_some()
+            || self.kind.is_some()
+            || self.assignee.is_some()
+            || !self.add_labels.is_empty()
+            || !self.remove_labels.is_empty()
+    }
+}
+
 fn check_changes(c: &Changes) -> Result<()> {
     if let Some(t) = &c.title {
         check_title(t)?;
@@ -261,6 +278,12 @@ pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
 /// Changes fields of one bead.
 pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<Bead> {
     check_changes(&c)?;
+    if c.claim {
+        permit(actor, Capability::Claim)?;
+    }
+    if c.edits_fields() {
+        permit(actor, Capability::Update)?;
+    }
     let verb = if c.claim { "claim" } else { "update" };
     let mut beads = change_each(store, actor, std::slice::from_ref(id), verb, |bead| {
         if c.claim {
@@ -316,6 +339,7 @@ pub fn close(
     ids: &[BeadId],
     reason: Option<&str>,
 ) -> Result<Vec<Bead>> {
+    permit(actor, Capability::Close)?;
     if let Some(r) = reason {
         check_text("reason", r)?;
     }
@@ -328,6 +352,7 @@ pub fn close(
 
 /// Reopens closed beads.
 pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>> {
+    permit(actor, Capability::Close)?;
     change_each(store, actor, ids, "reopen", |bead| {
         set_status(bead, Status::Open);
         Ok(())
@@ -341,6 +366,7 @@ pub fn delete(
     ids: &[BeadId],
     reason: Option<&str>,
 ) -> Result<Vec<Bead>> {
+    permit(actor, Capability::Delete)?;
     if let Some(r) = reason {
         check_text("reason", r)?;
     }
@@ -361,6 +387,7 @@ pub fn add_comment(
     text: &str,
     author: Option<&str>,
 ) -> Result<Comment> {
+    permit(actor, Capability::Comment)?;
     if text.trim().is_empty() {
         return Err(OpError::Invalid("the comment is empty".into()));
     }
@@ -442,6 +469,7 @@ pub fn add_dependency(
     on: &BeadId,
     kind: DepKind,
 ) -> Result<Bead> {
+    permit(actor, Capability::Update)?;
     if id == on {
         return Err(OpError::Invalid(format!("{id} cannot depend on itself")));
     }
@@ -504,6 +532,7 @@ pub fn remove_dependency(
     on: &BeadId,
     kind: Option<DepKind>,
 ) -> Result<Bead> {
+    permit(actor, Capability::Update)?;
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
         if bead.remove_dependency(on, kind) == 0 {

@@ -44,6 +44,13 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
         None => None,
     };
     let entries = store.history(&head, keep_ref, limit)?;
+    // An id the store has never held is a mistake, not an empty history.
+    if let Some(id) = id
+        && entries.is_empty()
+        && store.read_path(head.tree, &refs::bead_path(id))?.is_none()
+    {
+        return Err(super::OpError::NotFound(id.clone()));
+    }
     entries
         .into_iter()
         .map(|e| {

@@ -1,21 +1,34 @@
 //! The library API: one use case per function. Takes a store, returns model values;
 //! never prints, never parses arguments, never exits.
 
+mod agent;
 mod beads;
 mod history;
+mod molecule;
 mod query;
+mod session;
 
 use crate::model::{Actor, BeadId, IdError, ParseEnumError, Prefix, TextError};
 use crate::store::{self, Meta, Store, StoreError, Tx};
 
+pub use agent::{
+    AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents, permit,
+    retire_agent, show_agent, unbind, update_agent,
+};
 pub use beads::{
     Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
 pub use history::{LogChange, LogEntry, log};
+pub use molecule::{Progress, StepState, progress};
 pub use query::{
     BlockedBead, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list,
     ready, ready_claim, search, show,
+};
+pub use session::{
+    HandoffNote, HookItem, PreviousSession, Prime, StartOptions, TIMEOUT_KEY, UsageReport,
+    end_session, handoff, heartbeat, hook, list_sessions, prime, record_usage, show_session, sling,
+    start_session, swap_model, unsling,
 };
 
 /// What went wrong in an operation.
@@ -39,6 +52,10 @@ pub enum OpError {
     /// Some other input was refused.
     #[error("{0}")]
     Invalid(String),
+    /// The actor may not do this: a capability it lacks, a budget it would exceed,
+    /// authority it would widen.
+    #[error("{0}")]
+    Denied(String),
     /// The operation contradicts the state it found (a claim held by someone else,
     /// a change to a deleted bead).
     #[error("{0}")]

@@ -204,6 +204,7 @@ pub fn ready(store: &Store, assignee: Option<&str>, limit: usize) -> Result<List
 /// Claims the first ready bead (that nobody else holds) for `actor`, atomically.
 /// Returns `None` when nothing is ready.
 pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Result<Option<Bead>> {
+    super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
         let candidates: Vec<String> = ready_in(tx.index()?, assignee)
             .into_iter()

@@ -19,6 +19,14 @@ pub enum CodecError {
     /// The document is larger than [`MAX_DOCUMENT`].
     #[error("document is {0} bytes, larger than the {MAX_DOCUMENT} byte limit")]
     TooLarge(usize),
+    /// The document parses, but names another entity than its path does.
+    #[error("its id is {found}, but its path names {expected}")]
+    WrongId {
+        /// The id inside the document.
+        found: String,
+        /// The id its path names.
+        expected: String,
+    },
 }
 
 /// Encodes a value as its canonical YAML document: keys in declaration order,

@@ -257,8 +257,87 @@ impl Store {
     pub fn read_bead(&self, tree: ObjectId, id: &BeadId) -> Result<Option<Bead>, StoreError> {
         let path = refs::bead_path(id);
         self.read_path(tree, &path)?
-            .map(|bytes| decode_doc(&path, &bytes))
+            .map(|bytes| decode_bead(&path, id, &bytes))
             .transpose()
+    }
+
+    /// The document at `path` in `tree`, decoded.
+    pub fn read_doc<T: serde::de::DeserializeOwned>(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<T>, StoreError> {
+        self.read_path(tree, path)?
+            .map(|bytes| decode_doc(path, &bytes))
+            .transpose()
+    }
+
+    /// Every document below directory `dir` of `tree`, as (path, blob), in path order.
+    pub fn list_docs(
+        &self,
+        tree: ObjectId,
+        dir: &str,
+    ) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let mut out = Vec::new();
+        if let Some(sub) = self.subtree(tree, dir)? {
+            tree::walk_blobs(&self.repo, sub, dir, &mut |p, id| out.push((p, id)))?;
+        }
+        Ok(out)
+    }
+
+    fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
+        let tree_obj = self
+            .repo
+            .find_tree(tree)
+            .map_err(git_err(format!("read tree {tree}")))?;
+        let entry = tree_obj
+            .lookup_entry(path.split('/').map(str::as_bytes))
+            .map_err(git_err(format!("look up {path}")))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// This worktree's own state file (`<git-dir>/beads/<name>`), never shared or pushed.
+    pub fn worktree_file(&self, name: &str) -> PathBuf {
+        self.repo.git_dir().join("beads").join(name)
+    }
+
+    /// Reads a YAML file of this worktree's own state, if it exists.
+    pub fn read_worktree_state<T: serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let path = self.worktree_file(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => decode_doc(&path.display().to_string(), &bytes).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(format!("read {}", path.display()))(e)),
+        }
+    }
+
+    /// Writes (atomically) or, with `None`, removes a YAML file of this worktree's own state.
+    pub fn write_worktree_state<T: Serialize>(
+        &self,
+        name: &str,
+        value: Option<&T>,
+    ) -> Result<(), StoreError> {
+        let path = self.worktree_file(name);
+        let Some(value) = value else {
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(io_err(format!("remove {}", path.display()))(e))
+                }
+                _ => Ok(()),
+            };
+        };
+        let text = codec::encode(value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(&path);
+        std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(io_err(format!("write {}", tmp.display())))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))
     }
 
     /// The documents that differ between two trees (either may be absent).
@@ -406,6 +485,26 @@ impl Store {
         Err(StoreError::Contended(refs::MAIN.into()).into())
     }
 
+    /// A read-only view of the store at its current head, with the same read helpers
+    /// as a transaction. Nothing staged in it is ever committed.
+    pub fn view(&self) -> Result<Tx<'_>, StoreError> {
+        Ok(Tx {
+            store: self,
+            head: Some(self.require_head()?),
+            writes: BTreeMap::new(),
+            message: String::new(),
+            index: OnceCell::new(),
+        })
+    }
+
+    /// A git config value as a string, if set.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_str_lossy().into_owned())
+    }
+
     /// A ref's `.lock` file left by a killed writer would block every later write.
     /// Only git-beads writes the store's refs, and always under the write lock we
     /// hold, so a `.lock` seen now is stale.
@@ -470,6 +569,9 @@ impl Store {
         };
         let mut message = message.trim_end().to_owned();
         message.push_str(&format!("\n\nBeads-Actor: {}\n", actor.id));
+        if let Some(session) = &actor.session {
+            message.push_str(&format!("Beads-Session: {session}\n"));
+        }
         let commit = gix::objs::Commit {
             tree,
             parents: parents.iter().copied().collect(),
@@ -550,6 +652,23 @@ pub(crate) fn decode_doc<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// Decodes the document of bead `id` at `path`. A document whose own id differs from
+/// the one its path names is broken: read as the bead it names, a change to it would
+/// land on that other bead's document.
+fn decode_bead(path: &str, id: &BeadId, bytes: &[u8]) -> Result<Bead, StoreError> {
+    let bead: Bead = decode_doc(path, bytes)?;
+    if bead.id != *id {
+        return Err(StoreError::Document {
+            path: path.to_owned(),
+            source: CodecError::WrongId {
+                found: bead.id.to_string(),
+                expected: id.to_string(),
+            },
+        });
+    }
+    Ok(bead)
+}
+
 /// One atomic change being put together: reads see the state it started from plus
 /// what it has staged so far.
 pub struct Tx<'s> {
@@ -592,7 +711,7 @@ impl Tx<'_> {
     pub fn bead(&self, id: &BeadId) -> Result<Option<Bead>, StoreError> {
         let path = refs::bead_path(id);
         self.read(&path)?
-            .map(|bytes| decode_doc(&path, &bytes))
+            .map(|bytes| decode_bead(&path, id, &bytes))
             .transpose()
     }
 
@@ -604,6 +723,41 @@ impl Tx<'_> {
     /// Stages a bead's document.
     pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
         self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
+    }
+
+    /// The document at `path`, as staged or stored.
+    pub fn doc<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<Option<T>, StoreError> {
+        self.read(path)?
+            .map(|bytes| decode_doc(path, &bytes))
+            .transpose()
+    }
+
+    /// Stages the document at `path`.
+    pub fn put_doc<T: Serialize>(&mut self, path: &str, value: &T) -> Result<(), StoreError> {
+        self.put(path, value, path)
+    }
+
+    /// The paths of every document below directory `dir`, as stored and staged.
+    pub fn list_docs(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        let mut paths: std::collections::BTreeSet<String> = match &self.head {
+            Some(head) => self
+                .store
+                .list_docs(head.tree, dir)?
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+            None => Default::default(),
+        };
+        let below = format!("{dir}/");
+        for (path, content) in &self.writes {
+            if path.starts_with(&below) {
+                match content {
+                    Some(_) => paths.insert(path.clone()),
+                    None => paths.remove(path),
+                };
+            }
+        }
+        Ok(paths.into_iter().collect())
     }
 
     fn put<T: Serialize>(&mut self, path: &str, value: &T, what: &str) -> Result<(), StoreError> {
@@ -678,15 +832,7 @@ impl Tx<'_> {
     }
 
     fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
-        let tree_obj = self
-            .store
-            .repo
-            .find_tree(tree)
-            .map_err(git_err(format!("read tree {tree}")))?;
-        let entry = tree_obj
-            .lookup_entry(path.split('/').map(str::as_bytes))
-            .map_err(git_err(format!("look up {path}")))?;
-        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+        self.store.subtree(tree, path)
     }
 }
 

@@ -20,3 +20,29 @@ pub fn bead_id_of_path(path: &str) -> Option<&str> {
     let (_, file) = rest.split_once('/')?;
     file.strip_suffix(".yaml")
 }
+
+/// The directory in the store's tree that holds the agents.
+pub const AGENTS_DIR: &str = "agents";
+
+/// The directory in the store's tree that holds the sessions.
+pub const SESSIONS_DIR: &str = "sessions";
+
+/// The per-worktree file naming the agent and session bound to a worktree.
+pub const WORKTREE_BINDING: &str = "worktree.yaml";
+
+/// The path of an agent's document (`agents/myrig/polecats/nux.yaml`).
+pub fn agent_path(name: &crate::model::AgentName) -> String {
+    format!("{AGENTS_DIR}/{name}.yaml")
+}
+
+/// The agent name a document path names, if it is an agent path.
+pub fn agent_name_of_path(path: &str) -> Option<&str> {
+    path.strip_prefix(AGENTS_DIR)?
+        .strip_prefix('/')?
+        .strip_suffix(".yaml")
+}
+
+/// The path of a session's document (`sessions/ab/ses-ab12.yaml`).
+pub fn session_path(id: &crate::model::BeadId) -> String {
+    format!("{SESSIONS_DIR}/{}/{}.yaml", id.fanout(), id)
+}

@@ -1,5 +1,6 @@
 //! One module per command, or per noun with its verbs.
 
+pub mod agent;
 pub mod comments;
 pub mod create;
 pub mod dep;
@@ -7,7 +8,10 @@ pub mod init;
 pub mod label;
 pub mod list;
 pub mod log;
+pub mod session;
+pub mod setup;
 pub mod show;
+pub mod sling;
 pub mod update;
 
 use crate::model::{BeadId, DepKind, Dependency};

@@ -1,0 +1,237 @@
+//! `git beads agent create|list|show|update|retire|bind|unbind`.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{Agent, AgentName, Budget, Capability};
+use crate::ops::{self, AgentChanges, NewAgent};
+
+/// The verbs of `agent`.
+#[derive(clap::Subcommand, Debug)]
+pub enum AgentCommand {
+    /// Create an agent (its authority can only narrow its parent's).
+    Create(CreateArgs),
+    /// List agents.
+    List,
+    /// Show an agent.
+    Show(NameArgs),
+    /// Change an agent's role, model, capabilities or budget.
+    Update(UpdateArgs),
+    /// Retire an agent: it keeps its record but starts no more sessions.
+    Retire(NameArgs),
+    /// Bind this worktree to an agent: commands here act as it.
+    Bind(NameArgs),
+    /// Remove this worktree's binding.
+    Unbind,
+}
+
+fn parse_caps(s: &str) -> Result<BTreeSet<Capability>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(|c| c.parse::<Capability>().map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn parse_budget(s: &str) -> Result<Budget, String> {
+    Budget::parse(s).map_err(|e| e.to_string())
+}
+
+/// Arguments of `agent create`.
+#[derive(clap::Args, Debug)]
+pub struct CreateArgs {
+    /// The name: lowercase, path-like (e.g. myrig/polecats/nux).
+    pub name: AgentName,
+    /// What it is for.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// The agent that creates it (default: the acting agent, if any).
+    #[arg(long)]
+    pub parent: Option<AgentName>,
+    /// The model its sessions start with.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// What it may do, comma-separated (create, update, claim, close, delete, comment,
+    /// sling, mail, spawn, sync); default: its parent's, or all.
+    #[arg(long, value_parser = parse_caps)]
+    pub can: Option<BTreeSet<Capability>>,
+    /// Ceilings per session: tokens=N,spend=USD,tool-calls=N,wall=DURATION.
+    #[arg(long, value_parser = parse_budget)]
+    pub budget: Option<Budget>,
+}
+
+/// Arguments naming one agent.
+#[derive(clap::Args, Debug)]
+pub struct NameArgs {
+    /// The agent.
+    pub name: AgentName,
+}
+
+/// Arguments of `agent update`.
+#[derive(clap::Args, Debug)]
+pub struct UpdateArgs {
+    /// The agent.
+    pub name: AgentName,
+    /// New role.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// New default model.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// New capabilities (replacing the old set).
+    #[arg(long, value_parser = parse_caps)]
+    pub can: Option<BTreeSet<Capability>>,
+    /// New budget (replacing the old one).
+    #[arg(long, value_parser = parse_budget)]
+    pub budget: Option<Budget>,
+    /// Apply an authority change to the running session too, not only from the next one.
+    #[arg(long)]
+    pub apply_now: bool,
+}
+
+#[derive(Serialize)]
+struct One<'a> {
+    agent: &'a Agent,
+}
+
+#[derive(Serialize)]
+struct Many<'a> {
+    agents: &'a [Agent],
+}
+
+/// Runs `agent`.
+pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> {
+    let agent = match cmd {
+        AgentCommand::Create(a) => ops::create_agent(
+            &ctx.store,
+            &ctx.actor()?,
+            NewAgent {
+                name: Some(a.name),
+                role: a.role,
+                parent: a.parent,
+                model: a.model,
+                capabilities: a.can,
+                budget: a.budget,
+            },
+        )?,
+        AgentCommand::List => {
+            let agents = ops::list_agents(&ctx.store)?;
+            if out.json {
+                return out.json(&Many { agents: &agents });
+            }
+            for a in &agents {
+                out.line(format!(
+                    "{:<28} {:<8} {:<12} hook:{} {}",
+                    a.name,
+                    a.status.as_str(),
+                    a.role.as_deref().unwrap_or("-"),
+                    a.hook.len(),
+                    a.session
+                        .as_ref()
+                        .map(|s| format!("session:{s}"))
+                        .unwrap_or_default()
+                ))?;
+            }
+            return Ok(());
+        }
+        AgentCommand::Show(a) => ops::show_agent(&ctx.store, &a.name)?,
+        AgentCommand::Update(a) => ops::update_agent(
+            &ctx.store,
+            &ctx.actor()?,
+            &a.name,
+            AgentChanges {
+                role: a.role,
+                model: a.model,
+                capabilities: a.can,
+                budget: a.budget,
+                apply_now: a.apply_now,
+            },
+        )?,
+        AgentCommand::Retire(a) => ops::retire_agent(&ctx.store, &ctx.actor()?, &a.name)?,
+        AgentCommand::Bind(a) => {
+            ops::bind(&ctx.store, &a.name)?;
+            out.note(format!("this worktree now acts as agent {}", a.name));
+            ops::show_agent(&ctx.store, &a.name)?
+        }
+        AgentCommand::Unbind => {
+            ops::unbind(&ctx.store)?;
+            out.note("this worktree is no longer bound to an agent");
+            return Ok(());
+        }
+    };
+    if out.json {
+        return out.json(&One { agent: &agent });
+    }
+    print_agent(out, &agent)
+}
+
+fn print_agent(out: &mut Out, a: &Agent) -> Result<(), CliError> {
+    out.line(format!("agent {} ({})", a.name, a.status))?;
+    if let Some(r) = &a.role {
+        out.line(format!("  role: {r}"))?;
+    }
+    if let Some(p) = &a.parent {
+        out.line(format!("  parent: {p}"))?;
+    }
+    if let Some(m) = &a.model {
+        out.line(format!("  model: {m}"))?;
+    }
+    let caps: Vec<&str> = a
+        .authority
+        .capabilities
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    out.line(format!("  may: {}", caps.join(", ")))?;
+    if !a.authority.budget.is_empty() {
+        out.line(format!(
+            "  budget per session: {}",
+            budget_text(&a.authority.budget)
+        ))?;
+    }
+    let hook: Vec<&str> = a.hook.iter().map(|h| h.as_str()).collect();
+    out.line(format!(
+        "  hook: {}",
+        if hook.is_empty() {
+            "empty".into()
+        } else {
+            hook.join(", ")
+        }
+    ))?;
+    if let Some(s) = &a.session {
+        out.line(format!("  session: {s}"))?;
+    }
+    for d in &a.decisions {
+        out.line(format!(
+            "  decision {} by {}: {}{}",
+            d.at.format("%Y-%m-%d %H:%M"),
+            d.by,
+            d.what,
+            d.applied_to
+                .as_ref()
+                .map(|s| format!(" (applied to {s})"))
+                .unwrap_or_else(|| " (from the next session)".into())
+        ))?;
+    }
+    Ok(())
+}
+
+/// A budget in the same words `--budget` takes.
+pub fn budget_text(b: &Budget) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = b.tokens {
+        parts.push(format!("tokens={t}"));
+    }
+    if let Some(s) = b.spend {
+        parts.push(format!("spend={s}"));
+    }
+    if let Some(t) = b.tool_calls {
+        parts.push(format!("tool-calls={t}"));
+    }
+    if let Some(w) = b.wall_secs {
+        parts.push(format!("wall={w}s"));
+    }
+    parts.join(",")
+}

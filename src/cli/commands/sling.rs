@@ -1,0 +1,130 @@
+//! `git beads sling`, `unsling` and `hook`: the work pinned to an agent.
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{AgentName, Bead, BeadId};
+use crate::ops::{self, HookItem};
+
+/// Arguments of `sling`.
+#[derive(clap::Args, Debug)]
+pub struct SlingArgs {
+    /// The bead (or molecule) to put on the hook.
+    pub id: BeadId,
+    /// The agent whose hook it goes on.
+    pub agent: AgentName,
+}
+
+/// Arguments of `unsling`.
+#[derive(clap::Args, Debug)]
+pub struct UnslingArgs {
+    /// The agent.
+    pub agent: AgentName,
+    /// Only this bead (default: everything on the hook).
+    pub id: Option<BeadId>,
+}
+
+/// Arguments of `hook`.
+#[derive(clap::Args, Debug)]
+pub struct HookArgs {
+    /// The agent (default: the acting agent).
+    pub agent: Option<AgentName>,
+}
+
+#[derive(Serialize)]
+struct Slung<'a> {
+    bead: &'a Bead,
+    agent: &'a AgentName,
+}
+
+#[derive(Serialize)]
+struct Unslung<'a> {
+    agent: &'a AgentName,
+    removed: &'a [BeadId],
+}
+
+#[derive(Serialize)]
+struct Hook<'a> {
+    agent: &'a AgentName,
+    hook: &'a [HookItem],
+}
+
+/// Runs `sling`.
+pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
+    let bead = ops::sling(&ctx.store, &ctx.actor()?, &a.id, &a.agent)?;
+    if out.json {
+        return out.json(&Slung {
+            bead: &bead,
+            agent: &a.agent,
+        });
+    }
+    out.note(format!("{} is on the hook of {}", bead.id, a.agent));
+    Ok(())
+}
+
+/// Runs `unsling`.
+pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError> {
+    let removed = ops::unsling(&ctx.store, &ctx.actor()?, &a.agent, a.id.as_ref())?;
+    if out.json {
+        return out.json(&Unslung {
+            agent: &a.agent,
+            removed: &removed,
+        });
+    }
+    for id in &removed {
+        out.note(format!("{id} is off the hook of {}", a.agent));
+    }
+    Ok(())
+}
+
+/// Runs `hook`.
+pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
+    let agent = match a.agent {
+        Some(a) => a,
+        None => ctx.actor()?.agent.ok_or_else(|| {
+            CliError::user("no agent is acting here").hint("name one: `git beads hook AGENT`")
+        })?,
+    };
+    let items = ops::hook(&ctx.store, &agent)?;
+    if out.json {
+        return out.json(&Hook {
+            agent: &agent,
+            hook: &items,
+        });
+    }
+    if items.is_empty() {
+        out.note(format!("the hook of {agent} is empty"));
+    }
+    for item in &items {
+        print_hook_item(out, item)?;
+    }
+    Ok(())
+}
+
+/// Prints one hook item, with its molecule checklist when it is one.
+pub fn print_hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
+    let b = &item.bead;
+    out.line(format!(
+        "  {} [{}] P{} {}",
+        b.id, b.status, b.priority, b.title
+    ))?;
+    if let Some(p) = &item.progress {
+        out.line(format!(
+            "    progress: {}/{} — {}",
+            p.done,
+            p.total,
+            p.position()
+        ))?;
+        for s in &p.steps {
+            let mark = if s.status.is_done() {
+                "x"
+            } else if s.ready {
+                ">"
+            } else {
+                " "
+            };
+            out.line(format!("    [{mark}] {} {} ({})", s.id, s.title, s.status))?;
+        }
+    }
+    Ok(())
+}

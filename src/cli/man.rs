@@ -1,0 +1,490 @@
+//! The manual: `git-beads(1)` and one page per command and verb, generated from the
+//! clap definitions, with the reference sections of the main page (storage, JSON,
+//! exit status, environment, configuration) rendered here from the code they describe.
+//!
+//! The pages are committed under `man/`; `tests/man.rs` fails when they differ from
+//! what this module generates (`GIT_BEADS_UPDATE_MAN=1 cargo test --test man` rewrites
+//! them). `git beads install-man` writes the same pages where `man` finds them.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use clap_mangen::Man;
+use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
+
+use super::error::Kind;
+use super::output::JSON_SCHEMA_VERSION;
+use crate::model::{BeadType, DepKind, Status};
+use crate::settings::{self, Setting};
+use crate::store::{FORMAT, refs};
+
+/// The manual section every page belongs to.
+pub const SECTION: &str = "1";
+
+/// The name of the main page, as `man` and `git help beads` look it up.
+pub const MAIN_PAGE: &str = "git-beads";
+
+/// One manual page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// The file name, e.g. `git-beads-create.1`.
+    pub file_name: String,
+    /// The roff source.
+    pub source: String,
+}
+
+/// Every page: `git-beads.1` first, then one per command and per verb of a command
+/// group (`git-beads-dep.1`, `git-beads-dep-add.1`), in command order.
+pub fn pages() -> Vec<Page> {
+    let mut root = super::command().disable_help_subcommand(true);
+    root.build();
+    let mut out = vec![main_page(&root)];
+    for sub in visible_subcommands(&root) {
+        command_pages(sub, MAIN_PAGE, &mut out);
+    }
+    out
+}
+
+/// Writes every page into `dir` (created if missing), rewriting only the files whose
+/// content changed. Returns the paths of all pages.
+pub fn write_pages(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for page in pages() {
+        let path = dir.join(&page.file_name);
+        if std::fs::read(&path).ok().as_deref() != Some(page.source.as_bytes()) {
+            let tmp = dir.join(format!(".{}.tmp{}", page.file_name, std::process::id()));
+            std::fs::write(&tmp, page.source.as_bytes())?;
+            std::fs::rename(&tmp, &path)?;
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Where `git beads install-man` puts the pages unless told otherwise:
+/// `<prefix>/share/man`, where `<prefix>/bin` is the directory of the running binary.
+///
+/// man-db (Debian, Ubuntu, Fedora…) derives its search path from `PATH`: for every
+/// `<prefix>/bin` on `PATH` it also searches `<prefix>/share/man` and `<prefix>/man`;
+/// the `man` of the BSDs and macOS does the same. So the pages are found wherever the
+/// binary is found, which is also what makes `git help beads` and `git beads --help` work.
+pub fn default_install_dir() -> io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    let bin = exe
+        .parent()
+        .ok_or_else(|| io::Error::other("the running binary has no directory"))?;
+    let prefix = bin.parent().unwrap_or(bin);
+    Ok(prefix.join("share").join("man"))
+}
+
+/// Installs every page into `<man_dir>/man1`. Returns the paths written.
+pub fn install(man_dir: &Path) -> io::Result<Vec<PathBuf>> {
+    write_pages(&man_dir.join(format!("man{SECTION}")))
+}
+
+fn visible_subcommands(cmd: &clap::Command) -> impl Iterator<Item = &clap::Command> {
+    cmd.get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+}
+
+fn man_for(cmd: &clap::Command, title: &str) -> Man {
+    Man::new(cmd.clone())
+        .title(title.to_uppercase())
+        .section(SECTION)
+        .source(format!("git-beads {}", env!("CARGO_PKG_VERSION")))
+        .manual("Git Beads Manual")
+}
+
+/// The page of `cmd` (whose display name clap has set to `git-beads-<name>`), then
+/// the pages of its verbs.
+fn command_pages(cmd: &clap::Command, parent: &str, out: &mut Vec<Page>) {
+    let name = cmd
+        .get_display_name()
+        .unwrap_or_else(|| cmd.get_name())
+        .to_owned();
+    let mut text = render(|w| man_for(cmd, &name).render(w));
+    let mut see_also = Roff::new();
+    see_also.control("SH", ["SEE ALSO"]);
+    let mut refs = vec![page_ref(MAIN_PAGE)];
+    if parent != MAIN_PAGE {
+        refs.push(page_ref(parent));
+    }
+    see_also.text(join(refs, ", "));
+    text.push_str(&see_also.to_roff());
+    out.push(Page {
+        file_name: format!("{name}.{SECTION}"),
+        source: text,
+    });
+    for sub in visible_subcommands(cmd) {
+        command_pages(sub, &name, out);
+    }
+}
+
+fn main_page(root: &clap::Command) -> Page {
+    let man = man_for(root, MAIN_PAGE);
+    // The reference sections go between the generated ones and VERSION, so the page
+    // is assembled section by section; each render repeats roff's preamble, which is
+    // kept once.
+    let mut text = render(|w| man.render_title(w));
+    for part in [
+        render(|w| man.render_name_section(w)),
+        render(|w| man.render_synopsis_section(w)),
+        render(|w| man.render_description_section(w)),
+        render(|w| man.render_options_section(w)),
+        render(|w| man.render_subcommands_section(w)),
+    ] {
+        text.push_str(strip_preamble(&part));
+    }
+    for section in reference_sections(root) {
+        text.push_str(&section.to_roff());
+    }
+    text.push_str(strip_preamble(&render(|w| man.render_version_section(w))));
+    Page {
+        file_name: format!("{MAIN_PAGE}.{SECTION}"),
+        source: text,
+    }
+}
+
+fn render(f: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
+    let mut buf = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = f(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn strip_preamble(text: &str) -> &str {
+    let preamble = Roff::new().render();
+    text.strip_prefix(preamble.as_str()).unwrap_or(text)
+}
+
+fn page_ref(name: &str) -> Vec<Inline> {
+    vec![bold(name), roman(format!("({SECTION})"))]
+}
+
+fn join(parts: Vec<Vec<Inline>>, sep: &str) -> Vec<Inline> {
+    let mut out = Vec::new();
+    for (i, p) in parts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(roman(sep));
+        }
+        out.extend(p);
+    }
+    out
+}
+
+/// A titled section under construction.
+struct Section(Roff);
+
+impl Section {
+    fn new(title: &str) -> Section {
+        let mut r = Roff::new();
+        r.control("SH", [title]);
+        Section(r)
+    }
+
+    fn para(&mut self, text: &str) -> &mut Self {
+        self.0.control("PP", []);
+        self.0.text([roman(text)]);
+        self
+    }
+
+    fn inline(&mut self, inlines: Vec<Inline>) -> &mut Self {
+        self.0.control("PP", []);
+        self.0.text(inlines);
+        self
+    }
+
+    /// A tagged paragraph: `tag` in bold, then `text` indented below it.
+    fn item(&mut self, tag: &str, text: &str) -> &mut Self {
+        self.0.control("TP", []);
+        self.0.text([bold(tag)]);
+        self.0.text([roman(text)]);
+        self
+    }
+
+    fn to_roff(&self) -> String {
+        self.0.to_roff()
+    }
+}
+
+fn words<T: std::fmt::Display>(all: &[T]) -> String {
+    all.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The reference sections of `git-beads(1)`, in order. A feature that adds to the
+/// file format, the JSON documents or the settings extends the section it touches;
+/// one that brings a new format (formulas) adds its own section here.
+fn reference_sections(root: &clap::Command) -> Vec<Section> {
+    vec![
+        storage_section(),
+        bead_section(),
+        json_section(),
+        // FORMULA FORMAT: when `git beads formula` lands, its section (the YAML of a
+        // formula: steps, `needs`, variables, where formulas are kept) goes here.
+        exit_status_section(),
+        settings_section("ENVIRONMENT", settings::ENVIRONMENT),
+        settings_section("CONFIGURATION", settings::CONFIG),
+        see_also_section(root),
+    ]
+}
+
+fn storage_section() -> Section {
+    let mut s = Section::new("STORAGE");
+    s.para(
+        "Everything git-beads records lives in ordinary git objects under one ref, so it \
+         travels with git fetch and git push to any remote and needs no server. Every \
+         command that changes something makes exactly one commit; a command that fails \
+         changes nothing.",
+    )
+    .item(
+        refs::MAIN,
+        "A chain of commits. Each commit's author is whoever acted, its message says what \
+         happened and ends with a Beads-Actor: trailer; git log refs/beads/main is the \
+         evidence log of every change.",
+    )
+    .item(
+        refs::META_PATH,
+        &format!(
+            "At the root of the store's tree: format, the store format version (currently \
+             {FORMAT}; a git-beads that finds a newer format refuses to read the store), and \
+             prefix, the prefix of new ids."
+        ),
+    )
+    .item(
+        &format!("{}/<fanout>/<id>.yaml", refs::BEADS_DIR),
+        "One YAML document per bead. <fanout> is the first two characters of the part of \
+         the id after the prefix, so bd-ab12.3 lives in beads/ab/bd-ab12.3.yaml and no tree \
+         grows too large to read quickly.",
+    )
+    .item(
+        "$GIT_COMMON_DIR/beads/",
+        "Machine-local files that are never pushed: write.lock, held while a command \
+         changes the store (writers of all worktrees queue on it), and the index cache \
+         (index-*.bin), a summary of every bead keyed by the tree it was built from and \
+         brought up to date from tree diffs. Deleting the cache loses nothing; it is rebuilt.",
+    )
+    .para(
+        "The documents are canonical: keys in a fixed order, no anchors, stable formatting, \
+         so the same state is the same blob on every machine and git diff between two \
+         commits of the store reads like a changelog.",
+    );
+    s
+}
+
+fn bead_section() -> Section {
+    let mut s = Section::new("BEADS");
+    s.para(
+        "A bead document has these fields, in this order; empty optional fields are left out.",
+    );
+    for (field, meaning) in [
+        ("id", "The stable id: <prefix>-<hash>, children <parent>.<n>."),
+        ("title", "One line."),
+        ("status", &format!("One of: {}.", words(Status::ALL))),
+        ("priority", "0 (critical) to 4 (backlog)."),
+        ("type", &format!("One of: {}.", words(BeadType::ALL))),
+        ("assignee", "Who works on it."),
+        ("labels", "A set of tags."),
+        (
+            "dependencies",
+            &format!(
+                "A list of {{id, type}}: the beads this one depends on. Types: {}. Of these, {} \
+                 keep a bead from being ready until the other is closed.",
+                words(DepKind::ALL),
+                words(
+                    &DepKind::ALL
+                        .iter()
+                        .filter(|k| k.is_blocking())
+                        .collect::<Vec<_>>()
+                )
+            ),
+        ),
+        ("description, notes", "Long text."),
+        (
+            "comments",
+            "A list of {id, author, created_at, text}, oldest first.",
+        ),
+        (
+            "created_at, created_by, updated_at, updated_by",
+            "When and by whom it was made and last changed (RFC 3339, UTC).",
+        ),
+        ("closed_at, close_reason", "When and why it was closed."),
+        (
+            "deleted_at, deleted_by, delete_reason",
+            "A deleted bead is kept as a tombstone (status deleted), so that the deletion syncs.",
+        ),
+        (
+            "extra",
+            "Fields from elsewhere (an import) that have no place of their own; kept, never dropped.",
+        ),
+        (
+            "conflicts",
+            "Values that lost a merge, kept for review: {field, value, actor, at}.",
+        ),
+    ] {
+        s.item(field, meaning);
+    }
+    s
+}
+
+/// The top-level fields of each command's `--json` document. A new command adds a row.
+const JSON_DOCUMENTS: &[(&str, &str)] = &[
+    ("init", "prefix, created"),
+    ("create, update, dep add, dep remove, label add, label remove", "bead"),
+    ("show", "beads (full beads)"),
+    ("close, reopen, delete", "beads"),
+    ("list, ready, search", "beads (summaries), total, broken"),
+    ("ready --claim", "bead (null when nothing is ready)"),
+    ("blocked", "blocked: [{bead (summary), blocked_by}], broken"),
+    ("comments", "id, comments"),
+    ("comment, comments add", "id, comment"),
+    ("dep tree", "tree: {id, title, status, type, depends_on: [...]}"),
+    ("label list", "id, labels"),
+    ("label list-all", "labels: [{label, count}]"),
+    (
+        "log",
+        "log: [{commit, author, email, time, message, changes: [{path, change, diff}]}]",
+    ),
+    (
+        "import",
+        "source, format, records, added, updated, unchanged, kept_newer, bad: [{line, error}], \
+         unmapped_dependencies, commit",
+    ),
+    ("export -o FILE", "format, path, beads, broken"),
+    ("install-man", "dir, pages, found_by_man"),
+];
+
+fn json_section() -> Section {
+    let mut s = Section::new("JSON OUTPUT");
+    s.inline(vec![
+        roman("With "),
+        bold("--json"),
+        roman(
+            ", a command prints exactly one JSON document on stdout and nothing else there: \
+             an object whose ",
+        ),
+        bold("schema_version"),
+        roman(format!(
+            " field is {JSON_SCHEMA_VERSION}. Fields may be added in any release without \
+             changing the version; a field that is removed, renamed or changes meaning \
+             raises it. Talk, warnings and errors go to stderr."
+        )),
+    ])
+    .para(
+        "A bead is the object of its document (see BEADS); timestamps are RFC 3339 in UTC. \
+         A summary, as listed by list, ready, search and blocked, has id, title, status, \
+         priority, type, assignee (absent when none), labels, dependencies, created_at and \
+         updated_at. broken lists the documents of the store that do not parse: {path, error}; \
+         they are reported, never hidden.",
+    )
+    .para("The top-level fields, by command:");
+    for (commands, fields) in JSON_DOCUMENTS {
+        s.item(commands, fields);
+    }
+    s
+}
+
+/// What each kind of failure means, for the manual. Exhaustive, so that a new kind
+/// cannot go undocumented.
+fn kind_meaning(kind: Kind) -> &'static str {
+    match kind {
+        Kind::User => {
+            "The command was refused: bad input, an unknown id, no store yet, no identity. \
+             Nothing was changed."
+        }
+        Kind::Usage => "The command line does not parse.",
+        Kind::Conflict => {
+            "The command contradicts the state it found, such as a claim on a bead someone \
+             else holds, or the store kept moving under it. Nothing was changed; retrying \
+             may succeed."
+        }
+        Kind::Store => {
+            "The repository or the store could not be read or written (a broken object, a \
+             full disk, a document that does not parse where it must)."
+        }
+    }
+}
+
+fn exit_status_section() -> Section {
+    let mut s = Section::new("EXIT STATUS");
+    s.item("0", "Success. A closed pipe on stdout also exits 0, quietly.");
+    for kind in [Kind::User, Kind::Usage, Kind::Conflict, Kind::Store] {
+        s.item(&kind.exit_code().to_string(), kind_meaning(kind));
+    }
+    s
+}
+
+fn settings_section(title: &str, list: &[Setting]) -> Section {
+    let mut s = Section::new(title);
+    for setting in list {
+        s.item(setting.name, setting.meaning);
+    }
+    s
+}
+
+fn see_also_section(root: &clap::Command) -> Section {
+    let mut s = Section::new("SEE ALSO");
+    let mut refs = vec![page_ref("git")];
+    for sub in visible_subcommands(root) {
+        let name = sub.get_display_name().unwrap_or_else(|| sub.get_name());
+        refs.push(page_ref(name));
+    }
+    s.0.text(join(refs, ", "));
+    s.0.control("PP", []);
+    s.0.text([
+        roman("The project's README.md and ARCHITECTURE.md, and "),
+        italic("git beads <command> -h"),
+        roman(" for a short summary of any command."),
+    ]);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_has_a_page_and_the_main_page_has_the_reference() {
+        let pages = pages();
+        let names: Vec<&str> = pages.iter().map(|p| p.file_name.as_str()).collect();
+        assert_eq!(names[0], "git-beads.1");
+        assert!(names.contains(&"git-beads-create.1"), "{names:?}");
+        assert!(names.contains(&"git-beads-dep.1"), "{names:?}");
+        assert!(names.contains(&"git-beads-dep-add.1"), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("help")), "{names:?}");
+        let main = &pages[0].source;
+        for needle in [
+            ".SH STORAGE",
+            ".SH \"JSON OUTPUT\"",
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            "NO_COLOR",
+            "schema_version",
+            "refs/beads/main",
+        ] {
+            assert!(main.contains(needle), "{needle} missing from the main page");
+        }
+        let preamble = Roff::new().render();
+        assert_eq!(
+            main.matches(preamble.as_str()).count(),
+            1,
+            "the roff preamble appears once"
+        );
+    }
+
+    #[test]
+    fn settings_are_all_in_the_page() {
+        let main = &pages()[0].source;
+        for s in settings::all() {
+            assert!(
+                main.contains(&s.name.replace('-', "\\-")),
+                "{} missing",
+                s.name
+            );
+        }
+    }
+}

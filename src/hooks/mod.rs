@@ -1,0 +1,3 @@
+//! Hooks: harness hooks (Claude Code's settings) and, with them, the git hook shims.
+
+pub mod claude;

@@ -1,0 +1,473 @@
+//! Agents: create, change, retire, bind to a worktree, and resolve who is acting.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::{OpError, Result, now, write};
+use crate::model::{
+    Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
+    check_name,
+};
+use crate::store::{Store, Tx, refs};
+
+/// What `git beads agent bind` records for a worktree (per-worktree, never pushed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The agent bound to this worktree.
+    pub agent: AgentName,
+    /// The session running here, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<BeadId>,
+}
+
+/// The agent and session bound to the current worktree, if any.
+pub fn binding(store: &Store) -> Result<Option<Binding>> {
+    Ok(store.read_worktree_state(refs::WORKTREE_BINDING)?)
+}
+
+pub(crate) fn set_binding(store: &Store, binding: Option<&Binding>) -> Result<()> {
+    Ok(store.write_worktree_state(refs::WORKTREE_BINDING, binding)?)
+}
+
+/// Fails unless `actor` may do `cap`.
+pub fn permit(actor: &Actor, cap: Capability) -> Result<()> {
+    if actor.may(cap) {
+        return Ok(());
+    }
+    Err(OpError::Denied(format!(
+        "agent {} may not {cap} (it may: {})",
+        actor.id,
+        actor
+            .authority
+            .as_ref()
+            .map(|a| a
+                .capabilities
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "nothing".into())
+    )))
+}
+
+/// Reads agent `name` at the current head.
+pub fn show_agent(store: &Store, name: &AgentName) -> Result<Agent> {
+    let head = store.require_head()?;
+    store
+        .read_doc(head.tree, &refs::agent_path(name))?
+        .ok_or_else(|| OpError::Invalid(format!("no agent {name}")))
+}
+
+/// Every agent, sorted by name.
+pub fn list_agents(store: &Store) -> Result<Vec<Agent>> {
+    let head = store.require_head()?;
+    let mut out = Vec::new();
+    for (path, _) in store.list_docs(head.tree, refs::AGENTS_DIR)? {
+        if let Some(agent) = store.read_doc::<Agent>(head.tree, &path)? {
+            out.push(agent);
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+pub(crate) fn load(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+    tx.doc(&refs::agent_path(name))?
+        .ok_or_else(|| OpError::Invalid(format!("no agent {name}")))
+}
+
+pub(crate) fn load_active(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+    let agent = load(tx, name)?;
+    if agent.status == AgentStatus::Retired {
+        return Err(OpError::Conflict(format!("agent {name} is retired")));
+    }
+    Ok(agent)
+}
+
+pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
+    Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
+}
+
+/// Resolves who is acting: `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the
+/// agent bound to this worktree, else the person's git identity. An agent acts under
+/// the authority of its session in this worktree when one runs (fixed when it
+/// started), else under its own.
+pub fn acting(store: &Store, explicit: Option<&AgentName>) -> Result<Actor> {
+    let bound = binding(store)?;
+    let name = match (explicit, &bound) {
+        (Some(n), _) => n.clone(),
+        (None, Some(b)) => b.agent.clone(),
+        (None, None) => return super::whoami(store),
+    };
+    let head = store.require_head()?;
+    let agent: Agent = store
+        .read_doc(head.tree, &refs::agent_path(&name))?
+        .ok_or_else(|| OpError::Invalid(format!("no agent {name} (acting as it was asked for)")))?;
+    if agent.status == AgentStatus::Retired {
+        return Err(OpError::Conflict(format!("agent {name} is retired")));
+    }
+    let session_id = bound
+        .filter(|b| b.agent == name)
+        .and_then(|b| b.session)
+        .filter(|s| agent.session.as_ref() == Some(s));
+    let session: Option<Session> = match &session_id {
+        Some(id) => store.read_doc(head.tree, &refs::session_path(id))?,
+        None => None,
+    };
+    let session = session.filter(Session::is_open);
+    let authority = session
+        .as_ref()
+        .map(|s| s.authority.clone())
+        .unwrap_or_else(|| agent.authority.clone());
+    Ok(Actor::agent(&name, session.map(|s| s.id), authority))
+}
+
+/// What a new agent should be.
+#[derive(Clone, Debug, Default)]
+pub struct NewAgent {
+    /// Its name.
+    pub name: Option<AgentName>,
+    /// Its role.
+    pub role: Option<String>,
+    /// Its parent (default: the acting agent, if an agent is acting).
+    pub parent: Option<AgentName>,
+    /// Its default model.
+    pub model: Option<String>,
+    /// Its capabilities (default: its parent's, or all for a top-level agent).
+    pub capabilities: Option<BTreeSet<Capability>>,
+    /// Its budget (ceilings it leaves open are inherited from its parent).
+    pub budget: Option<Budget>,
+}
+
+/// Checks that `wanted` narrows the authority of `parent` (named `who`), never widens it.
+fn check_narrows(wanted: &Authority, who: &str, parent: &Authority) -> Result<()> {
+    let extra: Vec<&str> = wanted
+        .capabilities
+        .difference(&parent.capabilities)
+        .map(|c| c.as_str())
+        .collect();
+    if !extra.is_empty() {
+        return Err(OpError::Denied(format!(
+            "a child of {who} cannot have capabilities its parent lacks: {}",
+            extra.join(", ")
+        )));
+    }
+    let wider = wanted.budget.widenings(&parent.budget);
+    if !wider.is_empty() {
+        return Err(OpError::Denied(format!(
+            "a child of {who} cannot have a larger budget than its parent: {}",
+            wider.join("; ")
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `name` is `ancestor` or lies below it in the delegation chain.
+fn descends_from(tx: &Tx<'_>, name: &AgentName, ancestor: &AgentName) -> Result<bool> {
+    let mut cur = Some(name.clone());
+    let mut hops = 0;
+    while let Some(n) = cur {
+        if &n == ancestor {
+            return Ok(true);
+        }
+        hops += 1;
+        if hops > 64 {
+            break;
+        }
+        cur = tx
+            .doc::<Agent>(&refs::agent_path(&n))?
+            .and_then(|a| a.parent);
+    }
+    Ok(false)
+}
+
+/// Creates an agent. Its authority can only narrow its parent's.
+pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent> {
+    let name = new
+        .name
+        .clone()
+        .ok_or_else(|| OpError::Invalid("an agent needs a name".into()))?;
+    if let Some(r) = &new.role {
+        check_name("role", r)?;
+    }
+    if let Some(m) = &new.model {
+        check_name("model", m)?;
+    }
+    if actor.agent.is_some() {
+        permit(actor, Capability::Spawn)?;
+    }
+    write(store, actor, |tx| {
+        if tx.doc::<Agent>(&refs::agent_path(&name))?.is_some() {
+            return Err(OpError::Conflict(format!("agent {name} already exists")));
+        }
+        let parent_name = new.parent.clone().or_else(|| actor.agent.clone());
+        if let (Some(me), Some(p)) = (&actor.agent, &parent_name)
+            && !descends_from(tx, p, me)?
+        {
+            return Err(OpError::Denied(format!(
+                "agent {me} can only create agents below itself, not below {p}"
+            )));
+        }
+        let parent = parent_name
+            .as_ref()
+            .map(|p| load_active(tx, p))
+            .transpose()?;
+        let base = parent
+            .as_ref()
+            .map(|p| p.authority.clone())
+            .unwrap_or_else(Authority::all);
+        let authority = Authority {
+            capabilities: new.capabilities.clone().unwrap_or(base.capabilities),
+            budget: new.budget.clone().unwrap_or_default().inherit(&base.budget),
+        };
+        if let Some(p) = &parent {
+            check_narrows(&authority, p.name.as_str(), &p.authority)?;
+        }
+        if let Some(acting) = &actor.authority {
+            check_narrows(&authority, &actor.id, acting)?;
+        }
+        let at = now();
+        let agent = Agent {
+            name: name.clone(),
+            role: new.role.clone(),
+            parent: parent_name,
+            model: new.model.clone(),
+            status: AgentStatus::Active,
+            authority,
+            hook: Vec::new(),
+            session: None,
+            last_session: None,
+            created_at: at,
+            created_by: actor.id.clone(),
+            updated_at: at,
+            updated_by: actor.id.clone(),
+            decisions: Vec::new(),
+            conflicts: Vec::new(),
+        };
+        save(tx, &agent)?;
+        tx.set_message(format!("agent create {name}"));
+        Ok(agent)
+    })
+}
+
+/// What `agent update` should change; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct AgentChanges {
+    /// New role.
+    pub role: Option<String>,
+    /// New default model.
+    pub model: Option<String>,
+    /// New capabilities (replacing the old set).
+    pub capabilities: Option<BTreeSet<Capability>>,
+    /// New budget (replacing the old one; open ceilings inherit from the parent).
+    pub budget: Option<Budget>,
+    /// Apply an authority change to the running session too (otherwise it applies
+    /// from the agent's next session on).
+    pub apply_now: bool,
+}
+
+/// Changes an agent. An authority change is recorded as a decision; it applies from
+/// the next session on unless `apply_now`; it may never widen the parent's authority,
+/// and it narrows every descendant that would otherwise exceed it.
+pub fn update_agent(
+    store: &Store,
+    actor: &Actor,
+    name: &AgentName,
+    c: AgentChanges,
+) -> Result<Agent> {
+    if let Some(r) = &c.role {
+        check_name("role", r)?;
+    }
+    if let Some(m) = &c.model {
+        check_name("model", m)?;
+    }
+    write(store, actor, |tx| {
+        if let Some(me) = &actor.agent {
+            permit(actor, Capability::Spawn)?;
+            if me == name || !descends_from(tx, name, me)? {
+                return Err(OpError::Denied(format!(
+                    "agent {me} can only change agents below itself"
+                )));
+            }
+        }
+        let mut agent = load(tx, name)?;
+        let at = now();
+        if let Some(r) = &c.role {
+            agent.role = Some(r.clone());
+        }
+        if let Some(m) = &c.model {
+            agent.model = Some(m.clone());
+        }
+        let mut authority = agent.authority.clone();
+        if let Some(caps) = &c.capabilities {
+            authority.capabilities = caps.clone();
+        }
+        if let Some(b) = &c.budget {
+            let parent_budget = match &agent.parent {
+                Some(p) => load(tx, p)?.authority.budget,
+                None => Budget::default(),
+            };
+            authority.budget = b.inherit(&parent_budget);
+        }
+        if authority != agent.authority {
+            if let Some(p) = &agent.parent {
+                check_narrows(&authority, p.as_str(), &load(tx, p)?.authority)?;
+            }
+            let what = describe_change(&agent.authority, &authority);
+            let applied_to = if c.apply_now {
+                agent.session.clone()
+            } else {
+                None
+            };
+            if let Some(sid) = &applied_to {
+                let path = refs::session_path(sid);
+                if let Some(mut s) = tx.doc::<Session>(&path)? {
+                    s.authority = authority.clone();
+                    s.updated_at = at;
+                    s.updated_by = actor.id.clone();
+                    tx.put_doc(&path, &s)?;
+                }
+            }
+            agent.decisions.push(Decision {
+                at,
+                by: actor.id.clone(),
+                what,
+                applied_to,
+            });
+            agent.authority = authority;
+            narrow_descendants(tx, &agent, actor, at)?;
+        }
+        agent.updated_at = at;
+        agent.updated_by = actor.id.clone();
+        save(tx, &agent)?;
+        tx.set_message(format!("agent update {name}"));
+        Ok(agent)
+    })
+}
+
+fn describe_change(old: &Authority, new: &Authority) -> String {
+    let mut parts = Vec::new();
+    let added: Vec<&str> = new
+        .capabilities
+        .difference(&old.capabilities)
+        .map(|c| c.as_str())
+        .collect();
+    let removed: Vec<&str> = old
+        .capabilities
+        .difference(&new.capabilities)
+        .map(|c| c.as_str())
+        .collect();
+    if !added.is_empty() {
+        parts.push(format!("grant {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("revoke {}", removed.join(", ")));
+    }
+    if old.budget != new.budget {
+        parts.push(format!("budget {:?} → {:?}", old.budget, new.budget));
+    }
+    parts.join("; ")
+}
+
+/// Keeps every descendant of `agent` within its authority after a change.
+fn narrow_descendants(
+    tx: &mut Tx<'_>,
+    agent: &Agent,
+    actor: &Actor,
+    at: crate::model::Timestamp,
+) -> Result<()> {
+    for path in tx.list_docs(refs::AGENTS_DIR)? {
+        let Some(mut child) = tx.doc::<Agent>(&path)? else {
+            continue;
+        };
+        if child.parent.as_ref() != Some(&agent.name) {
+            continue;
+        }
+        let narrowed = Authority {
+            capabilities: child
+                .authority
+                .capabilities
+                .intersection(&agent.authority.capabilities)
+                .copied()
+                .collect(),
+            budget: min_budget(&child.authority.budget, &agent.authority.budget),
+        };
+        if narrowed != child.authority {
+            child.decisions.push(Decision {
+                at,
+                by: actor.id.clone(),
+                what: format!(
+                    "narrowed with parent {}: {}",
+                    agent.name,
+                    describe_change(&child.authority, &narrowed)
+                ),
+                applied_to: None,
+            });
+            child.authority = narrowed;
+            child.updated_at = at;
+            child.updated_by = actor.id.clone();
+            save(tx, &child)?;
+            narrow_descendants(tx, &child, actor, at)?;
+        }
+    }
+    Ok(())
+}
+
+fn min_budget(a: &Budget, b: &Budget) -> Budget {
+    fn min<T: PartialOrd + Copy>(x: Option<T>, y: Option<T>) -> Option<T> {
+        match (x, y) {
+            (Some(x), Some(y)) => Some(if y < x { y } else { x }),
+            (x, y) => x.or(y),
+        }
+    }
+    Budget {
+        tokens: min(a.tokens, b.tokens),
+        spend: min(a.spend, b.spend),
+        tool_calls: min(a.tool_calls, b.tool_calls),
+        wall_secs: min(a.wall_secs, b.wall_secs),
+    }
+}
+
+/// Retires an agent: it keeps its record and history but starts no more sessions.
+pub fn retire_agent(store: &Store, actor: &Actor, name: &AgentName) -> Result<Agent> {
+    write(store, actor, |tx| {
+        if let Some(me) = &actor.agent
+            && (me == name || !descends_from(tx, name, me)?)
+        {
+            return Err(OpError::Denied(format!(
+                "agent {me} can only retire agents below itself"
+            )));
+        }
+        let mut agent = load_active(tx, name)?;
+        agent.status = AgentStatus::Retired;
+        agent.updated_at = now();
+        agent.updated_by = actor.id.clone();
+        save(tx, &agent)?;
+        tx.set_message(format!("agent retire {name}"));
+        Ok(agent)
+    })
+}
+
+/// Binds the current worktree to agent `name` (per-worktree state, never pushed).
+pub fn bind(store: &Store, name: &AgentName) -> Result<Binding> {
+    let agent = show_agent(store, name)?;
+    if agent.status == AgentStatus::Retired {
+        return Err(OpError::Conflict(format!("agent {name} is retired")));
+    }
+    let keep_session = binding(store)?
+        .filter(|b| &b.agent == name)
+        .and_then(|b| b.session);
+    let b = Binding {
+        agent: name.clone(),
+        session: keep_session,
+    };
+    set_binding(store, Some(&b))?;
+    Ok(b)
+}
+
+/// Removes the current worktree's binding.
+pub fn unbind(store: &Store) -> Result<()> {
+    set_binding(store, None)
+}

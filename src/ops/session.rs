@@ -1,0 +1,594 @@
+//! Sessions: each run of an agent, from start to end, and the hook it works from.
+
+use serde::Serialize;
+
+use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
+use super::molecule::{self, Progress};
+use super::{OpError, Result, now, write};
+use crate::model::{
+    Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
+    Prefix, Session, Status, Timestamp, Usage, UsageLine, check_name, check_text, parse_duration,
+};
+use crate::store::{Store, Tx, refs};
+
+/// How long a session may go without a heartbeat before it counts as crashed, unless
+/// the `beads.sessionTimeout` config key says otherwise.
+const DEFAULT_TIMEOUT_SECS: u64 = 30 * 60;
+
+/// The config key that sets how long a silent session counts as alive.
+pub const TIMEOUT_KEY: &str = "beads.sessionTimeout";
+
+fn timeout_secs(store: &Store) -> u64 {
+    store
+        .config_string(TIMEOUT_KEY)
+        .and_then(|v| parse_duration(v.trim()).ok())
+        .unwrap_or(DEFAULT_TIMEOUT_SECS)
+}
+
+fn host() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn worktree_id(store: &Store) -> String {
+    let dir = store.workdir().unwrap_or_else(|| store.common_dir());
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_owned())
+        .display()
+        .to_string()
+}
+
+fn session_prefix() -> Prefix {
+    Prefix::parse("ses").unwrap_or_else(|_| unreachable!("ses is a valid prefix"))
+}
+
+pub(crate) fn load_session(tx: &Tx<'_>, id: &BeadId) -> Result<Session> {
+    tx.doc(&refs::session_path(id))?
+        .ok_or_else(|| OpError::Invalid(format!("no session {id}")))
+}
+
+fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
+    Ok(tx.put_doc(&refs::session_path(&s.id), s)?)
+}
+
+/// Where the agent stood in its hooked work, in words, for a crash note.
+fn standing(tx: &Tx<'_>, agent: &Agent) -> Result<Option<String>> {
+    for id in &agent.hook {
+        if let Some(bead) = tx.bead(id)? {
+            if let Some(p) = molecule::progress(tx, &bead)? {
+                return Ok(Some(format!(
+                    "at {} of {}: {}",
+                    p.position(),
+                    bead.id,
+                    bead.title
+                )));
+            }
+            return Ok(Some(format!(
+                "while working on {}: {}",
+                bead.id, bead.title
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// How to start a session.
+#[derive(Clone, Debug, Default)]
+pub struct StartOptions {
+    /// The model it runs (default: the agent's).
+    pub model: Option<String>,
+    /// The harness's own id of the session.
+    pub harness_id: Option<String>,
+    /// Take over from a live session of the agent elsewhere (marks it superseded).
+    pub take_over: bool,
+}
+
+/// Starts a session of `agent` in this worktree: records it, points the agent and the
+/// worktree at it, and deals with the agent's previous session — one that never
+/// ended here, or whose heartbeat went stale, is marked crashed; one alive elsewhere
+/// refuses the start unless `take_over`. A start by the same harness session (a
+/// resume or compaction) continues the running session instead.
+pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Result<Session> {
+    if let Some(m) = &opts.model {
+        check_name("model", m)?;
+    }
+    if let Some(h) = &opts.harness_id {
+        check_name("harness session id", h)?;
+    }
+    let here = worktree_id(store);
+    let host = host();
+    let timeout = timeout_secs(store);
+    let head_agent = super::agent::show_agent(store, agent)?;
+    let new_id = BeadId::generate(
+        &session_prefix(),
+        format!(
+            "{agent}\0{here}\0{}",
+            now().timestamp_nanos_opt().unwrap_or_default()
+        )
+        .as_bytes(),
+        10,
+    );
+    let actor = Actor::agent(agent, Some(new_id.clone()), head_agent.authority.clone());
+    let session = write(store, &actor, |tx| {
+        let mut a = load_active(tx, agent)?;
+        let at = now();
+        if let Some(old_id) = a.session.clone() {
+            let mut old = load_session(tx, &old_id)?;
+            if old.is_open() {
+                let same_place = old.worktree == here && old.host == host;
+                if same_place && opts.harness_id.is_some() && old.harness_id == opts.harness_id {
+                    old.heartbeat_at = at;
+                    old.updated_at = at;
+                    save_session(tx, &old)?;
+                    tx.set_message(format!("session continue {old_id} for agent {agent}"));
+                    return Ok(old);
+                }
+                let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
+                let end = if same_place || silent > timeout {
+                    EndReason::Crashed
+                } else if opts.take_over {
+                    EndReason::Superseded
+                } else {
+                    return Err(OpError::Conflict(format!(
+                        "agent {agent} has a live session {old_id} in {} on {} (last heartbeat {silent}s ago); \
+                         pass --take-over to supersede it",
+                        old.worktree, old.host
+                    )));
+                };
+                if end == EndReason::Crashed {
+                    old.crash = Some(CrashNote {
+                        detected_at: at,
+                        by_session: Some(new_id.clone()),
+                        last_heartbeat: old.heartbeat_at,
+                        step: standing(tx, &a)?,
+                    });
+                }
+                old.end = Some(end);
+                old.ended_at = Some(at);
+                old.store_at_end = tx.head().map(|h| h.commit.to_string());
+                old.updated_at = at;
+                old.updated_by = actor.id.clone();
+                save_session(tx, &old)?;
+            }
+        }
+        let model = opts.model.clone().or_else(|| a.model.clone());
+        let s = Session {
+            id: new_id.clone(),
+            agent: agent.clone(),
+            worktree: here.clone(),
+            host: host.clone(),
+            harness_id: opts.harness_id.clone(),
+            model,
+            models: Vec::new(),
+            started_at: at,
+            heartbeat_at: at,
+            ended_at: None,
+            end: None,
+            handoff: None,
+            crash: None,
+            authority: a.authority.clone(),
+            usage: Usage::default(),
+            ledger: Vec::new(),
+            store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
+            store_at_end: None,
+            previous: a.last_session.clone(),
+            updated_at: at,
+            updated_by: actor.id.clone(),
+            conflicts: Vec::new(),
+        };
+        a.session = Some(s.id.clone());
+        a.last_session = Some(s.id.clone());
+        a.updated_at = at;
+        a.updated_by = actor.id.clone();
+        save(tx, &a)?;
+        save_session(tx, &s)?;
+        tx.set_message(format!("session start {} for agent {agent}", s.id));
+        Ok(s)
+    })?;
+    set_binding(
+        store,
+        Some(&Binding {
+            agent: agent.clone(),
+            session: Some(session.id.clone()),
+        }),
+    )?;
+    Ok(session)
+}
+
+/// The session `actor` runs in this worktree, or an error saying there is none.
+fn current_id(actor: &Actor) -> Result<BeadId> {
+    actor.session.clone().ok_or_else(|| {
+        OpError::Invalid(format!(
+            "{} has no running session in this worktree (start one with `git beads session start`)",
+            actor.id
+        ))
+    })
+}
+
+/// Changes the running session of `actor` with `change`, in one commit.
+fn change_session<T>(
+    store: &Store,
+    actor: &Actor,
+    verb: &str,
+    mut change: impl FnMut(&mut Tx<'_>, &mut Session, Timestamp) -> Result<T>,
+) -> Result<(Session, T)> {
+    let id = current_id(actor)?;
+    write(store, actor, |tx| {
+        let mut s = load_session(tx, &id)?;
+        if !s.is_open() {
+            return Err(OpError::Conflict(format!("session {id} has already ended")));
+        }
+        let at = now();
+        let out = change(tx, &mut s, at)?;
+        s.heartbeat_at = at;
+        s.updated_at = at;
+        s.updated_by = actor.id.clone();
+        save_session(tx, &s)?;
+        tx.set_message(format!("session {verb} {id}"));
+        Ok((s, out))
+    })
+}
+
+/// Ends `actor`'s running session, recording why and the store's commit at the end.
+pub fn end_session(
+    store: &Store,
+    actor: &Actor,
+    reason: EndReason,
+    note: Option<&str>,
+) -> Result<Session> {
+    if let Some(n) = note {
+        check_text("handoff note", n)?;
+    }
+    let (s, ()) = change_session(store, actor, "end", |tx, s, at| {
+        s.end = Some(reason);
+        s.ended_at = Some(at);
+        s.handoff = note.map(str::to_owned);
+        s.store_at_end = tx.head().map(|h| h.commit.to_string());
+        let mut a = load(tx, &s.agent)?;
+        if a.session.as_ref() == Some(&s.id) {
+            a.session = None;
+            a.updated_at = at;
+            a.updated_by = actor.id.clone();
+            save(tx, &a)?;
+        }
+        Ok(())
+    })?;
+    if let Some(mut b) = binding(store)?.filter(|b| b.session.as_ref() == Some(&s.id)) {
+        b.session = None;
+        set_binding(store, Some(&b))?;
+    }
+    Ok(s)
+}
+
+/// Records a sign of life of `actor`'s running session.
+pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
+    let (s, ()) = change_session(store, actor, "heartbeat", |_, _, _| Ok(()))?;
+    check_budget(&s)?;
+    Ok(s)
+}
+
+/// Records a model swap: the identity, hook and record continue unchanged.
+pub fn swap_model(store: &Store, actor: &Actor, model: &str) -> Result<Session> {
+    check_name("model", model)?;
+    let (s, ()) = change_session(store, actor, "model", |_, s, at| {
+        s.models.push(ModelSwap {
+            at,
+            from: s.model.clone(),
+            to: model.to_owned(),
+        });
+        s.model = Some(model.to_owned());
+        Ok(())
+    })?;
+    Ok(s)
+}
+
+/// What one `session usage` call reports.
+#[derive(Clone, Debug, Default)]
+pub struct UsageReport {
+    /// Whether this closes a turn.
+    pub turn: bool,
+    /// Tokens used.
+    pub tokens: u64,
+    /// Dollars spent.
+    pub spend: f64,
+    /// Tool calls made.
+    pub tool_calls: u64,
+}
+
+/// Adds a usage line to `actor`'s running session. The usage is recorded either way;
+/// when it crosses a budget ceiling the result is [`OpError::Denied`], telling the
+/// harness to stop or start a fresh session.
+pub fn record_usage(store: &Store, actor: &Actor, u: UsageReport) -> Result<Session> {
+    if !u.spend.is_finite() || u.spend < 0.0 {
+        return Err(OpError::Invalid(format!(
+            "spend {} is not an amount of dollars",
+            u.spend
+        )));
+    }
+    let (s, ()) = change_session(store, actor, "usage", |_, s, at| {
+        let line = UsageLine {
+            at,
+            turn: u.turn,
+            tokens: u.tokens,
+            spend: u.spend,
+            tool_calls: u.tool_calls,
+        };
+        s.usage.add(&line);
+        s.ledger.push(line);
+        Ok(())
+    })?;
+    check_budget(&s)?;
+    Ok(s)
+}
+
+fn check_budget(s: &Session) -> Result<()> {
+    let over = s.budget_left(now()).overruns();
+    if over.is_empty() {
+        return Ok(());
+    }
+    Err(OpError::Denied(format!(
+        "session {} of {} is over budget ({}): stop now, or end it with `git beads session end --reason budget` and start a fresh session",
+        s.id,
+        s.agent,
+        over.join(", ")
+    )))
+}
+
+/// Sessions, newest first, of one agent or of all.
+pub fn list_sessions(store: &Store, agent: Option<&AgentName>) -> Result<Vec<Session>> {
+    let view = store.view()?;
+    let mut out: Vec<Session> = Vec::new();
+    for path in view.list_docs(refs::SESSIONS_DIR)? {
+        if let Some(s) = view.doc::<Session>(&path)?
+            && agent.is_none_or(|a| &s.agent == a)
+        {
+            out.push(s);
+        }
+    }
+    out.sort_by(|a, b| b.started_at.cmp(&a.started_at).then(a.id.cmp(&b.id)));
+    Ok(out)
+}
+
+/// One session.
+pub fn show_session(store: &Store, id: &BeadId) -> Result<Session> {
+    load_session(&store.view()?, id)
+}
+
+/// Puts bead `id` on `agent`'s hook, atomically: status hooked, assignee the agent.
+/// Fails if it is already on another agent's hook or finished.
+pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Result<Bead> {
+    permit(actor, Capability::Sling)?;
+    write(store, actor, |tx| {
+        let mut target = load_active(tx, agent)?;
+        let mut bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+        if bead.status.is_done() {
+            return Err(OpError::Conflict(format!(
+                "{id} is {}, it cannot be slung",
+                bead.status
+            )));
+        }
+        if bead.status == Status::Hooked
+            && let Some(holder) = bead.assignee.as_deref().filter(|h| *h != agent.as_str())
+        {
+            return Err(OpError::Conflict(format!(
+                "{id} is already on the hook of {holder}"
+            )));
+        }
+        let at = now();
+        bead.status = Status::Hooked;
+        bead.assignee = Some(agent.to_string());
+        bead.touch(&actor.id, at);
+        tx.put_bead(&bead)?;
+        if !target.hook.contains(id) {
+            target.hook.push(id.clone());
+            target.updated_at = at;
+            target.updated_by = actor.id.clone();
+            save(tx, &target)?;
+        }
+        tx.set_message(format!("sling {id} to {agent}: {}", bead.title));
+        Ok(bead)
+    })
+}
+
+/// Takes work off `agent`'s hook (`id`, or everything): it goes back to the ready pool.
+pub fn unsling(
+    store: &Store,
+    actor: &Actor,
+    agent: &AgentName,
+    id: Option<&BeadId>,
+) -> Result<Vec<BeadId>> {
+    permit(actor, Capability::Sling)?;
+    write(store, actor, |tx| {
+        let mut a = load(tx, agent)?;
+        let taken: Vec<BeadId> = a
+            .hook
+            .iter()
+            .filter(|h| id.is_none_or(|i| i == *h))
+            .cloned()
+            .collect();
+        if taken.is_empty() {
+            return Err(OpError::Invalid(match id {
+                Some(i) => format!("{i} is not on the hook of {agent}"),
+                None => format!("the hook of {agent} is empty"),
+            }));
+        }
+        let at = now();
+        for t in &taken {
+            if let Some(mut bead) = tx.bead(t)?
+                && bead.status == Status::Hooked
+            {
+                bead.status = Status::Open;
+                bead.assignee = None;
+                bead.touch(&actor.id, at);
+                tx.put_bead(&bead)?;
+            }
+        }
+        a.hook.retain(|h| !taken.contains(h));
+        a.updated_at = at;
+        a.updated_by = actor.id.clone();
+        save(tx, &a)?;
+        let list: Vec<&str> = taken.iter().map(BeadId::as_str).collect();
+        tx.set_message(format!("unsling {} from {agent}", list.join(", ")));
+        Ok(taken)
+    })
+}
+
+/// One piece of work on a hook, with the molecule's progress when it is one.
+#[derive(Clone, Debug, Serialize)]
+pub struct HookItem {
+    /// The bead.
+    pub bead: Bead,
+    /// Its progress, when it is a molecule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+}
+
+fn hook_items(tx: &Tx<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
+    agent
+        .hook
+        .iter()
+        .map(|id| {
+            let bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+            let progress = molecule::progress(tx, &bead)?;
+            Ok(HookItem { bead, progress })
+        })
+        .collect()
+}
+
+/// What is on `agent`'s hook.
+pub fn hook(store: &Store, agent: &AgentName) -> Result<Vec<HookItem>> {
+    let view = store.view()?;
+    let a = load(&view, agent)?;
+    hook_items(&view, &a)
+}
+
+/// How the previous session ended, as prime reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PreviousSession {
+    /// Its id.
+    pub id: BeadId,
+    /// How it ended (`None` if it is still marked running).
+    pub end: Option<EndReason>,
+    /// When it ended.
+    pub ended_at: Option<Timestamp>,
+    /// Its model.
+    pub model: Option<String>,
+    /// Where it stood when it crashed.
+    pub crash: Option<CrashNote>,
+}
+
+/// A note left by a handoff.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandoffNote {
+    /// The session that left it.
+    pub from: BeadId,
+    /// When.
+    pub at: Option<Timestamp>,
+    /// What it says.
+    pub note: String,
+}
+
+/// Everything a fresh session needs to know, short enough for an agent's context.
+#[derive(Clone, Debug, Serialize)]
+pub struct Prime {
+    /// The agent, when one is acting here.
+    pub agent: Option<Agent>,
+    /// Its running session.
+    pub session: Option<Session>,
+    /// The handoff note from the previous session, shown first.
+    pub handoff: Option<HandoffNote>,
+    /// How the previous session ended.
+    pub previous: Option<PreviousSession>,
+    /// The work on the hook.
+    pub hook: Vec<HookItem>,
+    /// What is left of the session's budget.
+    pub budget_left: Option<BudgetLeft>,
+    /// The store's commit this was read from.
+    pub store_commit: String,
+    /// Ready work, when no agent is acting (a person's view).
+    pub ready: Vec<String>,
+}
+
+/// Gathers what a session needs at its start. A store that cannot be read is an
+/// error, never an empty answer.
+pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
+    let view = store.view()?;
+    let commit = view
+        .head()
+        .map(|h| h.commit.to_string())
+        .unwrap_or_default();
+    let Some(name) = &actor.agent else {
+        let ready = super::ready(store, None, 5)?;
+        if let Some(b) = ready.broken.first() {
+            return Err(OpError::Invalid(format!(
+                "{} does not parse: {}",
+                b.path, b.error
+            )));
+        }
+        return Ok(Prime {
+            agent: None,
+            session: None,
+            handoff: None,
+            previous: None,
+            hook: Vec::new(),
+            budget_left: None,
+            store_commit: commit,
+            ready: ready
+                .beads
+                .iter()
+                .map(|s| format!("{} P{} {}", s.id, s.priority, s.title))
+                .collect(),
+        });
+    };
+    let agent = load(&view, name)?;
+    let session = match &actor.session {
+        Some(id) => Some(load_session(&view, id)?),
+        None => None,
+    };
+    let previous_id = match &session {
+        Some(s) => s.previous.clone(),
+        None => agent.last_session.clone(),
+    };
+    let previous = match &previous_id {
+        Some(id) => Some(load_session(&view, id)?),
+        None => None,
+    };
+    let handoff = previous.as_ref().and_then(|p| {
+        p.handoff.clone().map(|note| HandoffNote {
+            from: p.id.clone(),
+            at: p.ended_at,
+            note,
+        })
+    });
+    let hook = hook_items(&view, &agent)?;
+    Ok(Prime {
+        budget_left: session.as_ref().map(|s| s.budget_left(now())),
+        previous: previous.map(|p| PreviousSession {
+            id: p.id,
+            end: p.end,
+            ended_at: p.ended_at,
+            model: p.model,
+            crash: p.crash,
+        }),
+        agent: Some(agent),
+        session,
+        handoff,
+        hook,
+        store_commit: commit,
+        ready: Vec::new(),
+    })
+}
+
+/// Hands off: in one commit, leaves `note` for the agent's next session, keeps the
+/// hook, and ends the running session with reason `handoff`.
+pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
+    if note.trim().is_empty() {
+        return Err(OpError::Invalid("the handoff note is empty".into()));
+    }
+    end_session(store, actor, EndReason::Handoff, Some(note))
+}
