@@ -35,6 +35,9 @@ pub struct Cli {
         global = true
     )]
     pub as_agent: Option<AgentName>,
+    /// Act as yourself (your git identity), ignoring `GIT_BEADS_AGENT` and the worktree's binding.
+    #[arg(long, global = true, conflicts_with = "as_agent")]
+    pub as_person: bool,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -104,12 +107,17 @@ pub struct Ctx {
     pub store: Store,
     /// The agent named by `--as` or `GIT_BEADS_AGENT`.
     pub as_agent: Option<AgentName>,
+    /// `--as-person`: act under the git identity whatever is bound.
+    pub as_person: bool,
 }
 
 impl Ctx {
     /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
     /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
+        if self.as_person {
+            return Ok(crate::ops::whoami(&self.store)?);
+        }
         Ok(crate::ops::acting(&self.store, self.as_agent.as_ref())?)
     }
 }
@@ -144,6 +152,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     let ctx = Ctx {
         store: Store::discover(&cwd)?,
         as_agent: cli.as_agent,
+        as_person: cli.as_person,
     };
     let mut out = Out::new(cli.json, cli.quiet);
     match cli.command {

@@ -1,0 +1,416 @@
+//! Agents and sessions, played with the real binary: the identity outlives every
+//! session, the hook is kept, crashes are noticed, handoffs arrive first.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::{Repo, Sandbox};
+use serde_json::Value;
+
+fn setup() -> (Sandbox, Repo) {
+    let sb = Sandbox::new();
+    let repo = sb.repo("work", "alice");
+    repo.init();
+    (sb, repo)
+}
+
+fn prime(repo: &Repo, agent: &str) -> Value {
+    repo.beads_json(&["--as", agent, "prime"])["prime"].clone()
+}
+
+#[test]
+fn the_whole_story_of_an_agent_across_three_sessions() {
+    let (_sb, repo) = setup();
+    let bead = repo.create("Fix the login page", &["-p", "1"]);
+    repo.beads(&[
+        "agent",
+        "create",
+        "rig/nux",
+        "--role",
+        "polecat",
+        "--budget",
+        "tokens=1000",
+    ]);
+    repo.beads(&["sling", &bead, "rig/nux"]);
+    repo.beads(&["agent", "bind", "rig/nux"]);
+
+    let s1 = repo.beads_json(&["session", "start", "--model", "opus"]);
+    let p1 = &s1["prime"];
+    assert_eq!(p1["agent"]["name"], "rig/nux");
+    assert_eq!(p1["hook"][0]["bead"]["id"], bead.as_str());
+    assert_eq!(p1["hook"][0]["bead"]["status"], "hooked");
+    let s1_id = p1["session"]["id"].as_str().expect("session id").to_owned();
+    repo.beads(&[
+        "session",
+        "usage",
+        "--turn",
+        "--tokens",
+        "300",
+        "--spend",
+        "0.25",
+        "--tool-calls",
+        "4",
+    ]);
+    repo.beads(&["session", "model", "sonnet"]);
+    let shown = repo.beads_json(&["session", "show", &s1_id])["session"].clone();
+    assert_eq!(shown["model"], "sonnet");
+    assert_eq!(shown["models"][0]["from"], "opus");
+    assert_eq!(shown["usage"]["tokens"], 300);
+    assert_eq!(shown["usage"]["turns"], 1);
+    assert_eq!(shown["ledger"].as_array().map(Vec::len), Some(1));
+    // Session 1 dies here without ending: nothing is said, the process is just gone.
+
+    let s2 = repo.beads_json(&["session", "start"])["prime"].clone();
+    let s2_id = s2["session"]["id"].as_str().expect("id").to_owned();
+    assert_ne!(s2_id, s1_id);
+    assert_eq!(s2["previous"]["id"], s1_id.as_str());
+    assert_eq!(s2["previous"]["end"], "crashed");
+    assert!(
+        s2["previous"]["crash"]["step"]
+            .as_str()
+            .expect("where it stood")
+            .contains(&bead),
+        "{s2}"
+    );
+    assert_eq!(
+        s2["hook"][0]["bead"]["id"],
+        bead.as_str(),
+        "the hook survives the crash"
+    );
+    let text = repo.beads(&["prime"]);
+    assert!(text.contains("CRASHED"), "{text}");
+    let old = repo.beads_json(&["session", "show", &s1_id])["session"].clone();
+    assert_eq!(old["end"], "crashed");
+
+    repo.beads(&[
+        "handoff",
+        "-m",
+        "CSRF check still missing; start in auth.rs",
+    ]);
+    let ended = repo.beads_json(&["session", "show", &s2_id])["session"].clone();
+    assert_eq!(ended["end"], "handoff");
+    assert!(ended["store_at_end"].is_string());
+
+    let s3 = repo.beads(&["session", "start"]);
+    let first = s3.lines().nth(1).unwrap_or_default();
+    assert!(first.contains("HANDOFF"), "the note comes first:\n{s3}");
+    assert!(s3.contains("CSRF check still missing"), "{s3}");
+    assert!(s3.contains(&bead), "the hook is still there:\n{s3}");
+
+    // Everything but the worktree binding lives in the store.
+    let tree = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/main"]);
+    assert!(tree.contains("agents/rig/nux.yaml"), "{tree}");
+    assert_eq!(
+        tree.lines().filter(|l| l.starts_with("sessions/")).count(),
+        3,
+        "{tree}"
+    );
+    assert!(!tree.contains("worktree"), "{tree}");
+    let agent_yaml = repo.git(&["show", "refs/beads/main:agents/rig/nux.yaml"]);
+    assert!(agent_yaml.contains(&bead), "{agent_yaml}");
+    let authors = repo.git(&["log", "--format=%an", "refs/beads/main", "-3"]);
+    assert!(authors.lines().all(|a| a == "rig/nux"), "{authors}");
+}
+
+#[test]
+fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
+    let (_sb, repo) = setup();
+    repo.beads(&[
+        "agent",
+        "create",
+        "a1",
+        "--budget",
+        "tokens=1000,spend=2,tool-calls=10",
+    ]);
+    repo.beads(&["agent", "bind", "a1"]);
+    repo.beads(&["session", "start"]);
+    repo.beads(&["session", "usage", "--tokens", "400", "--spend", "0.5"]);
+    let left = prime(&repo, "a1")["budget_left"].clone();
+    assert_eq!(left["tokens"], 600);
+    assert_eq!(left["spend"], 1.5);
+    assert_eq!(left["tool_calls"], 10);
+    let (code, err) = repo.beads_fail(&["session", "usage", "--tokens", "700"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("over budget") && err.contains("fresh session"),
+        "{err}"
+    );
+    let sessions = repo.beads_json(&["session", "list"]);
+    assert_eq!(
+        sessions["sessions"][0]["usage"]["tokens"], 1100,
+        "the usage itself is recorded"
+    );
+}
+
+#[test]
+fn a_child_can_only_narrow_its_parent() {
+    let (_sb, repo) = setup();
+    repo.beads(&[
+        "agent",
+        "create",
+        "mayor",
+        "--can",
+        "create,claim,spawn,sling",
+        "--budget",
+        "tokens=1000",
+    ]);
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&[
+        "agent",
+        "create",
+        "mayor/x",
+        "--parent",
+        "mayor",
+        "--can",
+        "create,sync",
+    ]);
+    assert_eq!(code, 5);
+    assert!(err.contains("sync"), "{err}");
+    let (code, err) = repo.beads_fail(&[
+        "agent",
+        "create",
+        "mayor/y",
+        "--parent",
+        "mayor",
+        "--budget",
+        "tokens=5000",
+    ]);
+    assert_eq!(code, 5);
+    assert!(err.contains("tokens"), "{err}");
+    assert_eq!(repo.store_head(), before, "nothing changed");
+    // Acting as the parent, a child inherits and narrows.
+    repo.beads(&[
+        "--as", "mayor", "agent", "create", "mayor/z", "--can", "create",
+    ]);
+    let z = repo.beads_json(&["agent", "show", "mayor/z"])["agent"].clone();
+    assert_eq!(z["parent"], "mayor");
+    assert_eq!(
+        z["authority"]["capabilities"],
+        serde_json::json!(["create"])
+    );
+    assert_eq!(z["authority"]["budget"]["tokens"], 1000);
+    // The child may not act beyond its capabilities, nor create agents.
+    let (code, _) = repo.beads_fail(&["--as", "mayor/z", "agent", "create", "mayor/z/w"]);
+    assert_eq!(code, 5);
+    let id = repo.create("t", &[]);
+    let (code, err) = repo.beads_fail(&["--as", "mayor/z", "close", &id]);
+    assert_eq!(code, 5, "{err}");
+    // Narrowing the parent narrows its children.
+    repo.beads(&["agent", "update", "mayor", "--can", "claim,spawn"]);
+    let z = repo.beads_json(&["agent", "show", "mayor/z"])["agent"].clone();
+    assert_eq!(z["authority"]["capabilities"], serde_json::json!([]));
+    assert!(!z["decisions"].as_array().expect("decisions").is_empty());
+}
+
+#[test]
+fn hostile_agent_names_are_refused() {
+    let (_sb, repo) = setup();
+    let before = repo.store_head();
+    for bad in [
+        "../x",
+        "a//b",
+        "A",
+        "a\tb",
+        "x.lock",
+        "post-commit",
+        "a/../../etc",
+        "/abs",
+        "a b",
+    ] {
+        let (code, err) = repo.beads_fail(&["agent", "create", bad]);
+        assert_eq!(code, 2, "{bad:?}: {err}");
+    }
+    assert_eq!(repo.store_head(), before);
+}
+
+#[test]
+fn two_worktrees_bound_to_two_agents_see_their_own_hooks() {
+    let (sb, repo) = setup();
+    let a = repo.create("for alpha", &[]);
+    let b = repo.create("for beta", &[]);
+    repo.beads(&["agent", "create", "alpha"]);
+    repo.beads(&["agent", "create", "beta"]);
+    repo.beads(&["sling", &a, "alpha"]);
+    repo.beads(&["sling", &b, "beta"]);
+    let wt = sb.path().join("wt-beta");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt.to_str().expect("utf-8"),
+        "-b",
+        "beta-work",
+    ]);
+    let other = Repo::at(&sb, &wt, "alice");
+    repo.beads(&["agent", "bind", "alpha"]);
+    other.beads(&["agent", "bind", "beta"]);
+    repo.beads(&["session", "start"]);
+    other.beads(&["session", "start"]);
+    let pa = repo.beads_json(&["prime"])["prime"].clone();
+    let pb = other.beads_json(&["prime"])["prime"].clone();
+    assert_eq!(pa["agent"]["name"], "alpha");
+    assert_eq!(pa["hook"][0]["bead"]["id"], a.as_str());
+    assert_eq!(pb["agent"]["name"], "beta");
+    assert_eq!(pb["hook"][0]["bead"]["id"], b.as_str());
+    assert_eq!(pb["hook"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn racing_slings_have_exactly_one_winner() {
+    let (_sb, repo) = setup();
+    let id = repo.create("contested", &[]);
+    let agents: Vec<String> = (0..6).map(|i| format!("racer{i}")).collect();
+    for a in &agents {
+        repo.beads(&["agent", "create", a]);
+    }
+    let children: Vec<_> = agents
+        .iter()
+        .map(|a| {
+            repo.command("git")
+                .args(["beads", "sling", &id, a])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawns")
+        })
+        .collect();
+    let codes: Vec<i32> = children
+        .into_iter()
+        .map(|c| {
+            c.wait_with_output()
+                .expect("waits")
+                .status
+                .code()
+                .unwrap_or(-1)
+        })
+        .collect();
+    assert_eq!(codes.iter().filter(|c| **c == 0).count(), 1, "{codes:?}");
+    assert!(codes.iter().all(|c| *c == 0 || *c == 3), "{codes:?}");
+    let bead = repo.beads_json(&["show", &id])["beads"][0].clone();
+    assert_eq!(bead["status"], "hooked");
+    let holder = bead["assignee"].as_str().expect("assignee").to_owned();
+    let hooked: Vec<String> = agents
+        .iter()
+        .filter(|a| {
+            repo.beads_json(&["hook", a])["hook"]
+                .as_array()
+                .is_some_and(|h| !h.is_empty())
+        })
+        .cloned()
+        .collect();
+    assert_eq!(hooked, vec![holder]);
+}
+
+#[test]
+fn authority_granted_mid_session_waits_for_the_next_session() {
+    let (_sb, repo) = setup();
+    repo.beads(&["agent", "create", "w", "--can", "create"]);
+    repo.beads(&["agent", "bind", "w"]);
+    repo.beads(&["session", "start"]);
+    let id = repo.create("x", &[]);
+    repo.beads(&[
+        "--as-person",
+        "agent",
+        "update",
+        "w",
+        "--can",
+        "create,close",
+    ]);
+    let (code, _) = repo.beads_fail(&["close", &id]);
+    assert_eq!(
+        code, 5,
+        "the running session keeps the authority it started with"
+    );
+    repo.beads(&["session", "end"]);
+    repo.beads(&["session", "start"]);
+    repo.beads(&["close", &id]);
+    let decisions = repo.beads_json(&["agent", "show", "w"])["agent"]["decisions"].clone();
+    assert!(
+        decisions[0]["what"]
+            .as_str()
+            .expect("what")
+            .contains("grant close"),
+        "{decisions}"
+    );
+}
+
+#[test]
+fn a_live_session_elsewhere_is_refused_unless_taken_over() {
+    let (sb, repo) = setup();
+    repo.beads(&["agent", "create", "solo"]);
+    repo.beads(&["agent", "bind", "solo"]);
+    let first = repo.beads_json(&["session", "start"])["prime"]["session"]["id"].clone();
+    let wt = sb.path().join("wt2");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt.to_str().expect("utf-8"),
+        "-b",
+        "other",
+    ]);
+    let other = Repo::at(&sb, &wt, "alice");
+    let (code, err) = other.beads_fail(&["session", "start", "--agent", "solo"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("--take-over"), "{err}");
+    other.beads(&["session", "start", "--agent", "solo", "--take-over"]);
+    let old = repo.beads_json(&["session", "show", first.as_str().expect("id")])["session"].clone();
+    assert_eq!(old["end"], "superseded");
+    // A restart in the same worktree simply supersedes (as crashed).
+    other.beads(&["session", "start", "--agent", "solo"]);
+}
+
+#[test]
+fn claude_code_hooks_record_the_harness_session_and_continue_it() {
+    let (_sb, repo) = setup();
+    repo.beads(&["agent", "create", "claude1"]);
+    repo.beads(&["agent", "bind", "claude1"]);
+    repo.beads(&["setup", "claude"]);
+    let settings =
+        std::fs::read_to_string(repo.path.join(".claude/settings.json")).expect("written");
+    assert!(
+        settings.contains("git beads session start --hook-input"),
+        "{settings}"
+    );
+    repo.beads(&["setup", "claude"]);
+    let again = std::fs::read_to_string(repo.path.join(".claude/settings.json")).expect("written");
+    assert_eq!(settings, again, "setup is idempotent");
+    let input =
+        r#"{"session_id":"abc-123","cwd":".","hook_event_name":"SessionStart","source":"startup"}"#;
+    let run = |args: &[&str]| {
+        let mut child = repo
+            .command("git")
+            .arg("beads")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("writes");
+        let out = child.wait_with_output().expect("waits");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let primed = run(&["session", "start", "--hook-input"]);
+    assert!(primed.contains("you are agent claude1"), "{primed}");
+    run(&["session", "start", "--hook-input"]);
+    let sessions = repo.beads_json(&["session", "list"])["sessions"].clone();
+    assert_eq!(
+        sessions.as_array().map(Vec::len),
+        Some(1),
+        "a resume continues the session"
+    );
+    assert_eq!(sessions[0]["harness_id"], "abc-123");
+    run(&["session", "heartbeat", "--hook-input"]);
+    run(&["session", "end", "--hook-input"]);
+    run(&["session", "end", "--hook-input"]);
+    let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
+    assert_eq!(s["end"], "clean");
+}
