@@ -153,6 +153,15 @@ pub struct Repo {
 }
 
 impl Repo {
+    /// A repository (or linked worktree) that already exists at `path`.
+    pub fn at(sb: &Sandbox, path: &Path, user: &str) -> Repo {
+        Repo {
+            path: path.to_owned(),
+            home: sb.path().to_owned(),
+            user: user.to_owned(),
+        }
+    }
+
     fn configure(&self) {
         self.git(&["config", "user.name", &self.user]);
         self.git(&[
@@ -269,5 +278,183 @@ impl Repo {
             "deleted",
         ]);
         v["beads"].as_array().expect("beads array").clone()
+    }
+}
+
+/// The path of a bead's document inside the store's tree (`beads/<fanout>/<id>.yaml`).
+pub fn doc_path(id: &str) -> String {
+    let base = id.split('.').next().unwrap_or(id);
+    let hash = base.split_once('-').map(|(_, h)| h).unwrap_or(base);
+    let mut fan: String = hash.chars().take(2).collect();
+    while fan.len() < 2 {
+        fan.push('_');
+    }
+    format!("beads/{fan}/{id}.yaml")
+}
+
+/// The ids in a JSON listing (`{"beads": [...]}`), in order.
+pub fn ids(listing: &Value) -> Vec<String> {
+    listing["beads"]
+        .as_array()
+        .expect("beads array")
+        .iter()
+        .map(|b| b["id"].as_str().expect("id is a string").to_owned())
+        .collect()
+}
+
+/// A small deterministic random number generator (xorshift64*), seeded from
+/// `GIT_BEADS_SEED` when set, else from the clock; the seed is printed so that a
+/// failing run can be replayed.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for the test named `what`.
+    pub fn new(what: &str) -> Rng {
+        let seed = std::env::var("GIT_BEADS_SEED")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(1)
+                    ^ u64::from(std::process::id())
+            });
+        eprintln!("{what}: GIT_BEADS_SEED={seed}");
+        Rng(seed.max(1))
+    }
+
+    /// The next number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+}
+
+impl Repo {
+    /// The directory shared by every worktree (`git rev-parse --git-common-dir`), absolute.
+    pub fn common_dir(&self) -> PathBuf {
+        let dir = self.git(&["rev-parse", "--git-common-dir"]);
+        let dir = PathBuf::from(dir.trim());
+        if dir.is_absolute() {
+            dir
+        } else {
+            self.path.join(dir)
+        }
+    }
+
+    /// Where the derived index of `refs/beads/main` is cached.
+    pub fn index_file(&self) -> PathBuf {
+        self.common_dir().join("beads").join("index-v1-main.bin")
+    }
+
+    /// Runs `git beads ARGS` with extra environment variables; returns the raw output.
+    pub fn beads_output_env(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
+        let mut cmd = self.command("git");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.arg("beads")
+            .args(args)
+            .output()
+            .expect("git beads runs")
+    }
+
+    /// The `git-beads` binary itself (not through `git`), with the hermetic
+    /// environment, in this repository: a process that `Child::kill` really stops.
+    pub fn beads_direct(&self) -> Command {
+        let mut cmd = self.command(bin().to_str().expect("utf-8 path"));
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Adds a linked worktree at `name` next to this repository (on a new branch).
+    pub fn worktree(&self, name: &str) -> Repo {
+        let path = self.path.parent().expect("repo has a parent").join(name);
+        self.git(&[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            name,
+            path.to_str().expect("utf-8"),
+        ]);
+        Repo {
+            path,
+            home: self.home.clone(),
+            user: self.user.clone(),
+        }
+    }
+
+    /// Commits `content` at `path` inside the store's tree with git plumbing
+    /// (`hash-object`, `read-tree`/`update-index`/`write-tree` on a temporary
+    /// index, `commit-tree`, `update-ref`), bypassing git-beads. Returns the new head.
+    pub fn put_raw_doc(&self, path: &str, content: &[u8]) -> String {
+        let scratch = tempfile::tempdir().expect("temp dir");
+        let file = scratch.path().join("doc");
+        std::fs::write(&file, content).expect("write doc");
+        let blob = self.git(&["hash-object", "-w", file.to_str().expect("utf-8")]);
+        let blob = blob.trim();
+        let index = scratch.path().join("index");
+        let with_index = |args: &[&str]| {
+            let out = self
+                .command("git")
+                .env("GIT_INDEX_FILE", &index)
+                .args(args)
+                .output()
+                .expect("git runs");
+            assert!(
+                out.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        };
+        let old = self.store_head();
+        with_index(&["read-tree", "refs/beads/main"]);
+        with_index(&[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("100644,{blob},{path}"),
+        ]);
+        let tree = with_index(&["write-tree"]);
+        let commit = self.git(&[
+            "commit-tree",
+            &tree,
+            "-p",
+            &old,
+            "-m",
+            &format!("edit {path} by hand"),
+        ]);
+        let commit = commit.trim().to_owned();
+        self.git(&["update-ref", "refs/beads/main", &commit, &old]);
+        commit
+    }
+
+    /// The store's tree as `git ls-tree -r` lists it (paths only).
+    pub fn store_paths(&self) -> Vec<String> {
+        self.git(&["ls-tree", "-r", "--name-only", "refs/beads/main"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Asserts that `git fsck` finds nothing wrong (dangling objects are fine).
+    pub fn assert_fsck_clean(&self) {
+        let out = self
+            .command("git")
+            .args(["fsck", "--no-dangling", "--no-progress"])
+            .output()
+            .expect("git fsck runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.trim().is_empty() && stderr.trim().is_empty(),
+            "git fsck: {}\n{stdout}\n{stderr}",
+            out.status
+        );
     }
 }
