@@ -120,8 +120,8 @@ impl Index {
     }
 
     /// The cached index brought up to `head`, rebuilt when it cannot be trusted.
-    pub(super) fn load(store: &Store, head: &Head) -> Result<Index, StoreError> {
-        let path = file_path(store);
+    pub(super) fn load(store: &Store, ref_name: &str, head: &Head) -> Result<Index, StoreError> {
+        let path = file_path(store, ref_name);
         let cached = std::fs::read(&path).ok().and_then(|bytes| parse(&bytes));
         if let Some(data) = &cached
             && data.tree == head.tree.as_bytes()
@@ -143,8 +143,15 @@ impl Index {
     }
 }
 
-fn file_path(store: &Store) -> PathBuf {
-    store.local_dir().join(format!("index-v{VERSION}-main.bin"))
+/// One cache file per store ref: `refs/beads/main` → `index-v1-main.bin`.
+fn file_path(store: &Store, ref_name: &str) -> PathBuf {
+    let tail = ref_name
+        .strip_prefix("refs/beads/")
+        .unwrap_or(ref_name)
+        .replace('/', "-");
+    store
+        .local_dir()
+        .join(format!("index-v{VERSION}-{tail}.bin"))
 }
 
 fn parse(bytes: &[u8]) -> Option<Data> {

@@ -20,7 +20,7 @@ pub use tree::DocChange;
 
 use crate::model::{Actor, Bead, BeadId, Prefix, Timestamp};
 use codec::CodecError;
-use lock::WriteLock;
+pub(crate) use lock::WriteLock;
 
 /// The format version of the store's tree, recorded in `meta.yaml`.
 pub const FORMAT: u32 = 1;
@@ -351,9 +351,10 @@ impl Store {
         Ok(out)
     }
 
-    /// The index of every bead at `head`, brought up to date from the cached one.
+    /// The index of every bead at `head` of `refs/beads/main`, brought up to date
+    /// from the cached one.
     pub fn index(&self, head: &Head) -> Result<Index, StoreError> {
-        Index::load(self, head)
+        Index::load(self, refs::MAIN, head)
     }
 
     /// The history of the store from `head` back along first parents, newest first,
@@ -436,7 +437,20 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// Runs `op` as one atomic change of `refs/beads/main`, authored by `actor`.
+    /// Runs `op` as one atomic change of `refs/beads/main`, authored by `actor`
+    /// (see [`Store::transact_on`]).
+    pub fn transact<T, E>(
+        &self,
+        actor: &Actor,
+        op: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<(T, Option<ObjectId>), E>
+    where
+        E: From<StoreError>,
+    {
+        self.transact_on(refs::MAIN, actor, op)
+    }
+
+    /// Runs `op` as one atomic change of store ref `name`, authored by `actor`.
     ///
     /// Writers of one repository serialize on an OS lock; under it, `op` reads the
     /// current state through the [`Tx`], stages documents, and the result becomes one
@@ -444,22 +458,22 @@ impl Store {
     /// (something bypassed the lock), `op` runs again on the new state: operations
     /// are re-applied, never text-merged. An `op` that stages nothing commits nothing.
     /// Returns `op`'s value and the new commit, if one was made.
-    pub fn transact<T, E>(
+    pub fn transact_on<T, E>(
         &self,
+        name: &'static str,
         actor: &Actor,
         mut op: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<(T, Option<ObjectId>), E>
     where
         E: From<StoreError>,
     {
-        let lock_path = self.local_dir().join("write.lock");
-        let _lock = WriteLock::acquire(&lock_path)
-            .map_err(io_err(format!("lock {}", lock_path.display())))?;
-        self.clear_stale_ref_lock(refs::MAIN)?;
+        let _lock = self.write_lock()?;
+        self.clear_stale_ref_lock(name)?;
         for _ in 0..MAX_ATTEMPTS {
-            let head = self.head()?;
+            let head = self.ref_head(name)?;
             let mut tx = Tx {
                 store: self,
+                ref_name: name,
                 head,
                 writes: BTreeMap::new(),
                 message: String::new(),
@@ -472,25 +486,38 @@ impl Store {
             let tree = self.write_tree(head.map(|h| h.tree), &tx.writes)?;
             let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
             let commit = self.write_commit(tree, &parents, actor, &tx.message)?;
-            if self.move_ref(
-                refs::MAIN,
-                head.map(|h| h.commit),
-                commit,
-                actor,
-                &tx.message,
-            )? {
+            if self.move_ref(name, head.map(|h| h.commit), commit, actor, &tx.message)? {
                 return Ok((value, Some(commit)));
             }
         }
-        Err(StoreError::Contended(refs::MAIN.into()).into())
+        Err(StoreError::Contended(name.into()).into())
     }
 
-    /// A read-only view of the store at its current head, with the same read helpers
-    /// as a transaction. Nothing staged in it is ever committed.
+    /// Takes the repository's write lock (shared by every worktree), blocking until it is ours.
+    pub(crate) fn write_lock(&self) -> Result<WriteLock, StoreError> {
+        let lock_path = self.local_dir().join("write.lock");
+        WriteLock::acquire(&lock_path).map_err(io_err(format!("lock {}", lock_path.display())))
+    }
+
+    /// A read-only view of `refs/beads/main` at its current head, with the same read
+    /// helpers as a transaction. Nothing staged in it is ever committed.
     pub fn view(&self) -> Result<Tx<'_>, StoreError> {
         Ok(Tx {
             store: self,
+            ref_name: refs::MAIN,
             head: Some(self.require_head()?),
+            writes: BTreeMap::new(),
+            message: String::new(),
+            index: OnceCell::new(),
+        })
+    }
+
+    /// A read-only view of store ref `name` (which may not exist yet: then it is empty).
+    pub fn view_of(&self, name: &'static str) -> Result<Tx<'_>, StoreError> {
+        Ok(Tx {
+            store: self,
+            ref_name: name,
+            head: self.ref_head(name)?,
             writes: BTreeMap::new(),
             message: String::new(),
             index: OnceCell::new(),
@@ -673,6 +700,7 @@ fn decode_bead(path: &str, id: &BeadId, bytes: &[u8]) -> Result<Bead, StoreError
 /// what it has staged so far.
 pub struct Tx<'s> {
     store: &'s Store,
+    ref_name: &'static str,
     head: Option<Head>,
     writes: BTreeMap<String, Option<Vec<u8>>>,
     message: String,
@@ -680,6 +708,11 @@ pub struct Tx<'s> {
 }
 
 impl Tx<'_> {
+    /// The ref this change moves.
+    pub fn ref_name(&self) -> &'static str {
+        self.ref_name
+    }
+
     /// The state this change started from (`None` before the first commit).
     pub fn head(&self) -> Option<&Head> {
         self.head.as_ref()
@@ -825,7 +858,7 @@ impl Tx<'_> {
             return Ok(index);
         }
         let index = match &self.head {
-            Some(head) => self.store.index(head)?,
+            Some(head) => Index::load(self.store, self.ref_name, head)?,
             None => Index::default(),
         };
         Ok(self.index.get_or_init(|| index))

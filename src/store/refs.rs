@@ -3,6 +3,9 @@
 /// The shared, pushed store: a commit chain whose trees hold one YAML document per entity.
 pub const MAIN: &str = "refs/beads/main";
 
+/// Wisps: molecules kept on this machine only. Sync never pushes this ref.
+pub const WISPS: &str = "refs/beads/local/wisps";
+
 /// The document at the root of the store's tree that records its format and prefix.
 pub const META_PATH: &str = "meta.yaml";
 
