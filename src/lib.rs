@@ -7,6 +7,8 @@
 
 pub mod cli;
 pub mod hooks;
+pub mod merge;
 pub mod model;
 pub mod ops;
+pub mod settings;
 pub mod store;

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::ops::OpError;
-use crate::store::StoreError;
+use crate::store::{RemoteError, StoreError};
 
 /// What kind of failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +101,10 @@ impl From<StoreError> for CliError {
                 Kind::User
             }
             StoreError::Contended(_) => Kind::Conflict,
+            StoreError::Remote(
+                RemoteError::BadName(_) | RemoteError::NoSuchRemote(_) | RemoteError::NoRemote,
+            ) => Kind::User,
+            StoreError::Remote(RemoteError::Rejected { .. }) => Kind::Conflict,
             _ => Kind::Store,
         };
         let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
@@ -109,6 +113,16 @@ impl From<StoreError> for CliError {
             StoreError::Document { .. } => {
                 err.hint("the document is kept as it is; fix it by hand or run `git beads log` to see where it came from")
             }
+            StoreError::Remote(RemoteError::NoRemote) => {
+                err.hint("add one with `git remote add origin URL`, or name one: `git beads sync REMOTE`")
+            }
+            StoreError::Remote(RemoteError::Garbage { remote, .. }) => err.hint(format!(
+                "nothing was merged and the local store is untouched; what {remote} sent is at {}",
+                crate::store::refs::tracking_main(&remote)
+            )),
+            StoreError::Remote(RemoteError::Rejected { .. }) => err.hint(
+                "the local store keeps its merge; `git beads push` tries again once the remote accepts it",
+            ),
             _ => err,
         }
     }

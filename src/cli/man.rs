@@ -224,13 +224,24 @@ fn reference_sections(root: &clap::Command) -> Vec<Section> {
         storage_section(),
         bead_section(),
         json_section(),
-        // FORMULA FORMAT: when `git beads formula` lands, its section (the YAML of a
-        // formula: steps, `needs`, variables, where formulas are kept) goes here.
+        formula_section(),
         exit_status_section(),
         settings_section("ENVIRONMENT", settings::ENVIRONMENT),
         settings_section("CONFIGURATION", settings::CONFIG),
         see_also_section(root),
     ]
+}
+
+fn formula_section() -> Section {
+    let mut s = Section::new("FORMULA FORMAT");
+    for para in crate::model::FORMULA_FORMAT.split("\n\n") {
+        s.para(&para.replace('\n', " "));
+    }
+    s.para("A complete example:");
+    for line in crate::model::FORMULA_EXAMPLE.lines() {
+        s.para(&format!("    {line}"));
+    }
+    s
 }
 
 fn storage_section() -> Section {
@@ -262,6 +273,40 @@ fn storage_section() -> Section {
          grows too large to read quickly.",
     )
     .item(
+        &format!("{}/<name>.yaml", refs::AGENTS_DIR),
+        "One YAML document per agent (names are path-like, so myrig/polecats/nux lives in \
+         agents/myrig/polecats/nux.yaml): role, parent, model, status, authority \
+         (capabilities and budget per session), hook, current and last session, and every \
+         recorded change of authority.",
+    )
+    .item(
+        &format!("{}/<fanout>/<id>.yaml", refs::SESSIONS_DIR),
+        "One YAML document per session: agent, worktree, host, harness session id, model and \
+         every swap, start, heartbeat and end, how it ended, usage totals and ledger, the \
+         authority fixed at its start, the store commit at start and end, the session it \
+         resumes, and its snapshots.",
+    )
+    .item(
+        &format!("{}/<fanout>/<id>.yaml", refs::MAIL_DIR),
+        "One YAML document per message, with each recipient's read, acknowledged and \
+         archived marks.",
+    )
+    .item(
+        &format!("{}/<fanout>/<session>/<n>", refs::SNAPSHOTS_DIR),
+        "Worktree snapshots: subtrees holding a session's files as they were. Reachable from \
+         the store's commits, they travel with sync and survive git gc without a ref per \
+         session; git beads gc prunes old ones.",
+    )
+    .item(
+        refs::WISPS,
+        "Wisps: molecules kept on this machine only. Sync never pushes this ref.",
+    )
+    .item(
+        "$GIT_DIR/beads/worktree.yaml",
+        "Per worktree (in a linked worktree, under .git/worktrees/<id>/): the agent bound to \
+         it and the session running there. Never shared or pushed.",
+    )
+    .item(
         "$GIT_COMMON_DIR/beads/",
         "Machine-local files that are never pushed: write.lock, held while a command \
          changes the store (writers of all worktrees queue on it), and the index cache \
@@ -278,11 +323,12 @@ fn storage_section() -> Section {
 
 fn bead_section() -> Section {
     let mut s = Section::new("BEADS");
-    s.para(
-        "A bead document has these fields, in this order; empty optional fields are left out.",
-    );
+    s.para("A bead document has these fields, in this order; empty optional fields are left out.");
     for (field, meaning) in [
-        ("id", "The stable id: <prefix>-<hash>, children <parent>.<n>."),
+        (
+            "id",
+            "The stable id: <prefix>-<hash>, children <parent>.<n>.",
+        ),
         ("title", "One line."),
         ("status", &format!("One of: {}.", words(Status::ALL))),
         ("priority", "0 (critical) to 4 (backlog)."),
@@ -334,7 +380,10 @@ fn bead_section() -> Section {
 /// The top-level fields of each command's `--json` document. A new command adds a row.
 const JSON_DOCUMENTS: &[(&str, &str)] = &[
     ("init", "prefix, created"),
-    ("create, update, dep add, dep remove, label add, label remove", "bead"),
+    (
+        "create, update, dep add, dep remove, label add, label remove",
+        "bead",
+    ),
     ("show", "beads (full beads)"),
     ("close, reopen, delete", "beads"),
     ("list, ready, search", "beads (summaries), total, broken"),
@@ -342,7 +391,10 @@ const JSON_DOCUMENTS: &[(&str, &str)] = &[
     ("blocked", "blocked: [{bead (summary), blocked_by}], broken"),
     ("comments", "id, comments"),
     ("comment, comments add", "id, comment"),
-    ("dep tree", "tree: {id, title, status, type, depends_on: [...]}"),
+    (
+        "dep tree",
+        "tree: {id, title, status, type, depends_on: [...]}",
+    ),
     ("label list", "id, labels"),
     ("label list-all", "labels: [{label, count}]"),
     (
@@ -356,6 +408,48 @@ const JSON_DOCUMENTS: &[(&str, &str)] = &[
     ),
     ("export -o FILE", "format, path, beads, broken"),
     ("install-man", "dir, pages, found_by_man"),
+    ("agent create, show, update, retire, bind", "agent"),
+    ("agent list", "agents"),
+    ("sling", "bead, agent"),
+    ("unsling", "agent, removed"),
+    ("hook AGENT", "agent, hook: [{bead, progress}]"),
+    (
+        "session show, end, heartbeat, model, usage, handoff",
+        "session",
+    ),
+    ("session list", "sessions"),
+    ("session snapshot", "session, snapshot (null when nothing changed)"),
+    ("session resume", "session, from, snapshot, worktree"),
+    ("session log", "log (as for log)"),
+    (
+        "prime, session start",
+        "prime: {agent, session, resumed, handoff, previous, hook, budget_left, \
+         unread_mail, mail, store_commit, ready}",
+    ),
+    ("mail send, reply, read, peek, ack, archive", "message"),
+    ("mail inbox", "agent, unread, messages"),
+    ("mail thread, mail search", "messages"),
+    ("gc", "pruned"),
+    (
+        "doctor",
+        "findings: [{check, severity, path, message, fixed}], documents, fix_commit",
+    ),
+    ("setup claude", "settings, added"),
+    (
+        "formula list",
+        "formulas, shadowed, unreadable, searched",
+    ),
+    ("formula show", "formula, file, origin, valid, problems"),
+    ("formula validate", "valid, checked, problems"),
+    ("mol progress, mol current", "progress"),
+    ("mol list", "molecules"),
+    (
+        "sync, pull, push",
+        "fetched, merged, conflicts, pushed, outcome, rounds, kept, notes, …",
+    ),
+    ("resolve", "id, cleared, bead"),
+    ("remote setup", "remote, added"),
+    ("provenance", "provenance"),
 ];
 
 fn json_section() -> Section {
@@ -406,13 +500,30 @@ fn kind_meaning(kind: Kind) -> &'static str {
             "The repository or the store could not be read or written (a broken object, a \
              full disk, a document that does not parse where it must)."
         }
+        Kind::Denied => {
+            "The acting agent may not do this: a capability it lacks, authority it would \
+             widen (nothing was changed), or a session budget it crossed (the usage itself \
+             is recorded): the harness should stop, or end the session and start a fresh one."
+        }
     }
 }
 
+/// Every kind of failure, in exit-code order (a new kind goes here and in [`kind_meaning`]).
+const KINDS: &[Kind] = &[
+    Kind::User,
+    Kind::Usage,
+    Kind::Conflict,
+    Kind::Store,
+    Kind::Denied,
+];
+
 fn exit_status_section() -> Section {
     let mut s = Section::new("EXIT STATUS");
-    s.item("0", "Success. A closed pipe on stdout also exits 0, quietly.");
-    for kind in [Kind::User, Kind::Usage, Kind::Conflict, Kind::Store] {
+    s.item(
+        "0",
+        "Success. A closed pipe on stdout also exits 0, quietly.",
+    );
+    for &kind in KINDS {
         s.item(&kind.exit_code().to_string(), kind_meaning(kind));
     }
     s

@@ -85,6 +85,11 @@ impl Out {
         Ok(())
     }
 
+    /// Whether `--quiet` silences the talk (and progress) on stderr.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     /// Writes talk to stderr, unless `--quiet`.
     pub fn note(&self, text: impl AsRef<str>) {
         if !self.quiet {

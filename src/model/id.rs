@@ -158,8 +158,10 @@ impl Prefix {
         {
             return Err(bad());
         }
-        // A dash inside the prefix would make `<prefix>-<hash>` ambiguous to split.
-        if s.contains("--") {
+        // A dash inside the prefix would make `<prefix>-<hash>` ambiguous to split;
+        // and every id made with the prefix must parse, which takes words joined by
+        // single separators (`a-_b` would make ids that no store could read back).
+        if s.contains("--") || s.split(['-', '_']).any(str::is_empty) {
             return Err(bad());
         }
         Ok(Prefix(s.to_owned()))
@@ -206,10 +208,11 @@ impl From<Prefix> for String {
 
 /// How many base36 digits a new id gets in a store that holds `count` beads.
 ///
-/// Three digits more than it takes to count the beads: the chance that one new id
-/// meets an existing one stays below 1 in 36³ ≈ 46 000 at any size, and a local
-/// collision is retried anyway; what remains is two clones minting the same id
-/// offline, which this keeps rare as the store grows.
+/// Three digits more than it takes to count the beads, and never fewer than five:
+/// the chance that one new id meets an existing one stays below 1 in 36³ ≈ 46 000 at
+/// any size, and a local collision is retried anyway. What remains is two clones
+/// minting the same id offline; with five digits two clones making 36 beads each
+/// collide about once in 47 000 times (four digits: once in 1 300).
 pub fn id_length_for(count: usize) -> usize {
     let mut digits = 1;
     let mut n = count / 36;
@@ -217,7 +220,7 @@ pub fn id_length_for(count: usize) -> usize {
         digits += 1;
         n /= 36;
     }
-    (digits + 3).max(4)
+    (digits + 3).max(5)
 }
 
 #[cfg(test)]
@@ -278,7 +281,7 @@ mod tests {
 
     #[test]
     fn lengths_grow_with_the_store() {
-        assert_eq!(id_length_for(0), 4);
+        assert_eq!(id_length_for(0), 5);
         assert_eq!(id_length_for(100), 5);
         assert_eq!(id_length_for(10_000), 6);
         assert_eq!(id_length_for(100_000), 7);
@@ -290,5 +293,9 @@ mod tests {
         assert_eq!(Prefix::from_repo_name("123").as_str(), "bd");
         assert!(Prefix::parse("Bd").is_err());
         assert!(Prefix::parse("b/d").is_err());
+        for bad in ["a-_b", "a__b", "a_-b"] {
+            assert!(Prefix::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Prefix::parse("hq-mol").is_ok());
     }
 }

@@ -2,8 +2,12 @@
 
 mod actor;
 mod agent;
+pub mod bd;
 mod bead;
+mod formula;
 mod id;
+mod mail;
+mod provenance;
 mod session;
 mod text;
 
@@ -15,6 +19,16 @@ pub use agent::{
 pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
 };
+pub use formula::{
+    FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
+    Step, Variable, fill, is_formula_name, step_line, template_variables,
+};
 pub use id::{BeadId, IdError, Prefix, id_length_for};
-pub use session::{BudgetLeft, CrashNote, EndReason, ModelSwap, Session, Usage, UsageLine};
+pub use mail::{Delivery, Message};
+pub use provenance::{
+    NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,
+};
+pub use session::{
+    BudgetLeft, CrashNote, EndReason, ModelSwap, Session, SkippedFile, Snapshot, Usage, UsageLine,
+};
 pub use text::{TextError, check_label, check_name, check_text, check_title};

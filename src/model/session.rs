@@ -78,6 +78,38 @@ pub struct UsageLine {
     pub tool_calls: u64,
 }
 
+/// A file a snapshot left out for being over the size cap.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Its path in the worktree.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// A snapshot of a session's worktree: its files as they were, as a tree kept in the
+/// store (so it syncs and survives `git gc`), with the commit they sat on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Its number within the session, from 1.
+    pub n: u32,
+    /// When it was taken.
+    pub at: Timestamp,
+    /// The commit the worktree sat on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The tree of the worktree's files.
+    pub tree: String,
+    /// The store's commit when it was taken (evidence cursor).
+    pub store_commit: String,
+    /// Files left out for being over the size cap.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+    /// Whether `git beads gc` removed its files from the store (the record stays).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pruned: bool,
+}
+
 /// What was found when a session was discovered to have crashed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CrashNote {
@@ -144,6 +176,15 @@ pub struct Session {
     /// The agent's session before this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<BeadId>,
+    /// The session this one resumes (its record continues here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<BeadId>,
+    /// The session of the parent agent that was live when this one started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_session: Option<BeadId>,
+    /// Snapshots of its worktree, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<Snapshot>,
     /// When it last changed.
     pub updated_at: Timestamp,
     /// Who changed it last.

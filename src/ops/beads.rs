@@ -8,33 +8,36 @@ use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
     check_label, check_name, check_text, check_title, id_length_for,
 };
-use crate::store::{FORMAT, Meta, Store, Tx};
+use crate::store::{FORMAT, Meta, Store, Tx, refs};
 
 /// Creates the store if it does not exist. Idempotent: on an existing store it
 /// changes nothing and reports the prefix in use (a different `prefix` is refused).
 /// Returns the prefix and whether the store was created now.
 pub fn init(store: &Store, actor: &Actor, prefix: Option<Prefix>) -> Result<(Prefix, bool)> {
-    let prefix = prefix.unwrap_or_else(|| super::default_prefix(store));
-    let created = write(store, actor, |tx| {
+    write(store, actor, |tx| {
         if tx.head().is_some() {
             let meta = tx.meta()?;
-            if meta.prefix != prefix {
+            // Without a prefix asked for, the store's own is the answer (it may have
+            // come from a remote, or differ from the one the directory name suggests).
+            if let Some(prefix) = prefix.as_ref().filter(|p| **p != meta.prefix) {
                 return Err(OpError::Conflict(format!(
                     "the store already uses prefix {:?}, not {:?}",
                     meta.prefix.as_str(),
                     prefix.as_str()
                 )));
             }
-            return Ok(false);
+            return Ok((meta.prefix, false));
         }
+        let prefix = prefix
+            .clone()
+            .unwrap_or_else(|| super::default_prefix(store));
         tx.put_meta(&Meta {
             format: FORMAT,
             prefix: prefix.clone(),
         })?;
         tx.set_message(format!("init: beads store with prefix {prefix}"));
-        Ok(true)
-    })?;
-    Ok((prefix, created))
+        Ok((prefix, true))
+    })
 }
 
 /// What a new bead should be.
@@ -85,7 +88,7 @@ fn next_child(tx: &Tx<'_>, parent: &BeadId) -> Result<BeadId> {
     Ok(parent.child(highest + 1))
 }
 
-fn fresh_id(tx: &Tx<'_>, prefix: &Prefix, title: &str, actor: &Actor) -> Result<BeadId> {
+pub(crate) fn fresh_id(tx: &Tx<'_>, prefix: &Prefix, title: &str, actor: &Actor) -> Result<BeadId> {
     let len = id_length_for(tx.bead_count_estimate()?);
     let stamp = now().timestamp_nanos_opt().unwrap_or_default();
     for attempt in 0u32..64 {
@@ -107,7 +110,7 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
         let meta = tx.meta()?;
         let id = match &new.parent {
             Some(parent) => {
-                require(tx, parent)?;
+                require_live(tx, parent)?;
                 next_child(tx, parent)?
             }
             None => fresh_id(tx, &meta.prefix, &new.title, actor)?,
@@ -131,7 +134,7 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
                     dep.id
                 )));
             }
-            require(tx, &dep.id)?;
+            require_live(tx, &dep.id)?;
             bead.add_dependency(dep.clone());
         }
         tx.put_bead(&bead)?;
@@ -161,17 +164,36 @@ fn change_each(
     actor: &Actor,
     ids: &[BeadId],
     verb: &str,
+    change: impl FnMut(&mut Bead) -> Result<()>,
+) -> Result<Vec<Bead>> {
+    change_each_on(store, actor, refs::MAIN, ids, verb, change)
+}
+
+/// [`change_each`] on store ref `on`. A molecule whose last unfinished step this
+/// finishes is closed in the same commit, however the step was finished.
+fn change_each_on(
+    store: &Store,
+    actor: &Actor,
+    on: &'static str,
+    ids: &[BeadId],
+    verb: &str,
     mut change: impl FnMut(&mut Bead) -> Result<()>,
 ) -> Result<Vec<Bead>> {
-    let beads = write(store, actor, |tx| {
+    let (beads, _) = store.transact_on(on, actor, |tx| {
         let mut out = Vec::with_capacity(ids.len());
+        let mut finished = Vec::new();
         for id in ids {
             let mut bead = require_live(tx, id)?;
+            let was_done = bead.status.is_done();
             change(&mut bead)?;
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
+            if !was_done && bead.status.is_done() {
+                finished.push(bead.clone());
+            }
             out.push(bead);
         }
+        let notes = super::molecule::advance(tx, actor, &finished)?;
         let subject = match out.as_slice() {
             [one] => format!("{verb} {}: {}", one.id, one.title),
             many => format!(
@@ -182,8 +204,12 @@ fn change_each(
                     .join(", ")
             ),
         };
-        tx.set_message(subject);
-        Ok(out)
+        if notes.is_empty() {
+            tx.set_message(subject);
+        } else {
+            tx.set_message(format!("{subject}\n\n{}", notes.join("\n")));
+        }
+        Ok::<_, OpError>(out)
     })?;
     Ok(beads)
 }
@@ -332,7 +358,9 @@ fn set_status(bead: &mut Bead, status: Status) {
     bead.status = status;
 }
 
-/// Closes beads, with an optional reason.
+/// Closes beads, with an optional reason. Closing the last unfinished step of a
+/// molecule closes the molecule in the same commit; wisp steps are closed on the
+/// wisp ref (see [`super::locate`]).
 pub fn close(
     store: &Store,
     actor: &Actor,
@@ -343,7 +371,8 @@ pub fn close(
     if let Some(r) = reason {
         check_text("reason", r)?;
     }
-    change_each(store, actor, ids, "close", |bead| {
+    let on = super::molecule::ref_for_close(store, ids)?;
+    change_each_on(store, actor, on, ids, "close", |bead| {
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
         Ok(())
@@ -475,7 +504,7 @@ pub fn add_dependency(
     }
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
-        require(tx, on)?;
+        require_live(tx, on)?;
         if kind.is_blocking()
             && let Some(path) = blocking_path(tx, on, id)?
         {

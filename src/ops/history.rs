@@ -60,11 +60,7 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
                 .map(|c| {
                     Ok(LogChange {
                         path: c.path.clone(),
-                        kind: match (c.old, c.new) {
-                            (None, _) => "added",
-                            (_, None) => "removed",
-                            _ => "modified",
-                        },
+                        kind: change_kind(c),
                         diff: if path.is_some() {
                             Some(doc_diff(store, c)?)
                         } else {
@@ -97,4 +93,32 @@ fn doc_diff(store: &Store, c: &DocChange) -> Result<String> {
         .unified_diff()
         .context_radius(2)
         .to_string())
+}
+
+/// A history entry as the log shows it, listing the documents changed without diffs.
+pub(crate) fn entry_without_diffs(e: crate::store::HistoryEntry) -> LogEntry {
+    LogEntry {
+        commit: e.commit.to_string(),
+        time: Timestamp::from_timestamp(e.time, 0).unwrap_or_default(),
+        changes: e
+            .changes
+            .iter()
+            .map(|c| LogChange {
+                path: c.path.clone(),
+                kind: change_kind(c),
+                diff: None,
+            })
+            .collect(),
+        author: e.author,
+        email: e.email,
+        message: e.message,
+    }
+}
+
+fn change_kind(c: &DocChange) -> &'static str {
+    match (c.old, c.new) {
+        (None, _) => "added",
+        (_, None) => "removed",
+        _ => "modified",
+    }
 }

@@ -2,11 +2,20 @@
 //! never prints, never parses arguments, never exits.
 
 mod agent;
+mod alongside;
 mod beads;
+mod doctor;
+mod export;
+mod formula;
 mod history;
+mod import;
+mod mail;
 mod molecule;
+mod provenance;
 mod query;
 mod session;
+mod sync;
+mod worktree;
 
 use crate::model::{Actor, BeadId, IdError, ParseEnumError, Prefix, TextError};
 use crate::store::{self, Meta, Store, StoreError, Tx};
@@ -15,20 +24,51 @@ pub use agent::{
     AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents, permit,
     retire_agent, show_agent, unbind, update_agent,
 };
+pub use alongside::{
+    Folded, PushedAlong, RefState, fold_fetched, fold_remote, has_unfolded, hooks_dir,
+    push_alongside,
+};
 pub use beads::{
     Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
+pub use doctor::{Finding, Report as DoctorReport, Severity, doctor};
+pub use export::{Export, ExportFormat, export};
+pub use formula::{
+    Catalog, FoundFormula, Origin, REPO_FORMULAS, Validation, catalog, find_formula, read_formula,
+    user_formula_dir, validate,
+};
 pub use history::{LogChange, LogEntry, log};
-pub use molecule::{Progress, StepState, progress};
+pub use import::{BadLine, ImportFormat, ImportOptions, ImportProgress, ImportReport, import};
+pub use mail::{
+    InboxEntry, Mark, NewMessage, inbox, mark, peek, reply, search_mail, send, thread, unread,
+};
+pub use molecule::{
+    ACCEPTANCE_KEY, Burned, Current, PourOptions, Poured, Progress, STEP_KEY, Squashed, StepState,
+    burn, current, list_molecules, locate, molecule_progress, pour, progress, squash,
+};
+pub use provenance::{
+    CommitProvenance, NOTES_CONFIG, NotesSync, configure_notes, current_provenance, merge_notes,
+    notes_configured, provenance, push_notes, record_commit, sync_notes,
+};
 pub use query::{
     BlockedBead, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list,
     ready, ready_claim, search, show,
 };
 pub use session::{
-    HandoffNote, HookItem, PreviousSession, Prime, StartOptions, TIMEOUT_KEY, UsageReport,
-    end_session, handoff, heartbeat, hook, list_sessions, prime, record_usage, show_session, sling,
-    start_session, swap_model, unsling,
+    HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, SNAPSHOT_KEEP_KEY,
+    SNAPSHOT_MAX_FILE_KEY, SNAPSHOT_ON_HEARTBEAT_KEY, StartOptions, TIMEOUT_KEY, UsageReport,
+    end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
+    session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
+};
+pub use sync::{
+    KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, merge_trees,
+    pick_remote, resolve, setup_remote, setup_remotes, sync,
+};
+pub use worktree::{
+    AGENT_BRANCH_PREFIXES, BoundBy, PENDING_WORKTREES, PendingWorktree, WorktreeAdded,
+    WorktreeBound, add_worktree, agent_for_branch, bind_new_worktree, cancel_worktree,
+    canonical_worktree_path, finish_pending, plan_worktree,
 };
 
 /// What went wrong in an operation.

@@ -1,10 +1,44 @@
 //! Molecules: a workflow poured into a molecule bead plus one child bead per step.
+//!
+//! A molecule lives on `refs/beads/main`, or, as a wisp, on the local-only
+//! `refs/beads/local/wisps` that sync never pushes. Wisp ids read
+//! `<prefix>-wisp-<hash>`, and a command given a bead id looks for it on
+//! `refs/beads/main` first, then on the wisp ref (see [`locate`]).
+
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
+use serde_json::json;
 
-use super::Result;
-use crate::model::{Bead, BeadId, BeadType, Status};
-use crate::store::Tx;
+use super::agent::{load, permit};
+use super::beads::fresh_id;
+use super::formula::FoundFormula;
+use super::{OpError, Result, now};
+use crate::model::{
+    Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
+    check_text, check_title, id_length_for,
+};
+use crate::store::{Store, Tx, refs};
+
+/// The key, in a molecule's `extra`, of the formula it was poured from.
+pub const FORMULA_KEY: &str = "formula";
+/// The key, in a molecule's `extra`, of the formula's version.
+pub const FORMULA_VERSION_KEY: &str = "formula_version";
+/// The key, in a molecule's `extra`, of the variables' values it was poured with.
+pub const VARIABLES_KEY: &str = "variables";
+/// The key, in a step's `extra`, of the step's id in its formula.
+pub const STEP_KEY: &str = "step";
+/// The key, in a step's `extra`, of its acceptance text (bd's field name).
+pub const ACCEPTANCE_KEY: &str = "acceptance_criteria";
+/// The key, in a wisp's `extra`, marking it local-only (bd's field name).
+pub const EPHEMERAL_KEY: &str = "ephemeral";
+/// The key, in a squashed molecule's `extra`, of how many steps it had.
+pub const SQUASHED_STEPS_KEY: &str = "squashed_steps";
+/// The key, in a summary's `extra`, of the wisp it was squashed from.
+pub const SQUASHED_FROM_KEY: &str = "squashed_from";
+
+/// The word between prefix and hash of a wisp's id (`bd-wisp-k3x9`).
+const WISP_MARK: &str = "wisp-";
 
 /// One step of a molecule and where it stands.
 #[derive(Clone, Debug, Serialize)]
@@ -17,6 +51,15 @@ pub struct StepState {
     pub status: Status,
     /// Whether it can be worked now: unfinished and nothing unfinished blocks it.
     pub ready: bool,
+    /// The step's id in its formula.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// What to do, for a step that is ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// How to tell it is done, for a step that is ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<String>,
 }
 
 /// How far a molecule has come.
@@ -26,10 +69,19 @@ pub struct Progress {
     pub molecule: BeadId,
     /// Its title.
     pub title: String,
+    /// Its status.
+    pub status: Status,
+    /// Whether it is a wisp (kept on this machine only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wisp: bool,
     /// Steps done.
     pub done: usize,
     /// Steps in all.
     pub total: usize,
+    /// The number (1-based) of the first unfinished step; `None` when all are done.
+    pub at_step: Option<usize>,
+    /// The steps that can be worked now.
+    pub current: Vec<BeadId>,
     /// Every step, in order.
     pub steps: Vec<StepState>,
 }
@@ -79,35 +131,693 @@ pub(crate) fn steps(tx: &Tx<'_>, mol: &BeadId) -> Result<Vec<Bead>> {
     Ok(out)
 }
 
+fn extra_str(bead: &Bead, key: &str) -> Option<String> {
+    bead.extra
+        .get(key)
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+}
+
 /// The progress of `bead` when it is a molecule.
 pub fn progress(tx: &Tx<'_>, bead: &Bead) -> Result<Option<Progress>> {
     if bead.kind != BeadType::Molecule {
         return Ok(None);
     }
     let steps = steps(tx, &bead.id)?;
-    let done_ids: std::collections::HashSet<&BeadId> = steps
+    let done_ids: HashSet<&BeadId> = steps
         .iter()
         .filter(|s| s.status.is_done())
         .map(|s| &s.id)
         .collect();
     let states: Vec<StepState> = steps
         .iter()
-        .map(|s| StepState {
-            id: s.id.clone(),
-            title: s.title.clone(),
-            status: s.status,
-            ready: !s.status.is_done()
+        .map(|s| {
+            let ready = !s.status.is_done()
                 && s.dependencies
                     .iter()
-                    .filter(|d| d.kind == crate::model::DepKind::Blocks)
-                    .all(|d| done_ids.contains(&d.id) || !steps.iter().any(|x| x.id == d.id)),
+                    .filter(|d| d.kind == DepKind::Blocks)
+                    .all(|d| done_ids.contains(&d.id) || !steps.iter().any(|x| x.id == d.id));
+            StepState {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                status: s.status,
+                ready,
+                step: extra_str(s, STEP_KEY),
+                description: (ready && !s.description.is_empty()).then(|| s.description.clone()),
+                acceptance: if ready {
+                    extra_str(s, ACCEPTANCE_KEY)
+                } else {
+                    None
+                },
+            }
         })
         .collect();
+    // A squashed molecule keeps only the count of the steps it summarises.
+    let squashed = match bead.extra.get(SQUASHED_STEPS_KEY).and_then(|v| v.as_u64()) {
+        Some(n) if steps.is_empty() => usize::try_from(n).unwrap_or(usize::MAX),
+        _ => 0,
+    };
     Ok(Some(Progress {
         molecule: bead.id.clone(),
         title: bead.title.clone(),
-        done: done_ids.len(),
-        total: steps.len(),
+        status: bead.status,
+        wisp: tx.ref_name() == refs::WISPS,
+        done: done_ids.len() + squashed,
+        total: steps.len() + squashed,
+        at_step: states
+            .iter()
+            .position(|s| !s.status.is_done())
+            .map(|i| i + 1),
+        current: states
+            .iter()
+            .filter(|s| s.ready)
+            .map(|s| s.id.clone())
+            .collect(),
         steps: states,
     }))
+}
+
+/// Which store ref holds bead `id`: `refs/beads/main` when it is there, else the
+/// local wisp ref when it is there; [`OpError::NotFound`] otherwise.
+pub fn locate(store: &Store, id: &BeadId) -> Result<&'static str> {
+    if store.view()?.bead_exists(id)? {
+        return Ok(refs::MAIN);
+    }
+    if store.view_of(refs::WISPS)?.bead_exists(id)? {
+        return Ok(refs::WISPS);
+    }
+    Err(OpError::NotFound(id.clone()))
+}
+
+/// The ref a close of `ids` changes: the wisp ref when they are wisp steps, else
+/// `refs/beads/main` (where an unknown id is then reported as such). Wisp steps and
+/// stored beads cannot be closed by one command: they live in two refs.
+pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<&'static str> {
+    let main = store.view()?;
+    let mut wisps = None;
+    let (mut stored, mut local) = (None, None);
+    for id in ids {
+        if main.bead_exists(id)? {
+            stored.get_or_insert(id);
+            continue;
+        }
+        let w = match &wisps {
+            Some(w) => w,
+            None => wisps.insert(store.view_of(refs::WISPS)?),
+        };
+        if w.bead_exists(id)? {
+            local.get_or_insert(id);
+        }
+    }
+    match (stored, local) {
+        (Some(s), Some(w)) => Err(OpError::Invalid(format!(
+            "{w} is a wisp (kept on this machine only) and {s} is not: close them with two commands"
+        ))),
+        (None, Some(_)) => Ok(refs::WISPS),
+        _ => Ok(refs::MAIN),
+    }
+}
+
+/// After `closed` beads were closed in `tx`: closes, in the same change, each
+/// molecule whose last unfinished step was among them. Returns a line for the
+/// commit message per molecule closed.
+pub(crate) fn advance(tx: &mut Tx<'_>, actor: &Actor, closed: &[Bead]) -> Result<Vec<String>> {
+    let mut seen = HashSet::new();
+    let mut notes = Vec::new();
+    for b in closed {
+        let Some(mol_id) = b.id.parent() else {
+            continue;
+        };
+        if b.parent() != Some(&mol_id) || !seen.insert(mol_id.clone()) {
+            continue;
+        }
+        let Some(mut mol) = tx.bead(&mol_id)? else {
+            continue;
+        };
+        if mol.kind != BeadType::Molecule || mol.status.is_done() {
+            continue;
+        }
+        let steps = steps(tx, &mol_id)?;
+        if steps.is_empty() || !steps.iter().all(|s| s.status.is_done()) {
+            continue;
+        }
+        let at = now();
+        mol.status = Status::Closed;
+        mol.closed_at = Some(at);
+        mol.close_reason = Some(format!("all {} steps done", steps.len()));
+        mol.touch(&actor.id, at);
+        tx.put_bead(&mol)?;
+        notes.push(format!(
+            "molecule {mol_id} closed: all {} steps done",
+            steps.len()
+        ));
+    }
+    Ok(notes)
+}
+
+/// How to pour a formula.
+#[derive(Clone, Debug, Default)]
+pub struct PourOptions {
+    /// Values of the formula's variables.
+    pub vars: BTreeMap<String, String>,
+    /// Who works on the molecule and its steps.
+    pub assignee: Option<String>,
+    /// Pour a wisp: on the local-only ref, never pushed.
+    pub wisp: bool,
+}
+
+/// What a pour made.
+#[derive(Clone, Debug, Serialize)]
+pub struct Poured {
+    /// The molecule bead.
+    pub molecule: Bead,
+    /// The step beads, in step order.
+    pub steps: Vec<Bead>,
+    /// The store ref it was written to.
+    #[serde(rename = "ref")]
+    pub store_ref: &'static str,
+}
+
+/// A fresh wisp id `<prefix>-wisp-<hash>`, free on the wisp ref and on
+/// `refs/beads/main`, whose squash summary `<prefix>-<hash>` is free too.
+fn wisp_id(
+    main: &Tx<'_>,
+    tx: &Tx<'_>,
+    prefix: &Prefix,
+    title: &str,
+    actor: &Actor,
+) -> Result<BeadId> {
+    let len = id_length_for(main.bead_count_estimate()?);
+    let stamp = now().timestamp_nanos_opt().unwrap_or_default();
+    for attempt in 0u32..64 {
+        let seed = format!("{title}\0{}\0{stamp}\0{attempt}\0wisp", actor.id);
+        let base = BeadId::generate(prefix, seed.as_bytes(), len + (attempt as usize / 8));
+        let hash = &base.as_str()[prefix.as_str().len() + 1..];
+        let id = BeadId::parse(&format!("{prefix}-{WISP_MARK}{hash}"))?;
+        if !tx.bead_exists(&id)? && !main.bead_exists(&id)? && !main.bead_exists(&base)? {
+            return Ok(id);
+        }
+    }
+    Err(OpError::Conflict("could not find a free wisp id".into()))
+}
+
+/// Pours formula `found` into a molecule bead plus one bead per step, in one commit
+/// (on the wisp ref when `opts.wisp`).
+pub fn pour(
+    store: &Store,
+    actor: &Actor,
+    found: &FoundFormula,
+    opts: &PourOptions,
+) -> Result<Poured> {
+    permit(actor, Capability::Create)?;
+    let formula = found.require_valid()?;
+    if let Some(a) = &opts.assignee {
+        check_name("assignee", a)?;
+    }
+    let r = formula
+        .render(&opts.vars)
+        .map_err(|e| OpError::Invalid(e.to_string()))?;
+    let refused = |what: &str, e: crate::model::TextError| {
+        OpError::Invalid(format!("pouring {}: {what}: {e}", formula.name))
+    };
+    check_title(&r.title).map_err(|e| refused("the molecule's title", e))?;
+    check_text("description", &r.description).map_err(|e| refused("the description", e))?;
+    for s in &r.steps {
+        let what = format!("step {:?}", s.key);
+        check_title(&s.title).map_err(|e| refused(&what, e))?;
+        check_text("description", &s.description).map_err(|e| refused(&what, e))?;
+        if let Some(a) = &s.acceptance {
+            check_text("acceptance", a).map_err(|e| refused(&what, e))?;
+        }
+    }
+    // Reading main first also refuses a pour before `init`, wisps included.
+    let main = store.view()?;
+    let prefix = main.meta()?.prefix;
+    let target = if opts.wisp { refs::WISPS } else { refs::MAIN };
+    let (poured, _) = store.transact_on(target, actor, |tx| {
+        let at = now();
+        let id = if opts.wisp {
+            wisp_id(&main, tx, &prefix, &r.title, actor)?
+        } else {
+            fresh_id(tx, &prefix, &r.title, actor)?
+        };
+        let mut mol = Bead::new(id.clone(), r.title.clone(), &actor.id, at);
+        mol.kind = BeadType::Molecule;
+        mol.description = r.description.clone();
+        mol.assignee = opts.assignee.clone();
+        mol.extra
+            .insert(FORMULA_KEY.into(), json!(formula.name.as_str()));
+        mol.extra
+            .insert(FORMULA_VERSION_KEY.into(), json!(formula.version));
+        if !r.values.is_empty() {
+            mol.extra.insert(VARIABLES_KEY.into(), json!(r.values));
+        }
+        if opts.wisp {
+            mol.extra.insert(EPHEMERAL_KEY.into(), json!(true));
+        }
+        let ids: Vec<BeadId> = (1..=r.steps.len())
+            .map(|n| id.child(u32::try_from(n).unwrap_or(u32::MAX)))
+            .collect();
+        let mut steps = Vec::with_capacity(r.steps.len());
+        for (s, sid) in r.steps.iter().zip(&ids) {
+            let mut b = Bead::new(sid.clone(), s.title.clone(), &actor.id, at);
+            b.description = s.description.clone();
+            b.assignee = opts.assignee.clone();
+            b.add_dependency(Dependency {
+                id: id.clone(),
+                kind: DepKind::ParentChild,
+            });
+            for &n in &s.needs {
+                b.add_dependency(Dependency {
+                    id: ids[n].clone(),
+                    kind: DepKind::Blocks,
+                });
+            }
+            b.extra.insert(STEP_KEY.into(), json!(s.key.as_str()));
+            if let Some(a) = &s.acceptance {
+                b.extra.insert(ACCEPTANCE_KEY.into(), json!(a));
+            }
+            if opts.wisp {
+                b.extra.insert(EPHEMERAL_KEY.into(), json!(true));
+            }
+            tx.put_bead(&b)?;
+            steps.push(b);
+        }
+        tx.put_bead(&mol)?;
+        tx.set_message(format!(
+            "{} {id}: {}\n\nformula {} v{}, {} steps",
+            if opts.wisp { "wisp" } else { "pour" },
+            mol.title,
+            formula.name,
+            formula.version,
+            steps.len()
+        ));
+        Ok::<_, OpError>(Poured {
+            molecule: mol,
+            steps,
+            store_ref: target,
+        })
+    })?;
+    Ok(poured)
+}
+
+/// A read-only view of the ref holding molecule `id`, and the molecule.
+fn load_molecule<'s>(store: &'s Store, id: &BeadId) -> Result<(Tx<'s>, Bead)> {
+    let on = locate(store, id)?;
+    let tx = if on == refs::MAIN {
+        store.view()?
+    } else {
+        store.view_of(refs::WISPS)?
+    };
+    let bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+    require_molecule(&tx, &bead)?;
+    Ok((tx, bead))
+}
+
+/// Fails unless `bead` is a molecule, naming its molecule when it is a step of one.
+fn require_molecule(tx: &Tx<'_>, bead: &Bead) -> Result<()> {
+    if bead.kind == BeadType::Molecule {
+        return Ok(());
+    }
+    let of = match bead.parent() {
+        Some(p) if tx.bead(p)?.is_some_and(|m| m.kind == BeadType::Molecule) => {
+            format!(" (it is a step of molecule {p})")
+        }
+        _ => String::new(),
+    };
+    Err(OpError::Invalid(format!(
+        "{} is a {}, not a molecule{of}",
+        bead.id, bead.kind
+    )))
+}
+
+/// The progress of molecule (or wisp) `id`.
+pub fn molecule_progress(store: &Store, id: &BeadId) -> Result<Progress> {
+    let (tx, mol) = load_molecule(store, id)?;
+    progress(&tx, &mol)?.ok_or_else(|| OpError::Invalid(format!("{id} is not a molecule")))
+}
+
+/// The step(s) of a molecule that can be worked now.
+#[derive(Clone, Debug, Serialize)]
+pub struct Current {
+    /// Where the molecule stands.
+    pub progress: Progress,
+    /// Where it stands, in words ("step 3 of 5 (…)").
+    pub position: String,
+    /// The ready step beads in full.
+    pub steps: Vec<Bead>,
+}
+
+/// The first unfinished molecule on the hook of the acting agent.
+fn hooked_molecule(store: &Store, actor: &Actor) -> Result<BeadId> {
+    let Some(name) = &actor.agent else {
+        return Err(OpError::Invalid(format!(
+            "{} is not an agent, so there is no hook to take the molecule from: name it (`git beads mol current ID`)",
+            actor.id
+        )));
+    };
+    let view = store.view()?;
+    let agent = load(&view, name)?;
+    let mut finished = None;
+    for id in &agent.hook {
+        if let Some(b) = view.bead(id)?
+            && b.kind == BeadType::Molecule
+        {
+            if !b.status.is_done() {
+                return Ok(b.id);
+            }
+            finished.get_or_insert(b.id);
+        }
+    }
+    finished.ok_or_else(|| {
+        OpError::Invalid(format!(
+            "no molecule is on the hook of {name}: name one (`git beads mol current ID`)"
+        ))
+    })
+}
+
+/// The step(s) of molecule `id` (default: the one on the acting agent's hook) that
+/// can be worked now.
+pub fn current(store: &Store, actor: &Actor, id: Option<&BeadId>) -> Result<Current> {
+    let id = match id {
+        Some(id) => id.clone(),
+        None => hooked_molecule(store, actor)?,
+    };
+    let (tx, mol) = load_molecule(store, &id)?;
+    let p =
+        progress(&tx, &mol)?.ok_or_else(|| OpError::Invalid(format!("{id} is not a molecule")))?;
+    let mut steps = Vec::new();
+    for s in p.current() {
+        steps.push(
+            tx.bead(&s.id)?
+                .ok_or_else(|| OpError::NotFound(s.id.clone()))?,
+        );
+    }
+    Ok(Current {
+        position: p.position(),
+        progress: p,
+        steps,
+    })
+}
+
+/// Every molecule (unfinished ones unless `all`), stored and wisps, with its progress.
+pub fn list_molecules(store: &Store, all: bool) -> Result<Vec<Progress>> {
+    let mut out = Vec::new();
+    for tx in [store.view()?, store.view_of(refs::WISPS)?] {
+        if tx.head().is_none() {
+            continue;
+        }
+        let ids: Vec<String> = tx
+            .index()?
+            .beads()
+            .iter()
+            .filter(|s| s.kind == BeadType::Molecule)
+            .filter(|s| s.status != Status::Deleted && (all || !s.status.is_done()))
+            .map(|s| s.id.clone())
+            .collect();
+        for id in ids {
+            let id = BeadId::parse(&id)?;
+            if let Some(b) = tx.bead(&id)?
+                && let Some(p) = progress(&tx, &b)?
+            {
+                out.push(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a squash made.
+#[derive(Clone, Debug, Serialize)]
+pub struct Squashed {
+    /// The one-bead summary, on `refs/beads/main`.
+    pub summary: Bead,
+    /// The molecule (or wisp) squashed.
+    pub from: BeadId,
+    /// Whether it was a wisp (whose data is now gone from the wisp ref).
+    pub wisp: bool,
+    /// How many steps it had.
+    pub steps: usize,
+}
+
+/// Fails unless every step of `mol` is finished (and it was not squashed already).
+fn require_finished(mol: &Bead, steps: &[Bead]) -> Result<()> {
+    if mol.extra.contains_key(SQUASHED_STEPS_KEY) {
+        return Err(OpError::Conflict(format!("{} is squashed already", mol.id)));
+    }
+    let done = steps.iter().filter(|s| s.status.is_done()).count();
+    if steps.is_empty() || done < steps.len() {
+        let next = steps
+            .iter()
+            .find(|s| !s.status.is_done())
+            .map(|s| format!(" (next: {}: {})", s.id, s.title))
+            .unwrap_or_default();
+        return Err(OpError::Conflict(format!(
+            "{} is not finished: {done} of {} steps done{next}; close the remaining steps first{}",
+            mol.id,
+            steps.len(),
+            if mol.id.as_str().contains(&format!("-{WISP_MARK}")) {
+                ", or discard the wisp with `git beads mol burn`"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// The summary text of a finished molecule: its description, then one line per step.
+fn digest(mol: &Bead, steps: &[Bead], wisp: bool) -> String {
+    let mut out = String::new();
+    if !mol.description.trim().is_empty() {
+        out.push_str(mol.description.trim_end());
+        out.push_str("\n\n");
+    }
+    let formula = match (
+        extra_str(mol, FORMULA_KEY),
+        mol.extra.get(FORMULA_VERSION_KEY),
+    ) {
+        (Some(f), Some(v)) => format!(" (formula {f} v{v})"),
+        (Some(f), None) => format!(" (formula {f})"),
+        _ => String::new(),
+    };
+    out.push_str(&format!(
+        "Squashed from {} {}{formula}: {} steps.\n",
+        if wisp { "wisp" } else { "molecule" },
+        mol.id,
+        steps.len()
+    ));
+    for s in steps {
+        let when = s.closed_at.unwrap_or(s.updated_at).format("%Y-%m-%d %H:%M");
+        let reason = s
+            .close_reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "- {} {} ({} {when} by {}{reason})\n",
+            s.id, s.title, s.status, s.updated_by
+        ));
+    }
+    out
+}
+
+/// Squashes a finished molecule or wisp into a one-bead summary on
+/// `refs/beads/main`. A stored molecule becomes its own summary (its steps become
+/// tombstones, so that the squash syncs); a wisp's summary is a new bead (id
+/// `<prefix>-<hash>` of wisp `<prefix>-wisp-<hash>`) and the wisp is removed from the
+/// wisp ref. A squash of a wisp that was interrupted can be run again.
+pub fn squash(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
+    permit(actor, Capability::Create)?;
+    permit(actor, Capability::Close)?;
+    if locate(store, id)? == refs::MAIN {
+        squash_stored(store, actor, id)
+    } else {
+        squash_wisp(store, actor, id)
+    }
+}
+
+fn squash_stored(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
+    super::write(store, actor, |tx| {
+        let mut mol = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+        require_molecule(tx, &mol)?;
+        let steps = steps(tx, id)?;
+        require_finished(&mol, &steps)?;
+        let at = now();
+        mol.description = digest(&mol, &steps, false);
+        if mol.status != Status::Closed {
+            mol.status = Status::Closed;
+            mol.closed_at = Some(at);
+            mol.close_reason = Some(format!("all {} steps done", steps.len()));
+        }
+        mol.extra
+            .insert(SQUASHED_STEPS_KEY.into(), json!(steps.len()));
+        mol.touch(&actor.id, at);
+        tx.put_bead(&mol)?;
+        for mut s in steps.iter().cloned() {
+            s.status = Status::Deleted;
+            s.deleted_at = Some(at);
+            s.deleted_by = Some(actor.id.clone());
+            s.delete_reason = Some(format!("squashed into {id}"));
+            s.touch(&actor.id, at);
+            tx.put_bead(&s)?;
+        }
+        tx.set_message(format!(
+            "squash {id}: {} ({} steps)",
+            mol.title,
+            steps.len()
+        ));
+        Ok(Squashed {
+            summary: mol,
+            from: id.clone(),
+            wisp: false,
+            steps: steps.len(),
+        })
+    })
+}
+
+/// The id of the summary of wisp `id`: `<prefix>-<hash>` for `<prefix>-wisp-<hash>`.
+fn summary_id(id: &BeadId) -> Option<BeadId> {
+    let (prefix, hash) = id.as_str().split_once(&format!("-{WISP_MARK}"))?;
+    BeadId::parse(&format!("{prefix}-{hash}")).ok()
+}
+
+fn squash_wisp(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
+    let wisps = store.view_of(refs::WISPS)?;
+    let mol = wisps
+        .bead(id)?
+        .ok_or_else(|| OpError::NotFound(id.clone()))?;
+    require_molecule(&wisps, &mol)?;
+    let steps = steps(&wisps, id)?;
+    require_finished(&mol, &steps)?;
+    // The summary lands on main first: a squash cut short after it leaves the wisp in
+    // place, and running it again finds the summary instead of making a second one.
+    let summary = super::write(store, actor, |tx| {
+        let wanted = summary_id(id).filter(|s| s.as_str() != id.as_str());
+        if let Some(s) = &wanted
+            && let Some(existing) = tx.bead(s)?
+            && extra_str(&existing, SQUASHED_FROM_KEY).as_deref() == Some(id.as_str())
+        {
+            return Ok(existing);
+        }
+        let sid = match wanted {
+            Some(s) if !tx.bead_exists(&s)? => s,
+            _ => fresh_id(tx, &tx.meta()?.prefix, &mol.title, actor)?,
+        };
+        let at = now();
+        let mut b = Bead::new(sid, mol.title.clone(), &mol.created_by, mol.created_at);
+        b.kind = BeadType::Molecule;
+        b.priority = mol.priority;
+        b.assignee = mol.assignee.clone();
+        b.labels = mol.labels.clone();
+        b.description = digest(&mol, &steps, true);
+        b.status = Status::Closed;
+        b.closed_at = Some(at);
+        b.close_reason = Some(format!(
+            "squashed from wisp {id}: all {} steps done",
+            steps.len()
+        ));
+        for key in [FORMULA_KEY, FORMULA_VERSION_KEY, VARIABLES_KEY] {
+            if let Some(v) = mol.extra.get(key) {
+                b.extra.insert(key.into(), v.clone());
+            }
+        }
+        b.extra.insert(SQUASHED_FROM_KEY.into(), json!(id.as_str()));
+        b.extra
+            .insert(SQUASHED_STEPS_KEY.into(), json!(steps.len()));
+        b.touch(&actor.id, at);
+        tx.put_bead(&b)?;
+        tx.set_message(format!(
+            "squash wisp {id} into {}: {} ({} steps)",
+            b.id,
+            b.title,
+            steps.len()
+        ));
+        Ok(b)
+    })?;
+    remove_wisp(store, actor, id, &format!("squashed into {}", summary.id))?;
+    Ok(Squashed {
+        summary,
+        from: id.clone(),
+        wisp: true,
+        steps: steps.len(),
+    })
+}
+
+/// Removes wisp `id` and every bead below it from the wisp ref, in one commit;
+/// returns how many steps went with it.
+fn remove_wisp(store: &Store, actor: &Actor, id: &BeadId, why: &str) -> Result<usize> {
+    let (n, _) = store.transact_on(refs::WISPS, actor, |tx| {
+        let below = format!("{id}.");
+        let children: Vec<BeadId> = tx
+            .bead_ids_near(id)?
+            .iter()
+            .filter(|c| c.starts_with(&below))
+            .filter_map(|c| BeadId::parse(c).ok())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let steps = steps(tx, id)?.len();
+        let title = tx.bead(id)?.map(|b| b.title).unwrap_or_default();
+        for c in &children {
+            tx.remove_bead(c);
+        }
+        if tx.bead_exists(id)? {
+            tx.remove_bead(id);
+        }
+        tx.set_message(format!("{why}: wisp {id}: {title} ({steps} steps)"));
+        Ok::<_, OpError>(steps)
+    })?;
+    Ok(n)
+}
+
+/// What a burn discarded.
+#[derive(Clone, Debug, Serialize)]
+pub struct Burned {
+    /// The wisp.
+    pub molecule: BeadId,
+    /// Its title.
+    pub title: String,
+    /// How many steps went with it.
+    pub steps: usize,
+}
+
+/// Discards wisp `id` and its steps, finished or not. Stored molecules are refused:
+/// they are shared, and `git beads delete` tombstones them so that the deletion syncs.
+pub fn burn(store: &Store, actor: &Actor, id: &BeadId) -> Result<Burned> {
+    permit(actor, Capability::Delete)?;
+    if locate(store, id)? == refs::MAIN {
+        return Err(OpError::Invalid(format!(
+            "{id} is stored in {}, not a wisp: burn discards wisps only (use `git beads delete` for stored beads)",
+            refs::MAIN
+        )));
+    }
+    let wisps = store.view_of(refs::WISPS)?;
+    let mol = wisps
+        .bead(id)?
+        .ok_or_else(|| OpError::NotFound(id.clone()))?;
+    require_molecule(&wisps, &mol)?;
+    let steps = remove_wisp(store, actor, id, "burn")?;
+    Ok(Burned {
+        molecule: id.clone(),
+        title: mol.title,
+        steps,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_wisp_summary_ids_drop_the_mark() {
+        let w = BeadId::parse("bd-wisp-k3x9").expect("id");
+        assert_eq!(summary_id(&w).map(String::from).as_deref(), Some("bd-k3x9"));
+        assert_eq!(w.fanout(), "k3");
+        let dashed = BeadId::parse("my-app-wisp-ab12").expect("id");
+        assert_eq!(
+            summary_id(&dashed).map(String::from).as_deref(),
+            Some("my-app-ab12")
+        );
+    }
 }

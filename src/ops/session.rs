@@ -3,13 +3,15 @@
 use serde::Serialize;
 
 use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
+use super::mail::NewMessage;
 use super::molecule::{self, Progress};
 use super::{OpError, Result, now, write};
 use crate::model::{
     Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
-    Prefix, Session, Status, Timestamp, Usage, UsageLine, check_name, check_text, parse_duration,
+    Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
+    check_text, parse_duration,
 };
-use crate::store::{Store, Tx, refs};
+use crate::store::{MailSummary, Store, Tx, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -86,6 +88,8 @@ pub struct StartOptions {
     pub harness_id: Option<String>,
     /// Take over from a live session of the agent elsewhere (marks it superseded).
     pub take_over: bool,
+    /// The session this one resumes: if it never ended, it is marked crashed.
+    pub resumes: Option<BeadId>,
 }
 
 /// Starts a session of `agent` in this worktree: records it, points the agent and the
@@ -129,7 +133,8 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
                     return Ok(old);
                 }
                 let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
-                let end = if same_place || silent > timeout {
+                let resumed = opts.resumes.as_ref() == Some(&old_id);
+                let end = if same_place || resumed || silent > timeout {
                     EndReason::Crashed
                 } else if opts.take_over {
                     EndReason::Superseded
@@ -157,6 +162,10 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
             }
         }
         let model = opts.model.clone().or_else(|| a.model.clone());
+        let parent_session = match &a.parent {
+            Some(p) => load(tx, p)?.session,
+            None => None,
+        };
         let s = Session {
             id: new_id.clone(),
             agent: agent.clone(),
@@ -177,6 +186,9 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
             store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
             store_at_end: None,
             previous: a.last_session.clone(),
+            resumes: opts.resumes.clone(),
+            parent_session,
+            snapshots: Vec::new(),
             updated_at: at,
             updated_by: actor.id.clone(),
             conflicts: Vec::new(),
@@ -234,40 +246,69 @@ fn change_session<T>(
     })
 }
 
-/// Ends `actor`'s running session, recording why and the store's commit at the end.
-pub fn end_session(
-    store: &Store,
+/// Ends `actor`'s running session, recording why and the store's commit at the end,
+/// with a last snapshot of its worktree.
+pub fn end_session(store: &Store, actor: &Actor, reason: EndReason) -> Result<Session> {
+    let capture = capture_for_session(store)?;
+    let (s, ()) = change_session(store, actor, "end", |tx, s, at| {
+        if let Some(c) = &capture {
+            stage_snapshot(tx, s, c, at)?;
+        }
+        finish(tx, actor, s, at, reason, None)
+    })?;
+    release_binding(store, &s)?;
+    Ok(s)
+}
+
+/// Marks `s` ended and points its agent away from it.
+fn finish(
+    tx: &mut Tx<'_>,
     actor: &Actor,
+    s: &mut Session,
+    at: Timestamp,
     reason: EndReason,
     note: Option<&str>,
-) -> Result<Session> {
-    if let Some(n) = note {
-        check_text("handoff note", n)?;
+) -> Result<()> {
+    s.end = Some(reason);
+    s.ended_at = Some(at);
+    s.handoff = note.map(str::to_owned);
+    s.store_at_end = tx.head().map(|h| h.commit.to_string());
+    let mut a = load(tx, &s.agent)?;
+    if a.session.as_ref() == Some(&s.id) {
+        a.session = None;
+        a.updated_at = at;
+        a.updated_by = actor.id.clone();
+        save(tx, &a)?;
     }
-    let (s, ()) = change_session(store, actor, "end", |tx, s, at| {
-        s.end = Some(reason);
-        s.ended_at = Some(at);
-        s.handoff = note.map(str::to_owned);
-        s.store_at_end = tx.head().map(|h| h.commit.to_string());
-        let mut a = load(tx, &s.agent)?;
-        if a.session.as_ref() == Some(&s.id) {
-            a.session = None;
-            a.updated_at = at;
-            a.updated_by = actor.id.clone();
-            save(tx, &a)?;
-        }
-        Ok(())
-    })?;
+    Ok(())
+}
+
+/// Clears the worktree's pointer to a session that ended.
+fn release_binding(store: &Store, s: &Session) -> Result<()> {
     if let Some(mut b) = binding(store)?.filter(|b| b.session.as_ref() == Some(&s.id)) {
         b.session = None;
         set_binding(store, Some(&b))?;
     }
-    Ok(s)
+    Ok(())
 }
 
-/// Records a sign of life of `actor`'s running session.
+/// Records a sign of life of `actor`'s running session, with a snapshot of its
+/// worktree when `beads.snapshotOnHeartbeat` is true.
 pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
-    let (s, ()) = change_session(store, actor, "heartbeat", |_, _, _| Ok(()))?;
+    let on = store
+        .config_string(SNAPSHOT_ON_HEARTBEAT_KEY)
+        .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"));
+    let capture = if on {
+        capture_for_session(store)?
+    } else {
+        None
+    };
+    let (s, ()) = change_session(store, actor, "heartbeat", |tx, s, at| {
+        if let Some(c) = &capture {
+            stage_snapshot(tx, s, c, at)?;
+        }
+        Ok(())
+    })?;
     check_budget(&s)?;
     Ok(s)
 }
@@ -493,6 +534,17 @@ pub struct HandoffNote {
     pub note: String,
 }
 
+/// Where a resumed session came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResumedFrom {
+    /// The session resumed.
+    pub session: BeadId,
+    /// When the snapshot put back was taken, if there was one.
+    pub snapshot_at: Option<Timestamp>,
+    /// Files that snapshot left out for being too large.
+    pub skipped: Vec<SkippedFile>,
+}
+
 /// Everything a fresh session needs to know, short enough for an agent's context.
 #[derive(Clone, Debug, Serialize)]
 pub struct Prime {
@@ -508,6 +560,12 @@ pub struct Prime {
     pub hook: Vec<HookItem>,
     /// What is left of the session's budget.
     pub budget_left: Option<BudgetLeft>,
+    /// The session the running one resumes, and when its snapshot was taken.
+    pub resumed: Option<ResumedFrom>,
+    /// How many messages the agent has not read.
+    pub unread_mail: usize,
+    /// The most urgent unread messages.
+    pub mail: Vec<MailSummary>,
     /// The store's commit this was read from.
     pub store_commit: String,
     /// Ready work, when no agent is acting (a person's view).
@@ -537,6 +595,9 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
             previous: None,
             hook: Vec::new(),
             budget_left: None,
+            resumed: None,
+            unread_mail: 0,
+            mail: Vec::new(),
             store_commit: commit,
             ready: ready
                 .beads
@@ -566,7 +627,23 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         })
     });
     let hook = hook_items(&view, &agent)?;
+    let (unread_mail, mail) = super::mail::unread(store, name, 3)?;
+    let resumed = match session.as_ref().and_then(|s| s.resumes.clone()) {
+        Some(from) => {
+            let old = load_session(&view, &from)?;
+            let snap = old.snapshots.iter().rev().find(|x| !x.pruned);
+            Some(ResumedFrom {
+                session: from,
+                snapshot_at: snap.map(|x| x.at),
+                skipped: snap.map(|x| x.skipped.clone()).unwrap_or_default(),
+            })
+        }
+        None => None,
+    };
     Ok(Prime {
+        resumed,
+        unread_mail,
+        mail,
         budget_left: session.as_ref().map(|s| s.budget_left(now())),
         previous: previous.map(|p| PreviousSession {
             id: p.id,
@@ -584,11 +661,274 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     })
 }
 
-/// Hands off: in one commit, leaves `note` for the agent's next session, keeps the
-/// hook, and ends the running session with reason `handoff`.
+/// Hands off: in one commit, leaves `note` for the agent's next session (on the session
+/// record and as mail to itself), keeps the hook, and ends the running session with
+/// reason `handoff`.
 pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     if note.trim().is_empty() {
         return Err(OpError::Invalid("the handoff note is empty".into()));
     }
-    end_session(store, actor, EndReason::Handoff, Some(note))
+    check_text("handoff note", note)?;
+    let capture = capture_for_session(store)?;
+    let (s, ()) = change_session(store, actor, "handoff", |tx, s, at| {
+        if let Some(c) = &capture {
+            stage_snapshot(tx, s, c, at)?;
+        }
+        finish(tx, actor, s, at, EndReason::Handoff, Some(note))?;
+        let to = std::iter::once(s.agent.clone()).collect();
+        let mail = NewMessage {
+            to: vec![s.agent.to_string()],
+            subject: format!("handoff from session {}", s.id),
+            body: note.to_owned(),
+            priority: Some(1),
+            ..NewMessage::default()
+        };
+        super::mail::stage(tx, actor, &mail, to)?;
+        Ok(())
+    })?;
+    release_binding(store, &s)?;
+    Ok(s)
+}
+
+/// The config key capping the size of one file in a snapshot (bytes, or with a
+/// `k`, `m` or `g` suffix); larger files are listed instead of stored.
+pub const SNAPSHOT_MAX_FILE_KEY: &str = "beads.snapshotMaxFile";
+
+/// The config key that makes every heartbeat take a snapshot too.
+pub const SNAPSHOT_ON_HEARTBEAT_KEY: &str = "beads.snapshotOnHeartbeat";
+
+/// The config key saying how many snapshots `git beads gc` keeps per agent.
+pub const SNAPSHOT_KEEP_KEY: &str = "beads.snapshotKeep";
+
+const DEFAULT_MAX_FILE: u64 = 10 * 1024 * 1024;
+const DEFAULT_KEEP: usize = 5;
+
+fn parse_size(v: &str) -> Option<u64> {
+    let v = v.trim().to_ascii_lowercase();
+    let (num, mult) = match v.chars().last()? {
+        'k' => (&v[..v.len() - 1], 1024),
+        'm' => (&v[..v.len() - 1], 1024 * 1024),
+        'g' => (&v[..v.len() - 1], 1024 * 1024 * 1024),
+        _ => (v.as_str(), 1),
+    };
+    num.trim().parse::<u64>().ok()?.checked_mul(mult)
+}
+
+/// Captures this worktree for the session running here; `None` for a repository
+/// without a worktree.
+fn capture_for_session(store: &Store) -> Result<Option<crate::store::Capture>> {
+    if store.workdir().is_none() {
+        return Ok(None);
+    }
+    let cap = store
+        .config_string(SNAPSHOT_MAX_FILE_KEY)
+        .and_then(|v| parse_size(&v))
+        .unwrap_or(DEFAULT_MAX_FILE);
+    Ok(Some(store.capture_worktree(cap)?))
+}
+
+/// Records a snapshot on `s` and keeps its tree in the store, unless the worktree is
+/// exactly as the last snapshot had it. Returns whether one was added.
+fn stage_snapshot(
+    tx: &mut Tx<'_>,
+    s: &mut Session,
+    c: &crate::store::Capture,
+    at: Timestamp,
+) -> Result<bool> {
+    let base = c.base.map(|b| b.to_string());
+    let tree = c.tree.to_string();
+    if s.snapshots
+        .last()
+        .is_some_and(|last| last.tree == tree && last.base == base)
+    {
+        return Ok(false);
+    }
+    let n = s.snapshots.last().map_or(1, |l| l.n + 1);
+    tx.put_subtree(&refs::snapshot_path(&s.id, n), Some(c.tree));
+    s.snapshots.push(Snapshot {
+        n,
+        at,
+        base,
+        tree,
+        store_commit: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
+        skipped: c
+            .skipped
+            .iter()
+            .map(|(path, size)| SkippedFile {
+                path: path.clone(),
+                size: *size,
+            })
+            .collect(),
+        pruned: false,
+    });
+    Ok(true)
+}
+
+/// Snapshots the worktree of `actor`'s running session. Returns the session and the
+/// new snapshot, or `None` when nothing changed since the last one (then nothing is
+/// written at all).
+pub fn snapshot(store: &Store, actor: &Actor) -> Result<(Session, Option<Snapshot>)> {
+    let id = current_id(actor)?;
+    let capture = capture_for_session(store)?
+        .ok_or_else(|| OpError::Invalid("this repository has no worktree to snapshot".into()))?;
+    write(store, actor, |tx| {
+        let mut s = load_session(tx, &id)?;
+        if !s.is_open() {
+            return Err(OpError::Conflict(format!("session {id} has already ended")));
+        }
+        let at = now();
+        if !stage_snapshot(tx, &mut s, &capture, at)? {
+            return Ok((s, None));
+        }
+        s.heartbeat_at = at;
+        s.updated_at = at;
+        s.updated_by = actor.id.clone();
+        save_session(tx, &s)?;
+        let snap = s.snapshots.last().cloned();
+        tx.set_message(format!("session snapshot {id}"));
+        Ok((s, snap))
+    })
+}
+
+/// Where a resumed session now runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Resumed {
+    /// The new session.
+    pub session: Session,
+    /// The session it resumes.
+    pub from: BeadId,
+    /// The snapshot whose files were put back, if there was one.
+    pub snapshot: Option<Snapshot>,
+    /// The worktree it runs in.
+    pub worktree: std::path::PathBuf,
+}
+
+/// Resumes session `id` (on this clone or another): in `worktree` (created when it does
+/// not exist, at the snapshot's base commit when this clone has it, else at HEAD with
+/// the snapshot's full tree) or in the current one, puts back the last snapshot's files,
+/// binds the agent there and starts a new session that records the one it resumes.
+/// A worktree with uncommitted changes is refused unless `force`.
+pub fn resume(
+    store: &Store,
+    id: &BeadId,
+    worktree: Option<&std::path::Path>,
+    force: bool,
+) -> Result<Resumed> {
+    let old = show_session(store, id)?;
+    let snap = old.snapshots.iter().rev().find(|s| !s.pruned).cloned();
+    let target_path = match worktree {
+        Some(p) if !p.exists() => {
+            let base = snap
+                .as_ref()
+                .and_then(|s| s.base.as_deref())
+                .and_then(|b| gix::ObjectId::from_hex(b.as_bytes()).ok())
+                .filter(|b| store.has_object(*b));
+            let at = match base {
+                Some(b) => b,
+                None => store.head_commit()?.ok_or_else(|| {
+                    OpError::Invalid("this repository has no commit to put a worktree on".into())
+                })?,
+            };
+            store.add_worktree(p, at)?;
+            p.to_owned()
+        }
+        Some(p) => p.to_owned(),
+        None => store
+            .workdir()
+            .map(std::path::Path::to_owned)
+            .ok_or_else(|| OpError::Invalid("this repository has no worktree".into()))?,
+    };
+    let target = Store::discover(&target_path)?;
+    if let Some(s) = &snap {
+        if target.worktree_is_dirty()? && !force {
+            return Err(OpError::Conflict(format!(
+                "{} has uncommitted changes; commit or stash them, or pass --force to overwrite them",
+                target_path.display()
+            )));
+        }
+        let tree = gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
+            OpError::Invalid(format!("snapshot {} of {id} names a bad tree: {e}", s.n))
+        })?;
+        target.restore_worktree(tree)?;
+    }
+    super::agent::bind(&target, &old.agent)?;
+    let session = start_session(
+        &target,
+        &old.agent,
+        StartOptions {
+            model: old.model.clone(),
+            resumes: Some(id.clone()),
+            ..StartOptions::default()
+        },
+    )?;
+    Ok(Resumed {
+        session,
+        from: id.clone(),
+        snapshot: snap,
+        worktree: target_path,
+    })
+}
+
+/// Prunes old snapshots from the store's tree, keeping the newest `keep` per agent
+/// (default `beads.snapshotKeep`, else 5). Their records stay on the sessions, marked
+/// pruned. Returns how many were pruned.
+pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
+    let keep = keep
+        .or_else(|| store.config_string(SNAPSHOT_KEEP_KEY)?.trim().parse().ok())
+        .unwrap_or(DEFAULT_KEEP);
+    write(store, actor, |tx| {
+        let mut by_agent: std::collections::BTreeMap<AgentName, Vec<(Timestamp, BeadId, u32)>> =
+            Default::default();
+        for path in tx.list_docs(refs::SESSIONS_DIR)? {
+            if let Some(s) = tx.doc::<Session>(&path)? {
+                for snap in s.snapshots.iter().filter(|x| !x.pruned) {
+                    by_agent.entry(s.agent.clone()).or_default().push((
+                        snap.at,
+                        s.id.clone(),
+                        snap.n,
+                    ));
+                }
+            }
+        }
+        let mut pruned = 0;
+        for (_, mut snaps) in by_agent {
+            snaps.sort();
+            let excess = snaps.len().saturating_sub(keep);
+            for (_, sid, n) in snaps.into_iter().take(excess) {
+                let mut s = load_session(tx, &sid)?;
+                if let Some(x) = s.snapshots.iter_mut().find(|x| x.n == n) {
+                    x.pruned = true;
+                }
+                save_session(tx, &s)?;
+                tx.put_subtree(&refs::snapshot_path(&sid, n), None);
+                pruned += 1;
+            }
+        }
+        tx.set_message(format!(
+            "gc: prune {pruned} old snapshots (keeping {keep} per agent)"
+        ));
+        Ok(pruned)
+    })
+}
+
+/// Every store change made by session `id` and the sessions it resumes (following the
+/// resume chain back), newest first.
+pub fn session_log(store: &Store, id: &BeadId) -> Result<Vec<super::LogEntry>> {
+    let view = store.view()?;
+    let mut chain = Vec::new();
+    let mut next = Some(id.clone());
+    while let Some(sid) = next {
+        if chain.contains(&sid.to_string()) || chain.len() > 1000 {
+            break;
+        }
+        let s = load_session(&view, &sid)?;
+        chain.push(sid.to_string());
+        next = s.resumes;
+    }
+    let head = store.require_head()?;
+    Ok(store
+        .commits_of_sessions(&head, &chain)?
+        .into_iter()
+        .map(super::history::entry_without_diffs)
+        .collect())
 }

@@ -29,10 +29,33 @@ pub enum CodecError {
     },
 }
 
+impl CodecError {
+    /// Where the YAML parser failed, as a 1-based (line, column), when it says; and
+    /// its message without that position (for `file:line:column: message` reports).
+    pub fn located(&self) -> (Option<(usize, usize)>, String) {
+        let text = self.to_string();
+        let CodecError::Yaml(e) = self else {
+            return (None, text);
+        };
+        let Some(at) = e.location() else {
+            return (None, text);
+        };
+        let (line, column) = (at.line(), at.column());
+        let message = text.replacen(&format!(" at line {line} column {column}"), "", 1);
+        (Some((line, column)), message)
+    }
+}
+
 /// Encodes a value as its canonical YAML document: keys in declaration order,
 /// no anchors, stable formatting, so equal values give byte-identical blobs.
 pub fn encode<T: Serialize>(value: &T) -> Result<String, CodecError> {
     Ok(serde_yaml::to_string(value)?)
+}
+
+/// Converts a value to the generic YAML tree that the merge of unknown documents
+/// works on (equal to what decoding its canonical encoding gives).
+pub fn to_value<T: Serialize>(value: &T) -> Result<serde_yaml::Value, CodecError> {
+    Ok(serde_yaml::to_value(value)?)
 }
 
 /// Decodes a YAML document, refusing oversized or non-UTF-8 input up front.

@@ -1,10 +1,18 @@
 //! The only code that touches git: opening the repository, reading documents from
 //! the store's tree, committing changes atomically, the history and the index.
 
+mod bulk;
+mod cli_config;
 pub mod codec;
+mod durable;
+mod hooks;
 mod index;
 mod lock;
+mod notes;
+mod pack;
 pub mod refs;
+mod snapshot;
+mod sync;
 mod tree;
 
 use std::cell::OnceCell;
@@ -15,7 +23,12 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use serde::{Deserialize, Serialize};
 
-pub use index::{Broken, Index, Summary};
+pub use bulk::{BlobIds, Put};
+pub use hooks::RefPush;
+pub use index::{Broken, Index, MailMarks, MailSummary, Summary};
+pub use notes::MAX_NOTE;
+pub use snapshot::Capture;
+pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
 pub use tree::DocChange;
 
 use crate::model::{Actor, Bead, BeadId, Prefix, Timestamp};
@@ -91,6 +104,9 @@ pub enum StoreError {
         "no identity to author the change (set user.name and user.email, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL)"
     )]
     NoIdentity,
+    /// Talking to a remote failed, or what it sent cannot be merged.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
     /// The ref kept moving under the writer.
     #[error("{0} kept moving while this command tried to update it; nothing was changed")]
     Contended(String),
@@ -154,11 +170,21 @@ impl Store {
     /// Opens the repository the way git does: `GIT_DIR` and friends when set (as they
     /// are inside hooks and linked worktrees), else by searching upwards from `dir`.
     pub fn discover(dir: &Path) -> Result<Store, StoreError> {
-        let repo = gix::discover_with_environment_overrides(dir).map_err(|source| {
-            StoreError::NotARepo {
-                path: dir.to_owned(),
-                source: Box::new(source),
-            }
+        // `git -c key=value beads …` hands its settings down the way git does for
+        // every command it runs; gix does not read them on its own.
+        let overrides = cli_config::from_env();
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        trust.full = trust.full.cli_overrides(overrides.clone());
+        trust.reduced = trust.reduced.cli_overrides(overrides);
+        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+            dir,
+            Default::default(),
+            trust,
+        )
+        .map(gix::Repository::from)
+        .map_err(|source| StoreError::NotARepo {
+            path: dir.to_owned(),
+            source: Box::new(source),
         })?;
         Ok(Store { repo })
     }
@@ -204,6 +230,11 @@ impl Store {
             .map_err(git_err(format!("read the tree of {commit}")))?
             .detach();
         Ok(Some(Head { commit, tree }))
+    }
+
+    /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
+    pub fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
+        Ok(self.repo.head_id().ok().map(|id| id.detach()))
     }
 
     /// The head of the store, or [`StoreError::NotInitialized`].
@@ -357,6 +388,53 @@ impl Store {
         Index::load(self, refs::MAIN, head)
     }
 
+    /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
+    /// without reading or writing the cache (for checking the cache).
+    pub fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {
+        Index::fresh(self, head)
+    }
+
+    /// Throws the index cache of `refs/beads/main` away and builds it again.
+    pub fn index_rebuild(&self, head: &Head) -> Result<Index, StoreError> {
+        Index::rebuild_cache(self, refs::MAIN, head)
+    }
+
+    /// Reads commit `id` as a history entry (changes against its first parent) and
+    /// returns it with that parent.
+    fn history_entry(&self, id: ObjectId) -> Result<(HistoryEntry, Option<ObjectId>), StoreError> {
+        let commit = self
+            .repo
+            .find_commit(id)
+            .map_err(git_err(format!("read commit {id}")))?;
+        let decoded = commit
+            .decode()
+            .map_err(git_err(format!("decode commit {id}")))?;
+        let parent = decoded.parents().next();
+        let parent_tree = match parent {
+            Some(p) => Some(
+                self.repo
+                    .find_commit(p)
+                    .map_err(git_err(format!("read commit {p}")))?
+                    .tree_id()
+                    .map_err(git_err(format!("read the tree of {p}")))?
+                    .detach(),
+            ),
+            None => None,
+        };
+        let author = decoded
+            .author()
+            .map_err(git_err(format!("read the author of {id}")))?;
+        let entry = HistoryEntry {
+            commit: id,
+            author: author.name.to_str_lossy().into_owned(),
+            email: author.email.to_str_lossy().into_owned(),
+            time: author.time().map(|t| t.seconds).unwrap_or_default(),
+            message: decoded.message.to_str_lossy().into_owned(),
+            changes: self.diff(parent_tree, Some(decoded.tree()))?,
+        };
+        Ok((entry, parent))
+    }
+
     /// The history of the store from `head` back along first parents, newest first,
     /// keeping only commits for which `keep` accepts one of the changes (every commit
     /// when `keep` is `None`), at most `limit` of them.
@@ -372,45 +450,51 @@ impl Store {
             if out.len() >= limit {
                 break;
             }
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(git_err(format!("read commit {id}")))?;
-            let decoded = commit
-                .decode()
-                .map_err(git_err(format!("decode commit {id}")))?;
-            let tree = decoded.tree();
-            let parent = decoded.parents().next();
-            let parent_tree = match parent {
-                Some(p) => Some(
-                    self.repo
-                        .find_commit(p)
-                        .map_err(git_err(format!("read commit {p}")))?
-                        .tree_id()
-                        .map_err(git_err(format!("read the tree of {p}")))?
-                        .detach(),
-                ),
-                None => None,
-            };
-            let mut changes = self.diff(parent_tree, Some(tree))?;
+            let (mut entry, parent) = self.history_entry(id)?;
             if let Some(keep) = keep {
-                changes.retain(|c| keep(c));
+                entry.changes.retain(|c| keep(c));
             }
-            if keep.is_none() || !changes.is_empty() {
-                let author = decoded
-                    .author()
-                    .map_err(git_err(format!("read the author of {id}")))?;
-                out.push(HistoryEntry {
-                    commit: id,
-                    author: author.name.to_str_lossy().into_owned(),
-                    email: author.email.to_str_lossy().into_owned(),
-                    time: author.time().map(|t| t.seconds).unwrap_or_default(),
-                    message: decoded.message.to_str_lossy().into_owned(),
-                    changes,
-                });
+            if keep.is_none() || !entry.changes.is_empty() {
+                out.push(entry);
             }
             next = parent;
         }
+        Ok(out)
+    }
+
+    /// Every commit reachable from `head` (merged-in ones too) whose message carries a
+    /// `Beads-Session:` trailer naming one of `sessions`, newest first, with the
+    /// documents each changed against its first parent.
+    pub fn commits_of_sessions(
+        &self,
+        head: &Head,
+        sessions: &[String],
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let walk = self
+            .repo
+            .rev_walk([head.commit])
+            .all()
+            .map_err(git_err("walk the store's history"))?;
+        let mut out = Vec::new();
+        for info in walk {
+            let info =
+                info.map_err(|e| git_err("walk the store's history")(gix::Error::from_error(e)))?;
+            let commit = self
+                .repo
+                .find_commit(info.id)
+                .map_err(git_err(format!("read commit {}", info.id)))?;
+            let message = commit
+                .message_raw()
+                .map_err(git_err(format!("decode commit {}", info.id)))?;
+            let named = message.lines().any(|l| {
+                l.strip_prefix(b"Beads-Session: ")
+                    .is_some_and(|s| sessions.iter().any(|x| x.as_bytes() == s.trim_ascii()))
+            });
+            if named {
+                out.push(self.history_entry(info.id)?.0);
+            }
+        }
+        out.sort_by(|a, b| b.time.cmp(&a.time).then(a.commit.cmp(&b.commit)));
         Ok(out)
     }
 
@@ -431,7 +515,18 @@ impl Store {
 
     /// The name of the repository's directory (for deriving a default prefix).
     pub fn repo_name(&self) -> String {
-        let dir = self.workdir().unwrap_or_else(|| self.common_dir());
+        // A linked worktree's directory does not name the repository: the main
+        // worktree (around the common `.git`) or the bare repository does.
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        let common = real(self.common_dir());
+        let dir = if common.file_name().is_some_and(|n| n == ".git") {
+            common.parent().map(Path::to_owned)
+        } else if real(self.repo.git_dir()) == common {
+            self.workdir().map(real)
+        } else {
+            None
+        };
+        let dir = dir.unwrap_or(common);
         dir.file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
@@ -483,10 +578,35 @@ impl Store {
             if tx.writes.is_empty() {
                 return Ok((value, None));
             }
-            let tree = self.write_tree(head.map(|h| h.tree), &tx.writes)?;
+            let policy = self.fsync_policy();
+            // A large change goes to disk as one pack, not a loose file (and an fsync)
+            // per object: its objects are written to memory first.
+            let mut packed = (tx.writes.len() >= pack::PACK_THRESHOLD).then(|| Store {
+                repo: self.repo.clone().with_object_memory(),
+            });
+            let writer = packed.as_ref().unwrap_or(self);
+            let (tree, blobs) = writer.write_tree(head.map(|h| h.tree), &tx.writes)?;
             let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
-            let commit = self.write_commit(tree, &parents, actor, &tx.message)?;
+            let commit = writer.write_commit(tree, &parents, actor, &tx.message)?;
+            if let Some(objects) = packed
+                .as_mut()
+                .and_then(|mem| mem.repo.objects.take_object_memory())
+            {
+                let objects: Vec<_> = objects
+                    .iter()
+                    .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
+                    .collect();
+                self.write_pack(&objects, policy.objects)?;
+            } else if policy.objects {
+                let mut ids = self.trees_on_paths(tree, tx.writes.keys().map(String::as_str))?;
+                ids.extend(blobs);
+                ids.insert(commit);
+                self.sync_objects(&ids)?;
+            }
             if self.move_ref(name, head.map(|h| h.commit), commit, actor, &tx.message)? {
+                if policy.refs {
+                    self.sync_ref(name)?;
+                }
                 return Ok((value, Some(commit)));
             }
         }
@@ -533,51 +653,81 @@ impl Store {
     }
 
     /// A ref's `.lock` file left by a killed writer would block every later write.
-    /// Only git-beads writes the store's refs, and always under the write lock we
-    /// hold, so a `.lock` seen now is stale.
+    /// Other git-beads writers hold the write lock we hold, but plain git may lock
+    /// the ref for a moment too (`git pack-refs` pruning it, `git update-ref`):
+    /// removing that live lock would let git undo our write when it finishes (a
+    /// pruned loose ref falls back to the old packed value). So a `.lock` is only
+    /// removed once it is older than any git command holds one; a younger one is
+    /// waited for.
     fn clear_stale_ref_lock(&self, name: &str) -> Result<(), StoreError> {
+        const STALE: std::time::Duration = std::time::Duration::from_secs(1);
         let lock = self.common_dir().join(format!("{name}.lock"));
-        match std::fs::remove_file(&lock) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io_err(format!("remove stale {}", lock.display()))(e)),
+        let started = std::time::Instant::now();
+        loop {
+            let age = match std::fs::metadata(&lock) {
+                Ok(meta) => meta
+                    .modified()
+                    .ok()
+                    .and_then(|m| std::time::SystemTime::now().duration_since(m).ok())
+                    .unwrap_or_default(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(io_err(format!("look at {}", lock.display()))(e)),
+            };
+            // Waited out a whole period (its time may be skewed): it is stale too.
+            if age >= STALE || started.elapsed() >= STALE {
+                return match std::fs::remove_file(&lock) {
+                    Ok(()) => Ok(()),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                    Err(e) => Err(io_err(format!("remove stale {}", lock.display()))(e)),
+                };
+            }
+            std::thread::sleep((STALE - age).min(std::time::Duration::from_millis(20)));
         }
     }
 
-    /// Writes `writes` (path → content, `None` removes) on top of `base` and returns the new tree.
+    /// Writes `writes` (blobs, subtrees, removals by path) on top of `base`; returns the
+    /// new tree and the blobs written.
     fn write_tree(
         &self,
         base: Option<ObjectId>,
-        writes: &BTreeMap<String, Option<Vec<u8>>>,
-    ) -> Result<ObjectId, StoreError> {
+        writes: &BTreeMap<String, Staged>,
+    ) -> Result<(ObjectId, Vec<ObjectId>), StoreError> {
         let base = base.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
         let mut editor = self
             .repo
             .edit_tree(base)
             .map_err(git_err(format!("edit tree {base}")))?;
-        for (path, content) in writes {
-            match content {
-                Some(bytes) => {
+        let mut blobs = Vec::new();
+        for (path, staged) in writes {
+            match staged {
+                Staged::Blob(bytes) => {
                     let blob = self
                         .repo
                         .write_blob(bytes)
                         .map_err(git_err(format!("write {path}")))?
                         .detach();
+                    blobs.push(blob);
                     editor
                         .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, blob)
                         .map_err(git_err(format!("place {path} in the tree")))?;
                 }
-                None => {
+                Staged::Tree(id) => {
+                    editor
+                        .upsert(path.as_str(), gix::object::tree::EntryKind::Tree, *id)
+                        .map_err(git_err(format!("place {path} in the tree")))?;
+                }
+                Staged::Remove => {
                     editor
                         .remove(path.as_str())
                         .map_err(git_err(format!("remove {path} from the tree")))?;
                 }
             }
         }
-        Ok(editor
+        let tree = editor
             .write()
             .map_err(git_err("write the store's tree"))?
-            .detach())
+            .detach();
+        Ok((tree, blobs))
     }
 
     /// Writes a commit of `tree` with `parents`, authored and committed by `actor`.
@@ -658,7 +808,12 @@ impl Store {
             Ok(_) => Ok(true),
             Err(e) => {
                 let now = self.ref_head(name)?.map(|h| h.commit);
-                if now != expected {
+                if now == Some(new) {
+                    // The ref did move to our commit (something after the swap
+                    // failed, or another process renamed our lock into place): the
+                    // write happened, and doing it again would do it twice.
+                    Ok(true)
+                } else if now != expected {
                     Ok(false)
                 } else {
                     Err(git_err(format!("update {name}"))(e))
@@ -696,13 +851,23 @@ fn decode_bead(path: &str, id: &BeadId, bytes: &[u8]) -> Result<Bead, StoreError
     Ok(bead)
 }
 
+/// Something staged at a path of the store's tree.
+enum Staged {
+    /// A document.
+    Blob(Vec<u8>),
+    /// A subtree taken as it is (a worktree snapshot).
+    Tree(ObjectId),
+    /// Nothing: the path goes.
+    Remove,
+}
+
 /// One atomic change being put together: reads see the state it started from plus
 /// what it has staged so far.
 pub struct Tx<'s> {
     store: &'s Store,
     ref_name: &'static str,
     head: Option<Head>,
-    writes: BTreeMap<String, Option<Vec<u8>>>,
+    writes: BTreeMap<String, Staged>,
     message: String,
     index: OnceCell<Index>,
 }
@@ -758,6 +923,12 @@ impl Tx<'_> {
         self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
     }
 
+    /// Stages the removal of a bead's document. For local-only refs (wisps): on a
+    /// shared ref a deleted bead stays as a tombstone so that the deletion syncs.
+    pub fn remove_bead(&mut self, id: &BeadId) {
+        self.writes.insert(refs::bead_path(id), Staged::Remove);
+    }
+
     /// The document at `path`, as staged or stored.
     pub fn doc<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<Option<T>, StoreError> {
         self.read(path)?
@@ -782,11 +953,11 @@ impl Tx<'_> {
             None => Default::default(),
         };
         let below = format!("{dir}/");
-        for (path, content) in &self.writes {
+        for (path, staged) in &self.writes {
             if path.starts_with(&below) {
-                match content {
-                    Some(_) => paths.insert(path.clone()),
-                    None => paths.remove(path),
+                match staged {
+                    Staged::Blob(_) => paths.insert(path.clone()),
+                    Staged::Tree(_) | Staged::Remove => paths.remove(path),
                 };
             }
         }
@@ -798,13 +969,22 @@ impl Tx<'_> {
             what: what.to_owned(),
             source,
         })?;
-        self.writes.insert(path.to_owned(), Some(text.into_bytes()));
+        self.writes
+            .insert(path.to_owned(), Staged::Blob(text.into_bytes()));
         Ok(())
     }
 
+    /// Stages a subtree (e.g. a worktree snapshot) at `path`, or removes one with `None`.
+    pub fn put_subtree(&mut self, path: &str, tree: Option<ObjectId>) {
+        let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);
+        self.writes.insert(path.to_owned(), staged);
+    }
+
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        if let Some(staged) = self.writes.get(path) {
-            return Ok(staged.clone());
+        match self.writes.get(path) {
+            Some(Staged::Blob(bytes)) => return Ok(Some(bytes.clone())),
+            Some(Staged::Tree(_) | Staged::Remove) => return Ok(None),
+            None => {}
         }
         match &self.head {
             Some(head) => self.store.read_path(head.tree, path),
@@ -826,11 +1006,14 @@ impl Tx<'_> {
                 }
             }
         }
-        for path in self.writes.keys() {
-            if let Some(staged) = refs::bead_id_of_path(path)
+        for (path, staged) in &self.writes {
+            if let Some(id) = refs::bead_id_of_path(path)
                 && path.starts_with(&dir)
             {
-                names.push(staged.to_owned());
+                names.retain(|n| n != id);
+                if let Staged::Blob(_) = staged {
+                    names.push(id.to_owned());
+                }
             }
         }
         Ok(names)

@@ -18,10 +18,25 @@ pub fn bead_path(id: &crate::model::BeadId) -> String {
 }
 
 /// The bead id a document path names, if it is a bead path.
+///
+/// A valid id outside its own fan-out directory is not one: only [`bead_path`] holds a
+/// bead, else a stray copy would shadow it in the index (but not in `show`), and which
+/// of the two won would depend on how the index was built. A name that is no id at all
+/// still counts, so that its document is reported as broken.
 pub fn bead_id_of_path(path: &str) -> Option<&str> {
-    let rest = path.strip_prefix(BEADS_DIR)?.strip_prefix('/')?;
-    let (_, file) = rest.split_once('/')?;
-    file.strip_suffix(".yaml")
+    id_in_fanout(path, BEADS_DIR)
+}
+
+/// The id a document path under `dir` names, when it sits in its own fan-out directory
+/// (or is no id at all, so that its document is reported as broken).
+fn id_in_fanout<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    let rest = path.strip_prefix(dir)?.strip_prefix('/')?;
+    let (fan, file) = rest.split_once('/')?;
+    let id = file.strip_suffix(".yaml")?;
+    match crate::model::BeadId::parse(id) {
+        Ok(parsed) if parsed.fanout() != fan => None,
+        _ => Some(id),
+    }
 }
 
 /// The directory in the store's tree that holds the agents.
@@ -48,4 +63,62 @@ pub fn agent_name_of_path(path: &str) -> Option<&str> {
 /// The path of a session's document (`sessions/ab/ses-ab12.yaml`).
 pub fn session_path(id: &crate::model::BeadId) -> String {
     format!("{SESSIONS_DIR}/{}/{}.yaml", id.fanout(), id)
+}
+
+/// The directory in the store's tree that holds the mail.
+pub const MAIL_DIR: &str = "mail";
+
+/// The path of a message's document (`mail/ab/msg-ab12.yaml`).
+pub fn mail_path(id: &crate::model::BeadId) -> String {
+    format!("{MAIL_DIR}/{}/{}.yaml", id.fanout(), id)
+}
+
+/// The message id a document path names, if it is a mail path (only in its own
+/// fan-out directory, as for beads).
+pub fn mail_id_of_path(path: &str) -> Option<&str> {
+    id_in_fanout(path, MAIL_DIR)
+}
+
+/// Provenance notes of code commits; fetched by sync into a tracking ref.
+pub const NOTES: &str = "refs/notes/beads";
+
+/// Where what each remote last had is kept: outside `refs/remotes/`, so that
+/// `git branch -a` never shows it, and the only place a fetch may write.
+pub const TRACKING_PREFIX: &str = "refs/beads/remotes/";
+
+/// The tracking ref of remote `remote`'s store (`refs/beads/remotes/origin/main`).
+pub fn tracking_main(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/main")
+}
+
+/// The tracking ref of remote `remote`'s provenance notes (`refs/beads/remotes/origin/notes`).
+pub fn tracking_notes(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/notes")
+}
+
+/// The fetch refspecs that bring remote `remote`'s store and notes into its tracking
+/// refs. They are globs (`main*`) because git refuses a fetch whose exact source
+/// ref is missing, and a remote has no beads until someone first pushes them.
+pub fn fetch_refspecs(remote: &str) -> [String; 2] {
+    [
+        format!("+{MAIN}*:{}*", tracking_main(remote)),
+        format!("+{NOTES}*:{}*", tracking_notes(remote)),
+    ]
+}
+
+/// The directory of the store's tree where a merge keeps whole versions of documents
+/// it could not merge field by field (one side does not parse, or is not YAML).
+pub const LOST_FOUND_DIR: &str = "lost+found";
+
+/// Where a merge keeps blob `blob`, a losing version of the document at `path`.
+pub fn lost_found_path(path: &str, blob: &str) -> String {
+    format!("{LOST_FOUND_DIR}/{path}/{blob}")
+}
+
+/// The directory in the store's tree that holds worktree snapshots (subtrees, not documents).
+pub const SNAPSHOTS_DIR: &str = "snapshots";
+
+/// Where snapshot `n` of session `id` is kept in the store's tree.
+pub fn snapshot_path(id: &crate::model::BeadId, n: u32) -> String {
+    format!("{SNAPSHOTS_DIR}/{}/{}/{n}", id.fanout(), id)
 }

@@ -77,6 +77,11 @@ pub(crate) fn diff(
     };
     let names: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for name in names {
+        // Snapshots are whole worktrees kept as subtrees, not documents: their
+        // records live in the sessions, and walking them would cost a worktree's size.
+        if base.is_empty() && name == super::refs::SNAPSHOTS_DIR {
+            continue;
+        }
         let path = if base.is_empty() {
             name.clone()
         } else {

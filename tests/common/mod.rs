@@ -345,9 +345,25 @@ impl Repo {
         }
     }
 
-    /// Where the derived index of `refs/beads/main` is cached.
+    /// Where the derived index of `refs/beads/main` is cached
+    /// (`beads/index-v<N>-main.bin` under the common dir; the newest version present,
+    /// else version 1).
     pub fn index_file(&self) -> PathBuf {
-        self.common_dir().join("beads").join("index-v1-main.bin")
+        let dir = self.common_dir().join("beads");
+        let version = |name: &str| -> Option<u32> {
+            name.strip_prefix("index-v")?
+                .strip_suffix("-main.bin")?
+                .parse()
+                .ok()
+        };
+        std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter_map(|e| version(&e.file_name().to_string_lossy()))
+            .max()
+            .map(|v| dir.join(format!("index-v{v}-main.bin")))
+            .unwrap_or_else(|| dir.join("index-v1-main.bin"))
     }
 
     /// Runs `git beads ARGS` with extra environment variables; returns the raw output.
@@ -456,5 +472,57 @@ impl Repo {
             "git fsck: {}\n{stdout}\n{stderr}",
             out.status
         );
+    }
+}
+
+impl Repo {
+    /// The tree `refs/beads/main` points at (equal trees: byte-identical stores).
+    pub fn store_tree(&self) -> String {
+        self.git(&["rev-parse", "refs/beads/main^{tree}"])
+            .trim()
+            .to_owned()
+    }
+
+    /// One bead as `show --json` prints it.
+    pub fn bead_json(&self, id: &str) -> Value {
+        self.beads_json(&["show", id])["beads"][0].clone()
+    }
+}
+
+/// Writes an executable script (mode 755) at `path`, creating its directory.
+pub fn write_script(path: &Path, text: &str) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    std::fs::write(path, text).expect("write script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+}
+
+impl Repo {
+    /// Runs `git ARGS` with extra environment variables; returns the raw output.
+    pub fn git_output_env(&self, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Output {
+        let mut cmd = self.command("git");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.args(args).output().expect("git runs")
+    }
+
+    /// Runs `git ARGS` without asserting anything; returns the raw output.
+    pub fn git_output(&self, args: &[&str]) -> Output {
+        self.git_output_env(&[], args)
+    }
+
+    /// Writes `content` to `file` in the worktree and commits it (`git commit -q -m`);
+    /// returns the new HEAD.
+    pub fn commit_file(&self, file: &str, content: &str, message: &str) -> String {
+        std::fs::write(self.path.join(file), content).expect("write");
+        self.git(&["add", file]);
+        self.git(&["commit", "-q", "-m", message]);
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
     }
 }

@@ -1,10 +1,13 @@
 //! `git beads init`.
 
+use std::io::IsTerminal;
+
 use serde::Serialize;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::Prefix;
-use crate::ops;
+use crate::ops::{self, OpError};
+use crate::store::StoreError;
 
 /// Arguments of `init`.
 #[derive(clap::Args, Debug)]
@@ -18,19 +21,48 @@ pub struct Args {
 struct Report<'a> {
     prefix: &'a str,
     created: bool,
+    /// The remote whose store this repository adopted, if it did.
+    adopted: Option<&'a str>,
+    /// The remotes whose fetch refspecs were added now.
+    remotes_configured: &'a [String],
 }
 
-/// Runs `init`.
+/// Runs `init`: sets up every remote so that `git fetch` brings beads, adopts the
+/// default remote's store when this repository has none (a fresh clone), and
+/// otherwise creates a new store.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
+    let configured = ops::setup_remotes(&ctx.store)?;
+    let talk = !out.is_quiet() && std::io::stderr().is_terminal();
+    let adopted = match ops::adopt(&ctx.store, &actor, None, args.prefix.as_ref(), talk) {
+        Ok(adopted) => adopted,
+        // A remote that cannot be reached (or holds garbage) does not stop a new
+        // store; the first sync merges the two histories.
+        Err(OpError::Store(StoreError::Remote(e))) => {
+            eprintln!("warning: could not look for beads on the remote: {e}");
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
     let (prefix, created) = ops::init(&ctx.store, &actor, args.prefix)?;
+    // Provenance notes follow their commits through amend and rebase.
+    ops::configure_notes(&ctx.store)?;
     if out.json {
         return out.json(&Report {
             prefix: prefix.as_str(),
             created,
+            adopted: adopted.as_deref(),
+            remotes_configured: &configured,
         });
     }
-    if created {
+    for r in &configured {
+        out.note(format!("`git fetch {r}` now brings its beads too"));
+    }
+    if let Some(remote) = &adopted {
+        out.note(format!(
+            "adopted the beads store of {remote} (prefix {prefix})"
+        ));
+    } else if created {
         out.note(format!("initialized the beads store with prefix {prefix}"));
     } else {
         out.note(format!("the beads store already exists (prefix {prefix})"));

@@ -61,12 +61,17 @@ fn to_json(e: &LogEntry) -> EntryJson<'_> {
 /// Runs `log`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let entries = ops::log(&ctx.store, args.id.as_ref(), args.limit)?;
+    print(out, &entries)
+}
+
+/// Prints history entries: JSON, or one line per step with its changes or diffs.
+pub fn print(out: &mut Out, entries: &[LogEntry]) -> Result<(), CliError> {
     if out.json {
         return out.json(&Report {
             log: entries.iter().map(to_json).collect(),
         });
     }
-    for e in &entries {
+    for e in entries {
         let subject = e.message.lines().next().unwrap_or_default();
         out.line(format!(
             "{} {} {} {subject}",

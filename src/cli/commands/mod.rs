@@ -2,17 +2,32 @@
 
 pub mod agent;
 pub mod comments;
+pub mod completions;
 pub mod create;
 pub mod dep;
+pub mod doctor;
+pub mod export;
+pub mod formula;
+pub mod gc;
+pub mod hooks;
+pub mod import;
 pub mod init;
+pub mod install_man;
 pub mod label;
 pub mod list;
 pub mod log;
+pub mod mail;
+pub mod mol;
+pub mod provenance;
+pub mod remote;
+pub mod resolve;
 pub mod session;
 pub mod setup;
 pub mod show;
 pub mod sling;
+pub mod sync;
 pub mod update;
+pub mod worktree;
 
 use crate::model::{BeadId, DepKind, Dependency};
 

@@ -27,6 +27,26 @@ pub enum SessionCommand {
     List(ListArgs),
     /// Show one session.
     Show(ShowArgs),
+    /// Snapshot the worktree of the running session (nothing is written when unchanged).
+    Snapshot,
+    /// Resume a session here or in another worktree: put back its last snapshot,
+    /// bind its agent and start a new session that continues its record.
+    Resume(ResumeArgs),
+    /// List every store change made by a session, following its resume chain.
+    Log(ShowArgs),
+}
+
+/// Arguments of `session resume`.
+#[derive(clap::Args, Debug)]
+pub struct ResumeArgs {
+    /// The session to resume.
+    pub id: BeadId,
+    /// The worktree to resume in (created when it does not exist; default: this one).
+    #[arg(long)]
+    pub worktree: Option<std::path::PathBuf>,
+    /// Overwrite a worktree that has uncommitted changes.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `session start`.
@@ -146,6 +166,12 @@ struct Many<'a> {
 }
 
 #[derive(Serialize)]
+struct Snapped<'a> {
+    session: &'a Session,
+    snapshot: Option<&'a crate::model::Snapshot>,
+}
+
+#[derive(Serialize)]
 struct PrimeJson<'a> {
     prime: &'a Prime,
 }
@@ -162,7 +188,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
                     return Ok(());
                 }
             }
-            let s = ops::end_session(&ctx.store, &actor, a.reason, None)?;
+            let s = ops::end_session(&ctx.store, &actor, a.reason)?;
             return changed(out, &s, &format!("ended ({})", a.reason));
         }
         SessionCommand::Heartbeat(a) => {
@@ -216,6 +242,52 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
             return Ok(());
         }
         SessionCommand::Show(a) => ops::show_session(&ctx.store, &a.id)?,
+        SessionCommand::Snapshot => {
+            let (s, snap) = ops::snapshot(&ctx.store, &ctx.actor()?)?;
+            if out.json {
+                return out.json(&Snapped {
+                    session: &s,
+                    snapshot: snap.as_ref(),
+                });
+            }
+            match snap {
+                Some(x) => out.note(format!(
+                    "snapshot {} of session {}: tree {}{}",
+                    x.n,
+                    s.id,
+                    x.tree,
+                    if x.skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} files over the size cap left out", x.skipped.len())
+                    }
+                )),
+                None => out.note("nothing changed since the last snapshot"),
+            }
+            return Ok(());
+        }
+        SessionCommand::Resume(a) => {
+            let r = ops::resume(&ctx.store, &a.id, a.worktree.as_deref(), a.force)?;
+            if out.json {
+                return out.json(&r);
+            }
+            out.note(format!(
+                "resumed {} as session {} in {}",
+                r.from,
+                r.session.id,
+                r.worktree.display()
+            ));
+            let there = Ctx {
+                store: crate::store::Store::discover(&r.worktree)?,
+                as_agent: Some(r.session.agent.clone()),
+                as_person: false,
+            };
+            return print_prime(&there, out);
+        }
+        SessionCommand::Log(a) => {
+            let entries = ops::session_log(&ctx.store, &a.id)?;
+            return super::log::print(out, &entries);
+        }
     };
     if out.json {
         return out.json(&One { session: &session });
@@ -258,9 +330,16 @@ fn start(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
             model: a.model,
             harness_id: a.harness_id.or(input.session_id),
             take_over: a.take_over,
+            resumes: None,
         },
     )?;
-    out.note(format!("session {} started for agent {agent}", s.id));
+    // A start by the same harness session continues it: only its heartbeat moved.
+    let verb = if s.heartbeat_at == s.started_at {
+        "started"
+    } else {
+        "continued"
+    };
+    out.note(format!("session {} {verb} for agent {agent}", s.id));
     print_prime(ctx, out)
 }
 
@@ -305,6 +384,21 @@ fn print_prime(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
         return out.line("Claim with `git beads update ID --claim`; bind an agent with `git beads agent bind NAME`.");
     };
     out.line(format!("# git-beads: you are agent {}", agent.name))?;
+    if let Some(r) = &p.resumed {
+        out.line(format!(
+            "RESUMED from session {}{}.",
+            r.session,
+            r.snapshot_at
+                .map(|t| format!(", snapshot of {}", t.format("%Y-%m-%d %H:%M:%S")))
+                .unwrap_or_else(|| " (it left no snapshot)".into())
+        ))?;
+        for f in &r.skipped {
+            out.line(format!(
+                "  not restored (over the size cap): {} ({} bytes)",
+                f.path, f.size
+            ))?;
+        }
+    }
     if let Some(h) = &p.handoff {
         out.line(format!("HANDOFF from your previous session {}:", h.from))?;
         for l in h.note.lines() {
@@ -350,6 +444,18 @@ fn print_prime(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
         out.line("On your hook:")?;
         for item in &p.hook {
             print_hook_item(out, item)?;
+        }
+    }
+    if p.unread_mail > 0 {
+        out.line(format!(
+            "Unread mail: {} (`git beads mail inbox`)",
+            p.unread_mail
+        ))?;
+        for m in &p.mail {
+            out.line(format!(
+                "  {} P{} from {}: {}",
+                m.id, m.priority, m.from, m.subject
+            ))?;
         }
     }
     if let Some(left) = p.budget_left.as_ref().filter(|l| !l.is_empty()) {

@@ -27,8 +27,33 @@ pub struct UnslingArgs {
 /// Arguments of `hook`.
 #[derive(clap::Args, Debug)]
 pub struct HookArgs {
-    /// The agent (default: the acting agent).
-    pub agent: Option<AgentName>,
+    /// The agent (default: the acting agent). A git hook's name instead (post-checkout,
+    /// post-commit, prepare-commit-msg, post-merge, post-rewrite, pre-push) runs
+    /// git-beads' handler of that hook with git's arguments: what the hooks installed
+    /// by `git beads hooks install` do.
+    #[arg(value_name = "AGENT", value_parser = parse_hook_target)]
+    pub agent: Option<HookTarget>,
+    /// The git hook's arguments, as git passed them.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub args: Vec<String>,
+}
+
+/// What `hook` is given: an agent, or the name of a git hook.
+#[derive(Clone, Debug)]
+pub enum HookTarget {
+    /// Show this agent's hook.
+    Agent(AgentName),
+    /// Run this git hook.
+    Git(String),
+}
+
+fn parse_hook_target(s: &str) -> Result<HookTarget, String> {
+    if crate::hooks::git::is_git_hook(s) {
+        return Ok(HookTarget::Git(s.to_owned()));
+    }
+    AgentName::parse(s)
+        .map(HookTarget::Agent)
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Serialize)]
@@ -80,11 +105,18 @@ pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError>
 /// Runs `hook`.
 pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     let agent = match a.agent {
-        Some(a) => a,
+        Some(HookTarget::Git(name)) => return super::hooks::git_hook(ctx, &name, &a.args, out),
+        Some(HookTarget::Agent(a)) => a,
         None => ctx.actor()?.agent.ok_or_else(|| {
             CliError::user("no agent is acting here").hint("name one: `git beads hook AGENT`")
         })?,
     };
+    if let Some(extra) = a.args.first() {
+        return Err(CliError::new(
+            crate::cli::error::Kind::Usage,
+            format!("unexpected argument {extra:?}: `git beads hook` takes one agent"),
+        ));
+    }
     let items = ops::hook(&ctx.store, &agent)?;
     if out.json {
         return out.json(&Hook {
@@ -124,6 +156,13 @@ pub fn print_hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
                 " "
             };
             out.line(format!("    [{mark}] {} {} ({})", s.id, s.title, s.status))?;
+            // The step to work on now is spelled out, so that a fresh session can start.
+            for l in s.description.iter().flat_map(|d| d.lines()) {
+                out.line(format!("          {l}"))?;
+            }
+            if let Some(a) = &s.acceptance {
+                out.line(format!("          acceptance: {a}"))?;
+            }
         }
     }
     Ok(())

@@ -1,0 +1,47 @@
+//! `git beads doctor`: check the store, repair what is safe.
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::ops::{self, Severity};
+
+/// Arguments of `doctor`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Repair what can be repaired safely (one commit), and rebuild a stale index cache.
+    #[arg(long)]
+    pub fix: bool,
+}
+
+/// Runs `doctor`; exits 4 when errors remain.
+pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    let report = ops::doctor(&ctx.store, &ctx.actor()?, args.fix)?;
+    if out.json {
+        out.json(&report)?;
+    } else {
+        for f in &report.findings {
+            out.line(format!(
+                "{}{} [{}] {}: {}",
+                match f.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                if f.fixed { " (fixed)" } else { "" },
+                f.check,
+                f.path,
+                f.message
+            ))?;
+        }
+        out.note(format!(
+            "checked {} documents: {} findings",
+            report.documents,
+            report.findings.len()
+        ));
+    }
+    if report.has_errors() {
+        return Err(CliError::new(
+            crate::cli::error::Kind::Store,
+            "the store has problems doctor could not fix",
+        )
+        .hint("see the findings above; `git beads doctor --fix` repairs what is safe"));
+    }
+    Ok(())
+}

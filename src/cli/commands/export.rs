@@ -1,0 +1,95 @@
+//! `git beads export`: writes every bead out, as the beads `bd` tracker's JSONL or as
+//! git-beads' own YAML.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::ops::{self, ExportFormat};
+use crate::store::Broken;
+
+/// The formats `export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The beads `bd` tracker's JSONL (one issue per line); `import` reads it back.
+    BdJsonl,
+    /// git-beads' own documents, each introduced by `---`: lossless.
+    Yaml,
+}
+
+/// Arguments of `export`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The format.
+    #[arg(short, long, value_enum, default_value = "bd-jsonl")]
+    pub format: Format,
+    /// Write to FILE (replaced atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    format: &'a str,
+    path: &'a Path,
+    beads: usize,
+    broken: &'a [Broken],
+}
+
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Runs `export`.
+pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    let format = match args.format {
+        Format::BdJsonl => ExportFormat::BdJsonl,
+        Format::Yaml => ExportFormat::Yaml,
+    };
+    if out.json && args.output.is_none() {
+        return Err(CliError::user(
+            "export writes its data to stdout; with --json, name a file with -o FILE",
+        ));
+    }
+    let export = ops::export(&ctx.store, format)?;
+    out.warn_broken(&export.broken);
+    match &args.output {
+        None if export.text.is_empty() => Ok(()),
+        None => out.line(export.text.trim_end_matches('\n')),
+        Some(path) => {
+            write_atomically(path, &export.text)
+                .map_err(|e| CliError::user(format!("could not write {}: {e}", path.display())))?;
+            if out.json {
+                return out.json(&Report {
+                    format: format.as_str(),
+                    path,
+                    beads: export.beads,
+                    broken: &export.broken,
+                });
+            }
+            out.note(format!(
+                "exported {} beads to {}",
+                export.beads,
+                path.display()
+            ));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! `git beads formula list`, `show` and `validate`: the workflow templates.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{Formula, Problem};
+use crate::ops::{self, FoundFormula, Origin};
+
+/// The verbs of `formula`.
+#[derive(clap::Subcommand, Debug)]
+pub enum FormulaCommand {
+    /// List the formulas that can be poured, repository ones first in precedence.
+    List,
+    /// Show one formula: its variables and steps.
+    Show(ShowArgs),
+    /// Check formula files: one FILE, or every formula found.
+    ///
+    /// Reports each problem as FILE:LINE: MESSAGE and exits 1 when there is any.
+    Validate(ValidateArgs),
+}
+
+/// Arguments of `formula show`.
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// The formula's name, or the path of a formula file.
+    pub name: String,
+}
+
+/// Arguments of `formula validate`.
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// The file to check (default: every formula found).
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Entry<'a> {
+    name: &'a str,
+    version: u32,
+    description: &'a str,
+    file: &'a str,
+    origin: Origin,
+    steps: usize,
+    variables: Vec<&'a str>,
+    valid: bool,
+    problems: &'a [Problem],
+}
+
+impl<'a> From<&'a FoundFormula> for Entry<'a> {
+    fn from(f: &'a FoundFormula) -> Self {
+        Entry {
+            name: &f.formula.name,
+            version: f.formula.version,
+            description: &f.formula.description,
+            file: &f.file,
+            origin: f.origin,
+            steps: f.formula.steps.len(),
+            variables: f.formula.variables.keys().map(String::as_str).collect(),
+            valid: f.problems.is_empty(),
+            problems: &f.problems,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ListJson<'a> {
+    formulas: Vec<Entry<'a>>,
+    shadowed: Vec<Entry<'a>>,
+    unreadable: &'a [Problem],
+    searched: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    formula: &'a Formula,
+    file: &'a str,
+    origin: Origin,
+    valid: bool,
+    problems: &'a [Problem],
+}
+
+#[derive(Serialize)]
+struct ValidateJson<'a> {
+    valid: bool,
+    checked: &'a [String],
+    problems: &'a [Problem],
+}
+
+/// Runs `formula`.
+pub fn run(ctx: &Ctx, cmd: FormulaCommand, out: &mut Out) -> Result<(), CliError> {
+    match cmd {
+        FormulaCommand::List => list(ctx, out),
+        FormulaCommand::Show(a) => show(ctx, a, out),
+        FormulaCommand::Validate(a) => validate(ctx, a, out),
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or_default()
+}
+
+fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
+    let cat = ops::catalog(&ctx.store)?;
+    if out.json {
+        return out.json(&ListJson {
+            formulas: cat.formulas.iter().map(Entry::from).collect(),
+            shadowed: cat.shadowed.iter().map(Entry::from).collect(),
+            unreadable: &cat.unreadable,
+            searched: &cat.searched,
+        });
+    }
+    if cat.formulas.is_empty() {
+        out.note(format!(
+            "no formulas found (searched {})",
+            cat.searched.join(" and ")
+        ));
+    }
+    for f in &cat.formulas {
+        let mark = if f.problems.is_empty() {
+            ""
+        } else {
+            " (INVALID: run `git beads formula validate`)"
+        };
+        out.line(format!(
+            "{:<20} v{:<3} {:>2} steps  {:<10} {}{mark}",
+            f.formula.name,
+            f.formula.version,
+            f.formula.steps.len(),
+            match f.origin {
+                Origin::Repository => "repository",
+                Origin::User => "user",
+                Origin::File => "file",
+            },
+            first_line(&f.formula.description),
+        ))?;
+    }
+    for f in &cat.shadowed {
+        out.note(format!(
+            "note: {} in {} is hidden by the formula of the same name above",
+            f.formula.name, f.file
+        ));
+    }
+    for p in &cat.unreadable {
+        eprintln!("warning: {p}");
+    }
+    Ok(())
+}
+
+fn show(ctx: &Ctx, a: ShowArgs, out: &mut Out) -> Result<(), CliError> {
+    let f = ops::find_formula(&ctx.store, &a.name)?;
+    if out.json {
+        return out.json(&ShowJson {
+            formula: &f.formula,
+            file: &f.file,
+            origin: f.origin,
+            valid: f.problems.is_empty(),
+            problems: &f.problems,
+        });
+    }
+    let formula = &f.formula;
+    out.line(format!(
+        "{} v{}  ({})",
+        formula.name, formula.version, f.file
+    ))?;
+    if let Some(t) = &formula.title {
+        out.line(format!("  title: {t}"))?;
+    }
+    for l in formula.description.lines() {
+        out.line(format!("  {l}"))?;
+    }
+    if !formula.variables.is_empty() {
+        out.line("variables:")?;
+        for (name, v) in &formula.variables {
+            let how = if v.required {
+                "required".to_owned()
+            } else {
+                match &v.default {
+                    Some(d) => format!("default {d:?}"),
+                    None => "optional".to_owned(),
+                }
+            };
+            out.line(format!("  {name} ({how}) {}", v.description))?;
+        }
+    }
+    out.line("steps:")?;
+    for (n, &i) in formula.order().iter().enumerate() {
+        let s = &formula.steps[i];
+        let needs = if s.needs.is_empty() {
+            String::new()
+        } else {
+            format!("  (needs {})", s.needs.join(", "))
+        };
+        out.line(format!("  {}. {}: {}{needs}", n + 1, s.id, s.title))?;
+    }
+    for p in &f.problems {
+        eprintln!("warning: {p}");
+    }
+    Ok(())
+}
+
+fn validate(ctx: &Ctx, a: ValidateArgs, out: &mut Out) -> Result<(), CliError> {
+    let v = ops::validate(&ctx.store, a.file.as_deref())?;
+    if out.json {
+        out.json(&ValidateJson {
+            valid: v.problems.is_empty(),
+            checked: &v.checked,
+            problems: &v.problems,
+        })?;
+    } else {
+        for p in &v.problems {
+            out.line(p.to_string())?;
+        }
+        if v.checked.is_empty() {
+            out.note("no formulas found");
+        }
+    }
+    if v.problems.is_empty() {
+        out.note(format!(
+            "{} formula file{} valid",
+            v.checked.len(),
+            if v.checked.len() == 1 { "" } else { "s" }
+        ));
+        return Ok(());
+    }
+    let files: std::collections::BTreeSet<&str> =
+        v.problems.iter().map(|p| p.file.as_str()).collect();
+    Err(CliError::user(format!(
+        "{} problem{} in {} formula file{}",
+        v.problems.len(),
+        if v.problems.len() == 1 { "" } else { "s" },
+        files.len(),
+        if files.len() == 1 { "" } else { "s" }
+    ))
+    .hint("the format is described in `git beads formula --help`"))
+}

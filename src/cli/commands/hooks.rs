@@ -1,0 +1,231 @@
+//! `git beads hooks install|uninstall|status`, and the git hooks themselves
+//! (`git beads hook NAME ARGS…`, which the installed shims call).
+
+use serde::Serialize;
+
+use crate::cli::{
+    Ctx,
+    error::{CliError, Kind},
+    output::Out,
+};
+use crate::hooks::git::{self, HookError, Who};
+use crate::hooks::install::{self, InstallError, Report, STRICT_KEY, State};
+use crate::ops;
+
+/// The verbs of `hooks`.
+#[derive(clap::Subcommand, Debug)]
+pub enum HooksCommand {
+    /// Install git-beads' git hooks where git runs hooks from (core.hooksPath honoured).
+    ///
+    /// Each hook (post-checkout, post-commit, prepare-commit-msg, post-merge,
+    /// post-rewrite, pre-push) gets a marked block (`# >>> git-beads >>>` …
+    /// `# <<< git-beads <<<`) right after the `#!` line of the hook file already there,
+    /// so your own lines keep running; a missing file is created. Running it again
+    /// changes nothing. husky, pre-commit and lefthook setups are chained (or the lines
+    /// to add are printed). It also sets notes.rewriteRef=refs/notes/beads so that
+    /// provenance notes follow their commits through amend and rebase, and sets up the
+    /// remotes so that `git pull` brings beads.
+    ///
+    /// A failure inside git-beads never stops your git command: the hook prints one
+    /// line and git goes on. Set `git config beads.hooks.strict true` to make a failing
+    /// pre-push or prepare-commit-msg stop the push or the commit instead.
+    Install(InstallArgs),
+    /// Remove git-beads' blocks from the hook files, leaving your own lines as they are.
+    Uninstall,
+    /// Show where each hook stands.
+    Status,
+}
+
+/// Arguments of `hooks install`.
+#[derive(clap::Args, Debug)]
+pub struct InstallArgs {
+    /// Repair a damaged block, and write into hook files lefthook generated.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remotes_configured: Option<&'a [String]>,
+}
+
+impl From<InstallError> for CliError {
+    fn from(e: InstallError) -> CliError {
+        match e {
+            InstallError::Op(e) => e.into(),
+            InstallError::Damaged { .. } => CliError::new(Kind::Conflict, e.to_string()),
+            InstallError::Io { .. } => CliError::new(Kind::Store, e.to_string()),
+        }
+    }
+}
+
+impl From<HookError> for CliError {
+    fn from(e: HookError) -> CliError {
+        match e {
+            HookError::Op(e) => e.into(),
+            other => CliError::new(Kind::Usage, other.to_string()),
+        }
+    }
+}
+
+fn state_word(s: &State) -> &'static str {
+    match s {
+        State::Installed => "installed",
+        State::Outdated => "outdated",
+        State::Damaged => "damaged",
+        State::Missing => "missing",
+        State::Skipped => "skipped",
+    }
+}
+
+/// Runs `hooks`.
+pub fn run(ctx: &Ctx, cmd: HooksCommand, out: &mut Out) -> Result<(), CliError> {
+    match cmd {
+        HooksCommand::Install(a) => {
+            let report = install::install(&ctx.store, a.force)?;
+            let remotes = ops::setup_remotes(&ctx.store)?;
+            if out.json {
+                return out.json(&Json {
+                    report: &report,
+                    remotes_configured: Some(&remotes),
+                });
+            }
+            for h in &report.hooks {
+                match (h.change, &h.advice) {
+                    (_, Some(advice)) => out.note(format!("{}: left alone: {advice}", h.hook)),
+                    (Some(change), None) => {
+                        let how = match change {
+                            "created" => "created",
+                            "added" => "added to your hook",
+                            _ => "updated in",
+                        };
+                        out.note(format!("{}: {how} {}", h.hook, h.path.display()))
+                    }
+                    (None, None) => {}
+                }
+            }
+            for a in &report.layout.advice {
+                out.note(format!("note: {a}"));
+            }
+            for r in &remotes {
+                out.note(format!("`git fetch {r}` now brings its beads too"));
+            }
+            let installed = report
+                .hooks
+                .iter()
+                .filter(|h| h.state == State::Installed)
+                .count();
+            out.note(format!(
+                "{installed} of {} git hooks installed in {}{}",
+                report.hooks.len(),
+                report.layout.dir.display(),
+                if report.strict {
+                    " (strict: a failing hook stops git)"
+                } else {
+                    ""
+                }
+            ));
+            Ok(())
+        }
+        HooksCommand::Uninstall => {
+            let report = install::uninstall(&ctx.store)?;
+            if out.json {
+                return out.json(&Json {
+                    report: &report,
+                    remotes_configured: None,
+                });
+            }
+            let mut any = false;
+            for h in &report.hooks {
+                if let Some(change) = h.change {
+                    any = true;
+                    let what = if change == "deleted" {
+                        "removed (the file held nothing else)"
+                    } else {
+                        "removed git-beads' block; your lines stay"
+                    };
+                    out.note(format!("{}: {what}: {}", h.hook, h.path.display()));
+                }
+            }
+            if !any {
+                out.note("no git-beads hooks were installed");
+            }
+            Ok(())
+        }
+        HooksCommand::Status => {
+            let report = install::status(&ctx.store)?;
+            if out.json {
+                return out.json(&Json {
+                    report: &report,
+                    remotes_configured: None,
+                });
+            }
+            for h in &report.hooks {
+                out.line(format!(
+                    "{:<10} {:<19} {}",
+                    state_word(&h.state),
+                    h.hook,
+                    h.path.display()
+                ))?;
+                if let Some(advice) = &h.advice {
+                    for l in advice.lines() {
+                        out.line(format!("           {l}"))?;
+                    }
+                }
+            }
+            for a in &report.layout.advice {
+                out.note(format!("note: {a}"));
+            }
+            out.note(format!(
+                "strict ({STRICT_KEY}): {}; notes follow amend and rebase: {}",
+                if report.strict { "on" } else { "off" },
+                if report.notes_rewrite {
+                    "yes"
+                } else {
+                    "no (run `git beads hooks install`)"
+                }
+            ));
+            Ok(())
+        }
+    }
+}
+
+/// Runs git hook `name` (what the installed shims call). A failure prints one line on
+/// stderr and lets git go on, unless `beads.hooks.strict` is true: then it is an error
+/// (exit status ≠ 0), which stops git where git lets a hook stop it.
+pub fn git_hook(ctx: &Ctx, name: &str, args: &[String], out: &mut Out) -> Result<(), CliError> {
+    let who = Who {
+        agent: ctx.as_agent.as_ref(),
+        as_person: ctx.as_person,
+    };
+    match git::run(&ctx.store, who, name, args) {
+        Ok(said) => {
+            for line in said {
+                out.note(line);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            if ctx.store.config_bool(STRICT_KEY).unwrap_or(false) {
+                let err: CliError = e.into();
+                return Err(err.hint(format!(
+                    "the {name} hook is strict ({STRICT_KEY}=true); `git config {STRICT_KEY} false` lets git go on despite such failures"
+                )));
+            }
+            let err: CliError = e.into();
+            let mut text = err.message;
+            for c in &err.causes {
+                text.push_str(": ");
+                text.push_str(c);
+            }
+            eprintln!(
+                "git-beads: the {name} hook failed and was skipped: {}",
+                text.replace('\n', " / ")
+            );
+            Ok(())
+        }
+    }
+}

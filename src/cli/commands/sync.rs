@@ -1,0 +1,134 @@
+//! `git beads sync`, `git beads pull` and `git beads push`.
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport};
+
+/// Arguments of `sync`, `pull` and `push`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The remote (default: the current branch's upstream remote, else `origin`).
+    pub remote: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    report: &'a SyncReport,
+    /// What happened to the provenance notes (refs/notes/beads).
+    notes: &'a ops::NotesSync,
+}
+
+/// Shows what a sync is doing on stderr when it is a terminal.
+struct Meter {
+    on: bool,
+    open: bool,
+}
+
+impl Meter {
+    fn show(&mut self, e: SyncEvent) {
+        if !self.on {
+            return;
+        }
+        let mut err = std::io::stderr();
+        let text = match e {
+            SyncEvent::Fetching { remote } => format!("fetching beads from {remote}…"),
+            SyncEvent::Merging { done, total } => {
+                let _ = write!(err, "\rmerging documents: {done}/{total}\x1b[K");
+                let _ = err.flush();
+                self.open = true;
+                return;
+            }
+            SyncEvent::Pushing { remote } => format!("pushing beads to {remote}…"),
+            SyncEvent::Retrying { round } => {
+                format!("the remote moved meanwhile; round {round}")
+            }
+        };
+        self.clear();
+        let _ = writeln!(err, "{text}");
+    }
+
+    fn clear(&mut self) {
+        if self.open {
+            eprint!("\r\x1b[K");
+            self.open = false;
+        }
+    }
+}
+
+fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let on = !out.is_quiet() && std::io::stderr().is_terminal();
+    let opts = SyncOptions {
+        remote: args.remote,
+        mode,
+        talk: on,
+    };
+    let mut meter = Meter { on, open: false };
+    let result = ops::sync(&ctx.store, &actor, &opts, &mut |e| meter.show(e));
+    meter.clear();
+    let report = result?;
+    // The fetch brought the provenance notes too: merge them, and push unless pulling.
+    // The beads are in step by now, so a failure here is only a warning.
+    let notes = ops::sync_notes(
+        &ctx.store,
+        &actor,
+        &report.remote,
+        mode == SyncMode::Pull,
+        on,
+    )
+    .unwrap_or_else(|e| {
+        eprintln!("warning: the provenance notes were not synced: {e}");
+        ops::NotesSync::default()
+    });
+    for k in &report.kept {
+        eprintln!(
+            "warning: {} could not be merged ({}); kept one version in place, the other at {}",
+            k.path, k.reason, k.other_version
+        );
+    }
+    if out.json {
+        return out.json(&Report {
+            report: &report,
+            notes: &notes,
+        });
+    }
+    let remote = &report.remote;
+    let what = match report.outcome {
+        Outcome::UpToDate => "nothing new".to_owned(),
+        Outcome::Adopted => format!("adopted the store of {remote}"),
+        Outcome::FastForward => format!("{} documents came in", report.fetched),
+        Outcome::Merged => format!(
+            "{} documents came in, {} merged, {} conflicts",
+            report.fetched, report.merged, report.conflicts
+        ),
+    };
+    let pushed = match (mode, report.pushed) {
+        (SyncMode::Pull, _) => String::new(),
+        (_, true) => format!("; {remote} is up to date"),
+        (_, false) => format!("; nothing pushed to {remote}"),
+    };
+    out.note(format!("{remote}: {what}{pushed}"));
+    if report.conflicts > 0 {
+        out.note("conflicting values are kept in each bead's conflicts: (see `git beads show`, clear with `git beads resolve`)");
+    }
+    Ok(())
+}
+
+/// Runs `sync`: fetch, merge, push.
+pub fn sync(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    run(ctx, args, out, SyncMode::Sync)
+}
+
+/// Runs `pull`: fetch and merge.
+pub fn pull(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    run(ctx, args, out, SyncMode::Pull)
+}
+
+/// Runs `push`: publish the local store if the remote has nothing it lacks.
+pub fn push(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    run(ctx, args, out, SyncMode::Push)
+}

@@ -1,0 +1,226 @@
+//! Beads that travel alongside the code: folding into the local store what a plain
+//! `git fetch` or `git pull` brought into the tracking refs (no network), and
+//! pushing the store and its provenance notes to the remote a `git push` goes to.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::provenance::{NotesSync, merge_notes};
+use super::sync::integrate;
+use super::{KeptDoc, Outcome, Result, SyncReport};
+use crate::model::Actor;
+use crate::store::{Pushed, RefPush, Store, check_remote_name, refs};
+
+/// The directory git runs hooks from (`core.hooksPath` honoured).
+pub fn hooks_dir(store: &Store) -> Result<std::path::PathBuf> {
+    Ok(store.hooks_dir()?)
+}
+
+/// What folding one remote's fetched beads into the local store did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Folded {
+    /// The remote.
+    pub remote: String,
+    /// What happened to the local store.
+    pub outcome: Outcome,
+    /// How many documents came in.
+    pub fetched: usize,
+    /// How many documents changed on both sides were merged field by field.
+    pub merged: usize,
+    /// How many losing values the merge recorded in `conflicts:` lists.
+    pub conflicts: usize,
+    /// Documents that could not be merged field by field, kept whole.
+    pub kept: Vec<KeptDoc>,
+    /// What happened to the provenance notes.
+    pub notes: NotesSync,
+}
+
+impl Folded {
+    /// Whether anything came in.
+    pub fn changed(&self) -> bool {
+        self.outcome != Outcome::UpToDate || self.notes.fetched > 0
+    }
+}
+
+/// Merges what remote `remote` last sent (its tracking refs) into the local store
+/// and notes with sync's merge, without touching the network.
+pub fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<Folded> {
+    check_remote_name(remote).map_err(crate::store::StoreError::from)?;
+    let theirs = store.tracking_head(remote)?;
+    let mut report = SyncReport {
+        remote: remote.to_owned(),
+        fetched: 0,
+        merged: 0,
+        conflicts: 0,
+        pushed: false,
+        outcome: Outcome::UpToDate,
+        head: None,
+        rounds: 0,
+        configured: false,
+        kept: Vec::new(),
+    };
+    integrate(store, actor, remote, theirs, &mut report, &mut |_| {})?;
+    let notes = merge_notes(store, actor, remote)?;
+    Ok(Folded {
+        remote: remote.to_owned(),
+        outcome: report.outcome,
+        fetched: report.fetched,
+        merged: report.merged,
+        conflicts: report.conflicts,
+        kept: report.kept,
+        notes,
+    })
+}
+
+/// Folds every remote's fetched beads and notes into the local store (the
+/// post-merge hook: `git pull` fetched them through the refspecs `git beads init`
+/// set up). Returns the remotes from which something came in.
+pub fn fold_fetched(store: &Store, actor: &Actor) -> Result<Vec<Folded>> {
+    let mut out = Vec::new();
+    for remote in store.remote_names() {
+        if check_remote_name(&remote).is_err() {
+            continue;
+        }
+        let folded = fold_remote(store, actor, &remote)?;
+        if folded.changed() {
+            out.push(folded);
+        }
+    }
+    Ok(out)
+}
+
+/// Where one ref stands on the remote after [`push_alongside`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RefState {
+    /// There is nothing local to push.
+    Absent,
+    /// The remote already had it.
+    UpToDate,
+    /// Pushed now.
+    Pushed,
+    /// The remote has changes this clone has not fetched; nothing was pushed.
+    Behind,
+}
+
+/// What pushing the store alongside the code did.
+#[derive(Clone, Debug, Serialize)]
+pub struct PushedAlong {
+    /// The remote.
+    pub remote: String,
+    /// What folding the remote's fetched beads first did.
+    pub folded: Folded,
+    /// `refs/beads/main` on the remote.
+    pub beads: RefState,
+    /// `refs/notes/beads` on the remote.
+    pub notes: RefState,
+}
+
+/// Brings remote `remote`'s beads in step with the code being pushed to it (the
+/// pre-push hook): folds what was last fetched from it (no network), then pushes
+/// `refs/beads/main` and `refs/notes/beads` with leases on what was fetched, giving
+/// up after `timeout`. A remote that has beads this clone has not fetched is left
+/// as it is (`git beads sync` merges them). Returns `None` when there is nothing to
+/// do: no store here, or the push goes to a URL rather than a configured remote.
+pub fn push_alongside(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    timeout: Duration,
+) -> Result<Option<PushedAlong>> {
+    if check_remote_name(remote).is_err() || !store.remote_names().iter().any(|r| r == remote) {
+        return Ok(None);
+    }
+    if store.head()?.is_none() {
+        return Ok(None);
+    }
+    let folded = fold_remote(store, actor, remote)?;
+    // So that the next plain `git fetch` brings this remote's beads.
+    store.setup_remote(remote)?;
+    let local = store.require_head()?;
+    let local_notes = store.notes_head()?;
+    let main_expected = store.tracking_head(remote)?;
+    let notes_expected = store
+        .ref_head(&refs::tracking_notes(remote))?
+        .map(|h| h.commit);
+    let mut updates = Vec::new();
+    let mut beads = RefState::UpToDate;
+    let mut notes = RefState::Absent;
+    if main_expected != Some(local.commit) {
+        updates.push(RefPush {
+            name: refs::MAIN.into(),
+            expected: main_expected,
+            new: local.commit,
+        });
+    }
+    if let Some(n) = local_notes {
+        notes = RefState::UpToDate;
+        if notes_expected != Some(n.commit) {
+            updates.push(RefPush {
+                name: refs::NOTES.into(),
+                expected: notes_expected,
+                new: n.commit,
+            });
+        }
+    }
+    if !updates.is_empty() {
+        let results = store.push_refs(remote, &updates, Some(timeout))?;
+        for (u, r) in updates.iter().zip(results) {
+            let state = match r {
+                Pushed::Done => {
+                    if u.name == refs::MAIN {
+                        store.set_tracking(remote, u.new, actor)?;
+                    } else {
+                        store.set_notes_tracking(remote, u.new, actor)?;
+                    }
+                    RefState::Pushed
+                }
+                Pushed::Stale(_) => RefState::Behind,
+            };
+            if u.name == refs::MAIN {
+                beads = state;
+            } else {
+                notes = state;
+            }
+        }
+    }
+    Ok(Some(PushedAlong {
+        remote: remote.to_owned(),
+        folded,
+        beads,
+        notes,
+    }))
+}
+
+/// Whether `theirs` is already part of `local`'s history.
+fn contains(store: &Store, local: Option<gix::ObjectId>, theirs: gix::ObjectId) -> Result<bool> {
+    match local {
+        None => Ok(false),
+        Some(l) if l == theirs => Ok(true),
+        Some(l) => Ok(store.merge_bases(l, theirs)?.contains(&theirs)),
+    }
+}
+
+/// Whether some remote's tracking refs hold beads or notes the local store and notes
+/// have not merged yet (so that a hook only needs an identity when there is work).
+pub fn has_unfolded(store: &Store) -> Result<bool> {
+    let local = store.head()?.map(|h| h.commit);
+    let local_notes = store.notes_head()?.map(|h| h.commit);
+    for remote in store.remote_names() {
+        if check_remote_name(&remote).is_err() {
+            continue;
+        }
+        if let Some(theirs) = store.tracking_head(&remote)?
+            && !contains(store, local, theirs)?
+        {
+            return Ok(true);
+        }
+        if let Some(theirs) = store.ref_head(&refs::tracking_notes(&remote))?
+            && !contains(store, local_notes, theirs.commit)?
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

@@ -1,0 +1,377 @@
+//! `doctor`: checks the store and repairs what it safely can.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::{Result, now};
+use crate::model::{Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session};
+use crate::store::{Store, Tx, codec, refs};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The store is wrong and needs a person (or `--fix`).
+    Error,
+    /// Worth a look; nothing is broken.
+    Warning,
+}
+
+/// One thing `doctor` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    /// Which check found it.
+    pub check: &'static str,
+    /// How bad it is.
+    pub severity: Severity,
+    /// The document it is about.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+    /// Whether `--fix` repaired it.
+    pub fixed: bool,
+}
+
+/// What `doctor` found, and the commit of its repairs if it made any.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Every finding.
+    pub findings: Vec<Finding>,
+    /// How many documents were checked.
+    pub documents: usize,
+    /// The commit with the repairs, when `--fix` made one.
+    pub fix_commit: Option<String>,
+}
+
+impl Report {
+    /// Whether errors remain that were not fixed.
+    pub fn has_errors(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && !f.fixed)
+    }
+}
+
+struct Checker {
+    findings: Vec<Finding>,
+}
+
+impl Checker {
+    fn add(&mut self, check: &'static str, severity: Severity, path: &str, message: String) {
+        self.findings.push(Finding {
+            check,
+            severity,
+            path: path.to_owned(),
+            message,
+            fixed: false,
+        });
+    }
+}
+
+/// Decodes every document of one kind, reporting the ones that do not parse or whose
+/// id does not match their path.
+fn parse_all<T: serde::de::DeserializeOwned>(
+    store: &Store,
+    tx: &Tx<'_>,
+    dir: &str,
+    c: &mut Checker,
+    id_of: impl Fn(&T) -> String,
+    id_in_path: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<(String, T)>> {
+    let head = tx.head().copied();
+    let mut out = Vec::new();
+    let Some(head) = head else {
+        return Ok(out);
+    };
+    for (path, blob) in store.list_docs(head.tree, dir)? {
+        match codec::decode::<T>(&store.read_blob(blob)?) {
+            Ok(doc) => {
+                let id = id_of(&doc);
+                if id_in_path(&path).as_deref() != Some(id.as_str()) {
+                    c.add(
+                        "schema",
+                        Severity::Error,
+                        &path,
+                        format!("the document's id is {id}, its path says otherwise"),
+                    );
+                }
+                out.push((path, doc));
+            }
+            Err(e) => c.add("parse", Severity::Error, &path, e.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks the store: every document parses and matches its schema and path,
+/// dependencies point at existing beads, no blocking cycles, hooks point at open work,
+/// molecule steps belong to their molecule, sessions that never ended, and the index
+/// cache against the documents. With `fix`, repairs what is safe in one commit: hook
+/// entries for finished or missing work are dropped, open sessions their agent has
+/// left are marked crashed, and a stale index cache is rebuilt.
+pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
+    let view = store.view()?;
+    let head = *view
+        .head()
+        .ok_or(crate::store::StoreError::NotInitialized)?;
+    let mut c = Checker {
+        findings: Vec::new(),
+    };
+    if let Err(e) = store.meta(&head) {
+        c.add("parse", Severity::Error, refs::META_PATH, e.to_string());
+    }
+    let beads: Vec<(String, Bead)> = parse_all(
+        store,
+        &view,
+        refs::BEADS_DIR,
+        &mut c,
+        |b: &Bead| b.id.to_string(),
+        |p| refs::bead_id_of_path(p).map(str::to_owned),
+    )?;
+    let agents: Vec<(String, Agent)> = parse_all(
+        store,
+        &view,
+        refs::AGENTS_DIR,
+        &mut c,
+        |a: &Agent| a.name.to_string(),
+        |p| refs::agent_name_of_path(p).map(str::to_owned),
+    )?;
+    let sessions: Vec<(String, Session)> = parse_all(
+        store,
+        &view,
+        refs::SESSIONS_DIR,
+        &mut c,
+        |s: &Session| s.id.to_string(),
+        |p| {
+            p.rsplit('/')
+                .next()?
+                .strip_suffix(".yaml")
+                .map(str::to_owned)
+        },
+    )?;
+    let mail: Vec<(String, Message)> = parse_all(
+        store,
+        &view,
+        refs::MAIL_DIR,
+        &mut c,
+        |m: &Message| m.id.to_string(),
+        |p| refs::mail_id_of_path(p).map(str::to_owned),
+    )?;
+    let documents = beads.len() + agents.len() + sessions.len() + mail.len() + 1;
+
+    let by_id: HashMap<&str, &Bead> = beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
+    for (path, b) in &beads {
+        for d in &b.dependencies {
+            if !by_id.contains_key(d.id.as_str()) {
+                c.add(
+                    "dependencies",
+                    Severity::Warning,
+                    path,
+                    format!(
+                        "{} depends on {} ({}), which this store does not have",
+                        b.id, d.id, d.kind
+                    ),
+                );
+            }
+        }
+        if let Some(parent) = b.id.parent()
+            && let Some(p) = by_id.get(parent.as_str())
+            && p.kind == BeadType::Molecule
+            && !b
+                .dependencies
+                .iter()
+                .any(|d| d.id == parent && d.kind == DepKind::ParentChild)
+        {
+            c.add("molecules", Severity::Error, path, format!("{} is numbered as a step of molecule {parent} but has no parent-child link to it", b.id));
+        }
+    }
+    for cycle in blocking_cycles(&beads) {
+        let path = refs::bead_path(&cycle[0]);
+        let ids: Vec<&str> = cycle.iter().map(BeadId::as_str).collect();
+        c.add(
+            "cycles",
+            Severity::Error,
+            &path,
+            format!("blocking cycle: {} → {}", ids.join(" → "), ids[0]),
+        );
+    }
+
+    let mut drop_from_hook: BTreeMap<String, Vec<BeadId>> = BTreeMap::new();
+    for (path, a) in &agents {
+        for h in &a.hook {
+            let state = by_id.get(h.as_str()).map(|b| b.status);
+            if state.is_none_or(|s| s.is_done()) {
+                let what = state
+                    .map(|s| format!("is {s}"))
+                    .unwrap_or_else(|| "does not exist".into());
+                c.add(
+                    "hooks",
+                    Severity::Error,
+                    path,
+                    format!("{} has {h} on its hook, which {what}", a.name),
+                );
+                drop_from_hook
+                    .entry(a.name.to_string())
+                    .or_default()
+                    .push(h.clone());
+            }
+        }
+    }
+    let agent_by_name: HashMap<&str, &Agent> =
+        agents.iter().map(|(_, a)| (a.name.as_str(), a)).collect();
+    let mut abandoned = Vec::new();
+    for (path, s) in sessions.iter().filter(|(_, s)| s.is_open()) {
+        let current = agent_by_name
+            .get(s.agent.as_str())
+            .is_some_and(|a| a.session.as_ref() == Some(&s.id));
+        if current {
+            c.add(
+                "sessions",
+                Severity::Warning,
+                path,
+                format!(
+                    "session {} of {} is still running (last heartbeat {})",
+                    s.id, s.agent, s.heartbeat_at
+                ),
+            );
+        } else {
+            c.add(
+                "sessions",
+                Severity::Error,
+                path,
+                format!(
+                    "session {} of {} never ended and its agent has moved on",
+                    s.id, s.agent
+                ),
+            );
+            abandoned.push(s.id.clone());
+        }
+    }
+
+    let cached = store.index(&head)?;
+    let fresh = store.index_from_scratch(&head)?;
+    let index_ok = cached.same_as(&fresh);
+    if !index_ok {
+        c.add(
+            "index",
+            Severity::Error,
+            "index cache",
+            "the index cache does not match the store".into(),
+        );
+    }
+
+    let mut fix_commit = None;
+    if fix {
+        if !index_ok {
+            store.index_rebuild(&head)?;
+            mark_fixed(&mut c, "index", |_| true);
+        }
+        if !drop_from_hook.is_empty() || !abandoned.is_empty() {
+            let (hooks, sessions_fixed) = (drop_from_hook.clone(), abandoned.clone());
+            let (_, commit) = store.transact(actor, |tx| -> Result<()> {
+                let at = now();
+                for (name, gone) in &hooks {
+                    let Some(path) = agents
+                        .iter()
+                        .find(|(_, a)| a.name.as_str() == name)
+                        .map(|(p, _)| p.clone())
+                    else {
+                        continue;
+                    };
+                    if let Some(mut a) = tx.doc::<Agent>(&path)? {
+                        a.hook.retain(|h| !gone.contains(h));
+                        a.updated_at = at;
+                        a.updated_by = actor.id.clone();
+                        tx.put_doc(&path, &a)?;
+                    }
+                }
+                for id in &sessions_fixed {
+                    let path = refs::session_path(id);
+                    if let Some(mut s) = tx.doc::<Session>(&path)?.filter(Session::is_open) {
+                        s.end = Some(EndReason::Crashed);
+                        s.ended_at = Some(at);
+                        s.updated_at = at;
+                        s.updated_by = actor.id.clone();
+                        tx.put_doc(&path, &s)?;
+                    }
+                }
+                tx.set_message("doctor: drop finished work from hooks, close abandoned sessions");
+                Ok(())
+            })?;
+            fix_commit = commit.map(|c| c.to_string());
+            mark_fixed(&mut c, "hooks", |_| true);
+            mark_fixed(&mut c, "sessions", |f| f.severity == Severity::Error);
+        }
+    }
+    Ok(Report {
+        findings: c.findings,
+        documents,
+        fix_commit,
+    })
+}
+
+fn mark_fixed(c: &mut Checker, check: &str, which: impl Fn(&Finding) -> bool) {
+    for f in c.findings.iter_mut().filter(|f| f.check == check) {
+        if which(f) {
+            f.fixed = true;
+        }
+    }
+}
+
+/// Every cycle of blocking dependencies (each reported once, from its smallest id).
+fn blocking_cycles(beads: &[(String, Bead)]) -> Vec<Vec<BeadId>> {
+    let edges: HashMap<&BeadId, Vec<&BeadId>> = beads
+        .iter()
+        .map(|(_, b)| (&b.id, b.blockers().map(|d| &d.id).collect()))
+        .collect();
+    let mut state: HashMap<&BeadId, u8> = HashMap::new();
+    let mut found = Vec::new();
+    let mut ids: Vec<&BeadId> = edges.keys().copied().collect();
+    ids.sort();
+    for start in ids {
+        if state.contains_key(start) {
+            continue;
+        }
+        let mut stack: Vec<(&BeadId, usize)> = vec![(start, 0)];
+        let mut path: Vec<&BeadId> = vec![start];
+        state.insert(start, 1);
+        while let Some((node, i)) = stack.pop() {
+            let next = edges.get(node).and_then(|e| e.get(i)).copied();
+            match next {
+                Some(n) => {
+                    stack.push((node, i + 1));
+                    match state.get(n) {
+                        Some(1) => {
+                            if let Some(pos) = path.iter().position(|p| *p == n) {
+                                let mut cycle: Vec<BeadId> =
+                                    path[pos..].iter().map(|b| (*b).clone()).collect();
+                                let min = cycle
+                                    .iter()
+                                    .enumerate()
+                                    .min_by(|a, b| a.1.cmp(b.1))
+                                    .map_or(0, |(i, _)| i);
+                                cycle.rotate_left(min);
+                                if !found.contains(&cycle) {
+                                    found.push(cycle);
+                                }
+                            }
+                        }
+                        Some(_) => {}
+                        None if edges.contains_key(n) => {
+                            state.insert(n, 1);
+                            path.push(n);
+                            stack.push((n, 0));
+                        }
+                        None => {}
+                    }
+                }
+                None => {
+                    state.insert(node, 2);
+                    path.pop();
+                }
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,67 @@
+//! Exporting every bead: as the beads `bd` tracker's JSONL, or as git-beads' own YAML.
+
+use super::Result;
+use crate::model::bd::BdRecord;
+use crate::store::{Broken, Store, codec};
+
+/// The formats `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// The JSONL export of the beads `bd` tracker: one issue per line.
+    BdJsonl,
+    /// git-beads' own documents, each introduced by a `---` line: lossless.
+    Yaml,
+}
+
+impl ExportFormat {
+    /// The format's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::BdJsonl => "bd-jsonl",
+            ExportFormat::Yaml => "yaml",
+        }
+    }
+}
+
+/// An export.
+#[derive(Clone, Debug, Default)]
+pub struct Export {
+    /// The exported text.
+    pub text: String,
+    /// How many beads it holds.
+    pub beads: usize,
+    /// Documents that do not parse and so could not be exported.
+    pub broken: Vec<Broken>,
+}
+
+/// Exports every bead, deleted ones included, sorted by id.
+pub fn export(store: &Store, format: ExportFormat) -> Result<Export> {
+    let head = store.require_head()?;
+    let (beads, broken) = store.all_beads(&head)?;
+    let mut text = String::new();
+    for bead in &beads {
+        match format {
+            ExportFormat::BdJsonl => {
+                let line = serde_json::to_string(&BdRecord::from_bead(bead)).map_err(|e| {
+                    super::OpError::Invalid(format!("could not write {} as JSON: {e}", bead.id))
+                })?;
+                text.push_str(&line);
+                text.push('\n');
+            }
+            ExportFormat::Yaml => {
+                let doc =
+                    codec::encode(bead).map_err(|source| crate::store::StoreError::Encode {
+                        what: bead.id.to_string(),
+                        source,
+                    })?;
+                text.push_str("---\n");
+                text.push_str(&doc);
+            }
+        }
+    }
+    Ok(Export {
+        text,
+        beads: beads.len(),
+        broken,
+    })
+}

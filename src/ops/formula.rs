@@ -1,0 +1,387 @@
+//! Formulas on disk: finding them in the repository and in the user's folder,
+//! reading and checking them.
+//!
+//! Repository formulas live under `.beads/formulas/` in the worktree (nested
+//! folders allowed); user formulas under `$XDG_CONFIG_HOME/git-beads/formulas/`, or
+//! `~/.config/git-beads/formulas/` when `XDG_CONFIG_HOME` is unset or not absolute.
+//! A repository formula wins over a user formula of the same name.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{OpError, Result};
+use crate::model::{Formula, FormulaError, Problem};
+use crate::store::{Store, codec};
+
+/// The folder of repository formulas, relative to the top of the worktree.
+pub const REPO_FORMULAS: &str = ".beads/formulas";
+
+/// Where a formula was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// Under `.beads/formulas/` in the worktree.
+    Repository,
+    /// In the user's formula folder.
+    User,
+    /// A file named on the command line.
+    File,
+}
+
+/// A formula read from a file, with the problems found in it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FoundFormula {
+    /// The formula (its name filled in from the file name when the file has none).
+    pub formula: Formula,
+    /// The file, as shown to the user (relative to the worktree for repository formulas).
+    pub file: String,
+    /// The file's path.
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// Where it was found.
+    pub origin: Origin,
+    /// What is wrong with it; empty when it is valid.
+    pub problems: Vec<Problem>,
+}
+
+impl FoundFormula {
+    /// Fails with every problem of the formula, unless it has none.
+    pub fn require_valid(&self) -> Result<&Formula> {
+        if self.problems.is_empty() {
+            return Ok(&self.formula);
+        }
+        Err(OpError::Invalid(format!(
+            "formula {} is not valid:\n  {}",
+            self.formula.name,
+            self.problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        )))
+    }
+}
+
+/// Every formula that can be poured here, and the files that could not be read.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Catalog {
+    /// The formulas by name (repository ones winning), sorted by name.
+    pub formulas: Vec<FoundFormula>,
+    /// Formulas hidden by one of the same name that wins.
+    pub shadowed: Vec<FoundFormula>,
+    /// Files that do not parse as formulas, or folders that cannot be read.
+    pub unreadable: Vec<Problem>,
+    /// The folders searched, in order of precedence.
+    pub searched: Vec<String>,
+}
+
+/// The user's formula folder: `$XDG_CONFIG_HOME/git-beads/formulas`, or
+/// `$HOME/.config/git-beads/formulas` when `XDG_CONFIG_HOME` is unset or relative.
+pub fn user_formula_dir() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(config.join("git-beads").join("formulas"))
+}
+
+/// The folders formulas are read from, highest precedence first.
+fn formula_dirs(store: &Store) -> Vec<(Origin, PathBuf)> {
+    let mut out = Vec::new();
+    if let Some(top) = store.workdir() {
+        out.push((Origin::Repository, top.join(REPO_FORMULAS)));
+    }
+    if let Some(user) = user_formula_dir() {
+        out.push((Origin::User, user));
+    }
+    out
+}
+
+fn is_formula_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
+}
+
+/// The name a formula file gives when it has no `name:` (`release.formula.yaml` → `release`).
+fn name_from_file(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    stem.strip_suffix(".formula").unwrap_or(&stem).to_owned()
+}
+
+/// Reads one formula file. A file that cannot be read or does not parse is the error,
+/// as a located problem; a formula that parses carries its other problems with it.
+pub fn read_formula(
+    path: &Path,
+    file: &str,
+    origin: Origin,
+) -> std::result::Result<FoundFormula, Problem> {
+    let bytes = std::fs::read(path).map_err(|e| Problem {
+        file: file.to_owned(),
+        line: None,
+        column: None,
+        message: format!("cannot be read: {e}"),
+    })?;
+    let source = String::from_utf8_lossy(&bytes).into_owned();
+    let mut formula: Formula = codec::decode(&bytes).map_err(|e| {
+        let (at, message) = e.located();
+        FormulaError::Yaml {
+            message,
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+        }
+        .locate(file, &source)
+    })?;
+    if formula.name.is_empty() {
+        formula.name = name_from_file(path);
+    }
+    let problems = formula
+        .problems()
+        .iter()
+        .map(|p| p.locate(file, &source))
+        .collect();
+    Ok(FoundFormula {
+        formula,
+        file: file.to_owned(),
+        path: path.to_owned(),
+        origin,
+        problems,
+    })
+}
+
+/// How a path is shown: relative to the worktree when inside it.
+fn shown(store: &Store, path: &Path) -> String {
+    store
+        .workdir()
+        .and_then(|top| path.strip_prefix(top).ok())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Finds and reads every formula: the repository's, then the user's.
+pub fn catalog(store: &Store) -> Result<Catalog> {
+    let mut cat = Catalog::default();
+    let mut by_name: BTreeMap<String, FoundFormula> = BTreeMap::new();
+    for (origin, dir) in formula_dirs(store) {
+        cat.searched.push(shown(store, &dir));
+        if !dir.is_dir() {
+            continue;
+        }
+        let walk = walkdir::WalkDir::new(&dir)
+            .follow_links(true)
+            .sort_by_file_name();
+        let mut here: BTreeMap<String, FoundFormula> = BTreeMap::new();
+        for entry in walk {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    cat.unreadable.push(Problem {
+                        file: e
+                            .path()
+                            .map(|p| shown(store, p))
+                            .unwrap_or_else(|| shown(store, &dir)),
+                        line: None,
+                        column: None,
+                        message: format!("cannot be read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() || !is_formula_file(entry.path()) {
+                continue;
+            }
+            let file = shown(store, entry.path());
+            match read_formula(entry.path(), &file, origin) {
+                Err(p) => cat.unreadable.push(p),
+                Ok(mut f) => match here.get_mut(&f.formula.name) {
+                    Some(first) => {
+                        // Two files of one folder with one name: neither silently wins.
+                        let dup = Problem {
+                            file: f.file.clone(),
+                            line: None,
+                            column: None,
+                            message: format!(
+                                "formula {} is also defined in {}",
+                                f.formula.name, first.file
+                            ),
+                        };
+                        first.problems.push(dup.clone());
+                        f.problems.push(dup);
+                        cat.shadowed.push(f);
+                    }
+                    None => {
+                        here.insert(f.formula.name.clone(), f);
+                    }
+                },
+            }
+        }
+        for (name, f) in here {
+            match by_name.entry(name) {
+                std::collections::btree_map::Entry::Occupied(_) => cat.shadowed.push(f),
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(f);
+                }
+            }
+        }
+    }
+    cat.formulas = by_name.into_values().collect();
+    Ok(cat)
+}
+
+/// Whether `name` names a file rather than a formula.
+fn looks_like_path(name: &str) -> bool {
+    name.contains('/')
+        || name.contains(std::path::MAIN_SEPARATOR)
+        || is_formula_file(Path::new(name))
+}
+
+/// The formula called `name` (or the formula file at path `name`), problems and all.
+pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
+    if looks_like_path(name) {
+        let path = PathBuf::from(name);
+        return read_formula(&path, name, Origin::File)
+            .map_err(|p| OpError::Invalid(format!("formula file {p}")));
+    }
+    let cat = catalog(store)?;
+    if let Some(f) = cat.formulas.into_iter().find(|f| f.formula.name == name) {
+        return Ok(f);
+    }
+    let mut msg = format!(
+        "no formula {name:?} (searched {})",
+        cat.searched.join(" and ")
+    );
+    if !cat.unreadable.is_empty() {
+        msg.push_str(&format!(
+            "; these files do not parse:\n  {}",
+            cat.unreadable
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        ));
+    }
+    Err(OpError::Invalid(msg))
+}
+
+/// What `formula validate` found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Validation {
+    /// The files checked.
+    pub checked: Vec<String>,
+    /// Every problem, file by file.
+    pub problems: Vec<Problem>,
+}
+
+/// Checks one formula file, or (with `None`) every formula found.
+pub fn validate(store: &Store, file: Option<&Path>) -> Result<Validation> {
+    let mut v = Validation::default();
+    match file {
+        Some(path) => {
+            let shown = path.display().to_string();
+            v.checked.push(shown.clone());
+            match read_formula(path, &shown, Origin::File) {
+                Ok(f) => v.problems.extend(f.problems),
+                Err(p) => v.problems.push(p),
+            }
+        }
+        None => {
+            let cat = catalog(store)?;
+            let mut all: Vec<&FoundFormula> = cat.formulas.iter().chain(&cat.shadowed).collect();
+            all.sort_by(|a, b| a.file.cmp(&b.file));
+            for f in all {
+                v.checked.push(f.file.clone());
+                for p in &f.problems {
+                    if !v.problems.contains(p) {
+                        v.problems.push(p.clone());
+                    }
+                }
+            }
+            for p in cat.unreadable {
+                if !v.checked.contains(&p.file) {
+                    v.checked.push(p.file.clone());
+                }
+                v.problems.push(p);
+            }
+        }
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FORMULA_EXAMPLE, FORMULA_FORMAT};
+
+    fn parse(text: &str) -> std::result::Result<FoundFormula, Problem> {
+        let dir = tempfile::tempdir().map_err(|e| Problem {
+            file: "tmp".into(),
+            line: None,
+            column: None,
+            message: e.to_string(),
+        })?;
+        let path = dir.path().join("t.yaml");
+        std::fs::write(&path, text).expect("writes");
+        read_formula(&path, "t.yaml", Origin::File)
+    }
+
+    #[test]
+    fn formula_documented_example_is_valid_and_pours_in_order() {
+        assert!(FORMULA_FORMAT.contains(FORMULA_EXAMPLE));
+        let f = parse(FORMULA_EXAMPLE).expect("the example parses");
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        let mut given = BTreeMap::new();
+        given.insert("crate".to_owned(), "git-beads".to_owned());
+        given.insert("version".to_owned(), "1.2.0".to_owned());
+        let r = f.formula.render(&given).expect("renders");
+        assert_eq!(r.title, "Release git-beads 1.2.0");
+        let keys: Vec<&str> = r.steps.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["bump", "changelog", "test", "tag", "announce"]);
+        assert_eq!(r.steps[3].needs, [1, 2]);
+        assert_eq!(r.steps[4].title, "Announce git-beads 1.2.0 in #releases");
+    }
+
+    #[test]
+    fn formula_readme_shows_the_documented_example() {
+        let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+        if let Ok(text) = std::fs::read_to_string(readme) {
+            assert!(
+                text.contains(FORMULA_EXAMPLE),
+                "README.md's formula example differs from FORMULA_EXAMPLE (src/model/formula.rs)"
+            );
+        }
+    }
+
+    #[test]
+    fn formula_yaml_errors_carry_their_line() {
+        let p = parse("name: x\nsteps:\n  - id: a\n    title: t\n    need: [b]\n")
+            .expect_err("unknown key");
+        assert_eq!(p.line, Some(5), "{p}");
+        assert!(p.message.contains("unknown field `need`"), "{p}");
+        assert!(!p.message.contains("at line"), "{p}");
+        let p = parse("name: x\nsteps: [\n").expect_err("malformed");
+        assert!(p.line.is_some(), "{p}");
+        assert!(p.to_string().starts_with("t.yaml:"), "{p}");
+    }
+
+    #[test]
+    fn formula_name_defaults_to_the_file_name() {
+        assert_eq!(
+            name_from_file(Path::new("a/release.formula.yaml")),
+            "release"
+        );
+        assert_eq!(name_from_file(Path::new("deploy.yml")), "deploy");
+        let f = parse("steps:\n  - id: a\n    title: t\n").expect("parses");
+        assert_eq!(f.formula.name, "t");
+    }
+}

@@ -1,0 +1,376 @@
+//! Provenance notes: which agent, session, model, bead and molecule step made a code
+//! commit, as a YAML note under `refs/notes/beads`; showing it; and sharing the
+//! notes with remotes, merged per commit without losing any.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::agent::load;
+use super::molecule;
+use super::session::load_session;
+use super::{ListFilter, OpError, Result};
+use crate::model::{
+    Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
+};
+use crate::store::{MAX_NOTE, Pushed, RefPush, Store, StoreError, codec, refs};
+
+/// The config git-beads sets so that notes follow their commits through
+/// `git commit --amend` and `git rebase`: (key, value, multi-valued).
+pub const NOTES_CONFIG: &[(&str, &str, bool)] = &[
+    ("notes.rewriteRef", refs::NOTES, true),
+    ("notes.rewrite.amend", "true", false),
+    ("notes.rewrite.rebase", "true", false),
+];
+
+/// Configures git to carry provenance notes over to rewritten commits (amend and
+/// rebase copy them, joined with any note already there). Returns the keys changed.
+pub fn configure_notes(store: &Store) -> Result<Vec<String>> {
+    let mut changed = Vec::new();
+    for (key, value, multi) in NOTES_CONFIG {
+        let did = if *multi {
+            store.add_config_value(key, value)?
+        } else {
+            store.set_config(key, value)?
+        };
+        if did {
+            changed.push((*key).to_owned());
+        }
+    }
+    Ok(changed)
+}
+
+/// Whether git is configured to carry provenance notes through amend and rebase.
+pub fn notes_configured(store: &Store) -> Result<bool> {
+    for (key, value, _) in NOTES_CONFIG {
+        if !store.config_values(key)?.iter().any(|v| v == value) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// What the session `actor` runs in this worktree is doing now, as a provenance
+/// record; `None` when no session runs here.
+pub fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<Provenance>> {
+    let (Some(name), Some(sid)) = (&actor.agent, &actor.session) else {
+        return Ok(None);
+    };
+    let view = store.view()?;
+    let agent = load(&view, name)?;
+    let session = load_session(&view, sid)?;
+    if !session.is_open() {
+        return Ok(None);
+    }
+    let mut beads: Vec<BeadId> = agent.hook.clone();
+    let in_progress = super::list(
+        store,
+        &ListFilter {
+            statuses: vec![Status::InProgress],
+            assignee: Some(name.to_string()),
+            ..ListFilter::default()
+        },
+    )?;
+    for s in &in_progress.beads {
+        if let Ok(id) = BeadId::parse(&s.id)
+            && !beads.contains(&id)
+        {
+            beads.push(id);
+        }
+    }
+    let mut rec = Provenance {
+        agent: name.clone(),
+        session: sid.clone(),
+        model: session.model.clone(),
+        beads,
+        molecule: None,
+        step: None,
+        position: None,
+        store: view.head().map(|h| h.commit.to_string()),
+    };
+    for id in &agent.hook {
+        let Some(bead) = view.bead(id)? else {
+            continue;
+        };
+        if bead.kind != BeadType::Molecule || bead.status.is_done() {
+            continue;
+        }
+        if let Some(p) = molecule::progress(&view, &bead)? {
+            rec.step = p
+                .steps
+                .iter()
+                .find(|s| !s.status.is_done())
+                .map(|s| s.id.clone());
+            rec.position = Some(p.position());
+            rec.molecule = Some(p.molecule);
+            break;
+        }
+    }
+    Ok(Some(rec))
+}
+
+fn encode_record(rec: &Provenance) -> Result<String> {
+    codec::encode(rec).map_err(|source| {
+        OpError::Store(StoreError::Encode {
+            what: "provenance note".into(),
+            source,
+        })
+    })
+}
+
+/// Attaches the provenance of the session `actor` runs here to the commit HEAD now
+/// points at (the post-commit hook). Nothing happens without a running session,
+/// during a rebase (git copies the original commits' notes to the rebased ones), or
+/// on an amend whose replaced commit's note already says the same (git copies it).
+/// A record already on the commit is not added twice. Returns the record written.
+pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, Provenance)>> {
+    if store.rebase_in_progress() {
+        return Ok(None);
+    }
+    let Some(commit) = store.head_commit()? else {
+        return Ok(None);
+    };
+    let Some(rec) = current_provenance(store, actor)? else {
+        return Ok(None);
+    };
+    let text = encode_record(&rec)?;
+    let doc = text.trim().to_owned();
+    if let Some(old) = store.amended_from()?
+        && let Some(note) = store.note(refs::NOTES, old)?
+        && note_documents(&String::from_utf8_lossy(&note)).contains(&doc)
+    {
+        return Ok(None);
+    }
+    let message = format!("notes: provenance of {commit} (session {})", rec.session);
+    let written = store.advance_notes(actor, |head| -> Result<_> {
+        let existing = match head {
+            Some(h) => store.note(refs::NOTES, commit)?.map(|n| (h, n)),
+            None => None,
+        };
+        let new_text = match &existing {
+            Some((_, note)) => {
+                let old = String::from_utf8_lossy(note);
+                if note_documents(&old).contains(&doc) {
+                    return Ok((false, None));
+                }
+                // Keep what is there as it is, and add this record after it.
+                let mut t = old.trim_end().to_owned();
+                t.push_str("\n\n");
+                t.push_str(&crate::model::join_note_documents(&[&doc]));
+                t
+            }
+            None => crate::model::join_note_documents(&[&doc]),
+        };
+        let blob = store.write_blob(new_text.as_bytes())?;
+        let edits = BTreeMap::from([(commit, Some(blob))]);
+        let tree = store.write_notes_tree(head.map(|h| h.tree), &edits)?;
+        let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
+        let note_commit = store.commit_merge(tree, &parents, actor, &message)?;
+        Ok((true, Some((note_commit, message.clone()))))
+    })?;
+    Ok(written.then_some((commit, rec)))
+}
+
+/// A commit's provenance, as `git beads provenance` shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CommitProvenance {
+    /// The commit.
+    pub commit: String,
+    /// The records of its note that parse, in the note's order.
+    pub records: Vec<Provenance>,
+    /// Documents of its note that are not provenance records (written by hand or by
+    /// a newer git-beads), as text.
+    pub other: Vec<String>,
+    /// The note's text as stored (`None` when the commit has no note).
+    pub note: Option<String>,
+}
+
+/// The provenance note of the commit `spec` names (`HEAD`, a branch, an id).
+pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
+    let commit = store
+        .resolve_commit(spec)
+        .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
+    let note = store
+        .note(refs::NOTES, commit)?
+        .map(|n| String::from_utf8_lossy(&n).into_owned());
+    let mut records = Vec::new();
+    let mut other = Vec::new();
+    for doc in note.as_deref().map(note_documents).unwrap_or_default() {
+        match codec::decode::<Provenance>(doc.as_bytes()) {
+            Ok(rec) => records.push(rec),
+            Err(_) => other.push(doc),
+        }
+    }
+    Ok(CommitProvenance {
+        commit: commit.to_string(),
+        records,
+        other,
+        note,
+    })
+}
+
+/// What happened to the provenance notes when they were shared with a remote.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NotesSync {
+    /// How many commits' notes came in from the remote (new or changed).
+    pub fetched: usize,
+    /// How many commits had different notes on both sides, now joined into one.
+    pub joined: usize,
+    /// Whether the remote now has the local notes.
+    pub pushed: bool,
+}
+
+/// Merges the notes remote `remote` last sent (its tracking ref, fetched by `git
+/// fetch` or a sync) into `refs/notes/beads`, without the network: a note changed
+/// on one side takes that side; two different notes on one commit are joined, each
+/// distinct record once (so identical notes stay one). Both sides' histories are
+/// kept, in a merge commit, so the result can be pushed as a fast-forward.
+pub fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<NotesSync> {
+    let tracking = refs::tracking_notes(remote);
+    let Some(theirs) = store.ref_head(&tracking)? else {
+        return Ok(NotesSync::default());
+    };
+    store.advance_notes(actor, |head| -> Result<_> {
+        let mut report = NotesSync::default();
+        let Some(ours) = head else {
+            report.fetched = store.notes_in(theirs.tree)?.len();
+            let msg = format!("notes: adopt the provenance notes of {remote}");
+            return Ok((report, Some((theirs.commit, msg))));
+        };
+        if ours.commit == theirs.commit {
+            return Ok((report, None));
+        }
+        let bases = store.merge_bases(ours.commit, theirs.commit)?;
+        if bases.contains(&theirs.commit) {
+            return Ok((report, None));
+        }
+        let base_tree = match bases.first() {
+            Some(b) => Some(store.commit_tree(*b)?),
+            None => None,
+        };
+        let base = match base_tree {
+            Some(t) => store.notes_in(t)?,
+            None => BTreeMap::new(),
+        };
+        let mine = store.notes_in(ours.tree)?;
+        let their = store.notes_in(theirs.tree)?;
+        if bases == [ours.commit] {
+            report.fetched = count_changed(&mine, &their);
+            let msg = format!("notes: fast-forward to the provenance notes of {remote}");
+            return Ok((report, Some((theirs.commit, msg))));
+        }
+        let mut edits: BTreeMap<ObjectId, Option<ObjectId>> = BTreeMap::new();
+        let commits: BTreeSet<&ObjectId> = mine.keys().chain(their.keys()).collect();
+        for c in commits {
+            let (l, t, b) = (mine.get(c), their.get(c), base.get(c));
+            let merged = if l == t || t == b {
+                continue;
+            } else if l == b {
+                t.copied()
+            } else {
+                match (l, t) {
+                    (Some(l), Some(t)) => {
+                        report.joined += 1;
+                        Some(join_blobs(store, *l, *t)?)
+                    }
+                    // Removed on one side, changed on the other: the change stays.
+                    (Some(x), None) | (None, Some(x)) => Some(*x),
+                    (None, None) => None,
+                }
+            };
+            if merged.as_ref() != l {
+                report.fetched += 1;
+                edits.insert(*c, merged);
+            }
+        }
+        let tree = store.write_notes_tree(Some(ours.tree), &edits)?;
+        let msg = format!(
+            "notes: merge the provenance notes of {remote}\n\n{} notes came in, {} joined.\n",
+            report.fetched, report.joined
+        );
+        let commit = store.commit_merge(tree, &[ours.commit, theirs.commit], actor, &msg)?;
+        Ok((report, Some((commit, msg))))
+    })
+}
+
+fn count_changed(a: &BTreeMap<ObjectId, ObjectId>, b: &BTreeMap<ObjectId, ObjectId>) -> usize {
+    b.iter().filter(|(c, n)| a.get(*c) != Some(*n)).count()
+}
+
+/// Joins two different notes of one commit: every distinct record once, in an order
+/// that does not depend on which side is which. A note too large or not text is not
+/// joined: the one with the greater blob id stays (the same on every clone).
+fn join_blobs(store: &Store, a: ObjectId, b: ObjectId) -> Result<ObjectId> {
+    let readable = |id: ObjectId| -> Result<Option<String>> {
+        if store.blob_size(id)? > MAX_NOTE {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(store.read_blob(id)?).ok())
+    };
+    match (readable(a)?, readable(b)?) {
+        (Some(x), Some(y)) => Ok(store.write_blob(union_note_documents(&x, &y).as_bytes())?),
+        _ => Ok(a.max(b)),
+    }
+}
+
+/// Pushes `refs/notes/beads` to remote `remote` with a lease on what was last
+/// fetched from it; when the remote moved meanwhile, fetches, merges and tries again
+/// (a few times). Returns whether the remote now has the local notes.
+pub fn push_notes(store: &Store, actor: &Actor, remote: &str, talk: bool) -> Result<NotesSync> {
+    let mut report = NotesSync::default();
+    for round in 0..3 {
+        if round > 0 {
+            store.fetch_beads(remote, talk)?;
+            let more = merge_notes(store, actor, remote)?;
+            report.fetched += more.fetched;
+            report.joined += more.joined;
+        }
+        let Some(local) = store.notes_head()? else {
+            report.pushed = true;
+            return Ok(report);
+        };
+        let expected = store
+            .ref_head(&refs::tracking_notes(remote))?
+            .map(|h| h.commit);
+        if expected == Some(local.commit) {
+            report.pushed = true;
+            return Ok(report);
+        }
+        let update = RefPush {
+            name: refs::NOTES.into(),
+            expected,
+            new: local.commit,
+        };
+        match store.push_refs(remote, &[update], None)?.first() {
+            Some(Pushed::Done) => {
+                store.set_notes_tracking(remote, local.commit, actor)?;
+                report.pushed = true;
+                return Ok(report);
+            }
+            Some(Pushed::Stale(_)) | None => {}
+        }
+    }
+    Ok(report)
+}
+
+/// Shares the provenance notes with remote `remote` after a sync fetched them: merges
+/// what came in and, unless `pull_only`, pushes the result.
+pub fn sync_notes(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    pull_only: bool,
+    talk: bool,
+) -> Result<NotesSync> {
+    let merged = merge_notes(store, actor, remote)?;
+    if pull_only {
+        return Ok(merged);
+    }
+    let pushed = push_notes(store, actor, remote, talk)?;
+    Ok(NotesSync {
+        fetched: merged.fetched + pushed.fetched,
+        joined: merged.joined + pushed.joined,
+        pushed: pushed.pushed,
+    })
+}

@@ -1,0 +1,738 @@
+//! Sync: sharing the store through ordinary git remotes, merging without loss.
+//!
+//! `sync` = fetch the remote's beads refs into tracking refs, three-way merge the
+//! remote's store into the local one (per document, per field, see
+//! [`crate::merge`]), commit the merge with both parents, push with a lease, and go
+//! around again if the remote moved meanwhile. `pull` and `push` are the halves.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::{OpError, Result, now, write};
+use crate::merge::{self, Side};
+use crate::model::{Actor, Bead, BeadId, Prefix};
+use crate::store::{Entry, EntryKind, Head, Pushed, RemoteError, Store, StoreError, codec, refs};
+
+/// How often `sync` fetches, merges and pushes again when the remote keeps moving.
+const MAX_ROUNDS: usize = 10;
+
+/// How many documents are merged between two progress reports.
+const PROGRESS_EVERY: usize = 200;
+
+/// Something a long sync reports while it works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SyncEvent {
+    /// Fetching from the remote.
+    Fetching {
+        /// The remote.
+        remote: String,
+    },
+    /// Merging documents changed on both sides.
+    Merging {
+        /// How many are done.
+        done: usize,
+        /// How many there are.
+        total: usize,
+    },
+    /// Pushing to the remote.
+    Pushing {
+        /// The remote.
+        remote: String,
+    },
+    /// The remote moved while this sync worked: going around again.
+    Retrying {
+        /// The round about to start (2 for the first retry).
+        round: usize,
+    },
+}
+
+/// Which halves of a sync to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    /// Fetch, merge, push.
+    Sync,
+    /// Fetch and merge.
+    Pull,
+    /// Push what is here, refusing to overwrite what the remote has that is not.
+    Push,
+}
+
+/// How to sync.
+#[derive(Clone, Debug)]
+pub struct SyncOptions {
+    /// The remote (default: the branch's upstream remote, else `origin`).
+    pub remote: Option<String>,
+    /// Which halves.
+    pub mode: SyncMode,
+    /// Let git talk to the terminal (progress, prompts) instead of capturing it.
+    pub talk: bool,
+}
+
+/// What happened to the local store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Nothing to bring in: the remote has no beads, or nothing this store lacks.
+    UpToDate,
+    /// The local store had nothing; it now is the remote's.
+    Adopted,
+    /// The local store moved forward to the remote's.
+    FastForward,
+    /// The two stores were merged in a merge commit.
+    Merged,
+}
+
+/// A document kept as it is because it could not be merged field by field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KeptDoc {
+    /// The document's path in the store's tree.
+    pub path: String,
+    /// Why it could not be merged.
+    pub reason: String,
+    /// Where the version that was not kept in place went (under `lost+found/`).
+    pub other_version: String,
+}
+
+/// What a sync did.
+#[derive(Clone, Debug, Serialize)]
+pub struct SyncReport {
+    /// The remote.
+    pub remote: String,
+    /// How many documents the remote had changed that were brought in.
+    pub fetched: usize,
+    /// How many documents changed on both sides were merged field by field.
+    pub merged: usize,
+    /// How many losing values the merge recorded in `conflicts:` lists.
+    pub conflicts: usize,
+    /// Whether the remote now has this store's state.
+    pub pushed: bool,
+    /// What happened to the local store (the last round that changed it).
+    pub outcome: Outcome,
+    /// The commit the local store is at, if it exists.
+    pub head: Option<String>,
+    /// How many rounds it took (more than one when the remote moved meanwhile).
+    pub rounds: usize,
+    /// Whether the remote's fetch refspecs were added now.
+    pub configured: bool,
+    /// Documents that could not be merged field by field, kept whole.
+    pub kept: Vec<KeptDoc>,
+}
+
+/// Picks and checks the remote: the one named, else the default.
+pub fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
+    let name = match remote {
+        Some(r) => r.to_owned(),
+        None => store
+            .default_remote()
+            .ok_or(StoreError::Remote(RemoteError::NoRemote))?,
+    };
+    store.check_remote(&name)?;
+    Ok(name)
+}
+
+/// Adds the beads fetch refspecs to remote `name` (see [`Store::setup_remote`]);
+/// returns whether anything was added.
+pub fn setup_remote(store: &Store, name: &str) -> Result<bool> {
+    Ok(store.setup_remote(name)?)
+}
+
+/// Adds the beads fetch refspecs to every remote; returns the remotes that got them now.
+pub fn setup_remotes(store: &Store) -> Result<Vec<String>> {
+    let mut added = Vec::new();
+    for name in store.remote_names() {
+        // A remote whose name git-beads will not pass on is left alone.
+        if crate::store::check_remote_name(&name).is_err() {
+            continue;
+        }
+        if store.setup_remote(&name)? {
+            added.push(name);
+        }
+    }
+    Ok(added)
+}
+
+/// On a repository without a store, adopts the store of `remote` (default: the
+/// default remote) if it has one, fetching it first, so that a fresh clone joins
+/// the shared history instead of starting an unrelated one. A `prefix` that
+/// differs from the remote store's is refused before anything changes. Returns the
+/// remote adopted from, if any.
+pub fn adopt(
+    store: &Store,
+    actor: &Actor,
+    remote: Option<&str>,
+    prefix: Option<&Prefix>,
+    talk: bool,
+) -> Result<Option<String>> {
+    if store.head()?.is_some() {
+        return Ok(None);
+    }
+    let name = match remote {
+        Some(r) => r.to_owned(),
+        None => match store.default_remote() {
+            Some(r) => r,
+            None => return Ok(None),
+        },
+    };
+    store.check_remote(&name)?;
+    let Some(theirs) = store.fetch_beads(&name, talk)? else {
+        return Ok(None);
+    };
+    let tree = store.commit_tree(theirs)?;
+    store.check_remote_tree(&name, tree, None)?;
+    if let Some(prefix) = prefix {
+        let meta = store.meta(&Head {
+            commit: theirs,
+            tree,
+        })?;
+        if meta.prefix != *prefix {
+            return Err(OpError::Conflict(format!(
+                "the store on {name} uses prefix {:?}, not {:?}",
+                meta.prefix.as_str(),
+                prefix.as_str()
+            )));
+        }
+    }
+    let adopted = store.advance_main(actor, |head| -> Result<_> {
+        match head {
+            Some(_) => Ok((false, None)),
+            None => Ok((
+                true,
+                Some((theirs, format!("adopt the beads store of {name}"))),
+            )),
+        }
+    })?;
+    Ok(adopted.then_some(name))
+}
+
+/// Syncs the store with a remote (or only pulls, or only pushes; see [`SyncMode`]).
+///
+/// The local store only ever moves to a complete merge (or forward to the
+/// remote's state): anything that fails — the network, a remote whose beads are
+/// damaged, a push the remote rejects — leaves it where it was or at that merge.
+pub fn sync(
+    store: &Store,
+    actor: &Actor,
+    opts: &SyncOptions,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<SyncReport> {
+    let remote = pick_remote(store, opts.remote.as_deref())?;
+    let _sync = store.sync_lock()?;
+    let configured = store.setup_remote(&remote)?;
+    let mut report = SyncReport {
+        remote: remote.clone(),
+        fetched: 0,
+        merged: 0,
+        conflicts: 0,
+        pushed: false,
+        outcome: Outcome::UpToDate,
+        head: None,
+        rounds: 0,
+        configured,
+        kept: Vec::new(),
+    };
+    let mut last = String::new();
+    for round in 1..=MAX_ROUNDS {
+        report.rounds = round;
+        if round > 1 {
+            progress(SyncEvent::Retrying { round });
+        }
+        progress(SyncEvent::Fetching {
+            remote: remote.clone(),
+        });
+        let theirs = store.fetch_beads(&remote, opts.talk)?;
+        if opts.mode == SyncMode::Push {
+            let local = store.require_head()?;
+            let behind = match theirs {
+                Some(t) => store.merge_bases(t, local.commit)? != [t],
+                None => false,
+            };
+            if behind {
+                return Err(OpError::Conflict(format!(
+                    "{remote} has beads this repository does not have yet; run `git beads sync {remote}` to merge them, then push"
+                )));
+            }
+        } else {
+            integrate(store, actor, &remote, theirs, &mut report, progress)?;
+        }
+        let local = store.head()?;
+        report.head = local.map(|h| h.commit.to_string());
+        if opts.mode == SyncMode::Pull {
+            return Ok(report);
+        }
+        let Some(local) = local else {
+            return Err(OpError::Store(StoreError::NotInitialized));
+        };
+        if Some(local.commit) == theirs {
+            report.pushed = true;
+            return Ok(report);
+        }
+        progress(SyncEvent::Pushing {
+            remote: remote.clone(),
+        });
+        match store.push_beads(&remote, theirs, local.commit, opts.talk)? {
+            Pushed::Done => {
+                store.set_tracking(&remote, local.commit, actor)?;
+                report.pushed = true;
+                return Ok(report);
+            }
+            Pushed::Stale(reason) if opts.mode == SyncMode::Push => {
+                return Err(OpError::Conflict(format!(
+                    "{remote} moved while pushing ({reason}); run `git beads sync {remote}`"
+                )));
+            }
+            Pushed::Stale(reason) => last = reason,
+        }
+    }
+    Err(OpError::Conflict(format!(
+        "{remote} kept moving ({last}): gave up after {MAX_ROUNDS} rounds; the local store holds every merge so far, run `git beads sync` again"
+    )))
+}
+
+/// Brings the remote's state `theirs` into the local store: adopt, fast-forward or
+/// merge, under the write lock.
+pub(super) fn integrate(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    theirs: Option<ObjectId>,
+    report: &mut SyncReport,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<()> {
+    let Some(theirs) = theirs else {
+        return Ok(());
+    };
+    let their_tree = store.commit_tree(theirs)?;
+    // Check what the remote sent before anything is merged from it; what it shares
+    // with the local history was checked when it first came in.
+    let trusted = match store.head()? {
+        Some(h) => match store.merge_bases(h.commit, theirs)?.first() {
+            Some(b) => Some(store.commit_tree(*b)?),
+            None => None,
+        },
+        None => None,
+    };
+    store.check_remote_tree(remote, their_tree, trusted)?;
+    let step = store.advance_main(actor, |head| -> Result<_> {
+        let Some(head) = head else {
+            let mut step = Step::new(Outcome::Adopted);
+            step.fetched = store.diff(None, Some(their_tree))?.len();
+            return Ok((
+                step,
+                Some((theirs, format!("sync: adopt the beads store of {remote}"))),
+            ));
+        };
+        if head.commit == theirs {
+            return Ok((Step::new(Outcome::UpToDate), None));
+        }
+        let bases = store.merge_bases(head.commit, theirs)?;
+        if bases.contains(&theirs) {
+            return Ok((Step::new(Outcome::UpToDate), None));
+        }
+        if bases == [head.commit] {
+            let mut step = Step::new(Outcome::FastForward);
+            step.fetched = store.diff(Some(head.tree), Some(their_tree))?.len();
+            return Ok((
+                step,
+                Some((theirs, format!("sync: fast-forward to {remote}"))),
+            ));
+        }
+        let base = virtual_base(store, &bases, 0)?;
+        let merged = merge_trees(store, base, head.tree, their_tree, progress)?;
+        let mut message = format!("sync: merge the beads of {remote}\n\n");
+        message.push_str(&format!(
+            "{} documents came in, {} merged field by field, {} conflicts recorded.\n",
+            merged.fetched, merged.merged, merged.conflicts
+        ));
+        for k in &merged.kept {
+            message.push_str(&format!(
+                "Kept {} whole ({}); the other version is at {}.\n",
+                k.path, k.reason, k.other_version
+            ));
+        }
+        let commit = store.commit_merge(merged.tree, &[head.commit, theirs], actor, &message)?;
+        let step = Step {
+            outcome: Outcome::Merged,
+            fetched: merged.fetched,
+            merged: merged.merged,
+            conflicts: merged.conflicts,
+            kept: merged.kept,
+        };
+        Ok((step, Some((commit, message))))
+    })?;
+    // A later round that finds nothing new does not hide what an earlier one did.
+    if step.outcome != Outcome::UpToDate {
+        report.outcome = step.outcome;
+    }
+    report.fetched += step.fetched;
+    report.merged += step.merged;
+    report.conflicts += step.conflicts;
+    report.kept.extend(step.kept);
+    Ok(())
+}
+
+struct Step {
+    outcome: Outcome,
+    fetched: usize,
+    merged: usize,
+    conflicts: usize,
+    kept: Vec<KeptDoc>,
+}
+
+impl Step {
+    fn new(outcome: Outcome) -> Step {
+        Step {
+            outcome,
+            fetched: 0,
+            merged: 0,
+            conflicts: 0,
+            kept: Vec::new(),
+        }
+    }
+}
+
+/// The tree to merge against: the merge base's, or after criss-cross merges (several
+/// bases) the merge of the bases themselves, as git's recursive strategy does.
+fn virtual_base(store: &Store, bases: &[ObjectId], depth: usize) -> Result<Option<ObjectId>> {
+    let Some((first, rest)) = bases.split_first() else {
+        return Ok(None);
+    };
+    let mut tree = store.commit_tree(*first)?;
+    if depth >= 3 {
+        return Ok(Some(tree));
+    }
+    for other in rest {
+        let sub = virtual_base(store, &store.merge_bases(*first, *other)?, depth + 1)?;
+        let other_tree = store.commit_tree(*other)?;
+        tree = merge_trees(store, sub, tree, other_tree, &mut |_| {})?.tree;
+    }
+    Ok(Some(tree))
+}
+
+/// The result of merging two trees.
+#[derive(Clone, Debug)]
+pub struct TreeMerge {
+    /// The merged tree.
+    pub tree: ObjectId,
+    /// How many documents `theirs` changed against the base.
+    pub fetched: usize,
+    /// How many documents changed on both sides were merged field by field.
+    pub merged: usize,
+    /// How many losing values were recorded.
+    pub conflicts: usize,
+    /// Documents kept whole.
+    pub kept: Vec<KeptDoc>,
+}
+
+/// Merges the trees `ours` and `theirs` against `base` (`None`: unrelated histories).
+///
+/// Entry by entry, directory by directory: an entry changed on one side takes
+/// that side (a subtree whole, whatever it holds); a directory changed on both is
+/// merged entry by entry; a document changed on both is merged by
+/// [`merge_document`]. An entry missing on one side is never taken as deleted
+/// (deleting a document is a tombstone inside it) and is kept — except worktree
+/// snapshots, which are never changed once written, so that a snapshot removed on
+/// one side (by `gc`) and unchanged on the other stays removed. Two entries of
+/// different kinds at one path keep one in place and the other under
+/// `lost+found/`. The result is the same tree whichever side is `ours`.
+pub fn merge_trees(
+    store: &Store,
+    base: Option<ObjectId>,
+    ours: ObjectId,
+    theirs: ObjectId,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<TreeMerge> {
+    let mine: BTreeSet<String> = store
+        .diff(base, Some(ours))?
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    let their = store.diff(base, Some(theirs))?;
+    let total = their.iter().filter(|c| mine.contains(&c.path)).count();
+    let mut m = TreeMerger {
+        store,
+        edits: BTreeMap::new(),
+        out: TreeMerge {
+            tree: ours,
+            fetched: their.len(),
+            merged: 0,
+            conflicts: 0,
+            kept: Vec::new(),
+        },
+        done: 0,
+        total,
+        progress,
+    };
+    m.dir(base, ours, theirs, "")?;
+    if total >= PROGRESS_EVERY {
+        (m.progress)(SyncEvent::Merging {
+            done: m.done,
+            total,
+        });
+    }
+    let mut out = m.out;
+    if !m.edits.is_empty() {
+        out.tree = store.write_tree_edits(ours, &m.edits)?;
+    }
+    Ok(out)
+}
+
+/// Whether an entry removed on one side and unchanged on the other is gone: only
+/// for worktree snapshots, which `gc` removes and nothing ever changes.
+fn removal_deletes(path: &str) -> bool {
+    path.strip_prefix(refs::SNAPSHOTS_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+struct TreeMerger<'a, 'p> {
+    store: &'a Store,
+    edits: BTreeMap<String, Option<Entry>>,
+    out: TreeMerge,
+    done: usize,
+    total: usize,
+    progress: &'p mut dyn FnMut(SyncEvent),
+}
+
+impl TreeMerger<'_, '_> {
+    fn dir(
+        &mut self,
+        base: Option<ObjectId>,
+        ours: ObjectId,
+        theirs: ObjectId,
+        prefix: &str,
+    ) -> Result<()> {
+        let base = match base {
+            Some(t) => self.store.tree_entries(t)?,
+            None => BTreeMap::new(),
+        };
+        let ours = self.store.tree_entries(ours)?;
+        let theirs = self.store.tree_entries(theirs)?;
+        let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+        for name in names {
+            let path = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let b = base.get(name).copied();
+            match (ours.get(name).copied(), theirs.get(name).copied()) {
+                (Some(x), Some(y)) if x == y => {}
+                (Some(x), None) => {
+                    if removal_deletes(&path) && b == Some(x) {
+                        self.edits.insert(path, None);
+                    }
+                }
+                (None, Some(y)) => {
+                    if !(removal_deletes(&path) && b == Some(y)) {
+                        self.edits.insert(path, Some(y));
+                    }
+                }
+                (Some(x), Some(y)) if b == Some(x) => {
+                    self.edits.insert(path, Some(y));
+                }
+                (Some(_), Some(y)) if b == Some(y) => {}
+                (Some(x), Some(y)) => self.both(b, x, y, path)?,
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// An entry changed differently on both sides.
+    fn both(&mut self, base: Option<Entry>, x: Entry, y: Entry, path: String) -> Result<()> {
+        if x.kind == EntryKind::Tree && y.kind == EntryKind::Tree {
+            let base = base.filter(|b| b.kind == EntryKind::Tree).map(|b| b.id);
+            return self.dir(base, x.id, y.id, &path);
+        }
+        if x.is_file() && y.is_file() {
+            let kind = match base.map(|b| b.kind) {
+                _ if x.kind == y.kind => x.kind,
+                Some(k) if k == x.kind => y.kind,
+                Some(k) if k == y.kind => x.kind,
+                _ => x.kind.max(y.kind),
+            };
+            let base = base.filter(Entry::is_file).map(|b| b.id);
+            let doc = merge_document(self.store, &path, base, x.id, y.id)?;
+            self.out.merged += 1;
+            self.out.conflicts += doc.conflicts;
+            if let Some((lost, reason)) = doc.lost {
+                let kind = if lost == x.id { x.kind } else { y.kind };
+                self.keep_whole(&path, Entry { kind, id: lost }, reason);
+            }
+            self.edits.insert(path, Some(Entry { kind, id: doc.blob }));
+            self.done += 1;
+            if self.done % PROGRESS_EVERY == 0 {
+                (self.progress)(SyncEvent::Merging {
+                    done: self.done,
+                    total: self.total,
+                });
+            }
+            return Ok(());
+        }
+        // Two different kinds of thing at one path: a directory stays in place over a
+        // file, otherwise the greater entry does.
+        let rank = |e: &Entry| (e.kind == EntryKind::Tree, e.kind, e.id);
+        let (keep, lose) = if rank(&y) > rank(&x) { (y, x) } else { (x, y) };
+        self.keep_whole(
+            &path,
+            lose,
+            "the two versions are different kinds of entry".into(),
+        );
+        self.edits.insert(path, Some(keep));
+        Ok(())
+    }
+
+    /// Keeps `entry`, a version of `path` that cannot stay in place, under `lost+found/`.
+    fn keep_whole(&mut self, path: &str, entry: Entry, reason: String) {
+        let at = refs::lost_found_path(path, &entry.id.to_string());
+        self.edits.insert(at.clone(), Some(entry));
+        self.out.kept.push(KeptDoc {
+            path: path.to_owned(),
+            reason,
+            other_version: at,
+        });
+    }
+}
+
+/// One document merged from two versions.
+struct DocMerge {
+    /// The blob to keep at the document's path.
+    blob: ObjectId,
+    /// How many losing values were recorded in it.
+    conflicts: usize,
+    /// A whole version that could not be kept in place, and why.
+    lost: Option<(ObjectId, String)>,
+}
+
+/// Merges two versions `a` and `b` of the document at `path` against `base`.
+///
+/// Beads (documents under `beads/` that the bead model represents exactly) get
+/// the typed merge; every other YAML document the generic one. A version that does
+/// not parse, or a file that is not YAML, cannot be merged: one version stays in
+/// place (one that parses beats one that does not, then the greater bytes) and the
+/// other is kept under `lost+found/`, reported, never dropped.
+fn merge_document(
+    store: &Store,
+    path: &str,
+    base: Option<ObjectId>,
+    a: ObjectId,
+    b: ObjectId,
+) -> Result<DocMerge> {
+    if !(path.ends_with(".yaml") || path.ends_with(".yml")) {
+        // Not a document (a file of a snapshot, say): never read, one version kept.
+        let (keep, lose) = if b > a { (b, a) } else { (a, b) };
+        return Ok(DocMerge {
+            blob: keep,
+            conflicts: 0,
+            lost: Some((lose, "not a YAML document".into())),
+        });
+    }
+    let a_bytes = store.read_blob(a)?;
+    let b_bytes = store.read_blob(b)?;
+    let whole = |a_ok: bool, b_ok: bool, reason: String| {
+        let (keep, lose) = match merge::choose_whole(&a_bytes, a_ok, &b_bytes, b_ok) {
+            Side::A => (a, b),
+            Side::B => (b, a),
+        };
+        DocMerge {
+            blob: keep,
+            conflicts: 0,
+            lost: Some((lose, reason)),
+        }
+    };
+    let av = codec::decode::<serde_yaml::Value>(&a_bytes);
+    let bv = codec::decode::<serde_yaml::Value>(&b_bytes);
+    let (av, bv) = match (av, bv) {
+        (Ok(av), Ok(bv)) => (av, bv),
+        (av, bv) => {
+            let reason = match (&av, &bv) {
+                (Err(e), _) | (_, Err(e)) => format!("a version does not parse: {e}"),
+                _ => String::new(),
+            };
+            return Ok(whole(av.is_ok(), bv.is_ok(), reason));
+        }
+    };
+    let base_bytes = base.map(|id| store.read_blob(id)).transpose()?;
+    let basev = base_bytes
+        .as_deref()
+        .and_then(|bytes| codec::decode::<serde_yaml::Value>(bytes).ok());
+    if let Some(id) = refs::bead_id_of_path(path).and_then(|id| BeadId::parse(id).ok()) {
+        let typed = |v: &serde_yaml::Value, bytes: &[u8]| exact_bead(&id, v, bytes);
+        let base_bead = match (&basev, &base_bytes) {
+            (Some(v), Some(bytes)) => typed(v, bytes).map(Some),
+            _ => Some(None),
+        };
+        if let (Some(x), Some(y), Some(base_bead)) =
+            (typed(&av, &a_bytes), typed(&bv, &b_bytes), base_bead)
+        {
+            let merged = merge::merge_bead(base_bead.as_ref(), &x, &y);
+            let text = codec::encode(&merged.value).map_err(|source| StoreError::Encode {
+                what: path.to_owned(),
+                source,
+            })?;
+            return Ok(DocMerge {
+                blob: store.write_blob(text.as_bytes())?,
+                conflicts: merged.conflicts,
+                lost: None,
+            });
+        }
+    }
+    let merged = merge::merge_value(basev.as_ref(), &av, &bv);
+    if let Some(side) = merged.keep_loser {
+        // Values lost with no `conflicts:` list to keep them in: both versions whole.
+        let (keep, lose) = if side == Side::A { (b, a) } else { (a, b) };
+        return Ok(DocMerge {
+            blob: keep,
+            conflicts: 0,
+            lost: Some((
+                lose,
+                "the document has no conflicts: list to keep the losing values in".into(),
+            )),
+        });
+    }
+    let text = codec::encode(&merged.value).map_err(|source| StoreError::Encode {
+        what: path.to_owned(),
+        source,
+    })?;
+    Ok(DocMerge {
+        blob: store.write_blob(text.as_bytes())?,
+        conflicts: merged.conflicts,
+        lost: None,
+    })
+}
+
+/// The bead in a document, if the bead model represents the document exactly (so
+/// the typed merge drops nothing, not even fields a newer git-beads wrote) and it
+/// is the bead its path names.
+fn exact_bead(id: &BeadId, value: &serde_yaml::Value, bytes: &[u8]) -> Option<Bead> {
+    let bead: Bead = codec::decode(bytes).ok()?;
+    let back = codec::to_value(&bead).ok()?;
+    (bead.id == *id && back == *value).then_some(bead)
+}
+
+/// Clears the `conflicts:` of bead `id` (only those of `field` when given), in one
+/// commit. Returns the bead and how many entries went.
+pub fn resolve(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    field: Option<&str>,
+) -> Result<(Bead, usize)> {
+    write(store, actor, |tx| {
+        let mut bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+        let before = bead.conflicts.len();
+        bead.conflicts
+            .retain(|c| field.is_some_and(|f| c.field != f));
+        let removed = before - bead.conflicts.len();
+        if removed > 0 {
+            bead.touch(&actor.id, now());
+            tx.put_bead(&bead)?;
+            tx.set_message(format!(
+                "resolve {id}: {removed} conflict{} cleared",
+                if removed == 1 { "" } else { "s" }
+            ));
+        }
+        Ok((bead, removed))
+    })
+}

@@ -1,0 +1,160 @@
+//! Every environment variable and git config key that changes what git-beads does,
+//! in one list. The manual page (`git-beads(1)`, ENVIRONMENT and CONFIGURATION) is
+//! generated from it, and a test fails when the code reads a variable or key that is
+//! not listed here: a feature that adds one adds a line below.
+//!
+//! This module imports nothing, so every layer may name its settings from here.
+
+/// Where a setting is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The process environment.
+    Env,
+    /// git configuration (`git config`), any scope git reads.
+    GitConfig,
+}
+
+/// One environment variable or config key, and what it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The variable's or key's name, exactly as the user sets it.
+    pub name: &'static str,
+    /// Where it is read from.
+    pub source: Source,
+    /// What it does, in a sentence or two (plain text; the man page renders it).
+    pub meaning: &'static str,
+}
+
+/// The environment variables git-beads reads, in the order the manual lists them.
+pub const ENVIRONMENT: &[Setting] = &[
+    Setting {
+        name: "GIT_AUTHOR_NAME",
+        source: Source::Env,
+        meaning: "The name that authors store commits and is written as created_by, \
+                  updated_by and assignee on claim. Takes precedence over user.name, as in git.",
+    },
+    Setting {
+        name: "GIT_AUTHOR_EMAIL",
+        source: Source::Env,
+        meaning: "The email of store commits. Takes precedence over user.email, as in git.",
+    },
+    Setting {
+        name: "GIT_BEADS_AGENT",
+        source: Source::Env,
+        meaning: "The agent to act as, like --as (which overrides it); it in turn overrides \
+                  the agent bound to the worktree. --as-person ignores it.",
+    },
+    Setting {
+        name: "GIT_BEADS_SYNC",
+        source: Source::Env,
+        meaning: "Set (not read) by git-beads for every git it runs to sync, so that hooks \
+                  can tell a git-beads sync from your own fetch or push.",
+    },
+    Setting {
+        name: "GIT_CONFIG_PARAMETERS",
+        source: Source::Env,
+        meaning: "How git hands the settings of git -c key=value beads ... down to \
+                  git-beads, which honours them as git does (git -c user.name=x beads create \
+                  acts as x).",
+    },
+    Setting {
+        name: "GIT_DIR",
+        source: Source::Env,
+        meaning: "The repository to use, as git sets it inside hooks and linked worktrees; \
+                  without it the repository is found by searching upwards from the current directory.",
+    },
+    Setting {
+        name: "GIT_TERMINAL_PROMPT",
+        source: Source::Env,
+        meaning: "Set (not read) to 0 for the git push the pre-push hook runs, so that a \
+                  credential prompt can never make your own git push hang.",
+    },
+    Setting {
+        name: "HOME",
+        source: Source::Env,
+        meaning: "Your formulas live in $HOME/.config/git-beads/formulas when \
+                  XDG_CONFIG_HOME is not set.",
+    },
+    Setting {
+        name: "NO_COLOR",
+        source: Source::Env,
+        meaning: "When set (to anything), output is never coloured. Colour is only used \
+                  on a terminal in any case.",
+    },
+    Setting {
+        name: "XDG_CONFIG_HOME",
+        source: Source::Env,
+        meaning: "When set to an absolute path, your own formulas (for every repository) are \
+                  read from $XDG_CONFIG_HOME/git-beads/formulas; a formula of the same name \
+                  under .beads/formulas in the worktree wins.",
+    },
+];
+
+/// The git config keys git-beads reads, in the order the manual lists them.
+pub const CONFIG: &[Setting] = &[
+    Setting {
+        name: "user.name",
+        source: Source::GitConfig,
+        meaning: "Your identity when GIT_AUTHOR_NAME is not set. Without either, commands \
+                  that change the store refuse to run.",
+    },
+    Setting {
+        name: "user.email",
+        source: Source::GitConfig,
+        meaning: "Your email when GIT_AUTHOR_EMAIL is not set.",
+    },
+    Setting {
+        name: "core.fsync",
+        source: Source::GitConfig,
+        meaning: "Which writes are synced to disk before the store's ref moves, as in git \
+                  (loose-object, reference, committed, all, none …). When neither this nor \
+                  core.fsyncObjectFiles is set, git-beads syncs both objects and refs.",
+    },
+    Setting {
+        name: "core.fsyncObjectFiles",
+        source: Source::GitConfig,
+        meaning: "git's older switch for syncing object files; honoured as git does.",
+    },
+    Setting {
+        name: "beads.sessionTimeout",
+        source: Source::GitConfig,
+        meaning: "How long a session may go without a heartbeat before it counts as \
+                  crashed: 90s, 30m, 2h, 1d or a number of seconds (default 30m).",
+    },
+    Setting {
+        name: "beads.snapshotMaxFile",
+        source: Source::GitConfig,
+        meaning: "The largest file a worktree snapshot stores, in bytes or with a k, m or g \
+                  suffix (default 10m); larger files are listed instead of stored.",
+    },
+    Setting {
+        name: "beads.snapshotOnHeartbeat",
+        source: Source::GitConfig,
+        meaning: "When true, every session heartbeat also takes a snapshot of the worktree.",
+    },
+    Setting {
+        name: "beads.snapshotKeep",
+        source: Source::GitConfig,
+        meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
+    },
+    Setting {
+        name: "beads.hooks.strict",
+        source: Source::GitConfig,
+        meaning: "When true, a git hook whose git-beads part fails (or a git-beads that \
+                  cannot run) fails the hook: a pre-push stops the push, a prepare-commit-msg \
+                  stops the commit (git ignores the exit status of post-* hooks). Default false: \
+                  the hook prints one line on stderr and git goes on.",
+    },
+    Setting {
+        name: "beads.hooks.pushTimeout",
+        source: Source::GitConfig,
+        meaning: "How long the pre-push hook may spend pushing refs/beads/main and the \
+                  provenance notes to the remote before it gives up: 20s, 2m or a number of \
+                  seconds (default 30s). Your own push goes on either way.",
+    },
+];
+
+/// Every setting, environment first.
+pub fn all() -> impl Iterator<Item = &'static Setting> {
+    ENVIRONMENT.iter().chain(CONFIG)
+}

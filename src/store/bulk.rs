@@ -1,0 +1,148 @@
+//! Reading and writing many beads at once (import, export): one walk of the tree
+//! instead of one lookup per bead, and no write for a document that would not change.
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+
+use super::index::Broken;
+use super::{Head, Staged, Store, StoreError, Tx, codec, git_err, refs, tree};
+use crate::model::Bead;
+
+impl Store {
+    /// Every bead document below `tree` as (path, blob id), from one walk of the tree.
+    fn bead_docs(&self, tree_id: ObjectId) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let mut out = Vec::new();
+        let top = tree::entries(&self.repo, tree_id)?;
+        if let Some(tree::Node::Tree(dir)) = top.get(refs::BEADS_DIR) {
+            tree::walk_blobs(&self.repo, *dir, refs::BEADS_DIR, &mut |path, blob| {
+                if refs::bead_id_of_path(&path).is_some() {
+                    out.push((path, blob));
+                }
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Every bead at `head`, sorted by id, and the documents that do not parse (or
+    /// whose id does not match their path), reported instead of dropped.
+    pub fn all_beads(&self, head: &Head) -> Result<(Vec<Bead>, Vec<Broken>), StoreError> {
+        let docs = self.bead_docs(head.tree)?;
+        let mut beads = Vec::with_capacity(docs.len());
+        let mut broken = Vec::new();
+        for (path, blob) in docs {
+            let id = refs::bead_id_of_path(&path).unwrap_or_default();
+            let bytes = self.read_blob(blob)?;
+            match codec::decode::<Bead>(&bytes) {
+                Ok(bead) if bead.id.as_str() == id => beads.push(bead),
+                Ok(bead) => broken.push(Broken {
+                    error: format!("its id is {}, but its path names {id}", bead.id),
+                    path,
+                }),
+                Err(e) => broken.push(Broken {
+                    path,
+                    error: e.to_string(),
+                }),
+            }
+        }
+        beads.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok((beads, broken))
+    }
+}
+
+/// The blob ids of every bead document at the state a transaction started from, for
+/// [`Tx::put_bead_if_changed`].
+pub struct BlobIds(HashMap<String, ObjectId>);
+
+impl BlobIds {
+    /// Whether a document exists for this bead id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.contains_key(id)
+    }
+
+    /// How many bead documents there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// What [`Tx::put_bead_if_changed`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Put {
+    /// The bead had no document; it was staged.
+    Added,
+    /// The bead's document differs; the new one was staged.
+    Changed,
+    /// The document would be byte-identical; nothing was staged.
+    Unchanged,
+}
+
+impl Tx<'_> {
+    /// The blob id of every bead document at the state this change started from
+    /// (staged documents are not in it), from one walk of the tree.
+    pub fn bead_blob_ids(&self) -> Result<BlobIds, StoreError> {
+        Ok(BlobIds(match &self.head {
+            Some(head) => self
+                .store
+                .bead_docs(head.tree)?
+                .into_iter()
+                .filter_map(|(path, blob)| {
+                    refs::bead_id_of_path(&path).map(|id| (id.to_owned(), blob))
+                })
+                .collect(),
+            None => HashMap::new(),
+        }))
+    }
+
+    /// Stages `bead` unless its canonical document is byte-identical to the one in
+    /// `current` (compared by blob id, without reading the old document).
+    pub fn put_bead_if_changed(
+        &mut self,
+        bead: &Bead,
+        current: &BlobIds,
+    ) -> Result<Put, StoreError> {
+        let text = codec::encode(bead).map_err(|source| StoreError::Encode {
+            what: bead.id.to_string(),
+            source,
+        })?;
+        let old = current.0.get(bead.id.as_str());
+        if let Some(old) = old {
+            let new = gix::objs::compute_hash(
+                self.store.repo.object_hash(),
+                gix::objs::Kind::Blob,
+                text.as_bytes(),
+            )
+            .map_err(git_err(format!("hash {}", bead.id)))?;
+            if new == *old {
+                self.writes.remove(&refs::bead_path(&bead.id));
+                return Ok(Put::Unchanged);
+            }
+        }
+        self.writes
+            .insert(refs::bead_path(&bead.id), Staged::Blob(text.into_bytes()));
+        Ok(if old.is_some() {
+            Put::Changed
+        } else {
+            Put::Added
+        })
+    }
+
+    /// Takes a bead's staged document back out of this change.
+    pub fn unstage_bead(&mut self, id: &crate::model::BeadId) {
+        self.writes.remove(&refs::bead_path(id));
+    }
+
+    /// The bead `id` as stored at the state this change started from, ignoring
+    /// anything staged since.
+    pub fn stored_bead(&self, id: &crate::model::BeadId) -> Result<Option<Bead>, StoreError> {
+        match &self.head {
+            Some(head) => self.store.read_bead(head.tree, id),
+            None => Ok(None),
+        }
+    }
+}

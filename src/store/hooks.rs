@@ -1,0 +1,439 @@
+//! What git hooks need from the repository besides the store: where git runs hooks
+//! from, the config git-beads sets, files of machine-local state shared by every
+//! worktree, whether a rebase or an amend is under way, commit-message trailers, and
+//! a push that can never hang.
+//!
+//! Like sync, everything that git's own plumbing does best (`rev-parse --git-path`,
+//! `config`, `interpret-trailers`, `push`) runs the user's `git` binary with an
+//! argument vector, never a shell.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::lock::WriteLock;
+use super::sync::{Pushed, RemoteError, SYNC_ENV, check_remote_name};
+use super::{Store, StoreError, codec, decode_doc, git_err, io_err};
+
+/// One ref to push: the remote ref, what it must be now (`None`: absent), and the
+/// local commit it becomes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefPush {
+    /// The full name of the remote ref (`refs/beads/main`).
+    pub name: String,
+    /// The commit the remote ref must still be at (`None`: it must not exist): a lease.
+    pub expected: Option<ObjectId>,
+    /// The commit to push.
+    pub new: ObjectId,
+}
+
+impl Store {
+    /// A `git` command for this repository, marked as git-beads' own so that hooks
+    /// it triggers know (see [`SYNC_ENV`]).
+    fn hook_git(&self) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.arg("--git-dir")
+            .arg(self.repo.git_dir())
+            .env(SYNC_ENV, "1")
+            .stdin(Stdio::null());
+        cmd.current_dir(self.workdir().unwrap_or_else(|| self.common_dir()));
+        cmd
+    }
+
+    fn hook_git_output(&self, args: &[&str], what: &str) -> Result<Output, StoreError> {
+        let out = self
+            .hook_git()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))?;
+        if !out.status.success() {
+            return Err(RemoteError::Git {
+                what: what.to_owned(),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }
+            .into());
+        }
+        Ok(out)
+    }
+
+    /// The directory git runs hooks from, as `git rev-parse --git-path hooks` says:
+    /// `core.hooksPath` when set (relative to the top of the worktree), else the
+    /// common git dir's `hooks`.
+    pub fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
+        let out = self.hook_git_output(
+            &["rev-parse", "--git-path", "hooks"],
+            "rev-parse --git-path hooks",
+        )?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let path = PathBuf::from(text.trim_end_matches(['\n', '\r']));
+        Ok(if path.is_absolute() {
+            path
+        } else {
+            self.workdir()
+                .unwrap_or_else(|| self.common_dir())
+                .join(path)
+        })
+    }
+
+    /// Every value of a config key, as git reads them now (empty when unset).
+    pub fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
+        let out = self
+            .hook_git()
+            .args(["config", "--get-all", key])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))?;
+        // Exit 1 means the key is not set.
+        if !out.status.success() && out.status.code() != Some(1) {
+            return Err(RemoteError::Git {
+                what: format!("config --get-all {key}"),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }
+            .into());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Sets a config key in the repository's own config unless it already has exactly
+    /// that one value; returns whether anything changed.
+    pub fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+        if self.config_values(key)? == [value] {
+            return Ok(false);
+        }
+        self.hook_git_output(
+            &["config", "--local", "--replace-all", key, value],
+            &format!("config {key}"),
+        )?;
+        Ok(true)
+    }
+
+    /// Adds a value to a multi-valued config key in the repository's own config unless
+    /// it is among its values already; returns whether it was added.
+    pub fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+        if self.config_values(key)?.iter().any(|v| v == value) {
+            return Ok(false);
+        }
+        self.hook_git_output(
+            &["config", "--local", "--add", key, value],
+            &format!("config --add {key}"),
+        )?;
+        Ok(true)
+    }
+
+    /// A boolean config key as git reads it (`true`, `yes`, `on`, `1`…), if set.
+    pub fn config_bool(&self, key: &str) -> Option<bool> {
+        self.repo.config_snapshot().boolean(key)
+    }
+
+    /// Whether a rebase is under way in this worktree (git keeps its state in
+    /// `rebase-merge/` or `rebase-apply/` of the worktree's git dir).
+    pub fn rebase_in_progress(&self) -> bool {
+        let dir = self.repo.git_dir();
+        dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir()
+    }
+
+    /// When the last move of HEAD was `git commit --amend`, the commit it replaced
+    /// (from HEAD's reflog); else `None`.
+    pub fn amended_from(&self) -> Result<Option<ObjectId>, StoreError> {
+        let head = self.repo.head().map_err(git_err("read HEAD"))?;
+        let mut log = head.log_iter();
+        let Some(mut lines) = log.rev().map_err(io_err("read the reflog of HEAD"))? else {
+            return Ok(None);
+        };
+        let Some(Ok(line)) = lines.next() else {
+            return Ok(None);
+        };
+        Ok(line
+            .message
+            .starts_with(b"commit (amend)")
+            .then_some(line.previous_oid)
+            .filter(|id| !id.is_null()))
+    }
+
+    /// The short name of the branch HEAD is on (`None` when detached or unborn).
+    pub fn head_branch(&self) -> Option<String> {
+        let name = self.repo.head_name().ok().flatten()?;
+        Some(name.shorten().to_str_lossy().into_owned())
+    }
+
+    /// Resolves a revision (`HEAD`, `main~2`, an abbreviated id) to the commit it names.
+    pub fn resolve_commit(&self, spec: &str) -> Result<ObjectId, StoreError> {
+        let id = self
+            .repo
+            .rev_parse_single(spec.as_bytes().as_bstr())
+            .map_err(git_err(format!("resolve {spec:?}")))?;
+        let commit = id
+            .object()
+            .map_err(git_err(format!("read {spec:?}")))?
+            .peel_to_commit()
+            .map_err(git_err(format!("{spec:?} is not a commit")))?;
+        Ok(commit.id)
+    }
+
+    /// Adds trailers (`Key: value`) to the commit message in `file`, as
+    /// `git interpret-trailers` places them (after the message, before git's comment
+    /// lines); a trailer already there with the same value is not added again.
+    pub fn add_trailers(&self, file: &Path, trailers: &[(&str, &str)]) -> Result<(), StoreError> {
+        let mut cmd = self.hook_git();
+        cmd.args([
+            "interpret-trailers",
+            "--in-place",
+            "--if-exists",
+            "addIfDifferent",
+        ]);
+        for (key, value) in trailers {
+            cmd.arg("--trailer").arg(format!("{key}: {value}"));
+        }
+        cmd.arg(file);
+        let out = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))?;
+        if !out.status.success() {
+            return Err(RemoteError::Git {
+                what: "interpret-trailers".into(),
+                code: out.status.code(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Opens the repository of the worktree at `path` itself, whatever `GIT_DIR` says.
+    pub fn open_worktree(path: &Path) -> Result<Store, StoreError> {
+        let repo =
+            gix::ThreadSafeRepository::discover_opts(path, Default::default(), Default::default())
+                .map(gix::Repository::from)
+                .map_err(|source| StoreError::NotARepo {
+                    path: path.to_owned(),
+                    source: Box::new(source),
+                })?;
+        Ok(Store { repo })
+    }
+
+    /// Runs `git worktree add ARGS` in `cwd` as the user would (their terminal, their
+    /// hooks: the post-checkout hook sees a new worktree; git's output goes to stderr),
+    /// and returns how it exited.
+    pub fn run_worktree_add(
+        &self,
+        cwd: &Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<ExitStatus, StoreError> {
+        Command::new("git")
+            .current_dir(cwd)
+            .args(["worktree", "add"])
+            .args(args)
+            // What git says is talk: it goes to stderr, stdout is git-beads' data.
+            .stdout(Stdio::from(std::io::stderr()))
+            .status()
+            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))
+    }
+
+    /// Reads, changes and writes back (atomically) a YAML file of machine-local state
+    /// shared by every worktree (`<common dir>/beads/<name>`), under its own lock so
+    /// that concurrent commands never lose each other's changes. A missing file reads
+    /// as `T::default()`; a value equal to the default removes the file.
+    pub fn update_local_state<T, R>(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut T) -> R,
+    ) -> Result<R, StoreError>
+    where
+        T: Serialize + DeserializeOwned + Default + PartialEq,
+    {
+        let path = self.local_dir().join(name);
+        let lock = self.local_dir().join(format!("{name}.lock"));
+        let _lock =
+            WriteLock::acquire(&lock).map_err(io_err(format!("lock {}", lock.display())))?;
+        let mut value: T = match std::fs::read(&path) {
+            Ok(bytes) => decode_doc(&path.display().to_string(), &bytes)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => T::default(),
+            Err(e) => return Err(io_err(format!("read {}", path.display()))(e)),
+        };
+        let before = codec::encode(&value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        let out = change(&mut value);
+        let after = codec::encode(&value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        if before == after {
+            return Ok(out);
+        }
+        if value == T::default() {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_err(format!("remove {}", path.display()))(e));
+                }
+                _ => return Ok(out),
+            }
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, after).map_err(io_err(format!("write {}", tmp.display())))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))?;
+        Ok(out)
+    }
+
+    /// Pushes `updates` to remote `remote` in one `git push`, each with its lease, and
+    /// returns how each went (in order). With a `timeout`, git is stopped once it runs
+    /// out and may not prompt on the terminal, so the push never hangs; that counts as
+    /// a failed push. The user's pre-push hooks are not run.
+    pub fn push_refs(
+        &self,
+        remote: &str,
+        updates: &[RefPush],
+        timeout: Option<Duration>,
+    ) -> Result<Vec<Pushed>, StoreError> {
+        check_remote_name(remote)?;
+        let mut cmd = self.hook_git();
+        cmd.args([
+            "push",
+            "--porcelain",
+            "--quiet",
+            "--no-verify",
+            "--no-follow-tags",
+            "--recurse-submodules=no",
+        ]);
+        for u in updates {
+            let expected = u.expected.map(|e| e.to_string()).unwrap_or_default();
+            cmd.arg(format!("--force-with-lease={}:{expected}", u.name));
+        }
+        cmd.arg(remote);
+        for u in updates {
+            cmd.arg(format!("{}:{}", u.new, u.name));
+        }
+        if timeout.is_some() {
+            cmd.env("GIT_TERMINAL_PROMPT", "0");
+        }
+        let what = format!("push to {remote}");
+        let (status, stdout, stderr) = run_with_deadline(cmd, timeout).map_err(|e| match e {
+            Deadline::Spawn(e) => StoreError::Remote(RemoteError::Spawn(e)),
+            Deadline::Expired(after) => StoreError::Remote(RemoteError::Git {
+                what: what.clone(),
+                code: None,
+                stderr: format!("gave up after {}s", after.as_secs()),
+            }),
+        })?;
+        let stdout = String::from_utf8_lossy(&stdout);
+        let stderr = String::from_utf8_lossy(&stderr).into_owned();
+        let mut out = Vec::with_capacity(updates.len());
+        for u in updates {
+            // Porcelain lines: <flag> TAB <from>:<to> TAB <summary> [(<reason>)].
+            let line = stdout.lines().find(|l| {
+                l.split('\t')
+                    .nth(1)
+                    .is_some_and(|spec| spec.ends_with(&format!(":{}", u.name)))
+            });
+            match line {
+                Some(line) if !line.starts_with('!') => out.push(Pushed::Done),
+                Some(line) => {
+                    let summary = line.split('\t').nth(2).unwrap_or_default();
+                    let reason = summary
+                        .split_once('(')
+                        .map(|(_, r)| r.trim_end_matches(')'))
+                        .unwrap_or(summary)
+                        .to_owned();
+                    if summary.starts_with("[rejected]") {
+                        out.push(Pushed::Stale(reason));
+                    } else {
+                        return Err(RemoteError::Rejected {
+                            remote: remote.to_owned(),
+                            reason,
+                            stderr,
+                        }
+                        .into());
+                    }
+                }
+                None if status.success() => out.push(Pushed::Done),
+                None => {
+                    return Err(RemoteError::Git {
+                        what,
+                        code: status.code(),
+                        stderr,
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+enum Deadline {
+    Spawn(std::io::Error),
+    Expired(Duration),
+}
+
+/// Runs `cmd` to the end, or until `timeout` runs out (then it is killed), capturing
+/// its stdout and stderr. The pipes are read on threads that are left behind when the
+/// deadline passes: a grandchild (ssh) may hold them open long after git is gone.
+fn run_with_deadline(
+    mut cmd: Command,
+    timeout: Option<Duration>,
+) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), Deadline> {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(Deadline::Spawn)?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            let _ = tx.send(buf);
+        });
+        rx
+    };
+    let out_rx = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err_rx = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(Deadline::Spawn(e)),
+        }
+        if let Some(limit) = timeout
+            && start.elapsed() >= limit
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Deadline::Expired(limit));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Once git has exited its pipes close, unless a grandchild still holds them: wait
+    // a little for the output, never forever.
+    let grace = Duration::from_secs(2);
+    let stdout = out_rx.recv_timeout(grace).unwrap_or_default();
+    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    Ok((status, stdout, stderr))
+}

@@ -1,0 +1,225 @@
+//! Provenance notes under `refs/notes/beads`, read and written in process exactly as
+//! `git notes` lays them out, so that `git log --notes=beads` and
+//! `git notes --ref=beads show` read them: a chain of commits whose trees hold one
+//! blob per annotated commit, named by that commit's id, either flat or fanned out
+//! into directories of two hex digits (`ab/cdef…`), at any depth.
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+
+use super::tree::{Node, entries};
+use super::{Head, Store, StoreError, git_err, refs};
+use crate::model::Actor;
+
+/// The largest note git-beads reads; a larger one is left as it is.
+pub const MAX_NOTE: u64 = 1024 * 1024;
+
+impl Store {
+    /// The commit and tree of `refs/notes/beads`, or `None` before the first note.
+    pub fn notes_head(&self) -> Result<Option<Head>, StoreError> {
+        self.ref_head(refs::NOTES)
+    }
+
+    /// Every note in a notes tree, as annotated commit → note blob. Entries that are
+    /// not notes (git allows other files in a notes tree) are left out.
+    pub fn notes_in(&self, tree: ObjectId) -> Result<BTreeMap<ObjectId, ObjectId>, StoreError> {
+        let mut out = BTreeMap::new();
+        self.collect_notes(tree, String::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_notes(
+        &self,
+        tree: ObjectId,
+        prefix: String,
+        out: &mut BTreeMap<ObjectId, ObjectId>,
+    ) -> Result<(), StoreError> {
+        let hex_len = self.repo.object_hash().len_in_hex();
+        for (name, node) in entries(&self.repo, tree)? {
+            if !name.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let full = format!("{prefix}{name}");
+            match node {
+                Node::Blob(blob) if full.len() == hex_len => {
+                    if let Ok(id) = ObjectId::from_hex(full.to_ascii_lowercase().as_bytes()) {
+                        out.insert(id, blob);
+                    }
+                }
+                Node::Tree(sub) if name.len() == 2 && full.len() < hex_len => {
+                    self.collect_notes(sub, full, out)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the note of `commit` sits in a notes tree, and its blob.
+    fn find_note(
+        &self,
+        tree: ObjectId,
+        commit: ObjectId,
+    ) -> Result<Option<(String, ObjectId)>, StoreError> {
+        let hex = commit.to_string();
+        let mut rest = hex.as_str();
+        let mut path = String::new();
+        let mut tree = tree;
+        loop {
+            let here = entries(&self.repo, tree)?;
+            if let Some(Node::Blob(blob)) = here.get(rest) {
+                path.push_str(rest);
+                return Ok(Some((path, *blob)));
+            }
+            match here.get(rest.get(..2).unwrap_or_default()) {
+                Some(Node::Tree(sub)) if rest.len() > 2 => {
+                    path.push_str(&rest[..2]);
+                    path.push('/');
+                    rest = &rest[2..];
+                    tree = *sub;
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    /// Where a new note of `commit` goes: into the fan-out directories the tree
+    /// already uses at each level, else flat at the first level that has none.
+    fn place_note(&self, tree: Option<ObjectId>, commit: ObjectId) -> Result<String, StoreError> {
+        let hex = commit.to_string();
+        let mut rest = hex.as_str();
+        let mut path = String::new();
+        let mut tree = tree;
+        while let Some(t) = tree {
+            let here = entries(&self.repo, t)?;
+            let fanned = here
+                .iter()
+                .any(|(n, node)| n.len() == 2 && matches!(node, Node::Tree(_)));
+            if !fanned || rest.len() <= 2 {
+                break;
+            }
+            tree = match here.get(&rest[..2]) {
+                Some(Node::Tree(sub)) => Some(*sub),
+                _ => None,
+            };
+            path.push_str(&rest[..2]);
+            path.push('/');
+            rest = &rest[2..];
+        }
+        path.push_str(rest);
+        Ok(path)
+    }
+
+    /// The note on `commit` under the notes ref `name` (`refs/notes/beads` or a
+    /// tracking ref), if it has one.
+    pub fn note(&self, name: &str, commit: ObjectId) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(head) = self.ref_head(name)? else {
+            return Ok(None);
+        };
+        match self.find_note(head.tree, commit)? {
+            Some((_, blob)) => self.read_blob(blob).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The size of a blob, without reading it.
+    pub fn blob_size(&self, blob: ObjectId) -> Result<u64, StoreError> {
+        Ok(self
+            .repo
+            .find_header(blob)
+            .map_err(git_err(format!("read object {blob}")))?
+            .size())
+    }
+
+    /// Writes the notes tree `base` (`None`: empty) with `edits` applied: a note blob
+    /// for a commit, or `None` to remove its note. Each note keeps its place; new
+    /// ones follow the tree's fan-out.
+    pub fn write_notes_tree(
+        &self,
+        base: Option<ObjectId>,
+        edits: &BTreeMap<ObjectId, Option<ObjectId>>,
+    ) -> Result<ObjectId, StoreError> {
+        let root = base.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+        let mut editor = self
+            .repo
+            .edit_tree(root)
+            .map_err(git_err(format!("edit notes tree {root}")))?;
+        for (commit, blob) in edits {
+            let found = match base {
+                Some(t) => self.find_note(t, *commit)?,
+                None => None,
+            };
+            if let Some((path, _)) = &found {
+                editor
+                    .remove(path.as_str())
+                    .map_err(git_err(format!("remove the note at {path}")))?;
+            }
+            if let Some(blob) = blob {
+                let path = match found {
+                    Some((path, _)) => path,
+                    None => self.place_note(base, *commit)?,
+                };
+                editor
+                    .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, *blob)
+                    .map_err(git_err(format!("place the note at {path}")))?;
+            }
+        }
+        Ok(editor
+            .write()
+            .map_err(git_err("write the notes tree"))?
+            .detach())
+    }
+
+    /// Moves `refs/notes/beads` under the write lock: `decide` sees its current head
+    /// and returns a value and, optionally, the commit to move to with the reflog
+    /// message. git itself writes the ref too (it copies notes on amend and rebase)
+    /// without that lock, so the move is a compare-and-swap that `decide` retries on
+    /// the new head when it loses.
+    pub fn advance_notes<T, E>(
+        &self,
+        actor: &Actor,
+        mut decide: impl FnMut(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let _lock = self.write_lock()?;
+        for _ in 0..super::MAX_ATTEMPTS {
+            let head = self.notes_head()?;
+            let (value, target) = decide(head)?;
+            let Some((commit, message)) = target else {
+                return Ok(value);
+            };
+            if Some(commit) == head.map(|h| h.commit)
+                || self.move_ref(refs::NOTES, head.map(|h| h.commit), commit, actor, &message)?
+            {
+                return Ok(value);
+            }
+        }
+        Err(StoreError::Contended(refs::NOTES.into()).into())
+    }
+
+    /// Points remote `remote`'s notes tracking ref at `commit` (after a push).
+    pub fn set_notes_tracking(
+        &self,
+        remote: &str,
+        commit: ObjectId,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        super::check_remote_name(remote)?;
+        let tracking = refs::tracking_notes(remote);
+        let now = self.ref_head(&tracking)?.map(|h| h.commit);
+        if now != Some(commit) {
+            // A concurrent `git fetch` may win this race; its value is as good.
+            let _ = self.move_ref(
+                &tracking,
+                now,
+                commit,
+                actor,
+                "push: update notes tracking ref",
+            )?;
+        }
+        Ok(())
+    }
+}

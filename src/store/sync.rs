@@ -1,0 +1,755 @@
+//! Sync plumbing: remotes and their tracking refs, the user's own `git` for the
+//! network (`git fetch`, `git push`, `git config`, as subprocesses with argument
+//! vectors, never a shell), checking what a remote sent before anything is merged,
+//! and writing merge results.
+//!
+//! The network goes through the `git` binary so that SSH config, credential
+//! helpers, proxies and `insteadOf` rules behave exactly as they do for code.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::object::tree::EntryKind as TreeKind;
+
+use super::lock::WriteLock;
+use super::{Head, Store, StoreError, codec, git_err, io_err, refs};
+use crate::model::Actor;
+
+/// The deepest tree a remote may send: the store's own layout is three levels deep;
+/// this leaves room for other kinds of documents while refusing pathological input.
+const MAX_DEPTH: usize = 32;
+
+/// The environment variable set for every `git` that git-beads runs, so that hooks
+/// can tell a git-beads sync from a user's own fetch or push.
+pub const SYNC_ENV: &str = "GIT_BEADS_SYNC";
+
+/// What went wrong talking to a remote.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// A remote name that git-beads refuses to pass on.
+    #[error(
+        "{0:?} is not a usable remote name (letters, digits, '.', '_' and '-', not starting with '-' or '.')"
+    )]
+    BadName(String),
+    /// The remote is not configured in this repository.
+    #[error("no remote named {0:?} is configured")]
+    NoSuchRemote(String),
+    /// No remote is configured at all.
+    #[error("this repository has no remote to sync with")]
+    NoRemote,
+    /// The `git` binary could not be run.
+    #[error("could not run git: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// A `git` command failed.
+    #[error("git {what} failed{}{}", .code.map(|c| format!(" (exit {c})")).unwrap_or_default(), detail(.stderr))]
+    Git {
+        /// What was being done (`fetch from origin`).
+        what: String,
+        /// The exit code, if git exited.
+        code: Option<i32>,
+        /// What git said on stderr (empty when it talked to the terminal directly).
+        stderr: String,
+    },
+    /// The remote refused the push (a hook, a protected ref, a full disk).
+    #[error("{remote} rejected the push of {}: {reason}{}", refs::MAIN, detail(.stderr))]
+    Rejected {
+        /// The remote.
+        remote: String,
+        /// The reason git reported.
+        reason: String,
+        /// What the remote said.
+        stderr: String,
+    },
+    /// What the remote holds under its beads refs is not a store git-beads can merge.
+    #[error("the beads on {remote} are damaged: {detail}")]
+    Garbage {
+        /// The remote.
+        remote: String,
+        /// What is wrong, naming the path or ref.
+        detail: String,
+    },
+}
+
+fn detail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let tail = &lines[lines.len().saturating_sub(6)..];
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", tail.join(" / "))
+    }
+}
+
+/// How a push ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pushed {
+    /// The remote now has the commit (or already had it).
+    Done,
+    /// The remote moved since it was fetched: fetch, merge and try again. Carries
+    /// the reason git gave.
+    Stale(String),
+}
+
+/// The largest file a worktree snapshot in a remote's store may hold.
+const MAX_SNAPSHOT_FILE: u64 = 1024 * 1024 * 1024;
+
+/// What a tree entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntryKind {
+    /// A directory.
+    Tree,
+    /// A file (a document, or a file of a snapshot).
+    Blob,
+    /// An executable file (in a snapshot).
+    Executable,
+    /// A symbolic link (in a snapshot).
+    Link,
+    /// A submodule's commit (in a snapshot).
+    Submodule,
+}
+
+/// One entry of a tree: what it is and its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Entry {
+    /// What it is.
+    pub kind: EntryKind,
+    /// Its object.
+    pub id: ObjectId,
+}
+
+impl Entry {
+    fn of(kind: TreeKind, id: ObjectId) -> Entry {
+        let kind = match kind {
+            TreeKind::Tree => EntryKind::Tree,
+            TreeKind::Blob => EntryKind::Blob,
+            TreeKind::BlobExecutable => EntryKind::Executable,
+            TreeKind::Link => EntryKind::Link,
+            TreeKind::Commit => EntryKind::Submodule,
+        };
+        Entry { kind, id }
+    }
+
+    /// Whether it is a file whose content is a document (or any file).
+    pub fn is_file(&self) -> bool {
+        matches!(self.kind, EntryKind::Blob | EntryKind::Executable)
+    }
+}
+
+impl From<EntryKind> for TreeKind {
+    fn from(kind: EntryKind) -> TreeKind {
+        match kind {
+            EntryKind::Tree => TreeKind::Tree,
+            EntryKind::Blob => TreeKind::Blob,
+            EntryKind::Executable => TreeKind::BlobExecutable,
+            EntryKind::Link => TreeKind::Link,
+            EntryKind::Submodule => TreeKind::Commit,
+        }
+    }
+}
+
+/// Checks a remote name before it is used on a command line, in a refspec and in
+/// a ref name.
+pub fn check_remote_name(name: &str) -> Result<(), RemoteError> {
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with(['-', '.'])
+        && !name.ends_with(['.'])
+        && !name.ends_with(".lock")
+        && !name.contains("..")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(RemoteError::BadName(name.to_owned()))
+    }
+}
+
+impl Store {
+    /// The remotes configured in this repository, in name order.
+    pub fn remote_names(&self) -> Vec<String> {
+        self.repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_str_lossy().into_owned())
+            .collect()
+    }
+
+    /// Checks that `name` is a usable, configured remote.
+    pub fn check_remote(&self, name: &str) -> Result<(), StoreError> {
+        check_remote_name(name)?;
+        if !self.remote_names().iter().any(|n| n == name) {
+            return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
+        }
+        Ok(())
+    }
+
+    /// The remote to sync with when none is named: the current branch's upstream
+    /// remote, else `origin`, else the only remote there is.
+    pub fn default_remote(&self) -> Option<String> {
+        let names = self.remote_names();
+        let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
+            let short = head.shorten().to_owned();
+            match self
+                .repo
+                .branch_remote_name(short.as_bstr(), gix::remote::Direction::Fetch)?
+            {
+                gix::remote::Name::Symbol(s) => Some(s.to_string()),
+                gix::remote::Name::Url(_) => None,
+            }
+        });
+        upstream
+            .filter(|u| names.contains(u))
+            .or_else(|| names.iter().find(|n| *n == "origin").cloned())
+            .or_else(|| (names.len() == 1).then(|| names[0].clone()))
+    }
+
+    /// A `git` command for this repository, with git-beads' marker in its environment.
+    fn git_command(&self) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.arg("--git-dir")
+            .arg(self.repo.git_dir())
+            .env(SYNC_ENV, "1")
+            .stdin(Stdio::null());
+        if let Some(dir) = self.workdir() {
+            cmd.current_dir(dir);
+        } else {
+            cmd.current_dir(self.common_dir());
+        }
+        cmd
+    }
+
+    /// Runs `git ARGS`; with `talk`, git's stderr (progress, prompts, remote
+    /// messages) goes straight to ours, else it is captured for error messages.
+    fn run_git(&self, args: &[String], talk: bool) -> Result<Output, RemoteError> {
+        let mut cmd = self.git_command();
+        cmd.args(args).stdout(Stdio::piped()).stderr(if talk {
+            Stdio::inherit()
+        } else {
+            Stdio::piped()
+        });
+        cmd.output().map_err(RemoteError::Spawn)
+    }
+
+    /// The fetch refspecs of remote `name` as git's config has them now.
+    fn fetch_refspecs(&self, name: &str) -> Result<Vec<String>, RemoteError> {
+        let out = self.run_git(
+            &[
+                "config".into(),
+                "--get-all".into(),
+                format!("remote.{name}.fetch"),
+            ],
+            false,
+        )?;
+        // Exit 1 means "no such key": a remote without fetch refspecs.
+        if !out.status.success() && out.status.code() != Some(1) {
+            return Err(git_failure(format!("config of remote {name}"), &out));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Adds the beads fetch refspecs to remote `name` unless it has them, so that a
+    /// plain `git fetch` brings its beads refs into the tracking refs. What `git
+    /// push` does is unchanged. Returns whether anything was added.
+    pub fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
+        self.check_remote(name)?;
+        let have = self.fetch_refspecs(name)?;
+        let mut added = false;
+        for spec in refs::fetch_refspecs(name) {
+            if have.contains(&spec) {
+                continue;
+            }
+            let out = self.run_git(
+                &[
+                    "config".into(),
+                    "--add".into(),
+                    format!("remote.{name}.fetch"),
+                    spec,
+                ],
+                false,
+            )?;
+            if !out.status.success() {
+                return Err(git_failure(format!("config of remote {name}"), &out).into());
+            }
+            added = true;
+        }
+        Ok(added)
+    }
+
+    /// Fetches remote `name`'s beads refs into its tracking refs and returns the
+    /// commit its store is at (`None` when the remote has no beads).
+    ///
+    /// Only the tracking namespace is written: the refspecs name it as their only
+    /// destination, tags are not followed, FETCH_HEAD is not touched, and tracking
+    /// refs of refs the remote no longer has are pruned.
+    pub fn fetch_beads(&self, name: &str, talk: bool) -> Result<Option<ObjectId>, StoreError> {
+        self.check_remote(name)?;
+        let mut args: Vec<String> = [
+            "fetch",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-recurse-submodules",
+            "--prune",
+        ]
+        .map(String::from)
+        .to_vec();
+        if !talk {
+            args.push("--quiet".into());
+        }
+        args.push(name.into());
+        args.extend(refs::fetch_refspecs(name));
+        let out = self.run_git(&args, talk)?;
+        if !out.status.success() {
+            return Err(git_failure(format!("fetch from {name}"), &out).into());
+        }
+        self.tracking_head(name)
+    }
+
+    /// The commit remote `name`'s store was at when last fetched, checked to be a
+    /// commit (`None` when it had no beads).
+    pub fn tracking_head(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        let tracking = refs::tracking_main(name);
+        let Some(r) = self
+            .repo
+            .try_find_reference(tracking.as_str())
+            .map_err(git_err(format!("read {tracking}")))?
+        else {
+            return Ok(None);
+        };
+        let garbage = |detail: String| RemoteError::Garbage {
+            remote: name.to_owned(),
+            detail,
+        };
+        let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
+            return Err(garbage(format!("{} is a symbolic ref", refs::MAIN)).into());
+        };
+        let kind = self
+            .repo
+            .find_header(id)
+            .map_err(git_err(format!("read object {id}")))?
+            .kind();
+        if kind != gix::object::Kind::Commit {
+            return Err(garbage(format!("{} points at a {kind}, not a commit", refs::MAIN)).into());
+        }
+        Ok(Some(id))
+    }
+
+    /// Points remote `name`'s tracking ref at `commit` (after a successful push).
+    pub fn set_tracking(
+        &self,
+        name: &str,
+        commit: ObjectId,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        check_remote_name(name)?;
+        let tracking = refs::tracking_main(name);
+        let now = self.ref_head(&tracking)?.map(|h| h.commit);
+        if now != Some(commit) {
+            // A concurrent plain `git fetch` may win this race; its value is as good.
+            let _ = self.move_ref(&tracking, now, commit, actor, "push: update tracking ref")?;
+        }
+        Ok(())
+    }
+
+    /// Pushes `commit` to remote `name`'s store ref, only if that ref is still at
+    /// `expected` (`None`: it must not exist) — a push with lease. The user's
+    /// pre-push hooks are for code and are not run for beads.
+    pub fn push_beads(
+        &self,
+        name: &str,
+        expected: Option<ObjectId>,
+        commit: ObjectId,
+        talk: bool,
+    ) -> Result<Pushed, StoreError> {
+        self.check_remote(name)?;
+        let lease = format!(
+            "--force-with-lease={}:{}",
+            refs::MAIN,
+            expected.map(|e| e.to_string()).unwrap_or_default()
+        );
+        let mut args: Vec<String> = [
+            "push",
+            "--porcelain",
+            "--no-verify",
+            "--no-follow-tags",
+            "--recurse-submodules=no",
+        ]
+        .map(String::from)
+        .to_vec();
+        if !talk {
+            args.push("--quiet".into());
+        }
+        args.extend([lease, name.into(), format!("{commit}:{}", refs::MAIN)]);
+        let out = self.run_git(&args, talk)?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        // Porcelain lines: <flag> TAB <from>:<to> TAB <summary> [(<reason>)].
+        let line = stdout.lines().find(|l| {
+            l.split('\t')
+                .nth(1)
+                .is_some_and(|spec| spec.ends_with(&format!(":{}", refs::MAIN)))
+        });
+        match line {
+            Some(line) if !line.starts_with('!') => Ok(Pushed::Done),
+            Some(line) => {
+                let summary = line.split('\t').nth(2).unwrap_or_default();
+                let reason = summary
+                    .split_once('(')
+                    .map(|(_, r)| r.trim_end_matches(')'))
+                    .unwrap_or(summary)
+                    .to_owned();
+                // "[rejected] (stale info)": the lease failed. A remote that lost a
+                // race for its ref lock reports "failed to update ref" or "failed to
+                // lock": the remote moved too.
+                let raced = ["failed to update ref", "failed to lock", "cannot lock"]
+                    .iter()
+                    .any(|r| reason.contains(r));
+                if summary.starts_with("[rejected]") || raced {
+                    Ok(Pushed::Stale(reason))
+                } else {
+                    Err(RemoteError::Rejected {
+                        remote: name.to_owned(),
+                        reason,
+                        stderr,
+                    }
+                    .into())
+                }
+            }
+            None if out.status.success() => Ok(Pushed::Done),
+            None => Err(git_failure(format!("push to {name}"), &out).into()),
+        }
+    }
+
+    /// Checks a tree a remote sent before anything is merged from it: every entry
+    /// has a plain name (no `..`, no `/`, UTF-8), is a blob no larger than a document
+    /// may be or a tree not too deep, and nothing else (no symlinks, no submodules).
+    /// Subtrees equal to those at the same place in `trusted` (a tree of the local
+    /// history) are skipped, so the cost follows the size of what changed.
+    pub fn check_remote_tree(
+        &self,
+        remote: &str,
+        tree: ObjectId,
+        trusted: Option<ObjectId>,
+    ) -> Result<(), StoreError> {
+        self.check_tree_at(remote, tree, trusted, "", 0)
+    }
+
+    fn check_tree_at(
+        &self,
+        remote: &str,
+        tree: ObjectId,
+        trusted: Option<ObjectId>,
+        base: &str,
+        depth: usize,
+    ) -> Result<(), StoreError> {
+        let garbage = |detail: String| -> StoreError {
+            RemoteError::Garbage {
+                remote: remote.to_owned(),
+                detail,
+            }
+            .into()
+        };
+        let shown = |name: &str| {
+            if base.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{base}/{name}")
+            }
+        };
+        if depth > MAX_DEPTH {
+            return Err(garbage(format!(
+                "{base} is nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        if Some(tree) == trusted {
+            return Ok(());
+        }
+        let trusted_entries = match trusted {
+            Some(t) => self.tree_entries(t)?,
+            None => BTreeMap::new(),
+        };
+        let object = self
+            .repo
+            .find_tree(tree)
+            .map_err(|e| garbage(format!("tree {tree} at {base:?} cannot be read: {e}")))?;
+        let decoded = object
+            .decode()
+            .map_err(|e| garbage(format!("tree {tree} at {base:?} does not decode: {e}")))?;
+        // Worktree snapshots are trees of a worktree's files as they are: symbolic
+        // links, submodules and files larger than a document belong there.
+        let in_snapshot =
+            base == refs::SNAPSHOTS_DIR || base.starts_with(&format!("{}/", refs::SNAPSHOTS_DIR));
+        let mut seen = HashSet::new();
+        for entry in &decoded.entries {
+            let Ok(name) = std::str::from_utf8(entry.filename) else {
+                return Err(garbage(format!(
+                    "{} holds a name that is not UTF-8: {:?}",
+                    shown(""),
+                    entry.filename
+                )));
+            };
+            let bad_name = name.is_empty()
+                || name == "."
+                || name == ".."
+                || name.eq_ignore_ascii_case(".git")
+                || name.contains(['/', '\\', '\0']);
+            if bad_name {
+                return Err(garbage(format!(
+                    "the tree holds an unsafe path {:?}",
+                    shown(name)
+                )));
+            }
+            if !seen.insert(name) {
+                return Err(garbage(format!("the tree holds {:?} twice", shown(name))));
+            }
+            let kind = entry.mode.kind();
+            if gix::object::tree::EntryMode::from(kind) != entry.mode {
+                return Err(garbage(format!(
+                    "{} has the unusual mode {:o}",
+                    shown(name),
+                    entry.mode
+                )));
+            }
+            let id = entry.oid.to_owned();
+            if trusted_entries.get(name) == Some(&Entry::of(kind, id)) {
+                continue;
+            }
+            let limit = if in_snapshot {
+                MAX_SNAPSHOT_FILE
+            } else {
+                codec::MAX_DOCUMENT as u64
+            };
+            match kind {
+                TreeKind::Tree => {
+                    let trusted_sub = trusted_entries
+                        .get(name)
+                        .filter(|e| e.kind == EntryKind::Tree)
+                        .map(|e| e.id);
+                    self.check_tree_at(remote, id, trusted_sub, &shown(name), depth + 1)?;
+                }
+                TreeKind::Blob | TreeKind::BlobExecutable | TreeKind::Link
+                    if kind != TreeKind::Link || in_snapshot =>
+                {
+                    let header = self
+                        .repo
+                        .find_header(id)
+                        .map_err(|e| garbage(format!("{} cannot be read: {e}", shown(name))))?;
+                    if header.kind() != gix::object::Kind::Blob {
+                        return Err(garbage(format!(
+                            "{} is a {}, not a blob",
+                            shown(name),
+                            header.kind()
+                        )));
+                    }
+                    if header.size() > limit {
+                        return Err(garbage(format!(
+                            "{} is {} bytes, larger than the {limit} byte limit",
+                            shown(name),
+                            header.size(),
+                        )));
+                    }
+                }
+                TreeKind::Commit if in_snapshot => {}
+                TreeKind::Link => {
+                    return Err(garbage(format!(
+                        "{} is a symbolic link, not a document",
+                        shown(name)
+                    )));
+                }
+                _ => {
+                    return Err(garbage(format!(
+                        "{} is a submodule, not a document",
+                        shown(name)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The entries of a tree by name, with their kind (names that are not UTF-8 are
+    /// left out: git-beads never writes them, and a remote that sends them is refused).
+    pub fn tree_entries(&self, tree: ObjectId) -> Result<BTreeMap<String, Entry>, StoreError> {
+        let object = self
+            .repo
+            .find_tree(tree)
+            .map_err(git_err(format!("read tree {tree}")))?;
+        let decoded = object
+            .decode()
+            .map_err(git_err(format!("decode tree {tree}")))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let name = std::str::from_utf8(e.filename).ok()?;
+                Some((name.to_owned(), Entry::of(e.mode.kind(), e.oid.to_owned())))
+            })
+            .collect())
+    }
+
+    /// Writes the tree `base` with `edits` applied: each path gets the entry given
+    /// (a subtree is put in place whole), or is removed when `None`.
+    pub fn write_tree_edits(
+        &self,
+        base: ObjectId,
+        edits: &BTreeMap<String, Option<Entry>>,
+    ) -> Result<ObjectId, StoreError> {
+        let mut editor = self
+            .repo
+            .edit_tree(base)
+            .map_err(git_err(format!("edit tree {base}")))?;
+        for (path, entry) in edits {
+            match entry {
+                Some(e) => {
+                    editor
+                        .upsert(path.as_str(), e.kind.into(), e.id)
+                        .map_err(git_err(format!("place {path} in the tree")))?;
+                }
+                None => {
+                    editor
+                        .remove(path.as_str())
+                        .map_err(git_err(format!("remove {path} from the tree")))?;
+                }
+            }
+        }
+        Ok(editor
+            .write()
+            .map_err(git_err("write the merged tree"))?
+            .detach())
+    }
+
+    /// The merge bases of two commits (several after criss-cross merges, none for
+    /// unrelated histories).
+    pub fn merge_bases(&self, a: ObjectId, b: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+        Ok(self
+            .repo
+            .merge_bases_many(a, &[b])
+            .map_err(git_err(format!("find the merge base of {a} and {b}")))?
+            .into_iter()
+            .map(|id| id.detach())
+            .collect())
+    }
+
+    /// The tree of a commit.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
+        Ok(self
+            .repo
+            .find_commit(commit)
+            .map_err(git_err(format!("read commit {commit}")))?
+            .tree_id()
+            .map_err(git_err(format!("read the tree of {commit}")))?
+            .detach())
+    }
+
+    /// Writes a blob and returns its id.
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+        Ok(self
+            .repo
+            .write_blob(bytes)
+            .map_err(git_err("write a blob"))?
+            .detach())
+    }
+
+    /// Writes a commit of `tree` with `parents` (for merges: local first).
+    pub fn commit_merge(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        actor: &Actor,
+        message: &str,
+    ) -> Result<ObjectId, StoreError> {
+        self.write_commit(tree, parents, actor, message)
+    }
+
+    /// Moves `refs/beads/main` under the write lock: `decide` sees the current head
+    /// and returns a value and, optionally, the commit to move to (which must have
+    /// the current head among its ancestors or be a merge with it) and the reflog
+    /// message. Local writers are kept out meanwhile, so the ref moves from exactly
+    /// the head `decide` saw.
+    pub fn advance_main<T, E>(
+        &self,
+        actor: &Actor,
+        decide: impl FnOnce(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let _lock = self.write_lock()?;
+        self.clear_stale_ref_lock(refs::MAIN)?;
+        let head = self.head()?;
+        let (value, target) = decide(head)?;
+        if let Some((commit, message)) = target
+            && Some(commit) != head.map(|h| h.commit)
+            && !self.move_ref(refs::MAIN, head.map(|h| h.commit), commit, actor, &message)?
+        {
+            return Err(StoreError::Contended(refs::MAIN.into()).into());
+        }
+        Ok(value)
+    }
+
+    /// Serializes whole syncs of this repository (all worktrees): held from the
+    /// fetch to the push, separate from the write lock so local writers go on.
+    pub(crate) fn sync_lock(&self) -> Result<WriteLock, StoreError> {
+        let path: PathBuf = self.local_dir().join("sync.lock");
+        WriteLock::acquire(&path).map_err(io_err(format!("lock {}", path.display())))
+    }
+}
+
+fn git_failure(what: String, out: &Output) -> RemoteError {
+    RemoteError::Git {
+        what,
+        code: out.status.code(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_names() {
+        for ok in ["origin", "up-stream", "a.b", "x_1"] {
+            assert!(check_remote_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "-x",
+            ".x",
+            "a/b",
+            "a..b",
+            "a b",
+            "x.lock",
+            "a:b",
+            "a*",
+            "é",
+            "--upload-pack=x",
+        ] {
+            assert!(check_remote_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn error_detail_keeps_the_last_lines() {
+        let e = RemoteError::Git {
+            what: "fetch from origin".into(),
+            code: Some(128),
+            stderr: "fatal: one\n\nfatal: two\n".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "git fetch from origin failed (exit 128): fatal: one / fatal: two"
+        );
+    }
+}

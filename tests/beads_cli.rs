@@ -1,0 +1,961 @@
+//! Every bead command of the core, run through the real binary in real repositories,
+//! with `--json` parsed and asserted.
+
+mod common;
+
+use common::{Repo, Sandbox, doc_path, ids};
+use serde_json::Value;
+
+fn store(sb: &Sandbox) -> Repo {
+    let repo = sb.repo("work", "alice");
+    repo.init();
+    repo
+}
+
+fn bead(repo: &Repo, id: &str) -> Value {
+    let v = repo.beads_json(&["show", id]);
+    assert_eq!(v["beads"].as_array().map(Vec::len), Some(1), "{v}");
+    v["beads"][0].clone()
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().expect("string").to_owned())
+        .collect()
+}
+
+#[test]
+fn init_is_idempotent_and_derives_the_prefix_from_the_repository_name() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("My-Repo", "alice");
+    let first = repo.beads_json(&["init"]);
+    assert_eq!(first["prefix"], "myrepo");
+    assert_eq!(first["created"], true);
+    let head = repo.store_head();
+    let meta = repo.git(&["show", "refs/beads/main:meta.yaml"]);
+    assert!(meta.contains("format: 1"), "{meta}");
+    assert!(meta.contains("prefix: myrepo"), "{meta}");
+
+    let again = repo.beads_json(&["init"]);
+    assert_eq!(again["prefix"], "myrepo");
+    assert_eq!(again["created"], false);
+    let same = repo.beads_json(&["init", "--prefix", "myrepo"]);
+    assert_eq!(same["created"], false);
+    assert_eq!(repo.store_head(), head, "a repeated init commits nothing");
+
+    let (code, err) = repo.beads_fail(&["init", "--prefix", "other"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("myrepo") && err.contains("other"), "{err}");
+    assert_eq!(repo.store_head(), head);
+
+    let id = repo.create("First", &[]);
+    assert!(id.starts_with("myrepo-"), "{id}");
+
+    // Run first in a linked worktree, the prefix still comes from the repository.
+    let main = sb.repo("Main-Repo", "carol");
+    let wt = main.worktree("agent-worktree");
+    let v = wt.beads_json(&["init"]);
+    assert_eq!(v["prefix"], "mainrepo");
+    assert_eq!(main.beads_json(&["init"])["created"], false);
+
+    let other = sb.repo("elsewhere", "bob");
+    let made = other.beads_json(&["init", "--prefix", "xy"]);
+    assert_eq!(made["prefix"], "xy");
+    let id = other.create("Second", &[]);
+    assert!(id.starts_with("xy-"), "{id}");
+    // Short ids in a small store: the prefix, a dash and four base36 digits.
+    assert_eq!(id.len(), "xy-".len() + 4, "{id}");
+}
+
+#[test]
+fn create_takes_every_flag() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let plain = repo.create("Plain", &[]);
+    let b = bead(&repo, &plain);
+    assert_eq!(b["status"], "open");
+    assert_eq!(b["priority"], 2);
+    assert_eq!(b["type"], "task");
+    assert_eq!(b["created_by"], "alice");
+    assert!(
+        b.get("assignee").is_none() || b["assignee"].is_null(),
+        "{b}"
+    );
+
+    let v = repo.beads_json(&[
+        "create",
+        "Full",
+        "-d",
+        "line one\nline two",
+        "-t",
+        "bug",
+        "-p",
+        "0",
+        "-a",
+        "bob",
+        "-l",
+        "ui",
+        "-l",
+        "urgent",
+    ]);
+    let full = &v["bead"];
+    assert_eq!(full["title"], "Full");
+    assert_eq!(full["description"], "line one\nline two");
+    assert_eq!(full["type"], "bug");
+    assert_eq!(full["priority"], 0);
+    assert_eq!(full["assignee"], "bob");
+    assert_eq!(strs(&full["labels"]), ["ui", "urgent"]);
+    let full_id = full["id"].as_str().expect("id").to_owned();
+    assert_eq!(
+        bead(&repo, &full_id),
+        *full,
+        "show returns what create stored"
+    );
+
+    for (flag, kind) in [
+        ("feature", "feature"),
+        ("epic", "epic"),
+        ("chore", "chore"),
+        ("task", "task"),
+    ] {
+        let v = repo.beads_json(&["create", "Typed", "--type", flag, "--priority", "P4"]);
+        assert_eq!(v["bead"]["type"], kind);
+        assert_eq!(v["bead"]["priority"], 4);
+    }
+
+    // --parent gives <parent>.<n>, numbered in order, nesting further down.
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let c1 = repo.create("Child one", &["--parent", &epic]);
+    let c2 = repo.create("Child two", &["--parent", &epic]);
+    let g1 = repo.create("Grandchild", &["--parent", &c1]);
+    assert_eq!(c1, format!("{epic}.1"));
+    assert_eq!(c2, format!("{epic}.2"));
+    assert_eq!(g1, format!("{epic}.1.1"));
+    let child = bead(&repo, &c2);
+    assert_eq!(
+        child["dependencies"],
+        serde_json::json!([{"id": epic, "type": "parent-child"}])
+    );
+
+    // --deps: a bare id means blocks; KIND:ID for the rest; comma-separated and repeatable.
+    let v = repo.beads_json(&[
+        "create",
+        "Dependent",
+        "--deps",
+        &format!("{plain},related:{full_id}"),
+        "--deps",
+        &format!("discovered-from:{epic}"),
+    ]);
+    let mut deps: Vec<(String, String)> = v["bead"]["dependencies"]
+        .as_array()
+        .expect("deps")
+        .iter()
+        .map(|d| {
+            (
+                d["id"].as_str().expect("id").to_owned(),
+                d["type"].as_str().expect("type").to_owned(),
+            )
+        })
+        .collect();
+    deps.sort();
+    let mut want = vec![
+        (plain.clone(), "blocks".to_owned()),
+        (full_id.clone(), "related".to_owned()),
+        (epic.clone(), "discovered-from".to_owned()),
+    ];
+    want.sort();
+    assert_eq!(deps, want);
+}
+
+#[test]
+fn show_takes_several_ids_in_the_order_asked() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("Alpha", &["-d", "the alpha text"]);
+    let b = repo.create("Beta", &["-l", "x"]);
+    let v = repo.beads_json(&["show", &b, &a]);
+    let got: Vec<&str> = v["beads"]
+        .as_array()
+        .expect("beads")
+        .iter()
+        .map(|b| b["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(got, [b.as_str(), a.as_str()]);
+    let text = repo.beads(&["show", &a, &b]);
+    assert!(text.contains(&a) && text.contains("Alpha"), "{text}");
+    assert!(text.contains("the alpha text"), "{text}");
+    assert!(text.contains(&b) && text.contains("Beta"), "{text}");
+}
+
+#[test]
+fn list_filters_and_limits() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("A bug", &["-t", "bug", "-p", "1", "-a", "bob", "-l", "ui"]);
+    let b = repo.create(
+        "B feature",
+        &["-t", "feature", "-p", "3", "-l", "ui", "-l", "api"],
+    );
+    let c = repo.create("C task", &["-p", "1", "-a", "carol"]);
+    let d = repo.create("D closed", &["-p", "0"]);
+    let e = repo.create("E deleted", &["-p", "0"]);
+    let f = repo.create("F deferred", &["-p", "2"]);
+    repo.beads(&["close", &d]);
+    repo.beads(&["delete", &e]);
+    repo.beads(&["update", &f, "--status", "deferred"]);
+
+    // Default: everything but closed and deleted, priority first, then oldest.
+    let v = repo.beads_json(&["list"]);
+    assert_eq!(ids(&v), [a.as_str(), c.as_str(), f.as_str(), b.as_str()]);
+    assert_eq!(v["total"], 4);
+    assert_eq!(v["broken"], serde_json::json!([]));
+    let first = &v["beads"][0];
+    assert_eq!(first["title"], "A bug");
+    assert_eq!(first["status"], "open");
+    assert_eq!(first["priority"], 1);
+    assert_eq!(first["type"], "bug");
+    assert_eq!(first["assignee"], "bob");
+    assert_eq!(strs(&first["labels"]), ["ui"]);
+    assert!(first["created_at"].as_str().is_some(), "{first}");
+
+    // --all adds closed ones, never tombstones.
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--all"])),
+        [d.as_str(), a.as_str(), c.as_str(), f.as_str(), b.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "closed"])),
+        [d.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "deleted"])),
+        [e.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "deferred", "--status", "closed"])),
+        [d.as_str(), f.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--type", "bug"])),
+        [a.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "-t", "bug", "-t", "feature"])),
+        [a.as_str(), b.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--priority", "1"])),
+        [a.as_str(), c.as_str()]
+    );
+    assert_eq!(ids(&repo.beads_json(&["list", "-p", "P3"])), [b.as_str()]);
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--assignee", "carol"])),
+        [c.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--label", "ui"])),
+        [a.as_str(), b.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "-l", "ui", "-l", "api"])),
+        [b.as_str()],
+        "every label must match"
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "-l", "ui", "-a", "bob", "-t", "bug", "-p", "1"])),
+        [a.as_str()]
+    );
+    assert!(ids(&repo.beads_json(&["list", "--label", "nothing"])).is_empty());
+
+    let limited = repo.beads_json(&["list", "--limit", "2"]);
+    assert_eq!(ids(&limited), [a.as_str(), c.as_str()]);
+    assert_eq!(limited["total"], 4);
+    let out = repo.beads_output(&["list", "-n", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains(&a) && text.contains("A bug"), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 of 4"),
+        "the cut is reported on stderr"
+    );
+}
+
+#[test]
+fn list_all_lifts_the_default_limit() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    for i in 0..53 {
+        repo.create(&format!("bead {i}"), &[]);
+    }
+    let v = repo.beads_json(&["list"]);
+    assert_eq!(ids(&v).len(), 50);
+    assert_eq!(v["total"], 53);
+    assert_eq!(ids(&repo.beads_json(&["list", "--all"])).len(), 53);
+    assert_eq!(ids(&repo.beads_json(&["list", "--limit", "0"])).len(), 53);
+}
+
+#[test]
+fn update_changes_every_field() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Before", &["-l", "old", "-l", "keep"]);
+    let v = repo.beads_json(&[
+        "update",
+        &id,
+        "--title",
+        "After",
+        "-d",
+        "new text",
+        "--notes",
+        "some notes",
+        "--status",
+        "blocked",
+        "-p",
+        "1",
+        "-t",
+        "feature",
+        "-a",
+        "dave",
+        "--add-label",
+        "new",
+        "--add-label",
+        "more",
+        "--remove-label",
+        "old",
+    ]);
+    let b = &v["bead"];
+    assert_eq!(b["id"], id.as_str());
+    assert_eq!(b["title"], "After");
+    assert_eq!(b["description"], "new text");
+    assert_eq!(b["notes"], "some notes");
+    assert_eq!(b["status"], "blocked");
+    assert_eq!(b["priority"], 1);
+    assert_eq!(b["type"], "feature");
+    assert_eq!(b["assignee"], "dave");
+    assert_eq!(strs(&b["labels"]), ["keep", "more", "new"]);
+    assert_eq!(b["updated_by"], "alice");
+    assert_eq!(bead(&repo, &id), *b);
+
+    for status in ["in_progress", "deferred", "hooked", "pinned", "open"] {
+        let v = repo.beads_json(&["update", &id, "-s", status]);
+        assert_eq!(v["bead"]["status"], status);
+    }
+    // An empty assignee clears it.
+    let v = repo.beads_json(&["update", &id, "-a", ""]);
+    assert!(v["bead"].get("assignee").is_none(), "{v}");
+    // Closing through update records the time; moving away clears it.
+    let v = repo.beads_json(&["update", &id, "--status", "closed"]);
+    assert!(v["bead"]["closed_at"].is_string(), "{v}");
+    let v = repo.beads_json(&["update", &id, "--status", "open"]);
+    assert!(v["bead"].get("closed_at").is_none(), "{v}");
+}
+
+#[test]
+fn claim_is_exclusive() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Contested", &[]);
+    let v = repo.beads_json(&["update", &id, "--claim"]);
+    assert_eq!(v["bead"]["status"], "in_progress");
+    assert_eq!(v["bead"]["assignee"], "alice");
+    // Claiming again as the holder is fine.
+    let v = repo.beads_json(&["update", &id, "--claim"]);
+    assert_eq!(v["bead"]["assignee"], "alice");
+
+    let head = repo.store_head();
+    let out = repo.beads_output_env(
+        &[
+            ("GIT_AUTHOR_NAME", "mallory"),
+            ("GIT_AUTHOR_EMAIL", "m@example.com"),
+        ],
+        &["update", &id, "--claim"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&id) && err.contains("alice"), "{err}");
+    assert_eq!(repo.store_head(), head, "a refused claim changes nothing");
+
+    // A closed bead cannot be claimed.
+    let done = repo.create("Done", &[]);
+    repo.beads(&["close", &done]);
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["update", &done, "--claim"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn close_reopen_and_delete() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("A", &[]);
+    let b = repo.create("B", &[]);
+    let c = repo.create("C", &[]);
+    let commits_before = repo.git(&["rev-list", "--count", "refs/beads/main"]);
+    let v = repo.beads_json(&["close", &a, &b, "--reason", "shipped"]);
+    let closed = v["beads"].as_array().expect("beads");
+    assert_eq!(closed.len(), 2);
+    for bd in closed {
+        assert_eq!(bd["status"], "closed");
+        assert_eq!(bd["close_reason"], "shipped");
+        assert!(bd["closed_at"].is_string());
+    }
+    let commits_after = repo.git(&["rev-list", "--count", "refs/beads/main"]);
+    assert_eq!(
+        commits_after.trim().parse::<u32>().expect("count"),
+        commits_before.trim().parse::<u32>().expect("count") + 1,
+        "closing several beads is one commit"
+    );
+    assert_eq!(ids(&repo.beads_json(&["list"])), [c.as_str()]);
+
+    let v = repo.beads_json(&["reopen", &a]);
+    assert_eq!(v["beads"][0]["status"], "open");
+    assert!(v["beads"][0].get("close_reason").is_none(), "{v}");
+    assert!(v["beads"][0].get("closed_at").is_none(), "{v}");
+    assert_eq!(ids(&repo.beads_json(&["list"])), [a.as_str(), c.as_str()]);
+
+    // Delete makes a tombstone: still shown, never listed, status deleted in the YAML.
+    let v = repo.beads_json(&["delete", &c, "--reason", "duplicate"]);
+    assert_eq!(v["beads"][0]["status"], "deleted");
+    let shown = bead(&repo, &c);
+    assert_eq!(shown["status"], "deleted");
+    assert_eq!(shown["title"], "C");
+    assert_eq!(shown["deleted_by"], "alice");
+    assert_eq!(shown["delete_reason"], "duplicate");
+    assert!(shown["deleted_at"].is_string());
+    assert_eq!(ids(&repo.beads_json(&["list"])), [a.as_str()]);
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--all"])),
+        [a.as_str(), b.as_str()]
+    );
+    let yaml = repo.git(&["show", &format!("refs/beads/main:{}", doc_path(&c))]);
+    assert!(yaml.contains("status: deleted"), "{yaml}");
+    assert!(yaml.contains("title: C"), "{yaml}");
+    assert!(!repo.beads(&["ready"]).contains(&c));
+
+    // A tombstone takes no more changes.
+    let head = repo.store_head();
+    for args in [
+        vec!["update", c.as_str(), "--title", "x"],
+        vec!["close", c.as_str()],
+        vec!["reopen", c.as_str()],
+        vec!["comment", c.as_str(), "hello"],
+    ] {
+        let (code, err) = repo.beads_fail(&args);
+        assert_eq!(code, 3, "{args:?}: {err}");
+        assert!(err.contains(&c) && err.contains("deleted"), "{err}");
+    }
+    assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn comments_are_added_and_listed() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Talked about", &[]);
+    let v = repo.beads_json(&["comments", &id]);
+    assert_eq!(v["id"], id.as_str());
+    assert_eq!(v["comments"], serde_json::json!([]));
+
+    let v = repo.beads_json(&["comments", "add", &id, "first words"]);
+    assert_eq!(v["id"], id.as_str());
+    assert_eq!(v["comment"]["text"], "first words");
+    assert_eq!(v["comment"]["author"], "alice");
+    let v = repo.beads_json(&["comment", &id, "second\nwith two lines", "--author", "bob"]);
+    assert_eq!(v["comment"]["author"], "bob");
+    repo.beads(&["comments", "add", &id, "third"]);
+
+    let v = repo.beads_json(&["comments", &id]);
+    let list = v["comments"].as_array().expect("comments");
+    let texts: Vec<&str> = list
+        .iter()
+        .map(|c| c["text"].as_str().expect("text"))
+        .collect();
+    assert_eq!(texts, ["first words", "second\nwith two lines", "third"]);
+    let cids: std::collections::BTreeSet<&str> =
+        list.iter().map(|c| c["id"].as_str().expect("id")).collect();
+    assert_eq!(cids.len(), 3, "comment ids are distinct");
+    assert!(list.iter().all(|c| c["created_at"].is_string()));
+
+    let text = repo.beads(&["comments", &id]);
+    assert!(
+        text.contains("bob") && text.contains("with two lines"),
+        "{text}"
+    );
+    assert_eq!(
+        bead(&repo, &id)["comments"].as_array().map(Vec::len),
+        Some(3)
+    );
+}
+
+#[test]
+fn dependencies_add_remove_and_tree() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("A", &[]);
+    let b = repo.create("B", &[]);
+    let c = repo.create("C", &[]);
+    let d = repo.create("D", &[]);
+
+    let v = repo.beads_json(&["dep", "add", &b, &a]);
+    assert_eq!(
+        v["bead"]["dependencies"],
+        serde_json::json!([{"id": a, "type": "blocks"}])
+    );
+    repo.beads(&["dep", "add", &c, &b, "--type", "blocks"]);
+    repo.beads(&["dep", "add", &c, &d, "-t", "related"]);
+    for kind in [
+        "parent-child",
+        "discovered-from",
+        "duplicates",
+        "supersedes",
+    ] {
+        let v = repo.beads_json(&["dep", "add", &d, &a, "--type", kind]);
+        let has = v["bead"]["dependencies"]
+            .as_array()
+            .expect("deps")
+            .iter()
+            .any(|x| x["id"] == a.as_str() && x["type"] == kind);
+        assert!(has, "{kind}: {v}");
+    }
+    // Adding an existing edge again is harmless and commits nothing.
+    let head = repo.store_head();
+    repo.beads(&["dep", "add", &b, &a]);
+    assert_eq!(repo.store_head(), head);
+
+    let v = repo.beads_json(&["dep", "tree", &c]);
+    let root = &v["tree"];
+    assert_eq!(root["id"], c.as_str());
+    assert_eq!(root["title"], "C");
+    assert_eq!(root["status"], "open");
+    let kids = root["depends_on"].as_array().expect("depends_on");
+    assert_eq!(kids.len(), 2, "{v}");
+    let via_b = kids.iter().find(|k| k["id"] == b.as_str()).expect("b");
+    assert_eq!(via_b["type"], "blocks");
+    assert_eq!(via_b["depends_on"][0]["id"], a.as_str());
+    assert_eq!(via_b["depends_on"][0]["type"], "blocks");
+    let via_d = kids.iter().find(|k| k["id"] == d.as_str()).expect("d");
+    assert_eq!(via_d["type"], "related");
+    let text = repo.beads(&["dep", "tree", &c]);
+    assert!(text.lines().count() >= 4, "{text}");
+    assert!(text.contains(&a) && text.contains("[blocks]"), "{text}");
+
+    // Refusals: on itself, on an unknown bead, closing a cycle of blocking kinds.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, &a]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("itself"), "{err}");
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, "bd-zzzzz"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bd-zzzzz"), "{err}");
+    let (code, err) = repo.beads_fail(&["dep", "add", "bd-zzzzz", &a]);
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, &c]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cycle"), "{err}");
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, &b, "--type", "parent-child"]);
+    assert_eq!(code, 1, "parent-child blocks too: {err}");
+    assert_eq!(repo.store_head(), head, "refusals change nothing");
+    // A loose link may point back.
+    repo.beads(&["dep", "add", &a, &c, "--type", "related"]);
+
+    // Remove one kind, then every kind.
+    let v = repo.beads_json(&["dep", "remove", &d, &a, "--type", "duplicates"]);
+    let kinds: Vec<&str> = v["bead"]["dependencies"]
+        .as_array()
+        .expect("deps")
+        .iter()
+        .map(|x| x["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(kinds, ["parent-child", "discovered-from", "supersedes"]);
+    let v = repo.beads_json(&["dep", "remove", &d, &a]);
+    assert_eq!(v["bead"].get("dependencies"), None, "{v}");
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["dep", "remove", &d, &a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(repo.store_head(), head);
+    repo.beads(&["dep", "remove", &c, &b]);
+    let v = repo.beads_json(&["dep", "tree", &c]);
+    assert_eq!(v["tree"]["depends_on"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn labels_add_remove_list_and_list_all() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("A", &["-l", "ui"]);
+    let b = repo.create("B", &[]);
+    let c = repo.create("C", &["-l", "ui", "-l", "gone"]);
+
+    let v = repo.beads_json(&["label", "add", &a, "area:cli"]);
+    assert_eq!(strs(&v["bead"]["labels"]), ["area:cli", "ui"]);
+    repo.beads(&["label", "add", &b, "ui"]);
+    let v = repo.beads_json(&["label", "remove", &a, "ui"]);
+    assert_eq!(strs(&v["bead"]["labels"]), ["area:cli"]);
+
+    let v = repo.beads_json(&["label", "list", &a]);
+    assert_eq!(v["id"], a.as_str());
+    assert_eq!(strs(&v["labels"]), ["area:cli"]);
+    assert_eq!(repo.beads(&["label", "list", &b]).trim(), "ui");
+
+    repo.beads(&["delete", &c]);
+    let v = repo.beads_json(&["label", "list-all"]);
+    assert_eq!(
+        v["labels"],
+        serde_json::json!([
+            {"label": "area:cli", "count": 1},
+            {"label": "ui", "count": 1},
+        ]),
+        "tombstones do not count"
+    );
+    let text = repo.beads(&["label", "list-all"]);
+    assert!(text.contains("area:cli") && text.contains("ui"), "{text}");
+}
+
+#[test]
+fn ready_is_transitive_over_blocks_and_parents() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let blocker = repo.create("Blocker", &[]);
+    let epic = repo.create("Epic", &["-t", "epic", "--deps", &blocker]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let grandchild = repo.create("Grandchild", &["--parent", &child]);
+    let free = repo.create("Free", &[]);
+    let loose = repo.create("Loosely linked", &["--deps", &format!("related:{blocker}")]);
+
+    let ready = ids(&repo.beads_json(&["ready"]));
+    assert_eq!(ready, [blocker.as_str(), free.as_str(), loose.as_str()]);
+
+    let v = repo.beads_json(&["blocked"]);
+    let blocked: Vec<(String, Vec<String>)> = v["blocked"]
+        .as_array()
+        .expect("blocked")
+        .iter()
+        .map(|x| {
+            (
+                x["bead"]["id"].as_str().expect("id").to_owned(),
+                strs(&x["blocked_by"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocked,
+        [
+            (epic.clone(), vec![blocker.clone()]),
+            (child.clone(), vec![blocker.clone()]),
+            (grandchild.clone(), vec![blocker.clone()]),
+        ]
+    );
+    assert_eq!(v["broken"], serde_json::json!([]));
+    let text = repo.beads(&["blocked"]);
+    assert!(text.contains(&format!("blocked by {blocker}")), "{text}");
+
+    // An in-progress blocker still blocks; a closed one frees everything below it.
+    repo.beads(&["update", &blocker, "--claim"]);
+    assert_eq!(
+        ids(&repo.beads_json(&["ready"])),
+        [free.as_str(), loose.as_str()]
+    );
+    repo.beads(&["close", &blocker]);
+    assert_eq!(
+        ids(&repo.beads_json(&["ready"])),
+        [
+            epic.as_str(),
+            child.as_str(),
+            grandchild.as_str(),
+            free.as_str(),
+            loose.as_str()
+        ]
+    );
+    assert!(
+        repo.beads_json(&["blocked"])["blocked"]
+            .as_array()
+            .expect("blocked")
+            .is_empty()
+    );
+
+    // A parent marked blocked or deferred holds back its whole subtree.
+    repo.beads(&["update", &epic, "--status", "deferred"]);
+    assert_eq!(
+        ids(&repo.beads_json(&["ready"])),
+        [free.as_str(), loose.as_str()]
+    );
+    let v = repo.beads_json(&["blocked"]);
+    let by_child: Vec<String> = v["blocked"]
+        .as_array()
+        .expect("blocked")
+        .iter()
+        .filter(|x| x["bead"]["id"] == grandchild.as_str())
+        .flat_map(|x| strs(&x["blocked_by"]))
+        .collect();
+    assert_eq!(by_child, [epic.as_str()]);
+    repo.beads(&["update", &epic, "--status", "open"]);
+
+    // A deleted blocker blocks nothing either.
+    let b2 = repo.create("Second blocker", &[]);
+    repo.beads(&["dep", "add", &free, &b2]);
+    assert!(!ids(&repo.beads_json(&["ready"])).contains(&free));
+    repo.beads(&["delete", &b2]);
+    assert!(ids(&repo.beads_json(&["ready"])).contains(&free));
+}
+
+#[test]
+fn ready_orders_by_priority_then_age_and_claims() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let old_p2 = repo.create("old P2", &["-p", "2"]);
+    let p1 = repo.create("P1", &["-p", "1"]);
+    let new_p2 = repo.create("new P2", &["-p", "2", "-a", "bob"]);
+    let p0 = repo.create("P0", &["-p", "0"]);
+    let p4 = repo.create("P4", &["-p", "4", "-a", "bob"]);
+    let busy = repo.create("Busy", &["-p", "0"]);
+    repo.beads(&["update", &busy, "--status", "in_progress"]);
+    let waiting = repo.create("Waiting", &["-p", "0"]);
+    repo.beads(&["update", &waiting, "--status", "blocked"]);
+
+    let v = repo.beads_json(&["ready"]);
+    assert_eq!(
+        ids(&v),
+        [
+            p0.as_str(),
+            p1.as_str(),
+            old_p2.as_str(),
+            new_p2.as_str(),
+            p4.as_str()
+        ]
+    );
+    assert_eq!(v["total"], 5);
+    let v = repo.beads_json(&["ready", "--limit", "2"]);
+    assert_eq!(ids(&v), [p0.as_str(), p1.as_str()]);
+    assert_eq!(v["total"], 5);
+    assert_eq!(
+        ids(&repo.beads_json(&["ready", "--assignee", "bob"])),
+        [new_p2.as_str(), p4.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["ready", "-a", "bob", "-n", "1"])),
+        [new_p2.as_str()]
+    );
+
+    // --claim takes the first ready one.
+    let v = repo.beads_json(&["ready", "--claim"]);
+    assert_eq!(v["bead"]["id"], p0.as_str());
+    assert_eq!(v["bead"]["status"], "in_progress");
+    assert_eq!(v["bead"]["assignee"], "alice");
+    assert_eq!(repo.beads(&["ready", "--claim"]).trim(), p1);
+    // It skips what someone else holds, and honours --assignee.
+    assert_eq!(repo.beads(&["ready", "--claim"]).trim(), old_p2);
+    let v = repo.beads_json(&["ready", "--claim", "--assignee", "alice"]);
+    assert!(v["bead"].is_null(), "{v}");
+    let out = repo.beads_output_env(&[("GIT_AUTHOR_NAME", "bob")], &["ready", "--claim"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), new_p2);
+    let out = repo.beads_output_env(
+        &[("GIT_AUTHOR_NAME", "bob")],
+        &["ready", "--claim", "-a", "bob"],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), p4);
+    // Nothing left: an empty answer, not an error, and no commit.
+    let head = repo.store_head();
+    let v = repo.beads_json(&["ready", "--claim"]);
+    assert!(v["bead"].is_null(), "{v}");
+    assert_eq!(repo.store_head(), head);
+    assert!(ids(&repo.beads_json(&["ready"])).is_empty());
+}
+
+#[test]
+fn search_matches_text_with_filters() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let a = repo.create("Login page crashes", &["-t", "bug"]);
+    let b = repo.create(
+        "Rework",
+        &["-d", "the LOGIN flow needs work", "-t", "feature"],
+    );
+    let c = repo.create("Old login", &[]);
+    let d = repo.create("Removed login", &[]);
+    let e = repo.create("Unrelated", &[]);
+    repo.beads(&["close", &c]);
+    repo.beads(&["delete", &d]);
+
+    let v = repo.beads_json(&["search", "login"]);
+    let mut found = ids(&v);
+    found.sort();
+    let mut want = vec![a.clone(), b.clone(), c.clone()];
+    want.sort();
+    assert_eq!(found, want, "closed beads are found, tombstones are not");
+    assert_eq!(
+        ids(&repo.beads_json(&["search", "login", "--type", "bug"])),
+        [a.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["search", "login", "--status", "closed"])),
+        [c.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["search", "login", "--status", "deleted"])),
+        [d.as_str()]
+    );
+    assert_eq!(
+        ids(&repo.beads_json(&["search", &e])),
+        [e.as_str()],
+        "ids match too"
+    );
+    assert!(ids(&repo.beads_json(&["search", "no such words"])).is_empty());
+    let text = repo.beads(&["search", "CRASHES"]);
+    assert!(text.contains(&a), "{text}");
+}
+
+#[test]
+fn log_shows_history_with_readable_diffs() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Logged", &["-d", "one\ntwo\nthree\nfour\nfive"]);
+    let other = repo.create("Other", &[]);
+    repo.beads(&["update", &id, "-d", "one\ntwo\nTHREE\nfour\nfive"]);
+    repo.beads(&["close", &id, "--reason", "done"]);
+
+    let v = repo.beads_json(&["log"]);
+    let log = v["log"].as_array().expect("log");
+    let subjects: Vec<&str> = log
+        .iter()
+        .map(|e| {
+            e["message"]
+                .as_str()
+                .expect("message")
+                .lines()
+                .next()
+                .unwrap_or("")
+        })
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            format!("close {id}: Logged"),
+            format!("update {id}: Logged"),
+            format!("create {other}: Other"),
+            format!("create {id}: Logged"),
+            "init: beads store with prefix bd".to_owned(),
+        ]
+    );
+    assert_eq!(log[0]["author"], "alice");
+    assert_eq!(log[0]["email"], "alice@example.com");
+    assert_eq!(log[0]["commit"].as_str().map(str::len), Some(40));
+    assert_eq!(log[0]["commit"], repo.store_head().as_str());
+    assert_eq!(log[0]["changes"][0]["path"], doc_path(&id).as_str());
+    assert_eq!(log[0]["changes"][0]["change"], "modified");
+    assert_eq!(log[3]["changes"][0]["change"], "added");
+    assert_eq!(
+        repo.beads_json(&["log", "-n", "2"])["log"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+
+    let v = repo.beads_json(&["log", &id]);
+    let log = v["log"].as_array().expect("log");
+    assert_eq!(log.len(), 3, "only the steps that touched {id}: {v}");
+    let update_diff = log[1]["changes"][0]["diff"].as_str().expect("diff");
+    assert!(
+        update_diff.contains("-  three") && update_diff.contains("+  THREE"),
+        "{update_diff}"
+    );
+    assert!(
+        !update_diff.contains("+  one"),
+        "only what changed: {update_diff}"
+    );
+    let close_diff = log[0]["changes"][0]["diff"].as_str().expect("diff");
+    assert!(close_diff.contains("-status: open"), "{close_diff}");
+    assert!(close_diff.contains("+status: closed"), "{close_diff}");
+    assert!(close_diff.contains("+close_reason: done"), "{close_diff}");
+    let create_diff = log[2]["changes"][0]["diff"].as_str().expect("diff");
+    assert!(create_diff.contains("+title: Logged"), "{create_diff}");
+
+    let text = repo.beads(&["log", &id]);
+    assert!(text.contains(&format!("close {id}")), "{text}");
+    assert!(text.contains("+status: closed"), "{text}");
+    let text = repo.beads(&["log"]);
+    assert!(
+        text.contains(&format!("modified {}", doc_path(&id))),
+        "{text}"
+    );
+}
+
+#[test]
+fn tricky_text_round_trips_through_yaml_and_the_index() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let titles = [
+        "null",
+        "~",
+        "true",
+        "no",
+        "123",
+        "0x10",
+        "1e3",
+        ".nan",
+        "2026-01-01",
+        "#hash",
+        "key: value",
+        "a #b",
+        "'single'",
+        "\"double\"",
+        "[bracket",
+        "{brace",
+        "&anchor",
+        "*alias",
+        "!tag",
+        "%percent",
+        "@at",
+        "`tick`",
+        "| pipe",
+        "> gt",
+        "? q",
+        "...",
+        "  leading",
+        "trailing  ",
+        "émoji 🎉 ünïcode",
+        "back\\slash",
+    ];
+    let mut made = Vec::new();
+    for t in titles {
+        let description = format!("{t}\n{t}   \r\n\tindented\n\n- not a list\n");
+        let v = repo.beads_json(&["create", t, "-d", &description, "-a", t]);
+        let id = v["bead"]["id"].as_str().expect("id").to_owned();
+        let b = &repo.beads_json(&["show", &id])["beads"][0];
+        assert_eq!(b["title"], t);
+        assert_eq!(b["description"], description.as_str());
+        assert_eq!(b["assignee"], t);
+        made.push((id, t));
+    }
+    // Titles starting with a dash need the usual `--`.
+    let id = repo.beads(&["create", "--", "- dash"]).trim().to_owned();
+    assert_eq!(
+        repo.beads_json(&["show", &id])["beads"][0]["title"],
+        "- dash"
+    );
+    // The index keeps the text exactly too.
+    let listed = repo.beads_json(&["list", "--all"]);
+    for (id, t) in &made {
+        let b = listed["beads"]
+            .as_array()
+            .expect("beads")
+            .iter()
+            .find(|b| b["id"] == id.as_str())
+            .expect("listed");
+        assert_eq!(b["title"], *t);
+        assert_eq!(b["assignee"], *t);
+    }
+    // And the commands work from anywhere inside the worktree.
+    let sub = repo.path.join("deep/down");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let out = repo
+        .command("git")
+        .current_dir(&sub)
+        .args(["beads", "--json", "show", &made[0].0])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+}

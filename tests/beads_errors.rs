@@ -1,0 +1,430 @@
+//! Bad input and broken stores: a clear one-line error naming the thing, the
+//! documented exit code (1 user error, 2 usage, 3 conflict, 4 store failure), and
+//! nothing changed. A broken document never hides the other beads.
+
+mod common;
+
+use common::{Repo, Sandbox, doc_path, ids};
+
+fn store(sb: &Sandbox) -> Repo {
+    let repo = sb.repo("work", "alice");
+    repo.init();
+    repo
+}
+
+/// Runs a command that must fail with `code`, must leave the store where it was and
+/// must say what is wrong on its first line, naming `names`.
+fn refused(repo: &Repo, code: i32, args: &[&str], names: &str) -> String {
+    let head = repo.store_head();
+    let out = repo.beads_output(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?} printed data: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error: "), "{args:?}: {err}");
+    assert!(
+        first.contains(names),
+        "{args:?} should name {names:?}: {err}"
+    );
+    if code != 2 {
+        // Our own errors: one message line, then only causes and hints.
+        for l in err.lines().skip(1) {
+            assert!(
+                l.starts_with("caused by: ") || l.starts_with("hint: "),
+                "{args:?}: unexpected line {l:?} in {err}"
+            );
+        }
+    }
+    assert_eq!(repo.store_head(), head, "{args:?} changed the store");
+    err
+}
+
+#[test]
+fn unknown_ids_are_refused_and_change_nothing() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let known = repo.create("Known", &["-l", "x"]);
+    let unknown = "bd-zzzzz";
+    for args in [
+        vec!["show", unknown],
+        vec!["show", &known, unknown],
+        vec!["update", unknown, "--title", "x"],
+        vec!["update", unknown, "--claim"],
+        vec!["close", unknown],
+        vec!["close", &known, unknown],
+        vec!["reopen", unknown],
+        vec!["delete", unknown],
+        vec!["delete", &known, unknown],
+        vec!["comments", unknown],
+        vec!["comments", "add", unknown, "text"],
+        vec!["comment", unknown, "text"],
+        vec!["dep", "add", unknown, &known],
+        vec!["dep", "add", &known, unknown],
+        vec!["dep", "remove", unknown, &known],
+        vec!["dep", "tree", unknown],
+        vec!["label", "add", unknown, "y"],
+        vec!["label", "remove", unknown, "x"],
+        vec!["label", "list", unknown],
+        vec!["create", "Child", "--parent", unknown],
+        vec!["create", "Dependent", "--deps", unknown],
+        vec![
+            "create",
+            "Dependent",
+            "--deps",
+            &format!("{known},related:{unknown}"),
+        ],
+        vec!["log", unknown],
+    ] {
+        refused(&repo, 1, &args, unknown);
+    }
+    // The known bead was not touched by the half-valid commands either.
+    let b = &repo.beads_json(&["show", &known])["beads"][0];
+    assert_eq!(b["status"], "open");
+    assert_eq!(repo.all_beads().len(), 1);
+}
+
+#[test]
+fn malformed_ids_are_usage_errors() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let known = repo.create("Known", &[]);
+    for bad in [
+        "../x", "BD-1", "bd-1/..", "bd-a1 b", "bd-", "bd-a1..2", "-x",
+    ] {
+        for args in [
+            vec!["show", bad],
+            vec!["update", bad, "--title", "x"],
+            vec!["close", &known, bad],
+            vec!["delete", bad],
+            vec!["comment", bad, "x"],
+            vec!["dep", "add", &known, bad],
+            vec!["dep", "tree", bad],
+            vec!["label", "add", bad, "x"],
+            vec!["log", bad],
+            vec!["create", "x", "--parent", bad],
+            vec!["create", "x", "--deps", bad],
+            vec!["create", "x", "--deps", &format!("related:{bad}")],
+        ] {
+            // `-x` looks like a flag to the parser; the rest must be named.
+            let names = if bad == "-x" { "" } else { bad };
+            refused(&repo, 2, &args, names);
+        }
+    }
+}
+
+#[test]
+fn bad_text_and_numbers_are_refused() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Fine", &[]);
+
+    refused(&repo, 1, &["create", ""], "title is empty");
+    refused(&repo, 1, &["create", "   "], "title is empty");
+    refused(&repo, 1, &["update", &id, "--title", ""], "title is empty");
+
+    for p in ["5", "9", "-1", "P5", "high", "256"] {
+        refused(&repo, 2, &["create", "x", "-p", p], p);
+        refused(&repo, 2, &["update", &id, "--priority", p], p);
+        refused(&repo, 2, &["list", "--priority", p], p);
+    }
+
+    refused(&repo, 1, &["create", "bell\u{7}"], "control character");
+    refused(&repo, 1, &["create", "two\nlines"], "control character");
+    refused(
+        &repo,
+        1,
+        &["update", &id, "--title", "esc\u{1b}[31m"],
+        "control character",
+    );
+    refused(&repo, 1, &["create", "x", "-l", "bad\u{1}label"], "label");
+    refused(&repo, 1, &["create", "x", "-l", "a,b"], "label");
+    refused(&repo, 1, &["create", "x", "-l", "a b"], "label");
+    refused(&repo, 1, &["create", "x", "-l", ""], "label is empty");
+    refused(&repo, 1, &["label", "add", &id, "tab\tbed"], "label");
+    refused(&repo, 1, &["label", "remove", &id, "nul\u{1}"], "label");
+    refused(
+        &repo,
+        1,
+        &["update", &id, "--add-label", "new\nline"],
+        "label",
+    );
+    refused(&repo, 1, &["create", "x", "-a", "bo\u{8}b"], "assignee");
+    refused(&repo, 1, &["create", "x", "-a", ""], "assignee is empty");
+    refused(&repo, 1, &["update", &id, "-a", "eve\u{1b}"], "assignee");
+    refused(
+        &repo,
+        1,
+        &["comment", &id, "hi", "--author", "ma\u{7}llory"],
+        "author",
+    );
+    refused(&repo, 1, &["comment", &id, "   "], "comment is empty");
+    refused(&repo, 1, &["comment", &id, "ansi \u{1b}[2J"], "comment");
+    refused(
+        &repo,
+        1,
+        &["create", "x", "-d", "ansi \u{1b}[2J"],
+        "description",
+    );
+    refused(&repo, 1, &["close", &id, "--reason", "bell\u{7}"], "reason");
+    refused(&repo, 1, &["update", &id, "--status", "deleted"], "delete");
+
+    refused(&repo, 2, &["create", "x", "-t", "nope"], "nope");
+    refused(&repo, 2, &["update", &id, "--status", "flying"], "flying");
+    refused(&repo, 2, &["list", "--status", "flying"], "flying");
+    refused(
+        &repo,
+        2,
+        &["dep", "add", &id, &id, "--type", "owns"],
+        "owns",
+    );
+    refused(
+        &repo,
+        2,
+        &["create", "x", "--deps", &format!("owns:{id}")],
+        "owns",
+    );
+    refused(&repo, 2, &["init", "--prefix", "Bad/Prefix"], "Bad/Prefix");
+    refused(&repo, 2, &["frobnicate"], "frobnicate");
+    refused(&repo, 2, &["show"], "");
+
+    // None of it left a trace.
+    let b = &repo.beads_json(&["show", &id])["beads"][0];
+    assert_eq!(b["title"], "Fine");
+    assert_eq!(repo.all_beads().len(), 1);
+}
+
+#[test]
+fn a_repository_without_a_store_or_identity_says_so() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("bare-of-beads", "alice");
+    for args in [
+        vec!["list"],
+        vec!["create", "x"],
+        vec!["ready"],
+        vec!["log"],
+    ] {
+        let (code, err) = repo.beads_fail(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: this repository has no beads store yet"),
+            "{err}"
+        );
+        assert!(err.contains("git beads init"), "{err}");
+    }
+    assert!(repo.git(&["for-each-ref", "refs/beads"]).is_empty());
+
+    let outside = sb.path().join("not-a-repo");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let out = repo
+        .command("git")
+        .current_dir(&outside)
+        .env("GIT_CEILING_DIRECTORIES", sb.path())
+        .args(["beads", "list"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+
+    // No user.name and no GIT_AUTHOR_NAME: nobody to author the commit.
+    repo.git(&["config", "--unset", "user.name"]);
+    let (code, err) = repo.beads_fail(&["init"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("identity"), "{err}");
+    assert!(repo.git(&["for-each-ref", "refs/beads"]).is_empty());
+}
+
+/// A store with two good beads and one document that does not parse.
+fn broken_store(sb: &Sandbox, content: &[u8]) -> (Repo, String, String, String) {
+    let repo = store(sb);
+    let good = repo.create("Good", &["-p", "1"]);
+    let other = repo.create("Other", &["--deps", &good]);
+    let broken = "bd-zzzz".to_owned();
+    repo.put_raw_doc(&doc_path(&broken), content);
+    (repo, good, other, broken)
+}
+
+#[test]
+fn a_broken_document_is_reported_and_hides_nothing() {
+    for content in [
+        &b"id: [unclosed\n"[..],
+        b"\xff\xfe not utf-8",
+        b"id: bd-zzzz\ntitle: x\nstatus: flying\n",
+        b"just a string",
+        b"",
+    ] {
+        let sb = Sandbox::new();
+        let (repo, good, other, broken) = broken_store(&sb, content);
+        let path = doc_path(&broken);
+        let shown = String::from_utf8_lossy(content);
+
+        // Reads answer with every good bead and warn about the broken one.
+        for args in [
+            vec!["list"],
+            vec!["list", "--all"],
+            vec!["ready"],
+            vec!["blocked"],
+            vec!["search", "o"],
+        ] {
+            let out = repo.beads_output(&args);
+            assert!(out.status.success(), "{args:?} {shown:?}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("warning:") && err.contains(&path),
+                "{args:?} {shown:?}: {err}"
+            );
+        }
+        assert_eq!(
+            ids(&repo.beads_json(&["list"])),
+            [good.as_str(), other.as_str()]
+        );
+        assert_eq!(ids(&repo.beads_json(&["ready"])), [good.as_str()]);
+        let v = repo.beads_json(&["list"]);
+        assert_eq!(v["broken"][0]["path"], path.as_str(), "{v}");
+        assert!(
+            v["broken"][0]["error"]
+                .as_str()
+                .is_some_and(|e| !e.is_empty())
+        );
+        let v = repo.beads_json(&["blocked"]);
+        assert_eq!(v["blocked"][0]["bead"]["id"], other.as_str());
+        assert_eq!(v["broken"][0]["path"], path.as_str());
+        // Even --quiet keeps the warning.
+        let out = repo.beads_output(&["--quiet", "list"]);
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&path));
+
+        // The broken bead itself: a store error naming the document, nothing changed.
+        for args in [
+            vec!["show", broken.as_str()],
+            vec!["show", good.as_str(), broken.as_str()],
+            vec!["update", broken.as_str(), "--title", "fixed"],
+            vec!["update", broken.as_str(), "--claim"],
+            vec!["close", broken.as_str()],
+            vec!["close", good.as_str(), broken.as_str()],
+            vec!["delete", broken.as_str()],
+            vec!["comment", broken.as_str(), "hello"],
+            vec!["label", "add", broken.as_str(), "x"],
+            vec!["dep", "add", good.as_str(), broken.as_str()],
+            vec!["create", "Child", "--parent", broken.as_str()],
+        ] {
+            refused(&repo, 4, &args, &path);
+        }
+
+        // Everything else still works.
+        repo.beads(&["show", &good]);
+        repo.beads(&["update", &good, "--claim"]);
+        let fresh = repo.create("Fresh", &[]);
+        assert!(ids(&repo.beads_json(&["list"])).contains(&fresh));
+        repo.beads(&["log"]);
+        repo.beads(&["log", &broken]);
+        assert!(
+            repo.store_paths().contains(&path),
+            "the broken document is kept as it is"
+        );
+        assert_eq!(
+            repo.git(&["cat-file", "blob", &format!("refs/beads/main:{path}")])
+                .as_bytes(),
+            String::from_utf8_lossy(content).as_bytes()
+        );
+    }
+}
+
+#[test]
+fn a_repaired_document_comes_back() {
+    let sb = Sandbox::new();
+    let (repo, good, other, broken) = broken_store(&sb, b"id: [unclosed\n");
+    // Warm the index with the broken state, then repair the document by hand.
+    assert_eq!(
+        repo.beads_json(&["list"])["broken"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let yaml = format!(
+        "id: {broken}\ntitle: Repaired\nstatus: open\npriority: 0\ntype: bug\n\
+         created_at: 2026-01-01T00:00:00Z\ncreated_by: alice\n\
+         updated_at: 2026-01-01T00:00:00Z\nupdated_by: alice\n"
+    );
+    repo.put_raw_doc(&doc_path(&broken), yaml.as_bytes());
+    let v = repo.beads_json(&["list"]);
+    assert_eq!(v["broken"], serde_json::json!([]), "{v}");
+    assert_eq!(ids(&v), [broken.as_str(), good.as_str(), other.as_str()]);
+    let out = repo.beads_output(&["list"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    repo.beads(&["close", &broken]);
+}
+
+#[test]
+fn a_document_under_the_wrong_name_is_broken() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let good = repo.create("Good", &[]);
+    // A copy of a good bead's document, placed under another bead's name.
+    let yaml = repo.git(&["show", &format!("refs/beads/main:{}", doc_path(&good))]);
+    let impostor = "bd-yyyy";
+    let path = doc_path(impostor);
+    repo.put_raw_doc(&path, yaml.as_bytes());
+    let v = repo.beads_json(&["list"]);
+    assert_eq!(ids(&v), [good.as_str()]);
+    assert_eq!(v["broken"][0]["path"], path.as_str(), "{v}");
+    // Reading or changing it must not act on the bead its content names.
+    refused(&repo, 4, &["show", impostor], &path);
+    refused(
+        &repo,
+        4,
+        &["update", impostor, "--title", "hijacked"],
+        &path,
+    );
+    refused(&repo, 4, &["close", impostor], &path);
+    let b = &repo.beads_json(&["show", &good])["beads"][0];
+    assert_eq!(b["title"], "Good");
+    assert_eq!(b["status"], "open");
+}
+
+#[test]
+fn a_broken_meta_document_stops_writes_but_not_reads() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let good = repo.create("Good", &[]);
+    repo.put_raw_doc("meta.yaml", b"format: [1\n");
+    refused(&repo, 4, &["create", "New"], "meta.yaml");
+    refused(&repo, 4, &["init"], "meta.yaml");
+    assert_eq!(ids(&repo.beads_json(&["list"])), [good.as_str()]);
+    repo.beads(&["show", &good]);
+
+    // A store written by a newer git-beads is not written to.
+    repo.put_raw_doc("meta.yaml", b"format: 99\nprefix: bd\n");
+    refused(&repo, 4, &["create", "New"], "format 99");
+}
+
+#[test]
+fn a_copy_in_another_fan_out_directory_does_not_shadow_the_bead() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let id = repo.create("Real", &[]);
+    let yaml = repo.git(&["show", &format!("refs/beads/main:{}", doc_path(&id))]);
+    let stray = format!("beads/qq/{id}.yaml");
+    assert_ne!(stray, doc_path(&id));
+    repo.put_raw_doc(
+        &stray,
+        yaml.replace("title: Real", "title: Stray").as_bytes(),
+    );
+    let title_listed = |repo: &Repo| {
+        let v = repo.beads_json(&["list"]);
+        assert_eq!(ids(&v), [id.as_str()]);
+        v["beads"][0]["title"].as_str().expect("title").to_owned()
+    };
+    assert_eq!(title_listed(&repo), "Real");
+    assert_eq!(repo.beads_json(&["show", &id])["beads"][0]["title"], "Real");
+    repo.beads(&["update", &id, "--title", "Renamed"]);
+    assert_eq!(title_listed(&repo), "Renamed");
+    // The answer does not depend on how the index came to be.
+    std::fs::remove_file(repo.index_file()).expect("delete index");
+    assert_eq!(title_listed(&repo), "Renamed");
+    assert_eq!(
+        ids(&repo.beads_json(&["search", "Stray"])),
+        Vec::<String>::new()
+    );
+}

@@ -1,0 +1,395 @@
+//! Many writers at once and writers killed at random moments, with real processes:
+//! no acknowledged write is lost, a claim has exactly one winner, and a killed
+//! writer leaves a store that reads, a clean `git fsck`, and no lock in the way.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::process::{Child, Output};
+use std::sync::{Barrier, Mutex, MutexGuard};
+use std::time::Duration;
+
+use common::{Repo, Rng, Sandbox, doc_path};
+
+/// These tests each load every core; running them one at a time keeps each one's
+/// picture clear on a small machine.
+static HEAVY: Mutex<()> = Mutex::new(());
+
+fn heavy() -> MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn store(sb: &Sandbox) -> Repo {
+    let repo = sb.repo("work", "alice");
+    repo.init();
+    repo
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn commit_count(repo: &Repo) -> usize {
+    repo.git(&["rev-list", "--count", "refs/beads/main"])
+        .trim()
+        .parse()
+        .expect("a count")
+}
+
+#[test]
+fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {
+    const WRITERS: usize = 20;
+    const EACH: usize = 50;
+    let _heavy = heavy();
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    // What this proves (serialized writers, nothing lost) does not rest on fsync, which
+    // guards against power loss and would make a thousand commits a slow test.
+    repo.git(&["config", "core.fsync", "none"]);
+    let start = Barrier::new(WRITERS);
+    let made: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (repo, start) = (&repo, &start);
+                s.spawn(move || {
+                    start.wait();
+                    (0..EACH)
+                        .map(|i| {
+                            let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
+                            assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
+                            stdout(&out)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("writer thread"))
+            .collect()
+    });
+    let printed: BTreeSet<&String> = made.iter().flatten().collect();
+    assert_eq!(
+        printed.len(),
+        WRITERS * EACH,
+        "every create printed a distinct id"
+    );
+    let stored = repo.all_beads();
+    assert_eq!(stored.len(), WRITERS * EACH);
+    let stored: BTreeSet<String> = stored
+        .iter()
+        .map(|b| b["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(stored, printed.into_iter().cloned().collect());
+    let titles: BTreeSet<String> = repo
+        .all_beads()
+        .iter()
+        .map(|b| b["title"].as_str().expect("title").to_owned())
+        .collect();
+    assert_eq!(
+        titles.len(),
+        WRITERS * EACH,
+        "no write was replaced by another"
+    );
+    assert_eq!(
+        commit_count(&repo),
+        1 + WRITERS * EACH,
+        "one commit per create"
+    );
+    assert_eq!(
+        repo.git(&["rev-list", "--merges", "refs/beads/main"])
+            .trim(),
+        ""
+    );
+    repo.assert_fsck_clean();
+}
+
+#[test]
+fn ten_processes_racing_a_claim_have_exactly_one_winner() {
+    const RACERS: usize = 10;
+    let _heavy = heavy();
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    for round in 0..3 {
+        let id = repo.create(&format!("Contested {round}"), &[]);
+        let commits = commit_count(&repo);
+        let children: Vec<(String, Child)> = (0..RACERS)
+            .map(|r| {
+                let name = format!("agent{r}");
+                let child = repo
+                    .command("git")
+                    .env("GIT_AUTHOR_NAME", &name)
+                    .env("GIT_AUTHOR_EMAIL", format!("{name}@example.com"))
+                    .args(["beads", "update", &id, "--claim"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("spawn racer");
+                (name, child)
+            })
+            .collect();
+        let results: Vec<(String, Output)> = children
+            .into_iter()
+            .map(|(n, c)| (n, c.wait_with_output().expect("racer ends")))
+            .collect();
+        let winners: Vec<&String> = results
+            .iter()
+            .filter(|(_, o)| o.status.success())
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+        let winner = winners[0];
+        for (name, out) in results.iter().filter(|(n, _)| n != winner) {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "{name}: {err}");
+            assert!(
+                err.contains(&format!("already claimed by {winner}")),
+                "{err}"
+            );
+        }
+        let bead = &repo.beads_json(&["show", &id])["beads"][0];
+        assert_eq!(bead["assignee"], winner.as_str());
+        assert_eq!(bead["status"], "in_progress");
+        assert_eq!(
+            commit_count(&repo),
+            commits + 1,
+            "only the winner committed"
+        );
+        let author = repo.git(&["log", "-1", "--format=%an", "refs/beads/main"]);
+        assert_eq!(author.trim(), winner);
+    }
+
+    // `ready --claim` racing over three ready beads: each goes to exactly one agent.
+    let ready: BTreeSet<String> = (0..3).map(|i| repo.create(&format!("r{i}"), &[])).collect();
+    let children: Vec<Child> = (0..RACERS)
+        .map(|r| {
+            repo.command("git")
+                .env("GIT_AUTHOR_NAME", format!("worker{r}"))
+                .args(["beads", "ready", "--claim"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for c in children {
+        let out = c.wait_with_output().expect("ends");
+        assert!(out.status.success(), "{out:?}");
+        let id = stdout(&out);
+        if !id.is_empty() {
+            claimed.push(id);
+        }
+    }
+    claimed.sort();
+    assert_eq!(claimed, ready.into_iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn linked_worktrees_writing_at_once_share_one_store() {
+    const EACH: usize = 30;
+    let _heavy = heavy();
+    let sb = Sandbox::new();
+    let main = store(&sb);
+    main.git(&["config", "core.fsync", "none"]);
+    let trees = [main.worktree("wt-one"), main.worktree("wt-two")];
+    let writers: Vec<&Repo> = std::iter::once(&main).chain(&trees).collect();
+    let start = Barrier::new(writers.len());
+    let made: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = writers
+            .iter()
+            .enumerate()
+            .map(|(w, repo)| {
+                let start = &start;
+                s.spawn(move || {
+                    start.wait();
+                    (0..EACH)
+                        .map(|i| {
+                            let id = repo.create(&format!("tree {w} bead {i}"), &[]);
+                            // Readers run alongside the writers.
+                            if i % 10 == 0 {
+                                repo.beads_json(&["list", "--all"]);
+                            }
+                            id
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("writer"))
+            .collect()
+    });
+    let want: BTreeSet<String> = made.into_iter().flatten().collect();
+    assert_eq!(want.len(), writers.len() * EACH);
+    for repo in &writers {
+        assert_eq!(repo.store_head(), main.store_head());
+        let seen: BTreeSet<String> = repo
+            .all_beads()
+            .iter()
+            .map(|b| b["id"].as_str().expect("id").to_owned())
+            .collect();
+        assert_eq!(seen, want, "{} sees the same store", repo.path.display());
+        assert_eq!(repo.common_dir(), main.common_dir());
+    }
+    assert_eq!(commit_count(&main), 1 + want.len());
+
+    // A hook runs with GIT_DIR pointing into .git/worktrees/<name>, from anywhere.
+    let git_dir = trees[0].git(&["rev-parse", "--absolute-git-dir"]);
+    let out = main
+        .command("git")
+        .current_dir(sb.path())
+        .env("GIT_DIR", git_dir.trim())
+        .args(["beads", "--json", "create", "From a hook"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let id = v["bead"]["id"].as_str().expect("id");
+    main.beads(&["show", id]);
+    main.assert_fsck_clean();
+}
+
+#[test]
+fn a_stale_ref_lock_does_not_block_writes() {
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let common = repo.common_dir();
+    let lock = common.join("refs/beads/main.lock");
+    std::fs::write(&lock, "0000000000000000000000000000000000000000\n").expect("write lock");
+    // The write lock's own file, left behind, is just a file: the OS lock died with its owner.
+    std::fs::write(common.join("beads/write.lock"), "").expect("write");
+    let id = repo.create("After a crash", &[]);
+    repo.beads(&["show", &id]);
+    assert!(!lock.exists(), "the stale lock was cleared");
+    repo.beads(&["close", &id]);
+    repo.assert_fsck_clean();
+}
+
+/// How many kill trials to run: a handful in CI, many more under `GIT_BEADS_STRESS=1`.
+fn trials() -> usize {
+    match std::env::var("GIT_BEADS_STRESS").as_deref() {
+        Ok("1") => 400,
+        _ => 40,
+    }
+}
+
+#[test]
+fn writers_killed_at_random_moments_lose_nothing_acknowledged() {
+    let _heavy = heavy();
+    let mut rng = Rng::new("writers_killed_at_random_moments_lose_nothing_acknowledged");
+    let sb = Sandbox::new();
+    let repo = store(&sb);
+    let base: Vec<String> = (0..20)
+        .map(|i| repo.create(&format!("base {i}"), &["-l", "base"]))
+        .collect();
+    // How long one writer takes here from spawn to exit, so that kills land before,
+    // during and after its work. Only used to spread the kills; nothing asserts on it.
+    let t0 = std::time::Instant::now();
+    for i in 0..5 {
+        let out = repo
+            .beads_direct()
+            .args(["create", &format!("timing {i}")])
+            .output()
+            .expect("runs");
+        assert!(out.status.success(), "{out:?}");
+    }
+    let span_us = (t0.elapsed().as_micros() as u64 / 5).clamp(2_000, 500_000) * 2;
+
+    let mut acknowledged = Vec::new();
+    let mut bystanders = Vec::new();
+    let mut killed_before_ack = 0;
+    for trial in 0..trials() {
+        // The victim: the binary itself, so that the kill reaches the writer.
+        let mut victim = repo.beads_direct();
+        match rng.below(3) {
+            0 => victim.args(["create", &format!("victim {trial}"), "-l", "victim"]),
+            1 => victim.args([
+                "create",
+                &format!("victim {trial}"),
+                "-l",
+                "victim",
+                "-d",
+                &"long text\n".repeat(2000),
+            ]),
+            // Some victims change an existing bead instead.
+            _ => victim.args([
+                "update",
+                &base[rng.below(base.len() as u64) as usize],
+                "--add-label",
+                &format!("touched-{trial}"),
+            ]),
+        };
+        let mut victim = victim.spawn().expect("spawn victim");
+        // Sometimes another writer races the victim; it must never be held up for good.
+        let bystander = (rng.below(3) == 0).then(|| {
+            repo.beads_direct()
+                .args(["create", &format!("bystander {trial}")])
+                .spawn()
+                .expect("spawn bystander")
+        });
+        std::thread::sleep(Duration::from_micros(rng.below(span_us)));
+        let _ = victim.kill();
+        let out = victim.wait_with_output().expect("victim reaped");
+        let printed = stdout(&out);
+        if printed.starts_with("bd-") {
+            acknowledged.push(printed);
+        } else if !out.status.success() {
+            killed_before_ack += 1;
+        }
+        if let Some(b) = bystander {
+            let out = b.wait_with_output().expect("bystander ends");
+            assert!(
+                out.status.success(),
+                "trial {trial}: bystander failed: {out:?}"
+            );
+            bystanders.push(stdout(&out));
+        }
+        // The store always reads.
+        let out = repo.beads_output(&["--json", "list", "--all"]);
+        assert!(
+            out.status.success(),
+            "trial {trial}: store unreadable: {out:?}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("warning"),
+            "trial {trial}: {out:?}"
+        );
+        if trial % 10 == 9 {
+            repo.assert_fsck_clean();
+        }
+    }
+    let victims = repo.beads_json(&["list", "--all", "--label", "victim"])["total"]
+        .as_u64()
+        .unwrap_or_default();
+    eprintln!(
+        "{} trials over {span_us}us: {} writes acknowledged, {killed_before_ack} killed \
+         before acknowledging, {victims} victim beads stored",
+        trials(),
+        acknowledged.len()
+    );
+
+    repo.assert_fsck_clean();
+    let stored: BTreeSet<String> = repo
+        .all_beads()
+        .iter()
+        .map(|b| b["id"].as_str().expect("id").to_owned())
+        .collect();
+    for id in acknowledged.iter().chain(&bystanders) {
+        assert!(stored.contains(id), "{id} was acknowledged but is gone");
+        let yaml = repo.git(&[
+            "cat-file",
+            "-p",
+            &format!("refs/beads/main:{}", doc_path(id)),
+        ]);
+        assert!(yaml.starts_with(&format!("id: {id}\n")), "{yaml}");
+    }
+    // Every commit in the chain is complete: its tree reads, its documents parse.
+    let listing = repo.beads_json(&["list", "--all", "--label", "base"]);
+    assert_eq!(listing["beads"].as_array().map(Vec::len), Some(20));
+    assert_eq!(listing["broken"], serde_json::json!([]));
+    // And writing goes on as before.
+    let after = repo.create("after the storm", &[]);
+    repo.beads(&["close", &after]);
+}

@@ -1,0 +1,513 @@
+//! Importing and exporting real exports of the beads `bd` tracker: every record
+//! accounted for and checked field by field, dependencies resolving, re-imports that
+//! change nothing, bad lines, and export → import → export round trips.
+//!
+//! The 704-record fixture is in `tests/fixtures/` and always runs; the 5722-record one
+//! (tombstones, comments, every dependency kind) runs when `../shared/fixtures/` exists.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use common::{Repo, Sandbox};
+
+fn fixture_704() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bd-issues-704.jsonl")
+}
+
+fn fixture_5722() -> Option<PathBuf> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bd-issues-5722.jsonl");
+    path.exists().then_some(path)
+}
+
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("read fixture")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("fixture line is JSON"))
+        .collect()
+}
+
+fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn is_tombstone(r: &Value) -> bool {
+    r["status"] == "tombstone"
+}
+
+/// The status a record should get.
+fn want_status(r: &Value) -> &str {
+    if is_tombstone(r) {
+        "deleted"
+    } else {
+        r["status"].as_str().expect("status")
+    }
+}
+
+/// The type a record should get: `original_type` for a tombstone.
+fn want_type(r: &Value) -> &str {
+    if is_tombstone(r)
+        && let Some(t) = str_of(r, "original_type")
+    {
+        return t;
+    }
+    str_of(r, "issue_type").unwrap_or("task")
+}
+
+/// The dependency kind a bd kind maps to, if any.
+fn want_kind(word: &str) -> Option<&str> {
+    match word {
+        "relates-to" => Some("related"),
+        "blocked-by" => Some("blocks"),
+        "blocks" | "parent-child" | "related" | "discovered-from" | "duplicates" | "supersedes"
+        | "replies-to" | "tracks" => Some(word),
+        _ => None,
+    }
+}
+
+fn valid_id(s: &str) -> bool {
+    git_beads::model::BeadId::parse(s).is_ok()
+}
+
+fn same_instant(a: &Value, b: &Value, what: &str) {
+    let parse = |v: &Value| {
+        v.as_str().map(|s| {
+            chrono::DateTime::parse_from_rfc3339(s)
+                .unwrap_or_else(|e| panic!("{what}: {s:?} is not RFC 3339: {e}"))
+                .to_utc()
+        })
+    };
+    assert_eq!(parse(a), parse(b), "{what}");
+}
+
+/// bd fields with a place of their own; anything else must be in `extra`.
+const MAPPED: &[&str] = &[
+    "id",
+    "title",
+    "description",
+    "notes",
+    "status",
+    "priority",
+    "issue_type",
+    "assignee",
+    "labels",
+    "dependencies",
+    "comments",
+    "created_at",
+    "created_by",
+    "updated_at",
+    "closed_at",
+    "close_reason",
+    "deleted_at",
+    "deleted_by",
+    "delete_reason",
+    "original_type",
+];
+
+/// Checks one stored bead against the record it was imported from, field by field.
+fn check_bead(bead: &Value, r: &Value) {
+    let id = r["id"].as_str().expect("id");
+    let ctx = |f: &str| format!("{id}: {f}");
+    assert_eq!(bead["id"], r["id"]);
+    assert_eq!(bead["title"], r["title"], "{}", ctx("title"));
+    assert_eq!(bead["status"], want_status(r), "{}", ctx("status"));
+    assert_eq!(bead["priority"], r["priority"], "{}", ctx("priority"));
+    assert_eq!(bead["type"], want_type(r), "{}", ctx("type"));
+    for field in [
+        "description",
+        "notes",
+        "assignee",
+        "close_reason",
+        "deleted_by",
+        "delete_reason",
+    ] {
+        assert_eq!(str_of(bead, field), str_of(r, field), "{}", ctx(field));
+    }
+    assert_eq!(
+        str_of(bead, "created_by"),
+        str_of(r, "created_by"),
+        "{}",
+        ctx("created_by")
+    );
+    for field in ["created_at", "updated_at", "closed_at", "deleted_at"] {
+        same_instant(&bead[field], &r[field], &ctx(field));
+    }
+    let labels = |v: &Value| -> BTreeSet<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        labels(&bead["labels"]),
+        labels(&r["labels"]),
+        "{}",
+        ctx("labels")
+    );
+
+    let deps: BTreeSet<(String, String)> = bead["dependencies"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| {
+                    (
+                        d["id"].as_str().unwrap_or_default().to_owned(),
+                        d["type"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut want_deps = BTreeSet::new();
+    let kept = bead["extra"]["bd_dependencies"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let rec_deps = r["dependencies"].as_array().cloned().unwrap_or_default();
+    assert_eq!(kept.len(), rec_deps.len(), "{}", ctx("bd_dependencies"));
+    for (d, k) in rec_deps.iter().zip(&kept) {
+        let target = d["depends_on_id"].as_str().expect("depends_on_id");
+        for f in [
+            "depends_on_id",
+            "type",
+            "created_at",
+            "created_by",
+            "metadata",
+        ] {
+            assert_eq!(
+                d.get(f),
+                k.get(f),
+                "{}",
+                ctx(&format!("dependency {target} {f}"))
+            );
+        }
+        if let Some(kind) = want_kind(d["type"].as_str().unwrap_or("blocks"))
+            && valid_id(target)
+            && target != id
+        {
+            want_deps.insert((target.to_owned(), kind.to_owned()));
+        }
+    }
+    assert_eq!(deps, want_deps, "{}", ctx("dependencies"));
+
+    let comments = bead["comments"].as_array().cloned().unwrap_or_default();
+    let rec_comments = r["comments"].as_array().cloned().unwrap_or_default();
+    assert_eq!(comments.len(), rec_comments.len(), "{}", ctx("comments"));
+    for (c, rc) in comments.iter().zip(&rec_comments) {
+        assert_eq!(c["author"], rc["author"], "{}", ctx("comment author"));
+        assert_eq!(c["text"], rc["text"], "{}", ctx("comment text"));
+        assert_eq!(c["id"], rc["id"].to_string(), "{}", ctx("comment id"));
+        same_instant(
+            &c["created_at"],
+            &rc["created_at"],
+            &ctx("comment created_at"),
+        );
+    }
+
+    let obj = r.as_object().expect("record is an object");
+    for (key, value) in obj.iter().filter(|(k, _)| !MAPPED.contains(&k.as_str())) {
+        assert_eq!(
+            &bead["extra"][key],
+            value,
+            "{}",
+            ctx(&format!("extra.{key}"))
+        );
+    }
+    if is_tombstone(r)
+        && let Some(t) = str_of(r, "issue_type").filter(|t| *t != want_type(r))
+    {
+        assert_eq!(
+            bead["extra"]["bd_issue_type"],
+            t,
+            "{}",
+            ctx("bd_issue_type")
+        );
+    }
+}
+
+fn repo_with_store(sb: &Sandbox, name: &str) -> Repo {
+    let repo = sb.repo(name, "importer");
+    repo.init();
+    repo
+}
+
+fn counts<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for i in items {
+        *out.entry(i.to_owned()).or_default() += 1;
+    }
+    out
+}
+
+fn as_counts(v: &Value) -> BTreeMap<String, usize> {
+    v.as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, n)| (k.clone(), n.as_u64().unwrap_or_default() as usize))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Imports `path` and checks everything: counts, every bead field by field,
+/// dependencies, a re-import, and an export → import → export round trip.
+fn check_fixture(path: &Path) {
+    let recs = records(path);
+    let sb = Sandbox::new();
+    let repo = repo_with_store(&sb, "work");
+    let before = repo.store_head();
+    let file = path.to_str().expect("utf-8 path");
+
+    let started = Instant::now();
+    let report = repo.beads_json(&["import", file]);
+    eprintln!(
+        "imported {} records from {} in {:.2?} (debug build, incl. process start)",
+        recs.len(),
+        path.display(),
+        started.elapsed()
+    );
+    assert_eq!(report["records"], recs.len());
+    assert_eq!(report["added"], recs.len());
+    assert_eq!(report["bad"], serde_json::json!([]));
+    let after = repo.store_head();
+    assert_ne!(after, before);
+    assert_eq!(
+        repo.git(&["rev-list", "--count", &format!("{before}..{after}")])
+            .trim(),
+        "1",
+        "one commit for the whole import"
+    );
+    // The import writes its documents as one pack: git must find it sound.
+    repo.git(&["fsck", "--strict", "--no-dangling"]);
+    let counted = repo.git(&["count-objects", "-v"]);
+    let in_pack: usize = counted
+        .lines()
+        .find_map(|l| l.strip_prefix("in-pack: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_default();
+    assert!(in_pack >= recs.len(), "the documents are packed: {counted}");
+
+    // Counts by status and type match the file, in the report and in the store.
+    let want_status_counts = counts(recs.iter().map(want_status));
+    let want_type_counts = counts(recs.iter().map(want_type));
+    assert_eq!(as_counts(&report["by_status"]), want_status_counts);
+    assert_eq!(as_counts(&report["by_type"]), want_type_counts);
+    let all = repo.all_beads();
+    assert_eq!(all.len(), recs.len(), "every record is a bead");
+    assert_eq!(
+        counts(all.iter().map(|b| b["status"].as_str().unwrap_or_default())),
+        want_status_counts
+    );
+    assert_eq!(
+        counts(all.iter().map(|b| b["type"].as_str().unwrap_or_default())),
+        want_type_counts
+    );
+
+    // Every bead, field by field.
+    let by_id: BTreeMap<&str, &Value> = recs
+        .iter()
+        .map(|r| (r["id"].as_str().expect("id"), r))
+        .collect();
+    let ids: Vec<&str> = by_id.keys().copied().collect();
+    for chunk in ids.chunks(1000) {
+        let mut args = vec!["show"];
+        args.extend_from_slice(chunk);
+        let shown = repo.beads_json(&args);
+        let beads = shown["beads"].as_array().expect("beads");
+        assert_eq!(beads.len(), chunk.len());
+        for b in beads {
+            check_bead(b, by_id[b["id"].as_str().expect("id")]);
+        }
+    }
+
+    // Dependencies resolve: a target missing from the store is missing from the file too.
+    let in_store: BTreeSet<&str> = all.iter().filter_map(|b| b["id"].as_str()).collect();
+    let mut dangling = 0;
+    for b in &all {
+        for d in b["dependencies"].as_array().into_iter().flatten() {
+            let target = d["id"].as_str().expect("dependency id");
+            if !in_store.contains(target) {
+                assert!(
+                    !by_id.contains_key(target),
+                    "{} depends on {target}, which is in the file but not in the store",
+                    b["id"]
+                );
+                dangling += 1;
+            }
+        }
+    }
+    eprintln!("{dangling} dependencies point at records the file does not hold either");
+    repo.beads_json(&["ready"]);
+    repo.beads_json(&["blocked"]);
+
+    // Re-importing the same file changes nothing.
+    let again = repo.beads_json(&["import", file]);
+    assert_eq!(again["unchanged"], recs.len());
+    assert_eq!(again["commit"], Value::Null);
+    assert_eq!(repo.store_head(), after, "no new commit");
+
+    // export → import into a fresh repo → export gives the same file and the same tree.
+    let first = sb.path().join("first.jsonl");
+    repo.beads(&["export", "-o", first.to_str().expect("utf-8")]);
+    let fresh = repo_with_store(&sb, "fresh");
+    fresh.beads(&["import", first.to_str().expect("utf-8")]);
+    let second = fresh.beads(&["export"]);
+    let first_text = std::fs::read_to_string(&first).expect("read export");
+    assert_eq!(
+        first_text.lines().count(),
+        recs.len(),
+        "export writes everything"
+    );
+    assert!(first_text == second, "export → import → export differs");
+    assert_eq!(
+        repo.git(&["rev-parse", "refs/beads/main^{tree}"]),
+        fresh.git(&["rev-parse", "refs/beads/main^{tree}"]),
+        "the round trip rebuilds the same store"
+    );
+}
+
+#[test]
+fn the_704_record_fixture_imports_completely() {
+    check_fixture(&fixture_704());
+}
+
+#[test]
+fn the_5722_record_fixture_imports_completely() {
+    let Some(path) = fixture_5722() else {
+        eprintln!(
+            "note: ../shared/fixtures/bd-issues-5722.jsonl is not here; skipping the large fixture"
+        );
+        return;
+    };
+    check_fixture(&path);
+}
+
+/// The fixture with its 301st line replaced by a torn record.
+fn with_bad_line(sb: &Sandbox) -> (PathBuf, usize) {
+    let text = std::fs::read_to_string(fixture_704()).expect("read fixture");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    lines.insert(300, r#"{"id":"bd-torn","title":"cut off in the mid"#);
+    let path = sb.path().join("bad.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    (path, total)
+}
+
+#[test]
+fn a_bad_line_names_its_number_and_imports_nothing() {
+    let sb = Sandbox::new();
+    let repo = repo_with_store(&sb, "work");
+    let before = repo.store_head();
+    let (path, _) = with_bad_line(&sb);
+    let (code, stderr) = repo.beads_fail(&["import", path.to_str().expect("utf-8")]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("bad.jsonl:301:"), "{stderr}");
+    assert!(stderr.contains("nothing was imported"), "{stderr}");
+    assert!(stderr.contains("--skip-bad"), "{stderr}");
+    assert_eq!(repo.store_head(), before, "the store is as it was");
+}
+
+#[test]
+fn skip_bad_imports_everything_else_and_reports_the_line() {
+    let sb = Sandbox::new();
+    let repo = repo_with_store(&sb, "work");
+    let (path, total) = with_bad_line(&sb);
+    let report = repo.beads_json(&["import", "--skip-bad", path.to_str().expect("utf-8")]);
+    assert_eq!(report["records"], total);
+    assert_eq!(report["added"], total);
+    let bad = report["bad"].as_array().expect("bad");
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0]["line"], 301);
+    assert_eq!(repo.all_beads().len(), total);
+}
+
+#[test]
+fn reimport_keeps_work_done_since() {
+    let sb = Sandbox::new();
+    let repo = repo_with_store(&sb, "work");
+    let file = fixture_704();
+    let file = file.to_str().expect("utf-8");
+    repo.beads(&["import", "-q", file]);
+    let id = records(&fixture_704())
+        .iter()
+        .find(|r| r["status"] == "open")
+        .and_then(|r| r["id"].as_str().map(str::to_owned))
+        .expect("an open record");
+    repo.beads(&["update", &id, "--title", "Changed here since"]);
+    let report = repo.beads_json(&["import", file]);
+    assert_eq!(report["kept_newer"], serde_json::json!([id]));
+    assert_eq!(report["commit"], Value::Null);
+    let shown = repo.beads_json(&["show", &id]);
+    assert_eq!(shown["beads"][0]["title"], "Changed here since");
+}
+
+#[test]
+fn yaml_export_round_trips_and_new_beads_export_to_bd() {
+    let sb = Sandbox::new();
+    let repo = repo_with_store(&sb, "work");
+    let a = repo.create("Native bead", &["-p", "1", "-l", "x"]);
+    let b = repo.create("Its blocker", &[]);
+    repo.beads(&["dep", "add", &a, &b]);
+    repo.beads(&["comment", &a, "a note"]);
+    repo.beads(&["delete", &b, "--reason", "gone"]);
+
+    let yaml = repo.beads(&["export", "--format", "yaml"]);
+    assert!(yaml.starts_with("---\nid: "), "{yaml}");
+    let path = sb.path().join("all.yaml");
+    std::fs::write(&path, &yaml).expect("write");
+    let fresh = repo_with_store(&sb, "fresh");
+    fresh.beads(&["import", "--format", "yaml", path.to_str().expect("utf-8")]);
+    assert_eq!(fresh.beads(&["export", "--format", "yaml"]), yaml);
+
+    let jsonl = repo.beads(&["export"]);
+    let lines: Vec<Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let native = lines
+        .iter()
+        .find(|l| l["id"] == a.as_str())
+        .expect("exported");
+    assert_eq!(native["dependencies"][0]["depends_on_id"], b.as_str());
+    assert_eq!(native["dependencies"][0]["type"], "blocks");
+    assert_eq!(native["comments"][0]["text"], "a note");
+    let tomb = lines
+        .iter()
+        .find(|l| l["id"] == b.as_str())
+        .expect("exported");
+    assert_eq!(tomb["status"], "tombstone");
+    assert_eq!(tomb["original_type"], "task");
+    assert_eq!(tomb["delete_reason"], "gone");
+
+    let path = sb.path().join("all.jsonl");
+    std::fs::write(&path, &jsonl).expect("write");
+    let third = repo_with_store(&sb, "third");
+    third.beads(&["import", path.to_str().expect("utf-8")]);
+    assert_eq!(third.beads(&["export"]), jsonl);
+}
+
+#[test]
+fn import_needs_a_store_and_a_readable_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("work", "importer");
+    let file = fixture_704();
+    let (code, stderr) = repo.beads_fail(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("git beads init"), "{stderr}");
+    repo.init();
+    let (code, stderr) = repo.beads_fail(&["import", "no-such-file.jsonl"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no-such-file.jsonl"), "{stderr}");
+    let (code, stderr) = repo.beads_fail(&["--json", "export"]);
+    assert_eq!(code, 1, "{stderr}");
+}

@@ -1,0 +1,324 @@
+//! Load: twenty processes at once on two clones of one bare remote, mixing creates,
+//! label changes, comments, claims, mail and syncs for a fixed number of
+//! operations. Afterwards everyone syncs, and every acknowledged operation is on
+//! both clones exactly once; every claim had exactly one winner.
+//!
+//! `GIT_BEADS_STRESS=1` runs five times the operations.
+
+mod common;
+mod reliability;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Output;
+use std::sync::Barrier;
+
+use common::{Repo, Rng, Sandbox};
+use reliability::{assert_bare_fsck_clean, count, run_limited};
+use serde_json::Value;
+
+const WORKERS: usize = 20;
+const AGENTS: [&str; 4] = ["ann", "bob", "cy", "dan"];
+
+/// One operation a worker saw succeed.
+#[derive(Clone, Debug)]
+enum Ack {
+    Create { id: String, title: String },
+    Label { id: String, label: String },
+    Comment { id: String, text: String },
+    Claim { id: String, by: String },
+    Mail { id: String, to: String, subject: String },
+    Sync,
+}
+
+/// A worker's own generator, seeded from the test's (so a run replays from
+/// `GIT_BEADS_SEED`).
+struct Seeded(u64);
+
+impl Seeded {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Runs `git beads ARGS` in `repo` as the person `who`.
+fn run_as(repo: &Repo, who: &str, args: &[&str]) -> Output {
+    run_limited(
+        repo.command("git")
+            .env("GIT_AUTHOR_NAME", who)
+            .env("GIT_AUTHOR_EMAIL", format!("{who}@example.com"))
+            .arg("beads")
+            .args(args),
+        &format!("{who}: git beads {args:?}"),
+    )
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(out)
+}
+
+/// Every bead of the store, by id.
+fn beads_by_id(repo: &Repo) -> BTreeMap<String, Value> {
+    repo.all_beads()
+        .into_iter()
+        .map(|b| (b["id"].as_str().expect("id").to_owned(), b))
+        .collect()
+}
+
+#[test]
+fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
+    let ops_each = count(10, 50);
+    let mut master = Rng::new("twenty_processes_mixing_every_kind_of_write_lose_nothing");
+    let sb = Sandbox::new();
+    let remote = sb.bare("remote.git");
+    let a = sb.clone(&remote, "a", "alice");
+    a.git(&["commit", "-q", "--allow-empty", "-m", "code"]);
+    a.git(&["push", "-q", "origin", "HEAD:main"]);
+    a.init();
+    for agent in AGENTS {
+        a.beads(&["agent", "create", agent]);
+    }
+    // Claims contend inside each clone: each clone has its own pool, so that every
+    // claim there has exactly one winner. Labels and comments go to shared beads.
+    let pool_a: Vec<String> = (0..12).map(|i| a.create(&format!("pool a {i}"), &[])).collect();
+    let pool_b: Vec<String> = (0..12).map(|i| a.create(&format!("pool b {i}"), &[])).collect();
+    let shared: Vec<String> = (0..8).map(|i| a.create(&format!("shared {i}"), &[])).collect();
+    a.beads(&["sync"]);
+    let b = sb.clone(&remote, "b", "bob");
+    b.beads(&["sync"]);
+    for r in [&a, &b] {
+        // Power-cut durability is not what this test is about; fsync would only slow it.
+        r.git(&["config", "core.fsync", "none"]);
+    }
+    let setup_beads = beads_by_id(&a).len();
+    let seeds: Vec<u64> = (0..WORKERS).map(|_| master.below(u64::MAX)).collect();
+    let start = Barrier::new(WORKERS);
+
+    let acks: Vec<(usize, Vec<Ack>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..WORKERS)
+            .map(|w| {
+                let (repo, pool) = if w % 2 == 0 {
+                    (&a, &pool_a)
+                } else {
+                    (&b, &pool_b)
+                };
+                let (shared, start, seed) = (&shared, &start, seeds[w]);
+                s.spawn(move || {
+                    let mut rng = Seeded(seed.max(1));
+                    let me = format!("worker{w}");
+                    let mut known: Vec<String> = shared.clone();
+                    let mut acks = Vec::new();
+                    let mut lost_claims = 0;
+                    start.wait();
+                    for i in 0..ops_each {
+                        let what = format!("{me} op {i}");
+                        match rng.below(100) {
+                            0..30 => {
+                                let title = format!("{me} bead {i}");
+                                let id = ok(&run_as(repo, &me, &["create", &title]), &what);
+                                known.push(id.clone());
+                                acks.push(Ack::Create { id, title });
+                            }
+                            30..48 => {
+                                let id = known[rng.below(known.len() as u64) as usize].clone();
+                                let label = format!("w{w}-{i}");
+                                ok(
+                                    &run_as(repo, &me, &["update", &id, "--add-label", &label]),
+                                    &what,
+                                );
+                                acks.push(Ack::Label { id, label });
+                            }
+                            48..60 => {
+                                let id = known[rng.below(known.len() as u64) as usize].clone();
+                                let text = format!("{me} says {i}");
+                                ok(&run_as(repo, &me, &["comment", &id, &text]), &what);
+                                acks.push(Ack::Comment { id, text });
+                            }
+                            60..75 => {
+                                let id = pool[rng.below(pool.len() as u64) as usize].clone();
+                                let out = run_as(repo, &me, &["update", &id, "--claim"]);
+                                if out.status.success() {
+                                    acks.push(Ack::Claim { id, by: me.clone() });
+                                } else {
+                                    // Only ever refused because someone else holds it.
+                                    let err = String::from_utf8_lossy(&out.stderr);
+                                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
+                                    assert!(err.contains("already claimed"), "{what}: {err}");
+                                    lost_claims += 1;
+                                }
+                            }
+                            75..90 => {
+                                let from = AGENTS[rng.below(4) as usize];
+                                let to = AGENTS[rng.below(4) as usize];
+                                let subject = format!("{me} mail {i}");
+                                let id = ok(
+                                    &run_as(
+                                        repo,
+                                        &me,
+                                        &["--as", from, "mail", "send", to, "-s", &subject],
+                                    ),
+                                    &what,
+                                );
+                                acks.push(Ack::Mail {
+                                    id,
+                                    to: to.to_owned(),
+                                    subject,
+                                });
+                            }
+                            _ => {
+                                ok(&run_as(repo, &me, &["sync"]), &what);
+                                acks.push(Ack::Sync);
+                            }
+                        }
+                    }
+                    (w, acks, lost_claims)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker"))
+            .collect()
+    });
+
+    // Everyone syncs until both clones and the remote agree.
+    for round in 0.. {
+        for r in [&a, &b] {
+            ok(&run_as(r, &r.user, &["sync"]), "final sync");
+        }
+        let remote_head = a.git(&["ls-remote", "origin", "refs/beads/main"]);
+        if a.store_head() == b.store_head()
+            && remote_head.split('\t').next() == Some(a.store_head().as_str())
+        {
+            break;
+        }
+        assert!(round < 3, "the clones do not converge");
+    }
+    assert_eq!(a.store_tree(), b.store_tree(), "byte-identical stores");
+
+    let all: Vec<&Ack> = acks.iter().flat_map(|(_, v, _)| v).collect();
+    let kinds = |f: fn(&Ack) -> bool| all.iter().filter(|x| f(x)).count();
+    let lost_claims: usize = acks.iter().map(|(_, _, l)| l).sum();
+    eprintln!(
+        "{WORKERS} processes, {} operations acknowledged: {} creates, {} labels, {} comments, \
+         {} claims won ({lost_claims} refused as already claimed), {} mails, {} syncs",
+        all.len(),
+        kinds(|x| matches!(x, Ack::Create { .. })),
+        kinds(|x| matches!(x, Ack::Label { .. })),
+        kinds(|x| matches!(x, Ack::Comment { .. })),
+        kinds(|x| matches!(x, Ack::Claim { .. })),
+        kinds(|x| matches!(x, Ack::Mail { .. })),
+        kinds(|x| matches!(x, Ack::Sync)),
+    );
+
+    // Exactly-once claims: no bead was won twice.
+    let mut winners: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for ack in &all {
+        if let Ack::Claim { id, by } = ack {
+            winners.entry(id).or_default().push(by);
+        }
+    }
+    for (id, by) in &winners {
+        assert_eq!(by.len(), 1, "{id} was claimed by {by:?}");
+    }
+
+    for r in [&a, &b] {
+        let where_ = r.path.display().to_string();
+        let stored = beads_by_id(r);
+        let creates = kinds(|x| matches!(x, Ack::Create { .. }));
+        assert_eq!(
+            stored.len(),
+            setup_beads + creates,
+            "{where_}: every create exactly once"
+        );
+        let mut comments: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for ack in &all {
+            match ack {
+                Ack::Create { id, title } => {
+                    let b = stored.get(id).unwrap_or_else(|| panic!("{where_}: {id} lost"));
+                    assert_eq!(b["title"], title.as_str());
+                }
+                Ack::Label { id, label } => {
+                    let labels = &stored[id]["labels"];
+                    assert!(
+                        labels
+                            .as_array()
+                            .expect("labels")
+                            .iter()
+                            .any(|l| l == label.as_str()),
+                        "{where_}: label {label} of {id} lost: {labels}"
+                    );
+                }
+                Ack::Comment { id, text } => comments.entry(id).or_default().push(text),
+                Ack::Claim { id, by } => {
+                    assert_eq!(stored[id]["assignee"], by.as_str(), "{where_}: claim of {id}");
+                    assert_eq!(stored[id]["status"], "in_progress");
+                }
+                Ack::Mail { .. } | Ack::Sync => {}
+            }
+        }
+        // Comments: each exactly once.
+        let ids: Vec<&str> = comments.keys().copied().collect();
+        let mut args = vec!["show"];
+        args.extend(&ids);
+        let shown = r.beads_json(&args);
+        for bead in shown["beads"].as_array().expect("beads") {
+            let id = bead["id"].as_str().expect("id");
+            let have: Vec<&str> = bead["comments"]
+                .as_array()
+                .expect("comments")
+                .iter()
+                .filter_map(|c| c["text"].as_str())
+                .collect();
+            for text in &comments[id] {
+                let n = have.iter().filter(|t| *t == text).count();
+                assert_eq!(n, 1, "{where_}: comment {text:?} on {id} is there {n} times");
+            }
+        }
+        // Mail: every message in its recipient's inbox, exactly once.
+        for agent in AGENTS {
+            let inbox = r.beads_json(&["--as", agent, "mail", "inbox"]);
+            let have: Vec<(String, String)> = inbox["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .map(|m| {
+                    (
+                        m["id"].as_str().expect("id").to_owned(),
+                        m["subject"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect();
+            let want: BTreeSet<(String, String)> = all
+                .iter()
+                .filter_map(|x| match x {
+                    Ack::Mail { id, to, subject } if to == agent => {
+                        Some((id.clone(), subject.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                have.iter().cloned().collect::<BTreeSet<_>>(),
+                want,
+                "{where_}: inbox of {agent}"
+            );
+            assert_eq!(have.len(), want.len(), "{where_}: a message twice");
+        }
+        r.assert_fsck_clean();
+        let doctor = run_limited(r.command("git").args(["beads", "--json", "doctor"]), "doctor");
+        assert!(doctor.status.success(), "{doctor:?}");
+    }
+    assert_bare_fsck_clean(&a, &remote);
+}

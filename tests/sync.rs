@@ -1,0 +1,727 @@
+//! Sync between clones through a bare remote: every kind of field edited
+//! concurrently, several sync orders, symmetry, clones syncing at once, fresh
+//! clones, plain `git fetch`, and a real network transport (`git daemon`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{Repo, Sandbox};
+use serde_json::Value;
+
+/// A bare remote with one code commit on `main`, and a first clone that made the
+/// store (prefix `bd`) and pushed it.
+fn remote_with_store(sb: &Sandbox) -> (PathBuf, Repo) {
+    let remote = sb.bare("remote.git");
+    let first = sb.clone(&remote, "c1", "alice");
+    std::fs::write(first.path.join("README"), "code\n").expect("write");
+    first.git(&["add", "README"]);
+    first.git(&["commit", "-q", "-m", "code"]);
+    first.git(&["push", "-q", "origin", "HEAD:main"]);
+    first.init();
+    let v = first.beads_json(&["sync"]);
+    assert_eq!(v["pushed"], true, "{v}");
+    (remote, first)
+}
+
+fn sync(r: &Repo) -> Value {
+    r.beads_json(&["sync"])
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn conflict_values(bead: &Value, field: &str) -> Vec<Value> {
+    bead["conflicts"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|c| c["field"] == field)
+                .map(|c| c["value"].clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Syncs every clone in turn, twice, and asserts they all end on one tree.
+fn converge(clones: &[&Repo]) -> String {
+    for _ in 0..2 {
+        for c in clones {
+            sync(c);
+        }
+    }
+    let tree = clones[0].store_tree();
+    for c in clones {
+        assert_eq!(c.store_tree(), tree, "{} differs", c.path.display());
+    }
+    tree
+}
+
+/// Edits every kind of field on three clones concurrently, syncs them in `order`,
+/// and checks that every edit is present or recorded in `conflicts:`.
+fn every_field_kind(order: &[usize]) {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let x = c1.create(
+        "Shared bead",
+        &["-l", "keep", "-l", "drop", "-d", "one\ntwo\nthree\n"],
+    );
+    let other = c1.create("Other bead", &[]);
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    c2.beads(&["init"]);
+    let c3 = sb.clone(&remote, "c3", "carol");
+    let adopted = sync(&c3);
+    assert_eq!(adopted["outcome"], "adopted", "{adopted}");
+    assert_eq!(c2.store_head(), c1.store_head());
+    assert_eq!(c3.store_head(), c1.store_head());
+
+    // alice: title, a label in and one out, a comment, priority, the first line, a dependency.
+    c1.beads(&["update", &x, "--title", "Title by alice", "-p", "1"]);
+    c1.beads(&["label", "add", &x, "alice-l"]);
+    c1.beads(&["label", "remove", &x, "drop"]);
+    c1.beads(&["comment", &x, "from alice"]);
+    c1.beads(&["update", &x, "-d", "ONE\ntwo\nthree\n"]);
+    c1.beads(&["dep", "add", &x, &other, "--type", "related"]);
+    // bob: a label, a comment, priority, the last line, notes, assignee.
+    c2.beads(&["label", "add", &x, "bob-l"]);
+    c2.beads(&["comment", &x, "from bob"]);
+    c2.beads(&["update", &x, "-p", "3", "--notes", "bob's notes"]);
+    c2.beads(&["update", &x, "-d", "one\ntwo\nTHREE\n", "-a", "bob"]);
+    // carol: a label, a comment, priority (the latest), a new bead, closes the other.
+    c3.beads(&["label", "add", &x, "carol-l"]);
+    c3.beads(&["comment", &x, "from carol"]);
+    c3.beads(&["update", &x, "-p", "0"]);
+    let z = c3.create("Carol's new bead", &[]);
+    c3.beads(&["close", &other, "--reason", "done by carol"]);
+
+    let clones = [&c1, &c2, &c3];
+    for &i in order {
+        sync(clones[i]);
+    }
+    converge(&clones);
+
+    let b = c1.bead_json(&x);
+    assert_eq!(b["title"], "Title by alice");
+    let mut labels = strings(&b["labels"]);
+    labels.sort();
+    assert_eq!(labels, ["alice-l", "bob-l", "carol-l", "keep"]);
+    let comments: Vec<&str> = b["comments"]
+        .as_array()
+        .expect("comments")
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    for text in ["from alice", "from bob", "from carol"] {
+        assert!(comments.contains(&text), "{text} lost: {comments:?}");
+    }
+    assert_eq!(comments.len(), 3);
+    assert_eq!(b["description"], "ONE\ntwo\nTHREE\n");
+    assert_eq!(b["notes"], "bob's notes");
+    assert_eq!(b["assignee"], "bob");
+    assert_eq!(b["dependencies"][0]["id"], other.as_str());
+    // Carol changed the priority last: hers wins, the other two are kept.
+    assert_eq!(b["priority"], 0);
+    let mut lost: Vec<i64> = conflict_values(&b, "priority")
+        .iter()
+        .filter_map(Value::as_i64)
+        .collect();
+    lost.sort();
+    lost.dedup();
+    assert_eq!(lost, [1, 3], "{b}");
+    assert_eq!(c2.bead_json(&z)["title"], "Carol's new bead");
+    let o = c2.bead_json(&other);
+    assert_eq!(o["status"], "closed");
+    assert_eq!(o["close_reason"], "done by carol");
+    // The derived index agrees with the documents.
+    let listed: Vec<String> = c3
+        .all_beads()
+        .iter()
+        .map(|b| b["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    c1.assert_fsck_clean();
+}
+
+#[test]
+fn every_field_kind_in_order_1_2_3() {
+    every_field_kind(&[0, 1, 2]);
+}
+
+#[test]
+fn every_field_kind_in_order_3_1_2() {
+    every_field_kind(&[2, 0, 1]);
+}
+
+#[test]
+fn every_field_kind_in_order_2_3_2_1() {
+    every_field_kind(&[1, 2, 1, 0]);
+}
+
+fn copy_repo(from: &Path, to: &Path) {
+    let out = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .output()
+        .expect("cp runs");
+    assert!(out.status.success(), "cp -a failed");
+}
+
+/// Merging A into B and B into A gives byte-identical trees.
+#[test]
+fn merge_is_symmetric_at_the_tree_level() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let x = c1.create("Shared", &["-d", "a\nb\nc\n"]);
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    c1.beads(&[
+        "update",
+        &x,
+        "--title",
+        "alice",
+        "-p",
+        "1",
+        "-d",
+        "A\nb\nc\n",
+    ]);
+    c1.beads(&["label", "add", &x, "a"]);
+    c1.create("Only alice", &[]);
+    c2.beads(&["update", &x, "--title", "bob", "-p", "3", "-d", "a\nb\nC\n"]);
+    c2.beads(&["comment", &x, "bob says"]);
+    c2.create("Only bob", &[]);
+    // Snapshots of both before either merges.
+    let snap1 = sb.path().join("snap1");
+    let snap2 = sb.path().join("snap2");
+    copy_repo(&c1.path, &snap1);
+    copy_repo(&c2.path, &snap2);
+    c1.git(&["remote", "add", "peer", snap2.to_str().expect("utf-8")]);
+    c2.git(&["remote", "add", "peer", snap1.to_str().expect("utf-8")]);
+    let one = c1.beads_json(&["pull", "peer"]);
+    let two = c2.beads_json(&["pull", "peer"]);
+    assert_eq!(one["outcome"], "merged");
+    assert_eq!(two["outcome"], "merged");
+    assert_eq!(one["conflicts"], two["conflicts"]);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    assert_ne!(c1.store_head(), c2.store_head(), "the merge commits differ");
+    // Merging again is a no-op in both directions (idempotent).
+    let again = c1.beads_json(&["pull", "peer"]);
+    assert_eq!(again["outcome"], "up-to-date");
+    let b = c1.bead_json(&x);
+    assert_eq!(b["description"], "A\nb\nC\n");
+    assert_eq!(b["title"], "bob");
+    assert_eq!(conflict_values(&b, "title"), [Value::from("alice")]);
+
+    // The two merges criss-cross: the next merge between them has two merge bases.
+    c1.beads(&["label", "add", &x, "after-a"]);
+    c2.beads(&["update", &x, "--notes", "after b"]);
+    c1.git(&[
+        "remote",
+        "set-url",
+        "peer",
+        c2.path.to_str().expect("utf-8"),
+    ]);
+    c2.git(&[
+        "remote",
+        "set-url",
+        "peer",
+        c1.path.to_str().expect("utf-8"),
+    ]);
+    let bases = c1.git(&[
+        "merge-base",
+        "--all",
+        "refs/beads/main",
+        "refs/beads/remotes/peer/main",
+    ]);
+    assert_eq!(bases.lines().count(), 1, "before fetching, one base");
+    let v = c1.beads_json(&["pull", "peer"]);
+    assert_eq!(v["outcome"], "merged", "{v}");
+    let two_bases = c1.git(&[
+        "merge-base",
+        "--all",
+        "refs/beads/main^1",
+        "refs/beads/main^2",
+    ]);
+    assert_eq!(
+        two_bases.lines().count(),
+        2,
+        "a criss-cross merge: {two_bases}"
+    );
+    assert_eq!(v["conflicts"], 0, "{v}");
+    c2.beads_json(&["pull", "peer"]);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    let b = c2.bead_json(&x);
+    assert_eq!(b["labels"], serde_json::json!(["a", "after-a"]));
+    assert_eq!(b["notes"], "after b");
+    assert_eq!(conflict_values(&b, "title"), [Value::from("alice")]);
+}
+
+/// Two clones syncing at the same moment against the same remote both finish,
+/// and nothing is lost.
+#[test]
+fn clones_syncing_at_the_same_time() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    let mut made = Vec::new();
+    for round in 0..4 {
+        for (who, c) in [("alice", &c1), ("bob", &c2)] {
+            for i in 0..3 {
+                made.push(c.create(&format!("{who} {round}.{i}"), &[]));
+            }
+        }
+        let spawn = |r: &Repo| -> Child {
+            r.command("git")
+                .args(["beads", "--json", "sync"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn sync")
+        };
+        let (a, b) = (spawn(&c1), spawn(&c2));
+        for child in [a, b] {
+            let out = child.wait_with_output().expect("sync finishes");
+            assert!(
+                out.status.success(),
+                "a concurrent sync failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    converge(&[&c1, &c2]);
+    let have: Vec<String> = c1
+        .all_beads()
+        .iter()
+        .map(|b| b["id"].as_str().expect("id").to_owned())
+        .collect();
+    for id in &made {
+        assert!(have.contains(id), "{id} lost");
+    }
+    assert_eq!(have.len(), made.len());
+}
+
+/// When the remote moves between the fetch and the push, the push's lease fails and
+/// sync goes around again: fetch, merge, push.
+#[test]
+fn a_remote_that_moves_during_sync_is_merged_again() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    let marker = sb.path().join("moved-once");
+    // Right after c1's fetch updates its tracking ref, bob pushes a new bead.
+    let hook = c1.path.join(".git/hooks/reference-transaction");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\n\
+             [ \"$1\" = committed ] || exit 0\n\
+             grep -q refs/beads/remotes/origin/main || exit 0\n\
+             [ -e '{marker}' ] && exit 0\n\
+             touch '{marker}'\n\
+             cd '{c2}' || exit 1\n\
+             unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\n\
+             git beads create 'sneaked in' >/dev/null 2>&1\n\
+             git beads sync >/dev/null 2>&1\n\
+             exit 0\n",
+            marker = marker.display(),
+            c2 = c2.path.display()
+        ),
+    )
+    .expect("write hook");
+    let mut perms = std::fs::metadata(&hook).expect("hook").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&hook, perms).expect("chmod");
+    let mine = c1.create("alice's", &[]);
+    // Something new on the remote, so that c1's fetch moves its tracking ref.
+    c2.create("bob's first", &[]);
+    sync(&c2);
+    let v = sync(&c1);
+    assert!(marker.exists(), "the hook ran");
+    assert_eq!(v["rounds"], 2, "{v}");
+    assert_eq!(v["pushed"], true, "{v}");
+    std::fs::remove_file(&hook).expect("remove hook");
+    sync(&c2);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    let titles: Vec<String> = c2
+        .all_beads()
+        .iter()
+        .map(|b| b["title"].as_str().expect("title").to_owned())
+        .collect();
+    assert!(titles.contains(&"sneaked in".to_owned()), "{titles:?}");
+    c2.bead_json(&mine);
+}
+
+/// A fresh clone gets every bead with `sync`, or with `init`; plain `git fetch`
+/// brings beads into tracking refs that `git branch -a` does not show, and a plain
+/// `git push` pushes code only.
+#[test]
+fn fresh_clones_and_plain_git() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let ids: Vec<String> = (0..5)
+        .map(|i| c1.create(&format!("bead {i}"), &[]))
+        .collect();
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    let init = c2.beads_json(&["init"]);
+    assert_eq!(init["adopted"], "origin", "{init}");
+    assert_eq!(init["prefix"], "bd");
+    assert_eq!(init["created"], false);
+    assert_eq!(c2.store_head(), c1.store_head());
+    assert_eq!(c2.all_beads().len(), 5);
+    // A second init changes nothing.
+    let again = c2.beads_json(&["init"]);
+    assert_eq!(again["adopted"], Value::Null);
+    assert_eq!(again["remotes_configured"], serde_json::json!([]));
+
+    // Plain git fetch brings the beads into the tracking ref.
+    c1.create("after the clone", &[]);
+    sync(&c1);
+    c2.git(&["fetch", "-q"]);
+    assert_eq!(
+        c2.git(&["rev-parse", "refs/beads/remotes/origin/main"])
+            .trim(),
+        c1.store_head()
+    );
+    let branches = c2.git(&["branch", "-a"]);
+    assert!(!branches.contains("beads"), "{branches}");
+    // The local store is untouched by a plain fetch; pull merges (fast-forward).
+    assert_ne!(c2.store_head(), c1.store_head());
+    let pulled = c2.beads_json(&["pull"]);
+    assert_eq!(pulled["outcome"], "fast-forward");
+    assert_eq!(c2.store_head(), c1.store_head());
+
+    // A plain git push of code does not push beads.
+    c2.create("local only", &[]);
+    std::fs::write(c2.path.join("more"), "x\n").expect("write");
+    c2.git(&["add", "more"]);
+    c2.git(&["commit", "-q", "-m", "more"]);
+    c2.git(&["push", "-q", "origin", "HEAD:main"]);
+    let remote_head = sb.run(&remote, "git", &["rev-parse", "refs/beads/main"]);
+    assert_eq!(
+        String::from_utf8_lossy(&remote_head.stdout).trim(),
+        c1.store_head()
+    );
+
+    // `remote setup` on a remote added later.
+    c2.git(&["remote", "add", "mirror", remote.to_str().expect("utf-8")]);
+    let set = c2.beads_json(&["remote", "setup", "mirror"]);
+    assert_eq!(set["added"], true);
+    let set = c2.beads_json(&["remote", "setup", "mirror"]);
+    assert_eq!(set["added"], false);
+    let specs = c2.git(&["config", "--get-all", "remote.mirror.fetch"]);
+    assert!(
+        specs.contains("+refs/beads/main*:refs/beads/remotes/mirror/main*"),
+        "{specs}"
+    );
+
+    // A fresh clone that syncs (rather than init) adopts too.
+    let c3 = sb.clone(&remote, "c3", "carol");
+    let v = sync(&c3);
+    assert_eq!(v["outcome"], "adopted");
+    for id in &ids {
+        c3.bead_json(id);
+    }
+}
+
+/// A deletion on one side and an edit on the other: the tombstone wins as a
+/// state, the edit is kept, and nothing disappears.
+#[test]
+fn deletion_is_a_tombstone_that_merges() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let x = c1.create("Doomed", &[]);
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    c1.beads(&["delete", &x, "--reason", "duplicate"]);
+    c2.beads(&["update", &x, "--title", "Edited meanwhile"]);
+    sync(&c1);
+    sync(&c2);
+    converge(&[&c1, &c2]);
+    let b = c1.bead_json(&x);
+    assert_eq!(b["status"], "deleted");
+    assert_eq!(b["title"], "Edited meanwhile");
+}
+
+/// Conflicts recorded by a sync are shown by `show`, cleared by `resolve` in one
+/// commit, and the clearing syncs.
+#[test]
+fn resolve_clears_conflicts() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let x = c1.create("Contested", &[]);
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    c1.beads(&["update", &x, "-p", "1"]);
+    c2.beads(&["update", &x, "-p", "4"]);
+    sync(&c1);
+    let v = sync(&c2);
+    assert_eq!(v["conflicts"], 1, "{v}");
+    sync(&c1);
+    let shown = c1.beads(&["show", &x]);
+    assert!(shown.contains("conflicts"), "{shown}");
+    assert!(shown.contains("git beads resolve"), "{shown}");
+    let before = c1.store_head();
+    let r = c1.beads_json(&["resolve", &x]);
+    assert_eq!(r["cleared"], 1);
+    let count = c1.git(&["rev-list", "--count", &format!("{before}..refs/beads/main")]);
+    assert_eq!(count.trim(), "1", "one commit");
+    let r = c1.beads_json(&["resolve", &x]);
+    assert_eq!(r["cleared"], 0);
+    converge(&[&c1, &c2]);
+    assert_eq!(c2.bead_json(&x)["conflicts"], Value::Null);
+    let (code, err) = c1.beads_fail(&["resolve", "bd-nope"]);
+    assert_eq!(code, 1, "{err}");
+}
+
+/// Documents of kinds the merge does not know (other top-level directories) merge
+/// field by field, losing values kept in their `conflicts:`.
+#[test]
+fn unknown_documents_merge_field_by_field() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let path = "gadgets/ab/g-1.yaml";
+    c1.put_raw_doc(
+        path,
+        b"name: widget\ncolour: red\nparts:\n- a\nupdated_at: 2026-01-01T00:00:00Z\nupdated_by: alice\n",
+    );
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    c1.put_raw_doc(
+        path,
+        b"name: WIDGET\ncolour: blue\nparts:\n- a\n- b\nupdated_at: 2026-01-01T00:00:01Z\nupdated_by: alice\n",
+    );
+    c2.put_raw_doc(
+        path,
+        b"name: widget\ncolour: green\nparts:\n- a\n- c\nupdated_at: 2026-01-01T00:00:02Z\nupdated_by: bob\n",
+    );
+    sync(&c1);
+    let v = sync(&c2);
+    assert_eq!(v["conflicts"], 1, "{v}");
+    converge(&[&c1, &c2]);
+    let doc = c1.git(&["show", &format!("refs/beads/main:{path}")]);
+    let doc: serde_json::Value = serde_yaml::from_str(&doc).expect("yaml");
+    assert_eq!(doc["name"], "WIDGET");
+    assert_eq!(doc["colour"], "green");
+    assert_eq!(doc["parts"], serde_json::json!(["a", "c", "b"]));
+    assert_eq!(doc["updated_by"], "bob");
+    assert_eq!(
+        doc["conflicts"],
+        serde_json::json!([{"field": "colour", "value": "blue", "actor": "alice", "at": "2026-01-01T00:00:01Z"}])
+    );
+}
+
+/// Applies `update-index` edits (`--cacheinfo MODE,OID,PATH` or `--force-remove
+/// PATH`) to the store's tree with git plumbing, as one commit.
+fn edit_store_by_hand(r: &Repo, edits: &[&[&str]]) {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let index = scratch.path().join("index");
+    let with_index = |args: &[&str]| {
+        let out = r
+            .command("git")
+            .env("GIT_INDEX_FILE", &index)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let old = r.store_head();
+    with_index(&["read-tree", "refs/beads/main"]);
+    for e in edits {
+        let mut args = vec!["update-index", "--add"];
+        args.extend_from_slice(e);
+        with_index(&args);
+    }
+    let tree = with_index(&["write-tree"]);
+    let commit = r.git(&["commit-tree", &tree, "-p", &old, "-m", "by hand"]);
+    r.git(&["update-ref", "refs/beads/main", commit.trim(), &old]);
+}
+
+/// Worktree snapshots are trees of files as they are — symbolic links, executables,
+/// submodules — and travel whole, modes and all; one removed on one side (`gc`)
+/// stays removed.
+#[test]
+fn snapshot_trees_travel_whole() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let x = c1.create("Shared", &[]);
+    sync(&c1);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sync(&c2);
+    let blob = |r: &Repo, text: &str| {
+        let f = sb.path().join("blob-input");
+        std::fs::write(&f, text).expect("write");
+        r.git(&["hash-object", "-w", f.to_str().expect("utf-8")])
+            .trim()
+            .to_owned()
+    };
+    let code_commit = c1.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let snap = |r: &Repo, n: u32| {
+        let dir = format!("snapshots/ab/ses-ab{n}/1");
+        let link = blob(r, "target/file");
+        let script = blob(r, &format!("#!/bin/sh\necho {n}\n"));
+        edit_store_by_hand(
+            r,
+            &[
+                &["--cacheinfo", &format!("120000,{link},{dir}/link")],
+                &["--cacheinfo", &format!("100755,{script},{dir}/run.sh")],
+                &["--cacheinfo", &format!("160000,{code_commit},{dir}/sub")],
+            ],
+        );
+        dir
+    };
+    let one = snap(&c1, 1);
+    c1.beads(&["update", &x, "-p", "1"]);
+    let two = snap(&c2, 2);
+    c2.beads(&["label", "add", &x, "b"]);
+    sync(&c1);
+    let v = sync(&c2);
+    assert_eq!(v["outcome"], "merged", "{v}");
+    sync(&c1);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    for dir in [&one, &two] {
+        let listing = c1.git(&["ls-tree", "-r", "refs/beads/main", dir]);
+        assert!(listing.contains("120000 blob"), "{listing}");
+        assert!(listing.contains("100755 blob"), "{listing}");
+        assert!(listing.contains("160000 commit"), "{listing}");
+    }
+    // gc on one side, an edit on the other: the snapshot stays gone.
+    edit_store_by_hand(
+        &c1,
+        &[
+            &["--force-remove", &format!("{one}/link")],
+            &["--force-remove", &format!("{one}/run.sh")],
+            &["--force-remove", &format!("{one}/sub")],
+        ],
+    );
+    c2.beads(&["update", &x, "--title", "renamed"]);
+    sync(&c1);
+    sync(&c2);
+    sync(&c1);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    let paths = c2.store_paths();
+    assert!(!paths.iter().any(|p| p.starts_with(&one)), "{paths:?}");
+    assert!(paths.iter().any(|p| p.starts_with(&two)), "{paths:?}");
+    assert_eq!(c2.bead_json(&x)["title"], "renamed");
+}
+
+// ---- a real network transport ---------------------------------------------------
+
+/// A `git daemon` serving a sandbox on 127.0.0.1, killed when dropped.
+struct Daemon {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn git_daemon_available(sb: &Sandbox) -> bool {
+    let out = sb.run(sb.path(), "git", &["--exec-path"]);
+    let exec = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    Path::new(&exec).join("git-daemon").exists()
+}
+
+fn start_daemon(sb: &Sandbox) -> Option<Daemon> {
+    for _ in 0..5 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .ok()?;
+        let mut cmd = Command::new("git");
+        common::hermetic(&mut cmd, sb.path());
+        let child = cmd
+            .args([
+                "daemon",
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+                "--informative-errors",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                &format!("--base-path={}", sb.path().display()),
+                sb.path().to_str()?,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut daemon = Daemon { child, port };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(daemon);
+            }
+            if let Ok(Some(_)) = daemon.child.try_wait() {
+                break; // the port was taken meanwhile: try another
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    None
+}
+
+#[test]
+fn sync_over_git_daemon() {
+    let sb = Sandbox::new();
+    if !git_daemon_available(&sb) {
+        eprintln!("note: `git daemon` is not installed; skipping the network transport test");
+        return;
+    }
+    let remote = sb.bare("net.git");
+    let Some(daemon) = start_daemon(&sb) else {
+        eprintln!("note: could not start `git daemon` on 127.0.0.1; skipping");
+        return;
+    };
+    let url = format!("git://127.0.0.1:{}/net.git", daemon.port);
+    let c1 = sb.repo("n1", "alice");
+    c1.git(&["remote", "add", "origin", &url]);
+    c1.git(&["push", "-q", "origin", "HEAD:main"]);
+    c1.init();
+    let x = c1.create("Over the wire", &[]);
+    let v = sync(&c1);
+    assert_eq!(v["pushed"], true, "{v}");
+    let served = sb.run(&remote, "git", &["rev-parse", "refs/beads/main"]);
+    assert_eq!(
+        String::from_utf8_lossy(&served.stdout).trim(),
+        c1.store_head()
+    );
+
+    let c2 = sb.clone(Path::new(&url), "n2", "bob");
+    let init = c2.beads_json(&["init"]);
+    assert_eq!(init["adopted"], "origin");
+    c2.beads(&["update", &x, "-p", "0"]);
+    c1.beads(&["label", "add", &x, "net"]);
+    sync(&c2);
+    let v = sync(&c1);
+    assert_eq!(v["outcome"], "merged", "{v}");
+    sync(&c2);
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    let b = c2.bead_json(&x);
+    assert_eq!(b["priority"], 0);
+    assert_eq!(b["labels"], serde_json::json!(["net"]));
+    drop(daemon);
+}
