@@ -65,8 +65,8 @@ fn init_is_idempotent_and_derives_the_prefix_from_the_repository_name() {
     assert_eq!(made["prefix"], "xy");
     let id = other.create("Second", &[]);
     assert!(id.starts_with("xy-"), "{id}");
-    // Short ids in a small store: the prefix, a dash and four base36 digits.
-    assert_eq!(id.len(), "xy-".len() + 4, "{id}");
+    // Short ids in a small store: the prefix, a dash and five base36 digits.
+    assert_eq!(id.len(), "xy-".len() + 5, "{id}");
 }
 
 #[test]

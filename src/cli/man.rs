@@ -196,6 +196,17 @@ impl Section {
         self
     }
 
+    /// Lines kept as they are (no filling), for tables and examples.
+    fn pre(&mut self, text: &str) -> &mut Self {
+        self.0.control("PP", []);
+        self.0.control("nf", []);
+        for line in text.lines() {
+            self.0.text([roman(line)]);
+        }
+        self.0.control("fi", []);
+        self
+    }
+
     /// A tagged paragraph: `tag` in bold, then `text` indented below it.
     fn item(&mut self, tag: &str, text: &str) -> &mut Self {
         self.0.control("TP", []);
@@ -235,12 +246,15 @@ fn reference_sections(root: &clap::Command) -> Vec<Section> {
 fn formula_section() -> Section {
     let mut s = Section::new("FORMULA FORMAT");
     for para in crate::model::FORMULA_FORMAT.split("\n\n") {
-        s.para(&para.replace('\n', " "));
+        // Indented lines are a table or a list: keep them as written.
+        if para.lines().skip(1).any(|l| l.starts_with("  ")) {
+            s.pre(para);
+        } else {
+            s.para(&para.replace('\n', " "));
+        }
     }
     s.para("A complete example:");
-    for line in crate::model::FORMULA_EXAMPLE.lines() {
-        s.para(&format!("    {line}"));
-    }
+    s.pre(crate::model::FORMULA_EXAMPLE);
     s
 }
 
@@ -302,6 +316,24 @@ fn storage_section() -> Section {
         "Wisps: molecules kept on this machine only. Sync never pushes this ref.",
     )
     .item(
+        &format!("{}/<path>/<blob>", refs::LOST_FOUND_DIR),
+        "Whole versions of documents that a sync could not merge field by field (one \
+         version does not parse, or is not YAML, and both sides changed it): the other \
+         version stays at <path>. Never dropped; the sync that put one here says so.",
+    )
+    .item(
+        &format!(
+            "{}<remote>/main, {}<remote>/notes",
+            refs::TRACKING_PREFIX,
+            refs::TRACKING_PREFIX
+        ),
+        "What each remote's store and provenance notes were at when last fetched (by \
+         git beads sync, pull, push, or a plain git fetch once git beads init or git beads \
+         remote setup added the fetch refspecs +refs/beads/main*:refs/beads/remotes/<remote>/main* \
+         and +refs/notes/beads*:refs/beads/remotes/<remote>/notes*). Outside refs/remotes/, \
+         so git branch -a does not show them; a fetch writes nowhere else.",
+    )
+    .item(
         "$GIT_DIR/beads/worktree.yaml",
         "Per worktree (in a linked worktree, under .git/worktrees/<id>/): the agent bound to \
          it and the session running there. Never shared or pushed.",
@@ -309,7 +341,8 @@ fn storage_section() -> Section {
     .item(
         "$GIT_COMMON_DIR/beads/",
         "Machine-local files that are never pushed: write.lock, held while a command \
-         changes the store (writers of all worktrees queue on it), and the index cache \
+         changes the store (writers of all worktrees queue on it), sync.lock, held for a \
+         whole sync, and the index cache \
          (index-*.bin), a summary of every bead keyed by the tree it was built from and \
          brought up to date from tree diffs. Deleting the cache loses nothing; it is rebuilt.",
     )
@@ -379,7 +412,7 @@ fn bead_section() -> Section {
 
 /// The top-level fields of each command's `--json` document. A new command adds a row.
 const JSON_DOCUMENTS: &[(&str, &str)] = &[
-    ("init", "prefix, created"),
+    ("init", "prefix, created, adopted, remotes_configured"),
     (
         "create, update, dep add, dep remove, label add, label remove",
         "bead",

@@ -237,6 +237,7 @@ pub fn sync(
         report.rounds = round;
         if round > 1 {
             progress(SyncEvent::Retrying { round });
+            std::thread::sleep(retry_pause(round));
         }
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
@@ -290,6 +291,19 @@ pub fn sync(
     )))
 }
 
+/// How long to wait before round `round` (2 or more) of a sync whose push lost the
+/// race: growing from about 20 ms to about a second, at a random point of that
+/// span. Clones that keep pushing in step would otherwise keep losing to each
+/// other until one gives up (seen with twenty processes syncing two clones).
+fn retry_pause(round: usize) -> std::time::Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let span_ms = (20u64 << round.saturating_sub(2).min(6)).min(1000);
+    let mut h = std::hash::RandomState::new().build_hasher();
+    h.write_usize(round);
+    let jitter = h.finish() % span_ms;
+    std::time::Duration::from_millis(span_ms / 2 + jitter)
+}
+
 /// Brings the remote's state `theirs` into the local store: adopt, fast-forward or
 /// merge, under the write lock.
 pub(super) fn integrate(
@@ -338,8 +352,11 @@ pub(super) fn integrate(
                 Some((theirs, format!("sync: fast-forward to {remote}"))),
             ));
         }
-        let base = virtual_base(store, &bases, 0)?;
-        let merged = merge_trees(store, base, head.tree, their_tree, progress)?;
+        // A merge of thousands of documents writes as many objects: they go to disk
+        // as one pack (synced), before the ref moves to the merge.
+        let mut buffered = store.buffered();
+        let base = virtual_base(&buffered, &bases, 0)?;
+        let merged = merge_trees(&buffered, base, head.tree, their_tree, progress)?;
         let mut message = format!("sync: merge the beads of {remote}\n\n");
         message.push_str(&format!(
             "{} documents came in, {} merged field by field, {} conflicts recorded.\n",
@@ -351,7 +368,8 @@ pub(super) fn integrate(
                 k.path, k.reason, k.other_version
             ));
         }
-        let commit = store.commit_merge(merged.tree, &[head.commit, theirs], actor, &message)?;
+        let commit = buffered.commit_merge(merged.tree, &[head.commit, theirs], actor, &message)?;
+        store.write_buffered(&mut buffered)?;
         let step = Step {
             outcome: Outcome::Merged,
             fetched: merged.fetched,
@@ -562,7 +580,7 @@ impl TreeMerger<'_, '_> {
             }
             self.edits.insert(path, Some(Entry { kind, id: doc.blob }));
             self.done += 1;
-            if self.done % PROGRESS_EVERY == 0 {
+            if self.done.is_multiple_of(PROGRESS_EVERY) {
                 (self.progress)(SyncEvent::Merging {
                     done: self.done,
                     total: self.total,
