@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use git_beads::model::{Actor, AgentName, BeadId, Delivery, Message, Prefix};
-use git_beads::ops::{self, ImportFormat, ImportOptions};
+use git_beads::ops::{self, DataFormat, ImportOptions};
 use git_beads::store::{Store, refs};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -548,7 +548,7 @@ fn build_store(o: &Opts, dir: &Path, jsonl: &str, n: usize) -> Res<()> {
         &actor(),
         jsonl,
         &ImportOptions {
-            format: ImportFormat::BdJsonl,
+            format: DataFormat::BdJsonl,
             skip_bad: false,
             source: format!("generated-{n}.jsonl"),
         },

@@ -4,21 +4,21 @@ use super::Result;
 use crate::model::bd::BdRecord;
 use crate::store::{Broken, Store, codec};
 
-/// The formats `export` writes.
+/// The formats `export` writes and `import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExportFormat {
+pub enum DataFormat {
     /// The JSONL export of the beads `bd` tracker: one issue per line.
     BdJsonl,
     /// git-beads' own documents, each introduced by a `---` line: lossless.
     Yaml,
 }
 
-impl ExportFormat {
+impl DataFormat {
     /// The format's name on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
-            ExportFormat::BdJsonl => "bd-jsonl",
-            ExportFormat::Yaml => "yaml",
+            DataFormat::BdJsonl => "bd-jsonl",
+            DataFormat::Yaml => "yaml",
         }
     }
 }
@@ -35,20 +35,20 @@ pub struct Export {
 }
 
 /// Exports every bead, deleted ones included, sorted by id.
-pub fn export(store: &Store, format: ExportFormat) -> Result<Export> {
+pub fn export(store: &Store, format: DataFormat) -> Result<Export> {
     let head = store.require_head()?;
     let (beads, broken) = store.all_beads(&head)?;
     let mut text = String::new();
     for bead in &beads {
         match format {
-            ExportFormat::BdJsonl => {
+            DataFormat::BdJsonl => {
                 let line = serde_json::to_string(&BdRecord::from_bead(bead)).map_err(|e| {
                     super::OpError::Invalid(format!("could not write {} as JSON: {e}", bead.id))
                 })?;
                 text.push_str(&line);
                 text.push('\n');
             }
-            ExportFormat::Yaml => {
+            DataFormat::Yaml => {
                 let doc =
                     codec::encode(bead).map_err(|source| crate::store::StoreError::Encode {
                         what: bead.id.to_string(),

@@ -12,33 +12,15 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{OpError, Result};
 use crate::model::bd::BdRecord;
+use super::export::DataFormat;
 use crate::model::{Actor, Bead, BeadType, Capability};
 use crate::store::{BlobIds, Put, Store, Tx, codec};
-
-/// The formats `import` reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ImportFormat {
-    /// The JSONL export of the beads `bd` tracker: one issue per line.
-    BdJsonl,
-    /// git-beads' own export: bead documents separated by `---` lines.
-    Yaml,
-}
-
-impl ImportFormat {
-    /// The format's name on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ImportFormat::BdJsonl => "bd-jsonl",
-            ImportFormat::Yaml => "yaml",
-        }
-    }
-}
 
 /// How to import.
 #[derive(Clone, Debug)]
 pub struct ImportOptions {
     /// The format of the text.
-    pub format: ImportFormat,
+    pub format: DataFormat,
     /// Import the good records and report the bad ones, instead of importing nothing.
     pub skip_bad: bool,
     /// Where the text came from (a file name), for messages and the commit message.
@@ -122,8 +104,8 @@ pub fn import(
         super::permit(actor, cap)?;
     }
     let (records, bad) = match options.format {
-        ImportFormat::BdJsonl => read_bd_jsonl(text, progress),
-        ImportFormat::Yaml => read_yaml(text),
+        DataFormat::BdJsonl => read_bd_jsonl(text, progress),
+        DataFormat::Yaml => read_yaml(text),
     };
     if let Some(first) = bad.first()
         && !options.skip_bad

@@ -33,13 +33,13 @@ pub use beads::{
     remove_dependency, remove_label, reopen, update,
 };
 pub use doctor::{Finding, Report as DoctorReport, Severity, doctor};
-pub use export::{Export, ExportFormat, export};
+pub use export::{DataFormat, Export, export};
 pub use formula::{
     Catalog, FoundFormula, Origin, REPO_FORMULAS, Validation, catalog, find_formula, read_formula,
     user_formula_dir, validate,
 };
 pub use history::{LogChange, LogEntry, log};
-pub use import::{BadLine, ImportFormat, ImportOptions, ImportProgress, ImportReport, import};
+pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use mail::{
     InboxEntry, Mark, NewMessage, inbox, mark, peek, reply, search_mail, send, thread, unread,
 };

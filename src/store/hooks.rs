@@ -336,31 +336,15 @@ impl Store {
         let stderr = String::from_utf8_lossy(&stderr).into_owned();
         let mut out = Vec::with_capacity(updates.len());
         for u in updates {
-            // Porcelain lines: <flag> TAB <from>:<to> TAB <summary> [(<reason>)].
-            let line = stdout.lines().find(|l| {
-                l.split('\t')
-                    .nth(1)
-                    .is_some_and(|spec| spec.ends_with(&format!(":{}", u.name)))
-            });
-            match line {
-                Some(line) if !line.starts_with('!') => out.push(Pushed::Done),
-                Some(line) => {
-                    let summary = line.split('\t').nth(2).unwrap_or_default();
-                    let reason = summary
-                        .split_once('(')
-                        .map(|(_, r)| r.trim_end_matches(')'))
-                        .unwrap_or(summary)
-                        .to_owned();
-                    if summary.starts_with("[rejected]") {
-                        out.push(Pushed::Stale(reason));
-                    } else {
-                        return Err(RemoteError::Rejected {
-                            remote: remote.to_owned(),
-                            reason,
-                            stderr,
-                        }
-                        .into());
+            match super::sync::push_outcome(&stdout, &u.name) {
+                Some(Ok(pushed)) => out.push(pushed),
+                Some(Err(reason)) => {
+                    return Err(RemoteError::Rejected {
+                        remote: remote.to_owned(),
+                        reason,
+                        stderr,
                     }
+                    .into());
                 }
                 None if status.success() => out.push(Pushed::Done),
                 None => {

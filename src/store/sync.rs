@@ -97,6 +97,37 @@ pub enum Pushed {
     Stale(String),
 }
 
+/// What `git push --porcelain` said about the update of ref `dst`: `None` when it
+/// printed no line for it, `Some(Err(reason))` when the remote refused it for another
+/// reason than having moved.
+pub(super) fn push_outcome(stdout: &str, dst: &str) -> Option<Result<Pushed, String>> {
+    // Porcelain lines: <flag> TAB <from>:<to> TAB <summary> [(<reason>)].
+    let line = stdout.lines().find(|l| {
+        l.split('\t')
+            .nth(1)
+            .is_some_and(|spec| spec.ends_with(&format!(":{dst}")))
+    })?;
+    if !line.starts_with('!') {
+        return Some(Ok(Pushed::Done));
+    }
+    let summary = line.split('\t').nth(2).unwrap_or_default();
+    let reason = summary
+        .split_once('(')
+        .map(|(_, r)| r.trim_end_matches(')'))
+        .unwrap_or(summary)
+        .to_owned();
+    // "[rejected] (stale info)": the lease failed. A remote that lost a race for its
+    // ref lock reports "failed to update ref" or "failed to lock": it moved too.
+    let raced = ["failed to update ref", "failed to lock", "cannot lock"]
+        .iter()
+        .any(|r| reason.contains(r));
+    Some(if summary.starts_with("[rejected]") || raced {
+        Ok(Pushed::Stale(reason))
+    } else {
+        Err(reason)
+    })
+}
+
 /// The largest file a worktree snapshot in a remote's store may hold.
 const MAX_SNAPSHOT_FILE: u64 = 1024 * 1024 * 1024;
 
@@ -394,38 +425,14 @@ impl Store {
         let out = self.run_git(&args, talk)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        // Porcelain lines: <flag> TAB <from>:<to> TAB <summary> [(<reason>)].
-        let line = stdout.lines().find(|l| {
-            l.split('\t')
-                .nth(1)
-                .is_some_and(|spec| spec.ends_with(&format!(":{}", refs::MAIN)))
-        });
-        match line {
-            Some(line) if !line.starts_with('!') => Ok(Pushed::Done),
-            Some(line) => {
-                let summary = line.split('\t').nth(2).unwrap_or_default();
-                let reason = summary
-                    .split_once('(')
-                    .map(|(_, r)| r.trim_end_matches(')'))
-                    .unwrap_or(summary)
-                    .to_owned();
-                // "[rejected] (stale info)": the lease failed. A remote that lost a
-                // race for its ref lock reports "failed to update ref" or "failed to
-                // lock": the remote moved too.
-                let raced = ["failed to update ref", "failed to lock", "cannot lock"]
-                    .iter()
-                    .any(|r| reason.contains(r));
-                if summary.starts_with("[rejected]") || raced {
-                    Ok(Pushed::Stale(reason))
-                } else {
-                    Err(RemoteError::Rejected {
-                        remote: name.to_owned(),
-                        reason,
-                        stderr,
-                    }
-                    .into())
-                }
+        match push_outcome(&stdout, refs::MAIN) {
+            Some(Ok(pushed)) => Ok(pushed),
+            Some(Err(reason)) => Err(RemoteError::Rejected {
+                remote: name.to_owned(),
+                reason,
+                stderr,
             }
+            .into()),
             None if out.status.success() => Ok(Pushed::Done),
             None => Err(git_failure(format!("push to {name}"), &out).into()),
         }

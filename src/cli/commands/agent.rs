@@ -39,27 +39,37 @@ fn parse_budget(s: &str) -> Result<Budget, String> {
     Budget::parse(s).map_err(|e| e.to_string())
 }
 
+/// What `agent create` sets and `agent update` changes.
+#[derive(clap::Args, Debug)]
+pub struct Profile {
+    /// What it is for.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// The model its sessions start with.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// What it may do, comma-separated (create, update, claim, close, delete, comment,
+    /// sling, mail, spawn, sync); on create the default is its parent's, or all; on
+    /// update it replaces the old set.
+    #[arg(long, value_parser = parse_caps)]
+    pub can: Option<BTreeSet<Capability>>,
+    /// Ceilings per session: tokens=N,spend=USD,tool-calls=N,wall=DURATION (ceilings
+    /// left out are inherited from the parent; on update it replaces the old budget).
+    #[arg(long, value_parser = parse_budget)]
+    pub budget: Option<Budget>,
+}
+
 /// Arguments of `agent create`.
 #[derive(clap::Args, Debug)]
 pub struct CreateArgs {
     /// The name: lowercase, path-like (e.g. myrig/polecats/nux).
     pub name: AgentName,
-    /// What it is for.
-    #[arg(long)]
-    pub role: Option<String>,
     /// The agent that creates it (default: the acting agent, if any).
     #[arg(long)]
     pub parent: Option<AgentName>,
-    /// The model its sessions start with.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// What it may do, comma-separated (create, update, claim, close, delete, comment,
-    /// sling, mail, spawn, sync); default: its parent's, or all.
-    #[arg(long, value_parser = parse_caps)]
-    pub can: Option<BTreeSet<Capability>>,
-    /// Ceilings per session: tokens=N,spend=USD,tool-calls=N,wall=DURATION.
-    #[arg(long, value_parser = parse_budget)]
-    pub budget: Option<Budget>,
+    /// Role, model, capabilities and budget.
+    #[command(flatten)]
+    pub profile: Profile,
 }
 
 /// Arguments naming one agent.
@@ -74,18 +84,9 @@ pub struct NameArgs {
 pub struct UpdateArgs {
     /// The agent.
     pub name: AgentName,
-    /// New role.
-    #[arg(long)]
-    pub role: Option<String>,
-    /// New default model.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// New capabilities (replacing the old set).
-    #[arg(long, value_parser = parse_caps)]
-    pub can: Option<BTreeSet<Capability>>,
-    /// New budget (replacing the old one).
-    #[arg(long, value_parser = parse_budget)]
-    pub budget: Option<Budget>,
+    /// Role, model, capabilities and budget.
+    #[command(flatten)]
+    pub profile: Profile,
     /// Apply an authority change to the running session too, not only from the next one.
     #[arg(long)]
     pub apply_now: bool,
@@ -109,11 +110,11 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
             &ctx.actor()?,
             NewAgent {
                 name: Some(a.name),
-                role: a.role,
+                role: a.profile.role,
                 parent: a.parent,
-                model: a.model,
-                capabilities: a.can,
-                budget: a.budget,
+                model: a.profile.model,
+                capabilities: a.profile.can,
+                budget: a.profile.budget,
             },
         )?,
         AgentCommand::List => {
@@ -142,10 +143,10 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
             &ctx.actor()?,
             &a.name,
             AgentChanges {
-                role: a.role,
-                model: a.model,
-                capabilities: a.can,
-                budget: a.budget,
+                role: a.profile.role,
+                model: a.profile.model,
+                capabilities: a.profile.can,
+                budget: a.profile.budget,
                 apply_now: a.apply_now,
             },
         )?,

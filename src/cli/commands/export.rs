@@ -7,17 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, ExportFormat};
+use super::Format;
+use crate::ops;
 use crate::store::Broken;
-
-/// The formats `export` writes.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// The beads `bd` tracker's JSONL (one issue per line); `import` reads it back.
-    BdJsonl,
-    /// git-beads' own documents, each introduced by `---`: lossless.
-    Yaml,
-}
 
 /// Arguments of `export`.
 #[derive(clap::Args, Debug)]
@@ -59,10 +51,7 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// Runs `export`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
-    let format = match args.format {
-        Format::BdJsonl => ExportFormat::BdJsonl,
-        Format::Yaml => ExportFormat::Yaml,
-    };
+    let format = crate::ops::DataFormat::from(args.format);
     if out.json && args.output.is_none() {
         return Err(CliError::user(
             "export writes its data to stdout; with --json, name a file with -o FILE",

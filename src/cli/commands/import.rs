@@ -8,16 +8,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, ImportFormat, ImportOptions, ImportProgress, OpError};
-
-/// The formats `import` reads.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// The beads `bd` tracker's JSONL export (`.beads/issues.jsonl`).
-    BdJsonl,
-    /// git-beads' own YAML export (`git beads export --format yaml`).
-    Yaml,
-}
+use super::Format;
+use crate::ops::{self, ImportOptions, ImportProgress, OpError};
 
 /// Arguments of `import`.
 #[derive(clap::Args, Debug)]
@@ -107,10 +99,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let (source, text) = read_input(&args.file)?;
     let options = ImportOptions {
-        format: match args.format {
-            Format::BdJsonl => ImportFormat::BdJsonl,
-            Format::Yaml => ImportFormat::Yaml,
-        },
+        format: args.format.into(),
         skip_bad: args.skip_bad,
         source: source.clone(),
     };

@@ -31,6 +31,24 @@ pub mod worktree;
 
 use crate::model::{BeadId, DepKind, Dependency};
 
+/// The data formats `import` reads and `export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The beads `bd` tracker's JSONL (one issue per line, `.beads/issues.jsonl`).
+    BdJsonl,
+    /// git-beads' own documents, each introduced by `---`: lossless.
+    Yaml,
+}
+
+impl From<Format> for crate::ops::DataFormat {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::BdJsonl => crate::ops::DataFormat::BdJsonl,
+            Format::Yaml => crate::ops::DataFormat::Yaml,
+        }
+    }
+}
+
 /// Parses a priority as `0`…`4` or `P0`…`P4`.
 pub fn parse_priority(s: &str) -> Result<u8, String> {
     let digits = s.strip_prefix(['P', 'p']).unwrap_or(s);
