@@ -303,11 +303,7 @@ fn hermetic(c: &mut Command) {
 /// Times `runs` runs of whatever `each` returns (setup done in `each` is not timed:
 /// it returns the command to time). The first, untimed, run is a warm-up that also
 /// measures peak memory.
-fn time_each(
-    runs: usize,
-    scratch: &Path,
-    mut each: impl FnMut(usize) -> Res<Cmd>,
-) -> Res<Timed> {
+fn time_each(runs: usize, scratch: &Path, mut each: impl FnMut(usize) -> Res<Cmd>) -> Res<Timed> {
     let peak = each(0)?.peak(scratch)?;
     let mut out = Vec::with_capacity(runs);
     let cpu_before = children_cpu_ms();
@@ -381,9 +377,9 @@ fn base36(mut v: u64, len: usize) -> String {
 
 const WORDS: &[&str] = &[
     "index", "merge", "sync", "agent", "session", "hook", "mail", "tree", "commit", "blob",
-    "ready", "queue", "claim", "prime", "formula", "molecule", "wisp", "budget", "model",
-    "parser", "cache", "export", "import", "label", "status", "priority", "remote", "push",
-    "fetch", "lock", "retry", "crash", "resume", "snapshot", "worktree", "handoff",
+    "ready", "queue", "claim", "prime", "formula", "molecule", "wisp", "budget", "model", "parser",
+    "cache", "export", "import", "label", "status", "priority", "remote", "push", "fetch", "lock",
+    "retry", "crash", "resume", "snapshot", "worktree", "handoff",
 ];
 
 fn words(seed: u64, n: usize) -> String {
@@ -557,15 +553,23 @@ fn build_store(o: &Opts, dir: &Path, jsonl: &str, n: usize) -> Res<()> {
     let imported = t.elapsed();
     for k in 0..AGENTS {
         let name = format!("bench/worker-{k}");
-        beads(o, dir, &["agent", "create", &name, "--role", "worker", "-q"])?;
+        beads(
+            o,
+            dir,
+            &["agent", "create", &name, "--role", "worker", "-q"],
+        )?;
     }
     // Sessions: a few agents run one and end it; the prime agent's ended last.
     for k in (0..5).rev() {
         let name = format!("bench/worker-{k}");
         let c = Cmd::new(&o.bin, dir, &["session", "start", "-q"]).env("GIT_BEADS_AGENT", &name);
         c.output()?;
-        let c = Cmd::new(&o.bin, dir, &["session", "end", "-q", "--reason", "handoff"])
-            .env("GIT_BEADS_AGENT", &name);
+        let c = Cmd::new(
+            &o.bin,
+            dir,
+            &["session", "end", "-q", "--reason", "handoff"],
+        )
+        .env("GIT_BEADS_AGENT", &name);
         c.output()?;
     }
     // Work on the prime agent's hook.
@@ -718,7 +722,9 @@ impl Bench<'_> {
             f.pct(0.0),
             f.pct(90.0),
             f.pct(100.0),
-            f.cpu_ms.map(|c| format!("  cpu {c:.1} ms")).unwrap_or_default(),
+            f.cpu_ms
+                .map(|c| format!("  cpu {c:.1} ms"))
+                .unwrap_or_default(),
             f.peak_kib
                 .map(|k| format!("  peak {:.1} MiB", k as f64 / 1024.0))
                 .unwrap_or_default()
@@ -758,7 +764,14 @@ impl Bench<'_> {
         let blob_list = root.join("blobs.txt");
         std::fs::write(&blob_list, blobs)?;
         let r = time_same(runs, &scratch, &ls)?;
-        self.record(n, "ls-tree -r refs/beads/main", "git", r, Some(blob_count), "");
+        self.record(
+            n,
+            "ls-tree -r refs/beads/main",
+            "git",
+            r,
+            Some(blob_count),
+            "",
+        );
         let cat = Cmd::new("git", &dir, &["cat-file", "--batch"]).stdin(&blob_list);
         let r = time_same(runs, &scratch, &cat)?;
         self.record(
@@ -819,11 +832,12 @@ impl Bench<'_> {
                 Ok(self.beads_cmd(&dir, &["create", &format!("bench create {k}"), "-q"]))
             })?;
             self.record(n, "create", "git-beads", r, None, "");
-            // Beads 1, 2, 3, 4 and 5 of every ten are open: a fresh one per run.
+            // Beads 1 to 5 of every ten are open; of those, ones with no blocker and no
+            // children close without anyone's --force: a fresh one per run.
             let open: Vec<&String> = ids
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 != 0)
+                .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 > 10 && i % 3 != 0)
                 .map(|(_, id)| id)
                 .collect();
             let mut next = open.iter().cycle();
@@ -855,7 +869,14 @@ impl Bench<'_> {
                 v += 1;
                 Ok(self.beads_cmd(
                     &dir,
-                    &["mol", "pour", "bench", "--var", &format!("version=1.{v}"), "-q"],
+                    &[
+                        "mol",
+                        "pour",
+                        "bench",
+                        "--var",
+                        &format!("version=1.{v}"),
+                        "-q",
+                    ],
                 ))
             })?;
             self.record(n, "mol pour (5 steps)", "git-beads", r, None, "");
@@ -879,7 +900,11 @@ impl Bench<'_> {
                 n,
                 "20 concurrent writers, 100 creates",
                 "git-beads",
-                Timed { runs: rounds, peak: None, cpu: None },
+                Timed {
+                    runs: rounds,
+                    peak: None,
+                    cpu: None,
+                },
                 Some(writers * each),
                 &note,
             );
@@ -923,7 +948,10 @@ impl Bench<'_> {
             items: None,
             note: format!("{:.1} MiB", size as f64 / 1048576.0),
         });
-        eprintln!("  store size after git gc: {:.1} MiB", size as f64 / 1048576.0);
+        eprintln!(
+            "  store size after git gc: {:.1} MiB",
+            size as f64 / 1048576.0
+        );
         let r = time_same(runs, &scratch, &self.beads_cmd(&dir, &["ready"]))?;
         self.record(n, "ready (after git gc)", "git-beads", r, None, "");
 
@@ -963,8 +991,13 @@ impl Bench<'_> {
             let r = time_each(runs, &scratch, |_| {
                 round += 1;
                 let from = (round * 977) % ids.len();
-                let chosen: Vec<String> =
-                    ids.iter().cycle().skip(from).take(changed).cloned().collect();
+                let chosen: Vec<String> = ids
+                    .iter()
+                    .cycle()
+                    .skip(from)
+                    .take(changed)
+                    .cloned()
+                    .collect();
                 let r0 = round;
                 change_beads(dir, &chosen, &move |b, k| {
                     b.notes = format!("sync round {r0}, change {k}");
@@ -980,7 +1013,11 @@ impl Bench<'_> {
                 n,
                 &format!("sync: push {changed} changed beads (clone A)"),
                 "git-beads",
-                Timed { runs: push, peak: None, cpu: None },
+                Timed {
+                    runs: push,
+                    peak: None,
+                    cpu: None,
+                },
                 Some(changed),
                 "",
             );
@@ -1046,14 +1083,20 @@ impl Bench<'_> {
             return Ok(());
         }
         let records = std::fs::read_to_string(&fixture)?.lines().count();
-        eprintln!("\n== fixture {} ({records} records, {}) ==", fixture.display(), load());
+        eprintln!(
+            "\n== fixture {} ({records} records, {}) ==",
+            fixture.display(),
+            load()
+        );
         let target = o.work.join("fixture");
         let scratch = self.scratch.clone();
         let runs = self.o.runs.clamp(1, 5);
         let r = time_each(runs, &scratch, |_| {
             fresh_repo(&target)?;
             beads(o, &target, &["init", "--prefix", "bd", "-q"])?;
-            Ok(self.beads_cmd(&target, &["import", "-q"]).with_arg(&fixture))
+            Ok(self
+                .beads_cmd(&target, &["import", "-q"])
+                .with_arg(&fixture))
         })?;
         self.record(
             records,
@@ -1070,7 +1113,14 @@ impl Bench<'_> {
         let shown: serde_json::Value = serde_json::from_str(&c.output()?)?;
         let count = shown["beads"].as_array().map_or(0, Vec::len);
         let r = time_same(self.o.runs, &scratch, &c)?;
-        self.record(records, "list --all --json (fixture)", "git-beads", r, Some(count), "");
+        self.record(
+            records,
+            "list --all --json (fixture)",
+            "git-beads",
+            r,
+            Some(count),
+            "",
+        );
         if !o.keep {
             let _ = std::fs::remove_dir_all(&target);
         }
@@ -1092,20 +1142,32 @@ impl Bench<'_> {
         fresh_repo(&dir)?;
         let brc = |args: &[&str]| Cmd::new(&br, &dir, args).env("HOME", &dir.to_string_lossy());
         brc(&["init", "--prefix", "bd"]).output()?;
+        // br imports a bd JSONL export from .beads/issues.jsonl with `sync --import-only`.
+        std::fs::copy(jsonl, dir.join(".beads/issues.jsonl"))?;
         let t = Instant::now();
-        let imported = brc(&["import"]).with_arg(jsonl).output();
+        brc(&["sync", "--import-only"]).output()?;
         let import_time = t.elapsed();
-        if let Err(e) = imported {
-            // Older and newer br name it differently: fall back to its sync import.
-            eprintln!("  br import failed ({e}); trying `br sync --import-only`");
-            std::fs::copy(jsonl, dir.join(".beads/issues.jsonl"))?;
-            brc(&["sync", "--import-only"]).output()?;
-        }
-        eprintln!("  br: imported {n} beads in {:.1} s", import_time.as_secs_f64());
+        eprintln!(
+            "  br: imported {n} beads in {:.1} s",
+            import_time.as_secs_f64()
+        );
+        self.record(
+            n,
+            &format!("import {n} generated beads"),
+            "br",
+            Timed {
+                runs: vec![import_time],
+                peak: None,
+                cpu: None,
+            },
+            Some(n),
+            "one run, `br sync --import-only`",
+        );
         let mid = &ids[ids.len() / 2];
         let reads: Vec<(&str, Vec<&str>)> = vec![
             ("show", vec!["show", mid]),
-            ("list (default page)", vec!["list"]),
+            // br's list has no default limit; git-beads' default page is 50.
+            ("list (default page)", vec!["list", "--limit", "50"]),
             ("ready", vec!["ready"]),
             ("blocked", vec!["blocked"]),
             ("search", vec!["search", NEEDLE]),
@@ -1124,7 +1186,7 @@ impl Bench<'_> {
         let open: Vec<&String> = ids
             .iter()
             .enumerate()
-            .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 != 0)
+            .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 > 10 && i % 3 != 0)
             .map(|(_, id)| id)
             .collect();
         let mut next = open.iter().cycle();
@@ -1171,9 +1233,13 @@ fn concurrent_writes(o: &Opts, dir: &Path, writers: usize, each: usize) -> Res<D
             .map(|w| {
                 s.spawn(move || -> Result<(), String> {
                     for k in 0..each {
-                        Cmd::new(&o.bin, dir, &["create", &format!("writer {w} bead {k}"), "-q"])
-                            .run()
-                            .map_err(|e| e.to_string())?;
+                        Cmd::new(
+                            &o.bin,
+                            dir,
+                            &["create", &format!("writer {w} bead {k}"), "-q"],
+                        )
+                        .run()
+                        .map_err(|e| e.to_string())?;
                     }
                     Ok(())
                 })
@@ -1276,7 +1342,10 @@ fn report(b: &Bench<'_>) -> String {
         s,
         "| beads | tool | figure | p50 ms | min | p90 | max | runs | cpu ms | × git | target | met | peak MiB | note |"
     );
-    let _ = writeln!(s, "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|:-:|---:|---|");
+    let _ = writeln!(
+        s,
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|:-:|---:|---|"
+    );
     for f in &b.figures {
         if f.tool == "size" {
             let _ = writeln!(
@@ -1357,7 +1426,10 @@ fn report(b: &Bench<'_>) -> String {
     // Side by side with beads_rust.
     let brs: Vec<&Figure> = b.figures.iter().filter(|f| f.tool == "br").collect();
     if !brs.is_empty() {
-        let _ = writeln!(s, "\n| beads | figure | git-beads p50 ms | br p50 ms | faster |");
+        let _ = writeln!(
+            s,
+            "\n| beads | figure | git-beads p50 ms | br p50 ms | faster |"
+        );
         let _ = writeln!(s, "|---:|---|---:|---:|:-:|");
         for br in brs {
             if let Some(gb) = b
@@ -1457,7 +1529,11 @@ fn run() -> Res<()> {
     let mut f = std::fs::File::create(&out)?;
     f.write_all(serde_json::to_string_pretty(&json(&b))?.as_bytes())?;
     std::fs::write(out.with_extension("md"), &table)?;
-    eprintln!("results: {} and {}", out.display(), out.with_extension("md").display());
+    eprintln!(
+        "results: {} and {}",
+        out.display(),
+        out.with_extension("md").display()
+    );
     Ok(())
 }
 

@@ -3,17 +3,8 @@
 
 mod common;
 
-use std::process::Stdio;
-
 use common::{Repo, Sandbox};
 use serde_json::Value;
-
-fn setup() -> (Sandbox, Repo) {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    (sb, repo)
-}
 
 fn prime(repo: &Repo, agent: &str) -> Value {
     repo.beads_json(&["--as", agent, "prime"])["prime"].clone()
@@ -21,7 +12,7 @@ fn prime(repo: &Repo, agent: &str) -> Value {
 
 #[test]
 fn the_whole_story_of_an_agent_across_three_sessions() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let bead = repo.create("Fix the login page", &["-p", "1"]);
     repo.beads(&[
         "agent",
@@ -115,15 +106,8 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
 
 #[test]
 fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
-    let (_sb, repo) = setup();
-    repo.beads(&[
-        "agent",
-        "create",
-        "a1",
-        "--budget",
-        "tokens=1000,spend=2,tool-calls=10",
-    ]);
-    repo.beads(&["agent", "bind", "a1"]);
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("a1", &["--budget", "tokens=1000,spend=2,tool-calls=10"]);
     repo.beads(&["session", "start"]);
     repo.beads(&["session", "usage", "--tokens", "400", "--spend", "0.5"]);
     let left = prime(&repo, "a1")["budget_left"].clone();
@@ -145,7 +129,7 @@ fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
 
 #[test]
 fn a_child_can_only_narrow_its_parent() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     repo.beads(&[
         "agent",
         "create",
@@ -205,7 +189,7 @@ fn a_child_can_only_narrow_its_parent() {
 
 #[test]
 fn hostile_agent_names_are_refused() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let before = repo.store_head();
     for bad in [
         "../x",
@@ -226,23 +210,14 @@ fn hostile_agent_names_are_refused() {
 
 #[test]
 fn two_worktrees_bound_to_two_agents_see_their_own_hooks() {
-    let (sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("for alpha", &[]);
     let b = repo.create("for beta", &[]);
     repo.beads(&["agent", "create", "alpha"]);
     repo.beads(&["agent", "create", "beta"]);
     repo.beads(&["sling", &a, "alpha"]);
     repo.beads(&["sling", &b, "beta"]);
-    let wt = sb.path().join("wt-beta");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        wt.to_str().expect("utf-8"),
-        "-b",
-        "beta-work",
-    ]);
-    let other = Repo::at(&sb, &wt, "alice");
+    let other = repo.worktree_on("wt-beta", "beta-work");
     repo.beads(&["agent", "bind", "alpha"]);
     other.beads(&["agent", "bind", "beta"]);
     repo.beads(&["session", "start"]);
@@ -258,7 +233,7 @@ fn two_worktrees_bound_to_two_agents_see_their_own_hooks() {
 
 #[test]
 fn racing_slings_have_exactly_one_winner() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("contested", &[]);
     let agents: Vec<String> = (0..6).map(|i| format!("racer{i}")).collect();
     for a in &agents {
@@ -267,10 +242,7 @@ fn racing_slings_have_exactly_one_winner() {
     let children: Vec<_> = agents
         .iter()
         .map(|a| {
-            repo.command("git")
-                .args(["beads", "sling", &id, a])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+            repo.beads_command(&[], &["sling", &id, a])
                 .spawn()
                 .expect("spawns")
         })
@@ -287,7 +259,7 @@ fn racing_slings_have_exactly_one_winner() {
         .collect();
     assert_eq!(codes.iter().filter(|c| **c == 0).count(), 1, "{codes:?}");
     assert!(codes.iter().all(|c| *c == 0 || *c == 3), "{codes:?}");
-    let bead = repo.beads_json(&["show", &id])["beads"][0].clone();
+    let bead = repo.bead_json(&id);
     assert_eq!(bead["status"], "hooked");
     let holder = bead["assignee"].as_str().expect("assignee").to_owned();
     let hooked: Vec<String> = agents
@@ -304,9 +276,8 @@ fn racing_slings_have_exactly_one_winner() {
 
 #[test]
 fn authority_granted_mid_session_waits_for_the_next_session() {
-    let (_sb, repo) = setup();
-    repo.beads(&["agent", "create", "w", "--can", "create"]);
-    repo.beads(&["agent", "bind", "w"]);
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("w", &["--can", "create"]);
     repo.beads(&["session", "start"]);
     let id = repo.create("x", &[]);
     repo.beads(&[
@@ -337,25 +308,15 @@ fn authority_granted_mid_session_waits_for_the_next_session() {
 
 #[test]
 fn a_live_session_elsewhere_is_refused_unless_taken_over() {
-    let (sb, repo) = setup();
-    repo.beads(&["agent", "create", "solo"]);
-    repo.beads(&["agent", "bind", "solo"]);
-    let first = repo.beads_json(&["session", "start"])["prime"]["session"]["id"].clone();
-    let wt = sb.path().join("wt2");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        wt.to_str().expect("utf-8"),
-        "-b",
-        "other",
-    ]);
-    let other = Repo::at(&sb, &wt, "alice");
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("solo", &[]);
+    let first = repo.start_session(&[]);
+    let other = repo.worktree_on("wt2", "other");
     let (code, err) = other.beads_fail(&["session", "start", "--agent", "solo"]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("--take-over"), "{err}");
     other.beads(&["session", "start", "--agent", "solo", "--take-over"]);
-    let old = repo.beads_json(&["session", "show", first.as_str().expect("id")])["session"].clone();
+    let old = repo.beads_json(&["session", "show", &first])["session"].clone();
     assert_eq!(old["end"], "superseded");
     // A restart in the same worktree simply supersedes (as crashed).
     other.beads(&["session", "start", "--agent", "solo"]);
@@ -363,9 +324,8 @@ fn a_live_session_elsewhere_is_refused_unless_taken_over() {
 
 #[test]
 fn claude_code_hooks_record_the_harness_session_and_continue_it() {
-    let (_sb, repo) = setup();
-    repo.beads(&["agent", "create", "claude1"]);
-    repo.beads(&["agent", "bind", "claude1"]);
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("claude1", &[]);
     repo.beads(&["setup", "claude"]);
     let settings =
         std::fs::read_to_string(repo.path.join(".claude/settings.json")).expect("written");
@@ -379,24 +339,8 @@ fn claude_code_hooks_record_the_harness_session_and_continue_it() {
     let input =
         r#"{"session_id":"abc-123","cwd":".","hook_event_name":"SessionStart","source":"startup"}"#;
     let run = |args: &[&str]| {
-        let mut child = repo
-            .command("git")
-            .arg("beads")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("writes");
-        let out = child.wait_with_output().expect("waits");
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        let out = common::feed(&mut repo.beads_command(&[], args), input.as_bytes());
+        common::expect_success(format_args!("git beads {args:?}"), &out)
     };
     let primed = run(&["session", "start", "--hook-input"]);
     assert!(primed.contains("you are agent claude1"), "{primed}");

@@ -3,27 +3,14 @@
 
 mod common;
 
-use common::{Repo, Sandbox, doc_path, ids};
+use common::{Repo, Sandbox, dep_pairs, doc_path, ids, log_subjects, strs};
 use serde_json::Value;
 
-fn store(sb: &Sandbox) -> Repo {
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo
-}
-
+/// The bead `id` as `show --json` prints it, asserting it comes alone.
 fn bead(repo: &Repo, id: &str) -> Value {
     let v = repo.beads_json(&["show", id]);
     assert_eq!(v["beads"].as_array().map(Vec::len), Some(1), "{v}");
     v["beads"][0].clone()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|s| s.as_str().expect("string").to_owned())
-        .collect()
 }
 
 #[test]
@@ -71,8 +58,7 @@ fn init_is_idempotent_and_derives_the_prefix_from_the_repository_name() {
 
 #[test]
 fn create_takes_every_flag() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let plain = repo.create("Plain", &[]);
     let b = bead(&repo, &plain);
     assert_eq!(b["status"], "open");
@@ -148,17 +134,7 @@ fn create_takes_every_flag() {
         "--deps",
         &format!("discovered-from:{epic}"),
     ]);
-    let mut deps: Vec<(String, String)> = v["bead"]["dependencies"]
-        .as_array()
-        .expect("deps")
-        .iter()
-        .map(|d| {
-            (
-                d["id"].as_str().expect("id").to_owned(),
-                d["type"].as_str().expect("type").to_owned(),
-            )
-        })
-        .collect();
+    let mut deps = dep_pairs(&v["bead"]);
     deps.sort();
     let mut want = vec![
         (plain.clone(), "blocks".to_owned()),
@@ -171,18 +147,11 @@ fn create_takes_every_flag() {
 
 #[test]
 fn show_takes_several_ids_in_the_order_asked() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Alpha", &["-d", "the alpha text"]);
     let b = repo.create("Beta", &["-l", "x"]);
     let v = repo.beads_json(&["show", &b, &a]);
-    let got: Vec<&str> = v["beads"]
-        .as_array()
-        .expect("beads")
-        .iter()
-        .map(|b| b["id"].as_str().expect("id"))
-        .collect();
-    assert_eq!(got, [b.as_str(), a.as_str()]);
+    assert_eq!(ids(&v), [b.as_str(), a.as_str()]);
     let text = repo.beads(&["show", &a, &b]);
     assert!(text.contains(&a) && text.contains("Alpha"), "{text}");
     assert!(text.contains("the alpha text"), "{text}");
@@ -191,8 +160,7 @@ fn show_takes_several_ids_in_the_order_asked() {
 
 #[test]
 fn list_filters_and_limits() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("A bug", &["-t", "bug", "-p", "1", "-a", "bob", "-l", "ui"]);
     let b = repo.create(
         "B feature",
@@ -284,8 +252,7 @@ fn list_filters_and_limits() {
 
 #[test]
 fn list_all_lifts_the_default_limit() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     for i in 0..53 {
         repo.create(&format!("bead {i}"), &[]);
     }
@@ -298,8 +265,7 @@ fn list_all_lifts_the_default_limit() {
 
 #[test]
 fn update_changes_every_field() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Before", &["-l", "old", "-l", "keep"]);
     let v = repo.beads_json(&[
         "update",
@@ -354,8 +320,7 @@ fn update_changes_every_field() {
 
 #[test]
 fn claim_is_exclusive() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Contested", &[]);
     let v = repo.beads_json(&["update", &id, "--claim"]);
     assert_eq!(v["bead"]["status"], "in_progress");
@@ -388,12 +353,11 @@ fn claim_is_exclusive() {
 
 #[test]
 fn close_reopen_and_delete() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("A", &[]);
     let b = repo.create("B", &[]);
     let c = repo.create("C", &[]);
-    let commits_before = repo.git(&["rev-list", "--count", "refs/beads/main"]);
+    let commits_before = repo.commit_count("refs/beads/main");
     let v = repo.beads_json(&["close", &a, &b, "--reason", "shipped"]);
     let closed = v["beads"].as_array().expect("beads");
     assert_eq!(closed.len(), 2);
@@ -402,10 +366,9 @@ fn close_reopen_and_delete() {
         assert_eq!(bd["close_reason"], "shipped");
         assert!(bd["closed_at"].is_string());
     }
-    let commits_after = repo.git(&["rev-list", "--count", "refs/beads/main"]);
     assert_eq!(
-        commits_after.trim().parse::<u32>().expect("count"),
-        commits_before.trim().parse::<u32>().expect("count") + 1,
+        repo.commit_count("refs/beads/main"),
+        commits_before + 1,
         "closing several beads is one commit"
     );
     assert_eq!(ids(&repo.beads_json(&["list"])), [c.as_str()]);
@@ -452,8 +415,7 @@ fn close_reopen_and_delete() {
 
 #[test]
 fn comments_are_added_and_listed() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Talked about", &[]);
     let v = repo.beads_json(&["comments", &id]);
     assert_eq!(v["id"], id.as_str());
@@ -492,8 +454,7 @@ fn comments_are_added_and_listed() {
 
 #[test]
 fn dependencies_add_remove_and_tree() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("A", &[]);
     let b = repo.create("B", &[]);
     let c = repo.create("C", &[]);
@@ -583,8 +544,7 @@ fn dependencies_add_remove_and_tree() {
 
 #[test]
 fn labels_add_remove_list_and_list_all() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("A", &["-l", "ui"]);
     let b = repo.create("B", &[]);
     let c = repo.create("C", &["-l", "ui", "-l", "gone"]);
@@ -616,8 +576,7 @@ fn labels_add_remove_list_and_list_all() {
 
 #[test]
 fn ready_is_transitive_over_blocks_and_parents() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let blocker = repo.create("Blocker", &[]);
     let epic = repo.create("Epic", &["-t", "epic", "--deps", &blocker]);
     let child = repo.create("Child", &["--parent", &epic]);
@@ -703,8 +662,7 @@ fn ready_is_transitive_over_blocks_and_parents() {
 
 #[test]
 fn ready_orders_by_priority_then_age_and_claims() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let old_p2 = repo.create("old P2", &["-p", "2"]);
     let p1 = repo.create("P1", &["-p", "1"]);
     let new_p2 = repo.create("new P2", &["-p", "2", "-a", "bob"]);
@@ -767,8 +725,7 @@ fn ready_orders_by_priority_then_age_and_claims() {
 
 #[test]
 fn search_matches_text_with_filters() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Login page crashes", &["-t", "bug"]);
     let b = repo.create(
         "Rework",
@@ -810,8 +767,7 @@ fn search_matches_text_with_filters() {
 
 #[test]
 fn log_shows_history_with_readable_diffs() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Logged", &["-d", "one\ntwo\nthree\nfour\nfive"]);
     let other = repo.create("Other", &[]);
     repo.beads(&["update", &id, "-d", "one\ntwo\nTHREE\nfour\nfive"]);
@@ -819,19 +775,8 @@ fn log_shows_history_with_readable_diffs() {
 
     let v = repo.beads_json(&["log"]);
     let log = v["log"].as_array().expect("log");
-    let subjects: Vec<&str> = log
-        .iter()
-        .map(|e| {
-            e["message"]
-                .as_str()
-                .expect("message")
-                .lines()
-                .next()
-                .unwrap_or("")
-        })
-        .collect();
     assert_eq!(
-        subjects,
+        log_subjects(&v["log"]),
         [
             format!("close {id}: Logged"),
             format!("update {id}: Logged"),
@@ -885,8 +830,7 @@ fn log_shows_history_with_readable_diffs() {
 
 #[test]
 fn tricky_text_round_trips_through_yaml_and_the_index() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let titles = [
         "null",
         "~",
@@ -924,7 +868,7 @@ fn tricky_text_round_trips_through_yaml_and_the_index() {
         let description = format!("{t}\n{t}   \r\n\tindented\n\n- not a list\n");
         let v = repo.beads_json(&["create", t, "-d", &description, "-a", t]);
         let id = v["bead"]["id"].as_str().expect("id").to_owned();
-        let b = &repo.beads_json(&["show", &id])["beads"][0];
+        let b = repo.bead_json(&id);
         assert_eq!(b["title"], t);
         assert_eq!(b["description"], description.as_str());
         assert_eq!(b["assignee"], t);
@@ -932,10 +876,7 @@ fn tricky_text_round_trips_through_yaml_and_the_index() {
     }
     // Titles starting with a dash need the usual `--`.
     let id = repo.beads(&["create", "--", "- dash"]).trim().to_owned();
-    assert_eq!(
-        repo.beads_json(&["show", &id])["beads"][0]["title"],
-        "- dash"
-    );
+    assert_eq!(repo.bead_json(&id)["title"], "- dash");
     // The index keeps the text exactly too.
     let listed = repo.beads_json(&["list", "--all"]);
     for (id, t) in &made {
@@ -952,9 +893,8 @@ fn tricky_text_round_trips_through_yaml_and_the_index() {
     let sub = repo.path.join("deep/down");
     std::fs::create_dir_all(&sub).expect("mkdir");
     let out = repo
-        .command("git")
+        .beads_command(&[], &["--json", "show", &made[0].0])
         .current_dir(&sub)
-        .args(["beads", "--json", "show", &made[0].0])
         .output()
         .expect("runs");
     assert!(out.status.success(), "{out:?}");

@@ -6,12 +6,6 @@ mod common;
 
 use common::{Repo, Sandbox, doc_path, ids};
 
-fn store(sb: &Sandbox) -> Repo {
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo
-}
-
 /// Runs a command that must fail with `code`, must leave the store where it was and
 /// must say what is wrong on its first line, naming `names`.
 fn refused(repo: &Repo, code: i32, args: &[&str], names: &str) -> String {
@@ -45,8 +39,7 @@ fn refused(repo: &Repo, code: i32, args: &[&str], names: &str) -> String {
 
 #[test]
 fn unknown_ids_are_refused_and_change_nothing() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let known = repo.create("Known", &["-l", "x"]);
     let unknown = "bd-zzzzz";
     for args in [
@@ -82,15 +75,14 @@ fn unknown_ids_are_refused_and_change_nothing() {
         refused(&repo, 1, &args, unknown);
     }
     // The known bead was not touched by the half-valid commands either.
-    let b = &repo.beads_json(&["show", &known])["beads"][0];
+    let b = repo.bead_json(&known);
     assert_eq!(b["status"], "open");
     assert_eq!(repo.all_beads().len(), 1);
 }
 
 #[test]
 fn malformed_ids_are_usage_errors() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let known = repo.create("Known", &[]);
     for bad in [
         "../x", "BD-1", "bd-1/..", "bd-a1 b", "bd-", "bd-a1..2", "-x",
@@ -118,8 +110,7 @@ fn malformed_ids_are_usage_errors() {
 
 #[test]
 fn bad_text_and_numbers_are_refused() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Fine", &[]);
 
     refused(&repo, 1, &["create", ""], "title is empty");
@@ -192,7 +183,7 @@ fn bad_text_and_numbers_are_refused() {
     refused(&repo, 2, &["show"], "");
 
     // None of it left a trace.
-    let b = &repo.beads_json(&["show", &id])["beads"][0];
+    let b = repo.bead_json(&id);
     assert_eq!(b["title"], "Fine");
     assert_eq!(repo.all_beads().len(), 1);
 }
@@ -220,10 +211,9 @@ fn a_repository_without_a_store_or_identity_says_so() {
     let outside = sb.path().join("not-a-repo");
     std::fs::create_dir_all(&outside).expect("mkdir");
     let out = repo
-        .command("git")
+        .beads_command(&[], &["list"])
         .current_dir(&outside)
         .env("GIT_CEILING_DIRECTORIES", sb.path())
-        .args(["beads", "list"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -238,7 +228,7 @@ fn a_repository_without_a_store_or_identity_says_so() {
 
 /// A store with two good beads and one document that does not parse.
 fn broken_store(sb: &Sandbox, content: &[u8]) -> (Repo, String, String, String) {
-    let repo = store(sb);
+    let repo = sb.store();
     let good = repo.create("Good", &["-p", "1"]);
     let other = repo.create("Other", &["--deps", &good]);
     let broken = "bd-zzzz".to_owned();
@@ -358,8 +348,7 @@ fn a_repaired_document_comes_back() {
 
 #[test]
 fn a_document_under_the_wrong_name_is_broken() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let good = repo.create("Good", &[]);
     // A copy of a good bead's document, placed under another bead's name.
     let yaml = repo.git(&["show", &format!("refs/beads/main:{}", doc_path(&good))]);
@@ -378,15 +367,14 @@ fn a_document_under_the_wrong_name_is_broken() {
         &path,
     );
     refused(&repo, 4, &["close", impostor], &path);
-    let b = &repo.beads_json(&["show", &good])["beads"][0];
+    let b = repo.bead_json(&good);
     assert_eq!(b["title"], "Good");
     assert_eq!(b["status"], "open");
 }
 
 #[test]
 fn a_broken_meta_document_stops_writes_but_not_reads() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let good = repo.create("Good", &[]);
     repo.put_raw_doc("meta.yaml", b"format: [1\n");
     refused(&repo, 4, &["create", "New"], "meta.yaml");
@@ -401,8 +389,7 @@ fn a_broken_meta_document_stops_writes_but_not_reads() {
 
 #[test]
 fn a_copy_in_another_fan_out_directory_does_not_shadow_the_bead() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Real", &[]);
     let yaml = repo.git(&["show", &format!("refs/beads/main:{}", doc_path(&id))]);
     let stray = format!("beads/qq/{id}.yaml");
@@ -417,7 +404,7 @@ fn a_copy_in_another_fan_out_directory_does_not_shadow_the_bead() {
         v["beads"][0]["title"].as_str().expect("title").to_owned()
     };
     assert_eq!(title_listed(&repo), "Real");
-    assert_eq!(repo.beads_json(&["show", &id])["beads"][0]["title"], "Real");
+    assert_eq!(repo.bead_json(&id)["title"], "Real");
     repo.beads(&["update", &id, "--title", "Renamed"]);
     assert_eq!(title_listed(&repo), "Renamed");
     // The answer does not depend on how the index came to be.

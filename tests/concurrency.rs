@@ -9,7 +9,7 @@ use std::process::{Child, Output};
 use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{Repo, Rng, Sandbox, doc_path};
+use common::{Repo, Rng, Sandbox, doc_path, on_threads};
 
 /// These tests each load every core; running them one at a time keeps each one's
 /// picture clear on a small machine.
@@ -19,21 +19,8 @@ fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn store(sb: &Sandbox) -> Repo {
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo
-}
-
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-fn commit_count(repo: &Repo) -> usize {
-    repo.git(&["rev-list", "--count", "refs/beads/main"])
-        .trim()
-        .parse()
-        .expect("a count")
 }
 
 #[test]
@@ -41,31 +28,19 @@ fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {
     const WRITERS: usize = 20;
     const EACH: usize = 50;
     let _heavy = heavy();
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     // What this proves (serialized writers, nothing lost) does not rest on fsync, which
     // guards against power loss and would make a thousand commits a slow test.
     repo.git(&["config", "core.fsync", "none"]);
     let start = Barrier::new(WRITERS);
-    let made: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                let (repo, start) = (&repo, &start);
-                s.spawn(move || {
-                    start.wait();
-                    (0..EACH)
-                        .map(|i| {
-                            let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
-                            assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
-                            stdout(&out)
-                        })
-                        .collect::<Vec<_>>()
-                })
+    let made: Vec<Vec<String>> = on_threads(0..WRITERS, |w| {
+        start.wait();
+        (0..EACH)
+            .map(|i| {
+                let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
+                assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
+                stdout(&out)
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("writer thread"))
             .collect()
     });
     let printed: BTreeSet<&String> = made.iter().flatten().collect();
@@ -74,25 +49,18 @@ fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {
         WRITERS * EACH,
         "every create printed a distinct id"
     );
-    let stored = repo.all_beads();
+    let stored = repo.listed("id");
     assert_eq!(stored.len(), WRITERS * EACH);
-    let stored: BTreeSet<String> = stored
-        .iter()
-        .map(|b| b["id"].as_str().expect("id").to_owned())
-        .collect();
+    let stored: BTreeSet<String> = stored.into_iter().collect();
     assert_eq!(stored, printed.into_iter().cloned().collect());
-    let titles: BTreeSet<String> = repo
-        .all_beads()
-        .iter()
-        .map(|b| b["title"].as_str().expect("title").to_owned())
-        .collect();
+    let titles: BTreeSet<String> = repo.listed("title").into_iter().collect();
     assert_eq!(
         titles.len(),
         WRITERS * EACH,
         "no write was replaced by another"
     );
     assert_eq!(
-        commit_count(&repo),
+        repo.commit_count("refs/beads/main"),
         1 + WRITERS * EACH,
         "one commit per create"
     );
@@ -108,21 +76,21 @@ fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {
 fn ten_processes_racing_a_claim_have_exactly_one_winner() {
     const RACERS: usize = 10;
     let _heavy = heavy();
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     for round in 0..3 {
         let id = repo.create(&format!("Contested {round}"), &[]);
-        let commits = commit_count(&repo);
+        let commits = repo.commit_count("refs/beads/main");
         let children: Vec<(String, Child)> = (0..RACERS)
             .map(|r| {
                 let name = format!("agent{r}");
                 let child = repo
-                    .command("git")
-                    .env("GIT_AUTHOR_NAME", &name)
-                    .env("GIT_AUTHOR_EMAIL", format!("{name}@example.com"))
-                    .args(["beads", "update", &id, "--claim"])
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::piped())
+                    .beads_command(
+                        &[
+                            ("GIT_AUTHOR_NAME", &name),
+                            ("GIT_AUTHOR_EMAIL", &format!("{name}@example.com")),
+                        ],
+                        &["update", &id, "--claim"],
+                    )
                     .spawn()
                     .expect("spawn racer");
                 (name, child)
@@ -147,11 +115,11 @@ fn ten_processes_racing_a_claim_have_exactly_one_winner() {
                 "{err}"
             );
         }
-        let bead = &repo.beads_json(&["show", &id])["beads"][0];
+        let bead = repo.bead_json(&id);
         assert_eq!(bead["assignee"], winner.as_str());
         assert_eq!(bead["status"], "in_progress");
         assert_eq!(
-            commit_count(&repo),
+            repo.commit_count("refs/beads/main"),
             commits + 1,
             "only the winner committed"
         );
@@ -163,13 +131,12 @@ fn ten_processes_racing_a_claim_have_exactly_one_winner() {
     let ready: BTreeSet<String> = (0..3).map(|i| repo.create(&format!("r{i}"), &[])).collect();
     let children: Vec<Child> = (0..RACERS)
         .map(|r| {
-            repo.command("git")
-                .env("GIT_AUTHOR_NAME", format!("worker{r}"))
-                .args(["beads", "ready", "--claim"])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("spawn")
+            repo.beads_command(
+                &[("GIT_AUTHOR_NAME", &format!("worker{r}"))],
+                &["ready", "--claim"],
+            )
+            .spawn()
+            .expect("spawn")
         })
         .collect();
     let mut claimed = Vec::new();
@@ -190,58 +157,42 @@ fn linked_worktrees_writing_at_once_share_one_store() {
     const EACH: usize = 30;
     let _heavy = heavy();
     let sb = Sandbox::new();
-    let main = store(&sb);
+    let main = sb.store();
     main.git(&["config", "core.fsync", "none"]);
     let trees = [main.worktree("wt-one"), main.worktree("wt-two")];
     let writers: Vec<&Repo> = std::iter::once(&main).chain(&trees).collect();
     let start = Barrier::new(writers.len());
-    let made: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = writers
-            .iter()
-            .enumerate()
-            .map(|(w, repo)| {
-                let start = &start;
-                s.spawn(move || {
-                    start.wait();
-                    (0..EACH)
-                        .map(|i| {
-                            let id = repo.create(&format!("tree {w} bead {i}"), &[]);
-                            // Readers run alongside the writers.
-                            if i % 10 == 0 {
-                                repo.beads_json(&["list", "--all"]);
-                            }
-                            id
-                        })
-                        .collect::<Vec<_>>()
-                })
+    let made: Vec<Vec<String>> = on_threads(writers.iter().enumerate(), |(w, repo)| {
+        start.wait();
+        (0..EACH)
+            .map(|i| {
+                let id = repo.create(&format!("tree {w} bead {i}"), &[]);
+                // Readers run alongside the writers.
+                if i % 10 == 0 {
+                    repo.beads_json(&["list", "--all"]);
+                }
+                id
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("writer"))
             .collect()
     });
     let want: BTreeSet<String> = made.into_iter().flatten().collect();
     assert_eq!(want.len(), writers.len() * EACH);
     for repo in &writers {
         assert_eq!(repo.store_head(), main.store_head());
-        let seen: BTreeSet<String> = repo
-            .all_beads()
-            .iter()
-            .map(|b| b["id"].as_str().expect("id").to_owned())
-            .collect();
+        let seen: BTreeSet<String> = repo.listed("id").into_iter().collect();
         assert_eq!(seen, want, "{} sees the same store", repo.path.display());
         assert_eq!(repo.common_dir(), main.common_dir());
     }
-    assert_eq!(commit_count(&main), 1 + want.len());
+    assert_eq!(main.commit_count("refs/beads/main"), 1 + want.len());
 
     // A hook runs with GIT_DIR pointing into .git/worktrees/<name>, from anywhere.
     let git_dir = trees[0].git(&["rev-parse", "--absolute-git-dir"]);
     let out = main
-        .command("git")
+        .beads_command(
+            &[("GIT_DIR", git_dir.trim())],
+            &["--json", "create", "From a hook"],
+        )
         .current_dir(sb.path())
-        .env("GIT_DIR", git_dir.trim())
-        .args(["beads", "--json", "create", "From a hook"])
         .output()
         .expect("runs");
     assert!(out.status.success(), "{out:?}");
@@ -253,8 +204,7 @@ fn linked_worktrees_writing_at_once_share_one_store() {
 
 #[test]
 fn a_stale_ref_lock_does_not_block_writes() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let common = repo.common_dir();
     let lock = common.join("refs/beads/main.lock");
     std::fs::write(&lock, "0000000000000000000000000000000000000000\n").expect("write lock");
@@ -279,8 +229,7 @@ fn trials() -> usize {
 fn writers_killed_at_random_moments_lose_nothing_acknowledged() {
     let _heavy = heavy();
     let mut rng = Rng::new("writers_killed_at_random_moments_lose_nothing_acknowledged");
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let base: Vec<String> = (0..20)
         .map(|i| repo.create(&format!("base {i}"), &["-l", "base"]))
         .collect();
@@ -371,11 +320,7 @@ fn writers_killed_at_random_moments_lose_nothing_acknowledged() {
     );
 
     repo.assert_fsck_clean();
-    let stored: BTreeSet<String> = repo
-        .all_beads()
-        .iter()
-        .map(|b| b["id"].as_str().expect("id").to_owned())
-        .collect();
+    let stored: BTreeSet<String> = repo.listed("id").into_iter().collect();
     for id in acknowledged.iter().chain(&bystanders) {
         assert!(stored.contains(id), "{id} was acknowledged but is gone");
         let yaml = repo.git(&[

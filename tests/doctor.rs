@@ -5,13 +5,6 @@ mod common;
 use common::{Repo, Sandbox};
 use serde_json::Value;
 
-fn setup() -> (Sandbox, Repo) {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    (sb, repo)
-}
-
 fn findings(repo: &Repo, args: &[&str]) -> (bool, Value) {
     let mut all = vec!["--json", "doctor"];
     all.extend_from_slice(args);
@@ -31,7 +24,7 @@ fn checks(f: &Value) -> Vec<String> {
 
 #[test]
 fn a_healthy_store_passes() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("a", &[]);
     repo.create("b", &["--deps", &a]);
     repo.beads(&["agent", "create", "x"]);
@@ -42,7 +35,7 @@ fn a_healthy_store_passes() {
 
 #[test]
 fn broken_documents_and_cycles_are_reported_with_their_path() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("a", &[]);
     let b = repo.create("b", &["--deps", &a]);
     let a_path = common::doc_path(&a);
@@ -57,12 +50,15 @@ fn broken_documents_and_cycles_are_reported_with_their_path() {
     assert!(text.contains("blocking cycle"), "{text}");
     let (_, f) = findings(&repo, &[]);
     let c = checks(&f);
-    assert!(c.contains(&"parse".to_owned()) && c.contains(&"cycles".to_owned()), "{f}");
+    assert!(
+        c.contains(&"parse".to_owned()) && c.contains(&"cycles".to_owned()),
+        "{f}"
+    );
 }
 
 #[test]
 fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("done soon", &[]);
     repo.beads(&["agent", "create", "w"]);
     repo.beads(&["sling", &id, "w"]);
@@ -79,7 +75,10 @@ fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
     let (ok, f) = findings(&repo, &[]);
     assert!(!ok);
     let c = checks(&f);
-    assert!(c.contains(&"hooks".to_owned()) && c.contains(&"sessions".to_owned()), "{f}");
+    assert!(
+        c.contains(&"hooks".to_owned()) && c.contains(&"sessions".to_owned()),
+        "{f}"
+    );
     let (ok, f) = findings(&repo, &["--fix"]);
     assert!(ok, "{f}");
     let agent = repo.beads_json(&["agent", "show", "w"])["agent"].clone();
@@ -92,7 +91,7 @@ fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
 
 #[test]
 fn a_torn_index_is_never_trusted() {
-    let (_sb, repo) = setup();
+    let (_sb, repo) = Sandbox::with_store();
     for i in 0..20 {
         repo.create(&format!("bead {i}"), &[]);
     }

@@ -43,22 +43,81 @@ fn decode_everything(bytes: &[u8]) {
     let _ = codec::decode::<Meta>(bytes);
     let _ = codec::decode::<Formula>(bytes);
     if let Ok(v) = codec::decode::<serde_yaml::Value>(bytes) {
-        // What decodes generically encodes again, and that decodes to the same value.
-        let text = codec::encode(&v).expect("a decoded value encodes");
-        let back: serde_yaml::Value = codec::decode(text.as_bytes()).expect("and decodes again");
-        assert_eq!(format!("{back:?}"), format!("{v:?}"));
+        // What decodes generically and encodes again decodes to the same value. (Not
+        // everything encodes again: a mapping whose only key is a tagged null,
+        // `!t ~: 1`, does not; the merge keeps such documents whole, see
+        // `hostile_remote.rs`.)
+        if let Ok(text) = codec::encode(&v) {
+            let back: serde_yaml::Value =
+                codec::decode(text.as_bytes()).expect("what encodes decodes again");
+            assert_eq!(format!("{back:?}"), format!("{v:?}"));
+        }
     }
 }
 
 /// YAML-ish text: the language's own tokens in any order, with bead field names.
 fn yamlish() -> impl Strategy<Value = String> {
     let tokens = vec![
-        "id", "title", "status", "labels", "comments", "conflicts", "extra", "bd-a1", "open",
-        ":", ": ", " ", "  ", "\n", "\n  ", "- ", "-", "[", "]", "{", "}", ",", "&a ", "*a",
-        "&b ", "*b", "<<: *a", "!!str ", "!!binary ", "!!map", "!tag ", "|", "|-", ">", "'",
-        "\"", "\\", "#", "---\n", "...\n", "%YAML 1.2\n", "%TAG ! x\n", "? ", "\t", "~", "null",
-        "1e999", "-0", "0x1F", ".nan", ".inf", "2026-01-01T00:00:00Z", "\u{feff}", "\u{85}",
-        "\u{2028}", "\r", "\0", "é", "\u{1F600}", "9999999999999999999999",
+        "id",
+        "title",
+        "status",
+        "labels",
+        "comments",
+        "conflicts",
+        "extra",
+        "bd-a1",
+        "open",
+        ":",
+        ": ",
+        " ",
+        "  ",
+        "\n",
+        "\n  ",
+        "- ",
+        "-",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&a ",
+        "*a",
+        "&b ",
+        "*b",
+        "<<: *a",
+        "!!str ",
+        "!!binary ",
+        "!!map",
+        "!tag ",
+        "|",
+        "|-",
+        ">",
+        "'",
+        "\"",
+        "\\",
+        "#",
+        "---\n",
+        "...\n",
+        "%YAML 1.2\n",
+        "%TAG ! x\n",
+        "? ",
+        "\t",
+        "~",
+        "null",
+        "1e999",
+        "-0",
+        "0x1F",
+        ".nan",
+        ".inf",
+        "2026-01-01T00:00:00Z",
+        "\u{feff}",
+        "\u{85}",
+        "\u{2028}",
+        "\r",
+        "\0",
+        "é",
+        "\u{1F600}",
+        "9999999999999999999999",
     ];
     prop::collection::vec(prop::sample::select(tokens), 0..64).prop_map(|t| t.concat())
 }
@@ -86,20 +145,27 @@ fn the_codec_refuses_bombs_and_deep_nesting() {
         bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
     }
     let deep_flow = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    let deep_block: String = (0..20_000).map(|i| format!("{}- \n", " ".repeat(i % 200))).collect();
-    let deep_map: String = (0..5_000).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
-    let many_keys: String = (0..200_000).map(|i| format!("k{i}: {i}\n")).collect();
+    let deep_block: String = (0..20_000)
+        .map(|i| format!("{}- \n", " ".repeat(i % 200)))
+        .collect();
+    let deep_map: String = (0..1_500)
+        .map(|i| format!("{}k:\n", " ".repeat(i)))
+        .collect();
+    let many_keys: String = (0..20_000).map(|i| format!("k{i}: {i}\n")).collect();
+    // Nested flow mappings: the parser's time grows with the square of their depth.
+    let deep_flow_maps = format!("{}x{}", "{a: ".repeat(400_000), "}".repeat(400_000));
     for (what, doc) in [
         ("bomb", bomb),
         ("deep flow", deep_flow),
+        ("deep flow maps", deep_flow_maps),
+        // Found by the yamlish property: decodes, but does not encode again.
+        ("a lone tagged null key", "? !tag \t".to_owned()),
         ("deep block", deep_block),
         ("deep map", deep_map),
         ("many keys", many_keys),
     ] {
-        let t = std::time::Instant::now();
         decode_everything(doc.as_bytes());
         assert!(codec::decode::<Bead>(doc.as_bytes()).is_err(), "{what}");
-        eprintln!("{what}: {:?}", t.elapsed());
     }
     let huge = vec![b'a'; codec::MAX_DOCUMENT + 1];
     assert!(matches!(
@@ -110,21 +176,23 @@ fn the_codec_refuses_bombs_and_deep_nesting() {
 
 fn timestamp() -> impl Strategy<Value = Timestamp> {
     // From 1970 to 2100, with nanoseconds.
-    (0i64..4_102_444_800, 0u32..1_000_000_000).prop_map(|(s, n)| {
-        chrono::DateTime::from_timestamp(s, n).expect("in range")
-    })
+    (0i64..4_102_444_800, 0u32..1_000_000_000)
+        .prop_map(|(s, n)| chrono::DateTime::from_timestamp(s, n).expect("in range"))
 }
 
 fn bead_id() -> impl Strategy<Value = BeadId> {
-    ("[a-z]{1,4}", "[a-z0-9]{1,8}", prop::collection::vec(1u32..30, 0..3)).prop_map(
-        |(p, h, kids)| {
+    (
+        "[a-z]{1,4}",
+        "[a-z0-9]{1,8}",
+        prop::collection::vec(1u32..30, 0..3),
+    )
+        .prop_map(|(p, h, kids)| {
             let mut id = format!("{p}-{h}");
             for k in kids {
                 id.push_str(&format!(".{k}"));
             }
             BeadId::parse(&id).expect("a valid id")
-        },
-    )
+        })
 }
 
 /// Any text at all, as a remote might send it (control characters included).
@@ -218,7 +286,13 @@ fn bead() -> impl Strategy<Value = Bead> {
                 .collect();
             b.updated_at = ua;
             b.updated_by = ub;
-            (b.closed_at, b.close_reason, b.deleted_at, b.deleted_by, b.delete_reason) = closing;
+            (
+                b.closed_at,
+                b.close_reason,
+                b.deleted_at,
+                b.deleted_by,
+                b.delete_reason,
+            ) = closing;
             b.extra = extra;
             b.conflicts = conflicts
                 .into_iter()
@@ -285,7 +359,10 @@ fn check_validators(s: &str) -> Vec<(&'static str, String)> {
         assert_eq!(id.as_str(), s);
         assert!(safe_component(&format!("{id}.yaml")), "bead id {s:?}");
         assert!(safe_component(&id.fanout()), "fan-out of {s:?}");
-        assert!(valid_ref(&format!("refs/beads/{id}")), "bead id {s:?} in a ref");
+        assert!(
+            valid_ref(&format!("refs/beads/{id}")),
+            "bead id {s:?} in a ref"
+        );
         // What an id prints as parses back as itself.
         assert_eq!(BeadId::parse(&id.to_string()).as_ref(), Ok(&id));
         accepted.push(("id", s.to_owned()));
@@ -302,13 +379,22 @@ fn check_validators(s: &str) -> Vec<(&'static str, String)> {
         for seg in n.as_str().split('/') {
             assert!(safe_component(seg), "agent name {s:?}: segment {seg:?}");
         }
-        assert!(safe_component(&format!("{}.yaml", n.as_str().rsplit('/').next().unwrap_or(""))));
-        assert!(valid_ref(&format!("refs/beads/agents/{n}")), "agent name {s:?}");
+        assert!(safe_component(&format!(
+            "{}.yaml",
+            n.as_str().rsplit('/').next().unwrap_or("")
+        )));
+        assert!(
+            valid_ref(&format!("refs/beads/agents/{n}")),
+            "agent name {s:?}"
+        );
         accepted.push(("agent", s.to_owned()));
     }
     if check_remote_name(s).is_ok() {
         assert!(safe_component(s), "remote {s:?}");
-        assert!(valid_ref(&format!("refs/beads/remotes/{s}/main")), "remote {s:?}");
+        assert!(
+            valid_ref(&format!("refs/beads/remotes/{s}/main")),
+            "remote {s:?}"
+        );
         assert!(!s.starts_with('-'), "remote {s:?} would read as an option");
         accepted.push(("remote", s.to_owned()));
     }
@@ -317,11 +403,15 @@ fn check_validators(s: &str) -> Vec<(&'static str, String)> {
         assert!(!s.chars().any(char::is_control), "{s:?}");
     }
     if check_label(s).is_ok() {
-        assert!(!s.contains(',') && !s.chars().any(char::is_whitespace), "{s:?}");
+        assert!(
+            !s.contains(',') && !s.chars().any(char::is_whitespace),
+            "{s:?}"
+        );
     }
     if check_text("text", s).is_ok() {
         assert!(
-            !s.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
+            !s.chars()
+                .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
             "{s:?}"
         );
     }
@@ -366,7 +456,10 @@ fn accepted_names_are_ref_names_to_git_itself() {
             _ => format!("refs/beads/{name}"),
         };
         let out = sb.run(sb.path(), "git", &["check-ref-format", &full]);
-        assert!(out.status.success(), "git refuses {kind} {name:?} as {full}");
+        assert!(
+            out.status.success(),
+            "git refuses {kind} {name:?} as {full}"
+        );
     }
     eprintln!(
         "{tried} generated names, {} accepted by a validator, each a valid ref name to git",
@@ -504,42 +597,41 @@ fn message() -> impl Strategy<Value = Message> {
         0u8..5,
         prop::collection::btree_map(
             agent_name(),
-            (
-                prop::option::of(timestamp()),
-                prop::option::of(timestamp()),
-            ),
+            (prop::option::of(timestamp()), prop::option::of(timestamp())),
             0..3,
         ),
         (timestamp(), timestamp(), any_text()),
     )
-        .prop_map(|(id, from, to, subject, body, priority, delivery, t)| Message {
-            thread: id.clone(),
-            id,
-            from,
-            to,
-            cc: Vec::new(),
-            subject,
-            body,
-            priority,
-            reply_to: None,
-            sent_at: t.0,
-            delivery: delivery
-                .into_iter()
-                .map(|(n, (r, a))| {
-                    (
-                        n,
-                        git_beads::model::Delivery {
-                            read_at: r,
-                            acked_at: a,
-                            archived_at: None,
-                        },
-                    )
-                })
-                .collect(),
-            updated_at: t.1,
-            updated_by: t.2,
-            conflicts: Vec::new(),
-        })
+        .prop_map(
+            |(id, from, to, subject, body, priority, delivery, t)| Message {
+                thread: id.clone(),
+                id,
+                from,
+                to,
+                cc: Vec::new(),
+                subject,
+                body,
+                priority,
+                reply_to: None,
+                sent_at: t.0,
+                delivery: delivery
+                    .into_iter()
+                    .map(|(n, (r, a))| {
+                        (
+                            n,
+                            git_beads::model::Delivery {
+                                read_at: r,
+                                acked_at: a,
+                                archived_at: None,
+                            },
+                        )
+                    })
+                    .collect(),
+                updated_at: t.1,
+                updated_by: t.2,
+                conflicts: Vec::new(),
+            },
+        )
 }
 
 /// The generic merge of two documents of kind `T`: symmetric, deterministic,

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Repo, Sandbox, write_script};
+use common::{Repo, Sandbox, expect_success, write_file, write_script};
 use serde_json::Value;
 
 const BEGIN: &str = "# >>> git-beads >>>";
@@ -26,12 +26,24 @@ fn agent_at_work(repo: &Repo) -> (String, String) {
     repo.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
     repo.beads(&["sling", &bead, "rig/nux"]);
     repo.beads(&["agent", "bind", "rig/nux"]);
-    let started = repo.beads_json(&["session", "start", "--model", "opus"]);
-    let session = started["prime"]["session"]["id"]
-        .as_str()
-        .expect("session id")
-        .to_owned();
+    let session = repo.start_session(&["--model", "opus"]);
     (bead, session)
+}
+
+/// A remote with a store ([`Sandbox::remote_with_store`]), alice's first clone `a`,
+/// and bob's clone `b`, which ran `init` (and so adopted the store).
+fn two_clones(sb: &Sandbox) -> (Repo, Repo) {
+    let (remote, a) = sb.remote_with_store("a");
+    let b = sb.clone(&remote, "b", "bob");
+    b.init();
+    (a, b)
+}
+
+/// A repository with a store and git-beads' hooks installed.
+fn hooked_store(sb: &Sandbox) -> Repo {
+    let repo = sb.store();
+    repo.beads(&["hooks", "install"]);
+    repo
 }
 
 /// The args of `git beads worktree add PATH --agent AGENT --bead BEAD EXTRA…`.
@@ -70,8 +82,7 @@ fn provenance(repo: &Repo, commit: &str) -> Value {
 #[test]
 fn install_keeps_the_users_hooks_and_both_run() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let repo = sb.store();
     let dir = hooks_dir(&repo);
     let marker = sb.path().join("marks");
     let user_post_commit = format!(
@@ -109,9 +120,7 @@ fn install_keeps_the_users_hooks_and_both_run() {
 
 #[test]
 fn install_twice_is_one_block_and_uninstall_leaves_the_users_hook() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     let dir = hooks_dir(&repo);
     let user = "#!/bin/bash\n# mine\necho checked out\n";
     write_script(&dir.join("post-checkout"), user);
@@ -159,9 +168,7 @@ fn install_twice_is_one_block_and_uninstall_leaves_the_users_hook() {
 
 #[test]
 fn core_hooks_path_is_honoured() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     repo.git(&["config", "core.hooksPath", ".githooks"]);
     let (_, session) = agent_at_work(&repo);
     let report = repo.beads_json(&["hooks", "install"]);
@@ -177,9 +184,7 @@ fn core_hooks_path_is_honoured() {
 
 #[test]
 fn husky_pre_commit_and_lefthook_setups_are_chained() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     let (_, session) = agent_at_work(&repo);
     // husky 9: git runs .husky/_/<hook>, which runs the script .husky/<hook>.
     let husky = repo.path.join(".husky");
@@ -208,7 +213,7 @@ fn husky_pre_commit_and_lefthook_setups_are_chained() {
     assert!(out.status.success());
     // git shows a hook's stdout on stderr.
     assert!(String::from_utf8_lossy(&out.stderr).contains("husky-user-line"));
-    let head = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let head = repo.head();
     assert_eq!(
         provenance(&repo, &head)["records"][0]["session"],
         session.as_str()
@@ -262,8 +267,7 @@ fn husky_pre_commit_and_lefthook_setups_are_chained() {
 #[test]
 fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let repo = sb.store();
     let bead = repo.create("Write the parser", &[]);
     let other = repo.create("Write the lexer", &[]);
     repo.beads(&["agent", "create", "rig/nux"]);
@@ -295,11 +299,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     );
 
     // A session in the linked worktree: hooks open the worktree git points them at.
-    let started = there.beads_json(&["session", "start"]);
-    let session = started["prime"]["session"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let session = there.start_session(&[]);
     let head = there.commit_file("parser.rs", "fn parse() {}\n", "parser: first cut");
     let p = provenance(&repo, &head);
     assert_eq!(p["records"][0]["agent"], "rig/nux", "{p}");
@@ -308,16 +308,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     assert!(repo.beads_json(&["prime"])["prime"]["agent"].is_null());
 
     // Plain `git worktree add` on an agent's branch.
-    let wt2 = sb.path().join("wt-max");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "agent/rig/max/lexer",
-        wt2.to_str().expect("utf-8"),
-    ]);
-    let max = Repo::at(&sb, &wt2, "alice");
+    let max = repo.worktree_on("wt-max", "agent/rig/max/lexer");
     assert_eq!(
         max.beads_json(&["prime"])["prime"]["agent"]["name"],
         "rig/max"
@@ -343,9 +334,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
 #[test]
 fn a_commit_in_a_session_carries_a_note_through_amend_and_rebase() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["hooks", "install"]);
+    let repo = hooked_store(&sb);
     let (bead, session) = agent_at_work(&repo);
     repo.git(&["checkout", "-q", "-b", "topic"]);
     let head = repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
@@ -380,7 +369,7 @@ fn a_commit_in_a_session_carries_a_note_through_amend_and_rebase() {
         "-m",
         "login: check the password (amended)",
     ]);
-    let amended = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let amended = repo.head();
     assert_ne!(amended, head);
     let p = provenance(&repo, &amended);
     assert_eq!(p["records"].as_array().map(Vec::len), Some(1), "{p}");
@@ -393,14 +382,14 @@ fn a_commit_in_a_session_carries_a_note_through_amend_and_rebase() {
     // Rebase while a later session runs (git runs post-commit for each commit it
     // picks): the rewritten commit keeps the note of the session that made it, and
     // the rebasing session adds none.
-    let topic = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let topic = repo.head();
     repo.beads(&["session", "end"]);
     repo.beads(&["session", "start"]);
     repo.git(&["checkout", "-q", "main"]);
     repo.commit_file("other.rs", "// other\n", "other: meanwhile on main");
     repo.git(&["checkout", "-q", "topic"]);
     repo.git(&["rebase", "-q", "main"]);
-    let rebased = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let rebased = repo.head();
     assert_ne!(rebased, topic);
     let p = provenance(&repo, &rebased);
     assert_eq!(p["records"].as_array().map(Vec::len), Some(1), "{p}");
@@ -428,9 +417,7 @@ fn a_commit_in_a_session_carries_a_note_through_amend_and_rebase() {
 #[test]
 fn notes_written_by_git_with_fan_out_are_read_and_extended() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["hooks", "install"]);
+    let repo = hooked_store(&sb);
     // 300 commits with a note each, written by git fast-import (which fans out).
     let mut stream = String::new();
     for i in 1..=300 {
@@ -455,11 +442,7 @@ fn notes_written_by_git_with_fan_out_are_read_and_extended() {
         ])
         .output()
         .expect("fast-import");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    expect_success("git fast-import", &out);
     let tree = repo.git(&["ls-tree", "refs/notes/beads"]);
     assert!(
         tree.lines().all(|l| l.contains(" tree ")),
@@ -478,23 +461,10 @@ fn notes_written_by_git_with_fan_out_are_read_and_extended() {
     repo.assert_fsck_clean();
 }
 
-/// A bare remote with a code commit, and a first clone with a store pushed to it.
-fn remote_and_first_clone(sb: &Sandbox) -> (PathBuf, Repo) {
-    let remote = sb.bare("remote.git");
-    let a = sb.clone(&remote, "a", "alice");
-    a.commit_file("README", "code\n", "code");
-    a.git(&["push", "-q", "origin", "HEAD:main"]);
-    a.init();
-    a.beads(&["sync"]);
-    (remote, a)
-}
-
 #[test]
 fn git_pull_folds_in_the_beads_that_came_with_it() {
     let sb = Sandbox::new();
-    let (remote, a) = remote_and_first_clone(&sb);
-    let b = sb.clone(&remote, "b", "bob");
-    b.init();
+    let (a, b) = two_clones(&sb);
     b.beads(&["hooks", "install"]);
 
     let id = a.create("Came with the code", &[]);
@@ -503,12 +473,7 @@ fn git_pull_folds_in_the_beads_that_came_with_it() {
     a.git(&["push", "-q", "origin", "HEAD:main"]);
 
     // A plain `git pull`: the fetch refspecs `init` set up bring the beads along.
-    let out = b.git_output(&["pull", "-q"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    b.git(&["pull", "-q"]);
     assert_eq!(b.bead_json(&id)["title"], "Came with the code");
     assert_eq!(
         b.store_head(),
@@ -537,19 +502,14 @@ fn git_pull_folds_in_the_beads_that_came_with_it() {
 ",
         "local work",
     );
-    let out = b.git_output(&["pull", "-q", "--rebase"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    b.git(&["pull", "-q", "--rebase"]);
     assert_eq!(b.bead_json(&id2)["title"], "Came with a rebase");
 }
 
 #[test]
 fn git_push_takes_the_beads_and_notes_along() {
     let sb = Sandbox::new();
-    let (remote, a) = remote_and_first_clone(&sb);
+    let (remote, a) = sb.remote_with_store("a");
     a.beads(&["hooks", "install"]);
     let (_bead, _session) = agent_at_work(&a);
     a.commit_file("work.rs", "// work\n", "work in a session");
@@ -560,19 +520,11 @@ fn git_push_takes_the_beads_and_notes_along() {
             .map(str::to_owned)
     };
     assert_ne!(ls("refs/beads/main"), Some(a.store_head()));
-    let out = a.git_output(&["push", "-q", "origin", "HEAD:main"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    a.git(&["push", "-q", "origin", "HEAD:main"]);
     assert_eq!(ls("refs/beads/main"), Some(a.store_head()));
     let notes = a.git(&["rev-parse", "refs/notes/beads"]).trim().to_owned();
     assert_eq!(ls("refs/notes/beads"), Some(notes));
-    assert_eq!(
-        ls("refs/heads/main"),
-        Some(a.git(&["rev-parse", "HEAD"]).trim().to_owned())
-    );
+    assert_eq!(ls("refs/heads/main"), Some(a.head()));
 
     // A remote that has moved on is left alone, and the code push still goes through.
     let c = sb.clone(&remote, "c", "carol");
@@ -583,48 +535,33 @@ fn git_push_takes_the_beads_and_notes_along() {
     let before = ls("refs/beads/main");
     a.commit_file("more.rs", "// more\n", "more work");
     let out = a.git_output(&["push", "-q", "origin", "HEAD:main"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    expect_success("git push", &out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("git beads sync origin"), "{err}");
     assert_eq!(ls("refs/beads/main"), before);
-    assert_eq!(
-        ls("refs/heads/main"),
-        Some(a.git(&["rev-parse", "HEAD"]).trim().to_owned())
-    );
+    assert_eq!(ls("refs/heads/main"), Some(a.head()));
 }
 
 #[test]
 fn sync_merges_provenance_notes_per_commit() {
     let sb = Sandbox::new();
-    let (remote, a) = remote_and_first_clone(&sb);
-    let b = sb.clone(&remote, "b", "bob");
-    b.init();
-    let code = a.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (a, b) = two_clones(&sb);
+    let code = a.head();
     a.git(&["notes", "--ref=beads", "add", "-m", "---\nagent: a", &code]);
     b.git(&["notes", "--ref=beads", "add", "-m", "---\nagent: b", &code]);
     let shared = a.commit_file("s.txt", "s\n", "shared");
     a.git(&["push", "-q", "origin", "HEAD:main"]);
     b.git(&["pull", "-q", "origin", "main"]);
-    a.git(&[
-        "notes",
-        "--ref=beads",
-        "add",
-        "-m",
-        "---\nagent: same",
-        &shared,
-    ]);
-    b.git(&[
-        "notes",
-        "--ref=beads",
-        "add",
-        "-m",
-        "---\nagent: same",
-        &shared,
-    ]);
+    for r in [&a, &b] {
+        r.git(&[
+            "notes",
+            "--ref=beads",
+            "add",
+            "-m",
+            "---\nagent: same",
+            &shared,
+        ]);
+    }
 
     let v = a.beads_json(&["sync"]);
     assert_eq!(v["notes"]["pushed"], true, "{v}");
@@ -633,13 +570,13 @@ fn sync_merges_provenance_notes_per_commit() {
     assert_eq!(v["notes"]["pushed"], true, "{v}");
     a.beads(&["sync"]);
     for r in [&a, &b] {
-        let p = r.beads_json(&["provenance", &code])["provenance"].clone();
+        let p = provenance(r, &code);
         assert_eq!(
             p["other"],
             serde_json::json!(["agent: a", "agent: b"]),
             "{p}"
         );
-        let p = r.beads_json(&["provenance", &shared])["provenance"].clone();
+        let p = provenance(r, &shared);
         assert_eq!(p["other"], serde_json::json!(["agent: same"]), "{p}");
     }
     assert_eq!(
@@ -651,9 +588,7 @@ fn sync_merges_provenance_notes_per_commit() {
 #[test]
 fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["hooks", "install"]);
+    let repo = hooked_store(&sb);
     let broken = sb.path().join("broken-bin");
     write_script(
         &broken.join("git-beads"),
@@ -674,14 +609,14 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
         "{err}"
     );
     assert!(err.contains("the post-commit hook failed"), "{err}");
-    let before = repo.git(&["rev-parse", "HEAD"]);
+    let before = repo.head();
 
     repo.git(&["config", "beads.hooks.strict", "true"]);
     std::fs::write(repo.path.join("f.txt"), "f\n").expect("write");
     repo.git(&["add", "f.txt"]);
     let out = repo.git_output_env(&env, &["commit", "-q", "-m", "stopped by a strict hook"]);
     assert!(!out.status.success(), "strict: the commit is stopped");
-    assert_eq!(repo.git(&["rev-parse", "HEAD"]), before);
+    assert_eq!(repo.head(), before);
 
     // With a working git-beads, strict changes nothing for a healthy hook.
     repo.git(&["commit", "-q", "-m", "fine again"]);
@@ -690,16 +625,11 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
 #[test]
 fn the_note_names_the_molecule_step_being_worked() {
     let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["hooks", "install"]);
-    let formulas = repo.path.join(".beads/formulas");
-    std::fs::create_dir_all(&formulas).expect("mkdir");
-    std::fs::write(
-        formulas.join("chore.yaml"),
+    let repo = hooked_store(&sb);
+    write_file(
+        &repo.path.join(".beads/formulas/chore.yaml"),
         "steps:\n  - id: sweep\n    title: Sweep\n  - id: mop\n    title: Mop\n    needs: [sweep]\n",
-    )
-    .expect("write");
+    );
     let mol = repo.beads(&["mol", "pour", "chore"]).trim().to_owned();
     repo.beads(&["agent", "create", "rig/nux"]);
     repo.beads(&["sling", &mol, "rig/nux"]);

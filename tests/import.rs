@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use common::{Repo, Sandbox};
+use common::Sandbox;
 
 fn fixture_704() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bd-issues-704.jsonl")
@@ -235,12 +235,6 @@ fn check_bead(bead: &Value, r: &Value) {
     }
 }
 
-fn repo_with_store(sb: &Sandbox, name: &str) -> Repo {
-    let repo = sb.repo(name, "importer");
-    repo.init();
-    repo
-}
-
 fn counts<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for i in items {
@@ -264,7 +258,7 @@ fn as_counts(v: &Value) -> BTreeMap<String, usize> {
 fn check_fixture(path: &Path) {
     let recs = records(path);
     let sb = Sandbox::new();
-    let repo = repo_with_store(&sb, "work");
+    let repo = sb.repo_with_store("work", "importer");
     let before = repo.store_head();
     let file = path.to_str().expect("utf-8 path");
 
@@ -282,9 +276,8 @@ fn check_fixture(path: &Path) {
     let after = repo.store_head();
     assert_ne!(after, before);
     assert_eq!(
-        repo.git(&["rev-list", "--count", &format!("{before}..{after}")])
-            .trim(),
-        "1",
+        repo.commit_count(&format!("{before}..{after}")),
+        1,
         "one commit for the whole import"
     );
     // The import writes its documents as one pack: git must find it sound.
@@ -359,7 +352,7 @@ fn check_fixture(path: &Path) {
     // export → import into a fresh repo → export gives the same file and the same tree.
     let first = sb.path().join("first.jsonl");
     repo.beads(&["export", "-o", first.to_str().expect("utf-8")]);
-    let fresh = repo_with_store(&sb, "fresh");
+    let fresh = sb.repo_with_store("fresh", "importer");
     fresh.beads(&["import", first.to_str().expect("utf-8")]);
     let second = fresh.beads(&["export"]);
     let first_text = std::fs::read_to_string(&first).expect("read export");
@@ -406,7 +399,7 @@ fn with_bad_line(sb: &Sandbox) -> (PathBuf, usize) {
 #[test]
 fn a_bad_line_names_its_number_and_imports_nothing() {
     let sb = Sandbox::new();
-    let repo = repo_with_store(&sb, "work");
+    let repo = sb.repo_with_store("work", "importer");
     let before = repo.store_head();
     let (path, _) = with_bad_line(&sb);
     let (code, stderr) = repo.beads_fail(&["import", path.to_str().expect("utf-8")]);
@@ -420,7 +413,7 @@ fn a_bad_line_names_its_number_and_imports_nothing() {
 #[test]
 fn skip_bad_imports_everything_else_and_reports_the_line() {
     let sb = Sandbox::new();
-    let repo = repo_with_store(&sb, "work");
+    let repo = sb.repo_with_store("work", "importer");
     let (path, total) = with_bad_line(&sb);
     let report = repo.beads_json(&["import", "--skip-bad", path.to_str().expect("utf-8")]);
     assert_eq!(report["records"], total);
@@ -434,7 +427,7 @@ fn skip_bad_imports_everything_else_and_reports_the_line() {
 #[test]
 fn reimport_keeps_work_done_since() {
     let sb = Sandbox::new();
-    let repo = repo_with_store(&sb, "work");
+    let repo = sb.repo_with_store("work", "importer");
     let file = fixture_704();
     let file = file.to_str().expect("utf-8");
     repo.beads(&["import", "-q", file]);
@@ -447,14 +440,13 @@ fn reimport_keeps_work_done_since() {
     let report = repo.beads_json(&["import", file]);
     assert_eq!(report["kept_newer"], serde_json::json!([id]));
     assert_eq!(report["commit"], Value::Null);
-    let shown = repo.beads_json(&["show", &id]);
-    assert_eq!(shown["beads"][0]["title"], "Changed here since");
+    assert_eq!(repo.bead_json(&id)["title"], "Changed here since");
 }
 
 #[test]
 fn yaml_export_round_trips_and_new_beads_export_to_bd() {
     let sb = Sandbox::new();
-    let repo = repo_with_store(&sb, "work");
+    let repo = sb.repo_with_store("work", "importer");
     let a = repo.create("Native bead", &["-p", "1", "-l", "x"]);
     let b = repo.create("Its blocker", &[]);
     repo.beads(&["dep", "add", &a, &b]);
@@ -465,7 +457,7 @@ fn yaml_export_round_trips_and_new_beads_export_to_bd() {
     assert!(yaml.starts_with("---\nid: "), "{yaml}");
     let path = sb.path().join("all.yaml");
     std::fs::write(&path, &yaml).expect("write");
-    let fresh = repo_with_store(&sb, "fresh");
+    let fresh = sb.repo_with_store("fresh", "importer");
     fresh.beads(&["import", "--format", "yaml", path.to_str().expect("utf-8")]);
     assert_eq!(fresh.beads(&["export", "--format", "yaml"]), yaml);
 
@@ -491,7 +483,7 @@ fn yaml_export_round_trips_and_new_beads_export_to_bd() {
 
     let path = sb.path().join("all.jsonl");
     std::fs::write(&path, &jsonl).expect("write");
-    let third = repo_with_store(&sb, "third");
+    let third = sb.repo_with_store("third", "importer");
     third.beads(&["import", path.to_str().expect("utf-8")]);
     assert_eq!(third.beads(&["export"]), jsonl);
 }

@@ -22,11 +22,27 @@ const AGENTS: [&str; 4] = ["ann", "bob", "cy", "dan"];
 /// One operation a worker saw succeed.
 #[derive(Clone, Debug)]
 enum Ack {
-    Create { id: String, title: String },
-    Label { id: String, label: String },
-    Comment { id: String, text: String },
-    Claim { id: String, by: String },
-    Mail { id: String, to: String, subject: String },
+    Create {
+        id: String,
+        title: String,
+    },
+    Label {
+        id: String,
+        label: String,
+    },
+    Comment {
+        id: String,
+        text: String,
+    },
+    Claim {
+        id: String,
+        by: String,
+    },
+    Mail {
+        id: String,
+        to: String,
+        subject: String,
+    },
     Sync,
 }
 
@@ -91,9 +107,15 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
     }
     // Claims contend inside each clone: each clone has its own pool, so that every
     // claim there has exactly one winner. Labels and comments go to shared beads.
-    let pool_a: Vec<String> = (0..12).map(|i| a.create(&format!("pool a {i}"), &[])).collect();
-    let pool_b: Vec<String> = (0..12).map(|i| a.create(&format!("pool b {i}"), &[])).collect();
-    let shared: Vec<String> = (0..8).map(|i| a.create(&format!("shared {i}"), &[])).collect();
+    let pool_a: Vec<String> = (0..12)
+        .map(|i| a.create(&format!("pool a {i}"), &[]))
+        .collect();
+    let pool_b: Vec<String> = (0..12)
+        .map(|i| a.create(&format!("pool b {i}"), &[]))
+        .collect();
+    let shared: Vec<String> = (0..8)
+        .map(|i| a.create(&format!("shared {i}"), &[]))
+        .collect();
     a.beads(&["sync"]);
     let b = sb.clone(&remote, "b", "bob");
     b.beads(&["sync"]);
@@ -105,7 +127,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
     let seeds: Vec<u64> = (0..WORKERS).map(|_| master.below(u64::MAX)).collect();
     let start = Barrier::new(WORKERS);
 
-    let acks: Vec<(usize, Vec<Ack>, usize)> = std::thread::scope(|s| {
+    let acks: Vec<(usize, Vec<Ack>, usize, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..WORKERS)
             .map(|w| {
                 let (repo, pool) = if w % 2 == 0 {
@@ -119,7 +141,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
                     let me = format!("worker{w}");
                     let mut known: Vec<String> = shared.clone();
                     let mut acks = Vec::new();
-                    let mut lost_claims = 0;
+                    let (mut lost_claims, mut gave_up) = (0, 0);
                     start.wait();
                     for i in 0..ops_each {
                         let what = format!("{me} op {i}");
@@ -177,12 +199,22 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
                                 });
                             }
                             _ => {
-                                ok(&run_as(repo, &me, &["sync"]), &what);
-                                acks.push(Ack::Sync);
+                                let out = run_as(repo, &me, &["sync"]);
+                                if out.status.success() {
+                                    acks.push(Ack::Sync);
+                                } else {
+                                    // The one documented way a sync under load may end
+                                    // early: the remote kept moving; nothing is lost,
+                                    // the next sync goes on from the merges made.
+                                    let err = String::from_utf8_lossy(&out.stderr);
+                                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
+                                    assert!(err.contains("kept moving"), "{what}: {err}");
+                                    gave_up += 1;
+                                }
                             }
                         }
                     }
-                    (w, acks, lost_claims)
+                    (w, acks, lost_claims, gave_up)
                 })
             })
             .collect();
@@ -207,26 +239,35 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
     }
     assert_eq!(a.store_tree(), b.store_tree(), "byte-identical stores");
 
-    let all: Vec<&Ack> = acks.iter().flat_map(|(_, v, _)| v).collect();
+    let all: Vec<&Ack> = acks.iter().flat_map(|(_, v, _, _)| v).collect();
     let kinds = |f: fn(&Ack) -> bool| all.iter().filter(|x| f(x)).count();
-    let lost_claims: usize = acks.iter().map(|(_, _, l)| l).sum();
+    let lost_claims: usize = acks.iter().map(|(_, _, l, _)| l).sum();
+    let gave_up: usize = acks.iter().map(|(_, _, _, g)| g).sum();
     eprintln!(
         "{WORKERS} processes, {} operations acknowledged: {} creates, {} labels, {} comments, \
-         {} claims won ({lost_claims} refused as already claimed), {} mails, {} syncs",
+         {} claims won ({} beads, {lost_claims} refused as already claimed), {} mails, {} syncs ({gave_up} gave up as the remote kept moving)",
         all.len(),
         kinds(|x| matches!(x, Ack::Create { .. })),
         kinds(|x| matches!(x, Ack::Label { .. })),
         kinds(|x| matches!(x, Ack::Comment { .. })),
         kinds(|x| matches!(x, Ack::Claim { .. })),
+        all.iter()
+            .filter_map(|x| match x {
+                Ack::Claim { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect::<BTreeSet<_>>()
+            .len(),
         kinds(|x| matches!(x, Ack::Mail { .. })),
         kinds(|x| matches!(x, Ack::Sync)),
     );
 
-    // Exactly-once claims: no bead was won twice.
-    let mut winners: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // Exactly-once claims: every bead was won by one claimer (who may claim it again:
+    // claiming what one already holds succeeds and changes nothing).
+    let mut winners: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for ack in &all {
         if let Ack::Claim { id, by } = ack {
-            winners.entry(id).or_default().push(by);
+            winners.entry(id).or_default().insert(by);
         }
     }
     for (id, by) in &winners {
@@ -246,7 +287,9 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         for ack in &all {
             match ack {
                 Ack::Create { id, title } => {
-                    let b = stored.get(id).unwrap_or_else(|| panic!("{where_}: {id} lost"));
+                    let b = stored
+                        .get(id)
+                        .unwrap_or_else(|| panic!("{where_}: {id} lost"));
                     assert_eq!(b["title"], title.as_str());
                 }
                 Ack::Label { id, label } => {
@@ -262,7 +305,11 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
                 }
                 Ack::Comment { id, text } => comments.entry(id).or_default().push(text),
                 Ack::Claim { id, by } => {
-                    assert_eq!(stored[id]["assignee"], by.as_str(), "{where_}: claim of {id}");
+                    assert_eq!(
+                        stored[id]["assignee"],
+                        by.as_str(),
+                        "{where_}: claim of {id}"
+                    );
                     assert_eq!(stored[id]["status"], "in_progress");
                 }
                 Ack::Mail { .. } | Ack::Sync => {}
@@ -283,7 +330,10 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
                 .collect();
             for text in &comments[id] {
                 let n = have.iter().filter(|t| *t == text).count();
-                assert_eq!(n, 1, "{where_}: comment {text:?} on {id} is there {n} times");
+                assert_eq!(
+                    n, 1,
+                    "{where_}: comment {text:?} on {id} is there {n} times"
+                );
             }
         }
         // Mail: every message in its recipient's inbox, exactly once.
@@ -317,7 +367,10 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
             assert_eq!(have.len(), want.len(), "{where_}: a message twice");
         }
         r.assert_fsck_clean();
-        let doctor = run_limited(r.command("git").args(["beads", "--json", "doctor"]), "doctor");
+        let doctor = run_limited(
+            r.command("git").args(["beads", "--json", "doctor"]),
+            "doctor",
+        );
         assert!(doctor.status.success(), "{doctor:?}");
     }
     assert_bare_fsck_clean(&a, &remote);

@@ -10,33 +10,18 @@ fn inbox(repo: &Repo, agent: &str) -> Value {
     repo.beads_json(&["--as", agent, "mail", "inbox"])
 }
 
+/// The ids of the messages of a mail listing, in order.
 fn ids(v: &Value) -> Vec<String> {
-    v["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .map(|m| m["id"].as_str().expect("id").to_owned())
-        .collect()
+    common::ids_in(v, "messages")
 }
 
 #[test]
 fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     for (name, role) in [("ann", "lead"), ("bob", "dev"), ("cy", "dev")] {
         repo.beads(&["agent", "create", name, "--role", role]);
     }
-    let wt = sb.path().join("wt-bob");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        wt.to_str().expect("utf-8"),
-        "-b",
-        "bob",
-    ]);
-    let bobs = Repo::at(&sb, &wt, "alice");
+    let bobs = repo.worktree_on("wt-bob", "bob");
     repo.beads(&["agent", "bind", "ann"]);
     bobs.beads(&["agent", "bind", "bob"]);
 
@@ -87,15 +72,9 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
     let reply = reply.trim();
     let ann = repo.beads_json(&["mail", "inbox"]);
     assert_eq!(ids(&ann), vec![reply.to_owned()]);
-    let thread = repo.beads_json(&["mail", "thread", reply])["messages"].clone();
-    let thread_ids: Vec<&str> = thread
-        .as_array()
-        .expect("thread")
-        .iter()
-        .map(|m| m["id"].as_str().expect("id"))
-        .collect();
-    assert_eq!(thread_ids, vec![urgent.as_str(), reply]);
-    assert_eq!(thread[1]["subject"], "Re: Build is red");
+    let thread = repo.beads_json(&["mail", "thread", reply]);
+    assert_eq!(ids(&thread), vec![urgent.clone(), reply.to_owned()]);
+    assert_eq!(thread["messages"][1]["subject"], "Re: Build is red");
 
     let acked = bobs.beads_json(&["mail", "ack", &urgent])["message"].clone();
     assert!(acked["delivery"]["bob"]["acked_at"].is_string());
@@ -120,9 +99,7 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
 
 #[test]
 fn a_role_broadcast_and_all_reach_every_matching_agent() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     for (name, role) in [("lead", "lead"), ("d1", "dev"), ("d2", "dev")] {
         repo.beads(&["agent", "create", name, "--role", role]);
     }
@@ -148,9 +125,7 @@ fn a_role_broadcast_and_all_reach_every_matching_agent() {
 
 #[test]
 fn bad_mail_is_refused_and_changes_nothing() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     repo.beads(&["agent", "create", "a1", "--role", "dev"]);
     let head = repo.store_head();
     let (code, err) = repo.beads_fail(&["mail", "send", "nobody", "-s", "hi"]);
@@ -175,23 +150,12 @@ fn bad_mail_is_refused_and_changes_nothing() {
 
 #[test]
 fn a_handoff_is_mail_to_oneself() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["agent", "create", "solo"]);
-    repo.beads(&["agent", "bind", "solo"]);
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("solo", &[]);
     repo.beads(&["session", "start"]);
-    let before: u32 = repo
-        .git(&["rev-list", "--count", "refs/beads/main"])
-        .trim()
-        .parse()
-        .expect("count");
+    let before = repo.commit_count("refs/beads/main");
     repo.beads(&["handoff", "-m", "resume at the parser"]);
-    let after: u32 = repo
-        .git(&["rev-list", "--count", "refs/beads/main"])
-        .trim()
-        .parse()
-        .expect("count");
+    let after = repo.commit_count("refs/beads/main");
     assert_eq!(after, before + 1, "one commit");
     let inbox = repo.beads_json(&["mail", "inbox"]);
     assert_eq!(inbox["unread"], 1);
@@ -219,10 +183,8 @@ fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {
             .expect("id")
             .to_owned();
     origin.beads(&["sync"]);
-    let a = sb.clone(&remote, "a", "alice");
-    let b = sb.clone(&remote, "b", "bob");
-    a.beads(&["sync"]);
-    b.beads(&["sync"]);
+    let a = sb.synced_clone(&remote, "a", "alice");
+    let b = sb.synced_clone(&remote, "b", "bob");
     let from_a = a
         .beads(&["--as", "x1", "mail", "send", "x2", "-s", "from a"])
         .trim()
@@ -237,11 +199,8 @@ fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {
     b.beads(&["sync"]);
     a.beads(&["sync"]);
     for clone in [&a, &b] {
-        assert_eq!(
-            ids(&clone.beads_json(&["--as", "x1", "mail", "inbox"])),
-            vec![from_b.clone()]
-        );
-        let x2 = clone.beads_json(&["--as", "x2", "mail", "inbox"]);
+        assert_eq!(ids(&inbox(clone, "x1")), vec![from_b.clone()]);
+        let x2 = inbox(clone, "x2");
         let mut got = ids(&x2);
         got.sort();
         let mut want = vec![from_a.clone(), seed.clone()];
@@ -251,8 +210,5 @@ fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {
         assert!(s["delivery"]["x2"]["read_at"].is_string(), "{s}");
         assert!(s["delivery"]["x2"]["acked_at"].is_string(), "{s}");
     }
-    assert_eq!(
-        a.git(&["rev-parse", "refs/beads/main^{tree}"]),
-        b.git(&["rev-parse", "refs/beads/main^{tree}"])
-    );
+    assert_eq!(a.store_tree(), b.store_tree());
 }

@@ -4,10 +4,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::PathBuf;
 
-use common::{Repo, Sandbox, doc_path, ids};
+use common::{Repo, Sandbox, dep_pairs, doc_path, ids, ids_in, strs, write_file};
 use serde_json::Value;
 
 /// Five steps: `design` fans out to `backend` and `frontend`, which fan in to
@@ -43,105 +42,28 @@ steps:
     needs: [integrate]
 "#;
 
-fn setup() -> (Sandbox, Repo) {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    (sb, repo)
-}
-
 /// The user-level config folder of the sandbox (`XDG_CONFIG_HOME`).
 fn config_home(repo: &Repo) -> PathBuf {
     repo.path.parent().expect("sandbox").join("config")
 }
 
-/// `git beads ARGS` with `XDG_CONFIG_HOME` pinned inside the sandbox, so that no
-/// formula of the machine running the tests is ever seen.
-fn run(repo: &Repo, args: &[&str]) -> Output {
-    repo.command("git")
-        .env("XDG_CONFIG_HOME", config_home(repo))
-        .arg("beads")
-        .args(args)
-        .output()
-        .expect("git beads runs")
+/// `repo` with `XDG_CONFIG_HOME` pinned inside the sandbox for every command, so
+/// that no formula of the machine running the tests is ever seen.
+fn pinned(repo: Repo) -> Repo {
+    let home = config_home(&repo);
+    repo.with_env("XDG_CONFIG_HOME", home)
 }
 
-fn ok(repo: &Repo, args: &[&str]) -> String {
-    let out = run(repo, args);
-    assert!(
-        out.status.success(),
-        "git beads {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json(repo: &Repo, args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let text = ok(repo, &all);
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
-    assert_eq!(v["schema_version"], 1);
-    v
-}
-
-/// Runs a command that must fail; returns (exit code, stdout, stderr).
-fn fail(repo: &Repo, args: &[&str]) -> (i32, String, String) {
-    let out = run(repo, args);
-    assert!(
-        !out.status.success(),
-        "git beads {args:?} should have failed: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
+/// A store in a new sandbox, with `XDG_CONFIG_HOME` pinned (see [`pinned`]).
+fn setup() -> (Sandbox, Repo) {
+    let (sb, repo) = Sandbox::with_store();
+    (sb, pinned(repo))
 }
 
 fn repo_formula(repo: &Repo, rel: &str, text: &str) -> PathBuf {
     let path = repo.path.join(".beads/formulas").join(rel);
-    write(&path, text);
+    write_file(&path, text);
     path
-}
-
-fn commits(repo: &Repo, r: &str) -> u32 {
-    repo.git(&["rev-list", "--count", r])
-        .trim()
-        .parse()
-        .expect("a count")
-}
-
-fn bead(repo: &Repo, id: &str) -> Value {
-    repo.beads_json(&["show", id])["beads"][0].clone()
-}
-
-fn deps(b: &Value) -> Vec<(String, String)> {
-    b["dependencies"]
-        .as_array()
-        .expect("dependencies")
-        .iter()
-        .map(|d| {
-            (
-                d["id"].as_str().expect("id").to_owned(),
-                d["type"].as_str().expect("type").to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .expect("an array")
-        .iter()
-        .map(|x| x.as_str().expect("a string").to_owned())
-        .collect()
 }
 
 #[test]
@@ -150,17 +72,17 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
     repo_formula(&repo, "product/feature.yaml", FEATURE);
 
     // Validated and found.
-    let v = json(&repo, &["formula", "validate"]);
+    let v = repo.beads_json(&["formula", "validate"]);
     assert_eq!(v["valid"], true, "{v}");
     assert_eq!(
         strs(&v["checked"]),
         [".beads/formulas/product/feature.yaml"]
     );
-    let listed = json(&repo, &["formula", "list"]);
+    let listed = repo.beads_json(&["formula", "list"]);
     assert_eq!(listed["formulas"][0]["name"], "feature");
     assert_eq!(listed["formulas"][0]["origin"], "repository");
     assert_eq!(listed["formulas"][0]["steps"], 5);
-    let shown = json(&repo, &["formula", "show", "feature"]);
+    let shown = repo.beads_json(&["formula", "show", "feature"]);
     assert_eq!(
         shown["formula"]["steps"][1]["needs"],
         serde_json::json!(["backend", "frontend"])
@@ -171,12 +93,17 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
     );
 
     // Poured with variables, in exactly one commit.
-    let before = commits(&repo, "refs/beads/main");
-    let mol = ok(&repo, &["mol", "pour", "feature", "--var", "feature=login"])
+    let before = repo.commit_count("refs/beads/main");
+    let mol = repo
+        .beads(&["mol", "pour", "feature", "--var", "feature=login"])
         .trim()
         .to_owned();
-    assert_eq!(commits(&repo, "refs/beads/main"), before + 1, "one commit");
-    let m = bead(&repo, &mol);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    let m = repo.bead_json(&mol);
     assert_eq!(m["type"], "molecule");
     assert_eq!(m["title"], "Feature: login");
     assert_eq!(m["description"], "Build login end to end.");
@@ -187,7 +114,7 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
     // Steps come in an order where each follows what it needs.
     let titles: Vec<String> = (1..=5)
         .map(|n| {
-            bead(&repo, &step(n))["title"]
+            repo.bead_json(&step(n))["title"]
                 .as_str()
                 .expect("title")
                 .to_owned()
@@ -203,7 +130,7 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
             "Release login"
         ]
     );
-    let design = bead(&repo, &step(1));
+    let design = repo.bead_json(&step(1));
     assert_eq!(
         design["description"],
         "Write the design of login and have alice review it.\n"
@@ -213,15 +140,18 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         "alice approved the design"
     );
     assert_eq!(design["extra"]["step"], "design");
-    assert_eq!(deps(&design), [(mol.clone(), "parent-child".to_owned())]);
-    let integrate = bead(&repo, &step(4));
+    assert_eq!(
+        dep_pairs(&design),
+        [(mol.clone(), "parent-child".to_owned())]
+    );
+    let integrate = repo.bead_json(&step(4));
     let mut want = vec![
         (step(2), "blocks".to_owned()),
         (step(3), "blocks".to_owned()),
         (mol.clone(), "parent-child".to_owned()),
     ];
     want.sort();
-    assert_eq!(deps(&integrate), want);
+    assert_eq!(dep_pairs(&integrate), want);
     let ready = ids(&repo.beads_json(&["ready"]));
     assert!(ready.contains(&step(1)), "{ready:?}");
     assert!(
@@ -242,9 +172,9 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         "the current step is spelled out"
     );
     repo.beads(&["close", &step(1)]);
-    let now = json(&repo, &["mol", "current"]);
+    let now = repo.beads_json(&["mol", "current"]);
     assert_eq!(
-        ids(&serde_json::json!({"beads": now["steps"]})),
+        ids_in(&now, "steps"),
         [step(2), step(3)],
         "the fan-out: two steps at once"
     );
@@ -276,21 +206,21 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         text.contains(&format!("[>] {}", step(3))),
         "the checklist:\n{text}"
     );
-    let now = json(&repo, &["mol", "current"]);
+    let now = repo.beads_json(&["mol", "current"]);
     assert_eq!(now["steps"][0]["id"], step(3).as_str());
     assert_eq!(now["progress"]["at_step"], 3);
 
     // Closing the last step closes the molecule, in the same commit.
     repo.beads(&["close", &step(3), &step(4)]);
-    let p = json(&repo, &["mol", "progress", &mol])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
     assert_eq!(
         (p["done"].as_u64(), p["total"].as_u64()),
         (Some(4), Some(5))
     );
     assert_eq!(p["status"], "hooked");
-    let before = commits(&repo, "refs/beads/main");
+    let before = repo.commit_count("refs/beads/main");
     repo.beads(&["close", &step(5)]);
-    assert_eq!(commits(&repo, "refs/beads/main"), before + 1);
+    assert_eq!(repo.commit_count("refs/beads/main"), before + 1);
     let changed = repo.git(&[
         "diff-tree",
         "-r",
@@ -302,10 +232,10 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         changed.contains(&doc_path(&mol)) && changed.contains(&doc_path(&step(5))),
         "{changed}"
     );
-    let m = bead(&repo, &mol);
+    let m = repo.bead_json(&mol);
     assert_eq!(m["status"], "closed");
     assert_eq!(m["close_reason"], "all 5 steps done");
-    let text = ok(&repo, &["mol", "progress", &mol]);
+    let text = repo.beads(&["mol", "progress", &mol]);
     assert!(text.contains("5/5 done — all 5 steps done"), "{text}");
     repo.assert_fsck_clean();
 }
@@ -314,9 +244,8 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
 fn pours_take_an_assignee_defaults_and_a_path() {
     let (_sb, repo) = setup();
     let file = repo_formula(&repo, "feature.yml", FEATURE);
-    let mol = ok(
-        &repo,
-        &[
+    let mol = repo
+        .beads(&[
             "mol",
             "pour",
             "feature",
@@ -326,38 +255,34 @@ fn pours_take_an_assignee_defaults_and_a_path() {
             "owner=bob",
             "-a",
             "rig/nux",
-        ],
-    )
-    .trim()
-    .to_owned();
+        ])
+        .trim()
+        .to_owned();
     for id in [mol.clone(), format!("{mol}.1"), format!("{mol}.5")] {
-        assert_eq!(bead(&repo, &id)["assignee"], "rig/nux", "{id}");
+        assert_eq!(repo.bead_json(&id)["assignee"], "rig/nux", "{id}");
     }
     assert_eq!(
-        bead(&repo, &format!("{mol}.1"))["extra"]["acceptance_criteria"],
+        repo.bead_json(&format!("{mol}.1"))["extra"]["acceptance_criteria"],
         "bob approved the design"
     );
     // A path works wherever a name does; --json gives the molecule and its steps.
-    let poured = json(
-        &repo,
-        &[
-            "mol",
-            "pour",
-            file.to_str().expect("utf-8"),
-            "--var",
-            "feature=x",
-        ],
-    );
+    let poured = repo.beads_json(&[
+        "mol",
+        "pour",
+        file.to_str().expect("utf-8"),
+        "--var",
+        "feature=x",
+    ]);
     assert_eq!(poured["ref"], "refs/beads/main");
     assert_eq!(poured["steps"].as_array().map(Vec::len), Some(5));
     assert_eq!(poured["molecule"]["title"], "Feature: x");
     // A molecule listing shows both.
-    let all = json(&repo, &["mol", "list"]);
+    let all = repo.beads_json(&["mol", "list"]);
     assert_eq!(all["molecules"].as_array().map(Vec::len), Some(2));
-    let (code, _, err) = fail(&repo, &["mol", "current"]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "current"]);
     assert_eq!(code, 1);
     assert!(err.contains("name it"), "{err}");
-    let (code, _, err) = fail(&repo, &["mol", "progress", &format!("{mol}.2")]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "progress", &format!("{mol}.2")]);
     assert_eq!(code, 1);
     assert!(err.contains(&format!("step of molecule {mol}")), "{err}");
 }
@@ -366,15 +291,15 @@ fn pours_take_an_assignee_defaults_and_a_path() {
 fn repository_formulas_win_over_user_formulas() {
     let (_sb, repo) = setup();
     let user = config_home(&repo).join("git-beads/formulas");
-    write(
+    write_file(
         &user.join("feature.yaml"),
         "name: feature\ndescription: the user's\nsteps:\n  - id: a\n    title: A\n",
     );
-    write(
+    write_file(
         &user.join("deep/chore.formula.yaml"),
         "description: only the user has it\nsteps:\n  - id: a\n    title: Sweep\n",
     );
-    let cat = json(&repo, &["formula", "list"]);
+    let cat = repo.beads_json(&["formula", "list"]);
     let names: Vec<&str> = cat["formulas"]
         .as_array()
         .expect("formulas")
@@ -384,15 +309,15 @@ fn repository_formulas_win_over_user_formulas() {
     assert_eq!(names, ["chore", "feature"]);
     assert_eq!(cat["formulas"][1]["origin"], "user");
     repo_formula(&repo, "feature.yaml", FEATURE);
-    let cat = json(&repo, &["formula", "list"]);
+    let cat = repo.beads_json(&["formula", "list"]);
     assert_eq!(cat["formulas"][1]["name"], "feature");
     assert_eq!(cat["formulas"][1]["origin"], "repository");
     assert_eq!(cat["shadowed"][0]["origin"], "user");
-    let mol = ok(&repo, &["mol", "pour", "chore"]).trim().to_owned();
-    assert_eq!(bead(&repo, &format!("{mol}.1"))["title"], "Sweep");
+    let mol = repo.beads(&["mol", "pour", "chore"]).trim().to_owned();
+    assert_eq!(repo.bead_json(&format!("{mol}.1"))["title"], "Sweep");
     // Without XDG_CONFIG_HOME the user folder is ~/.config/git-beads/formulas.
     let home = repo.path.parent().expect("sandbox").to_owned();
-    write(
+    write_file(
         &home.join(".config/git-beads/formulas/tidy.yaml"),
         "steps:\n  - id: a\n    title: Tidy\n",
     );
@@ -428,10 +353,8 @@ fn repository_formulas_win_over_user_formulas() {
 /// line (when given) and `message`; pouring it changes nothing.
 fn refused(repo: &Repo, name: &str, text: &str, line: Option<usize>, message: &str) {
     let path = repo_formula(repo, &format!("{name}.yaml"), text);
-    let (code, stdout, stderr) = fail(
-        repo,
-        &["formula", "validate", path.to_str().expect("utf-8")],
-    );
+    let (code, stdout, stderr) =
+        repo.beads_fail_with_stdout(&["formula", "validate", path.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{name}: {stderr}");
     assert!(stderr.contains("problem"), "{name}: {stderr}");
     let located = match line {
@@ -468,17 +391,19 @@ fn refused(repo: &Repo, name: &str, text: &str, line: Option<usize>, message: &s
         );
     }
     let before = repo.store_head();
-    let (code, _, err) = fail(repo, &["mol", "pour", path.to_str().expect("utf-8")]);
+    let (code, _, err) =
+        repo.beads_fail_with_stdout(&["mol", "pour", path.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{name}: {err}");
     assert!(err.contains(message), "{name}: {err}");
     assert_eq!(repo.store_head(), before, "{name}: nothing changed");
     std::fs::remove_file(&path).expect("remove");
 }
 
+/// Runs `git beads --json ARGS`, which must fail; returns the JSON it printed.
 fn json_fail(repo: &Repo, args: &[&str]) -> Value {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
-    let out = run(repo, &all);
+    let out = repo.beads_output(&all);
     assert!(!out.status.success());
     serde_json::from_slice(&out.stdout).expect("JSON even on failure")
 }
@@ -560,36 +485,35 @@ fn every_validation_error_is_clear_and_located() {
     // Variables are checked when pouring: required ones must come, unknown ones are refused.
     repo_formula(&repo, "feature.yaml", FEATURE);
     let before = repo.store_head();
-    let (code, _, err) = fail(&repo, &["mol", "pour", "feature"]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "pour", "feature"]);
     assert_eq!(code, 1);
     assert!(
         err.contains("formula feature needs a value for \"feature\" (pass --var NAME=VALUE)"),
         "{err}"
     );
-    let (code, _, err) = fail(
-        &repo,
-        &[
-            "mol",
-            "pour",
-            "feature",
-            "--var",
-            "feature=a",
-            "--var",
-            "colour=red",
-        ],
-    );
+    let (code, _, err) = repo.beads_fail_with_stdout(&[
+        "mol",
+        "pour",
+        "feature",
+        "--var",
+        "feature=a",
+        "--var",
+        "colour=red",
+    ]);
     assert_eq!(code, 1);
     assert!(
         err.contains("formula feature has no variable \"colour\" (it has: feature, owner)"),
         "{err}"
     );
-    let (code, _, err) = fail(&repo, &["mol", "pour", "feature", "--var", "feature"]);
+    let (code, _, err) =
+        repo.beads_fail_with_stdout(&["mol", "pour", "feature", "--var", "feature"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("NAME=VALUE"), "{err}");
-    let (code, _, err) = fail(&repo, &["mol", "pour", "feature", "--var", "feature=a\nb"]);
+    let (code, _, err) =
+        repo.beads_fail_with_stdout(&["mol", "pour", "feature", "--var", "feature=a\nb"]);
     assert_eq!(code, 1);
     assert!(err.contains("control character"), "{err}");
-    let (code, _, err) = fail(&repo, &["mol", "pour", "nothing-here"]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "pour", "nothing-here"]);
     assert_eq!(code, 1);
     assert!(err.contains("no formula \"nothing-here\""), "{err}");
     assert_eq!(repo.store_head(), before, "no failed pour changed anything");
@@ -601,7 +525,7 @@ fn every_validation_error_is_clear_and_located() {
         "name: broken\nsteps:\n  - id: a\n    title: t\n    needs: [zz]\n",
     );
     repo_formula(&repo, "nested/bad.yml", "steps: {\n");
-    let (code, stdout, stderr) = fail(&repo, &["formula", "validate"]);
+    let (code, stdout, stderr) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("2 problems in 2 formula files"), "{stderr}");
     assert!(
@@ -612,7 +536,7 @@ fn every_validation_error_is_clear_and_located() {
         stdout.contains(".beads/formulas/nested/bad.yml:"),
         "{stdout}"
     );
-    let listed = json(&repo, &["formula", "list"]);
+    let listed = repo.beads_json(&["formula", "list"]);
     assert_eq!(
         listed["unreadable"][0]["file"],
         ".beads/formulas/nested/bad.yml"
@@ -625,7 +549,7 @@ fn every_validation_error_is_clear_and_located() {
         .expect("listed, marked invalid")
         .clone();
     assert_eq!(broken["valid"], false);
-    let (code, _, err) = fail(&repo, &["mol", "pour", "broken"]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "pour", "broken"]);
     assert_eq!(code, 1);
     assert!(
         err.contains("formula broken is not valid") && err.contains("broken.yaml:3:"),
@@ -633,7 +557,7 @@ fn every_validation_error_is_clear_and_located() {
     );
     // Two files of one folder claiming one name are both reported.
     repo_formula(&repo, "nested/feature-copy.yaml", FEATURE);
-    let (_, stdout, _) = fail(&repo, &["formula", "validate"]);
+    let (_, stdout, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert!(
         stdout.contains("formula feature is also defined in"),
         "{stdout}"
@@ -644,39 +568,40 @@ fn every_validation_error_is_clear_and_located() {
 fn a_finished_molecule_squashes_into_itself() {
     let (_sb, repo) = setup();
     repo_formula(&repo, "feature.yaml", FEATURE);
-    let mol = ok(&repo, &["mol", "pour", "feature", "--var", "feature=x"])
+    let mol = repo
+        .beads(&["mol", "pour", "feature", "--var", "feature=x"])
         .trim()
         .to_owned();
-    let (code, _, err) = fail(&repo, &["mol", "squash", &mol]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "squash", &mol]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("not finished: 0 of 5 steps done"), "{err}");
-    let (code, _, err) = fail(&repo, &["mol", "burn", &mol]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "burn", &mol]);
     assert_eq!(code, 1);
     assert!(err.contains("not a wisp"), "{err}");
     let steps: Vec<String> = (1..=5).map(|n| format!("{mol}.{n}")).collect();
     let mut args = vec!["close"];
     args.extend(steps[..4].iter().map(String::as_str));
     repo.beads(&args);
-    assert_eq!(bead(&repo, &mol)["status"], "open");
+    assert_eq!(repo.bead_json(&mol)["status"], "open");
     repo.beads(&["update", &steps[4], "--status", "closed"]);
     assert_eq!(
-        bead(&repo, &mol)["status"],
+        repo.bead_json(&mol)["status"],
         "closed",
         "finishing the last step, however, closed it"
     );
-    let before = commits(&repo, "refs/beads/main");
-    let s = json(&repo, &["mol", "squash", &mol]);
-    assert_eq!(commits(&repo, "refs/beads/main"), before + 1);
+    let before = repo.commit_count("refs/beads/main");
+    let s = repo.beads_json(&["mol", "squash", &mol]);
+    assert_eq!(repo.commit_count("refs/beads/main"), before + 1);
     assert_eq!(s["summary"]["id"], mol.as_str());
     assert_eq!(s["steps"], 5);
-    let m = bead(&repo, &mol);
+    let m = repo.bead_json(&mol);
     let text = m["description"].as_str().expect("description");
     assert!(
         text.contains("Squashed from molecule") && text.contains("Release x"),
         "{text}"
     );
     assert_eq!(
-        bead(&repo, &steps[0])["status"],
+        repo.bead_json(&steps[0])["status"],
         "deleted",
         "steps become tombstones"
     );
@@ -685,12 +610,12 @@ fn a_finished_molecule_squashes_into_itself() {
             .iter()
             .all(|i| !i.starts_with(&format!("{mol}.")))
     );
-    let p = json(&repo, &["mol", "progress", &mol])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
     assert_eq!(
         (p["done"].as_u64(), p["total"].as_u64()),
         (Some(5), Some(5))
     );
-    let (code, _, err) = fail(&repo, &["mol", "squash", &mol]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "squash", &mol]);
     assert_eq!(code, 3);
     assert!(err.contains("squashed already"), "{err}");
 }
@@ -698,17 +623,14 @@ fn a_finished_molecule_squashes_into_itself() {
 #[test]
 fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     let sb = Sandbox::new();
-    let remote = sb.bare("remote.git");
-    let repo = sb.clone(&remote, "work", "alice");
-    std::fs::write(repo.path.join("README"), "code\n").expect("write");
-    repo.git(&["add", "README"]);
-    repo.git(&["commit", "-q", "-m", "code"]);
-    repo.git(&["push", "-q", "origin", "HEAD:main"]);
+    let (remote, repo) = sb.remote_with_code("work");
+    let repo = pinned(repo);
     repo.init();
     repo_formula(&repo, "feature.yaml", FEATURE);
 
     let main_before = repo.store_head();
-    let wisp = ok(&repo, &["mol", "wisp", "feature", "--var", "feature=spike"])
+    let wisp = repo
+        .beads(&["mol", "wisp", "feature", "--var", "feature=spike"])
         .trim()
         .to_owned();
     assert!(wisp.starts_with("bd-wisp-"), "{wisp}");
@@ -718,7 +640,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
         "a wisp does not touch refs/beads/main"
     );
     assert_eq!(
-        commits(&repo, "refs/beads/local/wisps"),
+        repo.commit_count("refs/beads/local/wisps"),
         1,
         "one commit on the wisp ref"
     );
@@ -740,7 +662,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
             .collect::<Vec<_>>(),
         ["refs/beads/local/wisps"]
     );
-    let p = json(&repo, &["mol", "progress", &wisp])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &wisp])["progress"].clone();
     assert_eq!(p["wisp"], true);
     assert_eq!(strs(&p["current"]), [format!("{wisp}.1")]);
 
@@ -758,11 +680,11 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     assert!(!remote_tree.contains("wisp"), "{remote_tree}");
 
     // Worked like a molecule: close finds the steps on the wisp ref.
-    let (code, _, err) = fail(&repo, &["mol", "squash", &wisp]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "squash", &wisp]);
     assert_eq!(code, 3);
     assert!(err.contains("mol burn"), "{err}");
     let other = repo.create("stored", &[]);
-    let (code, _, err) = fail(&repo, &["close", &format!("{wisp}.1"), &other]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["close", &format!("{wisp}.1"), &other]);
     assert_eq!(code, 1);
     assert!(err.contains("two commands"), "{err}");
     let main_before = repo.store_head();
@@ -774,13 +696,13 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
         main_before,
         "wisp steps close on the wisp ref"
     );
-    let p = json(&repo, &["mol", "progress", &wisp])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &wisp])["progress"].clone();
     assert_eq!(p["status"], "closed", "the last step closed the wisp");
 
     // Squashed: the summary lands in the shared store, the wisp is gone.
-    let summary = ok(&repo, &["mol", "squash", &wisp]).trim().to_owned();
+    let summary = repo.beads(&["mol", "squash", &wisp]).trim().to_owned();
     assert_eq!(summary, wisp.replace("-wisp-", "-"));
-    let s = bead(&repo, &summary);
+    let s = repo.bead_json(&summary);
     assert_eq!(s["status"], "closed");
     assert_eq!(s["type"], "molecule");
     assert_eq!(s["extra"]["squashed_from"], wisp.as_str());
@@ -792,22 +714,23 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     );
     let local = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/local/wisps"]);
     assert!(!local.contains(&wisp), "{local}");
-    let (code, _, _) = fail(&repo, &["mol", "progress", &wisp]);
+    let (code, _, _) = repo.beads_fail_with_stdout(&["mol", "progress", &wisp]);
     assert_eq!(code, 1);
 
     // Burned: an unfinished wisp simply goes.
-    let doomed = ok(&repo, &["mol", "wisp", "feature", "--var", "feature=nope"])
+    let doomed = repo
+        .beads(&["mol", "wisp", "feature", "--var", "feature=nope"])
         .trim()
         .to_owned();
     repo.beads(&["close", &format!("{doomed}.1")]);
     let main_before = repo.store_head();
-    let burned = json(&repo, &["mol", "burn", &doomed]);
+    let burned = repo.beads_json(&["mol", "burn", &doomed]);
     assert_eq!(burned["steps"], 5);
     assert_eq!(repo.store_head(), main_before);
     let local = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/local/wisps"]);
     assert!(local.trim().is_empty(), "{local}");
     assert!(
-        json(&repo, &["mol", "list", "--all"])["molecules"]
+        repo.beads_json(&["mol", "list", "--all"])["molecules"]
             .as_array()
             .expect("molecules")
             .iter()

@@ -4,9 +4,7 @@ mod common;
 
 #[test]
 fn create_show_close_round_trip() {
-    let sb = common::Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = common::Sandbox::with_store();
     let id = repo.create("Write the tests", &["-p", "1", "-l", "qa"]);
     assert!(id.starts_with("bd-"), "{id}");
     let shown = repo.beads_json(&["show", &id]);

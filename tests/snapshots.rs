@@ -5,7 +5,7 @@ mod common;
 
 use std::fs;
 
-use common::{Repo, Sandbox};
+use common::{Repo, Sandbox, log_subjects};
 
 /// A bare remote, a first clone `a` with a store and an agent bound, and a second
 /// clone `b` that has synced the store.
@@ -20,10 +20,8 @@ fn two_clones(sb: &Sandbox) -> (Repo, Repo) {
     seed.git(&["push", "-q", "origin", "main"]);
     seed.init();
     seed.beads(&["sync"]);
-    let a = sb.clone(&remote, "a", "alice");
-    a.beads(&["sync"]);
-    let b = sb.clone(&remote, "b", "bob");
-    b.beads(&["sync"]);
+    let a = sb.synced_clone(&remote, "a", "alice");
+    let b = sb.synced_clone(&remote, "b", "bob");
     (a, b)
 }
 
@@ -35,10 +33,7 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
     a.beads(&["agent", "create", "nux"]);
     a.beads(&["sling", &step, "nux"]);
     a.beads(&["agent", "bind", "nux"]);
-    let sid = a.beads_json(&["session", "start"])["prime"]["session"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let sid = a.start_session(&[]);
 
     // Work in progress: a tracked change, a staged file, an untracked file, an ignored one.
     let tracked = "fn main() { println!(\"half done\"); }\n";
@@ -128,20 +123,8 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
 
     // The evidence log follows the resume chain.
     there.beads(&["comment", &step, "picked up on clone b"]);
-    let log = there.beads_json(&["session", "log", &new_id])["log"].clone();
-    let subjects: Vec<&str> = log
-        .as_array()
-        .expect("log")
-        .iter()
-        .map(|e| {
-            e["message"]
-                .as_str()
-                .expect("message")
-                .lines()
-                .next()
-                .unwrap_or_default()
-        })
-        .collect();
+    let log = there.beads_json(&["session", "log", &new_id]);
+    let subjects = log_subjects(&log["log"]);
     assert!(
         subjects.iter().any(|s| s.starts_with("comment on")),
         "{subjects:?}"
@@ -156,15 +139,9 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
 
 #[test]
 fn resume_refuses_a_dirty_worktree_unless_forced() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo.beads(&["agent", "create", "w"]);
-    repo.beads(&["agent", "bind", "w"]);
-    let sid = repo.beads_json(&["session", "start"])["prime"]["session"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("w", &[]);
+    let sid = repo.start_session(&[]);
     fs::write(repo.path.join("README"), "snapshotted\n").expect("write");
     repo.beads(&["session", "snapshot"]);
     fs::write(repo.path.join("README"), "newer, unsaved work\n").expect("write");
@@ -184,12 +161,9 @@ fn resume_refuses_a_dirty_worktree_unless_forced() {
 
 #[test]
 fn size_cap_retention_and_snapshots_on_end() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     repo.git(&["config", "beads.snapshotMaxFile", "1k"]);
-    repo.beads(&["agent", "create", "w"]);
-    repo.beads(&["agent", "bind", "w"]);
+    repo.bind_new_agent("w", &[]);
     for round in 0..3 {
         repo.beads(&["session", "start"]);
         fs::write(repo.path.join("small.txt"), format!("round {round}\n")).expect("write");
@@ -239,23 +213,11 @@ fn size_cap_retention_and_snapshots_on_end() {
 
 #[test]
 fn a_child_session_records_its_parents_live_session() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("work", "alice");
-    repo.init();
+    let (_sb, repo) = Sandbox::with_store();
     repo.beads(&["agent", "create", "boss"]);
     repo.beads(&["agent", "create", "boss/kid", "--parent", "boss"]);
-    let boss =
-        repo.beads_json(&["session", "start", "--agent", "boss"])["prime"]["session"]["id"].clone();
-    let wt = sb.path().join("kid");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        wt.to_str().expect("utf-8"),
-        "-b",
-        "kid",
-    ]);
-    let kid = Repo::at(&sb, &wt, "alice");
+    let boss = repo.start_session(&["--agent", "boss"]);
+    let kid = repo.worktree("kid");
     let s =
         kid.beads_json(&["session", "start", "--agent", "boss/kid"])["prime"]["session"].clone();
     assert_eq!(s["parent_session"], boss);

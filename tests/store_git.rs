@@ -6,19 +6,12 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Repo, Sandbox, doc_path};
-
-fn store(sb: &Sandbox) -> Repo {
-    let repo = sb.repo("work", "alice");
-    repo.init();
-    repo
-}
+use common::{Repo, Sandbox, doc_path, on_threads};
 
 #[test]
 fn beads_are_readable_yaml_in_the_store_ref() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
-    let head_before = repo.git(&["rev-parse", "HEAD"]);
+    let (_sb, repo) = Sandbox::with_store();
+    let head_before = repo.head();
     let id = repo.create(
         "Fix: the login page",
         &[
@@ -89,15 +82,14 @@ fn beads_are_readable_yaml_in_the_store_ref() {
     assert!(diff.contains("+close_reason: fixed it\n"), "{diff}");
 
     // The store lives beside the code: no branch, no worktree change, no HEAD move.
-    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head_before);
+    assert_eq!(repo.head(), head_before);
     assert!(repo.git(&["status", "--porcelain"]).trim().is_empty());
     assert!(!repo.git(&["branch", "-a"]).contains("beads"));
 }
 
 #[test]
 fn the_store_history_reads_as_a_log() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Write docs", &[]);
     let b = repo.create("Review docs", &["--deps", &a]);
     repo.beads(&["update", &a, "--claim"]);
@@ -151,8 +143,7 @@ fn the_store_history_reads_as_a_log() {
 
 #[test]
 fn commits_are_authored_by_the_git_identity() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let author = |rev: &str| repo.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>", rev]);
 
     let a = repo.create("By config", &[]);
@@ -160,10 +151,7 @@ fn commits_are_authored_by_the_git_identity() {
         author("refs/beads/main").trim(),
         "alice <alice@example.com>|alice <alice@example.com>"
     );
-    assert_eq!(
-        repo.beads_json(&["show", &a])["beads"][0]["created_by"],
-        "alice"
-    );
+    assert_eq!(repo.bead_json(&a)["created_by"], "alice");
 
     let out = repo.beads_output_env(
         &[
@@ -175,7 +163,7 @@ fn commits_are_authored_by_the_git_identity() {
     assert!(out.status.success(), "{out:?}");
     let b = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     assert!(author("refs/beads/main").starts_with("Agent Smith <smith@agents.example>|"));
-    let bead = &repo.beads_json(&["show", &b])["beads"][0];
+    let bead = repo.bead_json(&b);
     assert_eq!(bead["created_by"], "Agent Smith");
     assert_eq!(bead["updated_by"], "Agent Smith");
 
@@ -183,7 +171,7 @@ fn commits_are_authored_by_the_git_identity() {
     let out = repo.beads_output_env(&[("GIT_AUTHOR_NAME", "carol")], &["update", &a, "--claim"]);
     assert!(out.status.success(), "{out:?}");
     assert!(author("refs/beads/main").starts_with("carol <alice@example.com>|"));
-    let bead = &repo.beads_json(&["show", &a])["beads"][0];
+    let bead = repo.bead_json(&a);
     assert_eq!(bead["assignee"], "carol");
     assert_eq!(bead["updated_by"], "carol");
     assert_eq!(bead["created_by"], "alice");
@@ -209,10 +197,7 @@ fn commits_are_authored_by_the_git_identity() {
         "{}",
         author("refs/beads/main")
     );
-    assert_eq!(
-        repo.beads_json(&["show", &c])["beads"][0]["created_by"],
-        "O'Neil the agent!"
-    );
+    assert_eq!(repo.bead_json(&c)["created_by"], "O'Neil the agent!");
 
     // Another clone's configured identity.
     repo.git(&["config", "user.name", "Dora"]);
@@ -266,7 +251,7 @@ fn answers(repo: &Repo, some: &[String]) -> Vec<(String, String)> {
 #[test]
 fn the_index_is_disposable() {
     let sb = Sandbox::new();
-    let repo = store(&sb);
+    let repo = sb.store();
     let mut made: Vec<String> = Vec::new();
     for i in 0..12 {
         let p = (i % 5).to_string();
@@ -338,8 +323,7 @@ fn the_index_is_disposable() {
     check("garbage after a good magic");
 
     // An index of another repository names a tree this one does not have.
-    let other = sb.repo("other", "bob");
-    other.init();
+    let other = sb.repo_with_store("other", "bob");
     other.create("elsewhere", &[]);
     other.beads(&["list"]);
     std::fs::copy(other.index_file(), &index).expect("copy");
@@ -378,8 +362,7 @@ fn ids_stay_unique_across_clones_working_offline() {
     const EACH: usize = 120;
     let sb = Sandbox::new();
     let remote = sb.bare("origin.git");
-    let first = sb.repo("first", "alice");
-    first.init();
+    let first = sb.repo_with_store("first", "alice");
     first.git(&["remote", "add", "origin", remote.to_str().expect("utf-8")]);
     first.git(&["push", "-q", "origin", "main", "refs/beads/main"]);
     let clones: Vec<Repo> = ["one", "two"]
@@ -391,30 +374,15 @@ fn ids_stay_unique_across_clones_working_offline() {
         })
         .collect();
 
-    let made: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = clones
-            .iter()
-            .map(|c| {
-                s.spawn(move || {
-                    (0..EACH)
-                        .map(|i| c.create(&format!("same title {i}"), &[]))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("creator thread"))
+    let made: Vec<Vec<String>> = on_threads(&clones, |c| {
+        (0..EACH)
+            .map(|i| c.create(&format!("same title {i}"), &[]))
             .collect()
     });
 
     let mut all = BTreeSet::new();
     for (c, ids_made) in clones.iter().zip(&made) {
-        let listed: BTreeSet<String> = c
-            .all_beads()
-            .iter()
-            .map(|b| b["id"].as_str().expect("id").to_owned())
-            .collect();
+        let listed: BTreeSet<String> = c.listed("id").into_iter().collect();
         assert_eq!(listed.len(), EACH);
         assert_eq!(listed, ids_made.iter().cloned().collect::<BTreeSet<_>>());
         all.extend(listed);
@@ -432,8 +400,7 @@ fn ids_stay_unique_across_clones_working_offline() {
 
 #[test]
 fn git_gc_and_packed_refs_change_nothing() {
-    let sb = Sandbox::new();
-    let repo = store(&sb);
+    let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Before gc", &["-l", "x"]);
     let b = repo.create("Also before", &["--deps", &a]);
     let before = answers(&repo, std::slice::from_ref(&b));

@@ -4,82 +4,27 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use common::{Repo, Sandbox};
+use common::{Repo, Sandbox, conflict_values, converge, expect_success, labels, write_script};
 use serde_json::Value;
-
-/// A bare remote with one code commit on `main`, and a first clone that made the
-/// store (prefix `bd`) and pushed it.
-fn remote_with_store(sb: &Sandbox) -> (PathBuf, Repo) {
-    let remote = sb.bare("remote.git");
-    let first = sb.clone(&remote, "c1", "alice");
-    std::fs::write(first.path.join("README"), "code\n").expect("write");
-    first.git(&["add", "README"]);
-    first.git(&["commit", "-q", "-m", "code"]);
-    first.git(&["push", "-q", "origin", "HEAD:main"]);
-    first.init();
-    let v = first.beads_json(&["sync"]);
-    assert_eq!(v["pushed"], true, "{v}");
-    (remote, first)
-}
-
-fn sync(r: &Repo) -> Value {
-    r.beads_json(&["sync"])
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn conflict_values(bead: &Value, field: &str) -> Vec<Value> {
-    bead["conflicts"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|c| c["field"] == field)
-                .map(|c| c["value"].clone())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Syncs every clone in turn, twice, and asserts they all end on one tree.
-fn converge(clones: &[&Repo]) -> String {
-    for _ in 0..2 {
-        for c in clones {
-            sync(c);
-        }
-    }
-    let tree = clones[0].store_tree();
-    for c in clones {
-        assert_eq!(c.store_tree(), tree, "{} differs", c.path.display());
-    }
-    tree
-}
 
 /// Edits every kind of field on three clones concurrently, syncs them in `order`,
 /// and checks that every edit is present or recorded in `conflicts:`.
 fn every_field_kind(order: &[usize]) {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
+    let (remote, c1) = sb.remote_with_store("c1");
     let x = c1.create(
         "Shared bead",
         &["-l", "keep", "-l", "drop", "-d", "one\ntwo\nthree\n"],
     );
     let other = c1.create("Other bead", &[]);
-    sync(&c1);
+    c1.sync();
     let c2 = sb.clone(&remote, "c2", "bob");
     c2.beads(&["init"]);
     let c3 = sb.clone(&remote, "c3", "carol");
-    let adopted = sync(&c3);
+    let adopted = c3.sync();
     assert_eq!(adopted["outcome"], "adopted", "{adopted}");
     assert_eq!(c2.store_head(), c1.store_head());
     assert_eq!(c3.store_head(), c1.store_head());
@@ -105,13 +50,13 @@ fn every_field_kind(order: &[usize]) {
 
     let clones = [&c1, &c2, &c3];
     for &i in order {
-        sync(clones[i]);
+        clones[i].sync();
     }
     converge(&clones);
 
     let b = c1.bead_json(&x);
     assert_eq!(b["title"], "Title by alice");
-    let mut labels = strings(&b["labels"]);
+    let mut labels = labels(&b);
     labels.sort();
     assert_eq!(labels, ["alice-l", "bob-l", "carol-l", "keep"]);
     let comments: Vec<&str> = b["comments"]
@@ -142,11 +87,7 @@ fn every_field_kind(order: &[usize]) {
     assert_eq!(o["status"], "closed");
     assert_eq!(o["close_reason"], "done by carol");
     // The derived index agrees with the documents.
-    let listed: Vec<String> = c3
-        .all_beads()
-        .iter()
-        .map(|b| b["id"].as_str().expect("id").to_owned())
-        .collect();
+    let listed = c3.listed("id");
     assert_eq!(listed.len(), 3, "{listed:?}");
     c1.assert_fsck_clean();
 }
@@ -180,11 +121,7 @@ fn copy_repo(from: &Path, to: &Path) {
 #[test]
 fn merge_is_symmetric_at_the_tree_level() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let x = c1.create("Shared", &["-d", "a\nb\nc\n"]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, x) = sb.two_clones_sharing("Shared", &["-d", "a\nb\nc\n"]);
     c1.beads(&[
         "update",
         &x,
@@ -271,9 +208,8 @@ fn merge_is_symmetric_at_the_tree_level() {
 #[test]
 fn clones_syncing_at_the_same_time() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
     let mut made = Vec::new();
     for round in 0..4 {
         for (who, c) in [("alice", &c1), ("bob", &c2)] {
@@ -282,29 +218,18 @@ fn clones_syncing_at_the_same_time() {
             }
         }
         let spawn = |r: &Repo| -> Child {
-            r.command("git")
-                .args(["beads", "--json", "sync"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
+            r.beads_command(&[], &["--json", "sync"])
                 .spawn()
                 .expect("spawn sync")
         };
         let (a, b) = (spawn(&c1), spawn(&c2));
         for child in [a, b] {
             let out = child.wait_with_output().expect("sync finishes");
-            assert!(
-                out.status.success(),
-                "a concurrent sync failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            expect_success("a concurrent sync", &out);
         }
     }
     converge(&[&c1, &c2]);
-    let have: Vec<String> = c1
-        .all_beads()
-        .iter()
-        .map(|b| b["id"].as_str().expect("id").to_owned())
-        .collect();
+    let have = c1.listed("id");
     for id in &made {
         assert!(have.contains(id), "{id} lost");
     }
@@ -316,15 +241,14 @@ fn clones_syncing_at_the_same_time() {
 #[test]
 fn a_remote_that_moves_during_sync_is_merged_again() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
     let marker = sb.path().join("moved-once");
     // Right after c1's fetch updates its tracking ref, bob pushes a new bead.
     let hook = c1.path.join(".git/hooks/reference-transaction");
-    std::fs::write(
+    write_script(
         &hook,
-        format!(
+        &format!(
             "#!/bin/sh\n\
              [ \"$1\" = committed ] || exit 0\n\
              grep -q refs/beads/remotes/origin/main || exit 0\n\
@@ -338,27 +262,19 @@ fn a_remote_that_moves_during_sync_is_merged_again() {
             marker = marker.display(),
             c2 = c2.path.display()
         ),
-    )
-    .expect("write hook");
-    let mut perms = std::fs::metadata(&hook).expect("hook").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&hook, perms).expect("chmod");
+    );
     let mine = c1.create("alice's", &[]);
     // Something new on the remote, so that c1's fetch moves its tracking ref.
     c2.create("bob's first", &[]);
-    sync(&c2);
-    let v = sync(&c1);
+    c2.sync();
+    let v = c1.sync();
     assert!(marker.exists(), "the hook ran");
     assert_eq!(v["rounds"], 2, "{v}");
     assert_eq!(v["pushed"], true, "{v}");
     std::fs::remove_file(&hook).expect("remove hook");
-    sync(&c2);
+    c2.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
-    let titles: Vec<String> = c2
-        .all_beads()
-        .iter()
-        .map(|b| b["title"].as_str().expect("title").to_owned())
-        .collect();
+    let titles = c2.listed("title");
     assert!(titles.contains(&"sneaked in".to_owned()), "{titles:?}");
     c2.bead_json(&mine);
 }
@@ -369,11 +285,11 @@ fn a_remote_that_moves_during_sync_is_merged_again() {
 #[test]
 fn fresh_clones_and_plain_git() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
+    let (remote, c1) = sb.remote_with_store("c1");
     let ids: Vec<String> = (0..5)
         .map(|i| c1.create(&format!("bead {i}"), &[]))
         .collect();
-    sync(&c1);
+    c1.sync();
     let c2 = sb.clone(&remote, "c2", "bob");
     let init = c2.beads_json(&["init"]);
     assert_eq!(init["adopted"], "origin", "{init}");
@@ -388,7 +304,7 @@ fn fresh_clones_and_plain_git() {
 
     // Plain git fetch brings the beads into the tracking ref.
     c1.create("after the clone", &[]);
-    sync(&c1);
+    c1.sync();
     c2.git(&["fetch", "-q"]);
     assert_eq!(
         c2.git(&["rev-parse", "refs/beads/remotes/origin/main"])
@@ -405,15 +321,10 @@ fn fresh_clones_and_plain_git() {
 
     // A plain git push of code does not push beads.
     c2.create("local only", &[]);
-    std::fs::write(c2.path.join("more"), "x\n").expect("write");
-    c2.git(&["add", "more"]);
-    c2.git(&["commit", "-q", "-m", "more"]);
+    c2.commit_file("more", "x\n", "more");
     c2.git(&["push", "-q", "origin", "HEAD:main"]);
-    let remote_head = sb.run(&remote, "git", &["rev-parse", "refs/beads/main"]);
-    assert_eq!(
-        String::from_utf8_lossy(&remote_head.stdout).trim(),
-        c1.store_head()
-    );
+    let remote_head = sb.git(&remote, &["rev-parse", "refs/beads/main"]);
+    assert_eq!(remote_head.trim(), c1.store_head());
 
     // `remote setup` on a remote added later.
     c2.git(&["remote", "add", "mirror", remote.to_str().expect("utf-8")]);
@@ -429,7 +340,7 @@ fn fresh_clones_and_plain_git() {
 
     // A fresh clone that syncs (rather than init) adopts too.
     let c3 = sb.clone(&remote, "c3", "carol");
-    let v = sync(&c3);
+    let v = c3.sync();
     assert_eq!(v["outcome"], "adopted");
     for id in &ids {
         c3.bead_json(id);
@@ -441,15 +352,11 @@ fn fresh_clones_and_plain_git() {
 #[test]
 fn deletion_is_a_tombstone_that_merges() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let x = c1.create("Doomed", &[]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, x) = sb.two_clones_sharing("Doomed", &[]);
     c1.beads(&["delete", &x, "--reason", "duplicate"]);
     c2.beads(&["update", &x, "--title", "Edited meanwhile"]);
-    sync(&c1);
-    sync(&c2);
+    c1.sync();
+    c2.sync();
     converge(&[&c1, &c2]);
     let b = c1.bead_json(&x);
     assert_eq!(b["status"], "deleted");
@@ -461,25 +368,24 @@ fn deletion_is_a_tombstone_that_merges() {
 #[test]
 fn resolve_clears_conflicts() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let x = c1.create("Contested", &[]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, x) = sb.two_clones_sharing("Contested", &[]);
     c1.beads(&["update", &x, "-p", "1"]);
     c2.beads(&["update", &x, "-p", "4"]);
-    sync(&c1);
-    let v = sync(&c2);
+    c1.sync();
+    let v = c2.sync();
     assert_eq!(v["conflicts"], 1, "{v}");
-    sync(&c1);
+    c1.sync();
     let shown = c1.beads(&["show", &x]);
     assert!(shown.contains("conflicts"), "{shown}");
     assert!(shown.contains("git beads resolve"), "{shown}");
     let before = c1.store_head();
     let r = c1.beads_json(&["resolve", &x]);
     assert_eq!(r["cleared"], 1);
-    let count = c1.git(&["rev-list", "--count", &format!("{before}..refs/beads/main")]);
-    assert_eq!(count.trim(), "1", "one commit");
+    assert_eq!(
+        c1.commit_count(&format!("{before}..refs/beads/main")),
+        1,
+        "one commit"
+    );
     let r = c1.beads_json(&["resolve", &x]);
     assert_eq!(r["cleared"], 0);
     converge(&[&c1, &c2]);
@@ -493,15 +399,14 @@ fn resolve_clears_conflicts() {
 #[test]
 fn unknown_documents_merge_field_by_field() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
+    let (remote, c1) = sb.remote_with_store("c1");
     let path = "gadgets/ab/g-1.yaml";
     c1.put_raw_doc(
         path,
         b"name: widget\ncolour: red\nparts:\n- a\nupdated_at: 2026-01-01T00:00:00Z\nupdated_by: alice\n",
     );
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
     c1.put_raw_doc(
         path,
         b"name: WIDGET\ncolour: blue\nparts:\n- a\n- b\nupdated_at: 2026-01-01T00:00:01Z\nupdated_by: alice\n",
@@ -510,8 +415,8 @@ fn unknown_documents_merge_field_by_field() {
         path,
         b"name: widget\ncolour: green\nparts:\n- a\n- c\nupdated_at: 2026-01-01T00:00:02Z\nupdated_by: bob\n",
     );
-    sync(&c1);
-    let v = sync(&c2);
+    c1.sync();
+    let v = c2.sync();
     assert_eq!(v["conflicts"], 1, "{v}");
     converge(&[&c1, &c2]);
     let doc = c1.git(&["show", &format!("refs/beads/main:{path}")]);
@@ -526,48 +431,13 @@ fn unknown_documents_merge_field_by_field() {
     );
 }
 
-/// Applies `update-index` edits (`--cacheinfo MODE,OID,PATH` or `--force-remove
-/// PATH`) to the store's tree with git plumbing, as one commit.
-fn edit_store_by_hand(r: &Repo, edits: &[&[&str]]) {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let index = scratch.path().join("index");
-    let with_index = |args: &[&str]| {
-        let out = r
-            .command("git")
-            .env("GIT_INDEX_FILE", &index)
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
-    let old = r.store_head();
-    with_index(&["read-tree", "refs/beads/main"]);
-    for e in edits {
-        let mut args = vec!["update-index", "--add"];
-        args.extend_from_slice(e);
-        with_index(&args);
-    }
-    let tree = with_index(&["write-tree"]);
-    let commit = r.git(&["commit-tree", &tree, "-p", &old, "-m", "by hand"]);
-    r.git(&["update-ref", "refs/beads/main", commit.trim(), &old]);
-}
-
 /// Worktree snapshots are trees of files as they are — symbolic links, executables,
 /// submodules — and travel whole, modes and all; one removed on one side (`gc`)
 /// stays removed.
 #[test]
 fn snapshot_trees_travel_whole() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let x = c1.create("Shared", &[]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, x) = sb.two_clones_sharing("Shared", &[]);
     let blob = |r: &Repo, text: &str| {
         let f = sb.path().join("blob-input");
         std::fs::write(&f, text).expect("write");
@@ -575,18 +445,18 @@ fn snapshot_trees_travel_whole() {
             .trim()
             .to_owned()
     };
-    let code_commit = c1.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let code_commit = c1.head();
     let snap = |r: &Repo, n: u32| {
         let dir = format!("snapshots/ab/ses-ab{n}/1");
         let link = blob(r, "target/file");
         let script = blob(r, &format!("#!/bin/sh\necho {n}\n"));
-        edit_store_by_hand(
-            r,
+        r.edit_store(
             &[
                 &["--cacheinfo", &format!("120000,{link},{dir}/link")],
                 &["--cacheinfo", &format!("100755,{script},{dir}/run.sh")],
                 &["--cacheinfo", &format!("160000,{code_commit},{dir}/sub")],
             ],
+            "by hand",
         );
         dir
     };
@@ -594,10 +464,10 @@ fn snapshot_trees_travel_whole() {
     c1.beads(&["update", &x, "-p", "1"]);
     let two = snap(&c2, 2);
     c2.beads(&["label", "add", &x, "b"]);
-    sync(&c1);
-    let v = sync(&c2);
+    c1.sync();
+    let v = c2.sync();
     assert_eq!(v["outcome"], "merged", "{v}");
-    sync(&c1);
+    c1.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
     for dir in [&one, &two] {
         let listing = c1.git(&["ls-tree", "-r", "refs/beads/main", dir]);
@@ -606,18 +476,18 @@ fn snapshot_trees_travel_whole() {
         assert!(listing.contains("160000 commit"), "{listing}");
     }
     // gc on one side, an edit on the other: the snapshot stays gone.
-    edit_store_by_hand(
-        &c1,
+    c1.edit_store(
         &[
             &["--force-remove", &format!("{one}/link")],
             &["--force-remove", &format!("{one}/run.sh")],
             &["--force-remove", &format!("{one}/sub")],
         ],
+        "by hand",
     );
     c2.beads(&["update", &x, "--title", "renamed"]);
-    sync(&c1);
-    sync(&c2);
-    sync(&c1);
+    c1.sync();
+    c2.sync();
+    c1.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
     let paths = c2.store_paths();
     assert!(!paths.iter().any(|p| p.starts_with(&one)), "{paths:?}");
@@ -702,23 +572,20 @@ fn sync_over_git_daemon() {
     c1.git(&["push", "-q", "origin", "HEAD:main"]);
     c1.init();
     let x = c1.create("Over the wire", &[]);
-    let v = sync(&c1);
+    let v = c1.sync();
     assert_eq!(v["pushed"], true, "{v}");
-    let served = sb.run(&remote, "git", &["rev-parse", "refs/beads/main"]);
-    assert_eq!(
-        String::from_utf8_lossy(&served.stdout).trim(),
-        c1.store_head()
-    );
+    let served = sb.git(&remote, &["rev-parse", "refs/beads/main"]);
+    assert_eq!(served.trim(), c1.store_head());
 
     let c2 = sb.clone(Path::new(&url), "n2", "bob");
     let init = c2.beads_json(&["init"]);
     assert_eq!(init["adopted"], "origin");
     c2.beads(&["update", &x, "-p", "0"]);
     c1.beads(&["label", "add", &x, "net"]);
-    sync(&c2);
-    let v = sync(&c1);
+    c2.sync();
+    let v = c1.sync();
     assert_eq!(v["outcome"], "merged", "{v}");
-    sync(&c2);
+    c2.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
     let b = c2.bead_json(&x);
     assert_eq!(b["priority"], 0);

@@ -5,59 +5,27 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
-use common::{Repo, Sandbox};
+use common::{Sandbox, expect_success, write_script};
 use serde_json::Value;
-
-fn remote_with_store(sb: &Sandbox) -> (PathBuf, Repo) {
-    let remote = sb.bare("remote.git");
-    let first = sb.clone(&remote, "c1", "alice");
-    std::fs::write(first.path.join("README"), "code\n").expect("write");
-    first.git(&["add", "README"]);
-    first.git(&["commit", "-q", "-m", "code"]);
-    first.git(&["push", "-q", "origin", "HEAD:main"]);
-    first.init();
-    first.beads_json(&["sync"]);
-    (remote, first)
-}
-
-fn sync(r: &Repo) -> Value {
-    r.beads_json(&["sync"])
-}
 
 /// Runs git in the repository at `git_dir` (bare or not), feeding `input`.
 fn plumb(sb: &Sandbox, git_dir: &Path, args: &[&str], input: &[u8]) -> String {
     let mut cmd = Command::new("git");
     common::hermetic(&mut cmd, sb.path());
-    let mut child = cmd
-        .env("GIT_AUTHOR_NAME", "plumber")
+    cmd.env("GIT_AUTHOR_NAME", "plumber")
         .env("GIT_AUTHOR_EMAIL", "plumber@example.com")
         .env("GIT_COMMITTER_NAME", "plumber")
         .env("GIT_COMMITTER_EMAIL", "plumber@example.com")
         .arg("--git-dir")
         .arg(git_dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("git runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("feed git");
-    let out = child.wait_with_output().expect("git finishes");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        .args(args);
+    let out = common::feed(&mut cmd, input);
+    expect_success(format_args!("git {args:?}"), &out)
+        .trim()
+        .to_owned()
 }
 
 fn remote_head(sb: &Sandbox, remote: &Path) -> String {
@@ -129,7 +97,7 @@ fn a_remote_without_beads_yet() {
 #[test]
 fn an_unreachable_remote() {
     let sb = Sandbox::new();
-    let (_remote, c1) = remote_with_store(&sb);
+    let (_remote, c1) = sb.remote_with_store("c1");
     c1.create("local work", &[]);
     let head = c1.store_head();
     c1.git(&["remote", "add", "dead", "/nonexistent/remote.git"]);
@@ -152,7 +120,7 @@ fn an_unreachable_remote() {
 #[test]
 fn bad_remote_names() {
     let sb = Sandbox::new();
-    let (_remote, c1) = remote_with_store(&sb);
+    let (_remote, c1) = sb.remote_with_store("c1");
     let head = c1.store_head();
     for bad in ["a;b", "../x", "x y", "--upload-pack=touch /tmp/pwned"] {
         let (code, err) = c1.beads_fail(&["sync", "--", bad]);
@@ -165,8 +133,7 @@ fn bad_remote_names() {
     let (code, err) = c1.beads_fail(&["remote", "setup", "nosuch"]);
     assert_eq!(code, 1, "{err}");
     assert_eq!(c1.store_head(), head);
-    let alone = sb.repo("alone", "carol");
-    alone.init();
+    let alone = sb.repo_with_store("alone", "carol");
     let (code, err) = alone.beads_fail(&["sync"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no remote"), "{err}");
@@ -175,21 +142,16 @@ fn bad_remote_names() {
 #[test]
 fn a_push_rejected_by_a_hook() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
     let theirs = c2.create("bob's", &[]);
-    sync(&c2);
+    c2.sync();
     let before = remote_head(&sb, &remote);
     let hook = remote.join("hooks").join("pre-receive");
-    std::fs::write(
+    write_script(
         &hook,
         "#!/bin/sh\necho 'beads are frozen today' >&2\nexit 1\n",
-    )
-    .expect("write hook");
-    let mut perms = std::fs::metadata(&hook).expect("hook").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&hook, perms).expect("chmod");
+    );
 
     let mine = c1.create("alice's", &[]);
     let local = c1.store_head();
@@ -215,11 +177,10 @@ fn a_push_rejected_by_a_hook() {
 #[test]
 fn push_refuses_to_overwrite_what_it_has_not_merged() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
     c2.create("bob's", &[]);
-    sync(&c2);
+    c2.sync();
     c1.create("alice's", &[]);
     let head = c1.store_head();
     let (code, err) = c1.beads_fail(&["push"]);
@@ -231,11 +192,7 @@ fn push_refuses_to_overwrite_what_it_has_not_merged() {
 #[test]
 fn a_force_pushed_remote_history() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let a = c1.create("before the rewrite", &[]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, a) = sb.two_clones_sharing("before the rewrite", &[]);
     let b = c2.create("bob's, rewritten", &[]);
     // Bob rewrites the store's history: one root commit holding his tree.
     let tree = c2.store_tree();
@@ -248,10 +205,10 @@ fn a_force_pushed_remote_history() {
         &format!("{}:refs/beads/main", root.trim()),
     ]);
     let c = c1.create("alice's, after the rewrite", &[]);
-    let v = sync(&c1);
+    let v = c1.sync();
     assert_eq!(v["outcome"], "merged", "{v}");
     assert_eq!(v["pushed"], true);
-    sync(&c2);
+    c2.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
     for id in [&a, &b, &c] {
         c2.bead_json(id);
@@ -263,9 +220,9 @@ fn a_force_pushed_remote_history() {
 #[test]
 fn garbage_from_the_remote() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
+    let (remote, c1) = sb.remote_with_store("c1");
     let id = c1.create("precious", &[]);
-    sync(&c1);
+    c1.sync();
     let good = remote_head(&sb, &remote);
     let good_tree = c1.store_tree();
     let blob = plumb(&sb, &remote, &["hash-object", "-w", "--stdin"], b"x: 1\n");
@@ -345,7 +302,7 @@ fn garbage_from_the_remote() {
     }
     // With the remote repaired, sync works again.
     plumb(&sb, &remote, &["update-ref", "refs/beads/main", &good], b"");
-    let v = sync(&c1);
+    let v = c1.sync();
     assert_eq!(v["outcome"], "up-to-date", "{v}");
 }
 
@@ -355,22 +312,14 @@ fn garbage_from_the_remote() {
 #[test]
 fn a_broken_document_is_kept_and_reported() {
     let sb = Sandbox::new();
-    let (remote, c1) = remote_with_store(&sb);
-    let id = c1.create("fragile", &[]);
-    sync(&c1);
-    let c2 = sb.clone(&remote, "c2", "bob");
-    sync(&c2);
+    let (c1, c2, id) = sb.two_clones_sharing("fragile", &[]);
     c1.beads(&["update", &id, "--title", "still fine"]);
     let path = common::doc_path(&id);
     let broken = b"id: [this does not parse\n";
     c2.put_raw_doc(&path, broken);
-    sync(&c1);
+    c1.sync();
     let out = c2.beads_output(&["--json", "sync"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    expect_success("git beads --json sync", &out);
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     let kept = v["kept"].as_array().expect("kept");
     assert_eq!(kept.len(), 1, "{v}");
@@ -384,7 +333,7 @@ fn a_broken_document_is_kept_and_reported() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("could not be merged"), "{err}");
-    sync(&c1);
+    c1.sync();
     assert_eq!(c1.store_tree(), c2.store_tree());
     assert_eq!(c1.bead_json(&id)["title"], "still fine");
     let other = kept[0]["other_version"].as_str().expect("path");
@@ -397,9 +346,8 @@ fn a_broken_document_is_kept_and_reported() {
 #[test]
 fn fetched_refs_land_only_in_the_tracking_namespace() {
     let sb = Sandbox::new();
-    let (_remote, c1) = remote_with_store(&sb);
-    let evil = sb.repo("evil", "mallory");
-    evil.init();
+    let (_remote, c1) = sb.remote_with_store("c1");
+    let evil = sb.repo_with_store("evil", "mallory");
     evil.create("from evil", &[]);
     let head = evil.store_head();
     for r in [

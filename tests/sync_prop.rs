@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{Repo, Sandbox};
+use common::{Repo, Sandbox, conflict_values, converge, labels};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -87,13 +87,6 @@ impl Model {
     }
 }
 
-fn ids_of(r: &Repo) -> Vec<String> {
-    r.all_beads()
-        .iter()
-        .map(|b| b["id"].as_str().expect("id").to_owned())
-        .collect()
-}
-
 /// Runs `git beads ARGS`; a change refused because the bead is deleted is fine
 /// (returns false), any other failure is not.
 fn change(r: &Repo, args: &[&str]) -> bool {
@@ -125,17 +118,17 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
         m.created.push(id.clone());
         m.titles.push((id, title));
     }
-    clones[0].beads_json(&["sync"]);
+    clones[0].sync();
     for (i, c) in clones.iter().enumerate() {
-        c.beads_json(&["sync"]);
-        m.known[i] = ids_of(c);
+        c.sync();
+        m.known[i] = c.listed("id");
     }
 
     for s in steps {
         match s {
             Step::Sync(k) => {
-                clones[*k].beads_json(&["sync"]);
-                m.known[*k] = ids_of(&clones[*k]);
+                clones[*k].sync();
+                m.known[*k] = clones[*k].listed("id");
             }
             Step::Do(k, t, op) => {
                 let c = &clones[*k];
@@ -212,44 +205,20 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
     }
 
     // Everyone syncs, twice round: then everyone has everything.
-    for _ in 0..2 {
-        for c in &clones {
-            c.beads_json(&["sync"]);
-        }
-    }
-    let tree = clones[0].store_tree();
-    for c in &clones {
-        prop_assert_eq!(
-            c.store_tree(),
-            tree.clone(),
-            "{} did not converge",
-            c.path.display()
-        );
-    }
+    converge(&clones.iter().collect::<Vec<_>>());
 
-    let final_ids: BTreeSet<String> = ids_of(&clones[0]).into_iter().collect();
+    let final_ids: BTreeSet<String> = clones[0].listed("id").into_iter().collect();
     let mut beads: BTreeMap<String, Value> = BTreeMap::new();
     for id in &m.created {
         prop_assert!(final_ids.contains(id), "bead {} lost", id);
         beads.insert(id.clone(), clones[1].bead_json(id));
     }
     prop_assert_eq!(final_ids.len(), m.created.len());
-    let lost_values = |b: &Value, field: &str| -> Vec<String> {
-        b["conflicts"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter(|c| c["field"] == field)
-                    .filter_map(|c| c["value"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     for (id, title) in &m.titles {
         let b = &beads[id];
         prop_assert!(
             b["title"] == title.as_str()
-                || lost_values(b, "title").contains(title)
+                || conflict_values(b, "title").contains(&Value::from(title.as_str()))
                 || m.superseded.contains(&(id.clone(), title.clone())),
             "title {} of {} lost: {}",
             title,
@@ -258,7 +227,7 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
         );
     }
     for (id, label) in &m.labels {
-        let has = b_labels(&beads[id]).contains(label);
+        let has = labels(&beads[id]).contains(label);
         if m.removed.contains(&(id.clone(), label.clone())) {
             prop_assert!(!has, "removed label {} of {} came back", label, id);
         } else {
@@ -277,7 +246,10 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
         let in_text = |t: &str| t.lines().any(|l| l == line);
         prop_assert!(
             in_text(b["description"].as_str().unwrap_or_default())
-                || lost_values(b, "description").iter().any(|t| in_text(t)),
+                || conflict_values(b, "description")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .any(in_text),
             "line {:?} of {} lost: {}",
             line,
             id,
@@ -285,17 +257,6 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
         );
     }
     Ok(())
-}
-
-fn b_labels(b: &Value) -> Vec<String> {
-    b["labels"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|l| l.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 proptest! {

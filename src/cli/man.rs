@@ -451,7 +451,10 @@ const JSON_DOCUMENTS: &[(&str, &str)] = &[
         "session",
     ),
     ("session list", "sessions"),
-    ("session snapshot", "session, snapshot (null when nothing changed)"),
+    (
+        "session snapshot",
+        "session, snapshot (null when nothing changed)",
+    ),
     ("session resume", "session, from, snapshot, worktree"),
     ("session log", "log (as for log)"),
     (
@@ -468,10 +471,7 @@ const JSON_DOCUMENTS: &[(&str, &str)] = &[
         "findings: [{check, severity, path, message, fixed}], documents, fix_commit",
     ),
     ("setup claude", "settings, added"),
-    (
-        "formula list",
-        "formulas, shadowed, unreadable, searched",
-    ),
+    ("formula list", "formulas, shadowed, unreadable, searched"),
     ("formula show", "formula, file, origin, valid, problems"),
     ("formula validate", "valid, checked, problems"),
     ("mol progress, mol current", "progress"),

@@ -136,6 +136,24 @@ impl Out {
 
     /// One line per bead: id, priority, status, type, title.
     pub fn summary_line(&mut self, s: &Summary) -> Result<(), CliError> {
+        if !self.color {
+            // The common case (a pipe, an agent reading): thousands of lines for `ready`
+            // or `list --limit 0`, written straight out without building strings.
+            write!(
+                self.stdout,
+                "{:<12} P{} {:<11} {:<8} {}",
+                s.id,
+                s.priority,
+                s.status.as_str(),
+                s.kind.as_str(),
+                s.title
+            )?;
+            if let Some(a) = &s.assignee {
+                write!(self.stdout, " @{a}")?;
+            }
+            writeln!(self.stdout)?;
+            return Ok(());
+        }
         let priority = format!("P{}", s.priority);
         let priority = if s.priority <= 1 {
             self.paint("31", &priority)

@@ -121,7 +121,45 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>) -> Result<Actor> {
         .as_ref()
         .map(|s| s.authority.clone())
         .unwrap_or_else(|| agent.authority.clone());
+    let authority = delegated(
+        |n| Ok(store.read_doc(head.tree, &refs::agent_path(n))?),
+        &agent,
+        &authority,
+    )?;
     Ok(Actor::agent(&name, session.map(|s| s.id), authority))
+}
+
+/// The authority `agent` may really use, starting from `own` (its own, or its
+/// session's): narrowed by the authority of every agent up its delegation chain.
+///
+/// Delegation only narrows, and a document cannot change that: an agent whose
+/// capabilities or budget exceed its parent's (edited by hand, merged in, or pushed
+/// by a hostile remote) acts only within its parent's, and an agent whose chain is
+/// broken — a parent that does not exist, or a chain that loops — may do nothing.
+pub(crate) fn delegated(
+    read: impl Fn(&AgentName) -> Result<Option<Agent>>,
+    agent: &Agent,
+    own: &Authority,
+) -> Result<Authority> {
+    let mut out = own.clone();
+    let mut seen = BTreeSet::from([agent.name.clone()]);
+    let mut next = agent.parent.clone();
+    while let Some(p) = next {
+        let parent = match read(&p)? {
+            Some(parent) if seen.insert(p) => parent,
+            _ => return Ok(Authority::default()),
+        };
+        out = Authority {
+            capabilities: out
+                .capabilities
+                .intersection(&parent.authority.capabilities)
+                .copied()
+                .collect(),
+            budget: min_budget(&out.budget, &parent.authority.budget),
+        };
+        next = parent.parent;
+    }
+    Ok(out)
 }
 
 /// What a new agent should be.

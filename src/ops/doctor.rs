@@ -220,6 +220,32 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     }
     let agent_by_name: HashMap<&str, &Agent> =
         agents.iter().map(|(_, a)| (a.name.as_str(), a)).collect();
+    for (path, a) in &agents {
+        let usable = super::agent::delegated(
+            |n| Ok(agent_by_name.get(n.as_str()).map(|a| (*a).clone())),
+            a,
+            &a.authority,
+        )?;
+        if usable != a.authority {
+            let parent = a.parent.as_ref().map(|p| p.as_str()).unwrap_or_default();
+            c.add(
+                "authority",
+                Severity::Warning,
+                path,
+                format!(
+                    "{} claims more authority than its delegation chain (from {parent}) gives it; \
+                     it acts only with: {}",
+                    a.name,
+                    usable
+                        .capabilities
+                        .iter()
+                        .map(|c| c.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+    }
     let mut abandoned = Vec::new();
     for (path, s) in sessions.iter().filter(|(_, s)| s.is_open()) {
         let current = agent_by_name

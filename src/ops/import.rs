@@ -10,9 +10,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::export::DataFormat;
 use super::{OpError, Result};
 use crate::model::bd::BdRecord;
-use super::export::DataFormat;
 use crate::model::{Actor, Bead, BeadType, Capability};
 use crate::store::{BlobIds, Put, Store, Tx, codec};
 

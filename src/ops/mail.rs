@@ -10,7 +10,7 @@ use crate::model::{
     Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Delivery, Message, Prefix,
     check_text, check_title,
 };
-use crate::store::{Index, MailSummary, Store, Tx, refs};
+use crate::store::{Index, MailSummary, Part, Store, Tx, refs};
 
 /// What a new message should be.
 #[derive(Clone, Debug, Default)]
@@ -261,7 +261,7 @@ fn mailbox<'a>(index: &'a Index, agent: &str, all: bool) -> Vec<(&'a MailSummary
 /// archived messages only with `all`.
 pub fn inbox(store: &Store, agent: &AgentName, all: bool) -> Result<Vec<InboxEntry>> {
     let head = store.require_head()?;
-    let index = store.index(&head)?;
+    let index = store.index_parts(&head, &[Part::Mail])?;
     Ok(mailbox(&index, agent.as_str(), all)
         .into_iter()
         .map(|(m, read)| InboxEntry {
@@ -274,7 +274,7 @@ pub fn inbox(store: &Store, agent: &AgentName, all: bool) -> Result<Vec<InboxEnt
 /// How many unread messages `agent` has, and the most urgent `top` of them.
 pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<(usize, Vec<MailSummary>)> {
     let head = store.require_head()?;
-    let index = store.index(&head)?;
+    let index = store.index_parts(&head, &[Part::Mail])?;
     let unread: Vec<&MailSummary> = mailbox(&index, agent.as_str(), false)
         .into_iter()
         .filter(|(_, read)| !read)
@@ -290,7 +290,7 @@ pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<(usize, Ve
 pub fn thread(store: &Store, id: &BeadId) -> Result<Vec<Message>> {
     let root = peek(store, id)?.thread;
     let head = store.require_head()?;
-    let index = store.index(&head)?;
+    let index = store.index_parts(&head, &[Part::Mail])?;
     let view = store.view()?;
     let mut ids: Vec<(&MailSummary, BeadId)> = index
         .mail()

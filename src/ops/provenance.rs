@@ -231,6 +231,17 @@ pub fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<NotesSy
     let Some(theirs) = store.ref_head(&tracking)? else {
         return Ok(NotesSync::default());
     };
+    // What a remote sent is checked before it is taken in, as its beads are: a notes
+    // tree holding `../x`, `.git`, links or huge blobs would be kept, and pushed on
+    // to every other remote (which may well refuse it, and all notes with it).
+    let trusted = match store.notes_head()? {
+        Some(ours) => match store.merge_bases(ours.commit, theirs.commit)?.first() {
+            Some(b) => Some(store.commit_tree(*b)?),
+            None => None,
+        },
+        None => None,
+    };
+    store.check_remote_tree(remote, theirs.tree, trusted)?;
     store.advance_notes(actor, |head| -> Result<_> {
         let mut report = NotesSync::default();
         let Some(ours) = head else {

@@ -180,7 +180,12 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
             end: None,
             handoff: None,
             crash: None,
-            authority: a.authority.clone(),
+            // What it may really use: a document cannot widen its parent's authority.
+            authority: super::agent::delegated(
+                |n| Ok(tx.doc(&refs::agent_path(n))?),
+                &a,
+                &a.authority,
+            )?,
             usage: Usage::default(),
             ledger: Vec::new(),
             store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),

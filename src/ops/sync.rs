@@ -217,6 +217,8 @@ pub fn sync(
     opts: &SyncOptions,
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<SyncReport> {
+    // Syncing is a capability like any other: an agent needs it to pull or push.
+    super::agent::permit(actor, crate::model::Capability::Sync)?;
     let remote = pick_remote(store, opts.remote.as_deref())?;
     let _sync = store.sync_lock()?;
     let configured = store.setup_remote(&remote)?;
@@ -709,10 +711,19 @@ fn merge_document(
             )),
         });
     }
-    let text = codec::encode(&merged.value).map_err(|source| StoreError::Encode {
-        what: path.to_owned(),
-        source,
-    })?;
+    let text = match codec::encode(&merged.value) {
+        Ok(text) => text,
+        // Some YAML decodes to values the encoder cannot write back (a mapping whose
+        // only key is a tagged null, `!t ~: 1`): failing here would fail every sync
+        // from now on, so both versions are kept whole instead.
+        Err(e) => {
+            return Ok(whole(
+                true,
+                true,
+                format!("the merge cannot be written: {e}"),
+            ));
+        }
+    };
     Ok(DocMerge {
         blob: store.write_blob(text.as_bytes())?,
         conflicts: merged.conflicts,

@@ -19,6 +19,9 @@ pub enum CodecError {
     /// The document is larger than [`MAX_DOCUMENT`].
     #[error("document is {0} bytes, larger than the {MAX_DOCUMENT} byte limit")]
     TooLarge(usize),
+    /// The document nests flow collections (`[`, `{`) deeper than [`MAX_FLOW_DEPTH`].
+    #[error("document nests more than {MAX_FLOW_DEPTH} levels of [ or {{ collections")]
+    TooDeep,
     /// The document parses, but names another entity than its path does.
     #[error("its id is {found}, but its path names {expected}")]
     WrongId {
@@ -58,13 +61,138 @@ pub fn to_value<T: Serialize>(value: &T) -> Result<serde_yaml::Value, CodecError
     Ok(serde_yaml::to_value(value)?)
 }
 
-/// Decodes a YAML document, refusing oversized or non-UTF-8 input up front.
+/// Decodes a YAML document, refusing oversized, non-UTF-8 or too deeply nested
+/// input up front.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     if bytes.len() > MAX_DOCUMENT {
         return Err(CodecError::TooLarge(bytes.len()));
     }
     let text = std::str::from_utf8(bytes)?;
+    if flow_too_deep(bytes) {
+        return Err(CodecError::TooDeep);
+    }
     Ok(serde_yaml::from_str(text)?)
+}
+
+/// The deepest nesting of flow collections (`[…]`, `{…}`) a document may have.
+///
+/// The YAML parser reads the whole document before the decoder's own depth limit
+/// (128 levels of any nesting) applies, and its time grows with the square of the
+/// flow depth: 400 KB of `{a: ` took 40 s, 16 MB would take hours. Nothing deeper
+/// than this could be decoded anyway, so refusing it up front loses nothing.
+pub const MAX_FLOW_DEPTH: usize = 128;
+
+/// Whether `text` opens more than [`MAX_FLOW_DEPTH`] flow collections inside each
+/// other, found by a linear scan that knows where YAML lets a collection start:
+/// anywhere inside a flow collection, and at the start of a node outside one
+/// (after indentation, `- `, `: `, `? `, an anchor or a tag), never inside quoted
+/// scalars, block scalars (`|`, `>`) or comments. It counts no more than the
+/// parser would, so a document it passes is never refused for what it is not.
+fn flow_too_deep(text: &[u8]) -> bool {
+    let n = text.len();
+    let blank_after = |j: usize| j >= n || matches!(text[j], b' ' | b'\t' | b'\n' | b'\r');
+    let to_line_end = |mut j: usize| {
+        while j < n && text[j] != b'\n' {
+            j += 1;
+        }
+        j
+    };
+    let (mut depth, mut i) = (0usize, 0usize);
+    let mut node_start = true;
+    let mut line_indent = 0;
+    let mut line_start_at = 0;
+    // Inside a block scalar: the indentation of the line that started it (-1 when
+    // the scalar is the whole document: then every line is its content).
+    let mut block_scalar: Option<isize> = None;
+    let mut line_start = true;
+    while i < n {
+        if line_start {
+            line_start = false;
+            let mut j = i;
+            while j < n && text[j] == b' ' {
+                j += 1;
+            }
+            let indent = j - i;
+            if let Some(parent) = block_scalar {
+                let blank = j >= n || matches!(text[j], b'\n' | b'\r');
+                if blank || indent as isize > parent {
+                    i = to_line_end(j) + 1;
+                    line_start = true;
+                    continue;
+                }
+                block_scalar = None;
+            }
+            line_indent = indent;
+            line_start_at = i;
+            node_start = true;
+            i = j;
+            continue;
+        }
+        let c = text[i];
+        match c {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b'#' if i == 0 || matches!(text[i - 1], b' ' | b'\t') => {
+                i = to_line_end(i);
+                continue;
+            }
+            b'\'' | b'"' if node_start => {
+                // A quoted scalar, perhaps over several lines.
+                let mut j = i + 1;
+                while j < n {
+                    if c == b'"' && text[j] == b'\\' {
+                        j += 2;
+                        continue;
+                    }
+                    if text[j] == c {
+                        if c == b'\'' && j + 1 < n && text[j + 1] == b'\'' {
+                            j += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j + 1;
+                node_start = false;
+                continue;
+            }
+            b'[' | b'{' if depth > 0 || node_start => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return true;
+                }
+                node_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                node_start = false;
+            }
+            b',' if depth > 0 => node_start = true,
+            b':' if depth > 0 || blank_after(i + 1) => node_start = true,
+            b'-' | b'?' if node_start && depth == 0 && blank_after(i + 1) => {}
+            b'|' | b'>' if node_start && depth == 0 => {
+                let line = &text[line_start_at..i];
+                let root = matches!(line.trim_ascii(), b"" | b"---");
+                block_scalar = Some(if root { -1 } else { line_indent as isize });
+                i = to_line_end(i);
+                continue;
+            }
+            b'&' | b'!' if node_start => {
+                while i < n && !matches!(text[i], b' ' | b'\t' | b'\n') {
+                    i += 1;
+                }
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {}
+            _ => node_start = false,
+        }
+        i += 1;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -106,5 +234,40 @@ mod tests {
         assert!(decode::<Bead>(bomb.as_bytes()).is_err());
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(decode::<Bead>(deep.as_bytes()).is_err());
+        let deep_maps = format!("{}x{}", "{a: ".repeat(100_000), "}".repeat(100_000));
+        assert!(matches!(
+            decode::<serde_yaml::Value>(deep_maps.as_bytes()),
+            Err(CodecError::TooDeep)
+        ));
+    }
+
+    #[test]
+    fn the_depth_scan_counts_only_real_collections() {
+        let opens = "[".repeat(MAX_FLOW_DEPTH + 5);
+        let deep = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
+        assert!(!flow_too_deep(deep(MAX_FLOW_DEPTH).as_bytes()));
+        assert!(flow_too_deep(deep(MAX_FLOW_DEPTH + 1).as_bytes()));
+        assert!(flow_too_deep(format!("a:\n  - {opens}").as_bytes()));
+        assert!(flow_too_deep(format!("a: &x !!seq {opens}").as_bytes()));
+        // Brackets in text are not collections, wherever text may hold them.
+        for doc in [
+            format!("title: a {opens}\n"),
+            format!("title: '{opens}'\n"),
+            format!("title: \"{opens}\\\" {opens}\"\n"),
+            format!("description: |-\n  {opens}\n\n  {opens}\nnext: 1\n"),
+            format!("- >\n  {opens}\n"),
+            format!("|\n{opens}\n"),
+            format!("a: 1 # {opens}\n"),
+            format!("['it''s {opens}']"),
+        ] {
+            assert!(!flow_too_deep(doc.as_bytes()), "{doc}");
+        }
+        // And what the codec writes always passes.
+        let mut b = sample();
+        b.description = format!("{opens}\n{opens}\n");
+        b.title = opens.clone();
+        b.labels.insert(opens.clone());
+        let text = encode(&b).expect("encodes");
+        assert_eq!(decode::<Bead>(text.as_bytes()).expect("decodes"), b);
     }
 }

@@ -93,7 +93,9 @@ fn sync_all_at_once(paths: &[PathBuf]) -> Result<(), StoreError> {
         let mut result = Ok(());
         for w in workers {
             let r = w.join().unwrap_or_else(|_| {
-                Err(io_err("sync")(std::io::Error::other("a sync thread panicked")))
+                Err(io_err("sync")(std::io::Error::other(
+                    "a sync thread panicked",
+                )))
             });
             if result.is_ok() {
                 result = r;

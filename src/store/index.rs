@@ -7,9 +7,12 @@
 //! torn (bad checksum), of another version, or built from a tree that no longer exists
 //! is rebuilt from the store; deleting it changes no answer.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
@@ -18,8 +21,44 @@ use super::{Head, Store, StoreError, codec, io_err, refs, tree};
 use crate::model::{Bead, BeadType, Dependency, Message, Status, Timestamp};
 
 const MAGIC: &[u8; 4] = b"GBIX";
-const VERSION: u32 = 2;
+/// Version 3 keeps the tree, beads, their descriptions, mail and broken documents in
+/// sections of their own, so that a command decodes only what it reads (`mail inbox`
+/// never decodes the beads, `ready` never decodes a description).
+const VERSION: u32 = 3;
 const HEADER: usize = 4 + 4 + 4;
+
+/// A part of the index, kept in a file of its own so that a reader loads only the
+/// parts it needs: `mail inbox` and `prime` never read the beads, `ready` never reads
+/// a description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The bead summaries (without descriptions) and the documents that do not parse.
+    Beads,
+    /// The beads' descriptions, for search.
+    Text,
+    /// The mail summaries.
+    Mail,
+}
+
+impl Part {
+    const ALL: [Part; 3] = [Part::Beads, Part::Text, Part::Mail];
+
+    /// How many sections follow the tree in this part's file.
+    fn sections(self) -> usize {
+        match self {
+            Part::Beads => 2,
+            Part::Text | Part::Mail => 1,
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Part::Beads => "",
+            Part::Text => "-text",
+            Part::Mail => "-mail",
+        }
+    }
+}
 
 /// What the index knows of one bead: everything list, ready, blocked and search need.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,7 +79,9 @@ pub struct Summary {
     pub labels: Vec<String>,
     /// The dependencies, sorted.
     pub dependencies: Vec<Dependency>,
-    /// The description (for search).
+    /// The description (for search). Empty in the summaries of [`Index::beads`]: the
+    /// descriptions are kept apart, in [`Index::descriptions`], since only search reads
+    /// them and they are most of the index's bytes.
     pub description: String,
     /// Creation time, microseconds since the epoch.
     pub created_us: i64,
@@ -170,50 +211,126 @@ struct Building {
     broken: BTreeMap<String, String>,
 }
 
+/// One section of the cache file, decoded on first use.
+struct Section<T> {
+    raw: Option<(Arc<Vec<u8>>, Range<usize>)>,
+    value: OnceCell<Vec<T>>,
+}
+
+impl<T> Default for Section<T> {
+    fn default() -> Self {
+        Section {
+            raw: None,
+            value: OnceCell::new(),
+        }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Section<T> {
+    fn decoded(value: Vec<T>) -> Section<T> {
+        Section {
+            raw: None,
+            value: OnceCell::from(value),
+        }
+    }
+
+    fn get(&self) -> &[T] {
+        // The file's checksum and version were checked when it was read, so the
+        // section decodes as it was encoded.
+        self.value.get_or_init(|| {
+            self.raw
+                .as_ref()
+                .and_then(|(bytes, range)| postcard::from_bytes(&bytes[range.clone()]).ok())
+                .unwrap_or_default()
+        })
+    }
+
+    fn take(self) -> Vec<T> {
+        self.get();
+        self.value.into_inner().unwrap_or_default()
+    }
+}
+
 /// Every bead of one state of the store, sorted by id.
 #[derive(Default)]
 pub struct Index {
-    data: Data,
+    beads: Section<Summary>,
+    texts: Section<String>,
+    mail: Section<MailSummary>,
+    broken: Section<Broken>,
 }
 
 impl Index {
+    /// Splits the descriptions out of the summaries of `data`.
+    fn of(data: Data) -> Index {
+        let mut beads = data.beads;
+        let texts = beads
+            .iter_mut()
+            .map(|s| std::mem::take(&mut s.description))
+            .collect();
+        Index {
+            beads: Section::decoded(beads),
+            texts: Section::decoded(texts),
+            mail: Section::decoded(data.mail),
+            broken: Section::decoded(data.broken),
+        }
+    }
+
+    /// The summaries with their descriptions put back, for bringing the index forward.
+    fn into_data(self) -> Data {
+        let mut beads = self.beads.take();
+        for (s, text) in beads.iter_mut().zip(self.texts.take()) {
+            s.description = text;
+        }
+        Data {
+            tree: Vec::new(),
+            beads,
+            mail: self.mail.take(),
+            broken: self.broken.take(),
+        }
+    }
+
+    /// The descriptions of [`Index::beads`], in the same order.
+    pub fn descriptions(&self) -> &[String] {
+        self.texts.get()
+    }
+
     /// All beads, sorted by id.
     pub fn beads(&self) -> &[Summary] {
-        &self.data.beads
+        self.beads.get()
     }
 
     /// The bead with this id.
     pub fn get(&self, id: &str) -> Option<&Summary> {
-        self.data
-            .beads
+        let beads = self.beads.get();
+        beads
             .binary_search_by(|s| s.id.as_str().cmp(id))
             .ok()
-            .map(|i| &self.data.beads[i])
+            .map(|i| &beads[i])
     }
 
     /// All messages, sorted by id.
     pub fn mail(&self) -> &[MailSummary] {
-        &self.data.mail
+        self.mail.get()
     }
 
     /// Documents that do not parse.
     pub fn broken(&self) -> &[Broken] {
-        &self.data.broken
+        self.broken.get()
     }
 
     /// The cached index brought up to `head`, rebuilt when it cannot be trusted.
     /// An index built from the store alone, ignoring and not touching the cache.
     pub(super) fn fresh(store: &Store, head: &Head) -> Result<Index, StoreError> {
-        Ok(Index {
-            data: rebuild(store, head.tree)?,
-        })
+        Ok(Index::of(rebuild(store, head.tree)?))
     }
 
     /// Whether two indexes give the same answers.
     pub fn same_as(&self, other: &Index) -> bool {
-        self.data.beads == other.data.beads
-            && self.data.mail == other.data.mail
-            && self.data.broken == other.data.broken
+        self.beads() == other.beads()
+            && self.descriptions() == other.descriptions()
+            && self.mail() == other.mail()
+            && self.broken() == other.broken()
     }
 
     /// Throws the cache away and builds it again from the store.
@@ -222,68 +339,166 @@ impl Index {
         ref_name: &str,
         head: &Head,
     ) -> Result<Index, StoreError> {
-        let path = file_path(store, ref_name);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(io_err(format!("remove {}", path.display()))(e));
+        for part in Part::ALL {
+            let path = file_path(store, ref_name, part);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_err(format!("remove {}", path.display()))(e));
+                }
+                _ => {}
             }
-            _ => {}
         }
         Index::load(store, ref_name, head)
     }
 
-    pub(super) fn load(store: &Store, ref_name: &str, head: &Head) -> Result<Index, StoreError> {
-        let path = file_path(store, ref_name);
-        let cached = std::fs::read(&path).ok().and_then(|bytes| parse(&bytes));
-        if let Some(data) = &cached
-            && data.tree == head.tree.as_bytes()
-        {
-            return Ok(Index {
-                data: cached.unwrap_or_default(),
-            });
+    /// Only `parts` of the cached index at `head`, read from their own files; the
+    /// other parts read as empty. When a part's file is missing, torn or of another
+    /// state, the whole index is brought up to date instead (see [`Index::load`]).
+    pub(super) fn load_parts(
+        store: &Store,
+        ref_name: &str,
+        head: &Head,
+        parts: &[Part],
+    ) -> Result<Index, StoreError> {
+        let mut index = Index::default();
+        for &part in parts {
+            match read_part(&file_path(store, ref_name, part), part) {
+                Some((tree, sections)) if tree == head.tree.as_bytes() => {
+                    index.fill(part, sections)
+                }
+                _ => return Index::load(store, ref_name, head),
+            }
         }
-        let data = match cached.and_then(|d| {
-            let from = ObjectId::try_from(d.tree.as_slice()).ok()?;
-            store.repo.has_object(from).then_some((from, d))
+        Ok(index)
+    }
+
+    fn fill(&mut self, part: Part, mut sections: Vec<Section<()>>) {
+        let mut next = || sections.remove(0).raw;
+        match part {
+            Part::Beads => {
+                self.beads.raw = next();
+                self.broken.raw = next();
+            }
+            Part::Text => self.texts.raw = next(),
+            Part::Mail => self.mail.raw = next(),
+        }
+    }
+
+    /// The whole cached index brought up to `head`: taken as it is when every part
+    /// was built from `head`, brought forward by a tree diff when they were all built
+    /// from an older state, rebuilt from the documents otherwise; then saved.
+    pub(super) fn load(store: &Store, ref_name: &str, head: &Head) -> Result<Index, StoreError> {
+        let mut cached = Some((None::<Vec<u8>>, Index::default()));
+        for part in Part::ALL {
+            let read = read_part(&file_path(store, ref_name, part), part);
+            cached = match (cached, read) {
+                (Some((tree, mut index)), Some((t, sections)))
+                    if tree.as_ref().is_none_or(|tree| *tree == t) =>
+                {
+                    index.fill(part, sections);
+                    Some((Some(t), index))
+                }
+                _ => None,
+            };
+        }
+        let cached = cached.and_then(|(tree, index)| Some((tree?, index)));
+        if let Some((tree, _)) = &cached
+            && tree == head.tree.as_bytes()
+        {
+            return Ok(cached.map(|(_, index)| index).unwrap_or_default());
+        }
+        let data = match cached.and_then(|(tree, index)| {
+            let from = ObjectId::try_from(tree.as_slice()).ok()?;
+            store.repo.has_object(from).then_some((from, index))
         }) {
-            Some((from, data)) => update(store, data, from, head.tree)?,
+            Some((from, index)) => update(store, index.into_data(), from, head.tree)?,
             None => rebuild(store, head.tree)?,
         };
+        let index = Index::of(data);
         // A cache that cannot be written only costs speed on the next read.
-        let _ = save(&path, &data);
-        Ok(Index { data })
+        let _ = save(store, ref_name, head.tree.as_bytes(), &index);
+        Ok(index)
     }
 }
 
-/// One cache file per store ref: `refs/beads/main` → `index-v1-main.bin`.
-fn file_path(store: &Store, ref_name: &str) -> PathBuf {
+/// One cache file per store ref and part: `refs/beads/main` → `index-v3-main.bin`,
+/// `index-v3-main-text.bin`, `index-v3-main-mail.bin`.
+fn file_path(store: &Store, ref_name: &str, part: Part) -> PathBuf {
     let tail = ref_name
         .strip_prefix("refs/beads/")
         .unwrap_or(ref_name)
         .replace('/', "-");
     store
         .local_dir()
-        .join(format!("index-v{VERSION}-{tail}.bin"))
+        .join(format!("index-v{VERSION}-{tail}{}.bin", part.suffix()))
 }
 
-fn parse(bytes: &[u8]) -> Option<Data> {
+/// Reads the cache file of `part`: the tree it was built from and its sections, each
+/// decoded when first used. `None` for a file that is missing, torn (bad checksum) or
+/// of another version.
+fn read_part(path: &std::path::Path, part: Part) -> Option<(Vec<u8>, Vec<Section<()>>)> {
+    let bytes = std::fs::read(path).ok()?;
     if bytes.len() < HEADER || &bytes[..4] != MAGIC {
         return None;
     }
     let version = u32::from_le_bytes(bytes[4..8].try_into().ok()?);
     let sum = u32::from_le_bytes(bytes[8..12].try_into().ok()?);
-    let payload = &bytes[HEADER..];
-    if version != VERSION || crc32fast::hash(payload) != sum {
+    if version != VERSION || crc32fast::hash(&bytes[HEADER..]) != sum {
         return None;
     }
-    postcard::from_bytes(payload).ok()
+    // The payload is the tree, then the part's sections, each a little-endian u32
+    // length and its bytes.
+    let mut ranges = Vec::with_capacity(1 + part.sections());
+    let mut at = HEADER;
+    for _ in 0..1 + part.sections() {
+        let len = u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize;
+        let range = at + 4..(at + 4).checked_add(len)?;
+        bytes.get(range.clone())?;
+        at = range.end;
+        ranges.push(range);
+    }
+    let tree = bytes[ranges[0].clone()].to_vec();
+    // Shared as it was read: turning it into an `Arc<[u8]>` would copy the whole file.
+    let bytes = Arc::new(bytes);
+    let sections = ranges[1..]
+        .iter()
+        .map(|range| Section {
+            raw: Some((bytes.clone(), range.clone())),
+            value: OnceCell::new(),
+        })
+        .collect();
+    Some((tree, sections))
 }
 
-fn save(path: &std::path::Path, data: &Data) -> Result<(), StoreError> {
-    let payload = postcard::to_stdvec(data).map_err(|e| StoreError::Io {
+fn save(store: &Store, ref_name: &str, tree: &[u8], index: &Index) -> Result<(), StoreError> {
+    let encode = |e: postcard::Error| StoreError::Io {
         context: "encode the index".into(),
         source: std::io::Error::other(e),
-    })?;
+    };
+    for part in Part::ALL {
+        let sections = match part {
+            Part::Beads => vec![
+                postcard::to_stdvec(index.beads()).map_err(encode)?,
+                postcard::to_stdvec(index.broken()).map_err(encode)?,
+            ],
+            Part::Text => vec![postcard::to_stdvec(index.descriptions()).map_err(encode)?],
+            Part::Mail => vec![postcard::to_stdvec(index.mail()).map_err(encode)?],
+        };
+        write_part(&file_path(store, ref_name, part), tree, &sections)?;
+    }
+    Ok(())
+}
+
+fn write_part(path: &std::path::Path, tree: &[u8], sections: &[Vec<u8>]) -> Result<(), StoreError> {
+    let mut payload = Vec::new();
+    for section in std::iter::once(tree).chain(sections.iter().map(Vec::as_slice)) {
+        let len = u32::try_from(section.len()).map_err(|e| StoreError::Io {
+            context: "encode the index".into(),
+            source: std::io::Error::other(e),
+        })?;
+        payload.extend_from_slice(&len.to_le_bytes());
+        payload.extend_from_slice(section);
+    }
     let dir = path.parent().unwrap_or(path);
     std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bulk::{BlobIds, Put};
 pub use hooks::RefPush;
-pub use index::{Broken, Index, MailMarks, MailSummary, Summary};
+pub use index::{Broken, Index, MailMarks, MailSummary, Part, Summary};
 pub use notes::MAX_NOTE;
 pub use snapshot::Capture;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
@@ -388,6 +388,12 @@ impl Store {
         Index::load(self, refs::MAIN, head)
     }
 
+    /// Only `parts` of the index of `refs/beads/main` at `head` (the others read as
+    /// empty): a reader of mail never loads the beads, `ready` never the descriptions.
+    pub fn index_parts(&self, head: &Head, parts: &[Part]) -> Result<Index, StoreError> {
+        Index::load_parts(self, refs::MAIN, head, parts)
+    }
+
     /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
     /// without reading or writing the cache (for checking the cache).
     pub fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {
@@ -581,22 +587,13 @@ impl Store {
             let policy = self.fsync_policy();
             // A large change goes to disk as one pack, not a loose file (and an fsync)
             // per object: its objects are written to memory first.
-            let mut packed = (tx.writes.len() >= pack::PACK_THRESHOLD).then(|| Store {
-                repo: self.repo.clone().with_object_memory(),
-            });
+            let mut packed = (tx.writes.len() >= pack::PACK_THRESHOLD).then(|| self.buffered());
             let writer = packed.as_ref().unwrap_or(self);
             let (tree, blobs) = writer.write_tree(head.map(|h| h.tree), &tx.writes)?;
             let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
             let commit = writer.write_commit(tree, &parents, actor, &tx.message)?;
-            if let Some(objects) = packed
-                .as_mut()
-                .and_then(|mem| mem.repo.objects.take_object_memory())
-            {
-                let objects: Vec<_> = objects
-                    .iter()
-                    .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
-                    .collect();
-                self.write_pack(&objects, policy.objects)?;
+            if let Some(buffered) = packed.as_mut() {
+                self.write_buffered(buffered)?;
             } else if policy.objects {
                 let mut ids = self.trees_on_paths(tree, tx.writes.keys().map(String::as_str))?;
                 ids.extend(blobs);

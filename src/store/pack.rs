@@ -220,6 +220,50 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Another handle on this repository whose object writes stay in memory until
+    /// [`Store::write_buffered`] puts them on disk: for changes that write thousands of
+    /// objects (a large merge), which then cost one pack instead of a file each.
+    pub fn buffered(&self) -> Store {
+        Store {
+            repo: self.repo.clone().with_object_memory(),
+        }
+    }
+
+    /// Writes the objects `buffered` holds in memory into this repository, as one pack
+    /// when there are [`PACK_THRESHOLD`] or more, else as loose objects; synced as the
+    /// fsync policy asks. Afterwards `buffered` writes straight to disk.
+    pub fn write_buffered(&self, buffered: &mut Store) -> Result<(), StoreError> {
+        let Some(memory) = buffered.repo.objects.take_object_memory() else {
+            return Ok(());
+        };
+        let durable = self.fsync_policy().objects;
+        if memory.len() >= PACK_THRESHOLD {
+            let objects: Vec<_> = memory
+                .iter()
+                .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
+                .collect();
+            self.write_pack(&objects, durable)?;
+            return Ok(());
+        }
+        use gix::objs::Write as _;
+        let mut ids = std::collections::BTreeSet::new();
+        for (id, (kind, data)) in memory.iter() {
+            self.repo
+                .objects
+                .write_buf_with_known_id(*kind, data, *id)
+                .map_err(|e| {
+                    super::git_err(format!("write object {id}"))(gix::Error::from_error(e))
+                })?;
+            ids.insert(*id);
+        }
+        if durable {
+            self.sync_objects(&ids)?;
+        }
+        Ok(())
+    }
+}
+
 impl super::Tx<'_> {
     /// Writes every document staged so far into the object database as one pack (when
     /// there are at least [`PACK_THRESHOLD`] of them), so that committing the change

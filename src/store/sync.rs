@@ -327,6 +327,13 @@ impl Store {
     pub fn fetch_beads(&self, name: &str, talk: bool) -> Result<Option<ObjectId>, StoreError> {
         self.check_remote(name)?;
         let mut args: Vec<String> = [
+            // git checks every object it receives, as `transfer.fsckObjects` would:
+            // [`Store::check_remote_tree`] sees only the tip, and a tree holding
+            // `.git` or `../x` deeper in the remote's history would otherwise come
+            // into this store's history (and be refused by every strict remote it
+            // is pushed to after).
+            "-c",
+            "fetch.fsckObjects=true",
             "fetch",
             "--no-tags",
             "--no-write-fetch-head",
@@ -342,6 +349,18 @@ impl Store {
         args.extend(refs::fetch_refspecs(name));
         let out = self.run_git(&args, talk)?;
         if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if stderr.contains("fsck error") {
+                let what = stderr
+                    .lines()
+                    .find_map(|l| l.strip_prefix("error: object "))
+                    .unwrap_or("an object failed git's checks");
+                return Err(RemoteError::Garbage {
+                    remote: name.to_owned(),
+                    detail: format!("git refused what it sent: {}", what.trim()),
+                }
+                .into());
+            }
             return Err(git_failure(format!("fetch from {name}"), &out).into());
         }
         self.tracking_head(name)

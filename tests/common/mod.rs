@@ -3,6 +3,8 @@
 //! environment (no global or system git config, UTC, fixed identities).
 #![allow(dead_code)]
 
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -15,7 +17,7 @@ pub fn bin() -> PathBuf {
 }
 
 /// PATH with the binary's directory first, so `git beads` runs the binary under test.
-pub fn path_env() -> std::ffi::OsString {
+pub fn path_env() -> OsString {
     let dir = bin().parent().expect("binary has a directory").to_owned();
     let mut paths = vec![dir];
     paths.extend(std::env::split_paths(
@@ -75,12 +77,17 @@ impl Sandbox {
             .expect("command runs")
     }
 
+    /// Runs `git ARGS` in `cwd` (a repository of the sandbox, bare or not, or the
+    /// sandbox itself), asserting success; returns stdout.
+    pub fn git(&self, cwd: &Path, args: &[&str]) -> String {
+        expect_success(format_args!("git {args:?}"), &self.run(cwd, "git", args))
+    }
+
     /// A bare repository at `name`, for use as a remote.
     pub fn bare(&self, name: &str) -> PathBuf {
         let path = self.path().join(name);
-        let out = self.run(
+        self.git(
             self.path(),
-            "git",
             &[
                 "init",
                 "-q",
@@ -89,11 +96,6 @@ impl Sandbox {
                 "main",
                 path.to_str().expect("utf-8"),
             ],
-        );
-        assert!(
-            out.status.success(),
-            "git init --bare: {}",
-            String::from_utf8_lossy(&out.stderr)
         );
         path
     }
@@ -106,6 +108,7 @@ impl Sandbox {
             path,
             home: self.path().to_owned(),
             user: user.to_owned(),
+            env: Vec::new(),
         };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.configure();
@@ -115,12 +118,32 @@ impl Sandbox {
         repo
     }
 
+    /// A new repository at `name` (see [`Sandbox::repo`]) with a store made by
+    /// `git beads init --prefix bd`.
+    pub fn repo_with_store(&self, name: &str, user: &str) -> Repo {
+        let repo = self.repo(name, user);
+        repo.init();
+        repo
+    }
+
+    /// The usual subject of a test: a repository `work`, identity `alice`, with a
+    /// store (prefix `bd`).
+    pub fn store(&self) -> Repo {
+        self.repo_with_store("work", "alice")
+    }
+
+    /// A new sandbox and its [`Sandbox::store`].
+    pub fn with_store() -> (Sandbox, Repo) {
+        let sb = Sandbox::new();
+        let repo = sb.store();
+        (sb, repo)
+    }
+
     /// A clone of `remote` at `name`, identity `user`.
     pub fn clone(&self, remote: &Path, name: &str, user: &str) -> Repo {
         let path = self.path().join(name);
-        let out = self.run(
+        self.git(
             self.path(),
-            "git",
             &[
                 "clone",
                 "-q",
@@ -128,18 +151,54 @@ impl Sandbox {
                 path.to_str().expect("utf-8"),
             ],
         );
-        assert!(
-            out.status.success(),
-            "git clone: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let repo = Repo {
             path,
             home: self.path().to_owned(),
             user: user.to_owned(),
+            env: Vec::new(),
         };
         repo.configure();
         repo
+    }
+
+    /// A clone of `remote` at `name`, identity `user`, that has run `git beads sync`
+    /// (and so adopted the remote's store).
+    pub fn synced_clone(&self, remote: &Path, name: &str, user: &str) -> Repo {
+        let repo = self.clone(remote, name, user);
+        repo.sync();
+        repo
+    }
+
+    /// A bare remote `remote.git` and a clone of it at `name` (identity `alice`)
+    /// that pushed one code commit to `main`; no store yet.
+    pub fn remote_with_code(&self, name: &str) -> (PathBuf, Repo) {
+        let remote = self.bare("remote.git");
+        let first = self.clone(&remote, name, "alice");
+        first.commit_file("README", "code\n", "code");
+        first.git(&["push", "-q", "origin", "HEAD:main"]);
+        (remote, first)
+    }
+
+    /// [`Sandbox::remote_with_code`], where the clone then made the store (prefix
+    /// `bd`) and pushed it with `git beads sync`.
+    pub fn remote_with_store(&self, name: &str) -> (PathBuf, Repo) {
+        let (remote, first) = self.remote_with_code(name);
+        first.init();
+        let v = first.sync();
+        assert_eq!(v["pushed"], true, "{v}");
+        (remote, first)
+    }
+
+    /// Two clones sharing one bead: [`Sandbox::remote_with_store`]'s `c1`, which
+    /// then created the bead `title` (`create` flags `extra`) and synced, and `c2`
+    /// (bob), a [`Sandbox::synced_clone`] made after that. Returns both clones and
+    /// the bead's id.
+    pub fn two_clones_sharing(&self, title: &str, extra: &[&str]) -> (Repo, Repo, String) {
+        let (remote, c1) = self.remote_with_store("c1");
+        let id = c1.create(title, extra);
+        c1.sync();
+        let c2 = self.synced_clone(&remote, "c2", "bob");
+        (c1, c2, id)
     }
 }
 
@@ -150,6 +209,8 @@ pub struct Repo {
     home: PathBuf,
     /// The identity commands run as (user.name; email is `<user>@example.com`).
     pub user: String,
+    /// Environment variables set for every command run here (see [`Repo::with_env`]).
+    env: Vec<(OsString, OsString)>,
 }
 
 impl Repo {
@@ -159,7 +220,15 @@ impl Repo {
             path: path.to_owned(),
             home: sb.path().to_owned(),
             user: user.to_owned(),
+            env: Vec::new(),
         }
+    }
+
+    /// This repository with `key=value` set for every command run in it, on top of
+    /// the hermetic environment.
+    pub fn with_env(mut self, key: &str, value: impl AsRef<OsStr>) -> Repo {
+        self.env.push((key.into(), value.as_ref().to_owned()));
+        self
     }
 
     fn configure(&self) {
@@ -176,39 +245,35 @@ impl Repo {
         let mut cmd = Command::new(program);
         hermetic(&mut cmd, &self.home);
         cmd.current_dir(&self.path);
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         cmd
     }
 
     /// Runs `git ARGS`, asserting success; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
-        let out = self.command("git").args(args).output().expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        expect_success(format_args!("git {args:?}"), &self.git_output(args))
+    }
+
+    /// A `git beads ARGS` command with extra environment variables and stdout and
+    /// stderr piped, to run, spawn or adjust further.
+    pub fn beads_command(&self, env: &[(&str, &str)], args: &[&str]) -> Command {
+        let mut cmd = self.command("git");
+        cmd.envs(env.iter().copied())
+            .arg("beads")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
     }
 
     /// Runs `git beads ARGS` and returns the raw output.
     pub fn beads_output(&self, args: &[&str]) -> Output {
-        self.command("git")
-            .arg("beads")
-            .args(args)
-            .output()
-            .expect("git beads runs")
+        self.beads_output_env(&[], args)
     }
 
     /// Runs `git beads ARGS`, asserting success; returns stdout.
     pub fn beads(&self, args: &[&str]) -> String {
-        let out = self.beads_output(args);
-        assert!(
-            out.status.success(),
-            "git beads {args:?} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        expect_success(format_args!("git beads {args:?}"), &self.beads_output(args))
     }
 
     /// Runs `git beads --json ARGS`, asserting success; returns the parsed document.
@@ -224,6 +289,12 @@ impl Repo {
 
     /// Runs `git beads ARGS`, asserting failure; returns (exit code, stderr).
     pub fn beads_fail(&self, args: &[&str]) -> (i32, String) {
+        let (code, _, stderr) = self.beads_fail_with_stdout(args);
+        (code, stderr)
+    }
+
+    /// Runs `git beads ARGS`, asserting failure; returns (exit code, stdout, stderr).
+    pub fn beads_fail_with_stdout(&self, args: &[&str]) -> (i32, String, String) {
         let out = self.beads_output(args);
         assert!(
             !out.status.success(),
@@ -232,6 +303,7 @@ impl Repo {
         );
         (
             out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     }
@@ -279,6 +351,52 @@ impl Repo {
         ]);
         v["beads"].as_array().expect("beads array").clone()
     }
+
+    /// One string field (`id`, `title`…) of every bead in the store (any status),
+    /// in listing order.
+    pub fn listed(&self, field: &str) -> Vec<String> {
+        self.all_beads()
+            .iter()
+            .map(|b| b[field].as_str().expect(field).to_owned())
+            .collect()
+    }
+
+    /// `git beads sync` (with `--json`); returns its report.
+    pub fn sync(&self) -> Value {
+        self.beads_json(&["sync"])
+    }
+
+    /// Creates the agent `name` (`agent create NAME EXTRA…`) and binds this
+    /// worktree to it.
+    pub fn bind_new_agent(&self, name: &str, extra: &[&str]) {
+        let mut args = vec!["agent", "create", name];
+        args.extend_from_slice(extra);
+        self.beads(&args);
+        self.beads(&["agent", "bind", name]);
+    }
+
+    /// Starts a session (`session start EXTRA…`) and returns its id.
+    pub fn start_session(&self, extra: &[&str]) -> String {
+        let mut args = vec!["session", "start"];
+        args.extend_from_slice(extra);
+        self.beads_json(&args)["prime"]["session"]["id"]
+            .as_str()
+            .expect("session id")
+            .to_owned()
+    }
+
+    /// How many commits `rev` reaches (`git rev-list --count REV`).
+    pub fn commit_count(&self, rev: &str) -> usize {
+        self.git(&["rev-list", "--count", rev])
+            .trim()
+            .parse()
+            .expect("a count")
+    }
+
+    /// The commit `HEAD` points at.
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
 }
 
 /// The path of a bead's document inside the store's tree (`beads/<fanout>/<id>.yaml`).
@@ -292,14 +410,154 @@ pub fn doc_path(id: &str) -> String {
     format!("beads/{fan}/{id}.yaml")
 }
 
+/// The strings of a JSON array, in order; panics on anything else.
+pub fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().expect("string").to_owned())
+        .collect()
+}
+
+/// A bead's labels (none when the field is absent, as it is for a bead without any).
+pub fn labels(bead: &Value) -> Vec<String> {
+    if bead["labels"].is_null() {
+        Vec::new()
+    } else {
+        strs(&bead["labels"])
+    }
+}
+
+/// A bead's dependencies as (id, type) pairs, in order.
+pub fn dep_pairs(bead: &Value) -> Vec<(String, String)> {
+    bead["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .map(|d| {
+            (
+                d["id"].as_str().expect("id").to_owned(),
+                d["type"].as_str().expect("type").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The values of `field` that a merge kept in a document's `conflicts:`.
+pub fn conflict_values(doc: &Value, field: &str) -> Vec<Value> {
+    doc["conflicts"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|c| c["field"] == field)
+                .map(|c| c["value"].clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The subject (first line of the message) of each entry of a `log` array.
+pub fn log_subjects(log: &Value) -> Vec<&str> {
+    log.as_array()
+        .expect("log")
+        .iter()
+        .map(|e| {
+            e["message"]
+                .as_str()
+                .expect("message")
+                .lines()
+                .next()
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// The ids in a JSON listing (`{"beads": [...]}`), in order.
 pub fn ids(listing: &Value) -> Vec<String> {
-    listing["beads"]
+    ids_in(listing, "beads")
+}
+
+/// The ids of the objects in the array under `key` of a JSON document
+/// (`{"messages": [...]}`, `{"steps": [...]}`…), in order.
+pub fn ids_in(doc: &Value, key: &str) -> Vec<String> {
+    doc[key]
         .as_array()
-        .expect("beads array")
+        .unwrap_or_else(|| panic!("no {key} array: {doc}"))
         .iter()
         .map(|b| b["id"].as_str().expect("id is a string").to_owned())
         .collect()
+}
+
+/// Syncs every clone in turn, twice round, and asserts they all end on one tree;
+/// returns that tree.
+pub fn converge(clones: &[&Repo]) -> String {
+    for _ in 0..2 {
+        for c in clones {
+            c.sync();
+        }
+    }
+    let tree = clones[0].store_tree();
+    for c in clones {
+        assert_eq!(
+            c.store_tree(),
+            tree,
+            "{} did not converge",
+            c.path.display()
+        );
+    }
+    tree
+}
+
+/// Runs `work` once for each item, each on a thread of its own, all at once; returns
+/// the results in the order of the items.
+pub fn on_threads<I, T, F>(items: I, work: F) -> Vec<T>
+where
+    I: IntoIterator,
+    I::Item: Send,
+    T: Send,
+    F: Fn(I::Item) -> T + Sync,
+{
+    std::thread::scope(|s| {
+        let work = &work;
+        let handles: Vec<_> = items
+            .into_iter()
+            .map(|item| s.spawn(move || work(item)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker thread panicked"))
+            .collect()
+    })
+}
+
+/// Asserts that a finished command (`what`, for the message) succeeded, showing its
+/// exit status and stderr if not; returns its stdout.
+pub fn expect_success(what: impl std::fmt::Display, out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Spawns `cmd` with `input` on its stdin (stdout and stderr captured) and waits
+/// for it; returns its output.
+pub fn feed(cmd: &mut Command, input: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("command spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("feed stdin");
+    child.wait_with_output().expect("command finishes")
 }
 
 /// A small deterministic random number generator (xorshift64*), seeded from
@@ -368,12 +626,7 @@ impl Repo {
 
     /// Runs `git beads ARGS` with extra environment variables; returns the raw output.
     pub fn beads_output_env(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
-        let mut cmd = self.command("git");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.arg("beads")
-            .args(args)
+        self.beads_command(env, args)
             .output()
             .expect("git beads runs")
     }
@@ -386,65 +639,69 @@ impl Repo {
         cmd
     }
 
-    /// Adds a linked worktree at `name` next to this repository (on a new branch).
+    /// Adds a linked worktree at `name` next to this repository (on a new branch
+    /// of the same name).
     pub fn worktree(&self, name: &str) -> Repo {
+        self.worktree_on(name, name)
+    }
+
+    /// Adds a linked worktree at `name` next to this repository, on a new branch
+    /// `branch`.
+    pub fn worktree_on(&self, name: &str, branch: &str) -> Repo {
         let path = self.path.parent().expect("repo has a parent").join(name);
         self.git(&[
             "worktree",
             "add",
             "-q",
             "-b",
-            name,
+            branch,
             path.to_str().expect("utf-8"),
         ]);
         Repo {
             path,
             home: self.home.clone(),
             user: self.user.clone(),
+            env: self.env.clone(),
         }
     }
 
-    /// Commits `content` at `path` inside the store's tree with git plumbing
-    /// (`hash-object`, `read-tree`/`update-index`/`write-tree` on a temporary
-    /// index, `commit-tree`, `update-ref`), bypassing git-beads. Returns the new head.
+    /// Commits `content` at `path` inside the store's tree with git plumbing,
+    /// bypassing git-beads (see [`Repo::edit_store`]). Returns the new head.
     pub fn put_raw_doc(&self, path: &str, content: &[u8]) -> String {
         let scratch = tempfile::tempdir().expect("temp dir");
         let file = scratch.path().join("doc");
         std::fs::write(&file, content).expect("write doc");
         let blob = self.git(&["hash-object", "-w", file.to_str().expect("utf-8")]);
-        let blob = blob.trim();
+        self.edit_store(
+            &[&["--cacheinfo", &format!("100644,{},{path}", blob.trim())]],
+            &format!("edit {path} by hand"),
+        )
+    }
+
+    /// Applies `update-index --add` edits (`--cacheinfo MODE,OID,PATH`,
+    /// `--force-remove PATH`…) to the store's tree with git plumbing
+    /// (`read-tree`/`update-index`/`write-tree` on a temporary index, `commit-tree`,
+    /// `update-ref`), as one commit with `message`, bypassing git-beads. Returns the
+    /// new head.
+    pub fn edit_store(&self, edits: &[&[&str]], message: &str) -> String {
+        let scratch = tempfile::tempdir().expect("temp dir");
         let index = scratch.path().join("index");
         let with_index = |args: &[&str]| {
-            let out = self
-                .command("git")
-                .env("GIT_INDEX_FILE", &index)
-                .args(args)
-                .output()
-                .expect("git runs");
-            assert!(
-                out.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+            let env = [("GIT_INDEX_FILE", index.as_os_str())];
+            let out = self.git_output_env(&env, args);
+            expect_success(format_args!("git {args:?}"), &out)
+                .trim()
+                .to_owned()
         };
         let old = self.store_head();
         with_index(&["read-tree", "refs/beads/main"]);
-        with_index(&[
-            "update-index",
-            "--add",
-            "--cacheinfo",
-            &format!("100644,{blob},{path}"),
-        ]);
+        for e in edits {
+            let mut args = vec!["update-index", "--add"];
+            args.extend_from_slice(e);
+            with_index(&args);
+        }
         let tree = with_index(&["write-tree"]);
-        let commit = self.git(&[
-            "commit-tree",
-            &tree,
-            "-p",
-            &old,
-            "-m",
-            &format!("edit {path} by hand"),
-        ]);
+        let commit = self.git(&["commit-tree", &tree, "-p", &old, "-m", message]);
         let commit = commit.trim().to_owned();
         self.git(&["update-ref", "refs/beads/main", &commit, &old]);
         commit
@@ -489,12 +746,17 @@ impl Repo {
     }
 }
 
-/// Writes an executable script (mode 755) at `path`, creating its directory.
-pub fn write_script(path: &Path, text: &str) {
+/// Writes `text` at `path`, creating its directory.
+pub fn write_file(path: &Path, text: &str) {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).expect("mkdir");
     }
-    std::fs::write(path, text).expect("write script");
+    std::fs::write(path, text).expect("write");
+}
+
+/// Writes an executable script (mode 755) at `path`, creating its directory.
+pub fn write_script(path: &Path, text: &str) {
+    write_file(path, text);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -504,7 +766,7 @@ pub fn write_script(path: &Path, text: &str) {
 
 impl Repo {
     /// Runs `git ARGS` with extra environment variables; returns the raw output.
-    pub fn git_output_env(&self, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Output {
+    pub fn git_output_env(&self, env: &[(&str, &OsStr)], args: &[&str]) -> Output {
         let mut cmd = self.command("git");
         for (k, v) in env {
             cmd.env(k, v);

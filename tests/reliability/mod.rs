@@ -123,7 +123,15 @@ impl Mount {
     pub fn tmpfs(path: &Path, size: &str) -> Option<Mount> {
         std::fs::create_dir_all(path).expect("mount point");
         let p = path.to_str().expect("utf-8 path");
-        match Mount::run(&["mount", "-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", p]) {
+        match Mount::run(&[
+            "mount",
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}"),
+            "tmpfs",
+            p,
+        ]) {
             Ok(()) => Some(Mount {
                 path: path.to_owned(),
             }),

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
 use super::Format;
+use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
 use crate::store::Broken;
 

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
 use super::Format;
+use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops::{self, ImportOptions, ImportProgress, OpError};
 
 /// Arguments of `import`.

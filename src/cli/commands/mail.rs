@@ -113,17 +113,31 @@ fn me(ctx: &Ctx) -> Result<AgentName, CliError> {
 }
 
 fn read_body(a: &SendArgs) -> Result<String, CliError> {
-    match (&a.body, &a.body_file) {
-        (Some(b), _) => Ok(b.clone()),
-        (None, Some(p)) if p.as_os_str() == "-" => {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
-            Ok(s)
-        }
-        (None, Some(p)) => std::fs::read_to_string(p)
-            .map_err(|e| CliError::user(format!("could not read {}: {e}", p.display()))),
-        (None, None) => Ok(String::new()),
+    let (source, input): (String, Box<dyn std::io::Read>) = match (&a.body, &a.body_file) {
+        (Some(b), _) => return Ok(b.clone()),
+        (None, None) => return Ok(String::new()),
+        (None, Some(p)) if p.as_os_str() == "-" => ("stdin".into(), Box::new(std::io::stdin())),
+        (None, Some(p)) => (
+            p.display().to_string(),
+            Box::new(
+                std::fs::File::open(p)
+                    .map_err(|e| CliError::user(format!("could not read {}: {e}", p.display())))?,
+            ),
+        ),
+    };
+    // Read no more than a body may hold (and one byte to tell): `/dev/zero` or an
+    // endless pipe must end in an error, not in memory running out.
+    let limit = crate::store::codec::MAX_DOCUMENT as u64;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(input, limit + 1), &mut bytes)
+        .map_err(|e| CliError::user(format!("could not read {source}: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(CliError::user(format!(
+            "the body in {source} is larger than the {limit} byte limit"
+        )));
     }
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::user(format!("the body in {source} is not UTF-8 text")))
 }
 
 /// Runs `mail`.
