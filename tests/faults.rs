@@ -69,16 +69,8 @@ fn assert_all_there(repo: &Repo, beads: &BTreeMap<String, BTreeSet<String>>, wha
 /// The remote's side of a push runs in its own session, as a real remote does on
 /// another machine, so that killing a local sync's process group does not kill it.
 fn two_clones(sb: &Sandbox) -> (PathBuf, Repo, Repo) {
-    let remote = sb.bare("remote.git");
-    let a = sb.clone(&remote, "a", "alice");
-    std::fs::write(a.path.join("README"), "code\n").expect("write");
-    a.git(&["add", "README"]);
-    a.git(&["commit", "-q", "-m", "code"]);
-    a.git(&["push", "-q", "origin", "HEAD:main"]);
-    a.init();
-    a.beads(&["sync"]);
-    let b = sb.clone(&remote, "b", "bob");
-    b.beads(&["sync"]);
+    let (remote, a) = sb.remote_with_store("a");
+    let b = sb.synced_clone(&remote, "b", "bob");
     let wrapper = sb.path().join("receive-pack");
     std::fs::write(
         &wrapper,
@@ -372,10 +364,7 @@ fn doctor(repo: &Repo) -> (bool, Value) {
 fn a_read_only_object_store_fails_cleanly_and_changes_nothing() {
     let _heavy = heavy();
     let sb = Sandbox::new();
-    let remote = sb.bare("remote.git");
-    let repo = sb.clone(&remote, "work", "alice");
-    repo.git(&["commit", "-q", "--allow-empty", "-m", "code"]);
-    repo.git(&["push", "-q", "origin", "HEAD:main"]);
+    let (remote, repo) = sb.remote_with_code("work");
     repo.init();
     let mut acked: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for i in 0..3 {
@@ -384,8 +373,7 @@ fn a_read_only_object_store_fails_cleanly_and_changes_nothing() {
     repo.beads(&["agent", "create", "ann"]);
     repo.beads(&["sync"]);
     // Another clone has news to pull.
-    let other = sb.clone(&remote, "other", "bob");
-    other.beads(&["sync"]);
+    let other = sb.synced_clone(&remote, "other", "bob");
     let news = other.create("news from the other clone", &[]);
     other.beads(&["sync"]);
 

@@ -347,21 +347,27 @@ fn huge_and_endless_inputs_are_refused_or_kept_whole() {
     }
     assert_eq!(repo.store_head(), head);
 
-    // An import carrying a 10 MB description is refused whole or kept whole.
-    let record = serde_json::json!({
-        "id": "bd-huge1", "title": "huge", "description": ten_mb, "status": "open",
-        "priority": 2, "issue_type": "task",
-        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-    });
-    let file = sb.path().join("huge.jsonl");
-    std::fs::write(&file, format!("{record}\n")).expect("write");
-    let out = beads(&repo, &["import", file.to_str().expect("utf-8")]);
-    if out.status.success() {
-        let b = repo.bead_json("bd-huge1");
-        assert_eq!(b["description"].as_str().map(str::len), Some(ten_mb.len()));
-    } else {
-        assert_clean_failure(&out, "import of a 10 MB description");
-        assert_eq!(repo.store_head(), head);
+    // An import carrying a 10 MB or a 17 MB description (over the size of a document
+    // the store reads back) is refused whole or kept whole — never acknowledged and
+    // then unreadable.
+    for (id, size) in [("bd-huge1", 10 << 20), ("bd-huge2", 17 << 20)] {
+        let head = repo.store_head();
+        let text = "0123456789abcdef\n".repeat(size / 17);
+        let record = serde_json::json!({
+            "id": id, "title": "huge", "description": text, "status": "open",
+            "priority": 2, "issue_type": "task",
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        });
+        let file = sb.path().join("huge.jsonl");
+        std::fs::write(&file, format!("{record}\n")).expect("write");
+        let out = beads(&repo, &["import", file.to_str().expect("utf-8")]);
+        if out.status.success() {
+            let b = repo.bead_json(id);
+            assert_eq!(b["description"].as_str().map(str::len), Some(text.len()));
+        } else {
+            assert_clean_failure(&out, &format!("import of a {size} byte description"));
+            assert_eq!(repo.store_head(), head);
+        }
     }
     repo.assert_fsck_clean();
 }

@@ -10,10 +10,9 @@ mod common;
 mod reliability;
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::{Repo, Sandbox};
 use reliability::{assert_clean_failure, beads, files_outside_git, refs_outside_beads};
@@ -23,29 +22,17 @@ use serde_json::Value;
 fn plumb(sb: &Sandbox, git_dir: &Path, args: &[&str], input: &[u8]) -> String {
     let mut cmd = Command::new("git");
     common::hermetic(&mut cmd, sb.path());
-    let mut child = cmd
-        .env("GIT_AUTHOR_NAME", "mallory")
+    cmd.env("GIT_AUTHOR_NAME", "mallory")
         .env("GIT_AUTHOR_EMAIL", "mallory@example.com")
         .env("GIT_COMMITTER_NAME", "mallory")
         .env("GIT_COMMITTER_EMAIL", "mallory@example.com")
         .arg("--git-dir")
         .arg(git_dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("git runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input).expect("feed git");
-    drop(stdin);
-    let out = child.wait_with_output().expect("git finishes");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        .args(args);
+    let out = common::feed(&mut cmd, input);
+    common::expect_success(format!("git {args:?}"), &out)
+        .trim()
+        .to_owned()
 }
 
 fn hex_bytes(hex: &str) -> Vec<u8> {
@@ -122,14 +109,9 @@ fn with_entry(
     raw_tree(sb, git_dir, &borrowed)
 }
 
+/// The harness's remote with a store (clone `c1`, alice), holding one bead.
 fn remote_with_store(sb: &Sandbox) -> (PathBuf, Repo) {
-    let remote = sb.bare("remote.git");
-    let c1 = sb.clone(&remote, "c1", "alice");
-    std::fs::write(c1.path.join("README"), "code\n").expect("write");
-    c1.git(&["add", "README"]);
-    c1.git(&["commit", "-q", "-m", "code"]);
-    c1.git(&["push", "-q", "origin", "HEAD:main"]);
-    c1.init();
+    let (remote, c1) = sb.remote_with_store("c1");
     c1.create("precious", &[]);
     c1.beads(&["sync"]);
     (remote, c1)

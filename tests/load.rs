@@ -97,10 +97,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
     let ops_each = count(10, 50);
     let mut master = Rng::new("twenty_processes_mixing_every_kind_of_write_lose_nothing");
     let sb = Sandbox::new();
-    let remote = sb.bare("remote.git");
-    let a = sb.clone(&remote, "a", "alice");
-    a.git(&["commit", "-q", "--allow-empty", "-m", "code"]);
-    a.git(&["push", "-q", "origin", "HEAD:main"]);
+    let (remote, a) = sb.remote_with_code("a");
     a.init();
     for agent in AGENTS {
         a.beads(&["agent", "create", agent]);
@@ -117,8 +114,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         .map(|i| a.create(&format!("shared {i}"), &[]))
         .collect();
     a.beads(&["sync"]);
-    let b = sb.clone(&remote, "b", "bob");
-    b.beads(&["sync"]);
+    let b = sb.synced_clone(&remote, "b", "bob");
     for r in [&a, &b] {
         // Power-cut durability is not what this test is about; fsync would only slow it.
         r.git(&["config", "core.fsync", "none"]);

@@ -687,10 +687,17 @@ fn merge_document(
             (typed(&av, &a_bytes), typed(&bv, &b_bytes), base_bead)
         {
             let merged = merge::merge_bead(base_bead.as_ref(), &x, &y);
-            let text = codec::encode(&merged.value).map_err(|source| StoreError::Encode {
-                what: path.to_owned(),
-                source,
-            })?;
+            let text = match codec::encode(&merged.value) {
+                Ok(text) => text,
+                // Two versions under the size limit can merge to one over it.
+                Err(e) => {
+                    return Ok(whole(
+                        true,
+                        true,
+                        format!("the merge cannot be written: {e}"),
+                    ));
+                }
+            };
             return Ok(DocMerge {
                 blob: store.write_blob(text.as_bytes())?,
                 conflicts: merged.conflicts,

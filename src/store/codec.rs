@@ -52,7 +52,13 @@ impl CodecError {
 /// Encodes a value as its canonical YAML document: keys in declaration order,
 /// no anchors, stable formatting, so equal values give byte-identical blobs.
 pub fn encode<T: Serialize>(value: &T) -> Result<String, CodecError> {
-    Ok(serde_yaml::to_string(value)?)
+    let text = serde_yaml::to_string(value)?;
+    // What could not be decoded again is never written: a document over the limit
+    // would be stored, acknowledged, and unreadable.
+    if text.len() > MAX_DOCUMENT {
+        return Err(CodecError::TooLarge(text.len()));
+    }
+    Ok(text)
 }
 
 /// Converts a value to the generic YAML tree that the merge of unknown documents
@@ -234,6 +240,9 @@ mod tests {
         assert!(decode::<Bead>(bomb.as_bytes()).is_err());
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(decode::<Bead>(deep.as_bytes()).is_err());
+        let mut huge = sample();
+        huge.description = "x".repeat(MAX_DOCUMENT);
+        assert!(matches!(encode(&huge), Err(CodecError::TooLarge(_))));
         let deep_maps = format!("{}x{}", "{a: ".repeat(100_000), "}".repeat(100_000));
         assert!(matches!(
             decode::<serde_yaml::Value>(deep_maps.as_bytes()),
