@@ -656,7 +656,7 @@ impl Store {
     /// pruned loose ref falls back to the old packed value). So a `.lock` is only
     /// removed once it is older than any git command holds one; a younger one is
     /// waited for.
-    fn clear_stale_ref_lock(&self, name: &str) -> Result<(), StoreError> {
+    pub(crate) fn clear_stale_ref_lock(&self, name: &str) -> Result<(), StoreError> {
         const STALE: std::time::Duration = std::time::Duration::from_secs(1);
         let lock = self.common_dir().join(format!("{name}.lock"));
         let started = std::time::Instant::now();

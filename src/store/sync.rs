@@ -326,6 +326,11 @@ impl Store {
     /// refs of refs the remote no longer has are pruned.
     pub fn fetch_beads(&self, name: &str, talk: bool) -> Result<Option<ObjectId>, StoreError> {
         self.check_remote(name)?;
+        // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
+        // and every later fetch would fail on it: clear it once it is stale.
+        for tracking in [refs::tracking_main(name), refs::tracking_notes(name)] {
+            self.clear_stale_ref_lock(&tracking)?;
+        }
         let mut args: Vec<String> = [
             // git checks every object it receives, as `transfer.fsckObjects` would:
             // [`Store::check_remote_tree`] sees only the tip, and a tree holding
