@@ -48,18 +48,7 @@ impl Folded {
 pub fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<Folded> {
     check_remote_name(remote).map_err(crate::store::StoreError::from)?;
     let theirs = store.tracking_head(remote)?;
-    let mut report = SyncReport {
-        remote: remote.to_owned(),
-        fetched: 0,
-        merged: 0,
-        conflicts: 0,
-        pushed: false,
-        outcome: Outcome::UpToDate,
-        head: None,
-        rounds: 0,
-        configured: false,
-        kept: Vec::new(),
-    };
+    let mut report = SyncReport::empty(remote, false);
     integrate(store, actor, remote, theirs, &mut report, &mut |_| {})?;
     let notes = merge_notes(store, actor, remote)?;
     Ok(Folded {

@@ -120,6 +120,24 @@ pub struct SyncReport {
     pub kept: Vec<KeptDoc>,
 }
 
+impl SyncReport {
+    /// A report of nothing done yet with `remote`.
+    pub(super) fn empty(remote: &str, configured: bool) -> SyncReport {
+        SyncReport {
+            remote: remote.to_owned(),
+            fetched: 0,
+            merged: 0,
+            conflicts: 0,
+            pushed: false,
+            outcome: Outcome::UpToDate,
+            head: None,
+            rounds: 0,
+            configured,
+            kept: Vec::new(),
+        }
+    }
+}
+
 /// Picks and checks the remote: the one named, else the default.
 pub fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
     let name = match remote {
@@ -222,18 +240,7 @@ pub fn sync(
     let remote = pick_remote(store, opts.remote.as_deref())?;
     let _sync = store.sync_lock()?;
     let configured = store.setup_remote(&remote)?;
-    let mut report = SyncReport {
-        remote: remote.clone(),
-        fetched: 0,
-        merged: 0,
-        conflicts: 0,
-        pushed: false,
-        outcome: Outcome::UpToDate,
-        head: None,
-        rounds: 0,
-        configured,
-        kept: Vec::new(),
-    };
+    let mut report = SyncReport::empty(&remote, configured);
     let mut last = String::new();
     for round in 1..=MAX_ROUNDS {
         report.rounds = round;

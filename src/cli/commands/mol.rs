@@ -234,14 +234,19 @@ pub fn print_progress(out: &mut Out, p: &Progress) -> Result<(), CliError> {
     let position = p.position();
     out.line(format!("  {}/{} done — {position}", p.done, p.total))?;
     for s in &p.steps {
-        let mark = if s.status.is_done() {
-            "x"
-        } else if s.ready {
-            ">"
-        } else {
-            " "
-        };
-        out.line(format!("  [{mark}] {} {} ({})", s.id, s.title, s.status))?;
+        out.line(format!("  {}", step_line(s)))?;
     }
     Ok(())
+}
+
+/// One line of a molecule's checklist: `[x]` done, `[>]` ready now, `[ ]` waiting.
+pub fn step_line(s: &crate::ops::StepState) -> String {
+    let mark = if s.status.is_done() {
+        "x"
+    } else if s.ready {
+        ">"
+    } else {
+        " "
+    };
+    format!("[{mark}] {} {} ({})", s.id, s.title, s.status)
 }

@@ -148,14 +148,7 @@ pub fn print_hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
             p.position()
         ))?;
         for s in &p.steps {
-            let mark = if s.status.is_done() {
-                "x"
-            } else if s.ready {
-                ">"
-            } else {
-                " "
-            };
-            out.line(format!("    [{mark}] {} {} ({})", s.id, s.title, s.status))?;
+            out.line(format!("    {}", super::mol::step_line(s)))?;
             // The step to work on now is spelled out, so that a fresh session can start.
             for l in s.description.iter().flat_map(|d| d.lines()) {
                 out.line(format!("          {l}"))?;
