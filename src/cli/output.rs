@@ -6,8 +6,8 @@ use std::io::{IsTerminal, Write};
 use serde::Serialize;
 
 use super::error::CliError;
-use crate::model::{Bead, Dependency, Status};
-use crate::store::{Broken, Summary};
+use crate::model::{Bead, DepKind, Status};
+use crate::store::{BeadRow, Broken};
 
 /// The version of every `--json` document, carried as its `schema_version` field.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -32,23 +32,37 @@ pub struct SummaryJson<'a> {
     kind: crate::model::BeadType,
     #[serde(skip_serializing_if = "Option::is_none")]
     assignee: Option<&'a str>,
-    labels: &'a [String],
-    dependencies: &'a [Dependency],
+    labels: Vec<&'a str>,
+    dependencies: Vec<DepJson<'a>>,
     created_at: String,
     updated_at: String,
 }
 
-impl<'a> From<&'a Summary> for SummaryJson<'a> {
-    fn from(s: &'a Summary) -> Self {
+/// The JSON form of a dependency, as a bead document writes it.
+#[derive(Serialize)]
+struct DepJson<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: DepKind,
+}
+
+impl<'a> From<BeadRow<'a>> for SummaryJson<'a> {
+    fn from(s: BeadRow<'a>) -> Self {
         SummaryJson {
-            id: &s.id,
-            title: &s.title,
-            status: s.status,
-            priority: s.priority,
-            kind: s.kind,
-            assignee: s.assignee.as_deref(),
-            labels: &s.labels,
-            dependencies: &s.dependencies,
+            id: s.id(),
+            title: s.title(),
+            status: s.status(),
+            priority: s.priority(),
+            kind: s.kind(),
+            assignee: s.assignee(),
+            labels: s.labels().collect(),
+            dependencies: s
+                .dependencies()
+                .map(|d| DepJson {
+                    id: d.id(),
+                    kind: d.kind,
+                })
+                .collect(),
             created_at: s
                 .created_at()
                 .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
@@ -135,45 +149,41 @@ impl Out {
     }
 
     /// One line per bead: id, priority, status, type, title.
-    pub fn summary_line(&mut self, s: &Summary) -> Result<(), CliError> {
+    pub fn summary_line(&mut self, s: &BeadRow<'_>) -> Result<(), CliError> {
         if !self.color {
             // The common case (a pipe, an agent reading): thousands of lines for `ready`
             // or `list --limit 0`, written straight out without building strings.
-            write!(
-                self.stdout,
-                "{:<12} P{} {:<11} {:<8} {}",
-                s.id,
-                s.priority,
-                s.status.as_str(),
-                s.kind.as_str(),
-                s.title
-            )?;
-            if let Some(a) = &s.assignee {
-                write!(self.stdout, " @{a}")?;
+            let out = &mut self.stdout;
+            padded(out, s.id(), 12)?;
+            write!(out, " P{} ", s.priority())?;
+            padded(out, s.status().as_str(), 11)?;
+            out.write_all(b" ")?;
+            padded(out, s.kind().as_str(), 8)?;
+            out.write_all(b" ")?;
+            out.write_all(s.title().as_bytes())?;
+            if let Some(a) = s.assignee() {
+                out.write_all(b" @")?;
+                out.write_all(a.as_bytes())?;
             }
-            writeln!(self.stdout)?;
+            out.write_all(b"\n")?;
             return Ok(());
         }
-        let priority = format!("P{}", s.priority);
-        let priority = if s.priority <= 1 {
+        let priority = format!("P{}", s.priority());
+        let priority = if s.priority() <= 1 {
             self.paint("31", &priority)
         } else {
             priority
         };
         let status = self.paint(
-            status_color(s.status),
-            &format!("{:<11}", s.status.as_str()),
+            status_color(s.status()),
+            &format!("{:<11}", s.status().as_str()),
         );
-        let assignee = s
-            .assignee
-            .as_deref()
-            .map(|a| format!(" @{a}"))
-            .unwrap_or_default();
+        let assignee = s.assignee().map(|a| format!(" @{a}")).unwrap_or_default();
         let line = format!(
             "{:<12} {priority} {status} {:<8} {}{assignee}",
-            s.id,
-            s.kind.as_str(),
-            s.title
+            s.id(),
+            s.kind().as_str(),
+            s.title()
         );
         self.line(line)
     }
@@ -275,4 +285,12 @@ fn status_color(s: Status) -> &'static str {
         Status::Closed | Status::Deleted => "2",
         Status::Pinned => "35",
     }
+}
+
+/// Writes `text` left-aligned in `width` characters, as `{:<width}` would.
+fn padded(out: &mut impl Write, text: &str, width: usize) -> std::io::Result<()> {
+    const SPACES: &[u8] = b"                ";
+    out.write_all(text.as_bytes())?;
+    let pad = width.saturating_sub(text.chars().count());
+    out.write_all(&SPACES[..pad.min(SPACES.len())])
 }

@@ -543,9 +543,9 @@ fn blocking_path(tx: &Tx<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<S
             continue;
         }
         if let Some(s) = index.get(&last) {
-            for d in s.dependencies.iter().filter(|d| d.kind.is_blocking()) {
+            for d in s.dependencies().filter(|d| d.kind.is_blocking()) {
                 let mut next = path.clone();
-                next.push(d.id.to_string());
+                next.push(d.id().to_owned());
                 stack.push(next);
             }
         }

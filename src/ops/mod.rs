@@ -52,8 +52,8 @@ pub use provenance::{
     notes_configured, provenance, push_notes, record_commit, sync_notes,
 };
 pub use query::{
-    BlockedBead, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list,
-    ready, ready_claim, search, show,
+    Blocked, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list, ready,
+    ready_claim, search, show,
 };
 pub use session::{
     HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, SNAPSHOT_KEEP_KEY,

@@ -527,14 +527,14 @@ pub fn list_molecules(store: &Store, all: bool) -> Result<Vec<Progress>> {
         if tx.head().is_none() {
             continue;
         }
-        let ids: Vec<String> = tx
+        let mut ids: Vec<String> = tx
             .index()?
-            .beads()
-            .iter()
-            .filter(|s| s.kind == BeadType::Molecule)
-            .filter(|s| s.status != Status::Deleted && (all || !s.status.is_done()))
-            .map(|s| s.id.clone())
+            .rows()
+            .filter(|s| s.kind() == BeadType::Molecule)
+            .filter(|s| s.status() != Status::Deleted && (all || !s.status().is_done()))
+            .map(|s| s.id().to_owned())
             .collect();
+        ids.sort_unstable();
         for id in ids {
             let id = BeadId::parse(&id)?;
             if let Some(b) = tx.bead(&id)?

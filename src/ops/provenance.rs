@@ -72,8 +72,8 @@ pub fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<Provena
             ..ListFilter::default()
         },
     )?;
-    for s in &in_progress.beads {
-        if let Ok(id) = BeadId::parse(&s.id)
+    for s in in_progress.beads() {
+        if let Ok(id) = BeadId::parse(s.id())
             && !beads.contains(&id)
         {
             beads.push(id);

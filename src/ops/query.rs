@@ -1,10 +1,11 @@
 //! Operations that read: show, list, ready, blocked, search, dependency trees.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use super::{OpError, Result, beads::claim, now, write};
 use crate::model::{Actor, Bead, BeadId, BeadType, DepKind, Status};
-use crate::store::{Broken, Index, Part, Store, Summary};
+use crate::store::{BeadRow, Broken, Index, Part, Row, Store};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`OpError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
@@ -39,52 +40,70 @@ pub struct ListFilter {
 }
 
 impl ListFilter {
-    fn keeps(&self, s: &Summary) -> bool {
+    fn keeps(&self, s: &BeadRow<'_>) -> bool {
+        let status = s.status();
         let status_ok = if self.statuses.is_empty() {
-            match s.status {
+            match status {
                 Status::Deleted => false,
                 Status::Closed => self.all,
                 _ => true,
             }
         } else {
-            self.statuses.contains(&s.status)
+            self.statuses.contains(&status)
         };
         status_ok
-            && (self.kinds.is_empty() || self.kinds.contains(&s.kind))
-            && self.priority.is_none_or(|p| p == s.priority)
+            && (self.kinds.is_empty() || self.kinds.contains(&s.kind()))
+            && self.priority.is_none_or(|p| p == s.priority())
             && self
                 .assignee
                 .as_deref()
-                .is_none_or(|a| s.assignee.as_deref() == Some(a))
-            && self
-                .labels
-                .iter()
-                .all(|l| s.labels.binary_search(l).is_ok())
+                .is_none_or(|a| s.assignee() == Some(a))
+            && self.labels.iter().all(|l| s.has_label(l))
     }
 }
 
-/// Beads found by a query, plus the documents that could not be read.
-#[derive(Clone, Debug, Default)]
+/// Beads found by a query, read in place from the index, plus the documents that
+/// could not be read.
 pub struct Listing {
-    /// The beads, in the order of the query.
-    pub beads: Vec<Summary>,
+    index: Index,
+    rows: Vec<Row>,
     /// How many matched before the limit cut the list.
     pub total: usize,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
 
-fn by_priority_then_age(a: &&Summary, b: &&Summary) -> std::cmp::Ordering {
-    (a.priority, a.created_us, &a.id).cmp(&(b.priority, b.created_us, &b.id))
+impl Listing {
+    /// The beads, in the order of the query.
+    pub fn beads(&self) -> impl ExactSizeIterator<Item = BeadRow<'_>> {
+        self.rows.iter().map(|&r| self.index.row(r))
+    }
 }
 
-fn listing(index: &Index, matched: Vec<&Summary>, limit: usize) -> Listing {
-    let total = matched.len();
-    let take = if limit == 0 { total } else { limit.min(total) };
+/// Highest priority first, then oldest, then by id.
+fn by_priority_then_age(index: &Index) -> impl Fn(&Row, &Row) -> Ordering + '_ {
+    |&a, &b| {
+        let (a, b) = (index.row(a), index.row(b));
+        (a.priority(), a.created_us())
+            .cmp(&(b.priority(), b.created_us()))
+            .then_with(|| a.id().cmp(b.id()))
+    }
+}
+
+/// The first `limit` of `rows` (all for 0) by priority then age. The index keeps its
+/// table in that order, so the sort mostly merges two runs: the table's rows and the
+/// beads changed since it was written.
+fn listing(index: Index, mut rows: Vec<Row>, limit: usize) -> Listing {
+    let total = rows.len();
+    rows.sort_by(by_priority_then_age(&index));
+    if limit > 0 {
+        rows.truncate(limit);
+    }
     Listing {
-        beads: matched.into_iter().take(take).cloned().collect(),
+        rows,
         total,
         broken: index.broken().to_vec(),
+        index,
     }
 }
 
@@ -101,94 +120,61 @@ fn load_parts(store: &Store, parts: &[Part]) -> Result<Index> {
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
     let index = load_index(store)?;
-    let mut matched: Vec<&Summary> = index.beads().iter().filter(|s| filter.keeps(s)).collect();
-    matched.sort_by(by_priority_then_age);
-    Ok(listing(&index, matched, filter.limit))
+    let rows = index
+        .rows()
+        .filter(|s| filter.keeps(s))
+        .map(|s| s.row())
+        .collect();
+    Ok(listing(index, rows, filter.limit))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
 /// Deleted beads only show when `filter` asks for them by status.
 pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing> {
     let index = load_parts(store, &[Part::Beads, Part::Text])?;
-    let needle = text.to_lowercase();
     let filter = ListFilter {
         all: true,
         ..filter.clone()
     };
-    let texts = index.descriptions();
-    let mut matched: Vec<&Summary> = index
-        .beads()
-        .iter()
-        .zip(
-            texts
-                .iter()
-                .map(String::as_str)
-                .chain(std::iter::repeat("")),
-        )
-        .filter(|(s, _)| filter.keeps(s))
-        .filter(|(s, text)| {
-            contains_folded(&s.title, &needle)
-                || contains_folded(&s.id, &needle)
-                || contains_folded(text, &needle)
-        })
-        .map(|(s, _)| s)
+    let rows = index
+        .search(text)
+        .into_iter()
+        .filter(|&r| filter.keeps(&index.row(r)))
         .collect();
-    matched.sort_by(by_priority_then_age);
-    Ok(listing(&index, matched, filter.limit))
-}
-
-fn contains_folded(haystack: &str, needle: &str) -> bool {
-    thread_local! {
-        static FOLDED: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-    }
-    if needle.is_empty() {
-        true
-    } else if haystack.is_ascii() && needle.is_ascii() {
-        // Lower-casing into a reused buffer, then std's vectorised substring search, is
-        // several times faster than comparing every window case-insensitively.
-        FOLDED.with_borrow_mut(|folded| {
-            folded.clear();
-            folded.push_str(haystack);
-            folded.make_ascii_lowercase();
-            folded.contains(needle)
-        })
-    } else {
-        haystack.to_lowercase().contains(needle)
-    }
+    Ok(listing(index, rows, filter.limit))
 }
 
 /// Works out, for every bead, what keeps it from being ready.
-struct Blockers<'a> {
-    by_id: HashMap<&'a str, &'a Summary>,
-    memo: HashMap<&'a str, Vec<&'a str>>,
+struct Blockers {
+    memo: Vec<Option<Vec<Row>>>,
 }
 
-impl<'a> Blockers<'a> {
-    fn new(index: &'a Index) -> Self {
+impl Blockers {
+    fn new(index: &Index) -> Self {
         Blockers {
-            by_id: index.beads().iter().map(|s| (s.id.as_str(), s)).collect(),
-            memo: HashMap::new(),
+            memo: vec![None; index.row_count()],
         }
     }
 
     /// The beads that block `s`: unfinished `blocks` targets, and whatever blocks
     /// its parent (a blocked or deferred parent blocks its children), transitively.
-    fn of(&mut self, s: &'a Summary) -> Vec<&'a str> {
-        if let Some(found) = self.memo.get(s.id.as_str()) {
+    fn of(&mut self, s: BeadRow<'_>) -> Vec<Row> {
+        let at = s.row().get();
+        if let Some(found) = &self.memo[at] {
             return found.clone();
         }
         // Guards against parent-child cycles that arrived by sync or import.
-        self.memo.insert(s.id.as_str(), Vec::new());
+        self.memo[at] = Some(Vec::new());
         let mut out = Vec::new();
-        for d in &s.dependencies {
-            let Some(target) = self.by_id.get(d.id.as_str()).copied() else {
+        for d in s.dependencies() {
+            let Some(target) = d.target else {
                 continue;
             };
             match d.kind {
-                DepKind::Blocks if !target.status.is_done() => out.push(target.id.as_str()),
+                DepKind::Blocks if !target.status().is_done() => out.push(target.row()),
                 DepKind::ParentChild => {
-                    if matches!(target.status, Status::Blocked | Status::Deferred) {
-                        out.push(target.id.as_str());
+                    if matches!(target.status(), Status::Blocked | Status::Deferred) {
+                        out.push(target.row());
                     }
                     out.extend(self.of(target));
                 }
@@ -197,29 +183,27 @@ impl<'a> Blockers<'a> {
         }
         out.sort_unstable();
         out.dedup();
-        self.memo.insert(s.id.as_str(), out.clone());
+        self.memo[at] = Some(out.clone());
         out
     }
 }
 
-fn ready_in<'a>(index: &'a Index, assignee: Option<&str>) -> Vec<&'a Summary> {
+fn ready_in(index: &Index, assignee: Option<&str>) -> Vec<Row> {
     let mut blockers = Blockers::new(index);
-    let mut ready: Vec<&Summary> = index
-        .beads()
-        .iter()
-        .filter(|s| s.status == Status::Open)
-        .filter(|s| assignee.is_none_or(|a| s.assignee.as_deref() == Some(a)))
-        .filter(|s| blockers.of(s).is_empty())
-        .collect();
-    ready.sort_by(by_priority_then_age);
-    ready
+    index
+        .rows()
+        .filter(|s| s.status() == Status::Open)
+        .filter(|s| assignee.is_none_or(|a| s.assignee() == Some(a)))
+        .filter(|s| blockers.of(*s).is_empty())
+        .map(|s| s.row())
+        .collect()
 }
 
 /// Open beads with no unfinished blocker, transitively; highest priority first, then oldest.
 pub fn ready(store: &Store, assignee: Option<&str>, limit: usize) -> Result<Listing> {
     let index = load_index(store)?;
     let ready = ready_in(&index, assignee);
-    Ok(listing(&index, ready, limit))
+    Ok(listing(index, ready, limit))
 }
 
 /// Claims the first ready bead (that nobody else holds) for `actor`, atomically.
@@ -227,10 +211,14 @@ pub fn ready(store: &Store, assignee: Option<&str>, limit: usize) -> Result<List
 pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Result<Option<Bead>> {
     super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
-        let candidates: Vec<String> = ready_in(tx.index()?, assignee)
+        let index = tx.index()?;
+        let mut candidates = ready_in(index, assignee);
+        candidates.sort_by(by_priority_then_age(index));
+        let candidates: Vec<String> = candidates
             .into_iter()
-            .filter(|s| s.assignee.as_deref().is_none_or(|a| a == actor.id))
-            .map(|s| s.id.clone())
+            .map(|r| index.row(r))
+            .filter(|s| s.assignee().is_none_or(|a| a == actor.id))
+            .map(|s| s.id().to_owned())
             .collect();
         for id in candidates {
             let id = BeadId::parse(&id)?;
@@ -250,33 +238,47 @@ pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Resu
     Ok(claimed)
 }
 
-/// A bead that waits on others.
-#[derive(Clone, Debug)]
-pub struct BlockedBead {
-    /// The bead.
-    pub bead: Summary,
-    /// What it waits on.
-    pub blocked_by: Vec<String>,
+/// Every unfinished bead that waits on others, with what it waits on, read in place
+/// from the index, plus the documents that could not be read.
+pub struct Blocked {
+    index: Index,
+    rows: Vec<(Row, Vec<Row>)>,
+    /// Documents in the store that do not parse (reported, never hidden).
+    pub broken: Vec<Broken>,
+}
+
+impl Blocked {
+    /// Each blocked bead, highest priority first, then oldest, with the ids of what
+    /// it waits on, sorted.
+    pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
+        self.rows.iter().map(|(r, by)| {
+            let mut ids: Vec<&str> = by.iter().map(|&b| self.index.row(b).id()).collect();
+            ids.sort_unstable();
+            (self.index.row(*r), ids)
+        })
+    }
 }
 
 /// Every unfinished bead that waits on others, and what it waits on.
-pub fn blocked(store: &Store) -> Result<(Vec<BlockedBead>, Vec<Broken>)> {
+pub fn blocked(store: &Store) -> Result<Blocked> {
     let index = load_index(store)?;
     let mut blockers = Blockers::new(&index);
-    let mut out: Vec<BlockedBead> = index
-        .beads()
-        .iter()
-        .filter(|s| !s.status.is_done())
+    let mut rows: Vec<(Row, Vec<Row>)> = index
+        .rows()
+        .filter(|s| !s.status().is_done())
         .filter_map(|s| {
             let by = blockers.of(s);
-            (!by.is_empty()).then(|| BlockedBead {
-                bead: s.clone(),
-                blocked_by: by.into_iter().map(str::to_owned).collect(),
-            })
+            (!by.is_empty()).then(|| (s.row(), by))
         })
         .collect();
-    out.sort_by(|a, b| by_priority_then_age(&&a.bead, &&b.bead));
-    Ok((out, index.broken().to_vec()))
+    let order = by_priority_then_age(&index);
+    rows.sort_by(|a, b| order(&a.0, &b.0));
+    drop(order);
+    Ok(Blocked {
+        rows,
+        broken: index.broken().to_vec(),
+        index,
+    })
 }
 
 /// One node of a dependency tree.
@@ -314,16 +316,15 @@ fn expand(
     let first = seen.insert(id.to_owned());
     let children = match s {
         Some(s) if first => s
-            .dependencies
-            .iter()
-            .map(|d| expand(index, d.id.as_str(), Some(d.kind), seen))
+            .dependencies()
+            .map(|d| expand(index, d.id(), Some(d.kind), seen))
             .collect(),
         _ => Vec::new(),
     };
     DepNode {
         id: id.to_owned(),
-        title: s.map(|s| s.title.clone()),
-        status: s.map(|s| s.status),
+        title: s.map(|s| s.title().to_owned()),
+        status: s.map(|s| s.status()),
         kind,
         children,
     }
@@ -342,9 +343,9 @@ pub struct LabelCount {
 pub fn labels_all(store: &Store) -> Result<Vec<LabelCount>> {
     let index = load_index(store)?;
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in index.beads().iter().filter(|s| s.status != Status::Deleted) {
-        for l in &s.labels {
-            *counts.entry(l.as_str()).or_default() += 1;
+    for s in index.rows().filter(|s| s.status() != Status::Deleted) {
+        for l in s.labels() {
+            *counts.entry(l).or_default() += 1;
         }
     }
     Ok(counts

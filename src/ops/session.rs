@@ -605,9 +605,8 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
             mail: Vec::new(),
             store_commit: commit,
             ready: ready
-                .beads
-                .iter()
-                .map(|s| format!("{} P{} {}", s.id, s.priority, s.title))
+                .beads()
+                .map(|s| format!("{} P{} {}", s.id(), s.priority(), s.title()))
                 .collect(),
         });
     };

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bulk::{BlobIds, Put};
 pub use hooks::RefPush;
-pub use index::{Broken, Index, MailMarks, MailSummary, Part, Summary};
+pub use index::{BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary};
 pub use notes::MAX_NOTE;
 pub use snapshot::Capture;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
@@ -1032,13 +1032,14 @@ impl Tx<'_> {
         Ok(dirs.len() * tree::entries(&self.store.repo, first)?.len())
     }
 
-    /// The index at the state this change started from (staged documents are not in it).
+    /// The beads of the index at the state this change started from (staged documents
+    /// are not in it; neither are the mail and the search text).
     pub fn index(&self) -> Result<&Index, StoreError> {
         if let Some(index) = self.index.get() {
             return Ok(index);
         }
         let index = match &self.head {
-            Some(head) => Index::load(self.store, self.ref_name, head)?,
+            Some(head) => Index::load_parts(self.store, self.ref_name, head, &[Part::Beads])?,
             None => Index::default(),
         };
         Ok(self.index.get_or_init(|| index))

@@ -99,20 +99,20 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
     out.warn_broken(&listing.broken);
     if out.json {
         return out.json(&ListingJson {
-            beads: listing.beads.iter().map(SummaryJson::from).collect(),
+            beads: listing.beads().map(SummaryJson::from).collect(),
             total: listing.total,
             broken: &listing.broken,
         });
     }
-    for s in &listing.beads {
-        out.summary_line(s)?;
+    for s in listing.beads() {
+        out.summary_line(&s)?;
     }
-    if listing.beads.is_empty() {
+    let shown = listing.beads().len();
+    if shown == 0 {
         out.note(empty);
-    } else if listing.total > listing.beads.len() {
+    } else if listing.total > shown {
         out.note(format!(
-            "showing {} of {}; --limit 0 shows all",
-            listing.beads.len(),
+            "showing {shown} of {}; --limit 0 shows all",
             listing.total
         ));
     }
@@ -166,7 +166,7 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
 #[derive(Serialize)]
 struct BlockedJson<'a> {
     bead: SummaryJson<'a>,
-    blocked_by: &'a [String],
+    blocked_by: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -177,25 +177,25 @@ struct BlockedReport<'a> {
 
 /// Runs `blocked`.
 pub fn blocked(ctx: &Ctx, _args: BlockedArgs, out: &mut Out) -> Result<(), CliError> {
-    let (blocked, broken) = ops::blocked(&ctx.store)?;
-    out.warn_broken(&broken);
+    let blocked = ops::blocked(&ctx.store)?;
+    out.warn_broken(&blocked.broken);
     if out.json {
         return out.json(&BlockedReport {
             blocked: blocked
-                .iter()
-                .map(|b| BlockedJson {
-                    bead: SummaryJson::from(&b.bead),
-                    blocked_by: &b.blocked_by,
+                .beads()
+                .map(|(bead, blocked_by)| BlockedJson {
+                    bead: SummaryJson::from(bead),
+                    blocked_by,
                 })
                 .collect(),
-            broken: &broken,
+            broken: &blocked.broken,
         });
     }
-    for b in &blocked {
-        out.summary_line(&b.bead)?;
-        out.line(format!("    blocked by {}", b.blocked_by.join(", ")))?;
+    for (bead, by) in blocked.beads() {
+        out.summary_line(&bead)?;
+        out.line(format!("    blocked by {}", by.join(", ")))?;
     }
-    if blocked.is_empty() {
+    if blocked.beads().len() == 0 {
         out.note("nothing is blocked");
     }
     Ok(())
