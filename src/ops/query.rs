@@ -131,13 +131,13 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
 /// Deleted beads only show when `filter` asks for them by status.
 pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing> {
-    let index = load_parts(store, &[Part::Beads, Part::Text])?;
+    let head = store.require_head()?;
+    let (index, found) = store.index_search(&head, text)?;
     let filter = ListFilter {
         all: true,
         ..filter.clone()
     };
-    let rows = index
-        .search(text)
+    let rows = found
         .into_iter()
         .filter(|&r| filter.keeps(&index.row(r)))
         .collect();

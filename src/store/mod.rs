@@ -394,6 +394,13 @@ impl Store {
         Index::load_parts(self, refs::MAIN, head, parts)
     }
 
+    /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
+    /// title or description contains `needle`, case-insensitively (the search text is
+    /// scanned as it is read, never loaded whole).
+    pub fn index_search(&self, head: &Head, needle: &str) -> Result<(Index, Vec<Row>), StoreError> {
+        Index::load_search(self, refs::MAIN, head, needle)
+    }
+
     /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
     /// without reading or writing the cache (for checking the cache).
     pub fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {

@@ -191,9 +191,18 @@ pub fn blocked(ctx: &Ctx, _args: BlockedArgs, out: &mut Out) -> Result<(), CliEr
             broken: &blocked.broken,
         });
     }
+    let mut line = String::new();
     for (bead, by) in blocked.beads() {
         out.summary_line(&bead)?;
-        out.line(format!("    blocked by {}", by.join(", ")))?;
+        line.clear();
+        line.push_str("    blocked by ");
+        for (k, id) in by.iter().enumerate() {
+            if k > 0 {
+                line.push_str(", ");
+            }
+            line.push_str(id);
+        }
+        out.line(&line)?;
     }
     if blocked.beads().len() == 0 {
         out.note("nothing is blocked");

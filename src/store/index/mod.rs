@@ -27,9 +27,9 @@ use crate::model::{Bead, BeadType, DepKind, Dependency, Message, Status, Timesta
 use table::{NO_ROW, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, fold};
 
 const MAGIC: &[u8; 4] = b"GBIX";
-/// Version 4: the beads as a columnar table, search text apart, a delta file of the
+/// Version 5: the beads as a columnar table, search text apart, a delta file of the
 /// beads changed since the table was written, mail in a file of its own.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const HEADER: usize = 4 + 4 + 4;
 
 /// A part of the index, kept in a file of its own so that a reader loads only the
@@ -277,6 +277,8 @@ pub struct Index {
     hidden: Vec<bool>,
     mail: Section<MailSummary>,
     broken: Vec<Broken>,
+    /// The tree the table was built from (its search text file must match it).
+    base: Vec<u8>,
 }
 
 /// One bead of an [`Index`], read in place.
@@ -552,9 +554,14 @@ impl Index {
     /// in the order of [`Index::rows`]. Needs [`Part::Text`].
     pub fn search(&self, needle: &str) -> Vec<Row> {
         let needle = needle.to_lowercase();
-        let mut rows: Vec<Row> = self
-            .texts
-            .matching(&needle)
+        self.found(self.texts.matching(&needle), &needle)
+    }
+
+    /// `table_hits` (rows of the table whose text contains `folded`) that still stand,
+    /// and the beads changed since the table was written whose text contains it.
+    fn found(&self, table_hits: Vec<usize>, folded: &str) -> Vec<Row> {
+        let needle = folded;
+        let mut rows: Vec<Row> = table_hits
             .into_iter()
             .filter(|&r| !self.hidden[r])
             .map(|r| Row(table::offset(r)))
@@ -639,6 +646,7 @@ impl Index {
             hidden,
             mail: Section::default(),
             broken,
+            base: Vec::new(),
         }
     }
 
@@ -660,12 +668,30 @@ impl Index {
         walk_dir(store, tree, refs::BEADS_DIR, &mut absorb)?;
         let staged = Index::assemble(Table::default(), Texts::default(), changed, Vec::new());
         let (table, texts) = staged.compacted();
-        Ok(Index::assemble(
-            table,
-            texts,
-            BTreeMap::new(),
-            into_broken(broken),
-        ))
+        let mut index = Index::assemble(table, texts, BTreeMap::new(), into_broken(broken));
+        index.base = tree.as_bytes().to_vec();
+        Ok(index)
+    }
+
+    /// The beads at `head` and those whose id, title or description contains `needle`,
+    /// case-insensitively, in the order of [`Index::rows`]. The search text is scanned
+    /// while its file is read, a piece at a time, never held whole.
+    pub(super) fn load_search(
+        store: &Store,
+        ref_name: &str,
+        head: &Head,
+        needle: &str,
+    ) -> Result<(Index, Vec<Row>), StoreError> {
+        let folded = needle.to_lowercase();
+        let index = load_beads(store, ref_name, head, false)?;
+        let path = file_path(store, ref_name, File::Text);
+        if let Some(hits) = scan_text_file(&path, &index.base, index.table.len(), &folded) {
+            let rows = index.found(hits, &folded);
+            return Ok((index, rows));
+        }
+        let index = rebuild_beads(store, ref_name, head)?;
+        let rows = index.search(needle);
+        Ok((index, rows))
     }
 
     /// Throws the cache away and builds it again from the store.
@@ -780,7 +806,9 @@ fn load_beads(
         .map(|b| (b.path, b.error))
         .collect();
     if at == head.tree.as_bytes() {
-        return Ok(Index::assemble(table, texts, changed, into_broken(broken)));
+        let mut index = Index::assemble(table, texts, changed, into_broken(broken));
+        index.base = base;
+        return Ok(index);
     }
     let Some(from) = ObjectId::try_from(at.as_slice())
         .ok()
@@ -801,20 +829,23 @@ fn load_beads(
     }
     let broken = into_broken(broken);
     if changed.len() <= delta_limit(&table) {
-        let delta = Delta {
-            base,
-            beads: changed.values().flatten().cloned().collect(),
-            gone: changed
+        // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
+        let delta = (
+            &base,
+            changed.values().flatten().collect::<Vec<_>>(),
+            changed
                 .iter()
                 .filter(|(_, s)| s.is_none())
-                .map(|(id, _)| id.clone())
-                .collect(),
-            broken: broken.clone(),
-        };
+                .map(|(id, _)| id)
+                .collect::<Vec<_>>(),
+            &broken,
+        );
         // A cache that cannot be written only costs speed on the next read.
         let _ = encode(&delta)
             .and_then(|bytes| write_part(&path(File::Delta), head.tree.as_bytes(), &[&bytes]));
-        return Ok(Index::assemble(table, texts, changed, broken));
+        let mut index = Index::assemble(table, texts, changed, broken);
+        index.base = base;
+        return Ok(index);
     }
     // The delta has grown: fold it into a new table, which needs the search text of
     // the rows it keeps.
@@ -826,7 +857,8 @@ fn load_beads(
         },
     };
     let (table, texts) = Index::assemble(table, texts, changed, Vec::new()).compacted();
-    let index = Index::assemble(table, texts, BTreeMap::new(), broken);
+    let mut index = Index::assemble(table, texts, BTreeMap::new(), broken);
+    index.base = head.tree.as_bytes().to_vec();
     let _ = save_beads(store, ref_name, head.tree, &index);
     Ok(index)
 }
@@ -837,6 +869,47 @@ fn read_texts(path: &std::path::Path, base: &[u8], table: &Table) -> Option<Text
     let (tree, sections) = read_part(path, File::Text)?;
     let texts = Texts::decode(sections.first()?.clone())?;
     (tree == base && texts.len() == table.len()).then_some(texts)
+}
+
+/// The rows of a table built from `base` (with `rows` rows) whose search text
+/// contains `folded`, found while the text file is read a piece at a time and checked
+/// against its checksum at the end; `None` when the file is missing, torn or of
+/// another state.
+fn scan_text_file(
+    path: &std::path::Path,
+    base: &[u8],
+    rows: usize,
+    folded: &str,
+) -> Option<Vec<usize>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut header = [0u8; HEADER];
+    file.read_exact(&mut header).ok()?;
+    let word = |at: usize| {
+        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    if &header[..4] != MAGIC || word(4) != VERSION {
+        return None;
+    }
+    let mut sum = crc32fast::Hasher::new();
+    let mut read = |buf: &mut [u8]| -> Option<()> {
+        file.read_exact(buf).ok()?;
+        sum.update(buf);
+        Some(())
+    };
+    let mut len = [0u8; 4];
+    read(&mut len)?;
+    let mut tree = vec![0u8; u32::from_le_bytes(len) as usize];
+    read(&mut tree)?;
+    if tree != base {
+        return None;
+    }
+    read(&mut len)?;
+    let len = u32::from_le_bytes(len) as usize;
+    let hits = table::scan_texts(&mut read, len, rows, folded, 1 << 20)?;
+    let mut rest = [0u8; 1];
+    let at_end = matches!(file.read(&mut rest), Ok(0));
+    (at_end && sum.finalize() == word(8)).then_some(hits)
 }
 
 /// The bead table at `head` built from the documents, and saved.
@@ -1051,8 +1124,8 @@ fn remove_file(path: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// One cache file per store ref and file kind: `refs/beads/main` →
-/// `index-v4-main.bin`, `index-v4-main-text.bin`, `index-v4-main-delta.bin`,
-/// `index-v4-main-mail.bin`.
+/// `index-v5-main.bin`, `index-v5-main-text.bin`, `index-v5-main-delta.bin`,
+/// `index-v5-main-mail.bin`.
 fn file_path(store: &Store, ref_name: &str, file: File) -> PathBuf {
     let tail = ref_name
         .strip_prefix("refs/beads/")
@@ -1272,6 +1345,16 @@ mod tests {
             let fresh = store.index_from_scratch(&head).expect("fresh");
             assert!(cached.same_as(&fresh), "step {step}");
             same_answers(&cached, &fresh, step);
+            let (scanned, rows) = store.index_search(&head, "NEEDLE-3").expect("scan");
+            let mut found: Vec<&str> = rows.iter().map(|&r| scanned.row(r).id()).collect();
+            let mut expected: Vec<&str> = fresh
+                .search("needle-3")
+                .into_iter()
+                .map(|r| fresh.row(r).id())
+                .collect();
+            found.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(found, expected, "step {step}");
             assert!(
                 exists(&store, File::Delta),
                 "step {step}: small changes go to the delta"

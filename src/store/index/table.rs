@@ -365,14 +365,12 @@ impl Table {
     }
 }
 
-/// The text a search looks in: `id`, `title` and `description`, lower-cased and
-/// separated by NUL (which no search text can contain).
+/// The text a search looks in: `id`, `title` and `description`, lower-cased, each
+/// followed by NUL (which no search text can contain), so that no match runs from one
+/// row into the next.
 pub(super) fn fold(id: &str, title: &str, description: &str) -> String {
     let mut text = String::with_capacity(id.len() + title.len() + description.len() + 2);
-    for (k, part) in [id, title, description].into_iter().enumerate() {
-        if k > 0 {
-            text.push('\0');
-        }
+    for part in [id, title, description] {
         if part.is_ascii() {
             let start = text.len();
             text.push_str(part);
@@ -380,6 +378,7 @@ pub(super) fn fold(id: &str, title: &str, description: &str) -> String {
         } else {
             text.push_str(&part.to_lowercase());
         }
+        text.push('\0');
     }
     text
 }
@@ -409,6 +408,59 @@ impl TextsBuilder {
         out.extend_from_slice(&self.arena);
         out
     }
+}
+
+/// The rows whose text contains `needle` (already folded) in a texts section of `len`
+/// bytes that `read` hands over `chunk` bytes at a time (filling each buffer it is given),
+/// for a table of `rows` rows: the search of [`Texts::matching`] without holding the
+/// texts. `None` when the section does not fit the table.
+pub(super) fn scan_texts(
+    read: &mut dyn FnMut(&mut [u8]) -> Option<()>,
+    len: usize,
+    rows: usize,
+    needle: &str,
+    chunk: usize,
+) -> Option<Vec<usize>> {
+    let mut count = [0u8; 4];
+    read(&mut count)?;
+    let mut ends = vec![0u8; rows.checked_mul(4)?];
+    read(&mut ends)?;
+    let ends: Vec<usize> = ends
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
+        .collect();
+    let arena = len.checked_sub(4 + 4 * rows)?;
+    if u32::from_le_bytes(count) as usize != rows || ends.last().is_some_and(|&e| e != arena) {
+        return None;
+    }
+    // A match may straddle two pieces: the last `keep` bytes of one go before the next.
+    let keep = needle.len().saturating_sub(1);
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut buf = vec![0u8; keep + chunk.max(1).min(arena)];
+    let (mut carried, mut done) = (0, 0);
+    let mut hits: Vec<usize> = Vec::new();
+    while done < arena {
+        let take = chunk.max(1).min(arena - done);
+        read(&mut buf[carried..carried + take])?;
+        let window = &buf[..carried + take];
+        let start = done - carried;
+        if !needle.is_empty() {
+            for found in finder.find_iter(window) {
+                let r = ends.partition_point(|&e| e <= start + found);
+                if r < rows && hits.last() != Some(&r) {
+                    hits.push(r);
+                }
+            }
+        }
+        done += take;
+        let next = keep.min(carried + take);
+        buf.copy_within(carried + take - next..carried + take, 0);
+        carried = next;
+    }
+    Some(match needle.is_empty() {
+        true => (0..rows).collect(),
+        false => hits,
+    })
 }
 
 /// The searchable text of every row of a [`Table`], read in place.
@@ -513,7 +565,25 @@ mod tests {
         let texts = Texts::decode(raw(texts.finish())).expect("texts");
         assert_eq!(texts.matching("abc"), [0, 2]);
         assert_eq!(texts.matching("title"), [0]);
-        assert_eq!(texts.get(1), b"\0zzz\0none\0y\0");
+        assert_eq!(texts.get(1), b"\0zzz\0none\0y\0\0");
+        let bytes = {
+            let mut t = TextsBuilder::default();
+            for k in 0..3000 {
+                t.push(fold(&format!("id{k}"), "some title", "a needle here").as_bytes());
+            }
+            t.finish()
+        };
+        for needle in ["needle", "id2999\0", "", "title\0a n"] {
+            let whole = Texts::decode(raw(bytes.clone())).expect("texts");
+            let mut at = 0;
+            let mut read = |buf: &mut [u8]| {
+                buf.copy_from_slice(bytes.get(at..at + buf.len())?);
+                at += buf.len();
+                Some(())
+            };
+            let scanned = scan_texts(&mut read, bytes.len(), 3000, needle, 7);
+            assert_eq!(scanned, Some(whole.matching(needle)), "{needle:?}");
+        }
     }
 
     #[test]
