@@ -916,7 +916,25 @@ fn scan_text_file(
 fn rebuild_beads(store: &Store, ref_name: &str, head: &Head) -> Result<Index, StoreError> {
     let index = Index::from_documents(store, head.tree)?;
     let _ = save_beads(store, ref_name, head.tree, &index);
+    remove_old_versions(store);
     Ok(index)
+}
+
+/// Removes the cache files an older or newer git-beads left (they would only take
+/// space: no version reads another's files).
+fn remove_old_versions(store: &Store) {
+    let ours = format!("index-v{VERSION}-");
+    let stale = std::fs::read_dir(store.local_dir())
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("index-v") && name.ends_with(".bin") && !name.starts_with(&ours)
+        });
+    for entry in stale {
+        let _ = std::fs::remove_file(entry.path());
+    }
 }
 
 /// Writes the table and the search text of `index` (which has no delta) as built from
@@ -1372,6 +1390,27 @@ mod tests {
             cached.rows().map(|r| r.to_summary()).collect::<Vec<_>>(),
             fresh.rows().map(|r| r.to_summary()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_rebuild_removes_the_files_of_other_versions() {
+        let (_dir, store) = store();
+        let actor = Actor::person("tester", "t@example.com");
+        store
+            .transact(&actor, |tx| {
+                tx.put_bead(&bead(1, 1))?;
+                tx.set_message("bead");
+                Ok::<_, StoreError>(())
+            })
+            .expect("commit");
+        let old = store.local_dir().join("index-v3-main-text.bin");
+        std::fs::create_dir_all(store.local_dir()).expect("dir");
+        std::fs::write(&old, b"old").expect("old file");
+        store
+            .index(&store.require_head().expect("head"))
+            .expect("index");
+        assert!(!old.exists());
+        assert!(exists(&store, File::Table));
     }
 
     #[test]
