@@ -155,7 +155,10 @@ impl Out {
             // or `list --limit 0`, written straight out without building strings.
             let out = &mut self.stdout;
             padded(out, s.id(), 12)?;
-            write!(out, " P{} ", s.priority())?;
+            match s.priority() {
+                p @ 0..=9 => out.write_all(&[b' ', b'P', b'0' + p, b' '])?,
+                p => write!(out, " P{p} ")?,
+            }
             padded(out, s.status().as_str(), 11)?;
             out.write_all(b" ")?;
             padded(out, s.kind().as_str(), 8)?;
@@ -291,6 +294,10 @@ fn status_color(s: Status) -> &'static str {
 fn padded(out: &mut impl Write, text: &str, width: usize) -> std::io::Result<()> {
     const SPACES: &[u8] = b"                ";
     out.write_all(text.as_bytes())?;
-    let pad = width.saturating_sub(text.chars().count());
+    let chars = match text.is_ascii() {
+        true => text.len(),
+        false => text.chars().count(),
+    };
+    let pad = width.saturating_sub(chars);
     out.write_all(&SPACES[..pad.min(SPACES.len())])
 }

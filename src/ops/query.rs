@@ -146,25 +146,32 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
 
 /// Works out, for every bead, what keeps it from being ready.
 struct Blockers {
-    memo: Vec<Option<Vec<Row>>>,
+    /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked out),
+    /// `k + 2` blocked by `found[k]`. Four bytes a bead: at 100 000 beads the memo
+    /// is a fraction of a megabyte.
+    state: Vec<u32>,
+    found: Vec<Vec<Row>>,
 }
 
 impl Blockers {
     fn new(index: &Index) -> Self {
         Blockers {
-            memo: vec![None; index.row_count()],
+            state: vec![0; index.row_count()],
+            found: Vec::new(),
         }
     }
 
     /// The beads that block `s`: unfinished `blocks` targets, and whatever blocks
     /// its parent (a blocked or deferred parent blocks its children), transitively.
-    fn of(&mut self, s: BeadRow<'_>) -> Vec<Row> {
+    fn of(&mut self, s: BeadRow<'_>) -> &[Row] {
         let at = s.row().get();
-        if let Some(found) = &self.memo[at] {
-            return found.clone();
+        match self.state[at] {
+            0 => {}
+            1 => return &[],
+            k => return &self.found[k as usize - 2],
         }
         // Guards against parent-child cycles that arrived by sync or import.
-        self.memo[at] = Some(Vec::new());
+        self.state[at] = 1;
         let mut out = Vec::new();
         for d in s.dependencies() {
             let Some(target) = d.target else {
@@ -176,15 +183,19 @@ impl Blockers {
                     if matches!(target.status(), Status::Blocked | Status::Deferred) {
                         out.push(target.row());
                     }
-                    out.extend(self.of(target));
+                    out.extend_from_slice(self.of(target));
                 }
                 _ => {}
             }
         }
+        if out.is_empty() {
+            return &[];
+        }
         out.sort_unstable();
         out.dedup();
-        self.memo[at] = Some(out.clone());
-        out
+        self.found.push(out);
+        self.state[at] = u32::try_from(self.found.len() + 1).unwrap_or(u32::MAX);
+        self.found.last().map_or(&[], Vec::as_slice)
     }
 }
 
@@ -268,7 +279,7 @@ pub fn blocked(store: &Store) -> Result<Blocked> {
         .filter(|s| !s.status().is_done())
         .filter_map(|s| {
             let by = blockers.of(s);
-            (!by.is_empty()).then(|| (s.row(), by))
+            (!by.is_empty()).then(|| (s.row(), by.to_vec()))
         })
         .collect();
     let order = by_priority_then_age(&index);

@@ -198,7 +198,7 @@ impl Table {
             by_id: column(4, n)?,
             arena: column(1, arena)?,
         };
-        if end != bytes.len() || std::str::from_utf8(&bytes[end - arena..]).is_err() {
+        if end != bytes.len() {
             return None;
         }
         let table = Table {
@@ -248,8 +248,8 @@ impl Table {
             _ => self.u32_at(self.at.str_end, k - 1) as usize,
         };
         let end = self.u32_at(self.at.str_end, k) as usize;
-        // The arena was checked to be UTF-8 when the table was read, and every string
-        // in it starts and ends on a character boundary.
+        // Each string is checked as it is read (a few bytes): checking the whole arena
+        // up front would cost more than a query reads.
         self.raw
             .0
             .get(self.at.arena + start..self.at.arena + end)
