@@ -683,6 +683,15 @@ impl Store {
             .detach())
     }
 
+    /// Another handle on this repository, for another thread: it sees the objects
+    /// this one holds in memory (a copy of them, taken now), and what it writes stays
+    /// in its own memory or goes to disk as this one's would.
+    pub fn for_thread(&self) -> Store {
+        Store {
+            repo: self.repo.clone(),
+        }
+    }
+
     /// Writes a blob and returns its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
         Ok(self
