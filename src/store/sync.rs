@@ -433,15 +433,25 @@ impl Store {
             refs::MAIN,
             expected.map(|e| e.to_string()).unwrap_or_default()
         );
-        let mut args: Vec<String> = [
-            "push",
-            "--porcelain",
-            "--no-verify",
-            "--no-follow-tags",
-            "--recurse-submodules=no",
-        ]
-        .map(String::from)
-        .to_vec();
+        let mut args: Vec<String> = Vec::new();
+        if self.pushes_locally(name) {
+            // Deltas make a pack smaller to send, at the price of searching for them
+            // here and resolving them again on the other side: for a remote on this
+            // machine that is all cost (a push of 10 000 merged beads: 2.3 s with
+            // deltas, 0.7 s without). Without deltas git copies the objects as the
+            // merge already packed them.
+            args.extend(["-c".into(), "pack.window=0".into()]);
+        }
+        args.extend(
+            [
+                "push",
+                "--porcelain",
+                "--no-verify",
+                "--no-follow-tags",
+                "--recurse-submodules=no",
+            ]
+            .map(String::from),
+        );
         if !talk {
             args.push("--quiet".into());
         }
@@ -460,6 +470,16 @@ impl Store {
             None if out.status.success() => Ok(Pushed::Done),
             None => Err(git_failure(format!("push to {name}"), &out).into()),
         }
+    }
+
+    /// Whether every URL `git push` uses for remote `name` is a repository on this
+    /// machine (a path or a `file://` URL, after `insteadOf` rewrites).
+    fn pushes_locally(&self, name: &str) -> bool {
+        let Ok(remote) = self.repo.find_remote(name) else {
+            return false;
+        };
+        let mut urls = remote.urls(gix::remote::Direction::Push).peekable();
+        urls.peek().is_some() && urls.all(|u| u.scheme == gix::url::Scheme::File)
     }
 
     /// Checks a tree a remote sent before anything is merged from it: every entry
