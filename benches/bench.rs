@@ -542,7 +542,7 @@ fn build_store(o: &Opts, dir: &Path, jsonl: &str, n: usize) -> Res<()> {
     let report = ops::import(
         &store,
         &actor(),
-        jsonl,
+        &mut jsonl.as_bytes(),
         &ImportOptions {
             format: DataFormat::BdJsonl,
             skip_bad: false,

@@ -2,19 +2,26 @@
 //! git-beads' own YAML export. The whole import is one commit; an import that would
 //! change nothing makes none.
 //!
-//! Every line is read and mapped before anything is written: a bad line stops the
-//! import with its line number, or, when asked to skip bad lines, is reported while
-//! the rest goes in. A bead already in the store is replaced by the imported one
-//! unless the store's copy changed later (its `updated_at` is newer), so re-importing
-//! an old export never undoes work done since.
+//! The input is read as a stream, one record at a time: each is mapped, encoded and
+//! written into a new pack as soon as it is read (see [`PackStream`]), and only its
+//! path and blob id stay in memory for the tree, so the memory an import needs does
+//! not grow with the size of its records. A bad line stops the import with its line
+//! number (the rest is still read, to count the bad lines) and the pack is dropped:
+//! nothing is imported. When asked to skip bad lines, each is reported while the rest
+//! goes in. A bead already in the store is replaced by the imported one unless the
+//! store's copy changed later (its `updated_at` is newer), so re-importing an old
+//! export never undoes work done since.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
 
 use super::export::DataFormat;
 use super::{OpError, Result};
 use crate::model::bd::BdRecord;
 use crate::model::{Actor, Bead, BeadType, Capability};
-use crate::store::{BlobIds, Put, Store, Tx, codec};
+use crate::store::{
+    BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, codec, refs,
+};
 
 /// How to import.
 #[derive(Clone, Debug)]
@@ -65,12 +72,10 @@ pub struct ImportReport {
 /// How far an import has come, for a progress display.
 #[derive(Clone, Copy, Debug)]
 pub struct ImportProgress {
-    /// What is being done: "reading" or "writing".
-    pub phase: &'static str,
-    /// Records done in this phase.
-    pub done: usize,
-    /// Records in all.
-    pub total: usize,
+    /// Records read so far (bad ones included).
+    pub records: usize,
+    /// Bytes of input read so far.
+    pub read: u64,
 }
 
 /// One record read and mapped, ready to stage.
@@ -81,15 +86,19 @@ struct Record {
     bd: Option<BdRecord>,
 }
 
-/// Imports `text` into the store as one commit and reports what happened.
+/// How often progress is reported, in records.
+const PROGRESS_EVERY: usize = 256;
+
+/// Imports the records read from `input` into the store as one commit and reports
+/// what happened.
 ///
 /// Fails, changing nothing, when a record is bad and `skip_bad` is not set (the error
-/// names the first bad line), when the store does not exist yet, or when the acting
-/// agent may not create, update, close and delete beads.
+/// names the first bad line), when the input cannot be read, when the store does not
+/// exist yet, or when the acting agent may not create, update, close and delete beads.
 pub fn import(
     store: &Store,
     actor: &Actor,
-    text: &str,
+    input: &mut dyn BufRead,
     options: &ImportOptions,
     progress: &mut dyn FnMut(ImportProgress),
 ) -> Result<ImportReport> {
@@ -103,14 +112,94 @@ pub fn import(
     ] {
         super::permit(actor, cap)?;
     }
-    let (records, bad) = match options.format {
-        DataFormat::BdJsonl => read_bd_jsonl(text, progress),
-        DataFormat::Yaml => read_yaml(text),
+    let mut input = Some(input);
+    let (report, commit) = store.transact(actor, |tx| {
+        // The input is consumed as it is staged: should the store move under this
+        // writer anyway (only something that ignores the write lock can do that),
+        // there is nothing left to apply again.
+        let input = input
+            .take()
+            .ok_or_else(|| StoreError::Contended(refs::MAIN.into()))?;
+        import_into(store, tx, input, options, progress)
+    })?;
+    Ok(ImportReport {
+        commit: commit.map(|c| c.to_string()),
+        ..report
+    })
+}
+
+/// Reads every record of `input`, writes the documents that change into a pack, and
+/// stages the new `beads/` tree in `tx`.
+fn import_into(
+    store: &Store,
+    tx: &mut Tx<'_>,
+    input: &mut dyn BufRead,
+    options: &ImportOptions,
+    progress: &mut dyn FnMut(ImportProgress),
+) -> Result<ImportReport> {
+    tx.meta()?;
+    let mut sink = Sink {
+        current: tx.bead_blob_ids()?,
+        pack: store.pack_stream()?,
+        edits: BTreeMap::new(),
+        counts: Counts::default(),
     };
-    if let Some(first) = bad.first()
+    let mut report = ImportReport::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut reader = RecordReader::new(input, options.format);
+    let mut read = 0;
+    while let Some((line, record)) = reader
+        .next_record()
+        .map_err(|e| OpError::Invalid(format!("cannot read {}: {e}", options.source)))?
+    {
+        read += 1;
+        if read % PROGRESS_EVERY == 0 {
+            progress(ImportProgress {
+                records: read,
+                read: reader.read,
+            });
+        }
+        let record = match record {
+            Ok(r) => r,
+            Err(error) => {
+                report.bad.push(BadLine { line, error });
+                continue;
+            }
+        };
+        if let Some(first) = seen.insert(record.bead.id.to_string(), line) {
+            report.bad.push(BadLine {
+                line,
+                error: format!("{} was already imported from line {first}", record.bead.id),
+            });
+            continue;
+        }
+        report.records += 1;
+        *report
+            .by_status
+            .entry(record.bead.status.as_str().to_owned())
+            .or_default() += 1;
+        *report
+            .by_type
+            .entry(record.bead.kind.as_str().to_owned())
+            .or_default() += 1;
+        report.unmapped_dependencies += record
+            .bd
+            .as_ref()
+            .map_or(0, BdRecord::unmapped_dependencies);
+        // After a bad line nothing will be imported: the rest is only read through.
+        if options.skip_bad || report.bad.is_empty() {
+            let outcome = stage_record(tx, &mut sink, &record)?;
+            sink.counts.add(outcome, &record.bead);
+        }
+    }
+    progress(ImportProgress {
+        records: read,
+        read: reader.read,
+    });
+    if let Some(first) = report.bad.first()
         && !options.skip_bad
     {
-        let more = match bad.len() {
+        let more = match report.bad.len() {
             1 => String::new(),
             n => format!(" ({} more bad lines follow)", n - 1),
         };
@@ -119,50 +208,37 @@ pub fn import(
             options.source, first.line, first.error
         )));
     }
-    let mut report = ImportReport {
-        records: records.len(),
-        bad,
-        ..ImportReport::default()
-    };
-    for r in &records {
-        *report
-            .by_status
-            .entry(r.bead.status.as_str().to_owned())
-            .or_default() += 1;
-        *report
-            .by_type
-            .entry(r.bead.kind.as_str().to_owned())
-            .or_default() += 1;
-        report.unmapped_dependencies += r.bd.as_ref().map_or(0, BdRecord::unmapped_dependencies);
-    }
-    let total = records.len();
-    let (counts, commit) = store.transact(actor, |tx| {
-        tx.meta()?;
-        let current = tx.bead_blob_ids()?;
-        let mut counts = Counts::default();
-        for (i, record) in records.iter().enumerate() {
-            let outcome = stage_record(tx, &current, record)?;
-            counts.add(outcome, &record.bead);
-            if i % 256 == 0 || i + 1 == total {
-                progress(ImportProgress {
-                    phase: "writing",
-                    done: i + 1,
-                    total,
-                });
-            }
-        }
+    let Sink {
+        mut pack,
+        edits,
+        counts,
+        ..
+    } = sink;
+    if !edits.is_empty() {
+        let tree = pack.write_tree_edits(tx.head().map(|h| h.tree), refs::BEADS_DIR, &edits)?;
+        pack.finish(store.fsync_policy().objects)?;
+        tx.put_subtree(refs::BEADS_DIR, Some(tree));
         tx.set_message(format!(
             "import: {} records from {} ({} added, {} updated)",
-            total, options.source, counts.added, counts.updated
+            report.records, options.source, counts.added, counts.updated
         ));
-        Ok::<_, OpError>(counts)
-    })?;
+    }
     report.added = counts.added;
     report.updated = counts.updated;
     report.unchanged = counts.unchanged;
     report.kept_newer = counts.kept_newer;
-    report.commit = commit.map(|c| c.to_string());
     Ok(report)
+}
+
+/// Where the records of an import go: their documents into a pack as they come, their
+/// places into the edits of the `beads/` tree.
+struct Sink<'s> {
+    /// The blob of every bead document the import started from.
+    current: BlobIds,
+    pack: PackStream<'s>,
+    /// Paths below `beads/` and their new documents.
+    edits: BTreeMap<String, Option<Entry>>,
+    counts: Counts,
 }
 
 #[derive(Default)]
@@ -193,156 +269,248 @@ impl Counts {
 /// Stages one record where it belongs. This is the seam for records that are more than
 /// work items: agents and messages get a mapper each, so that when agents and mail have
 /// places of their own in the store, their records can go there instead.
-fn stage_record(tx: &mut Tx<'_>, current: &BlobIds, record: &Record) -> Result<Outcome> {
+fn stage_record(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
     match record.bead.kind {
-        BeadType::Agent => stage_agent(tx, current, record),
-        BeadType::Message => stage_message(tx, current, record),
-        _ => stage_bead(tx, current, &record.bead),
+        BeadType::Agent => stage_agent(tx, sink, record),
+        BeadType::Message => stage_message(tx, sink, record),
+        _ => stage_bead(tx, sink, &record.bead),
     }
 }
 
 /// An agent record (bd keeps agents as issues of type `agent`, with `agent_state`,
 /// `hook_bead`, `role_type`, `rig` … in fields or in the description). For now it
 /// stays a bead of type agent with every field kept in `extra`.
-fn stage_agent(tx: &mut Tx<'_>, current: &BlobIds, record: &Record) -> Result<Outcome> {
-    stage_bead(tx, current, &record.bead)
+fn stage_agent(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
+    stage_bead(tx, sink, &record.bead)
 }
 
 /// A message record (bd keeps mail as issues of type `message`, sender and thread in
 /// labels such as `from:…` and `thread:…`). For now it stays a bead of type message
 /// with every field kept.
-fn stage_message(tx: &mut Tx<'_>, current: &BlobIds, record: &Record) -> Result<Outcome> {
-    stage_bead(tx, current, &record.bead)
+fn stage_message(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
+    stage_bead(tx, sink, &record.bead)
 }
 
-/// Stages a bead unless it is unchanged, or the store's copy changed later.
-fn stage_bead(tx: &mut Tx<'_>, current: &BlobIds, bead: &Bead) -> Result<Outcome> {
-    if current.contains(bead.id.as_str()) {
-        let put = tx.put_bead_if_changed(bead, current)?;
-        if put == Put::Changed
-            && let Some(existing) = tx.stored_bead(&bead.id)?
-            && existing.updated_at > bead.updated_at
-        {
-            tx.unstage_bead(&bead.id);
-            return Ok(Outcome::KeptNewer);
+/// Writes a bead's document unless it is byte-identical to the stored one (compared by
+/// blob id, without reading the old document), or the store's copy changed later.
+fn stage_bead(tx: &Tx<'_>, sink: &mut Sink<'_>, bead: &Bead) -> Result<Outcome> {
+    let text = codec::encode(bead).map_err(|source| StoreError::Encode {
+        what: bead.id.to_string(),
+        source,
+    })?;
+    let put = match sink.current.get(bead.id.as_str()) {
+        None => Put::Added,
+        Some(old) if sink.pack.store().blob_id(text.as_bytes())? == old => {
+            return Ok(Outcome::Put(Put::Unchanged));
         }
-        return Ok(Outcome::Put(put));
+        Some(_) => {
+            if let Some(existing) = tx.stored_bead(&bead.id)?
+                && existing.updated_at > bead.updated_at
+            {
+                return Ok(Outcome::KeptNewer);
+            }
+            Put::Changed
+        }
+    };
+    let id = sink.pack.add_blob(text.as_bytes())?;
+    let path = refs::bead_path(&bead.id);
+    let below = path
+        .strip_prefix(refs::BEADS_DIR)
+        .and_then(|p| p.strip_prefix('/'))
+        .unwrap_or(&path)
+        .to_owned();
+    let kind = EntryKind::Blob;
+    sink.edits.insert(below, Some(Entry { kind, id }));
+    Ok(Outcome::Put(put))
+}
+
+/// The next record and the line it starts at (`None` at the end of the input), mapped
+/// or with the reason it cannot be.
+type Next = std::io::Result<Option<(usize, std::result::Result<Record, String>)>>;
+
+/// Reads records one at a time: a bd JSONL line, or a document of git-beads' YAML
+/// export, each mapped to a bead (or the reason it cannot be).
+struct RecordReader<'r> {
+    input: &'r mut dyn BufRead,
+    format: DataFormat,
+    /// Lines read so far.
+    lines: usize,
+    /// Bytes read so far.
+    read: u64,
+    line: Vec<u8>,
+    /// A YAML document's first line, read while looking for the end of the one before.
+    pending: Option<(usize, String)>,
+}
+
+impl<'r> RecordReader<'r> {
+    fn new(input: &'r mut dyn BufRead, format: DataFormat) -> RecordReader<'r> {
+        RecordReader {
+            input,
+            format,
+            lines: 0,
+            read: 0,
+            line: Vec::new(),
+            pending: None,
+        }
     }
-    Ok(Outcome::Put(tx.put_bead_if_changed(bead, current)?))
-}
 
-fn read_bd_jsonl(
-    text: &str,
-    progress: &mut dyn FnMut(ImportProgress),
-) -> (Vec<Record>, Vec<BadLine>) {
-    let total = text.lines().count();
-    let mut records = Vec::new();
-    let mut bad = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i + 1;
-        if i % 512 == 0 {
-            progress(ImportProgress {
-                phase: "reading",
-                done: i,
-                total,
-            });
+    /// The next line without its line break, or `None` at the end of the input; a line
+    /// that is not UTF-8 comes back as the reason.
+    fn next_line(&mut self) -> std::io::Result<Option<std::result::Result<String, String>>> {
+        self.line.clear();
+        let n = self.input.read_until(b'\n', &mut self.line)?;
+        if n == 0 {
+            return Ok(None);
         }
-        if line.trim().is_empty() {
-            continue;
+        self.lines += 1;
+        self.read += n as u64;
+        let mut bytes = self.line.as_slice();
+        bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        Ok(Some(
+            std::str::from_utf8(bytes)
+                .map(str::to_owned)
+                .map_err(|e| format!("not UTF-8 text: {e}")),
+        ))
+    }
+
+    /// The next record and the line it starts at, or `None` at the end of the input.
+    fn next_record(&mut self) -> Next {
+        match self.format {
+            DataFormat::BdJsonl => self.next_jsonl(),
+            DataFormat::Yaml => self.next_yaml(),
         }
-        let mapped = BdRecord::parse(line).and_then(|r| Ok((r.to_bead()?, r)));
-        match mapped {
-            Ok((bead, bd)) => {
-                if let Some(first) = seen.insert(bead.id.to_string(), line_no) {
-                    bad.push(BadLine {
-                        line: line_no,
-                        error: format!("{} was already imported from line {first}", bead.id),
-                    });
-                    continue;
+    }
+
+    fn next_jsonl(&mut self) -> Next {
+        loop {
+            let Some(line) = self.next_line()? else {
+                return Ok(None);
+            };
+            let line_no = self.lines;
+            let line = match line {
+                Ok(line) if line.trim().is_empty() => continue,
+                Ok(line) => line,
+                Err(e) => return Ok(Some((line_no, Err(e)))),
+            };
+            let mapped = BdRecord::parse(&line)
+                .and_then(|r| Ok((r.to_bead()?, r)))
+                .map(|(bead, bd)| Record { bead, bd: Some(bd) })
+                .map_err(|e| e.to_string());
+            return Ok(Some((line_no, mapped)));
+        }
+    }
+
+    /// git-beads' YAML export is split into documents at `---` lines (the encoder
+    /// never writes such a line inside a document: block text is indented).
+    fn next_yaml(&mut self) -> Next {
+        loop {
+            let mut doc = self.pending.take();
+            // A line that is not UTF-8 makes its whole document bad.
+            let mut bad = None;
+            while let Some(line) = self.next_line()? {
+                let line = match line {
+                    Ok(line) => line,
+                    Err(e) => {
+                        doc.get_or_insert_with(|| (self.lines, String::new()));
+                        bad = bad.or(Some(e));
+                        continue;
+                    }
+                };
+                if line.trim_end() == "---" {
+                    match doc {
+                        Some(done) => {
+                            self.pending = Some((self.lines + 1, String::new()));
+                            doc = Some(done);
+                            break;
+                        }
+                        None => {
+                            doc = Some((self.lines + 1, String::new()));
+                            continue;
+                        }
+                    }
                 }
-                records.push(Record { bead, bd: Some(bd) });
+                let (_, buf) = doc.get_or_insert_with(|| (self.lines, String::new()));
+                buf.push_str(&line);
+                buf.push('\n');
             }
-            Err(e) => bad.push(BadLine {
-                line: line_no,
-                error: e.to_string(),
-            }),
-        }
-    }
-    (records, bad)
-}
-
-/// Splits git-beads' YAML export into documents at `---` lines (the encoder never
-/// writes such a line inside a document: block text is indented) and decodes each.
-fn read_yaml(text: &str) -> (Vec<Record>, Vec<BadLine>) {
-    let mut chunks: Vec<(usize, String)> = Vec::new();
-    let mut current: Option<(usize, String)> = None;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_end() == "---" {
-            if let Some(done) = current.take() {
-                chunks.push(done);
+            let Some((line, text)) = doc else {
+                return Ok(None);
+            };
+            if let Some(e) = bad {
+                return Ok(Some((line, Err(e))));
             }
-            current = Some((i + 2, String::new()));
-            continue;
-        }
-        let (_, buf) = current.get_or_insert_with(|| (i + 1, String::new()));
-        buf.push_str(line);
-        buf.push('\n');
-    }
-    chunks.extend(current);
-    let mut records = Vec::new();
-    let mut bad = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (line, doc) in chunks {
-        if doc.trim().is_empty() {
-            continue;
-        }
-        match codec::decode::<Bead>(doc.as_bytes()) {
-            Ok(bead) => {
-                if let Some(first) = seen.insert(bead.id.to_string(), line) {
-                    bad.push(BadLine {
-                        line,
-                        error: format!("{} was already imported from line {first}", bead.id),
-                    });
-                    continue;
+            if text.trim().is_empty() {
+                if self.pending.is_none() {
+                    return Ok(None);
                 }
-                records.push(Record { bead, bd: None });
+                continue;
             }
-            Err(e) => bad.push(BadLine {
-                line,
-                error: e.to_string(),
-            }),
+            let decoded = codec::decode::<Bead>(text.as_bytes())
+                .map(|bead| Record { bead, bd: None })
+                .map_err(|e| e.to_string());
+            return Ok(Some((line, decoded)));
         }
     }
-    (records, bad)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn yaml_documents_split_at_separators() {
-        let text = "---\nid: bd-a1\ntitle: one\nstatus: open\npriority: 2\ntype: task\n\
-                    created_at: 2026-01-01T00:00:00Z\ncreated_by: me\n\
-                    updated_at: 2026-01-01T00:00:00Z\nupdated_by: me\n---\nid: [\n";
-        let (records, bad) = read_yaml(text);
-        assert_eq!(records.len(), 1);
-        assert_eq!(records[0].bead.title, "one");
-        assert_eq!(bad.len(), 1);
-        assert_eq!(bad[0].line, 12);
+    /// Every record of `text`: the line it starts at, and its id or why it is bad.
+    fn read_all(
+        text: &[u8],
+        format: DataFormat,
+    ) -> Vec<(usize, std::result::Result<String, String>)> {
+        let mut input = text;
+        let mut reader = RecordReader::new(&mut input, format);
+        let mut out = Vec::new();
+        while let Some((line, record)) = reader.next_record().expect("reads") {
+            out.push((line, record.map(|r| r.bead.id.to_string())));
+        }
+        assert_eq!(reader.read, text.len() as u64);
+        out
     }
 
     #[test]
-    fn jsonl_reports_bad_and_repeated_lines() {
-        let good = r#"{"id":"bd-a1","title":"t","status":"open","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}"#;
-        let text = format!("{good}\n\nnot json\n{good}\n");
-        let (records, bad) = read_bd_jsonl(&text, &mut |_| {});
-        assert_eq!(records.len(), 1);
-        assert_eq!(
-            bad.iter().map(|b| b.line).collect::<Vec<_>>(),
-            [3, 4],
-            "{bad:?}"
+    fn yaml_documents_split_at_separators() {
+        let doc = "id: bd-a1\ntitle: one\nstatus: open\npriority: 2\ntype: task\n\
+                   created_at: 2026-01-01T00:00:00Z\ncreated_by: me\n\
+                   updated_at: 2026-01-01T00:00:00Z\nupdated_by: me\n";
+        let text = format!(
+            "---\n{doc}---\nid: [\n---\n---\n{}",
+            doc.replace("a1", "a2")
         );
+        let read = read_all(text.as_bytes(), DataFormat::Yaml);
+        let lines: Vec<usize> = read.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [2, 12, 15], "{read:?}");
+        assert_eq!(read[0].1, Ok("bd-a1".into()));
+        assert!(read[1].1.is_err());
+        assert_eq!(read[2].1, Ok("bd-a2".into()));
+        // Without a leading separator, and a line that is not UTF-8 spoils its document.
+        let mut bytes = doc.as_bytes().to_vec();
+        bytes.extend_from_slice(b"notes: \xff\n---\n");
+        bytes.extend_from_slice(doc.replace("a1", "a3").as_bytes());
+        let read = read_all(&bytes, DataFormat::Yaml);
+        assert_eq!(read.len(), 2, "{read:?}");
+        assert_eq!(read[0].0, 1);
+        assert!(read[0].1.as_ref().is_err_and(|e| e.contains("UTF-8")));
+        assert_eq!(read[1], (12, Ok("bd-a3".into())));
+    }
+
+    #[test]
+    fn jsonl_reports_bad_lines_by_number() {
+        let good = r#"{"id":"bd-a1","title":"t","status":"open","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}"#;
+        let mut bytes = format!("{good}\r\n\nnot json\n").into_bytes();
+        bytes.extend_from_slice(b"\xff\n");
+        bytes.extend_from_slice(good.replace("a1", "a2").as_bytes());
+        let read = read_all(&bytes, DataFormat::BdJsonl);
+        let lines: Vec<usize> = read.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [1, 3, 4, 5], "{read:?}");
+        assert_eq!(read[0].1, Ok("bd-a1".into()));
+        assert!(read[1].1.is_err());
+        assert!(read[2].1.as_ref().is_err_and(|e| e.contains("UTF-8")));
+        assert_eq!(read[3].1, Ok("bd-a2".into()));
     }
 }

@@ -6,6 +6,7 @@
 //! around again if the remote moved meanwhile. `pull` and `push` are the halves.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -463,6 +464,9 @@ pub struct TreeMerge {
 /// one side (by `gc`) and unchanged on the other stays removed. Two entries of
 /// different kinds at one path keep one in place and the other under
 /// `lost+found/`. The result is the same tree whichever side is `ours`.
+///
+/// The documents changed on both sides are merged on every core (see
+/// [`merge_documents`]); the result is the same as merging them one after another.
 pub fn merge_trees(
     store: &Store,
     base: Option<ObjectId>,
@@ -470,16 +474,24 @@ pub fn merge_trees(
     theirs: ObjectId,
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<TreeMerge> {
-    let mine: BTreeSet<String> = store
-        .diff(base, Some(ours))?
-        .into_iter()
-        .map(|c| c.path)
-        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    merge_trees_on(store, base, ours, theirs, cores, progress)
+}
+
+/// [`merge_trees`] on at most `threads` threads.
+fn merge_trees_on(
+    store: &Store,
+    base: Option<ObjectId>,
+    ours: ObjectId,
+    theirs: ObjectId,
+    threads: usize,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<TreeMerge> {
     let their = store.diff(base, Some(theirs))?;
-    let total = their.iter().filter(|c| mine.contains(&c.path)).count();
     let mut m = TreeMerger {
         store,
         edits: BTreeMap::new(),
+        jobs: Vec::new(),
         out: TreeMerge {
             tree: ours,
             fetched: their.len(),
@@ -487,16 +499,17 @@ pub fn merge_trees(
             conflicts: 0,
             kept: Vec::new(),
         },
-        done: 0,
-        total,
-        progress,
     };
     m.dir(base, ours, theirs, "")?;
-    if total >= PROGRESS_EVERY {
-        (m.progress)(SyncEvent::Merging {
-            done: m.done,
-            total,
-        });
+    let total = m.jobs.len();
+    let docs = merge_documents(store, &m.jobs, threads, &mut |done| {
+        if done.is_multiple_of(PROGRESS_EVERY) || (done == total && total >= PROGRESS_EVERY) {
+            progress(SyncEvent::Merging { done, total });
+        }
+    })?;
+    let jobs = std::mem::take(&mut m.jobs);
+    for (job, doc) in jobs.into_iter().zip(docs) {
+        m.place(job, doc)?;
     }
     let mut out = m.out;
     if !m.edits.is_empty() {
@@ -512,16 +525,28 @@ fn removal_deletes(path: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-struct TreeMerger<'a, 'p> {
-    store: &'a Store,
-    edits: BTreeMap<String, Option<Entry>>,
-    out: TreeMerge,
-    done: usize,
-    total: usize,
-    progress: &'p mut dyn FnMut(SyncEvent),
+/// A file changed differently on both sides, to merge once both trees are walked.
+struct DocJob {
+    /// Its path in the store's tree.
+    path: String,
+    /// The kind of entry the merged file gets.
+    kind: EntryKind,
+    /// The base version, if there is one that is a file.
+    base: Option<ObjectId>,
+    /// Our version.
+    ours: Entry,
+    /// Their version.
+    theirs: Entry,
 }
 
-impl TreeMerger<'_, '_> {
+struct TreeMerger<'a> {
+    store: &'a Store,
+    edits: BTreeMap<String, Option<Entry>>,
+    jobs: Vec<DocJob>,
+    out: TreeMerge,
+}
+
+impl TreeMerger<'_> {
     fn dir(
         &mut self,
         base: Option<ObjectId>,
@@ -579,22 +604,13 @@ impl TreeMerger<'_, '_> {
                 Some(k) if k == y.kind => x.kind,
                 _ => x.kind.max(y.kind),
             };
-            let base = base.filter(Entry::is_file).map(|b| b.id);
-            let doc = merge_document(self.store, &path, base, x.id, y.id)?;
-            self.out.merged += 1;
-            self.out.conflicts += doc.conflicts;
-            if let Some((lost, reason)) = doc.lost {
-                let kind = if lost == x.id { x.kind } else { y.kind };
-                self.keep_whole(&path, Entry { kind, id: lost }, reason);
-            }
-            self.edits.insert(path, Some(Entry { kind, id: doc.blob }));
-            self.done += 1;
-            if self.done.is_multiple_of(PROGRESS_EVERY) {
-                (self.progress)(SyncEvent::Merging {
-                    done: self.done,
-                    total: self.total,
-                });
-            }
+            self.jobs.push(DocJob {
+                path,
+                kind,
+                base: base.filter(Entry::is_file).map(|b| b.id),
+                ours: x,
+                theirs: y,
+            });
             return Ok(());
         }
         // Two different kinds of thing at one path: a directory stays in place over a
@@ -610,6 +626,32 @@ impl TreeMerger<'_, '_> {
         Ok(())
     }
 
+    /// Puts the merge of a document in place (writing its blob when it is new).
+    fn place(&mut self, job: DocJob, doc: DocMerge) -> Result<()> {
+        let blob = match doc.content {
+            Content::Version(id) => id,
+            Content::Text(text) => self.store.write_blob(text.as_bytes())?,
+        };
+        self.out.merged += 1;
+        self.out.conflicts += doc.conflicts;
+        if let Some((lost, reason)) = doc.lost {
+            let kind = if lost == job.ours.id {
+                job.ours.kind
+            } else {
+                job.theirs.kind
+            };
+            self.keep_whole(&job.path, Entry { kind, id: lost }, reason);
+        }
+        self.edits.insert(
+            job.path,
+            Some(Entry {
+                kind: job.kind,
+                id: blob,
+            }),
+        );
+        Ok(())
+    }
+
     /// Keeps `entry`, a version of `path` that cannot stay in place, under `lost+found/`.
     fn keep_whole(&mut self, path: &str, entry: Entry, reason: String) {
         let at = refs::lost_found_path(path, &entry.id.to_string());
@@ -622,10 +664,98 @@ impl TreeMerger<'_, '_> {
     }
 }
 
+/// Below this many documents a second thread costs more than it saves.
+const DOCS_PER_THREAD: usize = 64;
+
+/// How many documents a merging thread takes at a time.
+const DOCS_PER_CLAIM: usize = 16;
+
+/// Merges the documents of `jobs` (see [`merge_document`]) on up to `threads`
+/// threads, and returns the merges in the order of `jobs`. Each thread reads through
+/// its own handle on the repository; the merged texts come back to be written by the
+/// caller, so what is written, and in which order, does not depend on the threads.
+/// `done` hears how many documents are merged so far, from 1 up to all of them.
+fn merge_documents(
+    store: &Store,
+    jobs: &[DocJob],
+    threads: usize,
+    done: &mut dyn FnMut(usize),
+) -> Result<Vec<DocMerge>> {
+    let merge = |store: &Store, job: &DocJob| {
+        merge_document(store, &job.path, job.base, job.ours.id, job.theirs.id)
+    };
+    let threads = threads.min(jobs.len() / DOCS_PER_THREAD);
+    if threads <= 1 {
+        let mut out = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            out.push(merge(store, job)?);
+            done(out.len());
+        }
+        return Ok(out);
+    }
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let mut slots: Vec<Option<DocMerge>> =
+        std::iter::repeat_with(|| None).take(jobs.len()).collect();
+    std::thread::scope(|s| -> Result<()> {
+        let (send, receive) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let (send, next, failed) = (send.clone(), &next, &failed);
+            let handle = store.for_thread();
+            s.spawn(move || {
+                while !failed.load(Ordering::Relaxed) {
+                    let from = next.fetch_add(DOCS_PER_CLAIM, Ordering::Relaxed);
+                    let Some(claim) = jobs.get(from..jobs.len().min(from + DOCS_PER_CLAIM)) else {
+                        break;
+                    };
+                    for (i, job) in claim.iter().enumerate() {
+                        let merged = merge(&handle, job);
+                        failed.fetch_or(merged.is_err(), Ordering::Relaxed);
+                        if send.send((from + i, merged)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut count = 0;
+        let mut first_error: Option<(usize, OpError)> = None;
+        for (i, merged) in receive {
+            match merged {
+                Ok(doc) => {
+                    slots[i] = Some(doc);
+                    count += 1;
+                    done(count);
+                }
+                Err(e) if first_error.as_ref().is_none_or(|(at, _)| i < *at) => {
+                    first_error = Some((i, e));
+                }
+                Err(_) => {}
+            }
+        }
+        match first_error {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    })?;
+    // Every slot is filled: a thread stops early only after an error, returned above,
+    // and a thread that panicked makes the scope panic.
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// What a merged document holds.
+enum Content {
+    /// One of the versions, as it is.
+    Version(ObjectId),
+    /// A new text, still to be written.
+    Text(String),
+}
+
 /// One document merged from two versions.
 struct DocMerge {
-    /// The blob to keep at the document's path.
-    blob: ObjectId,
+    /// What to keep at the document's path.
+    content: Content,
     /// How many losing values were recorded in it.
     conflicts: usize,
     /// A whole version that could not be kept in place, and why.
@@ -650,24 +780,50 @@ fn merge_document(
         // Not a document (a file of a snapshot, say): never read, one version kept.
         let (keep, lose) = if b > a { (b, a) } else { (a, b) };
         return Ok(DocMerge {
-            blob: keep,
+            content: Content::Version(keep),
             conflicts: 0,
             lost: Some((lose, "not a YAML document".into())),
         });
     }
     let a_bytes = store.read_blob(a)?;
     let b_bytes = store.read_blob(b)?;
+    let base_bytes = base.map(|id| store.read_blob(id)).transpose()?;
     let whole = |a_ok: bool, b_ok: bool, reason: String| {
         let (keep, lose) = match merge::choose_whole(&a_bytes, a_ok, &b_bytes, b_ok) {
             Side::A => (a, b),
             Side::B => (b, a),
         };
         DocMerge {
-            blob: keep,
+            content: Content::Version(keep),
             conflicts: 0,
             lost: Some((lose, reason)),
         }
     };
+    // Two versions under the size limit can merge to one over it; and some YAML
+    // decodes to values the encoder cannot write back (a mapping whose only key is a
+    // tagged null, `!t ~: 1`): failing here would fail every sync from now on, so
+    // both versions are kept whole instead.
+    let written =
+        |text: std::result::Result<String, codec::CodecError>, conflicts: usize| match text {
+            Ok(text) => DocMerge {
+                content: Content::Text(text),
+                conflicts,
+                lost: None,
+            },
+            Err(e) => whole(true, true, format!("the merge cannot be written: {e}")),
+        };
+    let id = refs::bead_id_of_path(path).and_then(|id| BeadId::parse(id).ok());
+    let typed = |base: Option<Bead>, x: Bead, y: Bead| {
+        let merged = merge::merge_bead(base.as_ref(), &x, &y);
+        written(codec::encode(&merged.value), merged.conflicts)
+    };
+    // The common case first: three beads exactly as git-beads writes them.
+    if let Some(id) = &id
+        && let Some((base, x, y)) =
+            canonical_versions(id, base_bytes.as_deref(), &a_bytes, &b_bytes)
+    {
+        return Ok(typed(base, x, y));
+    }
     let av = codec::decode::<serde_yaml::Value>(&a_bytes);
     let bv = codec::decode::<serde_yaml::Value>(&b_bytes);
     let (av, bv) = match (av, bv) {
@@ -680,36 +836,19 @@ fn merge_document(
             return Ok(whole(av.is_ok(), bv.is_ok(), reason));
         }
     };
-    let base_bytes = base.map(|id| store.read_blob(id)).transpose()?;
     let basev = base_bytes
         .as_deref()
         .and_then(|bytes| codec::decode::<serde_yaml::Value>(bytes).ok());
-    if let Some(id) = refs::bead_id_of_path(path).and_then(|id| BeadId::parse(id).ok()) {
-        let typed = |v: &serde_yaml::Value, bytes: &[u8]| exact_bead(&id, v, bytes);
+    if let Some(id) = &id {
+        let exact = |v: &serde_yaml::Value, bytes: &[u8]| exact_bead(id, v, bytes);
         let base_bead = match (&basev, &base_bytes) {
-            (Some(v), Some(bytes)) => typed(v, bytes).map(Some),
+            (Some(v), Some(bytes)) => exact(v, bytes).map(Some),
             _ => Some(None),
         };
         if let (Some(x), Some(y), Some(base_bead)) =
-            (typed(&av, &a_bytes), typed(&bv, &b_bytes), base_bead)
+            (exact(&av, &a_bytes), exact(&bv, &b_bytes), base_bead)
         {
-            let merged = merge::merge_bead(base_bead.as_ref(), &x, &y);
-            let text = match codec::encode(&merged.value) {
-                Ok(text) => text,
-                // Two versions under the size limit can merge to one over it.
-                Err(e) => {
-                    return Ok(whole(
-                        true,
-                        true,
-                        format!("the merge cannot be written: {e}"),
-                    ));
-                }
-            };
-            return Ok(DocMerge {
-                blob: store.write_blob(text.as_bytes())?,
-                conflicts: merged.conflicts,
-                lost: None,
-            });
+            return Ok(typed(base_bead, x, y));
         }
     }
     let merged = merge::merge_value(basev.as_ref(), &av, &bv);
@@ -717,7 +856,7 @@ fn merge_document(
         // Values lost with no `conflicts:` list to keep them in: both versions whole.
         let (keep, lose) = if side == Side::A { (b, a) } else { (a, b) };
         return Ok(DocMerge {
-            blob: keep,
+            content: Content::Version(keep),
             conflicts: 0,
             lost: Some((
                 lose,
@@ -725,24 +864,32 @@ fn merge_document(
             )),
         });
     }
-    let text = match codec::encode(&merged.value) {
-        Ok(text) => text,
-        // Some YAML decodes to values the encoder cannot write back (a mapping whose
-        // only key is a tagged null, `!t ~: 1`): failing here would fail every sync
-        // from now on, so both versions are kept whole instead.
-        Err(e) => {
-            return Ok(whole(
-                true,
-                true,
-                format!("the merge cannot be written: {e}"),
-            ));
-        }
+    Ok(written(codec::encode(&merged.value), merged.conflicts))
+}
+
+/// The base (if any) and the two versions of bead `id`, when each document is
+/// byte for byte the canonical encoding of the bead it decodes to. Such a document
+/// is represented exactly by the bead model (decoding the canonical encoding of a
+/// bead gives the same tree as converting the bead), which proves what
+/// [`exact_bead`] proves with one decoding fewer and no generic tree.
+fn canonical_versions(
+    id: &BeadId,
+    base: Option<&[u8]>,
+    a: &[u8],
+    b: &[u8],
+) -> Option<(Option<Bead>, Bead, Bead)> {
+    let base = match base {
+        Some(bytes) => Some(canonical_bead(id, bytes)?),
+        None => None,
     };
-    Ok(DocMerge {
-        blob: store.write_blob(text.as_bytes())?,
-        conflicts: merged.conflicts,
-        lost: None,
-    })
+    Some((base, canonical_bead(id, a)?, canonical_bead(id, b)?))
+}
+
+/// Bead `id`, when `bytes` are exactly its canonical encoding.
+fn canonical_bead(id: &BeadId, bytes: &[u8]) -> Option<Bead> {
+    let bead: Bead = codec::decode(bytes).ok()?;
+    let canonical = bead.id == *id && codec::encode(&bead).ok()?.as_bytes() == bytes;
+    canonical.then_some(bead)
 }
 
 /// The bead in a document, if the bead model represents the document exactly (so
@@ -778,4 +925,189 @@ pub fn resolve(
         }
         Ok((bead, removed))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Comment, Status};
+
+    /// A small deterministic generator (xorshift), so every run merges the same set.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn repo() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let out = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success());
+        let store = Store::discover(dir.path()).expect("opens");
+        (dir, store)
+    }
+
+    fn at(seconds: i64) -> crate::model::Timestamp {
+        chrono::DateTime::from_timestamp(1_800_000_000 + seconds, 0).expect("a time")
+    }
+
+    /// One side's change of a bead: mostly what commands do (the canonical document),
+    /// sometimes a document git-beads would not write (keys in another order, an
+    /// unknown field, YAML that does not parse), to take every path of the merge.
+    fn edit(rng: &mut Rng, bead: &Bead, side: &str, tick: i64) -> Vec<u8> {
+        let mut b = bead.clone();
+        match rng.below(8) {
+            0 => b.title = format!("{side} title {tick}"),
+            1 => {
+                b.labels.insert(format!("{side}-{}", rng.below(3)));
+            }
+            2 => {
+                b.labels.pop_first();
+            }
+            3 => b.notes = format!("{}{side} line {tick}\n", b.notes),
+            4 => b.priority = rng.below(5) as u8,
+            5 => {
+                b.status = Status::Closed;
+                b.closed_at = Some(at(tick));
+                b.close_reason = Some(format!("{side} done"));
+            }
+            6 => b.comments.push(Comment {
+                id: format!("{side}-{tick}"),
+                author: side.into(),
+                created_at: at(tick),
+                text: format!("{side} says {tick}"),
+            }),
+            _ => b.description = format!("{side}\n{}", b.description),
+        }
+        b.touch(side, at(tick + rng.below(3) as i64));
+        let text = codec::encode(&b).expect("encodes");
+        match rng.below(40) {
+            0 => {
+                let value = codec::to_value(&b).expect("converts");
+                let mut pairs: Vec<_> = value.as_mapping().expect("a mapping").iter().collect();
+                pairs.reverse();
+                let reversed: serde_yaml::Mapping = pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                codec::encode(&reversed).expect("encodes").into_bytes()
+            }
+            1 => format!("{text}from_{side}: {tick}\n").into_bytes(),
+            2 => b"title: [unclosed\n".to_vec(),
+            _ => text.into_bytes(),
+        }
+    }
+
+    /// A base tree of `n` beads and two sides that each change some of them.
+    fn three_trees(store: &Store, n: usize, seed: u64) -> (ObjectId, ObjectId, ObjectId) {
+        let mut rng = Rng(seed);
+        let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let beads: Vec<Bead> = (0..n)
+            .map(|k| {
+                let id = BeadId::parse(&format!("bd-t{k}")).expect("an id");
+                let mut b = Bead::new(id, format!("bead {k}"), "base", at(0));
+                b.description = "one\ntwo\n".into();
+                b.labels.insert("base".into());
+                b
+            })
+            .collect();
+        let tree = |edits: Vec<(&Bead, Vec<u8>)>| {
+            let edits: BTreeMap<String, Option<Entry>> = edits
+                .into_iter()
+                .map(|(b, bytes)| {
+                    let id = store.write_blob(&bytes).expect("writes");
+                    let kind = EntryKind::Blob;
+                    (refs::bead_path(&b.id), Some(Entry { kind, id }))
+                })
+                .collect();
+            store.write_tree_edits(empty, &edits).expect("writes")
+        };
+        let base = tree(
+            beads
+                .iter()
+                .map(|b| (b, codec::encode(b).expect("encodes").into_bytes()))
+                .collect(),
+        );
+        let mut side = |name: &str| {
+            let docs = beads
+                .iter()
+                .enumerate()
+                .map(|(k, b)| match rng.below(4) {
+                    0 => (b, codec::encode(b).expect("encodes").into_bytes()),
+                    _ => (b, edit(&mut rng, b, name, k as i64)),
+                })
+                .collect();
+            tree(docs)
+        };
+        let ours = side("alice");
+        let theirs = side("bob");
+        (base, ours, theirs)
+    }
+
+    fn summary(m: &TreeMerge) -> (ObjectId, usize, usize, Vec<KeptDoc>) {
+        (m.tree, m.merged, m.conflicts, m.kept.clone())
+    }
+
+    #[test]
+    fn parallel_merge_is_the_sequential_merge() {
+        let (_dir, store) = repo();
+        for seed in [7, 1234, 99_991] {
+            let (base, ours, theirs) = three_trees(&store, 600, seed);
+            let mut events = Vec::new();
+            let one = merge_trees_on(&store, Some(base), ours, theirs, 1, &mut |e| events.push(e))
+                .expect("merges");
+            assert!(one.merged > 200, "{} merged", one.merged);
+            assert!(!one.kept.is_empty(), "some documents are kept whole");
+            assert!(one.conflicts > 0);
+            let mut parallel_events = Vec::new();
+            let four = merge_trees_on(&store, Some(base), ours, theirs, 4, &mut |e| {
+                parallel_events.push(e)
+            })
+            .expect("merges");
+            assert_eq!(summary(&one), summary(&four), "seed {seed}");
+            assert_eq!(events, parallel_events);
+            let swapped =
+                merge_trees_on(&store, Some(base), theirs, ours, 4, &mut |_| {}).expect("merges");
+            assert_eq!(one.tree, swapped.tree, "seed {seed}: symmetric");
+        }
+    }
+
+    #[test]
+    fn canonical_documents_are_the_exact_ones_without_the_generic_tree() {
+        let (_dir, store) = repo();
+        let (base, ours, theirs) = three_trees(&store, 300, 42);
+        let (mut canonical, mut other) = (0, 0);
+        for tree in [base, ours, theirs] {
+            for (path, blob) in store.list_docs(tree, refs::BEADS_DIR).expect("lists") {
+                let id = BeadId::parse(refs::bead_id_of_path(&path).expect("a bead path"))
+                    .expect("an id");
+                let bytes = store.read_blob(blob).expect("reads");
+                let exact = codec::decode::<serde_yaml::Value>(&bytes)
+                    .ok()
+                    .and_then(|v| exact_bead(&id, &v, &bytes));
+                match canonical_bead(&id, &bytes) {
+                    Some(bead) => {
+                        canonical += 1;
+                        assert_eq!(Some(bead), exact, "{path}");
+                    }
+                    None => other += 1,
+                }
+            }
+        }
+        assert!(
+            canonical > 500 && other > 5,
+            "{canonical} canonical, {other} not"
+        );
+    }
 }

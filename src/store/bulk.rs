@@ -55,6 +55,11 @@ impl Store {
 pub struct BlobIds(HashMap<String, ObjectId>);
 
 impl BlobIds {
+    /// The blob of the document of this bead id, if it has one.
+    pub fn get(&self, id: &str) -> Option<ObjectId> {
+        self.0.get(id).copied()
+    }
+
     /// Whether a document exists for this bead id.
     pub fn contains(&self, id: &str) -> bool {
         self.0.contains_key(id)

@@ -12,6 +12,7 @@ mod notes;
 mod pack;
 pub mod refs;
 mod snapshot;
+mod stream;
 mod sync;
 mod tree;
 
@@ -28,6 +29,7 @@ pub use hooks::RefPush;
 pub use index::{BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary};
 pub use notes::MAX_NOTE;
 pub use snapshot::Capture;
+pub use stream::PackStream;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
 pub use tree::DocChange;
 

@@ -41,7 +41,7 @@ fn type_code(kind: Kind) -> u8 {
 }
 
 /// The pack entry header: type and size, in git's little-endian base-128 form.
-fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
+pub(super) fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
     let mut size = size as u64;
     let mut byte = (type_code(kind) << 4) | (size & 0x0f) as u8;
     size >>= 4;
@@ -95,20 +95,21 @@ fn pack_bytes(entries: &[Entry], hash: gix::hash::Kind) -> std::io::Result<(Vec<
 }
 
 /// The version 2 index of a pack: fan-out, sorted ids, CRC-32s, offsets, checksums.
-fn index_bytes(
-    entries: &[Entry],
+/// `entries` are the pack's objects, each as its id and the CRC-32 of its entry.
+pub(super) fn index_bytes(
+    entries: &[(ObjectId, u32)],
     offsets: &[u64],
     pack_sum: &[u8],
     hash: gix::hash::Kind,
 ) -> std::io::Result<Vec<u8>> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by(|a, b| entries[*a].id.cmp(&entries[*b].id));
+    order.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
     let mut idx = Vec::with_capacity(8 + 1024 + entries.len() * (hash.len_in_bytes() + 8) + 40);
     idx.extend_from_slice(&[0xff, b't', b'O', b'c']);
     idx.extend_from_slice(&2u32.to_be_bytes());
     let mut fanout = [0u32; 256];
-    for e in entries {
-        fanout[e.id.as_bytes()[0] as usize] += 1;
+    for (id, _) in entries {
+        fanout[id.as_bytes()[0] as usize] += 1;
     }
     let mut running = 0u32;
     for n in fanout {
@@ -116,10 +117,10 @@ fn index_bytes(
         idx.extend_from_slice(&running.to_be_bytes());
     }
     for &i in &order {
-        idx.extend_from_slice(entries[i].id.as_bytes());
+        idx.extend_from_slice(entries[i].0.as_bytes());
     }
     for &i in &order {
-        idx.extend_from_slice(&crc32fast::hash(&entries[i].bytes).to_be_bytes());
+        idx.extend_from_slice(&entries[i].1.to_be_bytes());
     }
     let mut large = Vec::new();
     for &i in &order {
@@ -192,7 +193,11 @@ impl Store {
         let (pack, offsets) =
             pack_bytes(&entries, hash).map_err(io_err("assemble a pack of new objects"))?;
         let pack_sum = &pack[pack.len() - hash.len_in_bytes()..];
-        let idx = index_bytes(&entries, &offsets, pack_sum, hash)
+        let listed: Vec<_> = entries
+            .iter()
+            .map(|e| (e.id, crc32fast::hash(&e.bytes)))
+            .collect();
+        let idx = index_bytes(&listed, &offsets, pack_sum, hash)
             .map_err(io_err("assemble the index of a pack"))?;
         let name = ObjectId::from_bytes_or_panic(pack_sum).to_hex().to_string();
         let dir = self.common_dir().join("objects").join("pack");

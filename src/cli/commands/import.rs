@@ -2,7 +2,7 @@
 //! own YAML export, as one commit.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -46,44 +46,62 @@ struct Report<'a> {
     commit: Option<&'a str>,
 }
 
-fn read_input(file: &PathBuf) -> Result<(String, String), CliError> {
-    if file.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::user(format!("could not read stdin: {e}")))?;
-        return Ok(("<stdin>".to_owned(), text));
-    }
-    let name = file.display().to_string();
-    let bytes =
-        std::fs::read(file).map_err(|e| CliError::user(format!("cannot read {name}: {e}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| CliError::user(format!("{name} is not UTF-8 text: {e}")))?;
-    Ok((name, text))
+/// What to import from, read as the import goes.
+struct Input {
+    /// Its name, for messages.
+    name: String,
+    reader: Box<dyn BufRead>,
+    /// Its size in bytes, when known.
+    size: Option<u64>,
 }
 
-/// Shows progress on stderr when it is a terminal, at most once per percent.
+fn open_input(file: &PathBuf) -> Result<Input, CliError> {
+    if file.as_os_str() == "-" {
+        return Ok(Input {
+            name: "<stdin>".to_owned(),
+            reader: Box::new(BufReader::new(std::io::stdin())),
+            size: None,
+        });
+    }
+    let name = file.display().to_string();
+    let opened = std::fs::File::open(file)
+        .map_err(|e| CliError::user(format!("cannot read {name}: {e}")))?;
+    let size = opened.metadata().ok().map(|m| m.len());
+    Ok(Input {
+        name,
+        reader: Box::new(BufReader::new(opened)),
+        size,
+    })
+}
+
+/// Shows progress on stderr when it is a terminal, at most once per percent (of the
+/// input's size when it is known, else every thousand records).
 struct Meter {
     on: bool,
-    last: Option<(&'static str, usize)>,
+    size: Option<u64>,
+    last: Option<u64>,
 }
 
 impl Meter {
     fn show(&mut self, p: ImportProgress) {
-        if !self.on || p.total == 0 {
+        if !self.on {
             return;
         }
-        let percent = p.done * 100 / p.total;
-        if self.last == Some((p.phase, percent)) {
+        let step = match self.size {
+            Some(size) if size > 0 => p.read * 100 / size,
+            _ => p.records as u64 / 1000,
+        };
+        if self.last == Some(step) {
             return;
         }
-        self.last = Some((p.phase, percent));
+        self.last = Some(step);
         let mut err = std::io::stderr();
-        let _ = write!(
-            err,
-            "\r{} {}/{} ({percent}%)\x1b[K",
-            p.phase, p.done, p.total
-        );
+        let _ = match self.size {
+            Some(size) if size > 0 => {
+                write!(err, "\rimporting: {} records ({step}%)\x1b[K", p.records)
+            }
+            _ => write!(err, "\rimporting: {} records\x1b[K", p.records),
+        };
         let _ = err.flush();
     }
 
@@ -97,7 +115,11 @@ impl Meter {
 /// Runs `import`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let (source, text) = read_input(&args.file)?;
+    let Input {
+        name: source,
+        reader: mut input,
+        size,
+    } = open_input(&args.file)?;
     let options = ImportOptions {
         format: args.format.into(),
         skip_bad: args.skip_bad,
@@ -105,9 +127,12 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     };
     let mut meter = Meter {
         on: !out.is_quiet() && std::io::stderr().is_terminal(),
+        size,
         last: None,
     };
-    let result = ops::import(&ctx.store, &actor, &text, &options, &mut |p| meter.show(p));
+    let result = ops::import(&ctx.store, &actor, &mut input, &options, &mut |p| {
+        meter.show(p)
+    });
     meter.clear();
     let report = result.map_err(|e| {
         let bad_input = matches!(e, OpError::Invalid(_));
