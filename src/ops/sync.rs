@@ -945,17 +945,7 @@ mod tests {
     }
 
     fn repo() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let out = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success());
-        let store = Store::discover(dir.path()).expect("opens");
-        (dir, store)
+        Store::temp_for_tests()
     }
 
     fn at(seconds: i64) -> crate::model::Timestamp {

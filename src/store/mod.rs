@@ -191,6 +191,22 @@ impl Store {
         Ok(Store { repo })
     }
 
+    /// A store in a fresh repository in a temporary directory (for unit tests).
+    #[cfg(test)]
+    pub(crate) fn temp_for_tests() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let out = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success());
+        let store = Store::discover(dir.path()).expect("opens");
+        (dir, store)
+    }
+
     /// The directory shared by every worktree of the repository.
     pub fn common_dir(&self) -> &Path {
         self.repo.common_dir()

@@ -664,7 +664,7 @@ impl Index {
         let mut changed = BTreeMap::new();
         let mut broken = BTreeMap::new();
         let mut absorb =
-            |path: String, blob| absorb_bead(store, path, blob, &mut changed, &mut broken);
+            |path: String, blob| absorb::<Bead>(store, path, blob, &mut changed, &mut broken);
         walk_dir(store, tree, refs::BEADS_DIR, &mut absorb)?;
         let staged = Index::assemble(Table::default(), Texts::default(), changed, Vec::new());
         let (table, texts) = staged.compacted();
@@ -818,7 +818,7 @@ fn load_beads(
     };
     for change in diff_dir(store, from, head.tree, refs::BEADS_DIR)? {
         match change.new {
-            Some(blob) => absorb_bead(store, change.path, blob, &mut changed, &mut broken)?,
+            Some(blob) => absorb::<Bead>(store, change.path, blob, &mut changed, &mut broken)?,
             None => {
                 if let Some(id) = refs::bead_id_of_path(&change.path) {
                     changed.insert(id.to_owned(), None);
@@ -998,9 +998,9 @@ fn rebuild_mail(
     let mut mail = BTreeMap::new();
     let mut broken = BTreeMap::new();
     walk_dir(store, tree, refs::MAIL_DIR, &mut |path, blob| {
-        absorb_mail(store, path, blob, &mut mail, &mut broken)
+        absorb::<Message>(store, path, blob, &mut mail, &mut broken)
     })?;
-    Ok((mail.into_values().collect(), into_broken(broken)))
+    Ok((mail.into_values().flatten().collect(), into_broken(broken)))
 }
 
 fn forward_mail(
@@ -1010,13 +1010,13 @@ fn forward_mail(
     from: ObjectId,
     to: ObjectId,
 ) -> Result<(Vec<MailSummary>, Vec<Broken>), StoreError> {
-    let mut mail: BTreeMap<String, MailSummary> =
-        mail.into_iter().map(|m| (m.id.clone(), m)).collect();
+    let mut mail: BTreeMap<String, Option<MailSummary>> =
+        mail.into_iter().map(|m| (m.id.clone(), Some(m))).collect();
     let mut broken: BTreeMap<String, String> =
         broken.into_iter().map(|b| (b.path, b.error)).collect();
     for change in diff_dir(store, from, to, refs::MAIL_DIR)? {
         match change.new {
-            Some(blob) => absorb_mail(store, change.path, blob, &mut mail, &mut broken)?,
+            Some(blob) => absorb::<Message>(store, change.path, blob, &mut mail, &mut broken)?,
             None => {
                 if let Some(id) = refs::mail_id_of_path(&change.path) {
                     mail.remove(id);
@@ -1025,7 +1025,7 @@ fn forward_mail(
             }
         }
     }
-    Ok((mail.into_values().collect(), into_broken(broken)))
+    Ok((mail.into_values().flatten().collect(), into_broken(broken)))
 }
 
 /// The documents under `dir` that differ between two trees.
@@ -1058,60 +1058,78 @@ fn walk_dir(
         .try_for_each(|(path, blob)| visit(path, blob))
 }
 
-/// Parses one bead document into `changed`, or files its path under `broken`.
-fn absorb_bead(
-    store: &Store,
-    path: String,
-    blob: ObjectId,
-    changed: &mut BTreeMap<String, Option<Summary>>,
-    broken: &mut BTreeMap<String, String>,
-) -> Result<(), StoreError> {
-    let Some(id) = refs::bead_id_of_path(&path).map(str::to_owned) else {
-        return Ok(());
-    };
-    let parsed = codec::decode::<Bead>(&store.read_blob(blob)?)
-        .map_err(|e| e.to_string())
-        .and_then(|bead| match bead.id.as_str() == id {
-            true => Ok(Summary::of(&bead)),
-            false => Err(format!("its id is {}, but its path names {id}", bead.id)),
-        });
-    match parsed {
-        Ok(summary) => {
-            broken.remove(&path);
-            changed.insert(id, Some(summary));
-        }
-        Err(e) => {
-            changed.insert(id, None);
-            broken.insert(path, e);
-        }
-    }
-    Ok(())
+/// A kind of document the index keeps an entry of.
+trait Indexed: serde::de::DeserializeOwned {
+    /// What the index keeps of it.
+    type Entry;
+    /// The id a path of this kind names.
+    fn id_of_path(path: &str) -> Option<&str>;
+    /// The id the document says it has.
+    fn doc_id(&self) -> &str;
+    /// Its entry.
+    fn entry(&self) -> Self::Entry;
 }
 
-/// Parses one message into `mail`, or files its path under `broken`.
-fn absorb_mail(
+impl Indexed for Bead {
+    type Entry = Summary;
+
+    fn id_of_path(path: &str) -> Option<&str> {
+        refs::bead_id_of_path(path)
+    }
+
+    fn doc_id(&self) -> &str {
+        self.id.as_str()
+    }
+
+    fn entry(&self) -> Summary {
+        Summary::of(self)
+    }
+}
+
+impl Indexed for Message {
+    type Entry = MailSummary;
+
+    fn id_of_path(path: &str) -> Option<&str> {
+        refs::mail_id_of_path(path)
+    }
+
+    fn doc_id(&self) -> &str {
+        self.id.as_str()
+    }
+
+    fn entry(&self) -> MailSummary {
+        MailSummary::of(self)
+    }
+}
+
+/// Parses one document of kind `D` into `entries`, or files its path under `broken`
+/// (and its id as gone). Paths of other kinds are left alone.
+fn absorb<D: Indexed>(
     store: &Store,
     path: String,
     blob: ObjectId,
-    mail: &mut BTreeMap<String, MailSummary>,
+    entries: &mut BTreeMap<String, Option<D::Entry>>,
     broken: &mut BTreeMap<String, String>,
 ) -> Result<(), StoreError> {
-    let Some(id) = refs::mail_id_of_path(&path).map(str::to_owned) else {
+    let Some(id) = D::id_of_path(&path).map(str::to_owned) else {
         return Ok(());
     };
-    let parsed = codec::decode::<Message>(&store.read_blob(blob)?)
+    let parsed = codec::decode::<D>(&store.read_blob(blob)?)
         .map_err(|e| e.to_string())
-        .and_then(|m| match m.id.as_str() == id {
-            true => Ok(MailSummary::of(&m)),
-            false => Err(format!("its id is {}, but its path names {id}", m.id)),
+        .and_then(|doc| match doc.doc_id() == id {
+            true => Ok(doc.entry()),
+            false => Err(format!(
+                "its id is {}, but its path names {id}",
+                doc.doc_id()
+            )),
         });
     match parsed {
-        Ok(m) => {
+        Ok(entry) => {
             broken.remove(&path);
-            mail.insert(id, m);
+            entries.insert(id, Some(entry));
         }
         Err(e) => {
-            mail.remove(&id);
+            entries.insert(id, None);
             broken.insert(path, e);
         }
     }
@@ -1241,17 +1259,7 @@ mod tests {
     use crate::model::{Actor, BeadId};
 
     fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let status = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .expect("git init");
-        assert!(status.success());
-        let store = Store::discover(dir.path()).expect("open");
-        (dir, store)
+        Store::temp_for_tests()
     }
 
     fn id(n: u64) -> BeadId {
