@@ -66,10 +66,7 @@ fn a_small_write_is_one_pack_that_git_reads() {
     repo.assert_fsck_clean();
     // git can repack what git-beads packed, and git-beads reads the result.
     repo.git(&["gc", "-q", "--prune=now"]);
-    assert_eq!(
-        repo.beads(&["show", &id, "--json"]).contains("packed"),
-        true
-    );
+    assert!(repo.beads(&["show", &id, "--json"]).contains("packed"));
 }
 
 /// Writes a chain file naming `commit` on top of the store's head, as a queue from

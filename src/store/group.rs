@@ -400,7 +400,8 @@ impl Store {
         let Some(at) = at else {
             return Ok(());
         };
-        let done = std::fs::read_to_string(&synced).is_ok_and(|s| s.trim() == at.to_string());
+        let done = std::fs::read_to_string(&synced)
+            .is_ok_and(|s| ObjectId::from_hex(s.trim().as_bytes()).is_ok_and(|s| s == at));
         if done || !self.fsync_policy().refs {
             return Ok(());
         }
@@ -412,26 +413,34 @@ impl Store {
     /// write lock by itself (a sync, the notes): it must start from the whole chain.
     pub(crate) fn flush_queues(&self) -> Result<(), StoreError> {
         for name in [super::refs::MAIN, super::refs::WISPS] {
-            let Some(queue) = self.queue(name) else {
-                return Ok(());
-            };
-            let pending = |at| {
-                queue
-                    .chain()
-                    .and_then(|c| c.after(at).map(<[_]>::to_vec))
-                    .unwrap_or_default()
-            };
-            if pending(self.ref_head(name)?.map(|h| h.commit)).is_empty() {
-                continue;
-            }
-            let _flush = self.flush_lock()?;
-            let at = self.ref_head(name)?.map(|h| h.commit);
-            let queued = pending(at);
-            let actor = self
-                .identity()
-                .unwrap_or_else(|_| Actor::person("git-beads", ""));
-            self.flush(&queue, name, at, &queued, &actor)?;
+            self.flush_queue(name)?;
         }
+        Ok(())
+    }
+
+    /// Flushes the commits queued for ref `name`, if there are any (the caller holds
+    /// the write lock, so no more come meanwhile). If the ref left the chain, they are
+    /// left to their writers, which run their operations again.
+    pub(crate) fn flush_queue(&self, name: &str) -> Result<(), StoreError> {
+        let Some(queue) = self.queue(name) else {
+            return Ok(());
+        };
+        let pending = |at| {
+            queue
+                .chain()
+                .and_then(|c| c.after(at).map(<[_]>::to_vec))
+                .unwrap_or_default()
+        };
+        if pending(self.ref_head(name)?.map(|h| h.commit)).is_empty() {
+            return Ok(());
+        }
+        let _flush = self.flush_lock()?;
+        let at = self.ref_head(name)?.map(|h| h.commit);
+        let queued = pending(at);
+        let actor = self
+            .identity()
+            .unwrap_or_else(|_| Actor::person("git-beads", ""));
+        self.flush(&queue, name, at, &queued, &actor)?;
         Ok(())
     }
 }

@@ -628,6 +628,7 @@ impl Store {
                 writes: BTreeMap::new(),
                 message: String::new(),
                 index: OnceCell::new(),
+                queued: start.tip() != start.base(),
             };
             let value = op(&mut tx)?;
             let (writes, message) = (tx.writes, tx.message);
@@ -709,6 +710,7 @@ impl Store {
             writes: BTreeMap::new(),
             message: String::new(),
             index: OnceCell::new(),
+            queued: false,
         })
     }
 
@@ -721,6 +723,7 @@ impl Store {
             writes: BTreeMap::new(),
             message: String::new(),
             index: OnceCell::new(),
+            queued: false,
         })
     }
 
@@ -966,6 +969,8 @@ pub struct Tx<'s> {
     writes: BTreeMap<String, Staged>,
     message: String,
     index: OnceCell<Index>,
+    /// Whether `head` is a commit still queued for the ref (see the `group` module).
+    queued: bool,
 }
 
 impl Tx<'_> {
@@ -1135,6 +1140,12 @@ impl Tx<'_> {
     pub fn index(&self) -> Result<&Index, StoreError> {
         if let Some(index) = self.index.get() {
             return Ok(index);
+        }
+        // The index cache is keyed by tree and read by every process: one saved for a
+        // tree still queued (not on disk yet) would make readers rebuild it from
+        // scratch. So the queue goes to disk first.
+        if self.queued {
+            self.store.flush_queue(self.ref_name)?;
         }
         let index = match &self.head {
             Some(head) => Index::load(self.store, self.ref_name, head)?,

@@ -272,26 +272,56 @@ impl Store {
     }
 }
 
-/// The small packs in pack directory `dir`, by size then path, as (size, index path).
-/// Packs git was told to keep (`.keep`, `.promisor`) are left alone.
-fn small_packs(dir: &Path) -> Vec<(u64, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+/// How long a merged-away pack stays after its index went: a reader that loaded the
+/// index before may still look for an object in it, and gix reports such an object
+/// missing rather than looking again.
+const RETIRED_FOR: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// What a look at the pack directory found.
+struct Scan {
+    /// The small packs, by size then path, as (size, index path). Packs git was told
+    /// to keep (`.keep`, `.promisor`) are left out.
+    small: Vec<(u64, PathBuf)>,
+    /// Packs without an index for longer than [`RETIRED_FOR`]: merged away, or left
+    /// by a writer killed between putting a pack and its index in place.
+    expired: Vec<PathBuf>,
+}
+
+fn scan(dir: &Path) -> Scan {
+    let mut found = Scan {
+        small: Vec::new(),
+        expired: Vec::new(),
     };
-    let mut out: Vec<(u64, PathBuf)> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "idx"))
-        .filter(|p| {
-            ["keep", "promisor"]
-                .iter()
-                .all(|x| !p.with_extension(x).exists())
-        })
-        .filter_map(|p| Some((std::fs::metadata(p.with_extension("pack")).ok()?.len(), p)))
-        .filter(|(size, _)| *size < SMALL_PACK)
-        .collect();
-    out.sort();
-    out
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    let kept = |p: &Path| {
+        ["keep", "promisor"]
+            .iter()
+            .any(|x| p.with_extension(x).exists())
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        let Some(ext) = path.extension() else {
+            continue;
+        };
+        if ext == "idx" && !kept(&path) {
+            if let Ok(meta) = std::fs::metadata(path.with_extension("pack"))
+                && meta.len() < SMALL_PACK
+            {
+                found.small.push((meta.len(), path));
+            }
+        } else if ext == "pack"
+            && !path.with_extension("idx").exists()
+            && let Ok(age) = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .map(|t| t.elapsed().unwrap_or_default())
+            && age > RETIRED_FOR
+        {
+            found.expired.push(path);
+        }
+    }
+    found.small.sort();
+    found
 }
 
 /// Of small packs sorted by size, how many to merge: the smallest ones, as long as
@@ -312,11 +342,14 @@ fn packs_to_merge(sizes: &[u64]) -> usize {
 
 impl Store {
     /// Merges small packs into one once [`MAX_SMALL_PACKS`] of them pile up (see
-    /// [`packs_to_merge`]); skipped while another process is at it. The merged pack is
-    /// on disk before the packs it replaces go, so every object stays readable.
+    /// [`packs_to_merge`]), and deletes packs retired long enough ago; skipped while
+    /// another process is at it. The merged pack is on disk before the indexes of the
+    /// packs it replaces go, and those packs stay for [`RETIRED_FOR`], so every object
+    /// stays readable.
     pub(crate) fn merge_small_packs(&self) -> Result<(), StoreError> {
         let dir = self.common_dir().join("objects").join("pack");
-        if small_packs(&dir).len() < MAX_SMALL_PACKS {
+        let found = scan(&dir);
+        if found.small.len() < MAX_SMALL_PACKS && found.expired.is_empty() {
             return Ok(());
         }
         let lock_path = self.local_dir().join("repack.lock");
@@ -325,12 +358,15 @@ impl Store {
         else {
             return Ok(());
         };
-        let packs = small_packs(&dir);
-        if packs.len() < MAX_SMALL_PACKS {
+        let found = scan(&dir);
+        for pack in &found.expired {
+            let _ = std::fs::remove_file(pack);
+        }
+        if found.small.len() < MAX_SMALL_PACKS {
             return Ok(());
         }
-        let sizes: Vec<u64> = packs.iter().map(|(size, _)| *size).collect();
-        let chosen = &packs[..packs_to_merge(&sizes)];
+        let sizes: Vec<u64> = found.small.iter().map(|(size, _)| *size).collect();
+        let chosen = &found.small[..packs_to_merge(&sizes)];
         let hash = self.repo.object_hash();
         let mut ids = Vec::new();
         for (_, idx) in chosen {
@@ -356,8 +392,14 @@ impl Store {
             .collect();
         self.write_pack(&objects, QUICK, self.fsync_policy().objects)?;
         for (_, idx) in chosen {
-            // The index first: without it, git and gix no longer look at the pack.
-            for ext in ["idx", "pack", "rev", "bitmap", "mtimes"] {
+            // Retired: its time says since when, and without its index git and gix no
+            // longer look at it.
+            let pack = idx.with_extension("pack");
+            let _ = std::fs::File::options()
+                .write(true)
+                .open(&pack)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            for ext in ["idx", "rev", "bitmap", "mtimes"] {
                 let _ = std::fs::remove_file(idx.with_extension(ext));
             }
         }
