@@ -311,13 +311,20 @@ impl Store {
         {
             return Ok(false);
         }
+        // The reflog says what the last change was; a large one went to disk as a pack
+        // of its own and is read from there.
         let message = match memory.get(&tip) {
             Some((Kind::Commit, data)) => {
                 gix::objs::CommitRef::from_bytes(data, self.repo.object_hash())
                     .map(|c| c.message.to_string())
                     .unwrap_or_default()
             }
-            _ => String::new(),
+            _ => self
+                .repo
+                .find_commit(tip)
+                .ok()
+                .and_then(|c| c.message_raw().ok().map(|m| m.to_string()))
+                .unwrap_or_default(),
         };
         let objects: Vec<Object<'_>> = memory
             .iter()
