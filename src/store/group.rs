@@ -351,7 +351,7 @@ impl Store {
         message: &str,
     ) -> Result<bool, StoreError> {
         let policy = self.fsync_policy();
-        self.write_pack(objects, super::pack::QUICK, policy.objects)?;
+        self.write_pack(objects, super::pack::STORED, policy.objects)?;
         self.clear_stale_ref_lock(name)?;
         if !self.move_ref(name, at, commit, actor, message)? {
             return Ok(false);

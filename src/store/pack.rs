@@ -31,9 +31,13 @@ const SMALL_PACK: u64 = 8 << 20;
 /// every object lookup that misses tries each pack.
 const MAX_SMALL_PACKS: usize = 16;
 
-/// How the packs of single writes and merges of them are compressed: fast, as git
-/// compresses loose objects (`core.looseCompression`), since they are merged or
-/// repacked soon.
+/// How the pack of a flush of queued writes is stored: not compressed at all, since
+/// a writer waits for it and it is merged soon (compressing the directory of all
+/// beads, rewritten by every write, was a quarter of a `create`'s instructions).
+pub(crate) const STORED: Compression = Compression::NONE;
+
+/// How merges of small packs are compressed: fast, as git compresses loose objects
+/// (`core.looseCompression`), since they are merged again or repacked later.
 pub(crate) const QUICK: Compression = Compression::BEST_SPEED;
 
 /// How the pack of a large change (an import) is compressed: as tightly as git's
@@ -79,37 +83,80 @@ fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
     out.push(byte);
 }
 
+/// Appends `data` as a zlib stream of stored (uncompressed) blocks: what zlib makes at
+/// level 0, without setting up a compressor (which costs more than copying).
+fn stored_zlib(data: &[u8], out: &mut Vec<u8>) {
+    const MOD: u32 = 65521;
+    out.extend_from_slice(&[0x78, 0x01]);
+    let mut blocks = data.chunks(0xffff).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        out.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    let (mut a, mut b) = (1u32, 0u32);
+    // Sums of up to 5552 bytes cannot overflow before the modulo (zlib's NMAX).
+    for part in data.chunks(5552) {
+        for &byte in part {
+            a += u32::from(byte);
+            b += a;
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    out.extend_from_slice(&((b << 16) | a).to_be_bytes());
+}
+
+/// Appends `data` to `out` as one zlib stream made by `z`, through `buf`.
+fn deflate_into(
+    z: &mut gix::zlib::stream::deflate::Compress,
+    data: &[u8],
+    buf: &mut [u8],
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    use gix::zlib::stream::deflate::FlushCompress;
+    z.reset();
+    let mut input = data;
+    loop {
+        let (read, written) = (z.total_in(), z.total_out());
+        let status = z
+            .compress(input, buf, FlushCompress::Finish)
+            .map_err(std::io::Error::other)?;
+        let produced = (z.total_out() - written) as usize;
+        out.extend_from_slice(&buf[..produced]);
+        let consumed = (z.total_in() - read) as usize;
+        input = &input[consumed..];
+        match status {
+            gix::zlib::Status::StreamEnd => return Ok(()),
+            _ if produced == 0 && consumed == 0 => {
+                return Err(std::io::Error::other("zlib made no progress"));
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Compresses each object into a pack entry at `level`, with one compressor reset
 /// between objects (setting one up costs more than compressing a small object).
 fn compress(
     objects: &[(ObjectId, Kind, &[u8])],
     level: Compression,
 ) -> std::io::Result<Vec<Entry>> {
-    use gix::zlib::stream::deflate::{Compress, FlushCompress};
-    let mut z = Compress::new(level);
+    let mut z =
+        (level != Compression::NONE).then(|| gix::zlib::stream::deflate::Compress::new(level));
     let mut buf = vec![0u8; 16 << 10];
     let mut out = Vec::with_capacity(objects.len());
     for (id, kind, data) in objects {
-        let mut bytes = Vec::with_capacity(data.len() / 2 + 16);
+        let mut bytes = Vec::with_capacity(data.len() + 32);
         entry_header(*kind, data.len(), &mut bytes);
-        z.reset();
-        let mut input: &[u8] = data;
-        loop {
-            let (read, written) = (z.total_in(), z.total_out());
-            let status = z
-                .compress(input, &mut buf, FlushCompress::Finish)
-                .map_err(std::io::Error::other)?;
-            let produced = (z.total_out() - written) as usize;
-            bytes.extend_from_slice(&buf[..produced]);
-            let consumed = (z.total_in() - read) as usize;
-            input = &input[consumed..];
-            match status {
-                gix::zlib::Status::StreamEnd => break,
-                _ if produced == 0 && consumed == 0 => {
-                    return Err(std::io::Error::other("zlib made no progress"));
-                }
-                _ => {}
-            }
+        match z.as_mut() {
+            Some(z) => deflate_into(z, data, &mut buf, &mut bytes)?,
+            None => stored_zlib(data, &mut bytes),
         }
         out.push(Entry { id: *id, bytes });
     }
@@ -493,6 +540,23 @@ mod tests {
         assert_eq!(packs_to_merge(&[1, 1, 5, 100]), 2);
         assert_eq!(packs_to_merge(&[1, 2, 3, 5, 100]), 4);
         assert_eq!(packs_to_merge(&[10, 10, 10, 1000]), 3);
+    }
+
+    #[test]
+    fn stored_streams_inflate_to_their_input() {
+        for len in [0usize, 1, 5552, 65535, 65536, 200_000] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let mut stream = Vec::new();
+            super::stored_zlib(&data, &mut stream);
+            let mut out = vec![0u8; len + 16];
+            let mut z = gix::zlib::Decompress::new();
+            let status = z
+                .decompress(&stream, &mut out, gix::zlib::FlushDecompress::Finish)
+                .expect("a valid zlib stream");
+            assert_eq!(status, gix::zlib::Status::StreamEnd, "len {len}");
+            assert_eq!(z.total_out() as usize, len);
+            assert_eq!(&out[..len], &data[..]);
+        }
     }
 
     #[test]
