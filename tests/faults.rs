@@ -346,8 +346,8 @@ fn a_full_disk_fails_cleanly_and_recovers() {
         .filter(|e| {
             let name = e.file_name().to_string_lossy();
             (name.contains("tmp") || name.ends_with(".lock"))
-                && name != "write.lock"
-                && name != "sync.lock"
+                && !["write.lock", "flush.lock", "repack.lock", "sync.lock"]
+                    .contains(&name.as_ref())
         })
         .map(|e| e.path().display().to_string())
         .collect();
@@ -447,13 +447,20 @@ fn a_read_only_object_store_fails_cleanly_and_changes_nothing() {
 /// git-beads and its lock. The commit is built in process (gix), so that the
 /// intruder is quick enough to land inside git-beads' writes. Returns whether the
 /// swap won.
-fn intrude(repo: &Repo, git: &gix::Repository, id: &str, doc: &[u8]) -> bool {
-    let old = git
-        .find_reference("refs/beads/main")
-        .expect("the store ref")
-        .peel_to_id()
-        .expect("a commit")
-        .detach();
+fn intrude(repo: &Repo, git: &mut gix::Repository, id: &str, doc: &[u8]) -> bool {
+    let head = |git: &gix::Repository| {
+        git.find_reference("refs/beads/main")
+            .expect("the store ref")
+            .peel_to_id()
+            .map(|id| id.detach())
+    };
+    // git-beads writes each change as a small pack and merges packs as they pile up;
+    // a gix handle held across that churn can miss a commit in a pack made since it
+    // last looked, and keeps missing it. A fresh handle finds it.
+    let old = head(git).unwrap_or_else(|_| {
+        *git = gix::open(&repo.path).expect("open the repository again");
+        head(git).expect("a commit")
+    });
     let tree = git
         .find_commit(old)
         .expect("commit")
@@ -524,7 +531,7 @@ fn a_ref_moved_by_another_process_mid_write_loses_nothing() {
 
     let (intruded, lost_swaps, written, gave_up) = std::thread::scope(|s| {
         let intruder = s.spawn(|| {
-            let git = gix::open(&repo.path).expect("open the repository");
+            let mut git = gix::open(&repo.path).expect("open the repository");
             start.wait();
             let (mut mine, mut lost) = (Vec::new(), 0);
             let mut n = 0;
@@ -536,7 +543,7 @@ fn a_ref_moved_by_another_process_mid_write_loses_nothing() {
                 let id = format!("bd-zz{n}");
                 n += 1;
                 std::thread::sleep(Duration::from_micros(pauses[n % pauses.len()]));
-                if intrude(&repo, &git, &id, &bead_doc(&id, "from the side")) {
+                if intrude(&repo, &mut git, &id, &bead_doc(&id, "from the side")) {
                     mine.push(id);
                 } else {
                     lost += 1;

@@ -341,8 +341,9 @@ fn storage_section() -> Section {
     .item(
         "$GIT_COMMON_DIR/beads/",
         "Machine-local files that are never pushed: write.lock, held while a command \
-         changes the store (writers of all worktrees queue on it), sync.lock, held for a \
-         whole sync, and the index cache \
+         changes the store (writers of all worktrees queue on it), pending/ and \
+         flush.lock, where commits wait until one writer puts them all on disk, \
+         sync.lock, held for a whole sync, and the index cache \
          (index-*.bin), a summary of every bead keyed by the tree it was built from and \
          brought up to date from tree diffs. Deleting the cache loses nothing; it is rebuilt.",
     )

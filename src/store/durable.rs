@@ -1,9 +1,11 @@
 //! Durability: the objects a commit needs reach the disk before the ref that names
 //! it moves, so a power cut never leaves the ref pointing at a missing object.
 //!
-//! gix writes loose objects without `fsync`. Here the store syncs the objects a
-//! transaction wrote (its blobs, the trees on the changed paths, the commit) and the
-//! directories holding them, then the ref after it moved. Which of these happen
+//! A commit's objects go to disk as a pack (see the `group` and `pack` modules), which
+//! with its index and directory is synced before the ref moves; the ref is synced
+//! after it moved. Loose objects (gix writes them without `fsync`, for the few
+//! buffered writes that are not packed) are synced one by one with their
+//! directories. Which of these happen
 //! follows git's own settings: `core.fsync` (components `loose-object`, `objects`,
 //! `reference`, `committed`, `added`, `all`, `none`, with `-` to remove one) and the
 //! older `core.fsyncObjectFiles`. When neither is set, git-beads syncs objects and
@@ -103,30 +105,6 @@ impl Store {
         }
         paths.extend(dirs);
         sync_paths(&paths)
-    }
-
-    /// The tree ids on the way from `root` to each of `paths` (root included), to
-    /// sync with the blobs a transaction wrote.
-    pub(crate) fn trees_on_paths<'p>(
-        &self,
-        root: ObjectId,
-        paths: impl Iterator<Item = &'p str>,
-    ) -> Result<BTreeSet<ObjectId>, StoreError> {
-        let mut dirs = BTreeSet::new();
-        for path in paths {
-            let mut at = path;
-            while let Some((parent, _)) = at.rsplit_once('/') {
-                dirs.insert(parent.to_owned());
-                at = parent;
-            }
-        }
-        let mut out = BTreeSet::from([root]);
-        for dir in dirs {
-            if let Some(t) = self.subtree(root, &dir)? {
-                out.insert(t);
-            }
-        }
-        Ok(out)
     }
 
     /// Syncs the loose file of ref `name` and its directory.

@@ -27,6 +27,23 @@ impl WriteLock {
         file.lock()?;
         Ok(WriteLock { file })
     }
+
+    /// Takes the lock at `path` if nobody holds it; `None` if somebody does.
+    pub fn try_acquire(path: &Path) -> std::io::Result<Option<WriteLock>> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(WriteLock { file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
 }
 
 impl Drop for WriteLock {

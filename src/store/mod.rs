@@ -5,6 +5,7 @@ mod bulk;
 mod cli_config;
 pub mod codec;
 mod durable;
+mod group;
 mod hooks;
 mod index;
 mod lock;
@@ -176,8 +177,20 @@ impl Store {
         // every command it runs; gix does not read them on its own.
         let overrides = cli_config::from_env();
         let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
-        trust.full = trust.full.cli_overrides(overrides.clone());
-        trust.reduced = trust.reduced.cli_overrides(overrides);
+        // Each write adds a small pack until they are merged, and gix sizes its table
+        // of packs from what it saw at open: room for others' packs made meanwhile.
+        let slots = gix::odb::store::init::Slots::AsNeededByDiskState {
+            multiplier: 2.0,
+            minimum: 256,
+        };
+        trust.full = trust
+            .full
+            .cli_overrides(overrides.clone())
+            .object_store_slots(slots);
+        trust.reduced = trust
+            .reduced
+            .cli_overrides(overrides)
+            .object_store_slots(slots);
         let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             Default::default(),
@@ -240,14 +253,19 @@ impl Store {
             .peel_to_id()
             .map_err(git_err(format!("resolve {name}")))?
             .detach();
+        self.head_at(commit).map(Some)
+    }
+
+    /// Commit `commit` and its tree.
+    fn head_at(&self, commit: ObjectId) -> Result<Head, StoreError> {
         let tree = self
             .repo
             .find_commit(commit)
-            .map_err(git_err(format!("read commit {commit} of {name}")))?
+            .map_err(git_err(format!("read commit {commit}")))?
             .tree_id()
             .map_err(git_err(format!("read the tree of {commit}")))?
             .detach();
-        Ok(Some(Head { commit, tree }))
+        Ok(Head { commit, tree })
     }
 
     /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
@@ -332,6 +350,26 @@ impl Store {
             tree::walk_blobs(&self.repo, sub, dir, &mut |p, id| out.push((p, id)))?;
         }
         Ok(out)
+    }
+
+    /// How many entries tree `id` has, and its first subtree, without decoding the
+    /// entries into a map.
+    fn count_entries(&self, id: ObjectId) -> Result<(usize, Option<ObjectId>), StoreError> {
+        let tree = self
+            .repo
+            .find_tree(id)
+            .map_err(git_err(format!("read tree {id}")))?;
+        let mut count = 0;
+        let mut first = None;
+        for entry in tree.iter() {
+            let entry = entry
+                .map_err(|e| git_err(format!("decode tree {id}"))(gix::Error::from_error(e)))?;
+            count += 1;
+            if first.is_none() && entry.mode().is_tree() {
+                first = Some(entry.object_id());
+            }
+        }
+        Ok((count, first))
     }
 
     fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
@@ -579,11 +617,13 @@ impl Store {
     /// Runs `op` as one atomic change of store ref `name`, authored by `actor`.
     ///
     /// Writers of one repository serialize on an OS lock; under it, `op` reads the
-    /// current state through the [`Tx`], stages documents, and the result becomes one
-    /// commit that moves the ref by compare-and-swap. Should the ref have moved anyway
-    /// (something bypassed the lock), `op` runs again on the new state: operations
-    /// are re-applied, never text-merged. An `op` that stages nothing commits nothing.
-    /// Returns `op`'s value and the new commit, if one was made.
+    /// newest state through the [`Tx`] (commits of other writers still being flushed
+    /// included), stages documents, and the result becomes one commit, queued to move
+    /// the ref by compare-and-swap together with the others (see the `group` module).
+    /// Should the ref have moved anyway (something bypassed the lock), `op` runs again
+    /// on the new state: operations are re-applied, never text-merged. An `op` that
+    /// stages nothing commits nothing. Returns `op`'s value and the new commit, if one
+    /// was made, once the ref holds it.
     pub fn transact_on<T, E>(
         &self,
         name: &'static str,
@@ -593,50 +633,94 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        let _lock = self.write_lock()?;
-        self.clear_stale_ref_lock(name)?;
+        let queue = self.queue(name);
         for _ in 0..MAX_ATTEMPTS {
-            let head = self.ref_head(name)?;
+            let lock = self.write_lock_alone()?;
+            let mut start = self.start(queue.as_ref(), name)?;
+            let mut work = self.buffered();
+            // An operation reads the root and the beads' directory several times.
+            work.repo.object_cache_size(4 << 20);
+            let queued: std::collections::HashSet<ObjectId> =
+                start.objects.keys().copied().collect();
+            work.repo
+                .objects
+                .set_object_memory(std::mem::take(&mut start.objects));
+            let head = start.tip().map(|c| work.head_at(c)).transpose()?;
             let mut tx = Tx {
-                store: self,
+                store: &work,
                 ref_name: name,
                 head,
                 writes: BTreeMap::new(),
                 message: String::new(),
                 index: OnceCell::new(),
+                queued: start.tip() != start.base(),
             };
             let value = op(&mut tx)?;
-            if tx.writes.is_empty() {
-                return Ok((value, None));
-            }
-            let policy = self.fsync_policy();
-            // A large change goes to disk as one pack, not a loose file (and an fsync)
-            // per object: its objects are written to memory first.
-            let mut packed = (tx.writes.len() >= pack::PACK_THRESHOLD).then(|| self.buffered());
-            let writer = packed.as_ref().unwrap_or(self);
-            let (tree, blobs) = writer.write_tree(head.map(|h| h.tree), &tx.writes)?;
-            let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
-            let commit = writer.write_commit(tree, &parents, actor, &tx.message)?;
-            if let Some(buffered) = packed.as_mut() {
-                self.write_buffered(buffered)?;
-            } else if policy.objects {
-                let mut ids = self.trees_on_paths(tree, tx.writes.keys().map(String::as_str))?;
-                ids.extend(blobs);
-                ids.insert(commit);
-                self.sync_objects(&ids)?;
-            }
-            if self.move_ref(name, head.map(|h| h.commit), commit, actor, &tx.message)? {
-                if policy.refs {
-                    self.sync_ref(name)?;
+            let (writes, message) = (tx.writes, tx.message);
+            if writes.is_empty() {
+                drop(lock);
+                // What `op` saw must be as durable as a write would be.
+                match (&queue, start.tip()) {
+                    (Some(queue), Some(tip)) if start.tip() != start.base() => {
+                        if self.settle(queue, name, tip, start.base(), actor)? {
+                            return Ok((value, None));
+                        }
+                    }
+                    _ => return Ok((value, None)),
                 }
+                continue;
+            }
+            let tree = work.write_tree(head.map(|h| h.tree), &writes)?;
+            let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
+            let commit = work.write_commit(tree, &parents, actor, &message)?;
+            let memory = work.repo.objects.take_object_memory().unwrap_or_default();
+            let mut added: Vec<group::Object<'_>> = memory
+                .iter()
+                .filter(|(id, _)| !queued.contains(*id))
+                .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
+                .collect();
+            let Some(queue) = &queue else {
+                if self.commit_objects(name, start.base(), commit, &added, actor, &message)? {
+                    self.tidy_packs();
+                    return Ok((value, Some(commit)));
+                }
+                continue;
+            };
+            // A large change goes to disk as a pack of its own at once: copying it
+            // through the queue would cost more than the sync it shares.
+            if added.len() >= pack::PACK_THRESHOLD {
+                self.write_pack(&added, pack::TIGHT, self.fsync_policy().objects)?;
+                added.clear();
+            }
+            let base = start.base();
+            self.enqueue(queue, start, commit, &added)?;
+            drop(lock);
+            if self.settle(queue, name, commit, base, actor)? {
+                self.tidy_packs();
                 return Ok((value, Some(commit)));
             }
         }
         Err(StoreError::Contended(name.into()).into())
     }
 
-    /// Takes the repository's write lock (shared by every worktree), blocking until it is ours.
+    /// Takes the repository's write lock (shared by every worktree), blocking until it
+    /// is ours, with every queued commit flushed to its ref: the holder may move refs
+    /// by itself.
     pub(crate) fn write_lock(&self) -> Result<WriteLock, StoreError> {
+        let lock = self.write_lock_alone()?;
+        self.flush_queues()?;
+        Ok(lock)
+    }
+
+    /// Merges small packs after a write that committed (see [`Store::merge_small_packs`]).
+    /// The write itself is done and durable: failing to tidy up after it (a full disk)
+    /// must not report it as failed, and the next write tries again.
+    fn tidy_packs(&self) {
+        let _ = self.merge_small_packs();
+    }
+
+    /// Takes the write lock, leaving queued commits queued.
+    fn write_lock_alone(&self) -> Result<WriteLock, StoreError> {
         let lock_path = self.local_dir().join("write.lock");
         WriteLock::acquire(&lock_path).map_err(io_err(format!("lock {}", lock_path.display())))
     }
@@ -651,6 +735,7 @@ impl Store {
             writes: BTreeMap::new(),
             message: String::new(),
             index: OnceCell::new(),
+            queued: false,
         })
     }
 
@@ -663,6 +748,7 @@ impl Store {
             writes: BTreeMap::new(),
             message: String::new(),
             index: OnceCell::new(),
+            queued: false,
         })
     }
 
@@ -708,48 +794,64 @@ impl Store {
     }
 
     /// Writes `writes` (blobs, subtrees, removals by path) on top of `base`; returns the
-    /// new tree and the blobs written.
+    /// new tree.
+    ///
+    /// gix's own tree editor checks that every entry of every tree it writes exists
+    /// and has a valid name: for the directory of all beads, over a thousand lookups
+    /// per write. Here only what this change puts in is checked: the names on its
+    /// paths, and that a subtree it takes as it is exists.
     fn write_tree(
         &self,
         base: Option<ObjectId>,
         writes: &BTreeMap<String, Staged>,
-    ) -> Result<(ObjectId, Vec<ObjectId>), StoreError> {
-        let base = base.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
-        let mut editor = self
-            .repo
-            .edit_tree(base)
-            .map_err(git_err(format!("edit tree {base}")))?;
-        let mut blobs = Vec::new();
+    ) -> Result<ObjectId, StoreError> {
+        use gix::objs::Write as _;
+        use gix::objs::tree::EntryKind;
+        let hash = self.repo.object_hash();
+        let root = match base {
+            Some(id) => self
+                .repo
+                .find_tree(id)
+                .map_err(git_err(format!("read tree {id}")))?
+                .decode()
+                .map_err(git_err(format!("decode tree {id}")))?
+                .into(),
+            None => gix::objs::Tree::empty(),
+        };
+        let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, hash);
+        let bad_path = |path: &str, e: gix::Error| git_err(format!("place {path} in the tree"))(e);
         for (path, staged) in writes {
-            match staged {
+            for part in path.split('/') {
+                gix::validate::path::component(part.into(), None, Default::default())
+                    .map_err(|e| bad_path(path, gix::Error::from_error(e)))?;
+            }
+            let placed = match staged {
                 Staged::Blob(bytes) => {
                     let blob = self
                         .repo
-                        .write_blob(bytes)
-                        .map_err(git_err(format!("write {path}")))?
-                        .detach();
-                    blobs.push(blob);
-                    editor
-                        .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, blob)
-                        .map_err(git_err(format!("place {path} in the tree")))?;
+                        .objects
+                        .write_buf(gix::objs::Kind::Blob, bytes)
+                        .map_err(|e| git_err(format!("write {path}"))(gix::Error::from_error(e)))?;
+                    editor.upsert(path.split('/'), EntryKind::Blob, blob)
                 }
                 Staged::Tree(id) => {
-                    editor
-                        .upsert(path.as_str(), gix::object::tree::EntryKind::Tree, *id)
-                        .map_err(git_err(format!("place {path} in the tree")))?;
+                    if !self.repo.has_object(id) {
+                        return Err(bad_path(
+                            path,
+                            gix::Error::from_error(std::io::Error::other(format!(
+                                "tree {id} does not exist"
+                            ))),
+                        ));
+                    }
+                    editor.upsert(path.split('/'), EntryKind::Tree, *id)
                 }
-                Staged::Remove => {
-                    editor
-                        .remove(path.as_str())
-                        .map_err(git_err(format!("remove {path} from the tree")))?;
-                }
-            }
+                Staged::Remove => editor.remove(path.split('/')),
+            };
+            placed.map_err(|e| bad_path(path, gix::Error::from_error(e)))?;
         }
-        let tree = editor
-            .write()
-            .map_err(git_err("write the store's tree"))?
-            .detach();
-        Ok((tree, blobs))
+        editor
+            .write(|tree| self.repo.objects.write(tree))
+            .map_err(|e| git_err("write the store's tree")(gix::Error::from_error(e)))
     }
 
     /// Writes a commit of `tree` with `parents`, authored and committed by `actor`.
@@ -892,6 +994,8 @@ pub struct Tx<'s> {
     writes: BTreeMap<String, Staged>,
     message: String,
     index: OnceCell<Index>,
+    /// Whether `head` is a commit still queued for the ref (see the `group` module).
+    queued: bool,
 }
 
 impl Tx<'_> {
@@ -1050,11 +1154,11 @@ impl Tx<'_> {
         let Some(beads) = self.subtree(head.tree, refs::BEADS_DIR)? else {
             return Ok(0);
         };
-        let dirs = tree::entries(&self.store.repo, beads)?;
-        let Some(tree::Node::Tree(first)) = dirs.values().next().copied() else {
-            return Ok(dirs.len());
-        };
-        Ok(dirs.len() * tree::entries(&self.store.repo, first)?.len())
+        let (dirs, first) = self.store.count_entries(beads)?;
+        match first {
+            Some(first) => Ok(dirs * self.store.count_entries(first)?.0),
+            None => Ok(dirs),
+        }
     }
 
     /// The beads of the index at the state this change started from (staged documents
@@ -1062,6 +1166,12 @@ impl Tx<'_> {
     pub fn index(&self) -> Result<&Index, StoreError> {
         if let Some(index) = self.index.get() {
             return Ok(index);
+        }
+        // The index cache is keyed by tree and read by every process: one saved for a
+        // tree still queued (not on disk yet) would make readers rebuild it from
+        // scratch. So the queue goes to disk first.
+        if self.queued {
+            self.store.flush_queue(self.ref_name)?;
         }
         let index = match &self.head {
             Some(head) => Index::load_parts(self.store, self.ref_name, head, &[Part::Beads])?,

@@ -15,12 +15,34 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 use gix::objs::Kind;
+use gix::zlib::Compression;
 
 use super::{Store, StoreError, io_err};
 
 /// A transaction that stages at least this many documents writes its objects as one
 /// pack: below it, a few loose objects are cheaper than a pack and its index.
 pub(crate) const PACK_THRESHOLD: usize = 128;
+
+/// Packs smaller than this count as small: those of group commits (a few objects
+/// each) and what merging them made.
+const SMALL_PACK: u64 = 8 << 20;
+
+/// How many small packs may pile up before [`Store::merge_small_packs`] merges them:
+/// every object lookup that misses tries each pack.
+const MAX_SMALL_PACKS: usize = 16;
+
+/// How the pack of a flush of queued writes is stored: not compressed at all, since
+/// a writer waits for it and it is merged soon (compressing the directory of all
+/// beads, rewritten by every write, was a quarter of a `create`'s instructions).
+pub(crate) const STORED: Compression = Compression::NONE;
+
+/// How merges of small packs are compressed: fast, as git compresses loose objects
+/// (`core.looseCompression`), since they are merged again or repacked later.
+pub(crate) const QUICK: Compression = Compression::BEST_SPEED;
+
+/// How the pack of a large change (an import) is compressed: as tightly as git's
+/// default, since it may stay as it is for long.
+pub(crate) const TIGHT: Compression = Compression::DEFAULT;
 
 /// Offsets past this go to the index's table of 8-byte offsets.
 const LARGE_OFFSET: u64 = 0x7fff_ffff;
@@ -31,13 +53,21 @@ struct Entry {
     bytes: Vec<u8>,
 }
 
-fn type_code(kind: Kind) -> u8 {
+/// The type code git gives an object kind in a pack.
+pub(super) fn type_code(kind: Kind) -> u8 {
     match kind {
         Kind::Commit => 1,
         Kind::Tree => 2,
         Kind::Blob => 3,
         Kind::Tag => 4,
     }
+}
+
+/// The object kind of a pack type code, if it names a whole object.
+pub(super) fn kind_of_code(code: u8) -> Option<Kind> {
+    [Kind::Commit, Kind::Tree, Kind::Blob, Kind::Tag]
+        .into_iter()
+        .find(|k| type_code(*k) == code)
 }
 
 /// The pack entry header: type and size, in git's little-endian base-128 form.
@@ -53,19 +83,82 @@ pub(super) fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
     out.push(byte);
 }
 
-fn compress(objects: &[(ObjectId, Kind, &[u8])]) -> std::io::Result<Vec<Entry>> {
-    use gix::zlib::{Compression, stream::deflate};
+/// Appends `data` as a zlib stream of stored (uncompressed) blocks: what zlib makes at
+/// level 0, without setting up a compressor (which costs more than copying).
+fn stored_zlib(data: &[u8], out: &mut Vec<u8>) {
+    const MOD: u32 = 65521;
+    out.extend_from_slice(&[0x78, 0x01]);
+    let mut blocks = data.chunks(0xffff).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        out.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    let (mut a, mut b) = (1u32, 0u32);
+    // Sums of up to 5552 bytes cannot overflow before the modulo (zlib's NMAX).
+    for part in data.chunks(5552) {
+        for &byte in part {
+            a += u32::from(byte);
+            b += a;
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    out.extend_from_slice(&((b << 16) | a).to_be_bytes());
+}
+
+/// Appends `data` to `out` as one zlib stream made by `z`, through `buf`.
+fn deflate_into(
+    z: &mut gix::zlib::stream::deflate::Compress,
+    data: &[u8],
+    buf: &mut [u8],
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    use gix::zlib::stream::deflate::FlushCompress;
+    z.reset();
+    let mut input = data;
+    loop {
+        let (read, written) = (z.total_in(), z.total_out());
+        let status = z
+            .compress(input, buf, FlushCompress::Finish)
+            .map_err(std::io::Error::other)?;
+        let produced = (z.total_out() - written) as usize;
+        out.extend_from_slice(&buf[..produced]);
+        let consumed = (z.total_in() - read) as usize;
+        input = &input[consumed..];
+        match status {
+            gix::zlib::Status::StreamEnd => return Ok(()),
+            _ if produced == 0 && consumed == 0 => {
+                return Err(std::io::Error::other("zlib made no progress"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Compresses each object into a pack entry at `level`, with one compressor reset
+/// between objects (setting one up costs more than compressing a small object).
+fn compress(
+    objects: &[(ObjectId, Kind, &[u8])],
+    level: Compression,
+) -> std::io::Result<Vec<Entry>> {
+    let mut z =
+        (level != Compression::NONE).then(|| gix::zlib::stream::deflate::Compress::new(level));
+    let mut buf = vec![0u8; 16 << 10];
     let mut out = Vec::with_capacity(objects.len());
     for (id, kind, data) in objects {
-        let mut bytes = Vec::with_capacity(data.len() / 2 + 16);
+        let mut bytes = Vec::with_capacity(data.len() + 32);
         entry_header(*kind, data.len(), &mut bytes);
-        let mut z = deflate::Write::new(bytes, Compression::DEFAULT);
-        z.write_all(data)?;
-        z.flush()?;
-        out.push(Entry {
-            id: *id,
-            bytes: z.into_inner(),
-        });
+        match z.as_mut() {
+            Some(z) => deflate_into(z, data, &mut buf, &mut bytes)?,
+            None => stored_zlib(data, &mut bytes),
+        }
+        out.push(Entry { id: *id, bytes });
     }
     Ok(out)
 }
@@ -154,12 +247,14 @@ fn write_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
 }
 
 impl Store {
-    /// Writes `objects` into the object database as one pack and its index; returns
-    /// the pack's path (`None` when there was nothing to write). With `durable`, the
-    /// pack, its index and the directory are synced before this returns.
+    /// Writes `objects` into the object database as one pack and its index, compressed
+    /// at `level`; returns the pack's path (`None` when there was nothing to write).
+    /// With `durable`, the pack, its index and the directory are synced before this
+    /// returns.
     pub(crate) fn write_pack(
         &self,
         objects: &[(ObjectId, Kind, &[u8])],
+        level: Compression,
         durable: bool,
     ) -> Result<Option<PathBuf>, StoreError> {
         if objects.is_empty() {
@@ -167,20 +262,24 @@ impl Store {
         }
         let hash = self.repo.object_hash();
         // Commits first, then trees, then blobs, as git orders a pack; compressed in
-        // parallel, since zlib is most of the cost.
+        // parallel when there are many, since zlib is most of the cost.
         let mut sorted = objects.to_vec();
         sorted.sort_by_key(|(id, kind, _)| (type_code(*kind), *id));
-        let threads = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1)
-            .clamp(1, 8);
+        let threads = match sorted.len() {
+            n if n < PACK_THRESHOLD => 1,
+            _ => std::thread::available_parallelism()
+                .map(usize::from)
+                .unwrap_or(1)
+                .clamp(1, 8),
+        };
         let chunk = sorted.len().div_ceil(threads);
         let entries = std::thread::scope(|s| {
             let workers: Vec<_> = sorted
                 .chunks(chunk)
-                .map(|part| s.spawn(move || compress(part)))
+                .skip(1)
+                .map(|part| s.spawn(move || compress(part, level)))
                 .collect();
-            let mut all = Vec::with_capacity(sorted.len());
+            let mut all = compress(&sorted[..chunk.min(sorted.len())], level)?;
             for w in workers {
                 match w.join() {
                     Ok(part) => all.extend(part?),
@@ -225,7 +324,140 @@ impl Store {
     }
 }
 
+/// How long a merged-away pack stays after its index went: a reader that loaded the
+/// index before may still look for an object in it, and gix reports such an object
+/// missing rather than looking again.
+const RETIRED_FOR: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// What a look at the pack directory found.
+struct Scan {
+    /// The small packs, by size then path, as (size, index path). Packs git was told
+    /// to keep (`.keep`, `.promisor`) are left out.
+    small: Vec<(u64, PathBuf)>,
+    /// Packs without an index for longer than [`RETIRED_FOR`]: merged away, or left
+    /// by a writer killed between putting a pack and its index in place.
+    expired: Vec<PathBuf>,
+}
+
+fn scan(dir: &Path) -> Scan {
+    let mut found = Scan {
+        small: Vec::new(),
+        expired: Vec::new(),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    let kept = |p: &Path| {
+        ["keep", "promisor"]
+            .iter()
+            .any(|x| p.with_extension(x).exists())
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        let Some(ext) = path.extension() else {
+            continue;
+        };
+        if ext == "idx" && !kept(&path) {
+            if let Ok(meta) = std::fs::metadata(path.with_extension("pack"))
+                && meta.len() < SMALL_PACK
+            {
+                found.small.push((meta.len(), path));
+            }
+        } else if ext == "pack"
+            && !path.with_extension("idx").exists()
+            && let Ok(age) = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .map(|t| t.elapsed().unwrap_or_default())
+            && age > RETIRED_FOR
+        {
+            found.expired.push(path);
+        }
+    }
+    found.small.sort();
+    found
+}
+
+/// Of small packs sorted by size, how many to merge: the smallest ones, as long as
+/// each is less than twice the ones before it together. What stays then grows
+/// geometrically, so that an object is rewritten only a few times over its life.
+fn packs_to_merge(sizes: &[u64]) -> usize {
+    let mut total = 0;
+    let mut take = 0;
+    for &size in sizes {
+        if take >= 2 && size >= 2 * total {
+            break;
+        }
+        total += size;
+        take += 1;
+    }
+    take
+}
+
 impl Store {
+    /// Merges small packs into one once [`MAX_SMALL_PACKS`] of them pile up (see
+    /// [`packs_to_merge`]), and deletes packs retired long enough ago; skipped while
+    /// another process is at it. The merged pack is on disk before the indexes of the
+    /// packs it replaces go, and those packs stay for [`RETIRED_FOR`], so every object
+    /// stays readable.
+    pub(crate) fn merge_small_packs(&self) -> Result<(), StoreError> {
+        let dir = self.common_dir().join("objects").join("pack");
+        let found = scan(&dir);
+        if found.small.len() < MAX_SMALL_PACKS && found.expired.is_empty() {
+            return Ok(());
+        }
+        let lock_path = self.local_dir().join("repack.lock");
+        let Some(_lock) = super::WriteLock::try_acquire(&lock_path)
+            .map_err(io_err(format!("lock {}", lock_path.display())))?
+        else {
+            return Ok(());
+        };
+        let found = scan(&dir);
+        for pack in &found.expired {
+            let _ = std::fs::remove_file(pack);
+        }
+        if found.small.len() < MAX_SMALL_PACKS {
+            return Ok(());
+        }
+        let sizes: Vec<u64> = found.small.iter().map(|(size, _)| *size).collect();
+        let chosen = &found.small[..packs_to_merge(&sizes)];
+        let hash = self.repo.object_hash();
+        let mut ids = Vec::new();
+        for (_, idx) in chosen {
+            let index = gix::odb::pack::index::File::at(idx, hash).map_err(|e| {
+                super::git_err(format!("read {}", idx.display()))(gix::Error::from_error(e))
+            })?;
+            ids.extend(index.iter().map(|entry| entry.oid));
+        }
+        ids.sort();
+        ids.dedup();
+        let mut objects = Vec::with_capacity(ids.len());
+        for id in ids {
+            let object = self
+                .repo
+                .find_object(id)
+                .map_err(super::git_err(format!("read object {id}")))?
+                .detach();
+            objects.push((id, object.kind, object.data));
+        }
+        let objects: Vec<_> = objects
+            .iter()
+            .map(|(id, kind, data)| (*id, *kind, data.as_slice()))
+            .collect();
+        self.write_pack(&objects, QUICK, self.fsync_policy().objects)?;
+        for (_, idx) in chosen {
+            // Retired: its time says since when, and without its index git and gix no
+            // longer look at it.
+            let pack = idx.with_extension("pack");
+            let _ = std::fs::File::options()
+                .write(true)
+                .open(&pack)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            for ext in ["idx", "rev", "bitmap", "mtimes"] {
+                let _ = std::fs::remove_file(idx.with_extension(ext));
+            }
+        }
+        Ok(())
+    }
+
     /// Another handle on this repository whose object writes stay in memory until
     /// [`Store::write_buffered`] puts them on disk: for changes that write thousands of
     /// objects (a large merge), which then cost one pack instead of a file each.
@@ -248,7 +480,7 @@ impl Store {
                 .iter()
                 .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
                 .collect();
-            self.write_pack(&objects, durable)?;
+            self.write_pack(&objects, TIGHT, durable)?;
             return Ok(());
         }
         use gix::objs::Write as _;
@@ -292,7 +524,7 @@ impl super::Tx<'_> {
         objects.retain(|(id, _, _)| !self.store.repo.objects.exists_without_refresh(id));
         let durable = self.store.fsync_policy().objects;
         if let Some((first, _, _)) = objects.first().copied() {
-            self.store.write_pack(&objects, durable)?;
+            self.store.write_pack(&objects, TIGHT, durable)?;
             // A lookup that misses makes the object database look for new packs, after
             // which the commit's writes see these blobs as present and skip them.
             self.store.repo.has_object(first);
@@ -305,6 +537,32 @@ impl super::Tx<'_> {
 mod tests {
     use super::entry_header;
     use gix::objs::Kind;
+
+    #[test]
+    fn merged_packs_leave_a_geometric_progression() {
+        use super::packs_to_merge;
+        assert_eq!(packs_to_merge(&[1, 1, 1, 1]), 4);
+        assert_eq!(packs_to_merge(&[1, 1, 5, 100]), 2);
+        assert_eq!(packs_to_merge(&[1, 2, 3, 5, 100]), 4);
+        assert_eq!(packs_to_merge(&[10, 10, 10, 1000]), 3);
+    }
+
+    #[test]
+    fn stored_streams_inflate_to_their_input() {
+        for len in [0usize, 1, 5552, 65535, 65536, 200_000] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let mut stream = Vec::new();
+            super::stored_zlib(&data, &mut stream);
+            let mut out = vec![0u8; len + 16];
+            let mut z = gix::zlib::Decompress::new();
+            let status = z
+                .decompress(&stream, &mut out, gix::zlib::FlushDecompress::Finish)
+                .expect("a valid zlib stream");
+            assert_eq!(status, gix::zlib::Status::StreamEnd, "len {len}");
+            assert_eq!(z.total_out() as usize, len);
+            assert_eq!(&out[..len], &data[..]);
+        }
+    }
 
     #[test]
     fn entry_headers_follow_git() {
