@@ -603,17 +603,39 @@ impl Index {
         }
     }
 
-    /// The table and search text of every bead of this index, written anew.
-    fn compacted(&self) -> (Table, Texts) {
-        let mut table = TableBuilder::default();
-        let mut texts = TextsBuilder::default();
+    /// The table and search text of every bead of this index, written anew. It is
+    /// consumed: the changed beads' descriptions are folded up front and each folded
+    /// text is let go as soon as it is written, so that a rebuild of 100 000 beads never
+    /// holds their text three times over.
+    fn compacted(mut self) -> (Table, Texts) {
+        let mut folded: Vec<Option<Vec<u8>>> = self
+            .over
+            .iter_mut()
+            .map(|s| {
+                let description = std::mem::take(&mut s.description);
+                Some(fold(&s.id, &s.title, &description).into_bytes())
+            })
+            .collect();
+        let n = self.table.len();
         let mut rows: Vec<BeadRow<'_>> = self.rows().collect();
         rows.sort_by(|a, b| {
             (a.priority(), a.created_us(), a.id()).cmp(&(b.priority(), b.created_us(), b.id()))
         });
+        let mut table = TableBuilder::default();
+        let bytes = rows
+            .iter()
+            .map(|row| match row.row().get().checked_sub(n) {
+                None => self.texts.get(row.row().get()).len(),
+                Some(k) => folded[k].as_ref().map_or(0, Vec::len),
+            })
+            .sum();
+        let mut texts = TextsBuilder::with_rows(rows.len(), bytes);
         for row in rows {
             table.push(&row.data());
-            texts.push(&row.text());
+            match row.row().get().checked_sub(n) {
+                None => texts.push(self.texts.get(row.row().get())),
+                Some(k) => texts.push(&folded[k].take().unwrap_or_default()),
+            }
         }
         let whole = |bytes: Vec<u8>| {
             let len = bytes.len();

@@ -369,7 +369,7 @@ impl Table {
 /// followed by NUL (which no search text can contain), so that no match runs from one
 /// row into the next.
 pub(super) fn fold(id: &str, title: &str, description: &str) -> String {
-    let mut text = String::with_capacity(id.len() + title.len() + description.len() + 2);
+    let mut text = String::with_capacity(id.len() + title.len() + description.len() + 3);
     for part in [id, title, description] {
         if part.is_ascii() {
             let start = text.len();
@@ -384,29 +384,39 @@ pub(super) fn fold(id: &str, title: &str, description: &str) -> String {
 }
 
 /// Writes the searchable text of every row of a table, in the table's row order:
-/// the row count, the end of each row's text, then the texts.
-#[derive(Default)]
+/// the row count, the end of each row's text, then the texts, straight into the bytes
+/// it hands back (the texts are most of an index: they are never copied).
 pub(super) struct TextsBuilder {
+    rows: usize,
     end: Vec<u32>,
-    arena: Vec<u8>,
+    out: Vec<u8>,
 }
 
 impl TextsBuilder {
+    /// A builder for `rows` rows holding `bytes` bytes of text in all.
+    pub fn with_rows(rows: usize, bytes: usize) -> TextsBuilder {
+        let mut out = Vec::with_capacity(4 + 4 * rows + bytes);
+        out.resize(4 + 4 * rows, 0);
+        TextsBuilder {
+            rows,
+            end: Vec::with_capacity(rows),
+            out,
+        }
+    }
+
     /// Appends the folded text of the next row.
     pub fn push(&mut self, folded: &[u8]) {
-        self.arena.extend_from_slice(folded);
-        self.end.push(offset(self.arena.len()));
+        self.out.extend_from_slice(folded);
+        self.end.push(offset(self.out.len() - 4 - 4 * self.rows));
     }
 
     /// The texts as bytes.
-    pub fn finish(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(4 + self.end.len() * 4 + self.arena.len());
-        out.extend_from_slice(&offset(self.end.len()).to_le_bytes());
-        self.end
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        out.extend_from_slice(&self.arena);
-        out
+    pub fn finish(mut self) -> Vec<u8> {
+        self.out[..4].copy_from_slice(&offset(self.end.len()).to_le_bytes());
+        for (k, end) in self.end.iter().enumerate() {
+            self.out[4 + 4 * k..8 + 4 * k].copy_from_slice(&end.to_le_bytes());
+        }
+        self.out
     }
 }
 
@@ -558,7 +568,7 @@ mod tests {
 
     #[test]
     fn search_finds_each_row_once_and_folds_case() {
-        let mut texts = TextsBuilder::default();
+        let mut texts = TextsBuilder::with_rows(3, 0);
         for t in ["abc\0Title\0x", "zzz\0none\0y", "q\0ABC abc\0abc"] {
             texts.push(fold("", t, "").as_bytes());
         }
@@ -567,7 +577,7 @@ mod tests {
         assert_eq!(texts.matching("title"), [0]);
         assert_eq!(texts.get(1), b"\0zzz\0none\0y\0\0");
         let bytes = {
-            let mut t = TextsBuilder::default();
+            let mut t = TextsBuilder::with_rows(3000, 0);
             for k in 0..3000 {
                 t.push(fold(&format!("id{k}"), "some title", "a needle here").as_bytes());
             }
