@@ -937,20 +937,32 @@ impl Bench<'_> {
 
         // Store size after git gc.
         git(&dir, &["gc", "-q"])?;
-        let size = dir_size(&dir.join(".git/objects"))?;
+        // What git counts as the repository (packs and loose objects), apart from the
+        // packs a merge retired a moment ago, which git-beads deletes a minute later.
+        let counted = git(&dir, &["count-objects", "-v"])?;
+        let kib = |key: &str| -> u64 {
+            counted
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        let size = (kib("size-pack:") + kib("size:")) * 1024;
+        let retired = kib("size-garbage:") * 1024;
+        let mib = |b: u64| b as f64 / 1048576.0;
         self.figures.push(Figure {
             size: n,
-            name: "store size after git gc (.git/objects)".into(),
+            name: "store size after git gc (git count-objects)".into(),
             tool: "size",
             runs: Vec::new(),
             peak_kib: Some(size / 1024),
             cpu_ms: None,
             items: None,
-            note: format!("{:.1} MiB", size as f64 / 1048576.0),
+            note: format!("{:.1} MiB (+ {:.1} MiB retired)", mib(size), mib(retired)),
         });
         eprintln!(
-            "  store size after git gc: {:.1} MiB",
-            size as f64 / 1048576.0
+            "  store size after git gc: {:.1} MiB (+ {:.1} MiB of retired packs)",
+            mib(size),
+            mib(retired)
         );
         let r = time_same(runs, &scratch, &self.beads_cmd(&dir, &["ready"]))?;
         self.record(n, "ready (after git gc)", "git-beads", r, None, "");
@@ -1258,20 +1270,6 @@ fn concurrent_writes(o: &Opts, dir: &Path, writers: usize, each: usize) -> Res<D
         r?;
     }
     Ok(took)
-}
-
-fn dir_size(dir: &Path) -> Res<u64> {
-    let mut total = 0;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let meta = entry.metadata()?;
-        total += if meta.is_dir() {
-            dir_size(&entry.path())?
-        } else {
-            meta.len()
-        };
-    }
-    Ok(total)
 }
 
 fn load() -> String {
