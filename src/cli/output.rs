@@ -19,6 +19,8 @@ pub struct Out {
     quiet: bool,
     color: bool,
     stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    /// A bead's line as it is put together, reused from one to the next.
+    line: Vec<u8>,
 }
 
 /// The JSON form of a summary (what `list`, `ready` and `search` print per bead).
@@ -90,6 +92,7 @@ impl Out {
             quiet,
             color,
             stdout: std::io::BufWriter::new(stdout.lock()),
+            line: Vec::new(),
         }
     }
 
@@ -153,22 +156,24 @@ impl Out {
         if !self.color {
             // The common case (a pipe, an agent reading): thousands of lines for `ready`
             // or `list --limit 0`, written straight out without building strings.
-            let out = &mut self.stdout;
-            padded(out, s.id(), 12)?;
+            let line = &mut self.line;
+            line.clear();
+            padded(line, s.id(), 12);
             match s.priority() {
-                p @ 0..=9 => out.write_all(&[b' ', b'P', b'0' + p, b' '])?,
-                p => write!(out, " P{p} ")?,
+                p @ 0..=9 => line.extend_from_slice(&[b' ', b'P', b'0' + p, b' ']),
+                p => line.extend_from_slice(format!(" P{p} ").as_bytes()),
             }
-            padded(out, s.status().as_str(), 11)?;
-            out.write_all(b" ")?;
-            padded(out, s.kind().as_str(), 8)?;
-            out.write_all(b" ")?;
-            out.write_all(s.title().as_bytes())?;
+            padded(line, s.status().as_str(), 11);
+            line.push(b' ');
+            padded(line, s.kind().as_str(), 8);
+            line.push(b' ');
+            line.extend_from_slice(s.title().as_bytes());
             if let Some(a) = s.assignee() {
-                out.write_all(b" @")?;
-                out.write_all(a.as_bytes())?;
+                line.extend_from_slice(b" @");
+                line.extend_from_slice(a.as_bytes());
             }
-            out.write_all(b"\n")?;
+            line.push(b'\n');
+            self.stdout.write_all(line)?;
             return Ok(());
         }
         let priority = format!("P{}", s.priority());
@@ -291,13 +296,11 @@ fn status_color(s: Status) -> &'static str {
 }
 
 /// Writes `text` left-aligned in `width` characters, as `{:<width}` would.
-fn padded(out: &mut impl Write, text: &str, width: usize) -> std::io::Result<()> {
-    const SPACES: &[u8] = b"                ";
-    out.write_all(text.as_bytes())?;
+fn padded(out: &mut Vec<u8>, text: &str, width: usize) {
+    out.extend_from_slice(text.as_bytes());
     let chars = match text.is_ascii() {
         true => text.len(),
         false => text.chars().count(),
     };
-    let pad = width.saturating_sub(chars);
-    out.write_all(&SPACES[..pad.min(SPACES.len())])
+    out.resize(out.len() + width.saturating_sub(chars), b' ');
 }
