@@ -9,7 +9,7 @@ use std::process::{Child, Output};
 use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{Repo, Rng, Sandbox, doc_path, on_threads};
+use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, on_threads, stdout};
 
 /// These tests each load every core; running them one at a time keeps each one's
 /// picture clear on a small machine.
@@ -17,10 +17,6 @@ static HEAVY: Mutex<()> = Mutex::new(());
 
 fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 #[test]
@@ -32,17 +28,7 @@ fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {
     // What this proves (serialized writers, nothing lost) does not rest on fsync, which
     // guards against power loss and would make a thousand commits a slow test.
     repo.git(&["config", "core.fsync", "none"]);
-    let start = Barrier::new(WRITERS);
-    let made: Vec<Vec<String>> = on_threads(0..WRITERS, |w| {
-        start.wait();
-        (0..EACH)
-            .map(|i| {
-                let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
-                assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
-                stdout(&out)
-            })
-            .collect()
-    });
+    let made = concurrent_creates(&repo, WRITERS, EACH);
     let printed: BTreeSet<&String> = made.iter().flatten().collect();
     assert_eq!(
         printed.len(),

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{Repo, Rng, Sandbox, doc_path};
+use common::{Repo, Rng, Sandbox, doc_path, stdout};
 use reliability::{Mount, assert_bare_fsck_clean, assert_clean_failure, beads, count};
 use serde_json::Value;
 
@@ -25,10 +25,6 @@ static HEAVY: Mutex<()> = Mutex::new(());
 
 fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// Every bead id in the store, through the CLI (so the store must read).

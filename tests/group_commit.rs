@@ -6,22 +6,18 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Output;
+
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Barrier, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{Repo, Rng, Sandbox, doc_path, on_threads};
+use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, stdout};
 
 /// These tests each load every core; one at a time keeps each picture clear.
 static HEAVY: Mutex<()> = Mutex::new(());
 
 fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// The queue directory of `refs/beads/main`.
@@ -125,17 +121,7 @@ fn writers_queued_behind_one_another_each_get_their_own_commit() {
     let _heavy = heavy();
     let (_sb, repo) = Sandbox::with_store();
     let packs_before = packs(&repo);
-    let start = Barrier::new(WRITERS);
-    let made: Vec<Vec<String>> = on_threads(0..WRITERS, |w| {
-        start.wait();
-        (0..EACH)
-            .map(|i| {
-                let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
-                assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
-                stdout(&out)
-            })
-            .collect()
-    });
+    let made = concurrent_creates(&repo, WRITERS, EACH);
     let printed: BTreeSet<String> = made.into_iter().flatten().collect();
     assert_eq!(printed.len(), WRITERS * EACH);
     let stored: BTreeSet<String> = repo.listed("id").into_iter().collect();

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Output;
 use std::sync::Barrier;
 
-use common::{Repo, Rng, Sandbox};
+use common::{Repo, Rng, Sandbox, stdout};
 use reliability::{assert_bare_fsck_clean, count, run_limited};
 use serde_json::Value;
 
@@ -57,10 +57,6 @@ impl Seeded {
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
     }
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// Runs `git beads ARGS` in `repo` as the person `who`.

@@ -14,30 +14,28 @@ pub struct WriteLock {
 }
 
 impl WriteLock {
-    /// Blocks until the lock at `path` is ours.
-    pub fn acquire(path: &Path) -> std::io::Result<WriteLock> {
+    /// The lock file at `path` (and its directory), made when missing.
+    fn open(path: &Path) -> std::io::Result<std::fs::File> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(path)?;
+            .open(path)
+    }
+
+    /// Blocks until the lock at `path` is ours.
+    pub fn acquire(path: &Path) -> std::io::Result<WriteLock> {
+        let file = WriteLock::open(path)?;
         file.lock()?;
         Ok(WriteLock { file })
     }
 
     /// Takes the lock at `path` if nobody holds it; `None` if somebody does.
     pub fn try_acquire(path: &Path) -> std::io::Result<Option<WriteLock>> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)?;
+        let file = WriteLock::open(path)?;
         match file.try_lock() {
             Ok(()) => Ok(Some(WriteLock { file })),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),

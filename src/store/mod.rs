@@ -204,6 +204,20 @@ impl Store {
         Ok(Store { repo })
     }
 
+    /// Tree `id` decoded for editing; an empty tree for `None`.
+    pub(crate) fn decoded_tree(&self, id: Option<ObjectId>) -> Result<gix::objs::Tree, StoreError> {
+        Ok(match id {
+            Some(id) => self
+                .repo
+                .find_tree(id)
+                .map_err(git_err(format!("read tree {id}")))?
+                .decode()
+                .map_err(git_err(format!("decode tree {id}")))?
+                .into(),
+            None => gix::objs::Tree::empty(),
+        })
+    }
+
     /// A store in a fresh repository in a temporary directory (for unit tests).
     #[cfg(test)]
     pub(crate) fn temp_for_tests() -> (tempfile::TempDir, Store) {
@@ -808,16 +822,7 @@ impl Store {
         use gix::objs::Write as _;
         use gix::objs::tree::EntryKind;
         let hash = self.repo.object_hash();
-        let root = match base {
-            Some(id) => self
-                .repo
-                .find_tree(id)
-                .map_err(git_err(format!("read tree {id}")))?
-                .decode()
-                .map_err(git_err(format!("decode tree {id}")))?
-                .into(),
-            None => gix::objs::Tree::empty(),
-        };
+        let root = self.decoded_tree(base)?;
         let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, hash);
         let bad_path = |path: &str, e: gix::Error| git_err(format!("place {path} in the tree"))(e);
         for (path, staged) in writes {

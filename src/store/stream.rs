@@ -144,16 +144,7 @@ impl<'s> PackStream<'s> {
             Some(root) => store.subtree(root, dir)?,
             None => None,
         };
-        let base = match base {
-            Some(id) => store
-                .repo
-                .find_tree(id)
-                .map_err(git_err(format!("read tree {id}")))?
-                .decode()
-                .map_err(git_err(format!("decode tree {id}")))?
-                .into(),
-            None => gix::objs::Tree::empty(),
-        };
+        let base = store.decoded_tree(base)?;
         let hash = store.repo.object_hash();
         let objects = &store.repo.objects;
         // gix's own editor refuses entries whose objects it cannot find, and these

@@ -508,6 +508,28 @@ pub fn converge(clones: &[&Repo]) -> String {
     tree
 }
 
+/// A command's standard output, trimmed.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// `writers` threads, released together, each running `git beads create` `each` times
+/// in `repo`; returns what each printed (the new ids), by writer. Every create must
+/// succeed.
+pub fn concurrent_creates(repo: &Repo, writers: usize, each: usize) -> Vec<Vec<String>> {
+    let start = std::sync::Barrier::new(writers);
+    on_threads(0..writers, |w| {
+        start.wait();
+        (0..each)
+            .map(|i| {
+                let out = repo.beads_output(&["create", &format!("w{w} b{i}")]);
+                assert!(out.status.success(), "writer {w} bead {i}: {out:?}");
+                stdout(&out)
+            })
+            .collect()
+    })
+}
+
 /// Runs `work` once for each item, each on a thread of its own, all at once; returns
 /// the results in the order of the items.
 pub fn on_threads<I, T, F>(items: I, work: F) -> Vec<T>
