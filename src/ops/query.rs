@@ -109,12 +109,8 @@ fn listing(index: Index, mut rows: Vec<Row>, limit: usize) -> Listing {
 
 /// The beads part of the index (every query here reads the beads, none the mail).
 fn load_index(store: &Store) -> Result<Index> {
-    load_parts(store, &[Part::Beads])
-}
-
-fn load_parts(store: &Store, parts: &[Part]) -> Result<Index> {
     let head = store.require_head()?;
-    Ok(store.index_parts(&head, parts)?)
+    Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
 /// Lists beads, highest priority first, then oldest.

@@ -263,6 +263,10 @@ impl Row {
     pub fn get(self) -> usize {
         self.0 as usize
     }
+
+    fn at(r: usize) -> Row {
+        Row(table::offset(r))
+    }
 }
 
 /// Every bead and message of one state of the store.
@@ -527,7 +531,7 @@ impl Index {
         (0..n)
             .filter(|&r| !self.hidden[r])
             .chain(n..self.row_count())
-            .map(|r| self.row(Row(table::offset(r))))
+            .map(|r| self.row(Row::at(r)))
     }
 
     /// The bead at `row` (from a row of this index).
@@ -547,7 +551,7 @@ impl Index {
             Some(r) if !self.hidden[r] => r,
             _ => n + self.over.binary_search_by(|s| s.id.as_str().cmp(id)).ok()?,
         };
-        Some(self.row(Row(table::offset(row))))
+        Some(self.row(Row::at(row)))
     }
 
     /// The beads whose id, title or description contains `needle`, case-insensitively,
@@ -564,11 +568,11 @@ impl Index {
         let mut rows: Vec<Row> = table_hits
             .into_iter()
             .filter(|&r| !self.hidden[r])
-            .map(|r| Row(table::offset(r)))
+            .map(Row::at)
             .collect();
         let n = self.table.len();
         let changed = (n..self.row_count())
-            .map(|r| Row(table::offset(r)))
+            .map(Row::at)
             .filter(|&r| memchr::memmem::find(&self.row(r).text(), needle.as_bytes()).is_some());
         rows.extend(changed);
         rows
@@ -907,12 +911,7 @@ fn scan_text_file(
     let mut file = std::fs::File::open(path).ok()?;
     let mut header = [0u8; HEADER];
     file.read_exact(&mut header).ok()?;
-    let word = |at: usize| {
-        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-    };
-    if &header[..4] != MAGIC || word(4) != VERSION {
-        return None;
-    }
+    let checksum = checksum_of(&header)?;
     let mut sum = crc32fast::Hasher::new();
     let mut read = |buf: &mut [u8]| -> Option<()> {
         file.read_exact(buf).ok()?;
@@ -931,7 +930,7 @@ fn scan_text_file(
     let hits = table::scan_texts(&mut read, len, rows, folded, 1 << 20)?;
     let mut rest = [0u8; 1];
     let at_end = matches!(file.read(&mut rest), Ok(0));
-    (at_end && sum.finalize() == word(8)).then_some(hits)
+    (at_end && sum.finalize() == checksum).then_some(hits)
 }
 
 /// The bead table at `head` built from the documents, and saved.
@@ -1194,17 +1193,19 @@ fn file_path(store: &Store, ref_name: &str, file: File) -> PathBuf {
         .join(format!("index-v{VERSION}-{tail}{}.bin", file.suffix()))
 }
 
+/// The payload checksum a cache file's header records, when the header is ours (magic
+/// and version).
+fn checksum_of(header: &[u8]) -> Option<u32> {
+    let word = |at: usize| Some(u32::from_le_bytes(header.get(at..at + 4)?.try_into().ok()?));
+    (header.get(..4)? == MAGIC && word(4)? == VERSION).then_some(word(8)?)
+}
+
 /// Reads a cache file: the tree it was built from and its sections, each decoded when
 /// first used. `None` for a file that is missing, torn (bad checksum) or of another
 /// version.
 fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> {
     let bytes = std::fs::read(path).ok()?;
-    if bytes.len() < HEADER || &bytes[..4] != MAGIC {
-        return None;
-    }
-    let version = u32::from_le_bytes(bytes[4..8].try_into().ok()?);
-    let sum = u32::from_le_bytes(bytes[8..12].try_into().ok()?);
-    if version != VERSION || crc32fast::hash(&bytes[HEADER..]) != sum {
+    if crc32fast::hash(bytes.get(HEADER..)?) != checksum_of(&bytes)? {
         return None;
     }
     // The payload is the tree, then the part's sections, each a little-endian u32

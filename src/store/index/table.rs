@@ -39,6 +39,22 @@ pub(super) fn offset(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// Binary search over the positions `range`, which `cmp` orders against the target:
+/// `Ok` with a position that matches, or `Err` with where the target would go. For
+/// columns read in place, where there is no slice to call `binary_search_by` on.
+fn bisect(range: Range<usize>, cmp: impl Fn(usize) -> std::cmp::Ordering) -> Result<usize, usize> {
+    let (mut lo, mut hi) = (range.start, range.end);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match cmp(mid) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Ok(mid),
+        }
+    }
+    Err(lo)
+}
+
 fn word<T: Copy>(all: &[T], byte: u8, fallback: T) -> T {
     all.get(usize::from(byte)).copied().unwrap_or(fallback)
 }
@@ -311,17 +327,7 @@ impl Table {
 
     /// Whether row `r` carries `label`.
     pub fn has_label(&self, r: usize, label: &str) -> bool {
-        let range = self.label_range(r);
-        let (mut lo, mut hi) = (range.start, range.end);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.str(mid).cmp(label) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return true,
-            }
-        }
-        false
+        bisect(self.label_range(r), |k| self.str(k).cmp(label)).is_ok()
     }
 
     /// Row `r`'s dependency edges: kind, the arena index of the target's id (read only
@@ -351,17 +357,9 @@ impl Table {
 
     /// The row with this id.
     pub fn find(&self, id: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.rows);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let r = self.u32_at(self.at.by_id, mid) as usize;
-            match self.id(r).cmp(id) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(r),
-            }
-        }
-        None
+        let row = |k: usize| self.u32_at(self.at.by_id, k) as usize;
+        let k = bisect(0..self.rows, |k| self.id(row(k)).cmp(id)).ok()?;
+        Some(row(k))
     }
 }
 
@@ -537,15 +535,12 @@ impl Texts {
         let mut at = 0;
         while let Some(found) = finder.find(&arena[at..]) {
             let hit = at + found;
-            let (mut lo, mut hi) = (0, self.rows);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if self.end(mid) <= hit {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            // The first row ending after the hit (an end is never equal to a search).
+            let lo = bisect(0..self.rows, |r| match self.end(r) <= hit {
+                true => std::cmp::Ordering::Less,
+                false => std::cmp::Ordering::Greater,
+            })
+            .unwrap_or_else(|at| at);
             if lo >= self.rows {
                 break;
             }
