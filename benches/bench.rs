@@ -832,14 +832,7 @@ impl Bench<'_> {
                 Ok(self.beads_cmd(&dir, &["create", &format!("bench create {k}"), "-q"]))
             })?;
             self.record(n, "create", "git-beads", r, None, "");
-            // Beads 1 to 5 of every ten are open; of those, ones with no blocker and no
-            // children close without anyone's --force: a fresh one per run.
-            let open: Vec<&String> = ids
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 > 10 && i % 3 != 0)
-                .map(|(_, id)| id)
-                .collect();
+            let open = closable(&ids);
             let mut next = open.iter().cycle();
             let r = time_each(runs, &scratch, |i| {
                 let id = next.next().ok_or("no open bead")?;
@@ -1195,12 +1188,7 @@ impl Bench<'_> {
             Ok(brc(&["create", &format!("bench create {k}")]))
         })?;
         self.record(n, "create", "br", r, None, "");
-        let open: Vec<&String> = ids
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 > 10 && i % 3 != 0)
-            .map(|(_, id)| id)
-            .collect();
+        let open = closable(ids);
         let mut next = open.iter().cycle();
         let r = time_each(runs, &scratch, |i| {
             let id = next.next().ok_or("no open bead")?;
@@ -1270,6 +1258,17 @@ fn concurrent_writes(o: &Opts, dir: &Path, writers: usize, each: usize) -> Res<D
         r?;
     }
     Ok(took)
+}
+
+/// The generated beads that are open with no blocker and no children, so that both
+/// tools close them without anyone's `--force`: beads 1 to 5 of every ten are open,
+/// and of those these have neither. The writes take a fresh one per run.
+fn closable(ids: &[String]) -> Vec<&String> {
+    ids.iter()
+        .enumerate()
+        .filter(|(i, _)| (1..=5).contains(&(i % 10)) && i % 50 > 10 && i % 3 != 0)
+        .map(|(_, id)| id)
+        .collect()
 }
 
 fn load() -> String {
