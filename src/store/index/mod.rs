@@ -10,6 +10,7 @@
 //! A file that is missing, torn (bad checksum), of another version, or built from a
 //! tree that no longer exists is rebuilt from the store; deleting it changes no answer.
 
+mod buffer;
 mod table;
 
 use std::borrow::Cow;
@@ -18,18 +19,21 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use super::{Head, Store, StoreError, codec, io_err, refs, tree};
 use crate::model::{Bead, BeadType, DepKind, Dependency, Message, Status, Timestamp};
-use table::{NO_ROW, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, fold};
+use table::{
+    NO_ROW, NewText, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, TextsCopy, fold,
+};
 
 const MAGIC: &[u8; 4] = b"GBIX";
 /// Version 5: the beads as a columnar table, search text apart, a delta file of the
 /// beads changed since the table was written, mail in a file of its own.
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 const HEADER: usize = 4 + 4 + 4;
 
 /// A part of the index, kept in a file of its own so that a reader loads only the
@@ -491,7 +495,7 @@ impl<'a> BeadRow<'a> {
     fn text(&self) -> Cow<'a, [u8]> {
         match self.at() {
             At::Table(_, r) => Cow::Borrowed(self.index.texts.get(r)),
-            At::Over(s) => Cow::Owned(fold(&s.id, &s.title, &s.description).into_bytes()),
+            At::Over(s) => Cow::Owned(fold(&s.id, &s.title, &s.description)),
         }
     }
 
@@ -607,49 +611,32 @@ impl Index {
         }
     }
 
-    /// The table and search text of every bead of this index, written anew. It is
-    /// consumed: the changed beads' descriptions are folded up front and each folded
-    /// text is let go as soon as it is written, so that a rebuild of 100 000 beads never
-    /// holds their text three times over.
-    fn compacted(mut self) -> (Table, Texts) {
-        let mut folded: Vec<Option<Vec<u8>>> = self
-            .over
-            .iter_mut()
-            .map(|s| {
-                let description = std::mem::take(&mut s.description);
-                Some(fold(&s.id, &s.title, &description).into_bytes())
-            })
-            .collect();
+    /// The table of every bead of this index, written anew, with what the search
+    /// text needs: the new row of each old row (or [`NO_ROW`]), and the new rows of
+    /// the changed beads with their folded text. It is consumed: each changed bead's
+    /// description is let go as soon as it is folded.
+    fn compacted(mut self) -> (Table, Vec<u32>, Vec<NewText>) {
         let n = self.table.len();
-        let mut rows: Vec<BeadRow<'_>> = self.rows().collect();
-        rows.sort_by(|a, b| {
-            (a.priority(), a.created_us(), a.id()).cmp(&(b.priority(), b.created_us(), b.id()))
-        });
+        let kept = || (0..n).filter(|&r| !self.hidden[r]);
         let mut table = TableBuilder::default();
-        let bytes = rows
-            .iter()
-            .map(|row| match row.row().get().checked_sub(n) {
-                None => self.texts.get(row.row().get()).len(),
-                Some(k) => folded[k].as_ref().map_or(0, Vec::len),
-            })
-            .sum();
-        let mut texts = TextsBuilder::with_rows(rows.len(), bytes);
-        for row in rows {
-            table.push(&row.data());
-            match row.row().get().checked_sub(n) {
-                None => texts.push(self.texts.get(row.row().get())),
-                Some(k) => texts.push(&folded[k].take().unwrap_or_default()),
-            }
+        for r in kept() {
+            table.push(&self.row(Row::at(r)).data());
         }
-        let whole = |bytes: Vec<u8>| {
-            let len = bytes.len();
-            (Arc::new(bytes), 0..len)
-        };
-        // What a builder wrote reads back.
-        (
-            Table::decode(whole(table.finish())).unwrap_or_default(),
-            Texts::decode(whole(texts.finish())).unwrap_or_default(),
-        )
+        let mut folded = Vec::with_capacity(self.over.len());
+        for k in 0..self.over.len() {
+            table.push(&self.row(Row::at(n + k)).data());
+            let s = &mut self.over[k];
+            let description = std::mem::take(&mut s.description);
+            folded.push(fold(&s.id, &s.title, &description));
+        }
+        let (bytes, place) = table.finish();
+        let mut moved = vec![NO_ROW; n];
+        let mut placed = place.into_iter();
+        for r in kept() {
+            moved[r] = placed.next().unwrap_or(NO_ROW);
+        }
+        let new = placed.zip(folded).collect();
+        (Table::decode(whole(bytes)).unwrap_or_default(), moved, new)
     }
 
     /// An index of `table` (and `texts`) with the changes of `changed` laid over it.
@@ -685,16 +672,33 @@ impl Index {
         Ok(index)
     }
 
-    /// The beads of `tree`, parsed from every document.
+    /// The beads of `tree`, parsed from every document on every core. Each bead goes
+    /// into the new table and search text as it is parsed and nothing else of it is
+    /// kept, so that a rebuild holds little more than the files it writes.
     fn from_documents(store: &Store, tree: ObjectId) -> Result<Index, StoreError> {
-        let mut changed = BTreeMap::new();
-        let mut broken = BTreeMap::new();
-        let mut absorb =
-            |path: String, blob| absorb::<Bead>(store, path, blob, &mut changed, &mut broken);
-        walk_dir(store, tree, refs::BEADS_DIR, &mut absorb)?;
-        let staged = Index::assemble(Table::default(), Texts::default(), changed, Vec::new());
-        let (table, texts) = staged.compacted();
-        let mut index = Index::assemble(table, texts, BTreeMap::new(), into_broken(broken));
+        let docs = store.list_docs(tree, refs::BEADS_DIR)?;
+        let mut table = TableBuilder::default();
+        let mut texts = TextsBuilder::with_rows(docs.len(), 0);
+        let mut broken = Vec::new();
+        each_parsed::<Bead>(store, &docs, &mut |path, parsed| match parsed {
+            Ok(bead) => {
+                table.push(&row_data(&bead));
+                texts.push_fold(bead.id.as_str(), &bead.title, &bead.description);
+            }
+            Err(error) => broken.push(Broken {
+                path: path.to_owned(),
+                error,
+            }),
+        })?;
+        broken.sort_by(|a, b| a.path.cmp(&b.path));
+        let (table, place) = table.finish();
+        let texts = texts.finish(&place);
+        // What a builder wrote reads back.
+        let (table, texts) = (
+            Table::decode(whole(table)).unwrap_or_default(),
+            Texts::decode(whole(texts)).unwrap_or_default(),
+        );
+        let mut index = Index::assemble(table, texts, BTreeMap::new(), broken);
         index.base = tree.as_bytes().to_vec();
         Ok(index)
     }
@@ -873,20 +877,48 @@ fn load_beads(
         index.base = base;
         return Ok(index);
     }
-    // The delta has grown: fold it into a new table, which needs the search text of
-    // the rows it keeps.
-    let texts = match with_text {
-        true => texts,
-        false => match read_texts(&path(File::Text), &base, &table) {
-            Some(texts) => texts,
-            None => return rebuild_beads(store, ref_name, head),
-        },
-    };
-    let (table, texts) = Index::assemble(table, texts, changed, Vec::new()).compacted();
-    let mut index = Index::assemble(table, texts, BTreeMap::new(), broken);
+    // The delta has grown: fold it into a new table. The search text of the rows it
+    // keeps goes from the old text file straight into the new one, never held.
+    let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
+    let (table, moved, new) = staged.compacted();
+    let mut index = Index::assemble(table, Texts::default(), BTreeMap::new(), broken);
     index.base = head.tree.as_bytes().to_vec();
-    let _ = save_beads(store, ref_name, head.tree, &index);
+    let _ = save_table(store, ref_name, head.tree, &index);
+    let copied = copy_texts(&path(File::Text), &base, head.tree, &moved, &new);
+    if with_text {
+        match copied.and_then(|()| read_texts(&path(File::Text), &index.base, &index.table)) {
+            Some(texts) => index.texts = texts,
+            None => return rebuild_beads(store, ref_name, head),
+        }
+    }
     Ok(index)
+}
+
+/// Writes the search text file of a compacted table built from `tree`: the texts of
+/// the rows it kept, copied from the text file at `path` (built from `base`) a piece at
+/// a time, then `new`. `None` when the old file is missing, torn or of another state,
+/// or the new one cannot be written.
+fn copy_texts(
+    path: &std::path::Path,
+    base: &[u8],
+    tree: ObjectId,
+    moved: &[u32],
+    new: &[NewText],
+) -> Option<()> {
+    let mut old = PartReader::open(path, base)?;
+    let len = old.section()?;
+    let copy = TextsCopy::begin(&mut |buf| old.read(buf), len, moved, new)?;
+    let mut out = PartWriter::create(path).ok()?;
+    out.section(tree.as_bytes().len()).ok()?;
+    out.put(tree.as_bytes()).ok()?;
+    out.section(copy.len()).ok()?;
+    let mut write = |bytes: &[u8]| out.put(bytes).ok();
+    copy.copy(&mut |buf| old.read(buf), new, &mut write, CHUNK)?;
+    // The old file is checked whole before the new one takes its place.
+    match old.whole() {
+        true => out.finish().ok(),
+        false => None,
+    }
 }
 
 /// The search text of `table`, built from `base`; `None` when the file is missing,
@@ -907,30 +939,62 @@ fn scan_text_file(
     rows: usize,
     folded: &str,
 ) -> Option<Vec<usize>> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut header = [0u8; HEADER];
-    file.read_exact(&mut header).ok()?;
-    let checksum = checksum_of(&header)?;
-    let mut sum = crc32fast::Hasher::new();
-    let mut read = |buf: &mut [u8]| -> Option<()> {
-        file.read_exact(buf).ok()?;
-        sum.update(buf);
-        Some(())
-    };
-    let mut len = [0u8; 4];
-    read(&mut len)?;
-    let mut tree = vec![0u8; u32::from_le_bytes(len) as usize];
-    read(&mut tree)?;
-    if tree != base {
-        return None;
+    let mut file = PartReader::open(path, base)?;
+    let len = file.section()?;
+    let hits = table::scan_texts(&mut |buf| file.read(buf), len, rows, folded, CHUNK)?;
+    file.whole().then_some(hits)
+}
+
+/// How much of a large cache file is read or copied at a time.
+const CHUNK: usize = 1 << 20;
+
+/// A cache file read from the front a piece at a time, for a part too large to hold:
+/// its payload is checked against the header's checksum as it goes, and counts only
+/// once [`PartReader::whole`] says so.
+struct PartReader {
+    file: std::io::BufReader<std::fs::File>,
+    checksum: u32,
+    sum: crc32fast::Hasher,
+}
+
+impl PartReader {
+    /// Opens the file at `path` when it is ours and was built from `base`.
+    fn open(path: &std::path::Path, base: &[u8]) -> Option<PartReader> {
+        use std::io::Read;
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+        let mut header = [0u8; HEADER];
+        file.read_exact(&mut header).ok()?;
+        let mut reader = PartReader {
+            file,
+            checksum: checksum_of(&header)?,
+            sum: crc32fast::Hasher::new(),
+        };
+        let mut tree = vec![0u8; reader.section()?];
+        reader.read(&mut tree)?;
+        (tree == base).then_some(reader)
     }
-    read(&mut len)?;
-    let len = u32::from_le_bytes(len) as usize;
-    let hits = table::scan_texts(&mut read, len, rows, folded, 1 << 20)?;
-    let mut rest = [0u8; 1];
-    let at_end = matches!(file.read(&mut rest), Ok(0));
-    (at_end && sum.finalize() == checksum).then_some(hits)
+
+    /// The length of the next section.
+    fn section(&mut self) -> Option<usize> {
+        let mut len = [0u8; 4];
+        self.read(&mut len)?;
+        Some(u32::from_le_bytes(len) as usize)
+    }
+
+    /// Fills `buf` from the file.
+    fn read(&mut self, buf: &mut [u8]) -> Option<()> {
+        use std::io::Read;
+        self.file.read_exact(buf).ok()?;
+        self.sum.update(buf);
+        Some(())
+    }
+
+    /// Whether the file ended where the last read did and its checksum held.
+    fn whole(mut self) -> bool {
+        use std::io::Read;
+        let mut rest = [0u8; 1];
+        matches!(self.file.read(&mut rest), Ok(0)) && self.sum.finalize() == self.checksum
+    }
 }
 
 /// The bead table at `head` built from the documents, and saved.
@@ -966,14 +1030,26 @@ fn save_beads(
     tree: ObjectId,
     index: &Index,
 ) -> Result<(), StoreError> {
+    save_table(store, ref_name, tree, index)?;
+    let path = file_path(store, ref_name, File::Text);
+    write_part(&path, tree.as_bytes(), &[index.texts.bytes()])
+}
+
+/// Writes the table of `index` (which has no delta) as built from `tree`, and removes
+/// the delta file.
+fn save_table(
+    store: &Store,
+    ref_name: &str,
+    tree: ObjectId,
+    index: &Index,
+) -> Result<(), StoreError> {
     let path = |file| file_path(store, ref_name, file);
     remove_file(&path(File::Delta))?;
     write_part(
         &path(File::Table),
         tree.as_bytes(),
         &[index.table.bytes(), &encode(&index.broken)?],
-    )?;
-    write_part(&path(File::Text), tree.as_bytes(), &[index.texts.bytes()])
+    )
 }
 
 /// The mail at `head` and the messages that do not parse.
@@ -1016,12 +1092,19 @@ fn rebuild_mail(
     store: &Store,
     tree: ObjectId,
 ) -> Result<(Vec<MailSummary>, Vec<Broken>), StoreError> {
-    let mut mail = BTreeMap::new();
-    let mut broken = BTreeMap::new();
-    walk_dir(store, tree, refs::MAIL_DIR, &mut |path, blob| {
-        absorb::<Message>(store, path, blob, &mut mail, &mut broken)
+    let mut mail = Vec::new();
+    let mut broken = Vec::new();
+    let docs = store.list_docs(tree, refs::MAIL_DIR)?;
+    each_parsed::<Message>(store, &docs, &mut |path, parsed| match parsed {
+        Ok(m) => mail.push(MailSummary::of(&m)),
+        Err(error) => broken.push(Broken {
+            path: path.to_owned(),
+            error,
+        }),
     })?;
-    Ok((mail.into_values().flatten().collect(), into_broken(broken)))
+    mail.sort_by(|a, b| a.id.cmp(&b.id));
+    broken.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((mail, broken))
 }
 
 fn forward_mail(
@@ -1060,23 +1143,6 @@ fn diff_dir(
     let (old, new) = (store.subtree(from, dir)?, store.subtree(to, dir)?);
     tree::diff(&store.repo, old, new, dir, &mut out)?;
     Ok(out)
-}
-
-/// Calls `visit` on every document under `dir` of `tree`.
-fn walk_dir(
-    store: &Store,
-    tree: ObjectId,
-    dir: &str,
-    visit: &mut dyn FnMut(String, ObjectId) -> Result<(), StoreError>,
-) -> Result<(), StoreError> {
-    let Some(sub) = store.subtree(tree, dir)? else {
-        return Ok(());
-    };
-    let mut blobs = Vec::new();
-    tree::walk_blobs(&store.repo, sub, dir, &mut |p, id| blobs.push((p, id)))?;
-    blobs
-        .into_iter()
-        .try_for_each(|(path, blob)| visit(path, blob))
 }
 
 /// A kind of document the index keeps an entry of.
@@ -1123,6 +1189,104 @@ impl Indexed for Message {
     }
 }
 
+/// Parses one document of kind `D`: `None` for a path of another kind, the document,
+/// or why it does not parse (or names another id than its path).
+fn parse<D: Indexed>(
+    store: &Store,
+    path: &str,
+    blob: ObjectId,
+) -> Result<Option<Result<D, String>>, StoreError> {
+    let Some(id) = D::id_of_path(path) else {
+        return Ok(None);
+    };
+    let parsed = codec::decode::<D>(&store.read_blob(blob)?)
+        .map_err(|e| e.to_string())
+        .and_then(|doc| match doc.doc_id() == id {
+            true => Ok(doc),
+            false => Err(format!(
+                "its id is {}, but its path names {id}",
+                doc.doc_id()
+            )),
+        });
+    Ok(Some(parsed))
+}
+
+/// How many documents a thread of [`each_parsed`] takes at a time.
+const DOCS_PER_CLAIM: usize = 64;
+
+/// Parses `docs` of kind `D` on every core and hands each one that is of that kind to
+/// `visit` on this thread, in no set order, with its path: the document, or why it
+/// does not parse. The threads wait while `visit` is behind, so that no more than a
+/// few hundred parsed documents are held at once.
+fn each_parsed<D: Indexed + Send>(
+    store: &Store,
+    docs: &[(String, ObjectId)],
+    visit: &mut dyn FnMut(&str, Result<D, String>),
+) -> Result<(), StoreError> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    each_parsed_on(store, docs, cores, visit)
+}
+
+/// [`each_parsed`] on at most `threads` threads.
+fn each_parsed_on<D: Indexed + Send>(
+    store: &Store,
+    docs: &[(String, ObjectId)],
+    threads: usize,
+    visit: &mut dyn FnMut(&str, Result<D, String>),
+) -> Result<(), StoreError> {
+    let threads = threads.min(docs.len().div_ceil(DOCS_PER_CLAIM));
+    if threads <= 1 {
+        for (path, blob) in docs {
+            if let Some(parsed) = parse::<D>(store, path, *blob)? {
+                visit(path, parsed);
+            }
+        }
+        return Ok(());
+    }
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        // A claim's documents go over together: one wake-up per claim, not per document.
+        let (send, receive) = std::sync::mpsc::sync_channel(2 * threads);
+        for _ in 0..threads {
+            let (send, next) = (send.clone(), &next);
+            let handle = store.for_thread();
+            s.spawn(move || {
+                loop {
+                    let from = next.fetch_add(DOCS_PER_CLAIM, Ordering::Relaxed);
+                    let Some(claim) = docs.get(from..docs.len().min(from + DOCS_PER_CLAIM)) else {
+                        return;
+                    };
+                    let parsed: Result<Vec<_>, _> = (claim.iter())
+                        .map(|(path, blob)| parse::<D>(&handle, path, *blob))
+                        .collect();
+                    let failed = parsed.is_err();
+                    if send.send((from, parsed)).is_err() || failed {
+                        // Past every claim: the other threads stop too.
+                        next.store(docs.len(), Ordering::Relaxed);
+                        return;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut first_error = None;
+        for (from, parsed) in receive {
+            match parsed {
+                Ok(claim) if first_error.is_none() => {
+                    for (i, parsed) in claim.into_iter().enumerate() {
+                        if let Some(parsed) = parsed {
+                            visit(&docs[from + i].0, parsed);
+                        }
+                    }
+                }
+                Err(e) if first_error.is_none() => first_error = Some(e),
+                _ => {}
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    })
+}
+
 /// Parses one document of kind `D` into `entries`, or files its path under `broken`
 /// (and its id as gone). Paths of other kinds are left alone.
 fn absorb<D: Indexed>(
@@ -1132,29 +1296,46 @@ fn absorb<D: Indexed>(
     entries: &mut BTreeMap<String, Option<D::Entry>>,
     broken: &mut BTreeMap<String, String>,
 ) -> Result<(), StoreError> {
-    let Some(id) = D::id_of_path(&path).map(str::to_owned) else {
+    let Some(parsed) = parse::<D>(store, &path, blob)? else {
         return Ok(());
     };
-    let parsed = codec::decode::<D>(&store.read_blob(blob)?)
-        .map_err(|e| e.to_string())
-        .and_then(|doc| match doc.doc_id() == id {
-            true => Ok(doc.entry()),
-            false => Err(format!(
-                "its id is {}, but its path names {id}",
-                doc.doc_id()
-            )),
-        });
     match parsed {
-        Ok(entry) => {
+        Ok(doc) => {
             broken.remove(&path);
-            entries.insert(id, Some(entry));
+            entries.insert(doc.doc_id().to_owned(), Some(doc.entry()));
         }
         Err(e) => {
-            entries.insert(id, None);
+            if let Some(id) = D::id_of_path(&path) {
+                entries.insert(id.to_owned(), None);
+            }
             broken.insert(path, e);
         }
     }
     Ok(())
+}
+
+/// What a table row holds of `bead`.
+fn row_data(bead: &Bead) -> RowData<'_> {
+    RowData {
+        id: bead.id.as_str(),
+        title: &bead.title,
+        status: bead.status,
+        priority: bead.priority,
+        kind: bead.kind,
+        assignee: bead.assignee.as_deref(),
+        labels: bead.labels.iter().map(String::as_str).collect(),
+        dependencies: (bead.dependencies.iter())
+            .map(|d| (d.kind, d.id.as_str()))
+            .collect(),
+        created_us: bead.created_at.timestamp_micros(),
+        updated_us: bead.updated_at.timestamp_micros(),
+    }
+}
+
+/// Bytes a builder wrote, as a section of their own.
+fn whole(bytes: Vec<u8>) -> Raw {
+    let len = bytes.len();
+    (Arc::new(bytes.into()), 0..len)
 }
 
 fn into_broken(broken: BTreeMap<String, String>) -> Vec<Broken> {
@@ -1204,7 +1385,7 @@ fn checksum_of(header: &[u8]) -> Option<u32> {
 /// first used. `None` for a file that is missing, torn (bad checksum) or of another
 /// version.
 fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = buffer::read(path).ok()?;
     if crc32fast::hash(bytes.get(HEADER..)?) != checksum_of(&bytes)? {
         return None;
     }
@@ -1220,7 +1401,7 @@ fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> 
         ranges.push(range);
     }
     let tree = bytes[ranges[0].clone()].to_vec();
-    // Shared as it was read: turning it into an `Arc<[u8]>` would copy the whole file.
+    // Shared as it was read, never copied.
     let bytes = Arc::new(bytes);
     let sections = ranges[1..]
         .iter()
@@ -1232,47 +1413,84 @@ fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> 
 /// Writes a cache file: a header with the checksum of the payload, then the payload:
 /// the tree and each section, each a little-endian u32 length and its bytes.
 fn write_part(path: &std::path::Path, tree: &[u8], sections: &[&[u8]]) -> Result<(), StoreError> {
-    let parts: Vec<&[u8]> = std::iter::once(tree)
-        .chain(sections.iter().copied())
-        .collect();
-    let mut lengths = Vec::with_capacity(parts.len());
-    let mut sum = crc32fast::Hasher::new();
-    for part in &parts {
-        let len = u32::try_from(part.len()).map_err(|e| StoreError::Io {
+    let mut file = PartWriter::create(path)?;
+    for part in std::iter::once(tree).chain(sections.iter().copied()) {
+        file.section(part.len())?;
+        file.put(part)?;
+    }
+    file.finish()
+}
+
+/// A cache file being written beside its place, which it takes by rename once whole;
+/// its header's checksum is filled in at the end, so that a part can be written a
+/// piece at a time. Dropped unfinished, it takes its temporary file with it.
+struct PartWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    sum: crc32fast::Hasher,
+}
+
+impl PartWriter {
+    fn create(path: &std::path::Path) -> Result<PartWriter, StoreError> {
+        let dir = path.parent().unwrap_or(path);
+        std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let file =
+            std::fs::File::create(&tmp).map_err(io_err(format!("create {}", tmp.display())))?;
+        let mut writer = PartWriter {
+            file: std::io::BufWriter::with_capacity(CHUNK, file),
+            tmp,
+            path: path.to_owned(),
+            sum: crc32fast::Hasher::new(),
+        };
+        let header = [*MAGIC, VERSION.to_le_bytes(), [0; 4]].concat();
+        writer.raw(&header)?;
+        Ok(writer)
+    }
+
+    fn raw(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.file
+            .write_all(bytes)
+            .map_err(io_err(format!("write {}", self.tmp.display())))
+    }
+
+    /// Starts a section of `len` bytes.
+    fn section(&mut self, len: usize) -> Result<(), StoreError> {
+        let len = u32::try_from(len).map_err(|e| StoreError::Io {
             context: "encode the index".into(),
             source: std::io::Error::other(e),
         })?;
-        lengths.push(len.to_le_bytes());
-        sum.update(&len.to_le_bytes());
-        sum.update(part);
+        self.put(&len.to_le_bytes())
     }
-    let dir = path.parent().unwrap_or(path);
-    std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).map_err(io_err(format!("create {}", tmp.display())))?,
-    );
-    let written = file
-        .write_all(MAGIC)
-        .and_then(|()| file.write_all(&VERSION.to_le_bytes()))
-        .and_then(|()| file.write_all(&sum.finalize().to_le_bytes()))
-        .and_then(|()| {
-            parts.iter().zip(&lengths).try_for_each(|(part, len)| {
-                file.write_all(len)?;
-                file.write_all(part)
-            })
-        })
-        .and_then(|()| file.flush())
-        .map_err(io_err(format!("write {}", tmp.display())));
-    drop(file);
-    let result = written.and_then(|()| {
-        std::fs::rename(&tmp, path).map_err(io_err(format!("replace {}", path.display())))
-    });
-    if result.is_err() {
-        // A half-written cache on a full disk would only take the space it lacked.
-        let _ = std::fs::remove_file(&tmp);
+
+    /// Writes part of the payload.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.sum.update(bytes);
+        self.raw(bytes)
     }
-    result
+
+    /// Fills in the checksum and puts the file in its place.
+    fn finish(mut self) -> Result<(), StoreError> {
+        use std::io::{Seek, SeekFrom};
+        let checksum = self.sum.clone().finalize();
+        let tmp = self.tmp.clone();
+        self.file
+            .seek(SeekFrom::Start(8))
+            .and_then(|_| self.file.write_all(&checksum.to_le_bytes()))
+            .and_then(|()| self.file.flush())
+            .map_err(io_err(format!("write {}", tmp.display())))?;
+        std::fs::rename(&tmp, &self.path)
+            .map_err(io_err(format!("replace {}", self.path.display())))
+    }
+}
+
+impl Drop for PartWriter {
+    fn drop(&mut self) {
+        // Gone when it took its place; otherwise a half-written cache on a full disk
+        // would only take the space it lacked.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }
 
 #[cfg(test)]
@@ -1421,6 +1639,29 @@ mod tests {
             cached.rows().map(|r| r.to_summary()).collect::<Vec<_>>(),
             fresh.rows().map(|r| r.to_summary()).collect::<Vec<_>>()
         );
+        let ids = |index: &Index, rows: &[Row]| -> Vec<String> {
+            let mut ids: Vec<String> = rows.iter().map(|&r| index.row(r).id().into()).collect();
+            ids.sort_unstable();
+            ids
+        };
+        let same_search = |fresh: &Index, head: &Head| {
+            let (scanned, rows) = store.index_search(head, "NEEDLE-3").expect("scan");
+            let expected = ids(fresh, &fresh.search("needle-3"));
+            assert!(!expected.is_empty());
+            assert_eq!(ids(&scanned, &rows), expected);
+        };
+        same_search(&fresh, &head);
+        // A fold whose old search text is gone still folds the table; the next search
+        // builds the text again.
+        commit(&mut |tx| (0..300).for_each(|n| tx.put_bead(&bead(n, 100)).expect("put")));
+        let head = store.require_head().expect("head");
+        std::fs::remove_file(file_path(&store, refs::MAIN, File::Text)).expect("remove");
+        let cached = store.index_parts(&head, &[Part::Beads]).expect("cached");
+        assert!(!exists(&store, File::Delta) && !exists(&store, File::Text));
+        let fresh = store.index_from_scratch(&head).expect("fresh");
+        same_answers(&store.index(&head).expect("with text"), &fresh, 1);
+        assert_eq!(cached.rows().count(), fresh.rows().count());
+        same_search(&fresh, &head);
     }
 
     #[test]
@@ -1467,5 +1708,41 @@ mod tests {
             let index = store.index(&head).expect("rebuilt");
             same_answers(&index, &fresh, 0);
         }
+    }
+
+    #[test]
+    fn documents_parse_the_same_on_one_thread_and_on_several() {
+        let (_dir, store) = store();
+        let actor = Actor::person("tester", "t@example.com");
+        store
+            .transact(&actor, |tx| {
+                for n in 0..500 {
+                    match n % 7 {
+                        0 => {
+                            let path = refs::bead_path(&id(n));
+                            tx.writes.insert(path, Staged::Blob(b"id: [\n".to_vec()));
+                        }
+                        _ => tx.put_bead(&bead(n, 1))?,
+                    }
+                }
+                tx.set_message("test");
+                Ok::<_, StoreError>(())
+            })
+            .expect("commit");
+        let tree = store.require_head().expect("head").tree;
+        let docs = store.list_docs(tree, refs::BEADS_DIR).expect("docs");
+        let parsed = |threads| {
+            let mut out = Vec::new();
+            each_parsed_on::<Bead>(&store, &docs, threads, &mut |path, parsed| {
+                out.push((path.to_owned(), parsed.map(|b| b.id.to_string())));
+            })
+            .expect("parse");
+            out.sort();
+            out
+        };
+        let one = parsed(1);
+        assert_eq!(one.len(), 500);
+        assert_eq!(one.iter().filter(|(_, p)| p.is_err()).count(), 72);
+        assert_eq!(parsed(3), one);
     }
 }

@@ -5,14 +5,14 @@
 //! per bead in flat arrays and builds strings only for the lines it prints; the
 //! dependency edges point at rows, so the blocker graph needs no lookup by id.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::buffer::Buffer;
 use crate::model::{BeadType, DepKind, Status};
 
 /// A section of a cache file: the file's bytes, shared, and the section's range.
-pub(super) type Raw = (Arc<Vec<u8>>, Range<usize>);
+pub(super) type Raw = (Arc<Buffer>, Range<usize>);
 
 /// A dependency target that is not in the table.
 pub(super) const NO_ROW: u32 = u32::MAX;
@@ -66,6 +66,10 @@ fn word<T: Copy>(all: &[T], byte: u8, fallback: T) -> T {
 /// The strings of row `r` are `first_str[r]..first_str[r + 1]` in the arena: its id,
 /// its title, its assignee when `assigned[r]`, its labels, then the ids of its
 /// dependencies (`dep_start[r]..dep_start[r + 1]` in the dependency columns).
+///
+/// Rows may be pushed in any order: [`TableBuilder::finish`] puts them in listing
+/// order as it writes them out, so that a rebuild can push each bead as it is parsed
+/// and hold nothing else of it.
 #[derive(Default)]
 pub(super) struct TableBuilder {
     status: Vec<u8>,
@@ -79,12 +83,10 @@ pub(super) struct TableBuilder {
     dep_kind: Vec<u8>,
     str_end: Vec<u32>,
     arena: String,
-    ids: Vec<String>,
-    dep_ids: Vec<String>,
 }
 
 impl TableBuilder {
-    /// Appends a row; rows must come in listing order.
+    /// Appends a row.
     pub fn push(&mut self, row: &RowData<'_>) {
         if self.first_str.is_empty() {
             self.first_str.push(0);
@@ -106,53 +108,98 @@ impl TableBuilder {
             self.str_end.push(offset(self.arena.len()));
         }
         self.first_str.push(offset(self.str_end.len()));
-        for (kind, id) in &row.dependencies {
-            self.dep_kind.push(*kind as u8);
-            self.dep_ids.push((*id).to_owned());
-        }
+        self.dep_kind
+            .extend(row.dependencies.iter().map(|(kind, _)| *kind as u8));
         self.dep_start.push(offset(self.dep_kind.len()));
-        self.ids.push(row.id.to_owned());
     }
 
-    /// The table as bytes: four counts, the columns, the dependency targets (resolved
+    /// How many rows were pushed.
+    pub fn len(&self) -> usize {
+        self.status.len()
+    }
+
+    /// The arena range of string `k`.
+    fn span(&self, k: usize) -> Range<usize> {
+        let start = match k {
+            0 => 0,
+            _ => self.str_end[k - 1] as usize,
+        };
+        start..self.str_end[k] as usize
+    }
+
+    /// The id of the `i`th row pushed.
+    fn id(&self, i: usize) -> &str {
+        self.arena
+            .get(self.span(self.first_str[i] as usize))
+            .unwrap_or_default()
+    }
+
+    /// The table as bytes, and where each pushed row went (`place[i]` is the row of
+    /// the `i`th push): four counts, the columns, the dependency targets (resolved
     /// here, once every row is in), the rows by id, then the arena.
-    pub fn finish(self) -> Vec<u8> {
-        let n = self.ids.len();
-        let rows: HashMap<&str, u32> = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(r, id)| (id.as_str(), offset(r)))
-            .collect();
-        let targets: Vec<u32> = self
-            .dep_ids
-            .iter()
-            .map(|id| rows.get(id.as_str()).copied().unwrap_or(NO_ROW))
-            .collect();
-        let mut by_id: Vec<u32> = (0..n).map(offset).collect();
-        by_id.sort_unstable_by(|&a, &b| self.ids[a as usize].cmp(&self.ids[b as usize]));
-        let first_str = if n == 0 { vec![0] } else { self.first_str };
-        let dep_start = if n == 0 { vec![0] } else { self.dep_start };
-        let mut out = Vec::with_capacity(16 + n * 36 + self.str_end.len() * 4 + self.arena.len());
-        for count in [n, self.dep_kind.len(), self.str_end.len(), self.arena.len()] {
-            out.extend_from_slice(&offset(count).to_le_bytes());
+    pub fn finish(self) -> (Vec<u8>, Vec<u32>) {
+        let n = self.len();
+        let mut order: Vec<u32> = (0..n).map(offset).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let key = |i: u32| {
+                let i = i as usize;
+                (self.priority[i], self.created[i], self.id(i))
+            };
+            key(a).cmp(&key(b))
+        });
+        let mut place = vec![0u32; n];
+        for (r, &i) in order.iter().enumerate() {
+            place[i as usize] = offset(r);
         }
-        for bytes in [&self.status, &self.kind, &self.priority, &self.assigned] {
-            out.extend_from_slice(bytes);
+        let mut by_id: Vec<u32> = (0..n).map(offset).collect();
+        by_id.sort_unstable_by(|&a, &b| self.id(a as usize).cmp(self.id(b as usize)));
+        let target = |id: &str| {
+            bisect(0..n, |k| self.id(by_id[k] as usize).cmp(id))
+                .map_or(NO_ROW, |k| place[by_id[k] as usize])
+        };
+        let rows = || order.iter().map(|&i| i as usize);
+        let (d, m) = (self.dep_kind.len(), self.str_end.len());
+        let mut out = Vec::with_capacity(16 + n * 32 + 8 + d * 5 + m * 4 + self.arena.len());
+        let put = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&offset(v).to_le_bytes());
+        for count in [n, d, m, self.arena.len()] {
+            put(&mut out, count);
+        }
+        for column in [&self.status, &self.kind, &self.priority, &self.assigned] {
+            out.extend(rows().map(|i| column[i]));
         }
         for column in [&self.created, &self.updated] {
-            column
-                .iter()
-                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            rows().for_each(|i| out.extend_from_slice(&column[i].to_le_bytes()));
         }
-        out.extend_from_slice(&self.dep_kind);
-        for column in [&first_str, &dep_start, &targets, &self.str_end, &by_id] {
-            column
-                .iter()
-                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        let deps = |i: usize| self.dep_start[i] as usize..self.dep_start[i + 1] as usize;
+        let strs = |i: usize| self.first_str[i] as usize..self.first_str[i + 1] as usize;
+        out.extend(rows().flat_map(|i| deps(i).map(|e| self.dep_kind[e])));
+        // Where each row's strings and dependencies start, counted in the new order.
+        for count in [&strs as &dyn Fn(usize) -> Range<usize>, &deps] {
+            let mut at = 0;
+            put(&mut out, 0);
+            for i in rows() {
+                at += count(i).len();
+                put(&mut out, at);
+            }
         }
-        out.extend_from_slice(self.arena.as_bytes());
-        out
+        for i in rows() {
+            for k in strs(i).end - deps(i).len()..strs(i).end {
+                out.extend_from_slice(&target(&self.arena[self.span(k)]).to_le_bytes());
+            }
+        }
+        let mut at = 0;
+        for k in rows().flat_map(strs) {
+            at += self.span(k).len();
+            put(&mut out, at);
+        }
+        for &i in &by_id {
+            out.extend_from_slice(&place[i as usize].to_le_bytes());
+        }
+        for i in rows().filter(|&i| !strs(i).is_empty()) {
+            let bytes = self.span(strs(i).start).start..self.span(strs(i).end - 1).end;
+            out.extend_from_slice(&self.arena.as_bytes()[bytes]);
+        }
+        (out, place)
     }
 }
 
@@ -366,53 +413,82 @@ impl Table {
 /// The text a search looks in: `id`, `title` and `description`, lower-cased, each
 /// followed by NUL (which no search text can contain), so that no match runs from one
 /// row into the next.
-pub(super) fn fold(id: &str, title: &str, description: &str) -> String {
-    let mut text = String::with_capacity(id.len() + title.len() + description.len() + 3);
-    for part in [id, title, description] {
-        if part.is_ascii() {
-            let start = text.len();
-            text.push_str(part);
-            text[start..].make_ascii_lowercase();
-        } else {
-            text.push_str(&part.to_lowercase());
-        }
-        text.push('\0');
-    }
+pub(super) fn fold(id: &str, title: &str, description: &str) -> Vec<u8> {
+    let mut text = Vec::with_capacity(id.len() + title.len() + description.len() + 3);
+    fold_into(&mut text, id, title, description);
     text
 }
 
-/// Writes the searchable text of every row of a table, in the table's row order:
-/// the row count, the end of each row's text, then the texts, straight into the bytes
-/// it hands back (the texts are most of an index: they are never copied).
+/// [`fold`], appended to `out`.
+fn fold_into(out: &mut Vec<u8>, id: &str, title: &str, description: &str) {
+    for part in [id, title, description] {
+        if part.is_ascii() {
+            let start = out.len();
+            out.extend_from_slice(part.as_bytes());
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.extend_from_slice(part.to_lowercase().as_bytes());
+        }
+        out.push(0);
+    }
+}
+
+/// Writes the searchable text of every row of a table, in the order the rows were
+/// pushed to their [`TableBuilder`], straight into the bytes it hands back (the texts
+/// are most of an index: they are never copied): the row count, the end of each text,
+/// the row of each text, the text of each row, then the texts.
 pub(super) struct TextsBuilder {
-    rows: usize,
+    /// The rows the space before the texts was left for.
+    room: usize,
     end: Vec<u32>,
     out: Vec<u8>,
 }
 
 impl TextsBuilder {
-    /// A builder for `rows` rows holding `bytes` bytes of text in all.
+    /// A builder for about `rows` rows holding about `bytes` bytes of text in all.
     pub fn with_rows(rows: usize, bytes: usize) -> TextsBuilder {
-        let mut out = Vec::with_capacity(4 + 4 * rows + bytes);
-        out.resize(4 + 4 * rows, 0);
+        let mut out = Vec::with_capacity(4 + 12 * rows + bytes);
+        out.resize(4 + 12 * rows, 0);
         TextsBuilder {
-            rows,
+            room: rows,
             end: Vec::with_capacity(rows),
             out,
         }
     }
 
-    /// Appends the folded text of the next row.
-    pub fn push(&mut self, folded: &[u8]) {
-        self.out.extend_from_slice(folded);
-        self.end.push(offset(self.out.len() - 4 - 4 * self.rows));
+    /// Appends the next text, folded from its parts.
+    pub fn push_fold(&mut self, id: &str, title: &str, description: &str) {
+        fold_into(&mut self.out, id, title, description);
+        self.ended();
     }
 
-    /// The texts as bytes.
-    pub fn finish(mut self) -> Vec<u8> {
-        self.out[..4].copy_from_slice(&offset(self.end.len()).to_le_bytes());
-        for (k, end) in self.end.iter().enumerate() {
-            self.out[4 + 4 * k..8 + 4 * k].copy_from_slice(&end.to_le_bytes());
+    fn ended(&mut self) {
+        self.end.push(offset(self.out.len() - 4 - 12 * self.room));
+    }
+
+    /// The texts as bytes, given where the table put each row
+    /// ([`TableBuilder::finish`]).
+    pub fn finish(mut self, place: &[u32]) -> Vec<u8> {
+        let n = self.end.len();
+        let (had, needs) = (4 + 12 * self.room, 4 + 12 * n);
+        if needs < had {
+            self.out.copy_within(had.., needs);
+            self.out.truncate(self.out.len() - (had - needs));
+        } else if needs > had {
+            self.out.splice(0..0, std::iter::repeat_n(0, needs - had));
+        }
+        let mut text_of = vec![0u32; n];
+        for (k, &r) in place.iter().enumerate() {
+            if let Some(slot) = text_of.get_mut(r as usize) {
+                *slot = offset(k);
+            }
+        }
+        let header = std::iter::once(offset(n))
+            .chain(self.end.iter().copied())
+            .chain(place.iter().copied())
+            .chain(text_of);
+        for (at, v) in header.enumerate() {
+            self.out[4 * at..4 * at + 4].copy_from_slice(&v.to_le_bytes());
         }
         self.out
     }
@@ -429,18 +505,22 @@ pub(super) fn scan_texts(
     needle: &str,
     chunk: usize,
 ) -> Option<Vec<usize>> {
-    let mut count = [0u8; 4];
-    read(&mut count)?;
-    let mut ends = vec![0u8; rows.checked_mul(4)?];
-    read(&mut ends)?;
-    let ends: Vec<usize> = ends
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
-        .collect();
-    let arena = len.checked_sub(4 + 4 * rows)?;
-    if u32::from_le_bytes(count) as usize != rows || ends.last().is_some_and(|&e| e != arena) {
+    let mut head = vec![0u8; 4 + rows.checked_mul(12)?];
+    read(&mut head)?;
+    let word = |k: usize| {
+        u32::from_le_bytes([
+            head[4 * k],
+            head[4 * k + 1],
+            head[4 * k + 2],
+            head[4 * k + 3],
+        ]) as usize
+    };
+    let ends: Vec<usize> = (1..=rows).map(word).collect();
+    let arena = len.checked_sub(head.len())?;
+    if word(0) != rows || ends.last().is_some_and(|&e| e != arena) {
         return None;
     }
+    let row_of = |k: usize| word(1 + rows + k);
     // A match may straddle two pieces: the last `keep` bytes of one go before the next.
     let keep = needle.len().saturating_sub(1);
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
@@ -454,9 +534,9 @@ pub(super) fn scan_texts(
         let start = done - carried;
         if !needle.is_empty() {
             for found in finder.find_iter(window) {
-                let r = ends.partition_point(|&e| e <= start + found);
-                if r < rows && hits.last() != Some(&r) {
-                    hits.push(r);
+                let k = ends.partition_point(|&e| e <= start + found);
+                if k < rows && hits.last() != Some(&k) {
+                    hits.push(k);
                 }
             }
         }
@@ -465,10 +545,135 @@ pub(super) fn scan_texts(
         buf.copy_within(carried + take - next..carried + take, 0);
         carried = next;
     }
-    Some(match needle.is_empty() {
+    let mut found: Vec<usize> = match needle.is_empty() {
         true => (0..rows).collect(),
-        false => hits,
-    })
+        false => hits.into_iter().map(row_of).collect(),
+    };
+    found.sort_unstable();
+    Some(found)
+}
+
+/// A row of a compacted table that is new, and its folded search text.
+pub(super) type NewText = (u32, Vec<u8>);
+
+/// The search text of a compacted table, written from the old texts section and the
+/// texts of the new rows without holding either: what a [`TextsBuilder`] would write
+/// if it were given the kept texts in their old order, then the new ones.
+pub(super) struct TextsCopy {
+    /// The old texts section's header words, then where its arena starts.
+    old: Vec<u32>,
+    /// The old texts that are kept, in order.
+    kept: Vec<usize>,
+    /// The new section's header.
+    head: Vec<u8>,
+    /// The new section's length.
+    len: usize,
+}
+
+impl TextsCopy {
+    /// Reads the header of an old texts section of `len` bytes through `read` (as
+    /// [`scan_texts`] does). `moved[r]` is the new row of old row `r`, or [`NO_ROW`]
+    /// when it is dropped; `new` are the new rows and their folded texts. `None` when
+    /// the old section does not fit `moved`.
+    pub fn begin(
+        read: &mut dyn FnMut(&mut [u8]) -> Option<()>,
+        len: usize,
+        moved: &[u32],
+        new: &[NewText],
+    ) -> Option<TextsCopy> {
+        let rows = moved.len();
+        let mut bytes = vec![0u8; 4 + rows.checked_mul(12)?];
+        read(&mut bytes)?;
+        let old: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let arena = len.checked_sub(bytes.len())?;
+        if old[0] as usize != rows || (rows > 0 && old[rows] as usize != arena) {
+            return None;
+        }
+        let span = |k: usize| old[k] as usize * usize::from(k > 0)..old[k + 1] as usize;
+        let kept: Vec<usize> = (0..rows)
+            .filter(|&k| {
+                moved
+                    .get(old[1 + rows + k] as usize)
+                    .is_some_and(|&r| r != NO_ROW)
+            })
+            .collect();
+        let texts = kept
+            .iter()
+            .map(|&k| (moved[old[1 + rows + k] as usize], span(k).len()))
+            .chain(new.iter().map(|(row, text)| (*row, text.len())));
+        let n = kept.len() + new.len();
+        let (mut ends, mut row_of, mut text_of) = (Vec::new(), Vec::new(), vec![0u32; n]);
+        let mut at = 0;
+        for (k, (row, len)) in texts.enumerate() {
+            at += len;
+            ends.push(offset(at));
+            row_of.push(row);
+            *text_of.get_mut(row as usize)? = offset(k);
+        }
+        let mut head = Vec::with_capacity(4 + 12 * n);
+        for word in std::iter::once(offset(n))
+            .chain(ends)
+            .chain(row_of)
+            .chain(text_of)
+        {
+            head.extend_from_slice(&word.to_le_bytes());
+        }
+        Some(TextsCopy {
+            len: head.len() + at,
+            old,
+            kept,
+            head,
+        })
+    }
+
+    /// The new section's length.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Hands the new section to `write` a piece at a time, reading the rest of the old
+    /// section (its texts) through `read`, `chunk` bytes at a time.
+    pub fn copy(
+        self,
+        read: &mut dyn FnMut(&mut [u8]) -> Option<()>,
+        new: &[NewText],
+        write: &mut dyn FnMut(&[u8]) -> Option<()>,
+        chunk: usize,
+    ) -> Option<()> {
+        write(&self.head)?;
+        let rows = self.old.len() / 3;
+        let arena = match rows {
+            0 => 0,
+            _ => self.old[rows] as usize,
+        };
+        let span = |k: usize| self.old[k] as usize * usize::from(k > 0)..self.old[k + 1] as usize;
+        let mut buf = vec![0u8; chunk.max(1).min(arena)];
+        let (mut done, mut next) = (0, 0);
+        while done < arena {
+            let take = buf.len().min(arena - done);
+            read(&mut buf[..take])?;
+            // The kept texts that overlap this piece, each at most once in whole.
+            while let Some(&k) = self.kept.get(next) {
+                let text = span(k);
+                if text.start >= done + take && text.start < arena {
+                    break;
+                }
+                let (lo, hi) = (text.start.max(done), text.end.min(done + take));
+                if lo < hi {
+                    write(&buf[lo - done..hi - done])?;
+                }
+                if text.end > done + take {
+                    break;
+                }
+                next += 1;
+            }
+            done += take;
+        }
+        new.iter().try_for_each(|(_, text)| write(text))
+    }
 }
 
 /// The searchable text of every row of a [`Table`], read in place.
@@ -484,13 +689,13 @@ impl Texts {
         let bytes = raw.0.get(raw.1.clone())?;
         let b = bytes.get(..4)?;
         let rows = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-        let arena = 4 + rows.checked_mul(4)?;
+        let arena = 4 + rows.checked_mul(12)?;
         let texts = Texts {
             rows,
             raw: raw.clone(),
         };
         let fits =
-            bytes.len() >= arena && (rows == 0 || texts.end(rows - 1) == bytes.len() - arena);
+            bytes.len() >= arena && (rows == 0 || texts.word(1 + rows - 1) == bytes.len() - arena);
         fits.then_some(texts)
     }
 
@@ -504,23 +709,31 @@ impl Texts {
         self.rows
     }
 
-    fn end(&self, r: usize) -> usize {
-        let at = self.raw.1.start + 4 + 4 * r;
+    /// The `k`th number of the header: the count, then the ends of the texts, the row
+    /// of each text and the text of each row.
+    fn word(&self, k: usize) -> usize {
+        let at = self.raw.1.start + 4 * k;
         match self.raw.0.get(at..at + 4) {
             Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
             None => 0,
         }
     }
 
+    /// The end of text `k` in the arena.
+    fn end(&self, k: usize) -> usize {
+        self.word(1 + k)
+    }
+
     fn arena(&self) -> &[u8] {
-        let start = self.raw.1.start + 4 + 4 * self.rows;
+        let start = self.raw.1.start + 4 + 12 * self.rows;
         self.raw.0.get(start..self.raw.1.end).unwrap_or_default()
     }
 
     /// The folded text of row `r`.
     pub fn get(&self, r: usize) -> &[u8] {
-        let start = if r == 0 { 0 } else { self.end(r - 1) };
-        self.arena().get(start..self.end(r)).unwrap_or_default()
+        let k = self.word(1 + 2 * self.rows + r);
+        let start = if k == 0 { 0 } else { self.end(k - 1) };
+        self.arena().get(start..self.end(k)).unwrap_or_default()
     }
 
     /// The rows whose text contains `needle` (already folded), in row order: one pass
@@ -535,19 +748,20 @@ impl Texts {
         let mut at = 0;
         while let Some(found) = finder.find(&arena[at..]) {
             let hit = at + found;
-            // The first row ending after the hit (an end is never equal to a search).
-            let lo = bisect(0..self.rows, |r| match self.end(r) <= hit {
+            // The first text ending after the hit (an end is never equal to a search).
+            let k = bisect(0..self.rows, |k| match self.end(k) <= hit {
                 true => std::cmp::Ordering::Less,
                 false => std::cmp::Ordering::Greater,
             })
             .unwrap_or_else(|at| at);
-            if lo >= self.rows {
+            if k >= self.rows {
                 break;
             }
-            rows.push(lo);
-            // Go on after this row: one hit is enough.
-            at = self.end(lo);
+            rows.push(self.word(1 + self.rows + k));
+            // Go on after this text: one hit is enough.
+            at = self.end(k);
         }
+        rows.sort_unstable();
         rows
     }
 }
@@ -558,28 +772,34 @@ mod tests {
 
     fn raw(bytes: Vec<u8>) -> Raw {
         let len = bytes.len();
-        (Arc::new(bytes), 0..len)
+        (Arc::new(bytes.into()), 0..len)
     }
 
     #[test]
     fn search_finds_each_row_once_and_folds_case() {
-        let mut texts = TextsBuilder::with_rows(3, 0);
+        // Texts 0, 1, 2 belong to rows 2, 0, 1; the builder left room for five.
+        let mut texts = TextsBuilder::with_rows(5, 0);
         for t in ["abc\0Title\0x", "zzz\0none\0y", "q\0ABC abc\0abc"] {
-            texts.push(fold("", t, "").as_bytes());
+            texts.push_fold("", t, "");
         }
-        let texts = Texts::decode(raw(texts.finish())).expect("texts");
-        assert_eq!(texts.matching("abc"), [0, 2]);
-        assert_eq!(texts.matching("title"), [0]);
-        assert_eq!(texts.get(1), b"\0zzz\0none\0y\0\0");
+        let texts = Texts::decode(raw(texts.finish(&[2, 0, 1]))).expect("texts");
+        assert_eq!(texts.len(), 3);
+        assert_eq!(texts.matching("abc"), [1, 2]);
+        assert_eq!(texts.matching("title"), [2]);
+        assert_eq!(texts.get(0), b"\0zzz\0none\0y\0\0");
+        // Room for too few rows; rows in the reverse order of the texts.
+        let place: Vec<u32> = (0..3000).rev().collect();
         let bytes = {
-            let mut t = TextsBuilder::with_rows(3000, 0);
+            let mut t = TextsBuilder::with_rows(10, 0);
             for k in 0..3000 {
-                t.push(fold(&format!("id{k}"), "some title", "a needle here").as_bytes());
+                t.push_fold(&format!("id{k}"), "some title", "a needle here");
             }
-            t.finish()
+            t.finish(&place)
         };
-        for needle in ["needle", "id2999\0", "", "title\0a n"] {
-            let whole = Texts::decode(raw(bytes.clone())).expect("texts");
+        let whole = Texts::decode(raw(bytes.clone())).expect("texts");
+        assert_eq!(whole.matching("id2999\0"), [0]);
+        assert_eq!(whole.get(2999), b"id0\0some title\0a needle here\0");
+        for needle in ["needle", "id2999\0", "", "title\0a n", "id17"] {
             let mut at = 0;
             let mut read = |buf: &mut [u8]| {
                 buf.copy_from_slice(bytes.get(at..at + buf.len())?);
@@ -592,13 +812,13 @@ mod tests {
     }
 
     #[test]
-    fn a_table_reads_back_what_was_written() {
+    fn a_table_reads_back_what_was_written_in_listing_order() {
         let mut b = TableBuilder::default();
-        let row = |id, deps: Vec<(DepKind, &'static str)>| RowData {
+        let row = |id, priority, deps: Vec<(DepKind, &'static str)>| RowData {
             id,
             title: "tïtle",
             status: Status::Blocked,
-            priority: 3,
+            priority,
             kind: BeadType::Epic,
             assignee: (id == "b").then_some("ann"),
             labels: vec!["x", "y"],
@@ -608,33 +828,89 @@ mod tests {
         };
         b.push(&row(
             "c",
+            3,
             vec![(DepKind::Blocks, "a"), (DepKind::Tracks, "zz")],
         ));
-        b.push(&row("a", vec![]));
-        b.push(&row("b", vec![(DepKind::ParentChild, "c")]));
-        let t = Table::decode(raw(b.finish())).expect("table");
-        assert_eq!(t.len(), 3);
+        b.push(&row("a", 3, vec![]));
+        b.push(&row("b", 3, vec![(DepKind::ParentChild, "c")]));
+        b.push(&row("d", 1, vec![]));
+        let (bytes, place) = b.finish();
+        // Priority first, then age, then id.
+        assert_eq!(place, [3, 1, 2, 0]);
+        let t = Table::decode(raw(bytes)).expect("table");
+        assert_eq!(t.len(), 4);
         assert_eq!(t.find("a"), Some(1));
+        assert_eq!(t.find("d"), Some(0));
         assert_eq!(t.find("zz"), None);
         assert_eq!(
             (t.id(2), t.title(2), t.assignee(2)),
             ("b", "tïtle", Some("ann"))
         );
         assert_eq!(
-            (t.status(0), t.kind(0), t.priority(0)),
-            (Status::Blocked, BeadType::Epic, 3)
+            (t.status(3), t.kind(3), t.priority(3), t.priority(0)),
+            (Status::Blocked, BeadType::Epic, 3, 1)
         );
         assert_eq!((t.created_us(1), t.updated_us(1)), (-5, 7));
         assert!(t.has_label(2, "y") && !t.has_label(2, "ann"));
-        let deps: Vec<_> = t
-            .dependencies(0)
-            .map(|(kind, k, row)| (kind, t.string(k), row))
-            .collect();
+        let deps = |r| -> Vec<_> {
+            t.dependencies(r)
+                .map(|(kind, k, row)| (kind, t.string(k), row))
+                .collect()
+        };
         assert_eq!(
-            deps,
+            deps(3),
             [(DepKind::Blocks, "a", 1), (DepKind::Tracks, "zz", NO_ROW)]
         );
-        let empty = Table::decode(raw(TableBuilder::default().finish())).expect("empty");
-        assert_eq!(empty.len(), 0);
+        assert_eq!(deps(2), [(DepKind::ParentChild, "c", 3)]);
+        assert!(deps(0).is_empty() && deps(1).is_empty());
+        let (bytes, place) = TableBuilder::default().finish();
+        let empty = Table::decode(raw(bytes)).expect("empty");
+        assert_eq!((empty.len(), place.len()), (0, 0));
+    }
+
+    #[test]
+    fn a_copy_keeps_the_texts_of_kept_rows_and_adds_the_new_ones() {
+        // Old: 40 texts, text k on row 39 - k.
+        let mut old = TextsBuilder::with_rows(40, 0);
+        for k in 0..40 {
+            old.push_fold(&format!("id{k}"), &"t".repeat(k), "");
+        }
+        let old = old.finish(&(0..40).rev().collect::<Vec<u32>>());
+        // Every third old row goes; the others move to the end of the new table.
+        let mut moved = vec![NO_ROW; 40];
+        let mut kept = 0;
+        for r in (0..40).filter(|r| r % 3 != 0) {
+            moved[r] = 5 + kept;
+            kept += 1;
+        }
+        let new: Vec<NewText> = (0..5).map(|k| (4 - k, fold("new", "x", ""))).collect();
+        for chunk in [1, 3, 7, 1 << 20] {
+            let mut at = 0;
+            let mut read = |buf: &mut [u8]| {
+                buf.copy_from_slice(old.get(at..at + buf.len())?);
+                at += buf.len();
+                Some(())
+            };
+            let copy = TextsCopy::begin(&mut read, old.len(), &moved, &new).expect("header");
+            let len = copy.len();
+            let mut out = Vec::new();
+            let mut write = |bytes: &[u8]| {
+                out.extend_from_slice(bytes);
+                Some(())
+            };
+            copy.copy(&mut read, &new, &mut write, chunk).expect("copy");
+            assert_eq!(out.len(), len, "chunk {chunk}");
+            let texts = Texts::decode(raw(out)).expect("texts");
+            assert_eq!(texts.len(), 5 + kept as usize);
+            for r in (0..40).filter(|r| r % 3 != 0) {
+                let k = 39 - r;
+                let want = fold(&format!("id{k}"), &"t".repeat(k), "");
+                assert_eq!(texts.get(moved[r] as usize), want, "chunk {chunk}, row {r}");
+            }
+            assert_eq!(texts.get(2), fold("new", "x", ""));
+            assert_eq!(texts.matching("new"), [0, 1, 2, 3, 4]);
+            assert_eq!(texts.matching("id39\0"), [] as [usize; 0]);
+            assert_eq!(texts.matching("id38\0"), [5]);
+        }
     }
 }
