@@ -31,8 +31,9 @@ use table::{
 };
 
 const MAGIC: &[u8; 4] = b"GBIX";
-/// Version 5: the beads as a columnar table, search text apart, a delta file of the
-/// beads changed since the table was written, mail in a file of its own.
+/// Version 6: the beads as a columnar table, the search text apart (in the order it
+/// was written, with the row of each text), a delta file of the beads changed since the
+/// table was written, mail in a file of its own.
 const VERSION: u32 = 6;
 const HEADER: usize = 4 + 4 + 4;
 
@@ -98,9 +99,8 @@ pub struct Summary {
     pub labels: Vec<String>,
     /// The dependencies, sorted.
     pub dependencies: Vec<Dependency>,
-    /// The description (for search). Empty in the summaries of [`Index::beads`]: the
-    /// descriptions are kept apart, in [`Index::descriptions`], since only search reads
-    /// them and they are most of the index's bytes.
+    /// The description, for search: a changed bead keeps it until it is folded into
+    /// the search text of a new table; [`BeadRow::to_summary`] leaves it empty.
     pub description: String,
     /// Creation time, microseconds since the epoch.
     pub created_us: i64,
@@ -969,7 +969,8 @@ impl PartReader {
             checksum: checksum_of(&header)?,
             sum: crc32fast::Hasher::new(),
         };
-        let mut tree = vec![0u8; reader.section()?];
+        // A tree id is a few dozen bytes: a longer one is a damaged file.
+        let mut tree = vec![0u8; reader.section().filter(|&len| len <= 64)?];
         reader.read(&mut tree)?;
         (tree == base).then_some(reader)
     }
