@@ -327,8 +327,8 @@ impl Store {
 /// How long a merged-away pack stays after its index went: a reader that loaded the
 /// index before may still look for an object in it, and gix reports such an object
 /// missing rather than looking again. A command lives milliseconds (a large sync a few
-/// seconds); while the pack stays, `git gc` warns that it has no index, so the grace
-/// is kept short.
+/// seconds); while the pack stays, `git count-objects -v` counts it as garbage, so the
+/// grace is kept short.
 const RETIRED_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What a look at the pack directory found.
