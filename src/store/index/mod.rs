@@ -1536,6 +1536,18 @@ mod tests {
         b
     }
 
+    /// Commits what `op` stages, as a tester.
+    fn commit(store: &Store, mut op: impl FnMut(&mut super::super::Tx<'_>)) {
+        let actor = Actor::person("tester", "t@example.com");
+        store
+            .transact(&actor, |tx| {
+                op(tx);
+                tx.set_message("test");
+                Ok::<_, StoreError>(())
+            })
+            .expect("commit");
+    }
+
     fn now() -> Timestamp {
         Timestamp::from_timestamp(1_790_000_000, 0).unwrap_or_default()
     }
@@ -1582,17 +1594,9 @@ mod tests {
     #[test]
     fn cached_index_brought_forward_gives_the_answers_of_a_fresh_one() {
         let (_dir, store) = store();
-        let actor = Actor::person("tester", "t@example.com");
-        let commit = |op: &mut dyn FnMut(&mut super::super::Tx<'_>)| {
-            store
-                .transact(&actor, |tx| {
-                    op(tx);
-                    tx.set_message("test");
-                    Ok::<_, StoreError>(())
-                })
-                .expect("commit");
-        };
-        commit(&mut |tx| (0..300).for_each(|n| tx.put_bead(&bead(n, 0)).expect("put")));
+        commit(&store, |tx| {
+            (0..300).for_each(|n| tx.put_bead(&bead(n, 0)).expect("put"))
+        });
         store
             .index(&store.require_head().expect("head"))
             .expect("first table");
@@ -1600,7 +1604,7 @@ mod tests {
         for step in 1..=80u64 {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             let n = (seed >> 33) % 320;
-            commit(&mut |tx| match step % 4 {
+            commit(&store, |tx| match step % 4 {
                 0 => tx.remove_bead(&id(n)),
                 1 => {
                     tx.writes
@@ -1629,7 +1633,9 @@ mod tests {
             );
         }
         // A change larger than the delta may hold is folded into a new table.
-        commit(&mut |tx| (0..320).for_each(|n| tx.put_bead(&bead(n, 99)).expect("put")));
+        commit(&store, |tx| {
+            (0..320).for_each(|n| tx.put_bead(&bead(n, 99)).expect("put"))
+        });
         let head = store.require_head().expect("head");
         let cached = store.index_parts(&head, &[Part::Beads]).expect("cached");
         assert!(!exists(&store, File::Delta));
@@ -1654,7 +1660,9 @@ mod tests {
         same_search(&fresh, &head);
         // A fold whose old search text is gone still folds the table; the next search
         // builds the text again.
-        commit(&mut |tx| (0..300).for_each(|n| tx.put_bead(&bead(n, 100)).expect("put")));
+        commit(&store, |tx| {
+            (0..300).for_each(|n| tx.put_bead(&bead(n, 100)).expect("put"))
+        });
         let head = store.require_head().expect("head");
         std::fs::remove_file(file_path(&store, refs::MAIN, File::Text)).expect("remove");
         let cached = store.index_parts(&head, &[Part::Beads]).expect("cached");
@@ -1668,14 +1676,7 @@ mod tests {
     #[test]
     fn a_rebuild_removes_the_files_of_other_versions() {
         let (_dir, store) = store();
-        let actor = Actor::person("tester", "t@example.com");
-        store
-            .transact(&actor, |tx| {
-                tx.put_bead(&bead(1, 1))?;
-                tx.set_message("bead");
-                Ok::<_, StoreError>(())
-            })
-            .expect("commit");
+        commit(&store, |tx| tx.put_bead(&bead(1, 1)).expect("put"));
         let old = store.local_dir().join("index-v3-main-text.bin");
         std::fs::create_dir_all(store.local_dir()).expect("dir");
         std::fs::write(&old, b"old").expect("old file");
@@ -1689,14 +1690,9 @@ mod tests {
     #[test]
     fn a_torn_or_stale_file_is_rebuilt() {
         let (_dir, store) = store();
-        let actor = Actor::person("tester", "t@example.com");
-        store
-            .transact(&actor, |tx| {
-                (0..50).try_for_each(|n| tx.put_bead(&bead(n, 1)))?;
-                tx.set_message("beads");
-                Ok::<_, StoreError>(())
-            })
-            .expect("commit");
+        commit(&store, |tx| {
+            (0..50).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
+        });
         let head = store.require_head().expect("head");
         let fresh = store.index_from_scratch(&head).expect("fresh");
         store.index(&head).expect("build");
@@ -1714,22 +1710,17 @@ mod tests {
     #[test]
     fn documents_parse_the_same_on_one_thread_and_on_several() {
         let (_dir, store) = store();
-        let actor = Actor::person("tester", "t@example.com");
-        store
-            .transact(&actor, |tx| {
-                for n in 0..500 {
-                    match n % 7 {
-                        0 => {
-                            let path = refs::bead_path(&id(n));
-                            tx.writes.insert(path, Staged::Blob(b"id: [\n".to_vec()));
-                        }
-                        _ => tx.put_bead(&bead(n, 1))?,
+        commit(&store, |tx| {
+            for n in 0..500 {
+                match n % 7 {
+                    0 => {
+                        let path = refs::bead_path(&id(n));
+                        tx.writes.insert(path, Staged::Blob(b"id: [\n".to_vec()));
                     }
+                    _ => tx.put_bead(&bead(n, 1)).expect("put"),
                 }
-                tx.set_message("test");
-                Ok::<_, StoreError>(())
-            })
-            .expect("commit");
+            }
+        });
         let tree = store.require_head().expect("head").tree;
         let docs = store.list_docs(tree, refs::BEADS_DIR).expect("docs");
         let parsed = |threads| {
