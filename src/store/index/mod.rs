@@ -71,6 +71,17 @@ impl File {
         }
     }
 
+    /// Whether the file is removed just before its new version takes its place,
+    /// rather than replaced by a rename over it. The delta is rewritten by every read
+    /// after a write, and a rename over an existing file makes ext4 write the new
+    /// file's data out first (`auto_da_alloc`): 0.15 ms on a quiet disk, up to 5 ms on
+    /// a busy one. A reader that opens it in between finds no delta and diffs from the
+    /// table's tree instead: slower once, never wrong. The other files are kept
+    /// atomic: without them a reader rebuilds.
+    fn removed_first(self) -> bool {
+        matches!(self, File::Delta)
+    }
+
     /// How many sections follow the tree in this file.
     fn sections(self) -> usize {
         match self {
@@ -871,8 +882,14 @@ fn load_beads(
             &broken,
         );
         // A cache that cannot be written only costs speed on the next read.
-        let _ = encode(&delta)
-            .and_then(|bytes| write_part(&path(File::Delta), head.tree.as_bytes(), &[&bytes]));
+        let _ = encode(&delta).and_then(|bytes| {
+            write_part(
+                &path(File::Delta),
+                File::Delta,
+                head.tree.as_bytes(),
+                &[&bytes],
+            )
+        });
         let mut index = Index::assemble(table, texts, changed, broken);
         index.base = base;
         return Ok(index);
@@ -908,7 +925,7 @@ fn copy_texts(
     let mut old = PartReader::open(path, base)?;
     let len = old.section()?;
     let copy = TextsCopy::begin(&mut |buf| old.read(buf), len, moved, new)?;
-    let mut out = PartWriter::create(path).ok()?;
+    let mut out = PartWriter::create(path, File::Text).ok()?;
     out.section(tree.as_bytes().len()).ok()?;
     out.put(tree.as_bytes()).ok()?;
     out.section(copy.len()).ok()?;
@@ -1033,7 +1050,7 @@ fn save_beads(
 ) -> Result<(), StoreError> {
     save_table(store, ref_name, tree, index)?;
     let path = file_path(store, ref_name, File::Text);
-    write_part(&path, tree.as_bytes(), &[index.texts.bytes()])
+    write_part(&path, File::Text, tree.as_bytes(), &[index.texts.bytes()])
 }
 
 /// Writes the table of `index` (which has no delta) as built from `tree`, and removes
@@ -1048,6 +1065,7 @@ fn save_table(
     remove_file(&path(File::Delta))?;
     write_part(
         &path(File::Table),
+        File::Table,
         tree.as_bytes(),
         &[index.table.bytes(), &encode(&index.broken)?],
     )
@@ -1085,7 +1103,7 @@ fn load_mail(
     };
     let _ = encode(&mail)
         .and_then(|m| Ok([m, encode(&broken)?]))
-        .and_then(|[m, b]| write_part(&path, head.tree.as_bytes(), &[&m, &b]));
+        .and_then(|[m, b]| write_part(&path, File::Mail, head.tree.as_bytes(), &[&m, &b]));
     Ok((Section::decoded(mail), broken))
 }
 
@@ -1413,8 +1431,13 @@ fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> 
 
 /// Writes a cache file: a header with the checksum of the payload, then the payload:
 /// the tree and each section, each a little-endian u32 length and its bytes.
-fn write_part(path: &std::path::Path, tree: &[u8], sections: &[&[u8]]) -> Result<(), StoreError> {
-    let mut file = PartWriter::create(path)?;
+fn write_part(
+    path: &std::path::Path,
+    kind: File,
+    tree: &[u8],
+    sections: &[&[u8]],
+) -> Result<(), StoreError> {
+    let mut file = PartWriter::create(path, kind)?;
     for part in std::iter::once(tree).chain(sections.iter().copied()) {
         file.section(part.len())?;
         file.put(part)?;
@@ -1429,11 +1452,12 @@ struct PartWriter {
     file: std::io::BufWriter<std::fs::File>,
     tmp: PathBuf,
     path: PathBuf,
+    kind: File,
     sum: crc32fast::Hasher,
 }
 
 impl PartWriter {
-    fn create(path: &std::path::Path) -> Result<PartWriter, StoreError> {
+    fn create(path: &std::path::Path, kind: File) -> Result<PartWriter, StoreError> {
         let dir = path.parent().unwrap_or(path);
         std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
@@ -1443,6 +1467,7 @@ impl PartWriter {
             file: std::io::BufWriter::with_capacity(CHUNK, file),
             tmp,
             path: path.to_owned(),
+            kind,
             sum: crc32fast::Hasher::new(),
         };
         let header = [*MAGIC, VERSION.to_le_bytes(), [0; 4]].concat();
@@ -1481,6 +1506,9 @@ impl PartWriter {
             .and_then(|_| self.file.write_all(&checksum.to_le_bytes()))
             .and_then(|()| self.file.flush())
             .map_err(io_err(format!("write {}", tmp.display())))?;
+        if self.kind.removed_first() {
+            remove_file(&self.path)?;
+        }
         std::fs::rename(&tmp, &self.path)
             .map_err(io_err(format!("replace {}", self.path.display())))
     }
@@ -1613,6 +1641,10 @@ mod tests {
                 _ => tx.put_bead(&bead(n, step)).expect("put"),
             });
             let head = store.require_head().expect("head");
+            if step % 10 == 5 {
+                // A reader that comes while the delta is being replaced finds none.
+                remove_file(&file_path(&store, refs::MAIN, File::Delta)).expect("remove");
+            }
             let cached = store.index(&head).expect("cached");
             let fresh = store.index_from_scratch(&head).expect("fresh");
             assert!(cached.same_as(&fresh), "step {step}");
