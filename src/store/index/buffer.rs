@@ -45,16 +45,19 @@ impl From<Vec<u8>> for Buffer {
     }
 }
 
-/// The whole of the file at `path`.
+/// The whole of the file at `path` (its checksum, checked by the caller, tells a file
+/// that changed while it was read).
 pub(super) fn read(path: &Path) -> std::io::Result<Buffer> {
     let mut file = std::fs::File::open(path)?;
     let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
-    if len < MAP_FROM {
+    let mapped = (len >= MAP_FROM)
+        .then(|| memmap2::MmapOptions::new().len(len).map_anon().ok())
+        .flatten();
+    let Some(mut map) = mapped else {
         let mut bytes = Vec::with_capacity(len);
         file.read_to_end(&mut bytes)?;
         return Ok(Buffer::Heap(bytes));
-    }
-    let mut map = memmap2::MmapOptions::new().len(len).map_anon()?;
+    };
     // Both are hints: a kernel without them faults the pages in as usual.
     #[cfg(target_os = "linux")]
     {
@@ -62,13 +65,24 @@ pub(super) fn read(path: &Path) -> std::io::Result<Buffer> {
         let _ = map.advise(memmap2::Advice::PopulateWrite);
     }
     file.read_exact(&mut map)?;
-    // A file that grew since its length was read is being replaced: read it again.
-    let mut rest = [0u8; 1];
-    match file.read(&mut rest)? {
-        0 => Ok(Buffer::Mapped(map)),
-        _ => Err(std::io::Error::other(format!(
-            "{} changed while it was read",
-            path.display()
-        ))),
+    Ok(Buffer::Mapped(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_and_large_files_read_back_whole() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for len in [0, 10, MAP_FROM - 1, MAP_FROM, 3 * MAP_FROM + 7] {
+            let bytes: Vec<u8> = (0..len).map(|k| (k * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}"));
+            std::fs::write(&path, &bytes).expect("write");
+            let read = read(&path).expect("read");
+            assert_eq!(&read[..], &bytes[..], "{len} bytes");
+            assert_eq!(matches!(read, Buffer::Mapped(_)), len >= MAP_FROM);
+        }
+        assert!(read(&dir.path().join("missing")).is_err());
     }
 }
