@@ -494,6 +494,59 @@ impl TextsBuilder {
     }
 }
 
+/// The header of a texts section read a piece at a time: the count, then the end of
+/// each text, the row of each text and the text of each row.
+struct TextsHead {
+    rows: usize,
+    words: Vec<u32>,
+}
+
+impl TextsHead {
+    /// Reads the header of a texts section of `len` bytes for a table of `rows` rows
+    /// through `read` (which fills each buffer it is given). `None` when the section
+    /// does not fit the table.
+    fn read(
+        read: &mut dyn FnMut(&mut [u8]) -> Option<()>,
+        len: usize,
+        rows: usize,
+    ) -> Option<TextsHead> {
+        let mut bytes = vec![0u8; 4 + rows.checked_mul(12)?];
+        read(&mut bytes)?;
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let head = TextsHead { rows, words };
+        let fits =
+            head.words[0] as usize == rows && len.checked_sub(bytes.len()) == Some(head.arena());
+        fits.then_some(head)
+    }
+
+    /// The ends of the texts, in text order.
+    fn ends(&self) -> &[u32] {
+        &self.words[1..=self.rows]
+    }
+
+    /// How many bytes of text follow the header.
+    fn arena(&self) -> usize {
+        self.ends().last().map_or(0, |&e| e as usize)
+    }
+
+    /// Where text `k` lies in the arena.
+    fn span(&self, k: usize) -> Range<usize> {
+        let start = match k {
+            0 => 0,
+            _ => self.words[k] as usize,
+        };
+        start..self.words[k + 1] as usize
+    }
+
+    /// The row text `k` belongs to.
+    fn row_of(&self, k: usize) -> usize {
+        self.words[1 + self.rows + k] as usize
+    }
+}
+
 /// The rows whose text contains `needle` (already folded) in a texts section of `len`
 /// bytes that `read` hands over `chunk` bytes at a time (filling each buffer it is given),
 /// for a table of `rows` rows: the search of [`Texts::matching`] without holding the
@@ -505,22 +558,8 @@ pub(super) fn scan_texts(
     needle: &str,
     chunk: usize,
 ) -> Option<Vec<usize>> {
-    let mut head = vec![0u8; 4 + rows.checked_mul(12)?];
-    read(&mut head)?;
-    let word = |k: usize| {
-        u32::from_le_bytes([
-            head[4 * k],
-            head[4 * k + 1],
-            head[4 * k + 2],
-            head[4 * k + 3],
-        ]) as usize
-    };
-    let ends: Vec<usize> = (1..=rows).map(word).collect();
-    let arena = len.checked_sub(head.len())?;
-    if word(0) != rows || ends.last().is_some_and(|&e| e != arena) {
-        return None;
-    }
-    let row_of = |k: usize| word(1 + rows + k);
+    let head = TextsHead::read(read, len, rows)?;
+    let arena = head.arena();
     // A match may straddle two pieces: the last `keep` bytes of one go before the next.
     let keep = needle.len().saturating_sub(1);
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
@@ -534,7 +573,9 @@ pub(super) fn scan_texts(
         let start = done - carried;
         if !needle.is_empty() {
             for found in finder.find_iter(window) {
-                let k = ends.partition_point(|&e| e <= start + found);
+                let k = head
+                    .ends()
+                    .partition_point(|&e| e as usize <= start + found);
                 if k < rows && hits.last() != Some(&k) {
                     hits.push(k);
                 }
@@ -547,7 +588,7 @@ pub(super) fn scan_texts(
     }
     let mut found: Vec<usize> = match needle.is_empty() {
         true => (0..rows).collect(),
-        false => hits.into_iter().map(row_of).collect(),
+        false => hits.into_iter().map(|k| head.row_of(k)).collect(),
     };
     found.sort_unstable();
     Some(found)
@@ -560,8 +601,8 @@ pub(super) type NewText = (u32, Vec<u8>);
 /// texts of the new rows without holding either: what a [`TextsBuilder`] would write
 /// if it were given the kept texts in their old order, then the new ones.
 pub(super) struct TextsCopy {
-    /// The old texts section's header words, then where its arena starts.
-    old: Vec<u32>,
+    /// The old texts section's header.
+    old: TextsHead,
     /// The old texts that are kept, in order.
     kept: Vec<usize>,
     /// The new section's header.
@@ -581,28 +622,13 @@ impl TextsCopy {
         moved: &[u32],
         new: &[NewText],
     ) -> Option<TextsCopy> {
-        let rows = moved.len();
-        let mut bytes = vec![0u8; 4 + rows.checked_mul(12)?];
-        read(&mut bytes)?;
-        let old: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let arena = len.checked_sub(bytes.len())?;
-        if old[0] as usize != rows || (rows > 0 && old[rows] as usize != arena) {
-            return None;
-        }
-        let span = |k: usize| old[k] as usize * usize::from(k > 0)..old[k + 1] as usize;
-        let kept: Vec<usize> = (0..rows)
-            .filter(|&k| {
-                moved
-                    .get(old[1 + rows + k] as usize)
-                    .is_some_and(|&r| r != NO_ROW)
-            })
+        let old = TextsHead::read(read, len, moved.len())?;
+        let kept: Vec<usize> = (0..old.rows)
+            .filter(|&k| moved.get(old.row_of(k)).is_some_and(|&r| r != NO_ROW))
             .collect();
         let texts = kept
             .iter()
-            .map(|&k| (moved[old[1 + rows + k] as usize], span(k).len()))
+            .map(|&k| (moved[old.row_of(k)], old.span(k).len()))
             .chain(new.iter().map(|(row, text)| (*row, text.len())));
         let n = kept.len() + new.len();
         let (mut ends, mut row_of, mut text_of) = (Vec::new(), Vec::new(), vec![0u32; n]);
@@ -644,12 +670,7 @@ impl TextsCopy {
         chunk: usize,
     ) -> Option<()> {
         write(&self.head)?;
-        let rows = self.old.len() / 3;
-        let arena = match rows {
-            0 => 0,
-            _ => self.old[rows] as usize,
-        };
-        let span = |k: usize| self.old[k] as usize * usize::from(k > 0)..self.old[k + 1] as usize;
+        let arena = self.old.arena();
         let mut buf = vec![0u8; chunk.max(1).min(arena)];
         let (mut done, mut next) = (0, 0);
         while done < arena {
@@ -657,7 +678,7 @@ impl TextsCopy {
             read(&mut buf[..take])?;
             // The kept texts that overlap this piece, each at most once in whole.
             while let Some(&k) = self.kept.get(next) {
-                let text = span(k);
+                let text = self.old.span(k);
                 if text.start >= done + take && text.start < arena {
                     break;
                 }
@@ -695,7 +716,7 @@ impl Texts {
             raw: raw.clone(),
         };
         let fits =
-            bytes.len() >= arena && (rows == 0 || texts.word(1 + rows - 1) == bytes.len() - arena);
+            bytes.len() >= arena && (rows == 0 || texts.end(rows - 1) == bytes.len() - arena);
         fits.then_some(texts)
     }
 
