@@ -690,18 +690,10 @@ impl Index {
         let docs = store.list_docs(tree, refs::BEADS_DIR)?;
         let mut table = TableBuilder::default();
         let mut texts = TextsBuilder::with_rows(docs.len(), 0);
-        let mut broken = Vec::new();
-        each_parsed::<Bead>(store, &docs, &mut |path, parsed| match parsed {
-            Ok(bead) => {
-                table.push(&row_data(&bead));
-                texts.push_fold(bead.id.as_str(), &bead.title, &bead.description);
-            }
-            Err(error) => broken.push(Broken {
-                path: path.to_owned(),
-                error,
-            }),
+        let broken = each_parsed::<Bead>(store, &docs, &mut |bead| {
+            table.push(&row_data(&bead));
+            texts.push_fold(bead.id.as_str(), &bead.title, &bead.description);
         })?;
-        broken.sort_by(|a, b| a.path.cmp(&b.path));
         let (table, place) = table.finish();
         let texts = texts.finish(&place);
         // What a builder wrote reads back.
@@ -1112,17 +1104,9 @@ fn rebuild_mail(
     tree: ObjectId,
 ) -> Result<(Vec<MailSummary>, Vec<Broken>), StoreError> {
     let mut mail = Vec::new();
-    let mut broken = Vec::new();
     let docs = store.list_docs(tree, refs::MAIL_DIR)?;
-    each_parsed::<Message>(store, &docs, &mut |path, parsed| match parsed {
-        Ok(m) => mail.push(MailSummary::of(&m)),
-        Err(error) => broken.push(Broken {
-            path: path.to_owned(),
-            error,
-        }),
-    })?;
+    let broken = each_parsed::<Message>(store, &docs, &mut |m| mail.push(m.entry()))?;
     mail.sort_by(|a, b| a.id.cmp(&b.id));
-    broken.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((mail, broken))
 }
 
@@ -1233,15 +1217,15 @@ fn parse<D: Indexed>(
 /// How many documents a thread of [`each_parsed`] takes at a time.
 const DOCS_PER_CLAIM: usize = 64;
 
-/// Parses `docs` of kind `D` on every core and hands each one that is of that kind to
-/// `visit` on this thread, in no set order, with its path: the document, or why it
-/// does not parse. The threads wait while `visit` is behind, so that no more than a
-/// few hundred parsed documents are held at once.
+/// Parses `docs` of kind `D` on every core and hands each one of that kind that parses
+/// to `visit` on this thread, in no set order; returns those that do not, sorted by
+/// path. The threads wait while `visit` is behind, so that no more than a few hundred
+/// parsed documents are held at once.
 fn each_parsed<D: Indexed + Send>(
     store: &Store,
     docs: &[(String, ObjectId)],
-    visit: &mut dyn FnMut(&str, Result<D, String>),
-) -> Result<(), StoreError> {
+    visit: &mut dyn FnMut(D),
+) -> Result<Vec<Broken>, StoreError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     each_parsed_on(store, docs, cores, visit)
 }
@@ -1251,16 +1235,24 @@ fn each_parsed_on<D: Indexed + Send>(
     store: &Store,
     docs: &[(String, ObjectId)],
     threads: usize,
-    visit: &mut dyn FnMut(&str, Result<D, String>),
-) -> Result<(), StoreError> {
+    visit: &mut dyn FnMut(D),
+) -> Result<Vec<Broken>, StoreError> {
+    let mut broken = Vec::new();
+    let mut deliver = |path: &str, parsed: Option<Result<D, String>>| match parsed {
+        Some(Ok(doc)) => visit(doc),
+        Some(Err(error)) => broken.push(Broken {
+            path: path.to_owned(),
+            error,
+        }),
+        None => {}
+    };
     let threads = threads.min(docs.len().div_ceil(DOCS_PER_CLAIM));
     if threads <= 1 {
         for (path, blob) in docs {
-            if let Some(parsed) = parse::<D>(store, path, *blob)? {
-                visit(path, parsed);
-            }
+            deliver(path, parse::<D>(store, path, *blob)?);
         }
-        return Ok(());
+        broken.sort_by(|a, b| a.path.cmp(&b.path));
+        return Ok(broken);
     }
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -1293,9 +1285,7 @@ fn each_parsed_on<D: Indexed + Send>(
             match parsed {
                 Ok(claim) if first_error.is_none() => {
                     for (i, parsed) in claim.into_iter().enumerate() {
-                        if let Some(parsed) = parsed {
-                            visit(&docs[from + i].0, parsed);
-                        }
+                        deliver(&docs[from + i].0, parsed);
                     }
                 }
                 Err(e) if first_error.is_none() => first_error = Some(e),
@@ -1303,7 +1293,9 @@ fn each_parsed_on<D: Indexed + Send>(
             }
         }
         first_error.map_or(Ok(()), Err)
-    })
+    })?;
+    broken.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(broken)
 }
 
 /// Parses one document of kind `D` into `entries`, or files its path under `broken`
@@ -1756,17 +1748,16 @@ mod tests {
         let tree = store.require_head().expect("head").tree;
         let docs = store.list_docs(tree, refs::BEADS_DIR).expect("docs");
         let parsed = |threads| {
-            let mut out = Vec::new();
-            each_parsed_on::<Bead>(&store, &docs, threads, &mut |path, parsed| {
-                out.push((path.to_owned(), parsed.map(|b| b.id.to_string())));
+            let mut ids = Vec::new();
+            let broken = each_parsed_on::<Bead>(&store, &docs, threads, &mut |b| {
+                ids.push(b.id.to_string());
             })
             .expect("parse");
-            out.sort();
-            out
+            ids.sort();
+            (ids, broken)
         };
         let one = parsed(1);
-        assert_eq!(one.len(), 500);
-        assert_eq!(one.iter().filter(|(_, p)| p.is_err()).count(), 72);
+        assert_eq!((one.0.len(), one.1.len()), (428, 72));
         assert_eq!(parsed(3), one);
     }
 }
