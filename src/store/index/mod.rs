@@ -1456,7 +1456,7 @@ impl PartWriter {
         let file =
             std::fs::File::create(&tmp).map_err(io_err(format!("create {}", tmp.display())))?;
         let mut writer = PartWriter {
-            file: std::io::BufWriter::with_capacity(CHUNK, file),
+            file: std::io::BufWriter::new(file),
             tmp,
             path: path.to_owned(),
             kind,
