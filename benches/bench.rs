@@ -942,8 +942,8 @@ impl Bench<'_> {
 
         // Store size after git gc.
         git(&dir, &["gc", "-q"])?;
-        // What git counts as the repository (packs and loose objects), apart from the
-        // packs a merge retired a moment ago, which git-beads deletes a minute later.
+        // What git counts as the repository (packs and loose objects), and what it
+        // counts as garbage (nothing, unless a writer was killed mid-pack).
         let counted = git(&dir, &["count-objects", "-v"])?;
         let kib = |key: &str| -> u64 {
             counted
@@ -952,7 +952,7 @@ impl Bench<'_> {
                 .unwrap_or(0)
         };
         let size = (kib("size-pack:") + kib("size:")) * 1024;
-        let retired = kib("size-garbage:") * 1024;
+        let garbage = kib("size-garbage:") * 1024;
         let mib = |b: u64| b as f64 / 1048576.0;
         self.figures.push(Figure {
             size: n,
@@ -962,12 +962,12 @@ impl Bench<'_> {
             peak_kib: Some(size / 1024),
             cpu_ms: None,
             items: None,
-            note: format!("{:.1} MiB (+ {:.1} MiB retired)", mib(size), mib(retired)),
+            note: format!("{:.1} MiB (+ {:.1} MiB garbage)", mib(size), mib(garbage)),
         });
         eprintln!(
-            "  store size after git gc: {:.1} MiB (+ {:.1} MiB of retired packs)",
+            "  store size after git gc: {:.1} MiB (+ {:.1} MiB garbage to git)",
             mib(size),
-            mib(retired)
+            mib(garbage)
         );
         let r = time_same(runs, &scratch, &self.beads_cmd(&dir, &["ready"]))?;
         self.record(n, "ready (after git gc)", "git-beads", r, None, "");

@@ -324,20 +324,20 @@ impl Store {
     }
 }
 
-/// How long a merged-away pack stays after its index went: a reader that loaded the
-/// index before may still look for an object in it, and gix reports such an object
-/// missing rather than looking again. A command lives milliseconds (a large sync a few
-/// seconds); while the pack stays, `git count-objects -v` counts it as garbage, so the
-/// grace is kept short.
-const RETIRED_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long a pack may go without an index before it is taken for one a killed writer
+/// left: a writer puts its pack in place a moment before the pack's index, and the
+/// packs a merge replaces go at once (see [`Store::merge_small_packs`]), so only a
+/// writer killed in that moment (or an older git-beads, which kept merged-away packs for
+/// a while) leaves one.
+const UNINDEXED_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What a look at the pack directory found.
 struct Scan {
     /// The small packs, by size then path, as (size, index path). Packs git was told
     /// to keep (`.keep`, `.promisor`) are left out.
     small: Vec<(u64, PathBuf)>,
-    /// Packs without an index for longer than [`RETIRED_FOR`]: merged away, or left
-    /// by a writer killed between putting a pack and its index in place.
+    /// Packs without an index for longer than [`UNINDEXED_FOR`], left by a writer
+    /// killed between putting a pack and its index in place.
     expired: Vec<PathBuf>,
 }
 
@@ -369,7 +369,7 @@ fn scan(dir: &Path) -> Scan {
             && let Ok(age) = std::fs::metadata(&path)
                 .and_then(|m| m.modified())
                 .map(|t| t.elapsed().unwrap_or_default())
-            && age > RETIRED_FOR
+            && age > UNINDEXED_FOR
         {
             found.expired.push(path);
         }
@@ -396,10 +396,15 @@ fn packs_to_merge(sizes: &[u64]) -> usize {
 
 impl Store {
     /// Merges small packs into one once [`MAX_SMALL_PACKS`] of them pile up (see
-    /// [`packs_to_merge`]), and deletes packs retired long enough ago; skipped while
-    /// another process is at it. The merged pack is on disk before the indexes of the
-    /// packs it replaces go, and those packs stay for [`RETIRED_FOR`], so every object
-    /// stays readable.
+    /// [`packs_to_merge`]), and deletes packs that lost their index (see
+    /// [`UNINDEXED_FOR`]); skipped while another process is at it.
+    ///
+    /// The merged pack and its index are on disk before the packs it replaces go, and
+    /// they go at once, index first, as `git repack -d` deletes what it replaced: a
+    /// reader that has a replaced pack open keeps reading it (the file lives on while
+    /// it is open), and one that loaded only its index finds the pack gone and looks
+    /// the object up again, in the merged pack. Nothing is left for git's own tools to
+    /// count as garbage or warn about.
     pub(crate) fn merge_small_packs(&self) -> Result<(), StoreError> {
         let dir = self.common_dir().join("objects").join("pack");
         let found = scan(&dir);
@@ -446,14 +451,7 @@ impl Store {
             .collect();
         self.write_pack(&objects, QUICK, self.fsync_policy().objects)?;
         for (_, idx) in chosen {
-            // Retired: its time says since when, and without its index git and gix no
-            // longer look at it.
-            let pack = idx.with_extension("pack");
-            let _ = std::fs::File::options()
-                .write(true)
-                .open(&pack)
-                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-            for ext in ["idx", "rev", "bitmap", "mtimes"] {
+            for ext in ["idx", "rev", "bitmap", "mtimes", "pack"] {
                 let _ = std::fs::remove_file(idx.with_extension(ext));
             }
         }
@@ -537,8 +535,67 @@ impl super::Tx<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::entry_header;
+    use super::{MAX_SMALL_PACKS, QUICK, entry_header};
+    use crate::store::Store;
+    use gix::ObjectId;
     use gix::objs::Kind;
+
+    /// Packs in the repository's pack directory, and how many of them lack an index.
+    fn packs(store: &Store) -> (usize, usize) {
+        let dir = store.common_dir().join("objects").join("pack");
+        let packs: Vec<_> = std::fs::read_dir(dir)
+            .expect("a pack dir")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pack"))
+            .collect();
+        let unindexed = packs
+            .iter()
+            .filter(|p| !p.with_extension("idx").exists())
+            .count();
+        (packs.len(), unindexed)
+    }
+
+    #[test]
+    fn merged_away_packs_go_at_once_and_readers_holding_them_still_read() {
+        let (dir, store) = Store::temp_for_tests();
+        let blobs: Vec<(ObjectId, Vec<u8>)> = (0..MAX_SMALL_PACKS + 4)
+            .map(|n| {
+                let data = format!("blob number {n}\n").into_bytes();
+                (
+                    gix::objs::compute_hash(store.repo.object_hash(), Kind::Blob, &data)
+                        .expect("hash"),
+                    data,
+                )
+            })
+            .collect();
+        for (id, data) in &blobs {
+            store
+                .write_pack(&[(*id, Kind::Blob, data.as_slice())], QUICK, false)
+                .expect("a pack");
+        }
+        assert_eq!(packs(&store), (blobs.len(), 0));
+        // One reader has read every object (every pack open), another one object
+        // (indexes loaded, most packs never opened).
+        let every = Store::discover(dir.path()).expect("opens");
+        for (id, data) in &blobs {
+            assert_eq!(&every.read_blob(*id).expect("reads"), data);
+        }
+        let one = Store::discover(dir.path()).expect("opens");
+        assert_eq!(one.read_blob(blobs[0].0).expect("reads"), blobs[0].1);
+
+        store.merge_small_packs().expect("merges");
+        let (left, unindexed) = packs(&store);
+        assert!(left < blobs.len(), "{left} packs left of {}", blobs.len());
+        assert_eq!(unindexed, 0, "a merged-away pack stayed without its index");
+
+        let fresh = Store::discover(dir.path()).expect("opens");
+        for reader in [&every, &one, &fresh] {
+            for (id, data) in &blobs {
+                assert_eq!(&reader.read_blob(*id).expect("still reads"), data);
+            }
+        }
+    }
 
     #[test]
     fn merged_packs_leave_a_geometric_progression() {

@@ -1,0 +1,112 @@
+//! git's own tools stay quiet after git-beads writes: many single writes leave no
+//! pack without an index, no garbage to speak of, and nothing `git fsck`, `git gc`,
+//! `git count-objects -v` or `git repack -ad` warns about.
+
+mod common;
+
+use common::Sandbox;
+
+/// How many single writes the test makes: enough for the small packs to be merged
+/// many times over.
+const WRITES: usize = 500;
+
+/// Runs `git ARGS` in the repository and returns (stdout, stderr), asserting success.
+fn git_quietly(sb: &Sandbox, repo: &common::Repo, args: &[&str]) -> (String, String) {
+    let out = sb.run(&repo.path, "git", args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "git {args:?} failed: {stderr}");
+    (stdout, stderr)
+}
+
+/// The first lines of what a git command said, enough to see what it warns about.
+fn head(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    format!(
+        "{} lines: {}",
+        lines.len(),
+        lines[..lines.len().min(3)].join(" | ")
+    )
+}
+
+/// The value of one `name: value` line of `git count-objects -v`.
+fn count(report: &str, name: &str) -> u64 {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+#[test]
+fn many_single_writes_leave_git_nothing_to_warn_about() {
+    let (sb, repo) = Sandbox::with_store();
+    let id = repo.create("a bead written many times", &[]);
+    for n in 0..WRITES {
+        repo.beads(&["update", &id, "--title", &format!("title {n}")]);
+    }
+
+    let (report, stderr) = git_quietly(&sb, &repo, &["count-objects", "-v"]);
+    assert!(
+        stderr.is_empty(),
+        "git count-objects -v warned: {}",
+        head(&stderr)
+    );
+    assert_eq!(count(&report, "garbage"), 0, "{report}");
+    assert_eq!(count(&report, "size-garbage"), 0, "{report}");
+    assert!(
+        count(&report, "packs") <= 32,
+        "small packs pile up: {report}"
+    );
+
+    for args in [
+        &["fsck", "--no-progress"][..],
+        &["gc", "--quiet"],
+        &["repack", "-ad", "-q"],
+        &["count-objects", "-v"],
+        &["fsck", "--no-progress"],
+    ] {
+        let (_, stderr) = git_quietly(&sb, &repo, args);
+        assert!(stderr.is_empty(), "git {args:?} warned: {}", head(&stderr));
+    }
+    assert_eq!(
+        repo.beads_json(&["show", &id])["beads"][0]["title"],
+        format!("title {}", WRITES - 1)
+    );
+}
+
+/// Packs merged away go at once, so readers running meanwhile may find a pack they
+/// had looked at gone: each must look again and find its objects in the merged pack.
+#[test]
+fn readers_never_miss_an_object_while_packs_are_merged_away() {
+    let (_sb, repo) = Sandbox::with_store();
+    let seeded = repo.create("there from the start", &[]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let reads = std::thread::scope(|s| {
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut reads = 0;
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        for args in [&["list", "--all", "--json"][..], &["show", &seeded]] {
+                            let out = repo.beads_output(args);
+                            assert!(out.status.success(), "{args:?} failed: {out:?}");
+                        }
+                        reads += 1;
+                    }
+                    reads
+                })
+            })
+            .collect();
+        let created = common::concurrent_creates(&repo, 3, 40);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(created.concat().len(), 120);
+        readers
+            .into_iter()
+            .map(|r| r.join().expect("a reader panicked"))
+            .sum::<usize>()
+    });
+    assert!(reads > 0);
+    assert_eq!(repo.all_beads().len(), 121);
+    repo.assert_fsck_clean();
+}
