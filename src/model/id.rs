@@ -143,13 +143,16 @@ impl std::str::FromStr for BeadId {
 #[serde(try_from = "String", into = "String")]
 pub struct Prefix(String);
 
+/// The longest prefix a store may have.
+const MAX_PREFIX: usize = 16;
+
 impl Prefix {
     /// Validates a prefix: 1 to 16 lowercase letters, digits, `_` or `-`, starting with a letter.
     pub fn parse(s: &str) -> Result<Prefix, IdError> {
         let bad = || IdError::BadPrefix(s.to_owned());
         let mut chars = s.chars();
         let first = chars.next().ok_or_else(bad)?;
-        if !first.is_ascii_lowercase() || s.len() > 16 || s.ends_with(['-', '_']) {
+        if !first.is_ascii_lowercase() || s.len() > MAX_PREFIX || s.ends_with(['-', '_']) {
             return Err(bad());
         }
         if !s
@@ -167,7 +170,8 @@ impl Prefix {
         Ok(Prefix(s.to_owned()))
     }
 
-    /// Derives a prefix from a repository's directory name (`My Repo.git` → `myrepo`),
+    /// Derives a prefix from a repository's directory name (`My Repo.git` → `myrepo`,
+    /// `my-project` → `myproject`), whole up to the longest prefix a store takes,
     /// falling back to `bd` when nothing usable is left.
     pub fn from_repo_name(name: &str) -> Prefix {
         let name = name.strip_suffix(".git").unwrap_or(name);
@@ -176,7 +180,7 @@ impl Prefix {
             .filter(|c| c.is_ascii_alphanumeric())
             .map(|c| c.to_ascii_lowercase())
             .skip_while(|c| !c.is_ascii_lowercase())
-            .take(8)
+            .take(MAX_PREFIX)
             .collect();
         Prefix::parse(&cleaned).unwrap_or_else(|_| Prefix("bd".to_owned()))
     }
@@ -291,6 +295,11 @@ mod tests {
     fn prefixes() {
         assert_eq!(Prefix::from_repo_name("My-Repo.git").as_str(), "myrepo");
         assert_eq!(Prefix::from_repo_name("123").as_str(), "bd");
+        assert_eq!(Prefix::from_repo_name("my-project").as_str(), "myproject");
+        assert_eq!(
+            Prefix::from_repo_name("a-very-long-repository-name").as_str(),
+            "averylongreposit"
+        );
         assert!(Prefix::parse("Bd").is_err());
         assert!(Prefix::parse("b/d").is_err());
         for bad in ["a-_b", "a__b", "a_-b"] {
