@@ -185,7 +185,7 @@ impl Store {
         E: From<StoreError>,
     {
         let _lock = self.write_lock()?;
-        for _ in 0..super::MAX_ATTEMPTS {
+        for _ in 0..super::tx::MAX_ATTEMPTS {
             let head = self.notes_head()?;
             let (value, target) = decide(head)?;
             let Some((commit, message)) = target else {

@@ -1,0 +1,53 @@
+//! Files of a worktree's own state (`<git-dir>/beads/…`), never shared or pushed.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{Store, StoreError, codec, decode_doc, io_err};
+
+impl Store {
+    /// This worktree's own state file (`<git-dir>/beads/<name>`), never shared or pushed.
+    pub fn worktree_file(&self, name: &str) -> PathBuf {
+        self.repo.git_dir().join("beads").join(name)
+    }
+
+    /// Reads a YAML file of this worktree's own state, if it exists.
+    pub fn read_worktree_state<T: serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let path = self.worktree_file(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => decode_doc(&path.display().to_string(), &bytes).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(format!("read {}", path.display()))(e)),
+        }
+    }
+
+    /// Writes (atomically) or, with `None`, removes a YAML file of this worktree's own state.
+    pub fn write_worktree_state<T: Serialize>(
+        &self,
+        name: &str,
+        value: Option<&T>,
+    ) -> Result<(), StoreError> {
+        let path = self.worktree_file(name);
+        let Some(value) = value else {
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(io_err(format!("remove {}", path.display()))(e))
+                }
+                _ => Ok(()),
+            };
+        };
+        let text = codec::encode(value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(&path);
+        std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(io_err(format!("write {}", tmp.display())))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))
+    }
+}
