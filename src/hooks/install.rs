@@ -472,7 +472,7 @@ fn state_of(text: Option<&str>, hook: &str) -> State {
 }
 
 fn strict(store: &Store) -> bool {
-    store.config_bool(STRICT_KEY).unwrap_or(false)
+    store.git().config_bool(STRICT_KEY).unwrap_or(false)
 }
 
 /// Installs (or updates) git-beads' block in every hook git-beads handles, and

@@ -14,7 +14,7 @@ use crate::store::{Pushed, RefPush, Store, check_remote_name, refs};
 
 /// The directory git runs hooks from (`core.hooksPath` honoured).
 pub fn hooks_dir(store: &Store) -> Result<std::path::PathBuf> {
-    Ok(store.hooks_dir()?)
+    Ok(store.git().hooks_dir()?)
 }
 
 /// What folding one remote's fetched beads into the local store did.
@@ -154,7 +154,7 @@ pub fn push_alongside(
         }
     }
     if !updates.is_empty() {
-        let results = store.push_refs(remote, &updates, Some(timeout))?;
+        let results = store.git().push_refs(remote, &updates, Some(timeout))?;
         for (u, r) in updates.iter().zip(results) {
             let state = match r {
                 Pushed::Done => {

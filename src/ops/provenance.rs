@@ -30,9 +30,9 @@ pub fn configure_notes(store: &Store) -> Result<Vec<String>> {
     let mut changed = Vec::new();
     for (key, value, multi) in NOTES_CONFIG {
         let did = if *multi {
-            store.add_config_value(key, value)?
+            store.git().add_config_value(key, value)?
         } else {
-            store.set_config(key, value)?
+            store.git().set_config(key, value)?
         };
         if did {
             changed.push((*key).to_owned());
@@ -44,7 +44,7 @@ pub fn configure_notes(store: &Store) -> Result<Vec<String>> {
 /// Whether git is configured to carry provenance notes through amend and rebase.
 pub fn notes_configured(store: &Store) -> Result<bool> {
     for (key, value, _) in NOTES_CONFIG {
-        if !store.config_values(key)?.iter().any(|v| v == value) {
+        if !store.git().config_values(key)?.iter().any(|v| v == value) {
             return Ok(false);
         }
     }
@@ -125,10 +125,10 @@ fn encode_record(rec: &Provenance) -> Result<String> {
 /// on an amend whose replaced commit's note already says the same (git copies it).
 /// A record already on the commit is not added twice. Returns the record written.
 pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, Provenance)>> {
-    if store.rebase_in_progress() {
+    if store.git().rebase_in_progress() {
         return Ok(None);
     }
-    let Some(commit) = store.head_commit()? else {
+    let Some(commit) = store.git().head_commit()? else {
         return Ok(None);
     };
     let Some(rec) = current_provenance(store, actor)? else {
@@ -136,7 +136,7 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
     };
     let text = encode_record(&rec)?;
     let doc = text.trim().to_owned();
-    if let Some(old) = store.amended_from()?
+    if let Some(old) = store.git().amended_from()?
         && let Some(note) = store.note(refs::NOTES, old)?
         && note_documents(&String::from_utf8_lossy(&note)).contains(&doc)
     {
@@ -189,6 +189,7 @@ pub struct CommitProvenance {
 /// The provenance note of the commit `spec` names (`HEAD`, a branch, an id).
 pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
     let commit = store
+        .git()
         .resolve_commit(spec)
         .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
     let note = store
@@ -353,7 +354,7 @@ pub fn push_notes(store: &Store, actor: &Actor, remote: &str, talk: bool) -> Res
             expected,
             new: local.commit,
         };
-        match store.push_refs(remote, &[update], None)?.first() {
+        match store.git().push_refs(remote, &[update], None)?.first() {
             Some(Pushed::Done) => {
                 store.set_notes_tracking(remote, local.commit, actor)?;
                 report.pushed = true;

@@ -22,6 +22,7 @@ pub const TIMEOUT_KEY: &str = "beads.sessionTimeout";
 
 fn timeout_secs(store: &Store) -> u64 {
     store
+        .git()
         .config_string(TIMEOUT_KEY)
         .and_then(|v| parse_duration(v.trim()).ok())
         .unwrap_or(DEFAULT_TIMEOUT_SECS)
@@ -301,6 +302,7 @@ fn release_binding(store: &Store, s: &Session) -> Result<()> {
 /// worktree when `beads.snapshotOnHeartbeat` is true.
 pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
     let on = store
+        .git()
         .config_string(SNAPSHOT_ON_HEARTBEAT_KEY)
         .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"));
     let capture = if on {
@@ -725,6 +727,7 @@ fn capture_for_session(store: &Store) -> Result<Option<crate::store::Capture>> {
         return Ok(None);
     }
     let cap = store
+        .git()
         .config_string(SNAPSHOT_MAX_FILE_KEY)
         .and_then(|v| parse_size(&v))
         .unwrap_or(DEFAULT_MAX_FILE);
@@ -829,7 +832,7 @@ pub fn resume(
                 .filter(|b| store.has_object(*b));
             let at = match base {
                 Some(b) => b,
-                None => store.head_commit()?.ok_or_else(|| {
+                None => store.git().head_commit()?.ok_or_else(|| {
                     OpError::Invalid("this repository has no commit to put a worktree on".into())
                 })?,
             };
@@ -878,7 +881,14 @@ pub fn resume(
 /// pruned. Returns how many were pruned.
 pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
     let keep = keep
-        .or_else(|| store.config_string(SNAPSHOT_KEEP_KEY)?.trim().parse().ok())
+        .or_else(|| {
+            store
+                .git()
+                .config_string(SNAPSHOT_KEEP_KEY)?
+                .trim()
+                .parse()
+                .ok()
+        })
         .unwrap_or(DEFAULT_KEEP);
     write(store, actor, |tx| {
         let mut by_agent: std::collections::BTreeMap<AgentName, Vec<(Timestamp, BeadId, u32)>> =

@@ -83,7 +83,7 @@ impl Store {
     pub(crate) fn fsync_policy(&self) -> Policy {
         let config = self.repo.config_snapshot();
         Policy::from_config(
-            self.config_string("core.fsync").as_deref(),
+            self.git().config_string("core.fsync").as_deref(),
             config.boolean("core.fsyncObjectFiles"),
         )
     }

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 use super::{Store, StoreError, cli_config};
@@ -109,16 +108,15 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
-    pub fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
-        Ok(self.repo.head_id().ok().map(|id| id.detach()))
-    }
-
-    /// A git config value as a string, if set.
-    pub fn config_string(&self, key: &str) -> Option<String> {
-        self.repo
-            .config_snapshot()
-            .string(key)
-            .map(|v| v.to_str_lossy().into_owned())
+    /// Opens the repository of the worktree at `path` itself, whatever `GIT_DIR` says.
+    pub fn open_worktree(path: &Path) -> Result<Store, StoreError> {
+        let repo =
+            gix::ThreadSafeRepository::discover_opts(path, Default::default(), Default::default())
+                .map(gix::Repository::from)
+                .map_err(|source| StoreError::NotARepo {
+                    path: path.to_owned(),
+                    source: Box::new(source),
+                })?;
+        Ok(Store { repo })
     }
 }

@@ -364,6 +364,7 @@ impl Store {
         // the remote is left as it is.
         if self.is_local(name, gix::remote::Direction::Fetch)
             && self
+                .git()
                 .config_string(&format!("remote.{name}.uploadpack"))
                 .is_none()
         {

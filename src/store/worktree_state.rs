@@ -1,9 +1,12 @@
-//! Files of a worktree's own state (`<git-dir>/beads/…`), never shared or pushed.
+//! Files of machine-local state, never shared or pushed: a worktree's own
+//! (`<git-dir>/beads/…`), and those shared by every worktree (`<common dir>/beads/…`).
 
 use std::path::PathBuf;
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
+use super::lock::WriteLock;
 use super::{Store, StoreError, codec, decode_doc, io_err};
 
 impl Store {
@@ -49,5 +52,52 @@ impl Store {
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, text).map_err(io_err(format!("write {}", tmp.display())))?;
         std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))
+    }
+
+    /// Reads, changes and writes back (atomically) a YAML file of machine-local state
+    /// shared by every worktree (`<common dir>/beads/<name>`), under its own lock so
+    /// that concurrent commands never lose each other's changes. A missing file reads
+    /// as `T::default()`; a value equal to the default removes the file.
+    pub fn update_local_state<T, R>(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut T) -> R,
+    ) -> Result<R, StoreError>
+    where
+        T: Serialize + DeserializeOwned + Default + PartialEq,
+    {
+        let path = self.local_dir().join(name);
+        let lock = self.local_dir().join(format!("{name}.lock"));
+        let _lock =
+            WriteLock::acquire(&lock).map_err(io_err(format!("lock {}", lock.display())))?;
+        let mut value: T = match std::fs::read(&path) {
+            Ok(bytes) => decode_doc(&path.display().to_string(), &bytes)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => T::default(),
+            Err(e) => return Err(io_err(format!("read {}", path.display()))(e)),
+        };
+        let before = codec::encode(&value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        let out = change(&mut value);
+        let after = codec::encode(&value).map_err(|source| StoreError::Encode {
+            what: name.to_owned(),
+            source,
+        })?;
+        if before == after {
+            return Ok(out);
+        }
+        if value == T::default() {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_err(format!("remove {}", path.display()))(e));
+                }
+                _ => return Ok(out),
+            }
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, after).map_err(io_err(format!("write {}", tmp.display())))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))?;
+        Ok(out)
     }
 }
