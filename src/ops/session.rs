@@ -11,7 +11,7 @@ use crate::model::{
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
     check_text, parse_duration,
 };
-use crate::store::{MailSummary, Store, Tx, refs};
+use crate::store::{MailSummary, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -50,7 +50,7 @@ fn session_prefix() -> Prefix {
     Prefix::parse("ses").unwrap_or_else(|_| unreachable!("ses is a valid prefix"))
 }
 
-pub(crate) fn load_session(tx: &Tx<'_>, id: &BeadId) -> Result<Session> {
+pub(crate) fn load_session(tx: &View<'_>, id: &BeadId) -> Result<Session> {
     tx.doc(&refs::session_path(id))?
         .ok_or_else(|| OpError::Invalid(format!("no session {id}")))
 }
@@ -60,7 +60,7 @@ fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
 }
 
 /// Where the agent stood in its hooked work, in words, for a crash note.
-fn standing(tx: &Tx<'_>, agent: &Agent) -> Result<Option<String>> {
+fn standing(tx: &View<'_>, agent: &Agent) -> Result<Option<String>> {
     for id in &agent.hook {
         if let Some(bead) = tx.bead(id)? {
             if let Some(p) = molecule::progress(tx, &bead)? {
@@ -496,7 +496,7 @@ pub struct HookItem {
     pub progress: Option<Progress>,
 }
 
-fn hook_items(tx: &Tx<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
+fn hook_items(tx: &View<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
     agent
         .hook
         .iter()

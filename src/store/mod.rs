@@ -41,7 +41,7 @@ pub use stream::PackStream;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
 pub use tree::DocChange;
 use tx::Staged;
-pub use tx::Tx;
+pub use tx::{Tx, View};
 
 use crate::model::Timestamp;
 

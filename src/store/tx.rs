@@ -66,16 +66,18 @@ impl Store {
                 .set_object_memory(std::mem::take(&mut start.objects));
             let head = start.tip().map(|c| work.head_at(c)).transpose()?;
             let mut tx = Tx {
-                store: &work,
-                ref_name: name,
-                head,
-                writes: BTreeMap::new(),
+                view: View {
+                    store: &work,
+                    ref_name: name,
+                    head,
+                    writes: BTreeMap::new(),
+                    index: OnceCell::new(),
+                    queued: start.tip() != start.base(),
+                },
                 message: String::new(),
-                index: OnceCell::new(),
-                queued: start.tip() != start.base(),
             };
             let value = op(&mut tx)?;
-            let (writes, message) = (tx.writes, tx.message);
+            let (writes, message) = (tx.view.writes, tx.message);
             if writes.is_empty() {
                 drop(lock);
                 // What `op` saw must be as durable as a write would be.
@@ -144,28 +146,26 @@ impl Store {
         WriteLock::acquire(&lock_path).map_err(io_err(format!("lock {}", lock_path.display())))
     }
 
-    /// A read-only view of `refs/beads/main` at its current head, with the same read
-    /// helpers as a transaction. Nothing staged in it is ever committed.
-    pub fn view(&self) -> Result<Tx<'_>, StoreError> {
-        Ok(Tx {
+    /// A view of `refs/beads/main` at its current head, for reading: the read helpers
+    /// of a transaction, and nothing to stage.
+    pub fn view(&self) -> Result<View<'_>, StoreError> {
+        Ok(View {
             store: self,
             ref_name: refs::MAIN,
             head: Some(self.require_head()?),
             writes: BTreeMap::new(),
-            message: String::new(),
             index: OnceCell::new(),
             queued: false,
         })
     }
 
-    /// A read-only view of store ref `name` (which may not exist yet: then it is empty).
-    pub fn view_of(&self, name: &'static str) -> Result<Tx<'_>, StoreError> {
-        Ok(Tx {
+    /// A view of store ref `name` (which may not exist yet: then it is empty).
+    pub fn view_of(&self, name: &'static str) -> Result<View<'_>, StoreError> {
+        Ok(View {
             store: self,
             ref_name: name,
             head: self.ref_head(name)?,
             writes: BTreeMap::new(),
-            message: String::new(),
             index: OnceCell::new(),
             queued: false,
         })
@@ -182,33 +182,95 @@ pub(super) enum Staged {
     Remove,
 }
 
-/// One atomic change being put together: reads see the state it started from plus
-/// what it has staged so far.
-pub struct Tx<'s> {
+/// A state of a store ref to read from: documents, their listings and the index, as
+/// stored (and, under a [`Tx`], as staged by it). A view made by [`Store::view`] has
+/// no way to stage anything.
+pub struct View<'s> {
     pub(super) store: &'s Store,
     pub(super) ref_name: &'static str,
     pub(super) head: Option<Head>,
+    /// What the transaction reading through this view has staged (nothing, for a
+    /// plain view): reads see it over the stored state.
     pub(super) writes: BTreeMap<String, Staged>,
-    pub(super) message: String,
     pub(super) index: OnceCell<Index>,
     /// Whether `head` is a commit still queued for the ref (see the `group` module).
     pub(super) queued: bool,
 }
 
+/// One atomic change being put together: it reads through its [`View`], which sees
+/// the state it started from plus what it has staged so far.
+pub struct Tx<'s> {
+    view: View<'s>,
+    pub(super) message: String,
+}
+
+impl<'s> std::ops::Deref for Tx<'s> {
+    type Target = View<'s>;
+
+    fn deref(&self) -> &View<'s> {
+        &self.view
+    }
+}
+
+impl<'s> std::ops::DerefMut for Tx<'s> {
+    fn deref_mut(&mut self) -> &mut View<'s> {
+        &mut self.view
+    }
+}
+
 impl Tx<'_> {
-    /// The ref this change moves.
+    /// Sets the commit message: what happened, in one line, then detail.
+    pub fn set_message(&mut self, message: impl Into<String>) {
+        self.message = message.into();
+    }
+
+    /// Stages the meta document.
+    pub fn put_meta(&mut self, meta: &Meta) -> Result<(), StoreError> {
+        self.put(refs::META_PATH, meta, "meta.yaml")
+    }
+
+    /// Stages a bead's document.
+    pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
+        self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
+    }
+
+    /// Stages the removal of a bead's document. For local-only refs (wisps): on a
+    /// shared ref a deleted bead stays as a tombstone so that the deletion syncs.
+    pub fn remove_bead(&mut self, id: &BeadId) {
+        self.writes.insert(refs::bead_path(id), Staged::Remove);
+    }
+
+    /// Stages the document at `path`.
+    pub fn put_doc<T: Serialize>(&mut self, path: &str, value: &T) -> Result<(), StoreError> {
+        self.put(path, value, path)
+    }
+
+    fn put<T: Serialize>(&mut self, path: &str, value: &T, what: &str) -> Result<(), StoreError> {
+        let text = codec::encode(value).map_err(|source| StoreError::Encode {
+            what: what.to_owned(),
+            source,
+        })?;
+        self.writes
+            .insert(path.to_owned(), Staged::Blob(text.into_bytes()));
+        Ok(())
+    }
+
+    /// Stages a subtree (e.g. a worktree snapshot) at `path`, or removes one with `None`.
+    pub fn put_subtree(&mut self, path: &str, tree: Option<ObjectId>) {
+        let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);
+        self.writes.insert(path.to_owned(), staged);
+    }
+}
+
+impl View<'_> {
+    /// The ref this state is of (and a change reading through it moves).
     pub fn ref_name(&self) -> &'static str {
         self.ref_name
     }
 
-    /// The state this change started from (`None` before the first commit).
+    /// The commit of this state (`None` before the first commit).
     pub fn head(&self) -> Option<&Head> {
         self.head.as_ref()
-    }
-
-    /// Sets the commit message: what happened, in one line, then detail.
-    pub fn set_message(&mut self, message: impl Into<String>) {
-        self.message = message.into();
     }
 
     /// The store's meta document, as staged or stored.
@@ -221,11 +283,6 @@ impl Tx<'_> {
             return Err(StoreError::NewerFormat { found: meta.format });
         }
         Ok(meta)
-    }
-
-    /// Stages the meta document.
-    pub fn put_meta(&mut self, meta: &Meta) -> Result<(), StoreError> {
-        self.put(refs::META_PATH, meta, "meta.yaml")
     }
 
     /// The bead `id`, as staged or stored.
@@ -241,27 +298,11 @@ impl Tx<'_> {
         Ok(self.read(&refs::bead_path(id))?.is_some())
     }
 
-    /// Stages a bead's document.
-    pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
-        self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
-    }
-
-    /// Stages the removal of a bead's document. For local-only refs (wisps): on a
-    /// shared ref a deleted bead stays as a tombstone so that the deletion syncs.
-    pub fn remove_bead(&mut self, id: &BeadId) {
-        self.writes.insert(refs::bead_path(id), Staged::Remove);
-    }
-
     /// The document at `path`, as staged or stored.
     pub fn doc<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<Option<T>, StoreError> {
         self.read(path)?
             .map(|bytes| decode_doc(path, &bytes))
             .transpose()
-    }
-
-    /// Stages the document at `path`.
-    pub fn put_doc<T: Serialize>(&mut self, path: &str, value: &T) -> Result<(), StoreError> {
-        self.put(path, value, path)
     }
 
     /// The paths of every document below directory `dir`, as stored and staged.
@@ -285,22 +326,6 @@ impl Tx<'_> {
             }
         }
         Ok(paths.into_iter().collect())
-    }
-
-    fn put<T: Serialize>(&mut self, path: &str, value: &T, what: &str) -> Result<(), StoreError> {
-        let text = codec::encode(value).map_err(|source| StoreError::Encode {
-            what: what.to_owned(),
-            source,
-        })?;
-        self.writes
-            .insert(path.to_owned(), Staged::Blob(text.into_bytes()));
-        Ok(())
-    }
-
-    /// Stages a subtree (e.g. a worktree snapshot) at `path`, or removes one with `None`.
-    pub fn put_subtree(&mut self, path: &str, tree: Option<ObjectId>) {
-        let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);
-        self.writes.insert(path.to_owned(), staged);
     }
 
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
