@@ -53,9 +53,7 @@ pub fn write_pages(dir: &Path) -> io::Result<Vec<PathBuf>> {
     for page in pages() {
         let path = dir.join(&page.file_name);
         if std::fs::read(&path).ok().as_deref() != Some(page.source.as_bytes()) {
-            let tmp = dir.join(format!(".{}.tmp{}", page.file_name, std::process::id()));
-            std::fs::write(&tmp, page.source.as_bytes())?;
-            std::fs::rename(&tmp, &path)?;
+            crate::ops::replace_file(&path, page.source.as_bytes(), false)?;
         }
         written.push(path);
     }

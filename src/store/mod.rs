@@ -26,6 +26,7 @@ mod worktree_state;
 mod write;
 
 pub use bulk::{BlobIds, Put};
+pub use durable::{Replacement, replace_file};
 pub use error::StoreError;
 pub(crate) use error::{git_err, io_err};
 pub use git::{Git, RefPush};

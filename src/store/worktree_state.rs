@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::durable::replace_file;
 use super::lock::WriteLock;
 use super::{Store, StoreError, codec, decode_doc, io_err};
 
@@ -49,9 +50,8 @@ impl Store {
         })?;
         let dir = path.parent().unwrap_or(&path);
         std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, text).map_err(io_err(format!("write {}", tmp.display())))?;
-        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))
+        replace_file(&path, text.as_bytes(), false)
+            .map_err(io_err(format!("replace {}", path.display())))
     }
 
     /// Reads, changes and writes back (atomically) a YAML file of machine-local state
@@ -95,9 +95,8 @@ impl Store {
                 _ => return Ok(out),
             }
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, after).map_err(io_err(format!("write {}", tmp.display())))?;
-        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))?;
+        replace_file(&path, after.as_bytes(), false)
+            .map_err(io_err(format!("replace {}", path.display())))?;
         Ok(out)
     }
 }

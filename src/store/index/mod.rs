@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
-use super::{Head, Store, StoreError, codec, io_err, refs, tree};
+use super::{Head, Replacement, Store, StoreError, codec, io_err, refs, tree};
 use crate::model::{Bead, BeadType, DepKind, Dependency, Message, Status, Timestamp};
 use table::{
     NO_ROW, NewText, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, TextsCopy, fold,
@@ -1441,8 +1441,7 @@ fn write_part(
 /// its header's checksum is filled in at the end, so that a part can be written a
 /// piece at a time. Dropped unfinished, it takes its temporary file with it.
 struct PartWriter {
-    file: std::io::BufWriter<std::fs::File>,
-    tmp: PathBuf,
+    file: std::io::BufWriter<Replacement>,
     path: PathBuf,
     kind: File,
     sum: crc32fast::Hasher,
@@ -1452,12 +1451,10 @@ impl PartWriter {
     fn create(path: &std::path::Path, kind: File) -> Result<PartWriter, StoreError> {
         let dir = path.parent().unwrap_or(path);
         std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let file =
-            std::fs::File::create(&tmp).map_err(io_err(format!("create {}", tmp.display())))?;
+            Replacement::create(path).map_err(io_err(format!("create {}", path.display())))?;
         let mut writer = PartWriter {
             file: std::io::BufWriter::new(file),
-            tmp,
             path: path.to_owned(),
             kind,
             sum: crc32fast::Hasher::new(),
@@ -1468,9 +1465,10 @@ impl PartWriter {
     }
 
     fn raw(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
-        self.file
-            .write_all(bytes)
-            .map_err(io_err(format!("write {}", self.tmp.display())))
+        self.file.write_all(bytes).map_err(io_err(format!(
+            "write {}",
+            self.file.get_ref().tmp().display()
+        )))
     }
 
     /// Starts a section of `len` bytes.
@@ -1492,25 +1490,21 @@ impl PartWriter {
     fn finish(mut self) -> Result<(), StoreError> {
         use std::io::{Seek, SeekFrom};
         let checksum = self.sum.clone().finalize();
-        let tmp = self.tmp.clone();
+        let context = format!("write {}", self.file.get_ref().tmp().display());
         self.file
             .seek(SeekFrom::Start(8))
             .and_then(|_| self.file.write_all(&checksum.to_le_bytes()))
             .and_then(|()| self.file.flush())
-            .map_err(io_err(format!("write {}", tmp.display())))?;
+            .map_err(io_err(context.clone()))?;
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|e| io_err(context)(e.into_error()))?;
         if self.kind.removed_first() {
             remove_file(&self.path)?;
         }
-        std::fs::rename(&tmp, &self.path)
+        file.commit(false)
             .map_err(io_err(format!("replace {}", self.path.display())))
-    }
-}
-
-impl Drop for PartWriter {
-    fn drop(&mut self) {
-        // Gone when it took its place; otherwise a half-written cache on a full disk
-        // would only take the space it lacked.
-        let _ = std::fs::remove_file(&self.tmp);
     }
 }
 
