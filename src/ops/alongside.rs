@@ -10,7 +10,7 @@ use super::provenance::{NotesSync, merge_notes};
 use super::sync::integrate;
 use super::{KeptDoc, Outcome, Result, SyncReport};
 use crate::model::Actor;
-use crate::store::{Pushed, RefPush, Store, check_remote_name, refs};
+use crate::store::{ObjectId, Pushed, RefPush, Store, check_remote_name, refs};
 
 /// The directory git runs hooks from (`core.hooksPath` honoured).
 pub fn hooks_dir(store: &Store) -> Result<std::path::PathBuf> {
@@ -183,7 +183,7 @@ pub fn push_alongside(
 }
 
 /// Whether `theirs` is already part of `local`'s history.
-fn contains(store: &Store, local: Option<gix::ObjectId>, theirs: gix::ObjectId) -> Result<bool> {
+fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<bool> {
     match local {
         None => Ok(false),
         Some(l) if l == theirs => Ok(true),

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gix::ObjectId;
 use serde::Serialize;
 
 use super::agent::load;
@@ -14,7 +13,7 @@ use super::{ListFilter, OpError, Result};
 use crate::model::{
     Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
 };
-use crate::store::{MAX_NOTE, Pushed, RefPush, Store, StoreError, codec, refs};
+use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
 
 /// The config git-beads sets so that notes follow their commits through
 /// `git commit --amend` and `git rebase`: (key, value, multi-valued).

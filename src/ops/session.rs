@@ -11,7 +11,7 @@ use crate::model::{
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
     check_text, parse_duration,
 };
-use crate::store::{MailSummary, Store, Tx, View, refs};
+use crate::store::{MailSummary, ObjectId, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -828,7 +828,7 @@ pub fn resume(
             let base = snap
                 .as_ref()
                 .and_then(|s| s.base.as_deref())
-                .and_then(|b| gix::ObjectId::from_hex(b.as_bytes()).ok())
+                .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok())
                 .filter(|b| store.has_object(*b));
             let at = match base {
                 Some(b) => b,
@@ -853,7 +853,7 @@ pub fn resume(
                 target_path.display()
             )));
         }
-        let tree = gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
+        let tree = ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
             OpError::Invalid(format!("snapshot {} of {id} names a bad tree: {e}", s.n))
         })?;
         target.restore_worktree(tree)?;

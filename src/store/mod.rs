@@ -25,6 +25,9 @@ mod tx;
 mod worktree_state;
 mod write;
 
+/// The id of a git object (a commit, tree or blob) of the store.
+pub use gix::ObjectId;
+
 pub use bulk::{BlobIds, Put};
 pub use durable::{Replacement, replace_file};
 pub use error::StoreError;

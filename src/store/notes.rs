@@ -140,7 +140,7 @@ impl Store {
         base: Option<ObjectId>,
         edits: &BTreeMap<ObjectId, Option<ObjectId>>,
     ) -> Result<ObjectId, StoreError> {
-        let root = base.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+        let root = base.unwrap_or_else(|| self.empty_tree());
         let mut editor = self
             .repo
             .edit_tree(root)

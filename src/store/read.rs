@@ -98,6 +98,11 @@ impl Store {
         Ok(meta)
     }
 
+    /// The id of the empty tree.
+    pub fn empty_tree(&self) -> ObjectId {
+        ObjectId::empty_tree(self.repo.object_hash())
+    }
+
     /// The blob at `path` in `tree`, if there is one.
     pub fn read_path(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let tree_obj = self
