@@ -265,7 +265,7 @@ fn storage_section() -> Section {
          changes nothing.",
     )
     .item(
-        refs::MAIN,
+        refs::MAIN.as_str(),
         "A chain of commits. Each commit's author is whoever acted, its message says what \
          happened and ends with a Beads-Actor: trailer; git log refs/beads/main is the \
          evidence log of every change.",
@@ -310,7 +310,7 @@ fn storage_section() -> Section {
          session; git beads gc prunes old ones.",
     )
     .item(
-        refs::WISPS,
+        refs::WISPS.as_str(),
         "Wisps: molecules kept on this machine only. Sync never pushes this ref.",
     )
     .item(

@@ -138,7 +138,7 @@ pub fn push_alongside(
     let mut notes = RefState::Absent;
     if main_expected != Some(local.commit) {
         updates.push(RefPush {
-            name: refs::MAIN.into(),
+            name: refs::MAIN.to_string(),
             expected: main_expected,
             new: local.commit,
         });
@@ -147,7 +147,7 @@ pub fn push_alongside(
         notes = RefState::UpToDate;
         if notes_expected != Some(n.commit) {
             updates.push(RefPush {
-                name: refs::NOTES.into(),
+                name: refs::NOTES.to_string(),
                 expected: notes_expected,
                 new: n.commit,
             });
@@ -158,7 +158,7 @@ pub fn push_alongside(
         for (u, r) in updates.iter().zip(results) {
             let state = match r {
                 Pushed::Done => {
-                    if u.name == refs::MAIN {
+                    if u.name == refs::MAIN.as_str() {
                         store.set_tracking(remote, u.new, actor)?;
                     } else {
                         store.set_notes_tracking(remote, u.new, actor)?;
@@ -167,7 +167,7 @@ pub fn push_alongside(
                 }
                 Pushed::Stale(_) => RefState::Behind,
             };
-            if u.name == refs::MAIN {
+            if u.name == refs::MAIN.as_str() {
                 beads = state;
             } else {
                 notes = state;

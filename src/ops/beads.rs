@@ -8,7 +8,8 @@ use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
     check_label, check_name, check_text, check_title, id_length_for,
 };
-use crate::store::{FORMAT, Meta, Store, View, refs};
+use crate::store::refs::{self, RefName};
+use crate::store::{FORMAT, Meta, Store, View};
 
 /// Creates the store if it does not exist. Idempotent: on an existing store it
 /// changes nothing and reports the prefix in use (a different `prefix` is refused).
@@ -179,7 +180,7 @@ fn change_each(
 fn change_each_on(
     store: &Store,
     actor: &Actor,
-    on: &'static str,
+    on: RefName,
     ids: &[BeadId],
     verb: &str,
     mut change: impl FnMut(&mut Bead) -> Result<()>,

@@ -119,7 +119,7 @@ pub fn import(
         // there is nothing left to apply again.
         let input = input
             .take()
-            .ok_or_else(|| StoreError::Contended(refs::MAIN.into()))?;
+            .ok_or_else(|| StoreError::Contended(refs::MAIN.to_string()))?;
         import_into(store, tx, input, options, progress)
     })?;
     Ok(ImportReport {

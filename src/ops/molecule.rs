@@ -18,7 +18,8 @@ use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
     check_text, check_title, id_length_for,
 };
-use crate::store::{Store, Tx, View, refs};
+use crate::store::refs::{self, RefName};
+use crate::store::{Store, Tx, View};
 
 /// The key, in a molecule's `extra`, of the formula it was poured from.
 pub const FORMULA_KEY: &str = "formula";
@@ -199,7 +200,7 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
 
 /// Which store ref holds bead `id`: `refs/beads/main` when it is there, else the
 /// local wisp ref when it is there; [`OpError::NotFound`] otherwise.
-pub fn locate(store: &Store, id: &BeadId) -> Result<&'static str> {
+pub fn locate(store: &Store, id: &BeadId) -> Result<RefName> {
     if store.view()?.bead_exists(id)? {
         return Ok(refs::MAIN);
     }
@@ -212,7 +213,7 @@ pub fn locate(store: &Store, id: &BeadId) -> Result<&'static str> {
 /// The ref a close of `ids` changes: the wisp ref when they are wisp steps, else
 /// `refs/beads/main` (where an unknown id is then reported as such). Wisp steps and
 /// stored beads cannot be closed by one command: they live in two refs.
-pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<&'static str> {
+pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<RefName> {
     let main = store.view()?;
     let mut wisps = None;
     let (mut stored, mut local) = (None, None);
@@ -295,7 +296,7 @@ pub struct Poured {
     pub steps: Vec<Bead>,
     /// The store ref it was written to.
     #[serde(rename = "ref")]
-    pub store_ref: &'static str,
+    pub store_ref: RefName,
 }
 
 /// A fresh wisp id `<prefix>-wisp-<hash>`, free on the wisp ref and on

@@ -18,7 +18,7 @@ use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec
 /// The config git-beads sets so that notes follow their commits through
 /// `git commit --amend` and `git rebase`: (key, value, multi-valued).
 pub const NOTES_CONFIG: &[(&str, &str, bool)] = &[
-    ("notes.rewriteRef", refs::NOTES, true),
+    ("notes.rewriteRef", refs::NOTES.as_str(), true),
     ("notes.rewrite.amend", "true", false),
     ("notes.rewrite.rebase", "true", false),
 ];
@@ -136,7 +136,7 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
     let text = encode_record(&rec)?;
     let doc = text.trim().to_owned();
     if let Some(old) = store.git().amended_from()?
-        && let Some(note) = store.note(refs::NOTES, old)?
+        && let Some(note) = store.note(refs::NOTES.as_str(), old)?
         && note_documents(&String::from_utf8_lossy(&note)).contains(&doc)
     {
         return Ok(None);
@@ -144,7 +144,7 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
     let message = format!("notes: provenance of {commit} (session {})", rec.session);
     let written = store.advance_notes(actor, |head| -> Result<_> {
         let existing = match head {
-            Some(h) => store.note(refs::NOTES, commit)?.map(|n| (h, n)),
+            Some(h) => store.note(refs::NOTES.as_str(), commit)?.map(|n| (h, n)),
             None => None,
         };
         let new_text = match &existing {
@@ -192,7 +192,7 @@ pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
         .resolve_commit(spec)
         .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
     let note = store
-        .note(refs::NOTES, commit)?
+        .note(refs::NOTES.as_str(), commit)?
         .map(|n| String::from_utf8_lossy(&n).into_owned());
     let mut records = Vec::new();
     let mut other = Vec::new();
@@ -349,7 +349,7 @@ pub fn push_notes(store: &Store, actor: &Actor, remote: &str, talk: bool) -> Res
             return Ok(report);
         }
         let update = RefPush {
-            name: refs::NOTES.into(),
+            name: refs::NOTES.to_string(),
             expected,
             new: local.commit,
         };

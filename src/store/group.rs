@@ -422,7 +422,7 @@ impl Store {
     /// write lock by itself (a sync, the notes): it must start from the whole chain.
     pub(crate) fn flush_queues(&self) -> Result<(), StoreError> {
         for name in [super::refs::MAIN, super::refs::WISPS] {
-            self.flush_queue(name)?;
+            self.flush_queue(name.as_str())?;
         }
         Ok(())
     }

@@ -18,7 +18,7 @@ pub const MAX_NOTE: u64 = 1024 * 1024;
 impl Store {
     /// The commit and tree of `refs/notes/beads`, or `None` before the first note.
     pub fn notes_head(&self) -> Result<Option<Head>, StoreError> {
-        self.ref_head(refs::NOTES)
+        self.ref_head(refs::NOTES.as_str())
     }
 
     /// Every note in a notes tree, as annotated commit → note blob. Entries that are
@@ -192,12 +192,18 @@ impl Store {
                 return Ok(value);
             };
             if Some(commit) == head.map(|h| h.commit)
-                || self.move_ref(refs::NOTES, head.map(|h| h.commit), commit, actor, &message)?
+                || self.move_ref(
+                    refs::NOTES.as_str(),
+                    head.map(|h| h.commit),
+                    commit,
+                    actor,
+                    &message,
+                )?
             {
                 return Ok(value);
             }
         }
-        Err(StoreError::Contended(refs::NOTES.into()).into())
+        Err(StoreError::Contended(refs::NOTES.to_string()).into())
     }
 
     /// Points remote `remote`'s notes tracking ref at `commit` (after a push).

@@ -47,7 +47,7 @@ impl Store {
 
     /// The commit and tree `refs/beads/main` points at, or `None` before `init`.
     pub fn head(&self) -> Result<Option<Head>, StoreError> {
-        self.ref_head(refs::MAIN)
+        self.ref_head(refs::MAIN.as_str())
     }
 
     /// The commit and tree a ref points at, or `None` if it does not exist.
@@ -214,20 +214,20 @@ impl Store {
     /// The index of every bead at `head` of `refs/beads/main`, brought up to date
     /// from the cached one.
     pub fn index(&self, head: &Head) -> Result<Index, StoreError> {
-        Index::load(self, refs::MAIN, head)
+        Index::load(self, refs::MAIN.as_str(), head)
     }
 
     /// Only `parts` of the index of `refs/beads/main` at `head` (the others read as
     /// empty): a reader of mail never loads the beads, `ready` never the descriptions.
     pub fn index_parts(&self, head: &Head, parts: &[Part]) -> Result<Index, StoreError> {
-        Index::load_parts(self, refs::MAIN, head, parts)
+        Index::load_parts(self, refs::MAIN.as_str(), head, parts)
     }
 
     /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
     /// title or description contains `needle`, case-insensitively (the search text is
     /// scanned as it is read, never loaded whole).
     pub fn index_search(&self, head: &Head, needle: &str) -> Result<(Index, Vec<Row>), StoreError> {
-        Index::load_search(self, refs::MAIN, head, needle)
+        Index::load_search(self, refs::MAIN.as_str(), head, needle)
     }
 
     /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
@@ -238,7 +238,7 @@ impl Store {
 
     /// Throws the index cache of `refs/beads/main` away and builds it again.
     pub fn index_rebuild(&self, head: &Head) -> Result<Index, StoreError> {
-        Index::rebuild_cache(self, refs::MAIN, head)
+        Index::rebuild_cache(self, refs::MAIN.as_str(), head)
     }
 }
 

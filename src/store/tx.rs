@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::index::{Index, Part};
 use super::lock::WriteLock;
+use super::refs::RefName;
 use super::{
     FORMAT, Head, Meta, Store, StoreError, codec, decode_bead, decode_doc, group, io_err, pack,
     refs, tree,
@@ -45,17 +46,17 @@ impl Store {
     /// was made, once the ref holds it.
     pub fn transact_on<T, E>(
         &self,
-        name: &'static str,
+        name: RefName,
         actor: &Actor,
         mut op: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<(T, Option<ObjectId>), E>
     where
         E: From<StoreError>,
     {
-        let queue = self.queue(name);
+        let queue = self.queue(name.as_str());
         for _ in 0..MAX_ATTEMPTS {
             let lock = self.write_lock_alone()?;
-            let mut start = self.start(queue.as_ref(), name)?;
+            let mut start = self.start(queue.as_ref(), name.as_str())?;
             let mut work = self.buffered();
             // An operation reads the root and the beads' directory several times.
             work.repo.object_cache_size(4 << 20);
@@ -83,7 +84,7 @@ impl Store {
                 // What `op` saw must be as durable as a write would be.
                 match (&queue, start.tip()) {
                     (Some(queue), Some(tip)) if start.tip() != start.base() => {
-                        if self.settle(queue, name, tip, start.base(), actor)? {
+                        if self.settle(queue, name.as_str(), tip, start.base(), actor)? {
                             return Ok((value, None));
                         }
                     }
@@ -101,7 +102,14 @@ impl Store {
                 .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
                 .collect();
             let Some(queue) = &queue else {
-                if self.commit_objects(name, start.base(), commit, &added, actor, &message)? {
+                if self.commit_objects(
+                    name.as_str(),
+                    start.base(),
+                    commit,
+                    &added,
+                    actor,
+                    &message,
+                )? {
                     self.tidy_packs();
                     return Ok((value, Some(commit)));
                 }
@@ -116,12 +124,12 @@ impl Store {
             let base = start.base();
             self.enqueue(queue, start, commit, &added)?;
             drop(lock);
-            if self.settle(queue, name, commit, base, actor)? {
+            if self.settle(queue, name.as_str(), commit, base, actor)? {
                 self.tidy_packs();
                 return Ok((value, Some(commit)));
             }
         }
-        Err(StoreError::Contended(name.into()).into())
+        Err(StoreError::Contended(name.to_string()).into())
     }
 
     /// Takes the repository's write lock (shared by every worktree), blocking until it
@@ -160,11 +168,11 @@ impl Store {
     }
 
     /// A view of store ref `name` (which may not exist yet: then it is empty).
-    pub fn view_of(&self, name: &'static str) -> Result<View<'_>, StoreError> {
+    pub fn view_of(&self, name: RefName) -> Result<View<'_>, StoreError> {
         Ok(View {
             store: self,
             ref_name: name,
-            head: self.ref_head(name)?,
+            head: self.ref_head(name.as_str())?,
             writes: BTreeMap::new(),
             index: OnceCell::new(),
             queued: false,
@@ -187,7 +195,7 @@ pub(super) enum Staged {
 /// no way to stage anything.
 pub struct View<'s> {
     pub(super) store: &'s Store,
-    pub(super) ref_name: &'static str,
+    pub(super) ref_name: RefName,
     pub(super) head: Option<Head>,
     /// What the transaction reading through this view has staged (nothing, for a
     /// plain view): reads see it over the stored state.
@@ -264,7 +272,7 @@ impl Tx<'_> {
 
 impl View<'_> {
     /// The ref this state is of (and a change reading through it moves).
-    pub fn ref_name(&self) -> &'static str {
+    pub fn ref_name(&self) -> RefName {
         self.ref_name
     }
 
@@ -393,10 +401,12 @@ impl View<'_> {
         // tree still queued (not on disk yet) would make readers rebuild it from
         // scratch. So the queue goes to disk first.
         if self.queued {
-            self.store.flush_queue(self.ref_name)?;
+            self.store.flush_queue(self.ref_name.as_str())?;
         }
         let index = match &self.head {
-            Some(head) => Index::load_parts(self.store, self.ref_name, head, &[Part::Beads])?,
+            Some(head) => {
+                Index::load_parts(self.store, self.ref_name.as_str(), head, &[Part::Beads])?
+            }
             None => Index::default(),
         };
         Ok(self.index.get_or_init(|| index))

@@ -1602,7 +1602,7 @@ mod tests {
     }
 
     fn exists(store: &Store, file: File) -> bool {
-        file_path(store, refs::MAIN, file).exists()
+        file_path(store, refs::MAIN.as_str(), file).exists()
     }
 
     #[test]
@@ -1629,7 +1629,7 @@ mod tests {
             let head = store.require_head().expect("head");
             if step % 10 == 5 {
                 // A reader that comes while the delta is being replaced finds none.
-                remove_file(&file_path(&store, refs::MAIN, File::Delta)).expect("remove");
+                remove_file(&file_path(&store, refs::MAIN.as_str(), File::Delta)).expect("remove");
             }
             let cached = store.index(&head).expect("cached");
             let fresh = store.index_from_scratch(&head).expect("fresh");
@@ -1682,7 +1682,7 @@ mod tests {
             (0..300).for_each(|n| tx.put_bead(&bead(n, 100)).expect("put"))
         });
         let head = store.require_head().expect("head");
-        std::fs::remove_file(file_path(&store, refs::MAIN, File::Text)).expect("remove");
+        std::fs::remove_file(file_path(&store, refs::MAIN.as_str(), File::Text)).expect("remove");
         let cached = store.index_parts(&head, &[Part::Beads]).expect("cached");
         assert!(!exists(&store, File::Delta) && !exists(&store, File::Text));
         let fresh = store.index_from_scratch(&head).expect("fresh");
@@ -1715,7 +1715,7 @@ mod tests {
         let fresh = store.index_from_scratch(&head).expect("fresh");
         store.index(&head).expect("build");
         for file in [File::Table, File::Text] {
-            let path = file_path(&store, refs::MAIN, file);
+            let path = file_path(&store, refs::MAIN.as_str(), file);
             let mut bytes = std::fs::read(&path).expect("read");
             let last = bytes.len() - 1;
             bytes[last] ^= 0x55;
