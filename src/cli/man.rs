@@ -53,9 +53,7 @@ pub fn write_pages(dir: &Path) -> io::Result<Vec<PathBuf>> {
     for page in pages() {
         let path = dir.join(&page.file_name);
         if std::fs::read(&path).ok().as_deref() != Some(page.source.as_bytes()) {
-            let tmp = dir.join(format!(".{}.tmp{}", page.file_name, std::process::id()));
-            std::fs::write(&tmp, page.source.as_bytes())?;
-            std::fs::rename(&tmp, &path)?;
+            crate::ops::replace_file(&path, page.source.as_bytes(), false)?;
         }
         written.push(path);
     }
@@ -267,7 +265,7 @@ fn storage_section() -> Section {
          changes nothing.",
     )
     .item(
-        refs::MAIN,
+        refs::MAIN.as_str(),
         "A chain of commits. Each commit's author is whoever acted, its message says what \
          happened and ends with a Beads-Actor: trailer; git log refs/beads/main is the \
          evidence log of every change.",
@@ -312,7 +310,7 @@ fn storage_section() -> Section {
          session; git beads gc prunes old ones.",
     )
     .item(
-        refs::WISPS,
+        refs::WISPS.as_str(),
         "Wisps: molecules kept on this machine only. Sync never pushes this ref.",
     )
     .item(

@@ -167,7 +167,7 @@ fn prepare_commit_msg(
     // A rebase replays commits made by others (or by earlier sessions): their
     // messages stay as they were.
     if matches!(args.get(1).map(String::as_str), Some("merge" | "squash"))
-        || store.rebase_in_progress()
+        || store.git().rebase_in_progress()
     {
         return Ok(Vec::new());
     }
@@ -184,7 +184,7 @@ fn prepare_commit_msg(
     {
         path = cwd.join(path);
     }
-    store.add_trailers(
+    store.git().add_trailers(
         &path,
         &[
             ("Beads-Agent", agent.as_str()),
@@ -240,6 +240,7 @@ fn fold(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
 
 fn push_timeout(store: &Store) -> Duration {
     store
+        .git()
         .config_string(PUSH_TIMEOUT_KEY)
         .and_then(|v| parse_duration(v.trim()).ok())
         .map(Duration::from_secs)

@@ -20,12 +20,13 @@
 //! A hook file for another interpreter (`#!/usr/bin/env python`) is left alone and
 //! the command to call from it is printed.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::model::GIT_HOOK_NAMES;
-use crate::ops::{self, OpError};
+use crate::ops::{self, OpError, Replacement};
 use crate::store::Store;
 
 /// The first line of git-beads' block in a hook file.
@@ -378,8 +379,8 @@ fn write_script(path: &Path, text: &str) -> Result<(), InstallError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io("create the directory of"))?;
     }
-    let tmp = path.with_extension(format!("beads-tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io("write"))?;
+    let mut file = Replacement::create(path).map_err(io("write"))?;
+    file.write_all(text.as_bytes()).map_err(io("write"))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -388,10 +389,11 @@ fn write_script(path: &Path, text: &str) -> Result<(), InstallError> {
             .unwrap_or(0o755);
         // Executable wherever readable, or git skips the hook.
         let mode = mode | 0o100 | ((mode & 0o044) >> 2);
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))
+        file.file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(io("make executable"))?;
     }
-    std::fs::rename(&tmp, path).map_err(io("replace"))
+    file.commit(false).map_err(io("replace"))
 }
 
 fn remove_file(path: &Path) -> Result<(), InstallError> {
@@ -472,7 +474,7 @@ fn state_of(text: Option<&str>, hook: &str) -> State {
 }
 
 fn strict(store: &Store) -> bool {
-    store.config_bool(STRICT_KEY).unwrap_or(false)
+    store.git().config_bool(STRICT_KEY).unwrap_or(false)
 }
 
 /// Installs (or updates) git-beads' block in every hook git-beads handles, and

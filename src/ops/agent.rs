@@ -9,7 +9,7 @@ use crate::model::{
     Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
     check_name,
 };
-use crate::store::{Store, Tx, refs};
+use crate::store::{Store, Tx, View, refs};
 
 /// What `git beads agent bind` records for a worktree (per-worktree, never pushed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,12 +73,12 @@ pub fn list_agents(store: &Store) -> Result<Vec<Agent>> {
     Ok(out)
 }
 
-pub(crate) fn load(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+pub(crate) fn load(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
     tx.doc(&refs::agent_path(name))?
         .ok_or_else(|| OpError::Invalid(format!("no agent {name}")))
 }
 
-pub(crate) fn load_active(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+pub(crate) fn load_active(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
     let agent = load(tx, name)?;
     if agent.status == AgentStatus::Retired {
         return Err(OpError::Conflict(format!("agent {name} is retired")));
@@ -203,7 +203,7 @@ fn check_narrows(wanted: &Authority, who: &str, parent: &Authority) -> Result<()
 }
 
 /// Whether `name` is `ancestor` or lies below it in the delegation chain.
-fn descends_from(tx: &Tx<'_>, name: &AgentName, ancestor: &AgentName) -> Result<bool> {
+fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Result<bool> {
     let mut cur = Some(name.clone());
     let mut hops = 0;
     while let Some(n) = cur {

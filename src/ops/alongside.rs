@@ -10,11 +10,11 @@ use super::provenance::{NotesSync, merge_notes};
 use super::sync::integrate;
 use super::{KeptDoc, Outcome, Result, SyncReport};
 use crate::model::Actor;
-use crate::store::{Pushed, RefPush, Store, check_remote_name, refs};
+use crate::store::{ObjectId, Pushed, RefPush, Store, check_remote_name, refs};
 
 /// The directory git runs hooks from (`core.hooksPath` honoured).
 pub fn hooks_dir(store: &Store) -> Result<std::path::PathBuf> {
-    Ok(store.hooks_dir()?)
+    Ok(store.git().hooks_dir()?)
 }
 
 /// What folding one remote's fetched beads into the local store did.
@@ -138,7 +138,7 @@ pub fn push_alongside(
     let mut notes = RefState::Absent;
     if main_expected != Some(local.commit) {
         updates.push(RefPush {
-            name: refs::MAIN.into(),
+            name: refs::MAIN.to_string(),
             expected: main_expected,
             new: local.commit,
         });
@@ -147,18 +147,18 @@ pub fn push_alongside(
         notes = RefState::UpToDate;
         if notes_expected != Some(n.commit) {
             updates.push(RefPush {
-                name: refs::NOTES.into(),
+                name: refs::NOTES.to_string(),
                 expected: notes_expected,
                 new: n.commit,
             });
         }
     }
     if !updates.is_empty() {
-        let results = store.push_refs(remote, &updates, Some(timeout))?;
+        let results = store.git().push_refs(remote, &updates, Some(timeout))?;
         for (u, r) in updates.iter().zip(results) {
             let state = match r {
                 Pushed::Done => {
-                    if u.name == refs::MAIN {
+                    if u.name == refs::MAIN.as_str() {
                         store.set_tracking(remote, u.new, actor)?;
                     } else {
                         store.set_notes_tracking(remote, u.new, actor)?;
@@ -167,7 +167,7 @@ pub fn push_alongside(
                 }
                 Pushed::Stale(_) => RefState::Behind,
             };
-            if u.name == refs::MAIN {
+            if u.name == refs::MAIN.as_str() {
                 beads = state;
             } else {
                 notes = state;
@@ -183,7 +183,7 @@ pub fn push_alongside(
 }
 
 /// Whether `theirs` is already part of `local`'s history.
-fn contains(store: &Store, local: Option<gix::ObjectId>, theirs: gix::ObjectId) -> Result<bool> {
+fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<bool> {
     match local {
         None => Ok(false),
         Some(l) if l == theirs => Ok(true),

@@ -8,7 +8,8 @@ use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
     check_label, check_name, check_text, check_title, id_length_for,
 };
-use crate::store::{FORMAT, Meta, Store, Tx, refs};
+use crate::store::refs::{self, RefName};
+use crate::store::{FORMAT, Meta, Store, View};
 
 /// Creates the store if it does not exist. Idempotent: on an existing store it
 /// changes nothing and reports the prefix in use (a different `prefix` is refused).
@@ -76,7 +77,7 @@ fn check_new(new: &NewBead) -> Result<()> {
     Ok(())
 }
 
-fn next_child(tx: &Tx<'_>, parent: &BeadId) -> Result<BeadId> {
+fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
     let prefix = format!("{parent}.");
     let highest = tx
         .bead_ids_near(parent)?
@@ -88,7 +89,12 @@ fn next_child(tx: &Tx<'_>, parent: &BeadId) -> Result<BeadId> {
     Ok(parent.child(highest + 1))
 }
 
-pub(crate) fn fresh_id(tx: &Tx<'_>, prefix: &Prefix, title: &str, actor: &Actor) -> Result<BeadId> {
+pub(crate) fn fresh_id(
+    tx: &View<'_>,
+    prefix: &Prefix,
+    title: &str,
+    actor: &Actor,
+) -> Result<BeadId> {
     let len = id_length_for(tx.bead_count_estimate()?);
     let stamp = now().timestamp_nanos_opt().unwrap_or_default();
     for attempt in 0u32..64 {
@@ -145,12 +151,12 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
 }
 
 /// Reads bead `id` inside a transaction, or fails with [`OpError::NotFound`].
-fn require(tx: &Tx<'_>, id: &BeadId) -> Result<Bead> {
+fn require(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
     tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))
 }
 
 /// Reads bead `id` for a change: it must exist and not be deleted.
-fn require_live(tx: &Tx<'_>, id: &BeadId) -> Result<Bead> {
+fn require_live(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
     let bead = require(tx, id)?;
     if bead.status == Status::Deleted {
         return Err(OpError::Conflict(format!("{id} is deleted")));
@@ -174,7 +180,7 @@ fn change_each(
 fn change_each_on(
     store: &Store,
     actor: &Actor,
-    on: &'static str,
+    on: RefName,
     ids: &[BeadId],
     verb: &str,
     mut change: impl FnMut(&mut Bead) -> Result<()>,
@@ -528,7 +534,7 @@ pub fn add_dependency(
 }
 
 /// A path of blocking dependencies from `from` to `to`, if there is one.
-fn blocking_path(tx: &Tx<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<String>>> {
+fn blocking_path(tx: &View<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<String>>> {
     let index = tx.index()?;
     let mut seen = BTreeSet::new();
     let mut stack = vec![vec![from.to_string()]];

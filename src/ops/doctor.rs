@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Result, now};
 use crate::model::{Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session};
-use crate::store::{Store, Tx, codec, refs};
+use crate::store::{Store, View, codec, refs};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -73,7 +73,7 @@ impl Checker {
 /// id does not match their path.
 fn parse_all<T: serde::de::DeserializeOwned>(
     store: &Store,
-    tx: &Tx<'_>,
+    tx: &View<'_>,
     dir: &str,
     c: &mut Checker,
     id_of: impl Fn(&T) -> String,

@@ -4,7 +4,7 @@ use similar::TextDiff;
 
 use super::Result;
 use crate::model::{BeadId, Timestamp};
-use crate::store::{DocChange, Store, refs};
+use crate::store::{DocChange, ObjectId, Store, refs};
 
 /// One step of the history.
 #[derive(Clone, Debug)]
@@ -82,7 +82,7 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
 }
 
 fn doc_diff(store: &Store, c: &DocChange) -> Result<String> {
-    let read = |id: Option<gix::ObjectId>| -> Result<String> {
+    let read = |id: Option<ObjectId>| -> Result<String> {
         Ok(match id {
             Some(id) => String::from_utf8_lossy(&store.read_blob(id)?).into_owned(),
             None => String::new(),

@@ -20,7 +20,7 @@ use super::{OpError, Result};
 use crate::model::bd::BdRecord;
 use crate::model::{Actor, Bead, BeadType, Capability};
 use crate::store::{
-    BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, codec, refs,
+    BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, View, codec, refs,
 };
 
 /// How to import.
@@ -119,7 +119,7 @@ pub fn import(
         // there is nothing left to apply again.
         let input = input
             .take()
-            .ok_or_else(|| StoreError::Contended(refs::MAIN.into()))?;
+            .ok_or_else(|| StoreError::Contended(refs::MAIN.to_string()))?;
         import_into(store, tx, input, options, progress)
     })?;
     Ok(ImportReport {
@@ -269,7 +269,7 @@ impl Counts {
 /// Stages one record where it belongs. This is the seam for records that are more than
 /// work items: agents and messages get a mapper each, so that when agents and mail have
 /// places of their own in the store, their records can go there instead.
-fn stage_record(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
+fn stage_record(tx: &View<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
     match record.bead.kind {
         BeadType::Agent => stage_agent(tx, sink, record),
         BeadType::Message => stage_message(tx, sink, record),
@@ -280,20 +280,20 @@ fn stage_record(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Out
 /// An agent record (bd keeps agents as issues of type `agent`, with `agent_state`,
 /// `hook_bead`, `role_type`, `rig` … in fields or in the description). For now it
 /// stays a bead of type agent with every field kept in `extra`.
-fn stage_agent(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
+fn stage_agent(tx: &View<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
     stage_bead(tx, sink, &record.bead)
 }
 
 /// A message record (bd keeps mail as issues of type `message`, sender and thread in
 /// labels such as `from:…` and `thread:…`). For now it stays a bead of type message
 /// with every field kept.
-fn stage_message(tx: &Tx<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
+fn stage_message(tx: &View<'_>, sink: &mut Sink<'_>, record: &Record) -> Result<Outcome> {
     stage_bead(tx, sink, &record.bead)
 }
 
 /// Writes a bead's document unless it is byte-identical to the stored one (compared by
 /// blob id, without reading the old document), or the store's copy changed later.
-fn stage_bead(tx: &Tx<'_>, sink: &mut Sink<'_>, bead: &Bead) -> Result<Outcome> {
+fn stage_bead(tx: &View<'_>, sink: &mut Sink<'_>, bead: &Bead) -> Result<Outcome> {
     let text = codec::encode(bead).map_err(|source| StoreError::Encode {
         what: bead.id.to_string(),
         source,

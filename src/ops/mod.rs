@@ -71,6 +71,10 @@ pub use worktree::{
     canonical_worktree_path, finish_pending, plan_worktree,
 };
 
+/// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
+/// the store replaces its files.
+pub use crate::store::{Replacement, replace_file};
+
 /// What went wrong in an operation.
 #[derive(Debug, thiserror::Error)]
 pub enum OpError {

@@ -18,7 +18,8 @@ use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
     check_text, check_title, id_length_for,
 };
-use crate::store::{Store, Tx, refs};
+use crate::store::refs::{self, RefName};
+use crate::store::{Store, Tx, View};
 
 /// The key, in a molecule's `extra`, of the formula it was poured from.
 pub const FORMULA_KEY: &str = "formula";
@@ -108,7 +109,7 @@ impl Progress {
 }
 
 /// The steps of molecule `mol`: its children `<mol>.<n>`, in step order.
-pub(crate) fn steps(tx: &Tx<'_>, mol: &BeadId) -> Result<Vec<Bead>> {
+pub(crate) fn steps(tx: &View<'_>, mol: &BeadId) -> Result<Vec<Bead>> {
     let prefix = format!("{mol}.");
     let mut numbered: Vec<(u32, BeadId)> = tx
         .bead_ids_near(mol)?
@@ -139,7 +140,7 @@ fn extra_str(bead: &Bead, key: &str) -> Option<String> {
 }
 
 /// The progress of `bead` when it is a molecule.
-pub fn progress(tx: &Tx<'_>, bead: &Bead) -> Result<Option<Progress>> {
+pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
     if bead.kind != BeadType::Molecule {
         return Ok(None);
     }
@@ -199,7 +200,7 @@ pub fn progress(tx: &Tx<'_>, bead: &Bead) -> Result<Option<Progress>> {
 
 /// Which store ref holds bead `id`: `refs/beads/main` when it is there, else the
 /// local wisp ref when it is there; [`OpError::NotFound`] otherwise.
-pub fn locate(store: &Store, id: &BeadId) -> Result<&'static str> {
+pub fn locate(store: &Store, id: &BeadId) -> Result<RefName> {
     if store.view()?.bead_exists(id)? {
         return Ok(refs::MAIN);
     }
@@ -212,7 +213,7 @@ pub fn locate(store: &Store, id: &BeadId) -> Result<&'static str> {
 /// The ref a close of `ids` changes: the wisp ref when they are wisp steps, else
 /// `refs/beads/main` (where an unknown id is then reported as such). Wisp steps and
 /// stored beads cannot be closed by one command: they live in two refs.
-pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<&'static str> {
+pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<RefName> {
     let main = store.view()?;
     let mut wisps = None;
     let (mut stored, mut local) = (None, None);
@@ -295,14 +296,14 @@ pub struct Poured {
     pub steps: Vec<Bead>,
     /// The store ref it was written to.
     #[serde(rename = "ref")]
-    pub store_ref: &'static str,
+    pub store_ref: RefName,
 }
 
 /// A fresh wisp id `<prefix>-wisp-<hash>`, free on the wisp ref and on
 /// `refs/beads/main`, whose squash summary `<prefix>-<hash>` is free too.
 fn wisp_id(
-    main: &Tx<'_>,
-    tx: &Tx<'_>,
+    main: &View<'_>,
+    tx: &View<'_>,
     prefix: &Prefix,
     title: &str,
     actor: &Actor,
@@ -422,7 +423,7 @@ pub fn pour(
 }
 
 /// A read-only view of the ref holding molecule `id`, and the molecule.
-fn load_molecule<'s>(store: &'s Store, id: &BeadId) -> Result<(Tx<'s>, Bead)> {
+fn load_molecule<'s>(store: &'s Store, id: &BeadId) -> Result<(View<'s>, Bead)> {
     let on = locate(store, id)?;
     let tx = if on == refs::MAIN {
         store.view()?
@@ -435,7 +436,7 @@ fn load_molecule<'s>(store: &'s Store, id: &BeadId) -> Result<(Tx<'s>, Bead)> {
 }
 
 /// Fails unless `bead` is a molecule, naming its molecule when it is a step of one.
-fn require_molecule(tx: &Tx<'_>, bead: &Bead) -> Result<()> {
+fn require_molecule(tx: &View<'_>, bead: &Bead) -> Result<()> {
     if bead.kind == BeadType::Molecule {
         return Ok(());
     }

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gix::ObjectId;
 use serde::Serialize;
 
 use super::agent::load;
@@ -14,12 +13,12 @@ use super::{ListFilter, OpError, Result};
 use crate::model::{
     Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
 };
-use crate::store::{MAX_NOTE, Pushed, RefPush, Store, StoreError, codec, refs};
+use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
 
 /// The config git-beads sets so that notes follow their commits through
 /// `git commit --amend` and `git rebase`: (key, value, multi-valued).
 pub const NOTES_CONFIG: &[(&str, &str, bool)] = &[
-    ("notes.rewriteRef", refs::NOTES, true),
+    ("notes.rewriteRef", refs::NOTES.as_str(), true),
     ("notes.rewrite.amend", "true", false),
     ("notes.rewrite.rebase", "true", false),
 ];
@@ -30,9 +29,9 @@ pub fn configure_notes(store: &Store) -> Result<Vec<String>> {
     let mut changed = Vec::new();
     for (key, value, multi) in NOTES_CONFIG {
         let did = if *multi {
-            store.add_config_value(key, value)?
+            store.git().add_config_value(key, value)?
         } else {
-            store.set_config(key, value)?
+            store.git().set_config(key, value)?
         };
         if did {
             changed.push((*key).to_owned());
@@ -44,7 +43,7 @@ pub fn configure_notes(store: &Store) -> Result<Vec<String>> {
 /// Whether git is configured to carry provenance notes through amend and rebase.
 pub fn notes_configured(store: &Store) -> Result<bool> {
     for (key, value, _) in NOTES_CONFIG {
-        if !store.config_values(key)?.iter().any(|v| v == value) {
+        if !store.git().config_values(key)?.iter().any(|v| v == value) {
             return Ok(false);
         }
     }
@@ -125,10 +124,10 @@ fn encode_record(rec: &Provenance) -> Result<String> {
 /// on an amend whose replaced commit's note already says the same (git copies it).
 /// A record already on the commit is not added twice. Returns the record written.
 pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, Provenance)>> {
-    if store.rebase_in_progress() {
+    if store.git().rebase_in_progress() {
         return Ok(None);
     }
-    let Some(commit) = store.head_commit()? else {
+    let Some(commit) = store.git().head_commit()? else {
         return Ok(None);
     };
     let Some(rec) = current_provenance(store, actor)? else {
@@ -136,8 +135,8 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
     };
     let text = encode_record(&rec)?;
     let doc = text.trim().to_owned();
-    if let Some(old) = store.amended_from()?
-        && let Some(note) = store.note(refs::NOTES, old)?
+    if let Some(old) = store.git().amended_from()?
+        && let Some(note) = store.note(refs::NOTES.as_str(), old)?
         && note_documents(&String::from_utf8_lossy(&note)).contains(&doc)
     {
         return Ok(None);
@@ -145,7 +144,7 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
     let message = format!("notes: provenance of {commit} (session {})", rec.session);
     let written = store.advance_notes(actor, |head| -> Result<_> {
         let existing = match head {
-            Some(h) => store.note(refs::NOTES, commit)?.map(|n| (h, n)),
+            Some(h) => store.note(refs::NOTES.as_str(), commit)?.map(|n| (h, n)),
             None => None,
         };
         let new_text = match &existing {
@@ -189,10 +188,11 @@ pub struct CommitProvenance {
 /// The provenance note of the commit `spec` names (`HEAD`, a branch, an id).
 pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
     let commit = store
+        .git()
         .resolve_commit(spec)
         .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
     let note = store
-        .note(refs::NOTES, commit)?
+        .note(refs::NOTES.as_str(), commit)?
         .map(|n| String::from_utf8_lossy(&n).into_owned());
     let mut records = Vec::new();
     let mut other = Vec::new();
@@ -349,11 +349,11 @@ pub fn push_notes(store: &Store, actor: &Actor, remote: &str, talk: bool) -> Res
             return Ok(report);
         }
         let update = RefPush {
-            name: refs::NOTES.into(),
+            name: refs::NOTES.to_string(),
             expected,
             new: local.commit,
         };
-        match store.push_refs(remote, &[update], None)?.first() {
+        match store.git().push_refs(remote, &[update], None)?.first() {
             Some(Pushed::Done) => {
                 store.set_notes_tracking(remote, local.commit, actor)?;
                 report.pushed = true;

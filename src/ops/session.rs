@@ -11,7 +11,7 @@ use crate::model::{
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
     check_text, parse_duration,
 };
-use crate::store::{MailSummary, Store, Tx, refs};
+use crate::store::{MailSummary, ObjectId, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -22,6 +22,7 @@ pub const TIMEOUT_KEY: &str = "beads.sessionTimeout";
 
 fn timeout_secs(store: &Store) -> u64 {
     store
+        .git()
         .config_string(TIMEOUT_KEY)
         .and_then(|v| parse_duration(v.trim()).ok())
         .unwrap_or(DEFAULT_TIMEOUT_SECS)
@@ -49,7 +50,7 @@ fn session_prefix() -> Prefix {
     Prefix::parse("ses").unwrap_or_else(|_| unreachable!("ses is a valid prefix"))
 }
 
-pub(crate) fn load_session(tx: &Tx<'_>, id: &BeadId) -> Result<Session> {
+pub(crate) fn load_session(tx: &View<'_>, id: &BeadId) -> Result<Session> {
     tx.doc(&refs::session_path(id))?
         .ok_or_else(|| OpError::Invalid(format!("no session {id}")))
 }
@@ -59,7 +60,7 @@ fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
 }
 
 /// Where the agent stood in its hooked work, in words, for a crash note.
-fn standing(tx: &Tx<'_>, agent: &Agent) -> Result<Option<String>> {
+fn standing(tx: &View<'_>, agent: &Agent) -> Result<Option<String>> {
     for id in &agent.hook {
         if let Some(bead) = tx.bead(id)? {
             if let Some(p) = molecule::progress(tx, &bead)? {
@@ -301,6 +302,7 @@ fn release_binding(store: &Store, s: &Session) -> Result<()> {
 /// worktree when `beads.snapshotOnHeartbeat` is true.
 pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
     let on = store
+        .git()
         .config_string(SNAPSHOT_ON_HEARTBEAT_KEY)
         .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"));
     let capture = if on {
@@ -494,7 +496,7 @@ pub struct HookItem {
     pub progress: Option<Progress>,
 }
 
-fn hook_items(tx: &Tx<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
+fn hook_items(tx: &View<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
     agent
         .hook
         .iter()
@@ -725,6 +727,7 @@ fn capture_for_session(store: &Store) -> Result<Option<crate::store::Capture>> {
         return Ok(None);
     }
     let cap = store
+        .git()
         .config_string(SNAPSHOT_MAX_FILE_KEY)
         .and_then(|v| parse_size(&v))
         .unwrap_or(DEFAULT_MAX_FILE);
@@ -825,11 +828,11 @@ pub fn resume(
             let base = snap
                 .as_ref()
                 .and_then(|s| s.base.as_deref())
-                .and_then(|b| gix::ObjectId::from_hex(b.as_bytes()).ok())
+                .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok())
                 .filter(|b| store.has_object(*b));
             let at = match base {
                 Some(b) => b,
-                None => store.head_commit()?.ok_or_else(|| {
+                None => store.git().head_commit()?.ok_or_else(|| {
                     OpError::Invalid("this repository has no commit to put a worktree on".into())
                 })?,
             };
@@ -850,7 +853,7 @@ pub fn resume(
                 target_path.display()
             )));
         }
-        let tree = gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
+        let tree = ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
             OpError::Invalid(format!("snapshot {} of {id} names a bad tree: {e}", s.n))
         })?;
         target.restore_worktree(tree)?;
@@ -878,7 +881,14 @@ pub fn resume(
 /// pruned. Returns how many were pruned.
 pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
     let keep = keep
-        .or_else(|| store.config_string(SNAPSHOT_KEEP_KEY)?.trim().parse().ok())
+        .or_else(|| {
+            store
+                .git()
+                .config_string(SNAPSHOT_KEEP_KEY)?
+                .trim()
+                .parse()
+                .ok()
+        })
         .unwrap_or(DEFAULT_KEEP);
     write(store, actor, |tx| {
         let mut by_agent: std::collections::BTreeMap<AgentName, Vec<(Timestamp, BeadId, u32)>> =

@@ -8,13 +8,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use gix::ObjectId;
 use serde::Serialize;
 
 use super::{OpError, Result, now, write};
 use crate::merge::{self, Side};
 use crate::model::{Actor, Bead, BeadId, Prefix};
-use crate::store::{Entry, EntryKind, Head, Pushed, RemoteError, Store, StoreError, codec, refs};
+use crate::store::{
+    Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
+};
 
 /// How often `sync` fetches, merges and pushes again when the remote keeps moving.
 const MAX_ROUNDS: usize = 10;
@@ -824,8 +825,8 @@ fn merge_document(
     {
         return Ok(typed(base, x, y));
     }
-    let av = codec::decode::<serde_yaml::Value>(&a_bytes);
-    let bv = codec::decode::<serde_yaml::Value>(&b_bytes);
+    let av = codec::decode::<codec::Value>(&a_bytes);
+    let bv = codec::decode::<codec::Value>(&b_bytes);
     let (av, bv) = match (av, bv) {
         (Ok(av), Ok(bv)) => (av, bv),
         (av, bv) => {
@@ -838,9 +839,9 @@ fn merge_document(
     };
     let basev = base_bytes
         .as_deref()
-        .and_then(|bytes| codec::decode::<serde_yaml::Value>(bytes).ok());
+        .and_then(|bytes| codec::decode::<codec::Value>(bytes).ok());
     if let Some(id) = &id {
-        let exact = |v: &serde_yaml::Value, bytes: &[u8]| exact_bead(id, v, bytes);
+        let exact = |v: &codec::Value, bytes: &[u8]| exact_bead(id, v, bytes);
         let base_bead = match (&basev, &base_bytes) {
             (Some(v), Some(bytes)) => exact(v, bytes).map(Some),
             _ => Some(None),
@@ -895,7 +896,7 @@ fn canonical_bead(id: &BeadId, bytes: &[u8]) -> Option<Bead> {
 /// The bead in a document, if the bead model represents the document exactly (so
 /// the typed merge drops nothing, not even fields a newer git-beads wrote) and it
 /// is the bead its path names.
-fn exact_bead(id: &BeadId, value: &serde_yaml::Value, bytes: &[u8]) -> Option<Bead> {
+fn exact_bead(id: &BeadId, value: &codec::Value, bytes: &[u8]) -> Option<Bead> {
     let bead: Bead = codec::decode(bytes).ok()?;
     let back = codec::to_value(&bead).ok()?;
     (bead.id == *id && back == *value).then_some(bead)
@@ -987,7 +988,7 @@ mod tests {
                 let value = codec::to_value(&b).expect("converts");
                 let mut pairs: Vec<_> = value.as_mapping().expect("a mapping").iter().collect();
                 pairs.reverse();
-                let reversed: serde_yaml::Mapping = pairs
+                let reversed: codec::Mapping = pairs
                     .into_iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
@@ -1002,7 +1003,7 @@ mod tests {
     /// A base tree of `n` beads and two sides that each change some of them.
     fn three_trees(store: &Store, n: usize, seed: u64) -> (ObjectId, ObjectId, ObjectId) {
         let mut rng = Rng(seed);
-        let empty = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let empty = store.empty_tree();
         let beads: Vec<Bead> = (0..n)
             .map(|k| {
                 let id = BeadId::parse(&format!("bd-t{k}")).expect("an id");
@@ -1083,7 +1084,7 @@ mod tests {
                 let id = BeadId::parse(refs::bead_id_of_path(&path).expect("a bead path"))
                     .expect("an id");
                 let bytes = store.read_blob(blob).expect("reads");
-                let exact = codec::decode::<serde_yaml::Value>(&bytes)
+                let exact = codec::decode::<codec::Value>(&bytes)
                     .ok()
                     .and_then(|v| exact_bead(&id, &v, &bytes));
                 match canonical_bead(&id, &bytes) {

@@ -222,7 +222,7 @@ pub fn finish_pending(store: &Store) -> Result<Option<WorktreeBound>> {
         agent: p.agent,
         bead: p.bead,
         by: BoundBy::WorktreeAdd,
-        branch: store.head_branch(),
+        branch: store.git().head_branch(),
     }))
 }
 
@@ -258,7 +258,7 @@ pub fn bind_new_worktree(store: &Store) -> Result<Option<WorktreeBound>> {
     if store.head()?.is_none() || binding(store)?.is_some() {
         return Ok(None);
     }
-    let Some(branch) = store.head_branch() else {
+    let Some(branch) = store.git().head_branch() else {
         return Ok(None);
     };
     let Some(agent) = agent_for_branch(store, &branch)? else {
@@ -298,7 +298,7 @@ pub fn add_worktree(
     args.extend(git_args.iter().cloned());
     let cwd = std::env::current_dir()
         .map_err(|e| OpError::Invalid(format!("cannot read the current directory: {e}")))?;
-    let status = store.run_worktree_add(&cwd, &args)?;
+    let status = store.git().run_worktree_add(&cwd, &args)?;
     if !status.success() {
         cancel_worktree(store, &path)?;
         return Err(OpError::Invalid(format!(
@@ -325,7 +325,7 @@ pub fn add_worktree(
             agent: b.agent,
             bead: pending.bead.clone(),
             by: BoundBy::WorktreeAdd,
-            branch: there.head_branch(),
+            branch: there.git().head_branch(),
         },
         by_hook: true,
     })

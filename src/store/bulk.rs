@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use gix::ObjectId;
 
 use super::index::Broken;
-use super::{Head, Staged, Store, StoreError, Tx, codec, git_err, refs, tree};
+use super::{Head, Staged, Store, StoreError, Tx, View, codec, git_err, refs, tree};
 use crate::model::Bead;
 
 impl Store {
@@ -87,7 +87,7 @@ pub enum Put {
     Unchanged,
 }
 
-impl Tx<'_> {
+impl View<'_> {
     /// The blob id of every bead document at the state this change started from
     /// (staged documents are not in it), from one walk of the tree.
     pub fn bead_blob_ids(&self) -> Result<BlobIds, StoreError> {
@@ -104,6 +104,17 @@ impl Tx<'_> {
         }))
     }
 
+    /// The bead `id` as stored at the state this change started from, ignoring
+    /// anything staged since.
+    pub fn stored_bead(&self, id: &crate::model::BeadId) -> Result<Option<Bead>, StoreError> {
+        match &self.head {
+            Some(head) => self.store.read_bead(head.tree, id),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Tx<'_> {
     /// Stages `bead` unless its canonical document is byte-identical to the one in
     /// `current` (compared by blob id, without reading the old document).
     pub fn put_bead_if_changed(
@@ -140,14 +151,5 @@ impl Tx<'_> {
     /// Takes a bead's staged document back out of this change.
     pub fn unstage_bead(&mut self, id: &crate::model::BeadId) {
         self.writes.remove(&refs::bead_path(id));
-    }
-
-    /// The bead `id` as stored at the state this change started from, ignoring
-    /// anything staged since.
-    pub fn stored_bead(&self, id: &crate::model::BeadId) -> Result<Option<Bead>, StoreError> {
-        match &self.head {
-            Some(head) => self.store.read_bead(head.tree, id),
-            None => Ok(None),
-        }
     }
 }

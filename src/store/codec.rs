@@ -3,6 +3,13 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// A document as a generic tree of YAML values, in the order its keys were read:
+/// what the generic merge works on.
+pub use serde_yaml::Value;
+
+/// A YAML mapping, keys in their order.
+pub use serde_yaml::Mapping;
+
 /// The largest document the store will decode, in bytes. Anything larger is
 /// reported as broken instead of being parsed.
 pub const MAX_DOCUMENT: usize = 16 * 1024 * 1024;
@@ -63,7 +70,7 @@ pub fn encode<T: Serialize>(value: &T) -> Result<String, CodecError> {
 
 /// Converts a value to the generic YAML tree that the merge of unknown documents
 /// works on (equal to what decoding its canonical encoding gives).
-pub fn to_value<T: Serialize>(value: &T) -> Result<serde_yaml::Value, CodecError> {
+pub fn to_value<T: Serialize>(value: &T) -> Result<Value, CodecError> {
     Ok(serde_yaml::to_value(value)?)
 }
 

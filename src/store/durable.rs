@@ -10,9 +10,14 @@
 //! `reference`, `committed`, `added`, `all`, `none`, with `-` to remove one) and the
 //! older `core.fsyncObjectFiles`. When neither is set, git-beads syncs objects and
 //! refs: the store is the one copy of an agent workforce's memory.
+//!
+//! Files outside the object database (state files, caches, hook scripts, exports)
+//! are replaced atomically the one way [`Replacement`] writes them: a temporary file
+//! beside the path, renamed over it once complete.
 
 use std::collections::BTreeSet;
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
@@ -83,7 +88,7 @@ impl Store {
     pub(crate) fn fsync_policy(&self) -> Policy {
         let config = self.repo.config_snapshot();
         Policy::from_config(
-            self.config_string("core.fsync").as_deref(),
+            self.git().config_string("core.fsync").as_deref(),
             config.boolean("core.fsyncObjectFiles"),
         )
     }
@@ -117,6 +122,89 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// A file being written beside the path it replaces: a temporary file in the same
+/// directory, renamed over the path by [`Replacement::commit`] once complete, so that
+/// a reader sees the old file or the whole new one, never a part. Dropped before
+/// that, the temporary file goes.
+pub struct Replacement {
+    file: File,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl Replacement {
+    /// Starts replacing `path` through a temporary file of this process
+    /// (`.<name>.tmp<pid>` beside it).
+    pub fn create(path: &Path) -> std::io::Result<Replacement> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+        Replacement::create_as(path, &tmp)
+    }
+
+    /// Starts replacing `path` through the temporary file `tmp`, for callers that
+    /// know their temporary files by name.
+    pub fn create_as(path: &Path, tmp: &Path) -> std::io::Result<Replacement> {
+        Ok(Replacement {
+            file: File::create(tmp)?,
+            tmp: tmp.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The temporary file, for writing and for setting its permissions.
+    pub fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// The temporary file's path (for messages).
+    pub fn tmp(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Puts the new file in its place; with `sync`, its content reaches the disk first.
+    pub fn commit(self, sync: bool) -> std::io::Result<()> {
+        if sync {
+            self.file.sync_all()?;
+        }
+        std::fs::rename(&self.tmp, &self.path)
+    }
+}
+
+impl Write for Replacement {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl std::io::Seek for Replacement {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
+impl Drop for Replacement {
+    fn drop(&mut self) {
+        // Gone once it took its place; otherwise a half-written file on a full disk
+        // would only take the space it lacked.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Replaces the file at `path` with `bytes` atomically (see [`Replacement`]); with
+/// `sync`, the content reaches the disk before the rename.
+pub fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
+    let mut file = Replacement::create(path)?;
+    file.write_all(bytes)?;
+    file.commit(sync)
 }
 
 #[cfg(test)]

@@ -28,12 +28,14 @@
 //! commit before letting go of the write lock.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 use gix::objs::Kind;
 use gix::odb::memory::Storage;
 
+use super::durable::Replacement;
 use super::pack::{kind_of_code, type_code};
 use super::{Store, StoreError, WriteLock, io_err};
 use crate::model::Actor;
@@ -128,12 +130,12 @@ fn boot_id() -> Option<String> {
 /// Writes `bytes` to `path` through a temporary file renamed into place, so that a
 /// reader sees the whole file or none; nothing is synced.
 fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let tmp = path.with_extension("new");
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(io_err(format!("write {}", path.display())))
+    Replacement::create_as(path, &path.with_extension("new"))
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.commit(false)
+        })
+        .map_err(io_err(format!("write {}", path.display())))
 }
 
 /// The objects as one file: per object its pack type code, id, length and content.
@@ -420,7 +422,7 @@ impl Store {
     /// write lock by itself (a sync, the notes): it must start from the whole chain.
     pub(crate) fn flush_queues(&self) -> Result<(), StoreError> {
         for name in [super::refs::MAIN, super::refs::WISPS] {
-            self.flush_queue(name)?;
+            self.flush_queue(name.as_str())?;
         }
         Ok(())
     }

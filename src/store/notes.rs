@@ -18,7 +18,7 @@ pub const MAX_NOTE: u64 = 1024 * 1024;
 impl Store {
     /// The commit and tree of `refs/notes/beads`, or `None` before the first note.
     pub fn notes_head(&self) -> Result<Option<Head>, StoreError> {
-        self.ref_head(refs::NOTES)
+        self.ref_head(refs::NOTES.as_str())
     }
 
     /// Every note in a notes tree, as annotated commit → note blob. Entries that are
@@ -140,7 +140,7 @@ impl Store {
         base: Option<ObjectId>,
         edits: &BTreeMap<ObjectId, Option<ObjectId>>,
     ) -> Result<ObjectId, StoreError> {
-        let root = base.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+        let root = base.unwrap_or_else(|| self.empty_tree());
         let mut editor = self
             .repo
             .edit_tree(root)
@@ -185,19 +185,25 @@ impl Store {
         E: From<StoreError>,
     {
         let _lock = self.write_lock()?;
-        for _ in 0..super::MAX_ATTEMPTS {
+        for _ in 0..super::tx::MAX_ATTEMPTS {
             let head = self.notes_head()?;
             let (value, target) = decide(head)?;
             let Some((commit, message)) = target else {
                 return Ok(value);
             };
             if Some(commit) == head.map(|h| h.commit)
-                || self.move_ref(refs::NOTES, head.map(|h| h.commit), commit, actor, &message)?
+                || self.move_ref(
+                    refs::NOTES.as_str(),
+                    head.map(|h| h.commit),
+                    commit,
+                    actor,
+                    &message,
+                )?
             {
                 return Ok(value);
             }
         }
-        Err(StoreError::Contended(refs::NOTES.into()).into())
+        Err(StoreError::Contended(refs::NOTES.to_string()).into())
     }
 
     /// Points remote `remote`'s notes tracking ref at `commit` (after a push).

@@ -1,10 +1,35 @@
 //! Every ref name and path inside the store's tree, in one place.
 
+/// The full name of one of git-beads' own refs ([`MAIN`], [`WISPS`], [`NOTES`]): the
+/// only refs a transaction moves or a view reads, so that no other name can be passed
+/// where one of them is meant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RefName(&'static str);
+
+impl RefName {
+    /// The full name (`refs/beads/main`).
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for RefName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl serde::Serialize for RefName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
 /// The shared, pushed store: a commit chain whose trees hold one YAML document per entity.
-pub const MAIN: &str = "refs/beads/main";
+pub const MAIN: RefName = RefName("refs/beads/main");
 
 /// Wisps: molecules kept on this machine only. Sync never pushes this ref.
-pub const WISPS: &str = "refs/beads/local/wisps";
+pub const WISPS: RefName = RefName("refs/beads/local/wisps");
 
 /// The document at the root of the store's tree that records its format and prefix.
 pub const META_PATH: &str = "meta.yaml";
@@ -80,7 +105,7 @@ pub fn mail_id_of_path(path: &str) -> Option<&str> {
 }
 
 /// Provenance notes of code commits; fetched by sync into a tracking ref.
-pub const NOTES: &str = "refs/notes/beads";
+pub const NOTES: RefName = RefName("refs/notes/beads");
 
 /// Where what each remote last had is kept: outside `refs/remotes/`, so that
 /// `git branch -a` never shows it, and the only place a fetch may write.

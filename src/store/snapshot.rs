@@ -108,7 +108,7 @@ impl Store {
         if let Some(b) = base {
             changed.arg(b.to_string());
         } else {
-            changed.arg(ObjectId::empty_tree(self.repo.object_hash()).to_string());
+            changed.arg(self.empty_tree().to_string());
         }
         let out = run(changed, "list the changed files")?;
         for path in out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {

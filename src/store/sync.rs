@@ -364,6 +364,7 @@ impl Store {
         // the remote is left as it is.
         if self.is_local(name, gix::remote::Direction::Fetch)
             && self
+                .git()
                 .config_string(&format!("remote.{name}.uploadpack"))
                 .is_none()
         {
@@ -476,7 +477,7 @@ impl Store {
         let out = self.run_git(&args, talk)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        match push_outcome(&stdout, refs::MAIN) {
+        match push_outcome(&stdout, refs::MAIN.as_str()) {
             Some(Ok(pushed)) => Ok(pushed),
             Some(Err(reason)) => Err(RemoteError::Rejected {
                 remote: name.to_owned(),
@@ -763,14 +764,20 @@ impl Store {
         E: From<StoreError>,
     {
         let _lock = self.write_lock()?;
-        self.clear_stale_ref_lock(refs::MAIN)?;
+        self.clear_stale_ref_lock(refs::MAIN.as_str())?;
         let head = self.head()?;
         let (value, target) = decide(head)?;
         if let Some((commit, message)) = target
             && Some(commit) != head.map(|h| h.commit)
-            && !self.move_ref(refs::MAIN, head.map(|h| h.commit), commit, actor, &message)?
+            && !self.move_ref(
+                refs::MAIN.as_str(),
+                head.map(|h| h.commit),
+                commit,
+                actor,
+                &message,
+            )?
         {
-            return Err(StoreError::Contended(refs::MAIN.into()).into());
+            return Err(StoreError::Contended(refs::MAIN.to_string()).into());
         }
         Ok(value)
     }

@@ -1,7 +1,6 @@
 //! `git beads export`: writes every bead out, as the beads `bd` tracker's JSONL or as
 //! git-beads' own YAML.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -30,25 +29,6 @@ struct Report<'a> {
     broken: &'a [Broken],
 }
 
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
 /// Runs `export`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let format = crate::ops::DataFormat::from(args.format);
@@ -63,7 +43,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         None if export.text.is_empty() => Ok(()),
         None => out.line(export.text.trim_end_matches('\n')),
         Some(path) => {
-            write_atomically(path, &export.text)
+            ops::replace_file(path, export.text.as_bytes(), true)
                 .map_err(|e| CliError::user(format!("could not write {}: {e}", path.display())))?;
             if out.json {
                 return out.json(&Report {

@@ -209,7 +209,7 @@ pub fn git_hook(ctx: &Ctx, name: &str, args: &[String], out: &mut Out) -> Result
             Ok(())
         }
         Err(e) => {
-            if ctx.store.config_bool(STRICT_KEY).unwrap_or(false) {
+            if ctx.store.git().config_bool(STRICT_KEY).unwrap_or(false) {
                 let err: CliError = e.into();
                 return Err(err.hint(format!(
                     "the {name} hook is strict ({STRICT_KEY}=true); `git config {STRICT_KEY} false` lets git go on despite such failures"

@@ -1,7 +1,7 @@
-//! What git hooks need from the repository besides the store: where git runs hooks
-//! from, the config git-beads sets, files of machine-local state shared by every
-//! worktree, whether a rebase or an amend is under way, commit-message trailers, and
-//! a push that can never hang.
+//! The plain git around the store, for hooks and commands that work with the user's
+//! repository: where git runs hooks from, the config git-beads reads and sets,
+//! whether a rebase or an amend is under way, commit-message trailers, `worktree add`,
+//! and a push that can never hang.
 //!
 //! Like sync, everything that git's own plumbing does best (`rev-parse --git-path`,
 //! `config`, `interpret-trailers`, `push`) runs the user's `git` binary with an
@@ -12,14 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use super::sync::{Pushed, RemoteError, SYNC_ENV, check_remote_name};
+use super::{Store, StoreError, git_err, io_err};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use super::lock::WriteLock;
-use super::sync::{Pushed, RemoteError, SYNC_ENV, check_remote_name};
-use super::{Store, StoreError, codec, decode_doc, git_err, io_err};
 
 /// One ref to push: the remote ref, what it must be now (`None`: absent), and the
 /// local commit it becomes.
@@ -33,7 +29,21 @@ pub struct RefPush {
     pub new: ObjectId,
 }
 
+/// The plain git of the repository around the store: its config, its hooks
+/// directory, the state of HEAD and of a rebase, commit-message trailers, `worktree
+/// add` and pushes (see [`Store::git`]).
+pub struct Git<'r> {
+    repo: &'r gix::Repository,
+}
+
 impl Store {
+    /// The plain git of the repository, as opposed to the store's documents and refs.
+    pub fn git(&self) -> Git<'_> {
+        Git { repo: &self.repo }
+    }
+}
+
+impl Git<'_> {
     /// A `git` command for this repository, marked as git-beads' own so that hooks
     /// it triggers know (see [`SYNC_ENV`]).
     fn hook_git(&self) -> Command {
@@ -42,7 +52,11 @@ impl Store {
             .arg(self.repo.git_dir())
             .env(SYNC_ENV, "1")
             .stdin(Stdio::null());
-        cmd.current_dir(self.workdir().unwrap_or_else(|| self.common_dir()));
+        cmd.current_dir(
+            self.repo
+                .workdir()
+                .unwrap_or_else(|| self.repo.common_dir()),
+        );
         cmd
     }
 
@@ -78,8 +92,9 @@ impl Store {
         Ok(if path.is_absolute() {
             path
         } else {
-            self.workdir()
-                .unwrap_or_else(|| self.common_dir())
+            self.repo
+                .workdir()
+                .unwrap_or_else(|| self.repo.common_dir())
                 .join(path)
         })
     }
@@ -132,6 +147,19 @@ impl Store {
             &format!("config --add {key}"),
         )?;
         Ok(true)
+    }
+
+    /// A git config value as a string, if set.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_str_lossy().into_owned())
+    }
+
+    /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
+    pub fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
+        Ok(self.repo.head_id().ok().map(|id| id.detach()))
     }
 
     /// A boolean config key as git reads it (`true`, `yes`, `on`, `1`…), if set.
@@ -215,18 +243,6 @@ impl Store {
         Ok(())
     }
 
-    /// Opens the repository of the worktree at `path` itself, whatever `GIT_DIR` says.
-    pub fn open_worktree(path: &Path) -> Result<Store, StoreError> {
-        let repo =
-            gix::ThreadSafeRepository::discover_opts(path, Default::default(), Default::default())
-                .map(gix::Repository::from)
-                .map_err(|source| StoreError::NotARepo {
-                    path: path.to_owned(),
-                    source: Box::new(source),
-                })?;
-        Ok(Store { repo })
-    }
-
     /// Runs `git worktree add ARGS` in `cwd` as the user would (their terminal, their
     /// hooks: the post-checkout hook sees a new worktree; git's output goes to stderr),
     /// and returns how it exited.
@@ -243,53 +259,6 @@ impl Store {
             .stdout(Stdio::from(std::io::stderr()))
             .status()
             .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))
-    }
-
-    /// Reads, changes and writes back (atomically) a YAML file of machine-local state
-    /// shared by every worktree (`<common dir>/beads/<name>`), under its own lock so
-    /// that concurrent commands never lose each other's changes. A missing file reads
-    /// as `T::default()`; a value equal to the default removes the file.
-    pub fn update_local_state<T, R>(
-        &self,
-        name: &str,
-        change: impl FnOnce(&mut T) -> R,
-    ) -> Result<R, StoreError>
-    where
-        T: Serialize + DeserializeOwned + Default + PartialEq,
-    {
-        let path = self.local_dir().join(name);
-        let lock = self.local_dir().join(format!("{name}.lock"));
-        let _lock =
-            WriteLock::acquire(&lock).map_err(io_err(format!("lock {}", lock.display())))?;
-        let mut value: T = match std::fs::read(&path) {
-            Ok(bytes) => decode_doc(&path.display().to_string(), &bytes)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => T::default(),
-            Err(e) => return Err(io_err(format!("read {}", path.display()))(e)),
-        };
-        let before = codec::encode(&value).map_err(|source| StoreError::Encode {
-            what: name.to_owned(),
-            source,
-        })?;
-        let out = change(&mut value);
-        let after = codec::encode(&value).map_err(|source| StoreError::Encode {
-            what: name.to_owned(),
-            source,
-        })?;
-        if before == after {
-            return Ok(out);
-        }
-        if value == T::default() {
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(io_err(format!("remove {}", path.display()))(e));
-                }
-                _ => return Ok(out),
-            }
-        }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, after).map_err(io_err(format!("write {}", tmp.display())))?;
-        std::fs::rename(&tmp, &path).map_err(io_err(format!("replace {}", path.display())))?;
-        Ok(out)
     }
 
     /// Pushes `updates` to remote `remote` in one `git push`, each with its lease, and

@@ -1,0 +1,242 @@
+//! The bead table of a state of the store: loaded from the cache, brought forward
+//! through the delta file, folded into a new table, or rebuilt from the documents.
+
+use super::*;
+
+/// The beads changed since a table was written: the delta file's body.
+#[derive(Default, Serialize, Deserialize)]
+pub(super) struct Delta {
+    /// The tree the table was built from.
+    pub(super) base: Vec<u8>,
+    /// Changed and new beads.
+    pub(super) beads: Vec<Summary>,
+    /// Ids gone from the store, or whose documents no longer parse.
+    pub(super) gone: Vec<String>,
+    /// Every bead document that does not parse.
+    pub(super) broken: Vec<Broken>,
+}
+
+/// When the delta holds more beads than this, it is folded into a new table.
+pub(super) fn delta_limit(table: &Table) -> usize {
+    256.max(table.len() / 64)
+}
+
+/// The bead table at `head`, with its search text when `with_text`.
+pub(super) fn load_beads(
+    store: &Store,
+    ref_name: &str,
+    head: &Head,
+    with_text: bool,
+) -> Result<Index, StoreError> {
+    let path = |file| file_path(store, ref_name, file);
+    let Some((base, sections)) = read_part(&path(File::Table), File::Table) else {
+        return rebuild_beads(store, ref_name, head);
+    };
+    let (Some(table), Ok(broken)) = (
+        Table::decode(sections[0].clone()),
+        postcard::from_bytes::<Vec<Broken>>(bytes(&sections[1])),
+    ) else {
+        return rebuild_beads(store, ref_name, head);
+    };
+    let texts = match with_text {
+        false => Texts::default(),
+        true => match read_texts(&path(File::Text), &base, &table) {
+            Some(texts) => texts,
+            None => return rebuild_beads(store, ref_name, head),
+        },
+    };
+    // The delta counts only when it was laid over this very table.
+    let (at, delta) = match read_part(&path(File::Delta), File::Delta)
+        .and_then(|(tree, s)| Some((tree, postcard::from_bytes::<Delta>(bytes(&s[0])).ok()?)))
+    {
+        Some((tree, delta)) if delta.base == base => (tree, delta),
+        _ => (
+            base.clone(),
+            Delta {
+                broken,
+                ..Delta::default()
+            },
+        ),
+    };
+    let mut changed: BTreeMap<String, Option<Summary>> = delta
+        .beads
+        .into_iter()
+        .map(|s| (s.id.clone(), Some(s)))
+        .chain(delta.gone.into_iter().map(|id| (id, None)))
+        .collect();
+    let mut broken: BTreeMap<String, String> = delta
+        .broken
+        .into_iter()
+        .map(|b| (b.path, b.error))
+        .collect();
+    if at == head.tree.as_bytes() {
+        let mut index = Index::assemble(table, texts, changed, into_broken(broken));
+        index.base = base;
+        return Ok(index);
+    }
+    let Some(from) = ObjectId::try_from(at.as_slice())
+        .ok()
+        .filter(|&t| store.repo.has_object(t))
+    else {
+        return rebuild_beads(store, ref_name, head);
+    };
+    for change in diff_dir(store, from, head.tree, refs::BEADS_DIR)? {
+        match change.new {
+            Some(blob) => absorb::<Bead>(store, change.path, blob, &mut changed, &mut broken)?,
+            None => {
+                if let Some(id) = refs::bead_id_of_path(&change.path) {
+                    changed.insert(id.to_owned(), None);
+                }
+                broken.remove(&change.path);
+            }
+        }
+    }
+    let broken = into_broken(broken);
+    if changed.len() <= delta_limit(&table) {
+        // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
+        let delta = (
+            &base,
+            changed.values().flatten().collect::<Vec<_>>(),
+            changed
+                .iter()
+                .filter(|(_, s)| s.is_none())
+                .map(|(id, _)| id)
+                .collect::<Vec<_>>(),
+            &broken,
+        );
+        // A cache that cannot be written only costs speed on the next read.
+        let _ = encode(&delta).and_then(|bytes| {
+            write_part(
+                &path(File::Delta),
+                File::Delta,
+                head.tree.as_bytes(),
+                &[&bytes],
+            )
+        });
+        let mut index = Index::assemble(table, texts, changed, broken);
+        index.base = base;
+        return Ok(index);
+    }
+    // The delta has grown: fold it into a new table. The search text of the rows it
+    // keeps goes from the old text file straight into the new one, never held.
+    let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
+    let (table, moved, new) = staged.compacted();
+    let mut index = Index::assemble(table, Texts::default(), BTreeMap::new(), broken);
+    index.base = head.tree.as_bytes().to_vec();
+    let _ = save_table(store, ref_name, head.tree, &index);
+    let copied = copy_texts(&path(File::Text), &base, head.tree, &moved, &new);
+    if with_text {
+        match copied.and_then(|()| read_texts(&path(File::Text), &index.base, &index.table)) {
+            Some(texts) => index.texts = texts,
+            None => return rebuild_beads(store, ref_name, head),
+        }
+    }
+    Ok(index)
+}
+
+/// Writes the search text file of a compacted table built from `tree`: the texts of
+/// the rows it kept, copied from the text file at `path` (built from `base`) a piece at
+/// a time, then `new`. `None` when the old file is missing, torn or of another state,
+/// or the new one cannot be written.
+pub(super) fn copy_texts(
+    path: &std::path::Path,
+    base: &[u8],
+    tree: ObjectId,
+    moved: &[u32],
+    new: &[NewText],
+) -> Option<()> {
+    let mut old = PartReader::open(path, base)?;
+    let len = old.section()?;
+    let copy = TextsCopy::begin(&mut |buf| old.read(buf), len, moved, new)?;
+    let mut out = PartWriter::create(path, File::Text).ok()?;
+    out.section(tree.as_bytes().len()).ok()?;
+    out.put(tree.as_bytes()).ok()?;
+    out.section(copy.len()).ok()?;
+    let mut write = |bytes: &[u8]| out.put(bytes).ok();
+    copy.copy(&mut |buf| old.read(buf), new, &mut write, CHUNK)?;
+    // The old file is checked whole before the new one takes its place.
+    match old.whole() {
+        true => out.finish().ok(),
+        false => None,
+    }
+}
+
+/// The search text of `table`, built from `base`; `None` when the file is missing,
+/// torn or of another state.
+pub(super) fn read_texts(path: &std::path::Path, base: &[u8], table: &Table) -> Option<Texts> {
+    let (tree, sections) = read_part(path, File::Text)?;
+    let texts = Texts::decode(sections.first()?.clone())?;
+    (tree == base && texts.len() == table.len()).then_some(texts)
+}
+
+/// The rows of a table built from `base` (with `rows` rows) whose search text
+/// contains `folded`, found while the text file is read a piece at a time and checked
+/// against its checksum at the end; `None` when the file is missing, torn or of
+/// another state.
+pub(super) fn scan_text_file(
+    path: &std::path::Path,
+    base: &[u8],
+    rows: usize,
+    folded: &str,
+) -> Option<Vec<usize>> {
+    let mut file = PartReader::open(path, base)?;
+    let len = file.section()?;
+    let hits = table::scan_texts(&mut |buf| file.read(buf), len, rows, folded, CHUNK)?;
+    file.whole().then_some(hits)
+}
+
+/// The bead table at `head` built from the documents, and saved.
+pub(super) fn rebuild_beads(
+    store: &Store,
+    ref_name: &str,
+    head: &Head,
+) -> Result<Index, StoreError> {
+    let index = Index::from_documents(store, head.tree)?;
+    let _ = save_beads(store, ref_name, head.tree, &index);
+    remove_old_versions(store);
+    Ok(index)
+}
+
+/// Writes the table and the search text of `index` (which has no delta) as built from
+/// `tree`, and removes the delta file.
+pub(super) fn save_beads(
+    store: &Store,
+    ref_name: &str,
+    tree: ObjectId,
+    index: &Index,
+) -> Result<(), StoreError> {
+    save_table(store, ref_name, tree, index)?;
+    let path = file_path(store, ref_name, File::Text);
+    write_part(&path, File::Text, tree.as_bytes(), &[index.texts.bytes()])
+}
+
+/// Writes the table of `index` (which has no delta) as built from `tree`, and removes
+/// the delta file.
+pub(super) fn save_table(
+    store: &Store,
+    ref_name: &str,
+    tree: ObjectId,
+    index: &Index,
+) -> Result<(), StoreError> {
+    let path = |file| file_path(store, ref_name, file);
+    remove_file(&path(File::Delta))?;
+    write_part(
+        &path(File::Table),
+        File::Table,
+        tree.as_bytes(),
+        &[index.table.bytes(), &encode(&index.broken)?],
+    )
+}
+
+/// The documents under `dir` that differ between two trees.
+pub(super) fn diff_dir(
+    store: &Store,
+    from: ObjectId,
+    to: ObjectId,
+    dir: &str,
+) -> Result<Vec<tree::DocChange>, StoreError> {
+    let mut out = Vec::new();
+    let (old, new) = (store.subtree(from, dir)?, store.subtree(to, dir)?);
+    tree::diff(&store.repo, old, new, dir, &mut out)?;
+    Ok(out)
+}

@@ -1,0 +1,271 @@
+//! Reading the store: the commit a ref points at, and the documents of its tree.
+
+use gix::ObjectId;
+use serde::{Deserialize, Serialize};
+
+use super::codec::{self, CodecError};
+use super::index::{Index, Part, Row};
+use super::tree::{self, DocChange};
+use super::{Store, StoreError, git_err, refs};
+use crate::model::{Bead, BeadId, Prefix};
+
+/// The format version of the store's tree, recorded in `meta.yaml`.
+pub const FORMAT: u32 = 1;
+
+/// The commit a store ref points at, and its tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The commit.
+    pub commit: ObjectId,
+    /// Its tree.
+    pub tree: ObjectId,
+}
+
+/// The store's own record of itself, at `meta.yaml` in the tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// The format version of the tree layout.
+    pub format: u32,
+    /// The prefix of new ids.
+    pub prefix: Prefix,
+}
+
+impl Store {
+    /// Tree `id` decoded for editing; an empty tree for `None`.
+    pub(crate) fn decoded_tree(&self, id: Option<ObjectId>) -> Result<gix::objs::Tree, StoreError> {
+        Ok(match id {
+            Some(id) => self
+                .repo
+                .find_tree(id)
+                .map_err(git_err(format!("read tree {id}")))?
+                .decode()
+                .map_err(git_err(format!("decode tree {id}")))?
+                .into(),
+            None => gix::objs::Tree::empty(),
+        })
+    }
+
+    /// The commit and tree `refs/beads/main` points at, or `None` before `init`.
+    pub fn head(&self) -> Result<Option<Head>, StoreError> {
+        self.ref_head(refs::MAIN.as_str())
+    }
+
+    /// The commit and tree a ref points at, or `None` if it does not exist.
+    pub fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
+        let Some(mut r) = self
+            .repo
+            .try_find_reference(name)
+            .map_err(git_err(format!("read {name}")))?
+        else {
+            return Ok(None);
+        };
+        let commit = r
+            .peel_to_id()
+            .map_err(git_err(format!("resolve {name}")))?
+            .detach();
+        self.head_at(commit).map(Some)
+    }
+
+    /// Commit `commit` and its tree.
+    pub(super) fn head_at(&self, commit: ObjectId) -> Result<Head, StoreError> {
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .map_err(git_err(format!("read commit {commit}")))?
+            .tree_id()
+            .map_err(git_err(format!("read the tree of {commit}")))?
+            .detach();
+        Ok(Head { commit, tree })
+    }
+
+    /// The head of the store, or [`StoreError::NotInitialized`].
+    pub fn require_head(&self) -> Result<Head, StoreError> {
+        self.head()?.ok_or(StoreError::NotInitialized)
+    }
+
+    /// Reads the store's `meta.yaml` at `head`.
+    pub fn meta(&self, head: &Head) -> Result<Meta, StoreError> {
+        let bytes = self
+            .read_path(head.tree, refs::META_PATH)?
+            .ok_or(StoreError::NotInitialized)?;
+        let meta: Meta = codec::decode(&bytes).map_err(|source| StoreError::Document {
+            path: refs::META_PATH.into(),
+            source,
+        })?;
+        if meta.format > FORMAT {
+            return Err(StoreError::NewerFormat { found: meta.format });
+        }
+        Ok(meta)
+    }
+
+    /// The id of the empty tree.
+    pub fn empty_tree(&self) -> ObjectId {
+        ObjectId::empty_tree(self.repo.object_hash())
+    }
+
+    /// The blob at `path` in `tree`, if there is one.
+    pub fn read_path(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let tree_obj = self
+            .repo
+            .find_tree(tree)
+            .map_err(git_err(format!("read tree {tree}")))?;
+        let Some(entry) = tree_obj
+            .lookup_entry(path.split('/').map(str::as_bytes))
+            .map_err(git_err(format!("look up {path}")))?
+        else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        self.read_blob(entry.object_id()).map(Some)
+    }
+
+    /// The content of a blob.
+    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
+        let mut blob = self
+            .repo
+            .find_blob(id)
+            .map_err(git_err(format!("read blob {id}")))?;
+        Ok(blob.take_data())
+    }
+
+    /// The bead `id` as stored in `tree`.
+    pub fn read_bead(&self, tree: ObjectId, id: &BeadId) -> Result<Option<Bead>, StoreError> {
+        let path = refs::bead_path(id);
+        self.read_path(tree, &path)?
+            .map(|bytes| decode_bead(&path, id, &bytes))
+            .transpose()
+    }
+
+    /// The document at `path` in `tree`, decoded.
+    pub fn read_doc<T: serde::de::DeserializeOwned>(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<T>, StoreError> {
+        self.read_path(tree, path)?
+            .map(|bytes| decode_doc(path, &bytes))
+            .transpose()
+    }
+
+    /// Every document below directory `dir` of `tree`, as (path, blob), in path order.
+    pub fn list_docs(
+        &self,
+        tree: ObjectId,
+        dir: &str,
+    ) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let mut out = Vec::new();
+        if let Some(sub) = self.subtree(tree, dir)? {
+            tree::walk_blobs(&self.repo, sub, dir, &mut |p, id| out.push((p, id)))?;
+        }
+        Ok(out)
+    }
+
+    /// How many entries tree `id` has, and its first subtree, without decoding the
+    /// entries into a map.
+    pub(super) fn count_entries(
+        &self,
+        id: ObjectId,
+    ) -> Result<(usize, Option<ObjectId>), StoreError> {
+        let tree = self
+            .repo
+            .find_tree(id)
+            .map_err(git_err(format!("read tree {id}")))?;
+        let mut count = 0;
+        let mut first = None;
+        for entry in tree.iter() {
+            let entry = entry
+                .map_err(|e| git_err(format!("decode tree {id}"))(gix::Error::from_error(e)))?;
+            count += 1;
+            if first.is_none() && entry.mode().is_tree() {
+                first = Some(entry.object_id());
+            }
+        }
+        Ok((count, first))
+    }
+
+    pub(super) fn subtree(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<ObjectId>, StoreError> {
+        let tree_obj = self
+            .repo
+            .find_tree(tree)
+            .map_err(git_err(format!("read tree {tree}")))?;
+        let entry = tree_obj
+            .lookup_entry(path.split('/').map(str::as_bytes))
+            .map_err(git_err(format!("look up {path}")))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// The documents that differ between two trees (either may be absent).
+    pub fn diff(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<Vec<DocChange>, StoreError> {
+        let mut out = Vec::new();
+        tree::diff(&self.repo, old, new, "", &mut out)?;
+        Ok(out)
+    }
+
+    /// The index of every bead at `head` of `refs/beads/main`, brought up to date
+    /// from the cached one.
+    pub fn index(&self, head: &Head) -> Result<Index, StoreError> {
+        Index::load(self, refs::MAIN.as_str(), head)
+    }
+
+    /// Only `parts` of the index of `refs/beads/main` at `head` (the others read as
+    /// empty): a reader of mail never loads the beads, `ready` never the descriptions.
+    pub fn index_parts(&self, head: &Head, parts: &[Part]) -> Result<Index, StoreError> {
+        Index::load_parts(self, refs::MAIN.as_str(), head, parts)
+    }
+
+    /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
+    /// title or description contains `needle`, case-insensitively (the search text is
+    /// scanned as it is read, never loaded whole).
+    pub fn index_search(&self, head: &Head, needle: &str) -> Result<(Index, Vec<Row>), StoreError> {
+        Index::load_search(self, refs::MAIN.as_str(), head, needle)
+    }
+
+    /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
+    /// without reading or writing the cache (for checking the cache).
+    pub fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {
+        Index::fresh(self, head)
+    }
+
+    /// Throws the index cache of `refs/beads/main` away and builds it again.
+    pub fn index_rebuild(&self, head: &Head) -> Result<Index, StoreError> {
+        Index::rebuild_cache(self, refs::MAIN.as_str(), head)
+    }
+}
+
+/// Decodes a store document, naming its path when it does not parse.
+pub(crate) fn decode_doc<T: serde::de::DeserializeOwned>(
+    path: &str,
+    bytes: &[u8],
+) -> Result<T, StoreError> {
+    codec::decode(bytes).map_err(|source| StoreError::Document {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Decodes the document of bead `id` at `path`. A document whose own id differs from
+/// the one its path names is broken: read as the bead it names, a change to it would
+/// land on that other bead's document.
+pub(super) fn decode_bead(path: &str, id: &BeadId, bytes: &[u8]) -> Result<Bead, StoreError> {
+    let bead: Bead = decode_doc(path, bytes)?;
+    if bead.id != *id {
+        return Err(StoreError::Document {
+            path: path.to_owned(),
+            source: CodecError::WrongId {
+                found: bead.id.to_string(),
+                expected: id.to_string(),
+            },
+        });
+    }
+    Ok(bead)
+}

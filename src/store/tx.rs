@@ -1,0 +1,418 @@
+//! Transactions: one atomic change of a store ref, and the view of the state it
+//! reads.
+
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::index::{Index, Part};
+use super::lock::WriteLock;
+use super::refs::RefName;
+use super::{
+    FORMAT, Head, Meta, Store, StoreError, codec, decode_bead, decode_doc, group, io_err, pack,
+    refs, tree,
+};
+use crate::model::{Actor, Bead, BeadId};
+
+/// How often a writer re-applies its operation when the ref moved under it
+/// (only possible when something bypassed the write lock).
+pub(super) const MAX_ATTEMPTS: usize = 32;
+
+impl Store {
+    /// Runs `op` as one atomic change of `refs/beads/main`, authored by `actor`
+    /// (see [`Store::transact_on`]).
+    pub fn transact<T, E>(
+        &self,
+        actor: &Actor,
+        op: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<(T, Option<ObjectId>), E>
+    where
+        E: From<StoreError>,
+    {
+        self.transact_on(refs::MAIN, actor, op)
+    }
+
+    /// Runs `op` as one atomic change of store ref `name`, authored by `actor`.
+    ///
+    /// Writers of one repository serialize on an OS lock; under it, `op` reads the
+    /// newest state through the [`Tx`] (commits of other writers still being flushed
+    /// included), stages documents, and the result becomes one commit, queued to move
+    /// the ref by compare-and-swap together with the others (see the `group` module).
+    /// Should the ref have moved anyway (something bypassed the lock), `op` runs again
+    /// on the new state: operations are re-applied, never text-merged. An `op` that
+    /// stages nothing commits nothing. Returns `op`'s value and the new commit, if one
+    /// was made, once the ref holds it.
+    pub fn transact_on<T, E>(
+        &self,
+        name: RefName,
+        actor: &Actor,
+        mut op: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<(T, Option<ObjectId>), E>
+    where
+        E: From<StoreError>,
+    {
+        let queue = self.queue(name.as_str());
+        for _ in 0..MAX_ATTEMPTS {
+            let lock = self.write_lock_alone()?;
+            let mut start = self.start(queue.as_ref(), name.as_str())?;
+            let mut work = self.buffered();
+            // An operation reads the root and the beads' directory several times.
+            work.repo.object_cache_size(4 << 20);
+            let queued: std::collections::HashSet<ObjectId> =
+                start.objects.keys().copied().collect();
+            work.repo
+                .objects
+                .set_object_memory(std::mem::take(&mut start.objects));
+            let head = start.tip().map(|c| work.head_at(c)).transpose()?;
+            let mut tx = Tx {
+                view: View {
+                    store: &work,
+                    ref_name: name,
+                    head,
+                    writes: BTreeMap::new(),
+                    index: OnceCell::new(),
+                    queued: start.tip() != start.base(),
+                },
+                message: String::new(),
+            };
+            let value = op(&mut tx)?;
+            let (writes, message) = (tx.view.writes, tx.message);
+            if writes.is_empty() {
+                drop(lock);
+                // What `op` saw must be as durable as a write would be.
+                match (&queue, start.tip()) {
+                    (Some(queue), Some(tip)) if start.tip() != start.base() => {
+                        if self.settle(queue, name.as_str(), tip, start.base(), actor)? {
+                            return Ok((value, None));
+                        }
+                    }
+                    _ => return Ok((value, None)),
+                }
+                continue;
+            }
+            let tree = work.write_tree(head.map(|h| h.tree), &writes)?;
+            let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
+            let commit = work.write_commit(tree, &parents, actor, &message)?;
+            let memory = work.repo.objects.take_object_memory().unwrap_or_default();
+            let mut added: Vec<group::Object<'_>> = memory
+                .iter()
+                .filter(|(id, _)| !queued.contains(*id))
+                .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
+                .collect();
+            let Some(queue) = &queue else {
+                if self.commit_objects(
+                    name.as_str(),
+                    start.base(),
+                    commit,
+                    &added,
+                    actor,
+                    &message,
+                )? {
+                    self.tidy_packs();
+                    return Ok((value, Some(commit)));
+                }
+                continue;
+            };
+            // A large change goes to disk as a pack of its own at once: copying it
+            // through the queue would cost more than the sync it shares.
+            if added.len() >= pack::PACK_THRESHOLD {
+                self.write_pack(&added, pack::TIGHT, self.fsync_policy().objects)?;
+                added.clear();
+            }
+            let base = start.base();
+            self.enqueue(queue, start, commit, &added)?;
+            drop(lock);
+            if self.settle(queue, name.as_str(), commit, base, actor)? {
+                self.tidy_packs();
+                return Ok((value, Some(commit)));
+            }
+        }
+        Err(StoreError::Contended(name.to_string()).into())
+    }
+
+    /// Takes the repository's write lock (shared by every worktree), blocking until it
+    /// is ours, with every queued commit flushed to its ref: the holder may move refs
+    /// by itself.
+    pub(crate) fn write_lock(&self) -> Result<WriteLock, StoreError> {
+        let lock = self.write_lock_alone()?;
+        self.flush_queues()?;
+        Ok(lock)
+    }
+
+    /// Merges small packs after a write that committed (see [`Store::merge_small_packs`]).
+    /// The write itself is done and durable: failing to tidy up after it (a full disk)
+    /// must not report it as failed, and the next write tries again.
+    pub(super) fn tidy_packs(&self) {
+        let _ = self.merge_small_packs();
+    }
+
+    /// Takes the write lock, leaving queued commits queued.
+    pub(super) fn write_lock_alone(&self) -> Result<WriteLock, StoreError> {
+        let lock_path = self.local_dir().join("write.lock");
+        WriteLock::acquire(&lock_path).map_err(io_err(format!("lock {}", lock_path.display())))
+    }
+
+    /// A view of `refs/beads/main` at its current head, for reading: the read helpers
+    /// of a transaction, and nothing to stage.
+    pub fn view(&self) -> Result<View<'_>, StoreError> {
+        Ok(View {
+            store: self,
+            ref_name: refs::MAIN,
+            head: Some(self.require_head()?),
+            writes: BTreeMap::new(),
+            index: OnceCell::new(),
+            queued: false,
+        })
+    }
+
+    /// A view of store ref `name` (which may not exist yet: then it is empty).
+    pub fn view_of(&self, name: RefName) -> Result<View<'_>, StoreError> {
+        Ok(View {
+            store: self,
+            ref_name: name,
+            head: self.ref_head(name.as_str())?,
+            writes: BTreeMap::new(),
+            index: OnceCell::new(),
+            queued: false,
+        })
+    }
+}
+
+/// Something staged at a path of the store's tree.
+pub(super) enum Staged {
+    /// A document.
+    Blob(Vec<u8>),
+    /// A subtree taken as it is (a worktree snapshot).
+    Tree(ObjectId),
+    /// Nothing: the path goes.
+    Remove,
+}
+
+/// A state of a store ref to read from: documents, their listings and the index, as
+/// stored (and, under a [`Tx`], as staged by it). A view made by [`Store::view`] has
+/// no way to stage anything.
+pub struct View<'s> {
+    pub(super) store: &'s Store,
+    pub(super) ref_name: RefName,
+    pub(super) head: Option<Head>,
+    /// What the transaction reading through this view has staged (nothing, for a
+    /// plain view): reads see it over the stored state.
+    pub(super) writes: BTreeMap<String, Staged>,
+    pub(super) index: OnceCell<Index>,
+    /// Whether `head` is a commit still queued for the ref (see the `group` module).
+    pub(super) queued: bool,
+}
+
+/// One atomic change being put together: it reads through its [`View`], which sees
+/// the state it started from plus what it has staged so far.
+pub struct Tx<'s> {
+    view: View<'s>,
+    pub(super) message: String,
+}
+
+impl<'s> std::ops::Deref for Tx<'s> {
+    type Target = View<'s>;
+
+    fn deref(&self) -> &View<'s> {
+        &self.view
+    }
+}
+
+impl<'s> std::ops::DerefMut for Tx<'s> {
+    fn deref_mut(&mut self) -> &mut View<'s> {
+        &mut self.view
+    }
+}
+
+impl Tx<'_> {
+    /// Sets the commit message: what happened, in one line, then detail.
+    pub fn set_message(&mut self, message: impl Into<String>) {
+        self.message = message.into();
+    }
+
+    /// Stages the meta document.
+    pub fn put_meta(&mut self, meta: &Meta) -> Result<(), StoreError> {
+        self.put(refs::META_PATH, meta, "meta.yaml")
+    }
+
+    /// Stages a bead's document.
+    pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
+        self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
+    }
+
+    /// Stages the removal of a bead's document. For local-only refs (wisps): on a
+    /// shared ref a deleted bead stays as a tombstone so that the deletion syncs.
+    pub fn remove_bead(&mut self, id: &BeadId) {
+        self.writes.insert(refs::bead_path(id), Staged::Remove);
+    }
+
+    /// Stages the document at `path`.
+    pub fn put_doc<T: Serialize>(&mut self, path: &str, value: &T) -> Result<(), StoreError> {
+        self.put(path, value, path)
+    }
+
+    fn put<T: Serialize>(&mut self, path: &str, value: &T, what: &str) -> Result<(), StoreError> {
+        let text = codec::encode(value).map_err(|source| StoreError::Encode {
+            what: what.to_owned(),
+            source,
+        })?;
+        self.writes
+            .insert(path.to_owned(), Staged::Blob(text.into_bytes()));
+        Ok(())
+    }
+
+    /// Stages a subtree (e.g. a worktree snapshot) at `path`, or removes one with `None`.
+    pub fn put_subtree(&mut self, path: &str, tree: Option<ObjectId>) {
+        let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);
+        self.writes.insert(path.to_owned(), staged);
+    }
+}
+
+impl View<'_> {
+    /// The ref this state is of (and a change reading through it moves).
+    pub fn ref_name(&self) -> RefName {
+        self.ref_name
+    }
+
+    /// The commit of this state (`None` before the first commit).
+    pub fn head(&self) -> Option<&Head> {
+        self.head.as_ref()
+    }
+
+    /// The store's meta document, as staged or stored.
+    pub fn meta(&self) -> Result<Meta, StoreError> {
+        let bytes = self
+            .read(refs::META_PATH)?
+            .ok_or(StoreError::NotInitialized)?;
+        let meta: Meta = decode_doc(refs::META_PATH, &bytes)?;
+        if meta.format > FORMAT {
+            return Err(StoreError::NewerFormat { found: meta.format });
+        }
+        Ok(meta)
+    }
+
+    /// The bead `id`, as staged or stored.
+    pub fn bead(&self, id: &BeadId) -> Result<Option<Bead>, StoreError> {
+        let path = refs::bead_path(id);
+        self.read(&path)?
+            .map(|bytes| decode_bead(&path, id, &bytes))
+            .transpose()
+    }
+
+    /// Whether a document exists for bead `id`, staged or stored, without parsing it.
+    pub fn bead_exists(&self, id: &BeadId) -> Result<bool, StoreError> {
+        Ok(self.read(&refs::bead_path(id))?.is_some())
+    }
+
+    /// The document at `path`, as staged or stored.
+    pub fn doc<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<Option<T>, StoreError> {
+        self.read(path)?
+            .map(|bytes| decode_doc(path, &bytes))
+            .transpose()
+    }
+
+    /// The paths of every document below directory `dir`, as stored and staged.
+    pub fn list_docs(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        let mut paths: std::collections::BTreeSet<String> = match &self.head {
+            Some(head) => self
+                .store
+                .list_docs(head.tree, dir)?
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+            None => Default::default(),
+        };
+        let below = format!("{dir}/");
+        for (path, staged) in &self.writes {
+            if path.starts_with(&below) {
+                match staged {
+                    Staged::Blob(_) => paths.insert(path.clone()),
+                    Staged::Tree(_) | Staged::Remove => paths.remove(path),
+                };
+            }
+        }
+        Ok(paths.into_iter().collect())
+    }
+
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.writes.get(path) {
+            Some(Staged::Blob(bytes)) => return Ok(Some(bytes.clone())),
+            Some(Staged::Tree(_) | Staged::Remove) => return Ok(None),
+            None => {}
+        }
+        match &self.head {
+            Some(head) => self.store.read_path(head.tree, path),
+            None => Ok(None),
+        }
+    }
+
+    /// The names of the documents in one fan-out directory of beads, as stored
+    /// and staged (for numbering children).
+    pub fn bead_ids_near(&self, id: &BeadId) -> Result<Vec<String>, StoreError> {
+        let dir = format!("{}/{}", refs::BEADS_DIR, id.fanout());
+        let mut names = Vec::new();
+        if let Some(head) = &self.head
+            && let Some(subtree) = self.subtree(head.tree, &dir)?
+        {
+            for name in tree::entries(&self.store.repo, subtree)?.into_keys() {
+                if let Some(id) = name.strip_suffix(".yaml") {
+                    names.push(id.to_owned());
+                }
+            }
+        }
+        for (path, staged) in &self.writes {
+            if let Some(id) = refs::bead_id_of_path(path)
+                && path.starts_with(&dir)
+            {
+                names.retain(|n| n != id);
+                if let Staged::Blob(_) = staged {
+                    names.push(id.to_owned());
+                }
+            }
+        }
+        Ok(names)
+    }
+
+    /// An estimate of how many beads the store holds, from two tree reads: the number
+    /// of fan-out directories times the size of one. Cheap at any store size.
+    pub fn bead_count_estimate(&self) -> Result<usize, StoreError> {
+        let Some(head) = &self.head else {
+            return Ok(0);
+        };
+        let Some(beads) = self.subtree(head.tree, refs::BEADS_DIR)? else {
+            return Ok(0);
+        };
+        let (dirs, first) = self.store.count_entries(beads)?;
+        match first {
+            Some(first) => Ok(dirs * self.store.count_entries(first)?.0),
+            None => Ok(dirs),
+        }
+    }
+
+    /// The beads of the index at the state this change started from (staged documents
+    /// are not in it; neither are the mail and the search text).
+    pub fn index(&self) -> Result<&Index, StoreError> {
+        if let Some(index) = self.index.get() {
+            return Ok(index);
+        }
+        // The index cache is keyed by tree and read by every process: one saved for a
+        // tree still queued (not on disk yet) would make readers rebuild it from
+        // scratch. So the queue goes to disk first.
+        if self.queued {
+            self.store.flush_queue(self.ref_name.as_str())?;
+        }
+        let index = match &self.head {
+            Some(head) => {
+                Index::load_parts(self.store, self.ref_name.as_str(), head, &[Part::Beads])?
+            }
+            None => Index::default(),
+        };
+        Ok(self.index.get_or_init(|| index))
+    }
+
+    fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
+        self.store.subtree(tree, path)
+    }
+}
