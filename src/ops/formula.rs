@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{OpError, Result};
+use super::Result;
 use crate::model::{Formula, FormulaError, Problem};
 use crate::store::{Store, codec};
 
@@ -52,15 +52,11 @@ impl FoundFormula {
         if self.problems.is_empty() {
             return Ok(&self.formula);
         }
-        Err(OpError::Invalid(format!(
-            "formula {} is not valid:\n  {}",
-            self.formula.name,
-            self.problems
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        )))
+        Err(super::FormulaError::NotValid {
+            name: self.formula.name.clone(),
+            problems: self.problems.clone(),
+        }
+        .into())
     }
 }
 
@@ -251,27 +247,18 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
     if looks_like_path(name) {
         let path = PathBuf::from(name);
         return read_formula(&path, name, Origin::File)
-            .map_err(|p| OpError::Invalid(format!("formula file {p}")));
+            .map_err(|p| super::FormulaError::File(p).into());
     }
     let cat = catalog(store)?;
     if let Some(f) = cat.formulas.into_iter().find(|f| f.formula.name == name) {
         return Ok(f);
     }
-    let mut msg = format!(
-        "no formula {name:?} (searched {})",
-        cat.searched.join(" and ")
-    );
-    if !cat.unreadable.is_empty() {
-        msg.push_str(&format!(
-            "; these files do not parse:\n  {}",
-            cat.unreadable
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        ));
+    Err(super::FormulaError::NotFound {
+        name: name.to_owned(),
+        searched: cat.searched,
+        unreadable: cat.unreadable,
     }
-    Err(OpError::Invalid(msg))
+    .into())
 }
 
 /// What `formula validate` found.

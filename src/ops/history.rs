@@ -49,7 +49,7 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
         && entries.is_empty()
         && store.read_path(head.tree, &refs::bead_path(id))?.is_none()
     {
-        return Err(super::OpError::NotFound(id.clone()));
+        return Err(super::BeadError::NotFound(id.clone()).into());
     }
     entries
         .into_iter()

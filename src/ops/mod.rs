@@ -5,6 +5,7 @@ mod agent;
 mod alongside;
 mod beads;
 mod doctor;
+mod error;
 mod export;
 mod formula;
 mod history;
@@ -17,8 +18,8 @@ mod session;
 mod sync;
 mod worktree;
 
-use crate::model::{Actor, BeadId, IdError, ParseEnumError, Prefix, TextError};
-use crate::store::{self, Meta, Store, StoreError, Tx};
+use crate::model::{Actor, Bead, BeadId, Prefix};
+use crate::store::{self, Meta, Store, Tx};
 
 pub use agent::{
     AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents, permit,
@@ -33,6 +34,10 @@ pub use beads::{
     remove_dependency, remove_label, reopen, update,
 };
 pub use doctor::{Finding, Report as DoctorReport, Severity, doctor};
+pub use error::{
+    AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
+    MoleculeError, OpError, ProvenanceError, SessionError, SyncError, WorktreeError,
+};
 pub use export::{DataFormat, Export, export};
 pub use formula::{
     Catalog, FoundFormula, Origin, REPO_FORMULAS, Validation, catalog, find_formula, read_formula,
@@ -71,46 +76,13 @@ pub use worktree::{
     canonical_worktree_path, finish_pending, plan_worktree,
 };
 
-/// What went wrong in an operation.
-#[derive(Debug, thiserror::Error)]
-pub enum OpError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// No bead has this id.
-    #[error("no bead {0}")]
-    NotFound(BeadId),
-    /// An id did not parse.
-    #[error(transparent)]
-    Id(#[from] IdError),
-    /// A word (status, type, dependency type) did not parse.
-    #[error(transparent)]
-    Word(#[from] ParseEnumError),
-    /// A piece of text was refused.
-    #[error(transparent)]
-    Text(#[from] TextError),
-    /// Some other input was refused.
-    #[error("{0}")]
-    Invalid(String),
-    /// The actor may not do this: a capability it lacks, a budget it would exceed,
-    /// authority it would widen.
-    #[error("{0}")]
-    Denied(String),
-    /// The operation contradicts the state it found (a claim held by someone else,
-    /// a change to a deleted bead).
-    #[error("{0}")]
-    Conflict(String),
-}
-
 /// The result type of every operation.
 pub type Result<T> = std::result::Result<T, OpError>;
 
 /// Checks a priority is within 0 (critical) … 4 (backlog).
 pub fn check_priority(p: u8) -> Result<u8> {
     if p > 4 {
-        return Err(OpError::Invalid(format!(
-            "priority {p} is out of range (0 = critical … 4 = backlog)"
-        )));
+        return Err(BeadError::Priority(p).into());
     }
     Ok(p)
 }
@@ -132,6 +104,12 @@ pub fn default_prefix(store: &Store) -> Prefix {
 }
 
 pub(crate) use store::now;
+
+/// Reads bead `id` inside a transaction, or fails with [`BeadError::NotFound`].
+pub(crate) fn require(tx: &Tx<'_>, id: &BeadId) -> Result<Bead> {
+    tx.bead(id)?
+        .ok_or_else(|| BeadError::NotFound(id.clone()).into())
+}
 
 /// Runs `op` as one atomic change of the store (see [`Store::transact`]) and returns its value.
 pub(crate) fn write<T>(

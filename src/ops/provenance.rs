@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::agent::load;
 use super::molecule;
 use super::session::load_session;
-use super::{ListFilter, OpError, Result};
+use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
     Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
 };
@@ -190,7 +190,10 @@ pub struct CommitProvenance {
 pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
     let commit = store
         .resolve_commit(spec)
-        .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
+        .map_err(|e| ProvenanceError::NoCommit {
+            spec: spec.to_owned(),
+            error: e.to_string(),
+        })?;
     let note = store
         .note(refs::NOTES, commit)?
         .map(|n| String::from_utf8_lossy(&n).into_owned());

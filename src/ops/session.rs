@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
 use super::mail::NewMessage;
 use super::molecule::{self, Progress};
-use super::{OpError, Result, now, write};
+use super::{AgentError, BeadError, Result, SessionError, now, write};
 use crate::model::{
     Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
@@ -51,7 +51,7 @@ fn session_prefix() -> Prefix {
 
 pub(crate) fn load_session(tx: &Tx<'_>, id: &BeadId) -> Result<Session> {
     tx.doc(&refs::session_path(id))?
-        .ok_or_else(|| OpError::Invalid(format!("no session {id}")))
+        .ok_or_else(|| SessionError::NotFound(id.clone()).into())
 }
 
 fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
@@ -139,11 +139,14 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
                 } else if opts.take_over {
                     EndReason::Superseded
                 } else {
-                    return Err(OpError::Conflict(format!(
-                        "agent {agent} has a live session {old_id} in {} on {} (last heartbeat {silent}s ago); \
-                         pass --take-over to supersede it",
-                        old.worktree, old.host
-                    )));
+                    return Err(SessionError::Live {
+                        agent: agent.clone(),
+                        id: old_id,
+                        worktree: old.worktree,
+                        host: old.host,
+                        silent_secs: silent,
+                    }
+                    .into());
                 };
                 if end == EndReason::Crashed {
                     old.crash = Some(CrashNote {
@@ -219,12 +222,10 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
 
 /// The session `actor` runs in this worktree, or an error saying there is none.
 fn current_id(actor: &Actor) -> Result<BeadId> {
-    actor.session.clone().ok_or_else(|| {
-        OpError::Invalid(format!(
-            "{} has no running session in this worktree (start one with `git beads session start`)",
-            actor.id
-        ))
-    })
+    actor
+        .session
+        .clone()
+        .ok_or_else(|| SessionError::NoneRunning(actor.id.clone()).into())
 }
 
 /// Changes the running session of `actor` with `change`, in one commit.
@@ -238,7 +239,7 @@ fn change_session<T>(
     write(store, actor, |tx| {
         let mut s = load_session(tx, &id)?;
         if !s.is_open() {
-            return Err(OpError::Conflict(format!("session {id} has already ended")));
+            return Err(SessionError::Ended(id.clone()).into());
         }
         let at = now();
         let out = change(tx, &mut s, at)?;
@@ -347,14 +348,11 @@ pub struct UsageReport {
 }
 
 /// Adds a usage line to `actor`'s running session. The usage is recorded either way;
-/// when it crosses a budget ceiling the result is [`OpError::Denied`], telling the
+/// when it crosses a budget ceiling the result is [`SessionError::OverBudget`], telling the
 /// harness to stop or start a fresh session.
 pub fn record_usage(store: &Store, actor: &Actor, u: UsageReport) -> Result<Session> {
     if !u.spend.is_finite() || u.spend < 0.0 {
-        return Err(OpError::Invalid(format!(
-            "spend {} is not an amount of dollars",
-            u.spend
-        )));
+        return Err(SessionError::Spend(u.spend).into());
     }
     let (s, ()) = change_session(store, actor, "usage", |_, s, at| {
         let line = UsageLine {
@@ -377,12 +375,12 @@ fn check_budget(s: &Session) -> Result<()> {
     if over.is_empty() {
         return Ok(());
     }
-    Err(OpError::Denied(format!(
-        "session {} of {} is over budget ({}): stop now, or end it with `git beads session end --reason budget` and start a fresh session",
-        s.id,
-        s.agent,
-        over.join(", ")
-    )))
+    Err(SessionError::OverBudget {
+        id: s.id.clone(),
+        agent: s.agent.clone(),
+        over,
+    }
+    .into())
 }
 
 /// Sessions, newest first, of one agent or of all.
@@ -411,20 +409,8 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
     permit(actor, Capability::Sling)?;
     write(store, actor, |tx| {
         let mut target = load_active(tx, agent)?;
-        let mut bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
-        if bead.status.is_done() {
-            return Err(OpError::Conflict(format!(
-                "{id} is {}, it cannot be slung",
-                bead.status
-            )));
-        }
-        if bead.status == Status::Hooked
-            && let Some(holder) = bead.assignee.as_deref().filter(|h| *h != agent.as_str())
-        {
-            return Err(OpError::Conflict(format!(
-                "{id} is already on the hook of {holder}"
-            )));
-        }
+        let mut bead = super::require(tx, id)?;
+        check_hookable(&bead, agent)?;
         let at = now();
         bead.status = Status::Hooked;
         bead.assignee = Some(agent.to_string());
@@ -439,6 +425,29 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
         tx.set_message(format!("sling {id} to {agent}: {}", bead.title));
         Ok(bead)
     })
+}
+
+/// Fails unless `bead` can go on `agent`'s hook: it is unfinished and on no other
+/// agent's hook.
+pub(crate) fn check_hookable(bead: &Bead, agent: &AgentName) -> Result<()> {
+    if bead.status.is_done() {
+        return Err(BeadError::Unhookable {
+            id: bead.id.clone(),
+            status: bead.status,
+            agent: agent.clone(),
+        }
+        .into());
+    }
+    if bead.status == Status::Hooked
+        && let Some(holder) = bead.assignee.as_deref().filter(|h| *h != agent.as_str())
+    {
+        return Err(BeadError::HookedBy {
+            id: bead.id.clone(),
+            holder: holder.to_owned(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Takes work off `agent`'s hook (`id`, or everything): it goes back to the ready pool.
@@ -458,10 +467,14 @@ pub fn unsling(
             .cloned()
             .collect();
         if taken.is_empty() {
-            return Err(OpError::Invalid(match id {
-                Some(i) => format!("{i} is not on the hook of {agent}"),
-                None => format!("the hook of {agent} is empty"),
-            }));
+            return Err(match id {
+                Some(i) => AgentError::NotOnHook {
+                    agent: agent.clone(),
+                    id: i.clone(),
+                },
+                None => AgentError::EmptyHook(agent.clone()),
+            }
+            .into());
         }
         let at = now();
         for t in &taken {
@@ -499,7 +512,7 @@ fn hook_items(tx: &Tx<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
         .hook
         .iter()
         .map(|id| {
-            let bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+            let bead = super::require(tx, id)?;
             let progress = molecule::progress(tx, &bead)?;
             Ok(HookItem { bead, progress })
         })
@@ -588,10 +601,11 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     let Some(name) = &actor.agent else {
         let ready = super::ready(store, None, 5)?;
         if let Some(b) = ready.broken.first() {
-            return Err(OpError::Invalid(format!(
-                "{} does not parse: {}",
-                b.path, b.error
-            )));
+            return Err(BeadError::Broken {
+                path: b.path.clone(),
+                error: b.error.clone(),
+            }
+            .into());
         }
         return Ok(Prime {
             agent: None,
@@ -670,7 +684,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
 /// reason `handoff`.
 pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     if note.trim().is_empty() {
-        return Err(OpError::Invalid("the handoff note is empty".into()));
+        return Err(SessionError::EmptyHandoff.into());
     }
     check_text("handoff note", note)?;
     let capture = capture_for_session(store)?;
@@ -773,12 +787,11 @@ fn stage_snapshot(
 /// written at all).
 pub fn snapshot(store: &Store, actor: &Actor) -> Result<(Session, Option<Snapshot>)> {
     let id = current_id(actor)?;
-    let capture = capture_for_session(store)?
-        .ok_or_else(|| OpError::Invalid("this repository has no worktree to snapshot".into()))?;
+    let capture = capture_for_session(store)?.ok_or(SessionError::NoWorktree)?;
     write(store, actor, |tx| {
         let mut s = load_session(tx, &id)?;
         if !s.is_open() {
-            return Err(OpError::Conflict(format!("session {id} has already ended")));
+            return Err(SessionError::Ended(id.clone()).into());
         }
         let at = now();
         if !stage_snapshot(tx, &mut s, &capture, at)? {
@@ -829,9 +842,7 @@ pub fn resume(
                 .filter(|b| store.has_object(*b));
             let at = match base {
                 Some(b) => b,
-                None => store.head_commit()?.ok_or_else(|| {
-                    OpError::Invalid("this repository has no commit to put a worktree on".into())
-                })?,
+                None => store.head_commit()?.ok_or(SessionError::NoCommit)?,
             };
             store.add_worktree(p, at)?;
             p.to_owned()
@@ -840,19 +851,19 @@ pub fn resume(
         None => store
             .workdir()
             .map(std::path::Path::to_owned)
-            .ok_or_else(|| OpError::Invalid("this repository has no worktree".into()))?,
+            .ok_or(SessionError::NoWorktree)?,
     };
     let target = Store::discover(&target_path)?;
     if let Some(s) = &snap {
         if target.worktree_is_dirty()? && !force {
-            return Err(OpError::Conflict(format!(
-                "{} has uncommitted changes; commit or stash them, or pass --force to overwrite them",
-                target_path.display()
-            )));
+            return Err(SessionError::Dirty(target_path).into());
         }
-        let tree = gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
-            OpError::Invalid(format!("snapshot {} of {id} names a bad tree: {e}", s.n))
-        })?;
+        let tree =
+            gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| SessionError::BadSnapshot {
+                id: id.clone(),
+                n: s.n,
+                error: e.to_string(),
+            })?;
         target.restore_worktree(tree)?;
     }
     super::agent::bind(&target, &old.agent)?;

@@ -10,8 +10,9 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::agent::{bind, binding, permit};
-use super::{OpError, Result, now, sling, whoami};
-use crate::model::{Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Status, Timestamp};
+use super::session::check_hookable;
+use super::{AgentError, Result, WorktreeError, now, sling, whoami};
+use crate::model::{Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Timestamp};
 use crate::store::{Store, refs};
 
 /// The machine-local file (under the common git dir) of worktrees waiting for their
@@ -78,7 +79,7 @@ pub fn canonical_worktree_path(path: &Path) -> Result<PathBuf> {
         path.to_owned()
     } else {
         std::env::current_dir()
-            .map_err(|e| OpError::Invalid(format!("cannot read the current directory: {e}")))?
+            .map_err(WorktreeError::CurrentDir)?
             .join(path)
     };
     let mut clean = PathBuf::new();
@@ -134,29 +135,11 @@ pub fn plan_worktree(
 ) -> Result<PendingWorktree> {
     store.require_head()?;
     if active_agent(store, agent)?.is_none() {
-        return Err(OpError::Invalid(format!(
-            "no active agent {agent} (create it with `git beads agent create {agent}`)"
-        )));
+        return Err(AgentError::NotActive(agent.clone()).into());
     }
     if let Some(id) = bead {
         permit(actor, Capability::Sling)?;
-        let view = store.view()?;
-        let b = view
-            .bead(id)?
-            .ok_or_else(|| OpError::NotFound(id.clone()))?;
-        if b.status.is_done() {
-            return Err(OpError::Conflict(format!(
-                "{id} is {}, it cannot be handed to {agent}",
-                b.status
-            )));
-        }
-        if b.status == Status::Hooked
-            && let Some(holder) = b.assignee.as_deref().filter(|h| *h != agent.as_str())
-        {
-            return Err(OpError::Conflict(format!(
-                "{id} is already on the hook of {holder}"
-            )));
-        }
+        check_hookable(&super::require(&store.view()?, id)?, agent)?;
     }
     let entry = PendingWorktree {
         path: canonical_worktree_path(path)?.display().to_string(),
@@ -296,14 +279,11 @@ pub fn add_worktree(
     let path = PathBuf::from(&pending.path);
     let mut args: Vec<std::ffi::OsString> = vec![path.clone().into_os_string()];
     args.extend(git_args.iter().cloned());
-    let cwd = std::env::current_dir()
-        .map_err(|e| OpError::Invalid(format!("cannot read the current directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(WorktreeError::CurrentDir)?;
     let status = store.run_worktree_add(&cwd, &args)?;
     if !status.success() {
         cancel_worktree(store, &path)?;
-        return Err(OpError::Invalid(format!(
-            "git worktree add failed ({status}); nothing was recorded"
-        )));
+        return Err(WorktreeError::AddFailed(status).into());
     }
     let there = Store::open_worktree(&path)?;
     if let Some(bound) = finish_pending(&there)? {
@@ -313,11 +293,11 @@ pub fn add_worktree(
         });
     }
     let Some(b) = binding(&there)?.filter(|b| b.agent == pending.agent) else {
-        return Err(OpError::Invalid(format!(
-            "the worktree at {} was created, but it is not bound to {} (its post-checkout hook \
-             dropped the plan); bind it there with `git beads agent bind {}`",
-            pending.path, pending.agent, pending.agent
-        )));
+        return Err(WorktreeError::NotBound {
+            path: pending.path.clone(),
+            agent: pending.agent.clone(),
+        }
+        .into());
     };
     Ok(WorktreeAdded {
         bound: WorktreeBound {
