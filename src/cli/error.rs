@@ -49,6 +49,8 @@ pub struct CliError {
     pub causes: Vec<String>,
     /// What the user can do about it.
     pub hints: Vec<String>,
+    /// The kind of I/O error it is, when it is one (`main` says nothing of a closed pipe).
+    pub io: Option<std::io::ErrorKind>,
 }
 
 impl CliError {
@@ -59,6 +61,7 @@ impl CliError {
             message: message.into(),
             causes: Vec::new(),
             hints: Vec::new(),
+            io: None,
         }
     }
 
@@ -198,7 +201,10 @@ fn hint(e: &OpError) -> Option<String> {
 
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
-        CliError::new(Kind::Store, format!("i/o: {e}"))
+        CliError {
+            io: Some(e.kind()),
+            ..CliError::new(Kind::Store, format!("i/o: {e}"))
+        }
     }
 }
 

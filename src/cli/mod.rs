@@ -218,7 +218,7 @@ pub fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.message.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprint!("{}", e.render());
             ExitCode::from(e.kind.exit_code())
