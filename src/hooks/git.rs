@@ -67,10 +67,7 @@ pub struct Who<'a> {
 
 impl Who<'_> {
     fn actor(&self, store: &Store) -> Result<Actor, OpError> {
-        if self.as_person {
-            return ops::whoami(store);
-        }
-        ops::acting(store, self.agent)
+        ops::acting(store, self.agent, self.as_person)
     }
 }
 

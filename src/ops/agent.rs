@@ -89,11 +89,14 @@ pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
     Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
 }
 
-/// Resolves who is acting: `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the
-/// agent bound to this worktree, else the person's git identity. An agent acts under
-/// the authority of its session in this worktree when one runs (fixed when it
-/// started), else under its own.
-pub fn acting(store: &Store, explicit: Option<&AgentName>) -> Result<Actor> {
+/// Resolves who is acting: the person's git identity when `as_person`, else
+/// `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the agent bound to this
+/// worktree, else the person's git identity. An agent acts under the authority of its
+/// session in this worktree when one runs (fixed when it started), else under its own.
+pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> Result<Actor> {
+    if as_person {
+        return super::whoami(store);
+    }
     let bound = binding(store)?;
     let name = match (explicit, &bound) {
         (Some(n), _) => n.clone(),

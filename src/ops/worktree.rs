@@ -191,7 +191,7 @@ pub fn finish_pending(store: &Store) -> Result<Option<WorktreeBound>> {
     };
     if let Some(id) = &p.bead {
         let actor = match &p.by {
-            Some(by) => super::acting(store, Some(by))?,
+            Some(by) => super::acting(store, Some(by), false)?,
             None => whoami(store)?,
         };
         sling(store, &actor, id, &p.agent)?;
