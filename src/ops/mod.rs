@@ -33,7 +33,7 @@ pub use beads::{
     Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
-pub use doctor::{Finding, Report as DoctorReport, Severity, doctor};
+pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
     MoleculeError, OpError, ProvenanceError, SessionError, SyncError, WorktreeError,
