@@ -1,5 +1,6 @@
 //! The history of the store, or of one bead, with what changed in each step.
 
+use serde::Serialize;
 use similar::TextDiff;
 
 use super::Result;
@@ -28,10 +29,39 @@ pub struct LogEntry {
 pub struct LogChange {
     /// The document's path in the store's tree.
     pub path: String,
-    /// "added", "modified" or "removed".
-    pub kind: &'static str,
+    /// Whether it was added, modified or removed.
+    pub kind: ChangeKind,
     /// A unified diff of the document, when the history of one bead was asked for.
     pub diff: Option<String>,
+}
+
+/// How a step changed a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// The document is new.
+    Added,
+    /// The document changed.
+    Modified,
+    /// The document went away.
+    Removed,
+}
+
+impl ChangeKind {
+    /// The word for it: `added`, `modified` or `removed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Removed => "removed",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The history of the store (or of bead `id`), newest first, at most `limit` steps.
@@ -115,10 +145,10 @@ pub(crate) fn entry_without_diffs(e: crate::store::HistoryEntry) -> LogEntry {
     }
 }
 
-fn change_kind(c: &DocChange) -> &'static str {
+fn change_kind(c: &DocChange) -> ChangeKind {
     match (c.old, c.new) {
-        (None, _) => "added",
-        (_, None) => "removed",
-        _ => "modified",
+        (None, _) => ChangeKind::Added,
+        (_, None) => ChangeKind::Removed,
+        _ => ChangeKind::Modified,
     }
 }

@@ -43,7 +43,7 @@ pub use formula::{
     Catalog, FoundFormula, Origin, REPO_FORMULAS, Validation, catalog, find_formula, read_formula,
     user_formula_dir, validate,
 };
-pub use history::{LogChange, LogEntry, log};
+pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use mail::{
     InboxEntry, Mark, NewMessage, inbox, mark, peek, reply, search_mail, send, thread, unread,
