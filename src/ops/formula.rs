@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::Result;
 use crate::model::{Formula, FormulaError, Problem};
+use crate::settings;
 use crate::store::{Store, codec};
 
 /// The folder of repository formulas, relative to the top of the worktree.
@@ -76,11 +77,11 @@ pub struct Catalog {
 /// The user's formula folder: `$XDG_CONFIG_HOME/git-beads/formulas`, or
 /// `$HOME/.config/git-beads/formulas` when `XDG_CONFIG_HOME` is unset or relative.
 pub fn user_formula_dir() -> Option<PathBuf> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
+    let config = settings::env(settings::XDG_CONFIG_HOME)
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| {
-            std::env::var_os("HOME")
+            settings::env(settings::HOME)
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".config"))
         })?;

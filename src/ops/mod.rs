@@ -61,8 +61,7 @@ pub use query::{
     ready_claim, search, show,
 };
 pub use session::{
-    HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, SNAPSHOT_KEEP_KEY,
-    SNAPSHOT_MAX_FILE_KEY, SNAPSHOT_ON_HEARTBEAT_KEY, StartOptions, TIMEOUT_KEY, UsageReport,
+    HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, StartOptions, UsageReport,
     end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
     session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
 };

@@ -11,18 +11,16 @@ use crate::model::{
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
     check_text, parse_duration,
 };
+use crate::settings;
 use crate::store::{MailSummary, Store, Tx, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
 const DEFAULT_TIMEOUT_SECS: u64 = 30 * 60;
 
-/// The config key that sets how long a silent session counts as alive.
-pub const TIMEOUT_KEY: &str = "beads.sessionTimeout";
-
 fn timeout_secs(store: &Store) -> u64 {
     store
-        .config_string(TIMEOUT_KEY)
+        .config_string(settings::SESSION_TIMEOUT)
         .and_then(|v| parse_duration(v.trim()).ok())
         .unwrap_or(DEFAULT_TIMEOUT_SECS)
 }
@@ -33,7 +31,7 @@ fn host() -> String {
         .find_map(|p| std::fs::read_to_string(p).ok())
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| settings::env(settings::HOSTNAME)?.into_string().ok())
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -302,7 +300,7 @@ fn release_binding(store: &Store, s: &Session) -> Result<()> {
 /// worktree when `beads.snapshotOnHeartbeat` is true.
 pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
     let on = store
-        .config_string(SNAPSHOT_ON_HEARTBEAT_KEY)
+        .config_string(settings::SNAPSHOT_ON_HEARTBEAT)
         .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"));
     let capture = if on {
         capture_for_session(store)?
@@ -708,16 +706,6 @@ pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     Ok(s)
 }
 
-/// The config key capping the size of one file in a snapshot (bytes, or with a
-/// `k`, `m` or `g` suffix); larger files are listed instead of stored.
-pub const SNAPSHOT_MAX_FILE_KEY: &str = "beads.snapshotMaxFile";
-
-/// The config key that makes every heartbeat take a snapshot too.
-pub const SNAPSHOT_ON_HEARTBEAT_KEY: &str = "beads.snapshotOnHeartbeat";
-
-/// The config key saying how many snapshots `git beads gc` keeps per agent.
-pub const SNAPSHOT_KEEP_KEY: &str = "beads.snapshotKeep";
-
 const DEFAULT_MAX_FILE: u64 = 10 * 1024 * 1024;
 const DEFAULT_KEEP: usize = 5;
 
@@ -739,7 +727,7 @@ fn capture_for_session(store: &Store) -> Result<Option<crate::store::Capture>> {
         return Ok(None);
     }
     let cap = store
-        .config_string(SNAPSHOT_MAX_FILE_KEY)
+        .config_string(settings::SNAPSHOT_MAX_FILE)
         .and_then(|v| parse_size(&v))
         .unwrap_or(DEFAULT_MAX_FILE);
     Ok(Some(store.capture_worktree(cap)?))
@@ -889,7 +877,13 @@ pub fn resume(
 /// pruned. Returns how many were pruned.
 pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
     let keep = keep
-        .or_else(|| store.config_string(SNAPSHOT_KEEP_KEY)?.trim().parse().ok())
+        .or_else(|| {
+            store
+                .config_string(settings::SNAPSHOT_KEEP)?
+                .trim()
+                .parse()
+                .ok()
+        })
         .unwrap_or(DEFAULT_KEEP);
     write(store, actor, |tx| {
         let mut by_agent: std::collections::BTreeMap<AgentName, Vec<(Timestamp, BeadId, u32)>> =
