@@ -103,10 +103,8 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         check_name("harness session id", h)?;
     }
     let here = worktree_id(store);
-    let host = host();
-    let timeout = timeout_secs(store);
     let head_agent = super::agent::show_agent(store, agent)?;
-    let new_id = BeadId::generate(
+    let id = BeadId::generate(
         &session_prefix(),
         format!(
             "{agent}\0{here}\0{}",
@@ -115,94 +113,26 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         .as_bytes(),
         10,
     );
-    let actor = Actor::agent(agent, Some(new_id.clone()), head_agent.authority.clone());
-    let session = write(store, &actor, |tx| {
+    let start = Start {
+        actor: Actor::agent(agent, Some(id.clone()), head_agent.authority.clone()),
+        agent,
+        id,
+        here,
+        host: host(),
+        timeout: timeout_secs(store),
+        opts: &opts,
+    };
+    let session = write(store, &start.actor, |tx| {
         let mut a = load_active(tx, agent)?;
         let at = now();
-        if let Some(old_id) = a.session.clone() {
-            let mut old = load_session(tx, &old_id)?;
-            if old.is_open() {
-                let same_place = old.worktree == here && old.host == host;
-                if same_place && opts.harness_id.is_some() && old.harness_id == opts.harness_id {
-                    old.heartbeat_at = at;
-                    old.updated_at = at;
-                    save_session(tx, &old)?;
-                    tx.set_message(format!("session continue {old_id} for agent {agent}"));
-                    return Ok(old);
-                }
-                let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
-                let resumed = opts.resumes.as_ref() == Some(&old_id);
-                let end = if same_place || resumed || silent > timeout {
-                    EndReason::Crashed
-                } else if opts.take_over {
-                    EndReason::Superseded
-                } else {
-                    return Err(SessionError::Live {
-                        agent: agent.clone(),
-                        id: old_id,
-                        worktree: old.worktree,
-                        host: old.host,
-                        silent_secs: silent,
-                    }
-                    .into());
-                };
-                if end == EndReason::Crashed {
-                    old.crash = Some(CrashNote {
-                        detected_at: at,
-                        by_session: Some(new_id.clone()),
-                        last_heartbeat: old.heartbeat_at,
-                        step: standing(tx, &a)?,
-                    });
-                }
-                old.end = Some(end);
-                old.ended_at = Some(at);
-                old.store_at_end = tx.head().map(|h| h.commit.to_string());
-                old.updated_at = at;
-                old.updated_by = actor.id.clone();
-                save_session(tx, &old)?;
-            }
+        if let Some(running) = start.settle_previous(tx, &a, at)? {
+            return Ok(running);
         }
-        let model = opts.model.clone().or_else(|| a.model.clone());
-        let parent_session = match &a.parent {
-            Some(p) => load(tx, p)?.session,
-            None => None,
-        };
-        let s = Session {
-            id: new_id.clone(),
-            agent: agent.clone(),
-            worktree: here.clone(),
-            host: host.clone(),
-            harness_id: opts.harness_id.clone(),
-            model,
-            models: Vec::new(),
-            started_at: at,
-            heartbeat_at: at,
-            ended_at: None,
-            end: None,
-            handoff: None,
-            crash: None,
-            // What it may really use: a document cannot widen its parent's authority.
-            authority: super::agent::delegated(
-                |n| Ok(tx.doc(&refs::agent_path(n))?),
-                &a,
-                &a.authority,
-            )?,
-            usage: Usage::default(),
-            ledger: Vec::new(),
-            store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
-            store_at_end: None,
-            previous: a.last_session.clone(),
-            resumes: opts.resumes.clone(),
-            parent_session,
-            snapshots: Vec::new(),
-            updated_at: at,
-            updated_by: actor.id.clone(),
-            conflicts: Vec::new(),
-        };
+        let s = start.new_session(tx, &a, at)?;
         a.session = Some(s.id.clone());
         a.last_session = Some(s.id.clone());
         a.updated_at = at;
-        a.updated_by = actor.id.clone();
+        a.updated_by = start.actor.id.clone();
         save(tx, &a)?;
         save_session(tx, &s)?;
         tx.set_message(format!("session start {} for agent {agent}", s.id));
@@ -216,6 +146,124 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         }),
     )?;
     Ok(session)
+}
+
+/// A session about to start: who, where, and how.
+struct Start<'a> {
+    /// The new session acting as its agent.
+    actor: Actor,
+    agent: &'a AgentName,
+    /// The new session's id.
+    id: BeadId,
+    /// The worktree it runs in.
+    here: String,
+    host: String,
+    /// How long a silent session counts as alive, in seconds.
+    timeout: u64,
+    opts: &'a StartOptions,
+}
+
+impl Start<'_> {
+    /// Deals with the previous session of agent `a` if it is still open: returns it
+    /// when this start continues it (the same harness session in the same place), else
+    /// ends it as crashed (it never ended here, or went silent) or superseded (when
+    /// taking over), or refuses the start while it is alive elsewhere.
+    fn settle_previous(
+        &self,
+        tx: &mut Tx<'_>,
+        a: &Agent,
+        at: Timestamp,
+    ) -> Result<Option<Session>> {
+        let Some(old_id) = a.session.clone() else {
+            return Ok(None);
+        };
+        let mut old = load_session(tx, &old_id)?;
+        if !old.is_open() {
+            return Ok(None);
+        }
+        let same_place = old.worktree == self.here && old.host == self.host;
+        if same_place && self.opts.harness_id.is_some() && old.harness_id == self.opts.harness_id {
+            old.heartbeat_at = at;
+            old.updated_at = at;
+            save_session(tx, &old)?;
+            tx.set_message(format!(
+                "session continue {old_id} for agent {}",
+                self.agent
+            ));
+            return Ok(Some(old));
+        }
+        let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
+        let resumed = self.opts.resumes.as_ref() == Some(&old_id);
+        let end = if same_place || resumed || silent > self.timeout {
+            EndReason::Crashed
+        } else if self.opts.take_over {
+            EndReason::Superseded
+        } else {
+            return Err(SessionError::Live {
+                agent: self.agent.clone(),
+                id: old_id,
+                worktree: old.worktree,
+                host: old.host,
+                silent_secs: silent,
+            }
+            .into());
+        };
+        if end == EndReason::Crashed {
+            old.crash = Some(CrashNote {
+                detected_at: at,
+                by_session: Some(self.id.clone()),
+                last_heartbeat: old.heartbeat_at,
+                step: standing(tx, a)?,
+            });
+        }
+        old.end = Some(end);
+        old.ended_at = Some(at);
+        old.store_at_end = tx.head().map(|h| h.commit.to_string());
+        old.updated_at = at;
+        old.updated_by = self.actor.id.clone();
+        save_session(tx, &old)?;
+        Ok(None)
+    }
+
+    /// The new session's record, for agent `a`.
+    fn new_session(&self, tx: &Tx<'_>, a: &Agent, at: Timestamp) -> Result<Session> {
+        let parent_session = match &a.parent {
+            Some(p) => load(tx, p)?.session,
+            None => None,
+        };
+        Ok(Session {
+            id: self.id.clone(),
+            agent: self.agent.clone(),
+            worktree: self.here.clone(),
+            host: self.host.clone(),
+            harness_id: self.opts.harness_id.clone(),
+            model: self.opts.model.clone().or_else(|| a.model.clone()),
+            models: Vec::new(),
+            started_at: at,
+            heartbeat_at: at,
+            ended_at: None,
+            end: None,
+            handoff: None,
+            crash: None,
+            // What it may really use: a document cannot widen its parent's authority.
+            authority: super::agent::delegated(
+                |n| Ok(tx.doc(&refs::agent_path(n))?),
+                a,
+                &a.authority,
+            )?,
+            usage: Usage::default(),
+            ledger: Vec::new(),
+            store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
+            store_at_end: None,
+            previous: a.last_session.clone(),
+            resumes: self.opts.resumes.clone(),
+            parent_session,
+            snapshots: Vec::new(),
+            updated_at: at,
+            updated_by: self.actor.id.clone(),
+            conflicts: Vec::new(),
+        })
+    }
 }
 
 /// The session `actor` runs in this worktree, or an error saying there is none.
