@@ -31,7 +31,7 @@ pub(crate) fn set_binding(store: &Store, binding: Option<&Binding>) -> Result<()
 }
 
 /// Fails unless `actor` may do `cap`.
-pub fn permit(actor: &Actor, cap: Capability) -> Result<()> {
+pub(crate) fn permit(actor: &Actor, cap: Capability) -> Result<()> {
     if actor.may(cap) {
         return Ok(());
     }

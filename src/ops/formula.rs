@@ -17,7 +17,7 @@ use crate::settings;
 use crate::store::{Store, codec};
 
 /// The folder of repository formulas, relative to the top of the worktree.
-pub const REPO_FORMULAS: &str = ".beads/formulas";
+pub(crate) const REPO_FORMULAS: &str = ".beads/formulas";
 
 /// Where a formula was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -76,7 +76,7 @@ pub struct Catalog {
 
 /// The user's formula folder: `$XDG_CONFIG_HOME/git-beads/formulas`, or
 /// `$HOME/.config/git-beads/formulas` when `XDG_CONFIG_HOME` is unset or relative.
-pub fn user_formula_dir() -> Option<PathBuf> {
+pub(crate) fn user_formula_dir() -> Option<PathBuf> {
     let config = settings::env(settings::XDG_CONFIG_HOME)
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -118,7 +118,7 @@ fn name_from_file(path: &Path) -> String {
 
 /// Reads one formula file. A file that cannot be read or does not parse is the error,
 /// as a located problem; a formula that parses carries its other problems with it.
-pub fn read_formula(
+pub(crate) fn read_formula(
     path: &Path,
     file: &str,
     origin: Origin,

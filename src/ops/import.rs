@@ -110,7 +110,7 @@ pub fn import(
         Capability::Close,
         Capability::Delete,
     ] {
-        super::permit(actor, cap)?;
+        super::agent::permit(actor, cap)?;
     }
     let mut input = Some(input);
     let (report, commit) = store.transact(actor, |tx| {

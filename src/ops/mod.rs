@@ -22,12 +22,11 @@ use crate::model::{Actor, Bead, BeadId, Prefix};
 use crate::store::{self, Meta, Store, Tx};
 
 pub use agent::{
-    AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents, permit,
+    AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents,
     retire_agent, show_agent, unbind, update_agent,
 };
 pub use alongside::{
-    Folded, PushedAlong, RefState, fold_fetched, fold_remote, has_unfolded, hooks_dir,
-    push_alongside,
+    Folded, PushedAlong, RefState, fold_fetched, has_unfolded, hooks_dir, push_alongside,
 };
 pub use beads::{
     Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
@@ -39,22 +38,19 @@ pub use error::{
     MoleculeError, OpError, ProvenanceError, SessionError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
-pub use formula::{
-    Catalog, FoundFormula, Origin, REPO_FORMULAS, Validation, catalog, find_formula, read_formula,
-    user_formula_dir, validate,
-};
+pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use mail::{
     InboxEntry, Mark, NewMessage, inbox, mark, peek, reply, search_mail, send, thread, unread,
 };
 pub use molecule::{
-    ACCEPTANCE_KEY, Burned, Current, PourOptions, Poured, Progress, STEP_KEY, Squashed, StepState,
-    burn, current, list_molecules, locate, molecule_progress, pour, progress, squash,
+    ACCEPTANCE_KEY, Burned, Current, PourOptions, Poured, Progress, Squashed, StepState, burn,
+    current, list_molecules, locate, molecule_progress, pour, progress, squash,
 };
 pub use provenance::{
-    CommitProvenance, NOTES_CONFIG, NotesSync, configure_notes, current_provenance, merge_notes,
-    notes_configured, provenance, push_notes, record_commit, sync_notes,
+    CommitProvenance, NotesSync, configure_notes, notes_configured, provenance, record_commit,
+    sync_notes,
 };
 pub use query::{
     Blocked, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list, ready,
@@ -66,20 +62,19 @@ pub use session::{
     session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
 };
 pub use sync::{
-    KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, merge_trees,
-    pick_remote, resolve, setup_remote, setup_remotes, sync,
+    KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, resolve,
+    setup_remote, setup_remotes, sync,
 };
 pub use worktree::{
-    AGENT_BRANCH_PREFIXES, BoundBy, PENDING_WORKTREES, PendingWorktree, WorktreeAdded,
-    WorktreeBound, add_worktree, agent_for_branch, bind_new_worktree, cancel_worktree,
-    canonical_worktree_path, finish_pending, plan_worktree,
+    BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,
+    finish_pending, plan_worktree,
 };
 
 /// The result type of every operation.
 pub type Result<T> = std::result::Result<T, OpError>;
 
 /// Checks a priority is within 0 (critical) … 4 (backlog).
-pub fn check_priority(p: u8) -> Result<u8> {
+pub(crate) fn check_priority(p: u8) -> Result<u8> {
     if p > 4 {
         return Err(BeadError::Priority(p).into());
     }
@@ -87,7 +82,7 @@ pub fn check_priority(p: u8) -> Result<u8> {
 }
 
 /// The identity of the person using this repository, as git resolves it.
-pub fn whoami(store: &Store) -> Result<Actor> {
+pub(crate) fn whoami(store: &Store) -> Result<Actor> {
     Ok(store.identity()?)
 }
 
@@ -98,7 +93,7 @@ pub fn meta(store: &Store) -> Result<Meta> {
 }
 
 /// The prefix a new store in this repository gets unless told otherwise.
-pub fn default_prefix(store: &Store) -> Prefix {
+pub(crate) fn default_prefix(store: &Store) -> Prefix {
     Prefix::from_repo_name(&store.repo_name())
 }
 

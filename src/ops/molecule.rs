@@ -27,7 +27,7 @@ pub const FORMULA_VERSION_KEY: &str = "formula_version";
 /// The key, in a molecule's `extra`, of the variables' values it was poured with.
 pub const VARIABLES_KEY: &str = "variables";
 /// The key, in a step's `extra`, of the step's id in its formula.
-pub const STEP_KEY: &str = "step";
+pub(crate) const STEP_KEY: &str = "step";
 /// The key, in a step's `extra`, of its acceptance text (bd's field name).
 pub const ACCEPTANCE_KEY: &str = "acceptance_criteria";
 /// The key, in a wisp's `extra`, marking it local-only (bd's field name).

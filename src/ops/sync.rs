@@ -140,7 +140,7 @@ impl SyncReport {
 }
 
 /// Picks and checks the remote: the one named, else the default.
-pub fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
+pub(crate) fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
     let name = match remote {
         Some(r) => r.to_owned(),
         None => store
@@ -467,7 +467,7 @@ pub struct TreeMerge {
 ///
 /// The documents changed on both sides are merged on every core (see
 /// [`merge_documents`]); the result is the same as merging them one after another.
-pub fn merge_trees(
+pub(crate) fn merge_trees(
     store: &Store,
     base: Option<ObjectId>,
     ours: ObjectId,

@@ -17,11 +17,11 @@ use crate::store::{Store, refs};
 
 /// The machine-local file (under the common git dir) of worktrees waiting for their
 /// post-checkout hook.
-pub const PENDING_WORKTREES: &str = "pending-worktrees.yaml";
+pub(crate) const PENDING_WORKTREES: &str = "pending-worktrees.yaml";
 
 /// The branch prefixes that name an agent: `agent/<agent>[/<topic>]` and
 /// `beads/<agent>/<topic>`.
-pub const AGENT_BRANCH_PREFIXES: &[&str] = &["agent/", "beads/"];
+pub(crate) const AGENT_BRANCH_PREFIXES: &[&str] = &["agent/", "beads/"];
 
 /// A worktree `git beads worktree add` is creating, waiting for its hook.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,7 +74,7 @@ pub struct WorktreeBound {
 /// `path` made absolute and free of `.`/`..`, with symbolic links resolved in the
 /// part that exists, so that the path given to `git worktree add` and the one its
 /// hook sees compare equal.
-pub fn canonical_worktree_path(path: &Path) -> Result<PathBuf> {
+pub(crate) fn canonical_worktree_path(path: &Path) -> Result<PathBuf> {
     let abs = if path.is_absolute() {
         path.to_owned()
     } else {
@@ -156,7 +156,7 @@ pub fn plan_worktree(
 }
 
 /// Forgets what was recorded for the worktree at `path` (when creating it failed).
-pub fn cancel_worktree(store: &Store, path: &Path) -> Result<()> {
+pub(crate) fn cancel_worktree(store: &Store, path: &Path) -> Result<()> {
     let key = canonical_worktree_path(path)?.display().to_string();
     store.update_local_state(PENDING_WORKTREES, |p: &mut Pending| {
         p.worktrees.retain(|w| w.path != key);
@@ -212,7 +212,7 @@ pub fn finish_pending(store: &Store) -> Result<Option<WorktreeBound>> {
 /// The agent a branch name is for: after `agent/` or `beads/`, the longest run of
 /// leading segments that names an active agent (`agent/rig/nux/fix-login` is for
 /// `rig/nux` when that agent exists, else for `rig` when that one does).
-pub fn agent_for_branch(store: &Store, branch: &str) -> Result<Option<AgentName>> {
+pub(crate) fn agent_for_branch(store: &Store, branch: &str) -> Result<Option<AgentName>> {
     let Some(rest) = AGENT_BRANCH_PREFIXES
         .iter()
         .find_map(|p| branch.strip_prefix(p))
