@@ -18,52 +18,29 @@ pub enum Severity {
     Warning,
 }
 
-/// The checks `doctor` runs; each finding names the one that found it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Check {
-    /// Every document parses.
-    Parse,
-    /// Every document's id matches its path.
-    Schema,
-    /// Dependencies point at beads the store has.
-    Dependencies,
-    /// Molecule steps are linked to their molecule.
-    Molecules,
-    /// No blocking dependencies form a cycle.
-    Cycles,
-    /// Hooks hold unfinished work that exists.
-    Hooks,
-    /// No agent claims more authority than its delegation chain gives it.
-    Authority,
-    /// Open sessions are the current ones of their agents.
-    Sessions,
-    /// The index cache matches the documents.
-    Index,
-}
-
-impl Check {
-    /// The check's name, as findings show it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Check::Parse => "parse",
-            Check::Schema => "schema",
-            Check::Dependencies => "dependencies",
-            Check::Molecules => "molecules",
-            Check::Cycles => "cycles",
-            Check::Hooks => "hooks",
-            Check::Authority => "authority",
-            Check::Sessions => "sessions",
-            Check::Index => "index",
-        }
+crate::model::word_enum!(
+    /// The checks `doctor` runs; each finding names the one that found it.
+    Check, "check", {
+        /// Every document parses.
+        Parse = "parse",
+        /// Every document's id matches its path.
+        Schema = "schema",
+        /// Dependencies point at beads the store has.
+        Dependencies = "dependencies",
+        /// Molecule steps are linked to their molecule.
+        Molecules = "molecules",
+        /// No blocking dependencies form a cycle.
+        Cycles = "cycles",
+        /// Hooks hold unfinished work that exists.
+        Hooks = "hooks",
+        /// No agent claims more authority than its delegation chain gives it.
+        Authority = "authority",
+        /// Open sessions are the current ones of their agents.
+        Sessions = "sessions",
+        /// The index cache matches the documents.
+        Index = "index",
     }
-}
-
-impl std::fmt::Display for Check {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+);
 
 /// One thing `doctor` found.
 #[derive(Clone, Debug, Serialize)]

@@ -1,6 +1,5 @@
 //! The history of the store, or of one bead, with what changed in each step.
 
-use serde::Serialize;
 use similar::TextDiff;
 
 use super::Result;
@@ -35,34 +34,17 @@ pub struct LogChange {
     pub diff: Option<String>,
 }
 
-/// How a step changed a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    /// The document is new.
-    Added,
-    /// The document changed.
-    Modified,
-    /// The document went away.
-    Removed,
-}
-
-impl ChangeKind {
-    /// The word for it: `added`, `modified` or `removed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::Added => "added",
-            ChangeKind::Modified => "modified",
-            ChangeKind::Removed => "removed",
-        }
+crate::model::word_enum!(
+    /// How a step changed a document.
+    ChangeKind, "change", {
+        /// The document is new.
+        Added = "added",
+        /// The document changed.
+        Modified = "modified",
+        /// The document went away.
+        Removed = "removed",
     }
-}
-
-impl std::fmt::Display for ChangeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+);
 
 /// The history of the store (or of bead `id`), newest first, at most `limit` steps.
 pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEntry>> {
