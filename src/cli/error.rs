@@ -136,14 +136,14 @@ impl From<StoreError> for CliError {
 
 impl From<OpError> for CliError {
     fn from(e: OpError) -> CliError {
+        if let OpError::Store(e) = e {
+            return e.into();
+        }
         let kind = match e.kind() {
             ErrorKind::NotFound | ErrorKind::Invalid => Kind::User,
             ErrorKind::Conflict => Kind::Conflict,
             ErrorKind::Denied => Kind::Denied,
-            ErrorKind::Store => match e {
-                OpError::Store(e) => return e.into(),
-                _ => Kind::Store,
-            },
+            ErrorKind::Store => Kind::Store,
         };
         let err = CliError::new(kind, e.to_string());
         match hint(&e) {
@@ -178,7 +178,7 @@ fn hint(e: &OpError) -> Option<String> {
             "name the molecule: `git beads mol current ID`".into()
         }
         OpError::Molecule(MoleculeError::Unfinished { wisp: true, .. }) => {
-            "or discard the wisp with `git beads mol burn`".into()
+            "`git beads mol burn` discards the wisp instead".into()
         }
         OpError::Molecule(MoleculeError::NotAWisp { .. }) => {
             "use `git beads delete` for stored beads".into()

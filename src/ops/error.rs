@@ -765,3 +765,84 @@ impl ProvenanceError {
         ErrorKind::NotFound
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> BeadId {
+        BeadId::parse(s).expect("a valid id")
+    }
+
+    fn agent(s: &str) -> AgentName {
+        AgentName::parse(s).expect("a valid agent name")
+    }
+
+    #[test]
+    fn a_claim_held_elsewhere_and_a_deletion_differ_by_type_not_text() {
+        let claimed = OpError::from(BeadError::ClaimedBy {
+            id: id("bd-a1"),
+            holder: "bob".into(),
+        });
+        let deleted = OpError::from(BeadError::Deleted(id("bd-a1")));
+        assert!(matches!(
+            claimed,
+            OpError::Bead(BeadError::ClaimedBy { ref holder, .. }) if holder == "bob"
+        ));
+        assert!(matches!(deleted, OpError::Bead(BeadError::Deleted(_))));
+        assert_eq!(claimed.kind(), ErrorKind::Conflict);
+        assert_eq!(deleted.kind(), ErrorKind::Conflict);
+        assert_eq!(claimed.to_string(), "bd-a1 is already claimed by bob");
+        assert_eq!(deleted.to_string(), "bd-a1 is deleted");
+    }
+
+    #[test]
+    fn messages_name_what_failed() {
+        let cycle = BeadError::Cycle(vec![id("bd-a"), id("bd-b"), id("bd-c"), id("bd-a")]);
+        assert_eq!(
+            cycle.to_string(),
+            "bd-a → bd-b would close a cycle: bd-a → bd-b → bd-c → bd-a"
+        );
+        let create = AgentError::NotBelow {
+            actor: agent("rig/nux"),
+            change: AgentChange::Create,
+            target: Some(agent("hq")),
+        };
+        assert_eq!(
+            create.to_string(),
+            "agent rig/nux can only create agents below itself, not below hq"
+        );
+        let retire = AgentError::NotBelow {
+            actor: agent("rig/nux"),
+            change: AgentChange::Retire,
+            target: None,
+        };
+        assert_eq!(
+            retire.to_string(),
+            "agent rig/nux can only retire agents below itself"
+        );
+        let lacking = AgentError::NotPermitted {
+            actor: "rig/nux".into(),
+            capability: Capability::Close,
+            has: Vec::new(),
+        };
+        assert_eq!(
+            lacking.to_string(),
+            "agent rig/nux may not close (it may: nothing)"
+        );
+        assert_eq!(
+            MailError::UnknownRecipient("@ghosts".into()).to_string(),
+            "unknown recipient \"@ghosts\": no such agent or role"
+        );
+        let bad = ImportError::BadLines {
+            source_name: "bad.jsonl".into(),
+            line: 3,
+            error: "no id".into(),
+            more: 2,
+        };
+        assert_eq!(
+            bad.to_string(),
+            "bad.jsonl:3: no id (2 more bad lines follow); nothing was imported"
+        );
+    }
+}
