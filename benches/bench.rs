@@ -591,7 +591,7 @@ fn build_store(o: &Opts, dir: &Path, jsonl: &str, n: usize) -> Res<()> {
             let id = BeadId::generate(&prefix, format!("bench-mail-{m}").as_bytes(), 10);
             let from = format!("bench/worker-{}", (m + 1) % AGENTS);
             let to = AgentName::parse(&format!("bench/worker-{}", m % AGENTS))
-                .map_err(|e| git_beads::ops::OpError::Invalid(e.to_string()))?;
+                .map_err(|e| git_beads::ops::OpError::from(git_beads::ops::AgentError::Input(e)))?;
             let read = m % 3 == 0;
             let delivery = BTreeMap::from([(
                 to.clone(),

@@ -25,6 +25,31 @@ pub struct Setting {
     pub meaning: &'static str,
 }
 
+/// `HOME`: the user's home directory, where their formulas live without `XDG_CONFIG_HOME`.
+pub const HOME: &str = "HOME";
+/// `HOSTNAME`: the host's name, when the kernel does not say.
+pub const HOSTNAME: &str = "HOSTNAME";
+/// `XDG_CONFIG_HOME`: the user's config directory, where their formulas live.
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+
+/// `beads.sessionTimeout`: how long a silent session counts as alive.
+pub const SESSION_TIMEOUT: &str = "beads.sessionTimeout";
+/// `beads.snapshotMaxFile`: the largest file a worktree snapshot stores.
+pub const SNAPSHOT_MAX_FILE: &str = "beads.snapshotMaxFile";
+/// `beads.snapshotOnHeartbeat`: whether every heartbeat takes a snapshot.
+pub const SNAPSHOT_ON_HEARTBEAT: &str = "beads.snapshotOnHeartbeat";
+/// `beads.snapshotKeep`: how many snapshots `gc` keeps per agent.
+pub const SNAPSHOT_KEEP: &str = "beads.snapshotKeep";
+/// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
+pub const HOOKS_STRICT: &str = "beads.hooks.strict";
+/// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
+pub const HOOKS_PUSH_TIMEOUT: &str = "beads.hooks.pushTimeout";
+
+/// The value of environment variable `name` (one of the names listed here), if it is set.
+pub fn env(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
     Setting {
@@ -70,10 +95,16 @@ pub const ENVIRONMENT: &[Setting] = &[
                   credential prompt can never make your own git push hang.",
     },
     Setting {
-        name: "HOME",
+        name: HOME,
         source: Source::Env,
         meaning: "Your formulas live in $HOME/.config/git-beads/formulas when \
                   XDG_CONFIG_HOME is not set.",
+    },
+    Setting {
+        name: HOSTNAME,
+        source: Source::Env,
+        meaning: "The host a session records it runs on, when neither /proc/sys/kernel/hostname \
+                  nor /etc/hostname names it.",
     },
     Setting {
         name: "NO_COLOR",
@@ -82,7 +113,7 @@ pub const ENVIRONMENT: &[Setting] = &[
                   on a terminal in any case.",
     },
     Setting {
-        name: "XDG_CONFIG_HOME",
+        name: XDG_CONFIG_HOME,
         source: Source::Env,
         meaning: "When set to an absolute path, your own formulas (for every repository) are \
                   read from $XDG_CONFIG_HOME/git-beads/formulas; a formula of the same name \
@@ -116,29 +147,29 @@ pub const CONFIG: &[Setting] = &[
         meaning: "git's older switch for syncing object files; honoured as git does.",
     },
     Setting {
-        name: "beads.sessionTimeout",
+        name: SESSION_TIMEOUT,
         source: Source::GitConfig,
         meaning: "How long a session may go without a heartbeat before it counts as \
                   crashed: 90s, 30m, 2h, 1d or a number of seconds (default 30m).",
     },
     Setting {
-        name: "beads.snapshotMaxFile",
+        name: SNAPSHOT_MAX_FILE,
         source: Source::GitConfig,
         meaning: "The largest file a worktree snapshot stores, in bytes or with a k, m or g \
                   suffix (default 10m); larger files are listed instead of stored.",
     },
     Setting {
-        name: "beads.snapshotOnHeartbeat",
+        name: SNAPSHOT_ON_HEARTBEAT,
         source: Source::GitConfig,
         meaning: "When true, every session heartbeat also takes a snapshot of the worktree.",
     },
     Setting {
-        name: "beads.snapshotKeep",
+        name: SNAPSHOT_KEEP,
         source: Source::GitConfig,
         meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
     },
     Setting {
-        name: "beads.hooks.strict",
+        name: HOOKS_STRICT,
         source: Source::GitConfig,
         meaning: "When true, a git hook whose git-beads part fails (or a git-beads that \
                   cannot run) fails the hook: a pre-push stops the push, a prepare-commit-msg \
@@ -146,7 +177,7 @@ pub const CONFIG: &[Setting] = &[
                   the hook prints one line on stderr and git goes on.",
     },
     Setting {
-        name: "beads.hooks.pushTimeout",
+        name: HOOKS_PUSH_TIMEOUT,
         source: Source::GitConfig,
         meaning: "How long the pre-push hook may spend pushing refs/beads/main and the \
                   provenance notes to the remote before it gives up: 20s, 2m or a number of \

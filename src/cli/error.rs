@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::ops::OpError;
+use crate::ops::{
+    AgentError, BeadError, ErrorKind, ImportError, MailError, MoleculeError, OpError, SessionError,
+    SyncError, WorktreeError,
+};
 use crate::store::{RemoteError, StoreError};
 
 /// What kind of failure, which decides the exit code.
@@ -46,6 +49,8 @@ pub struct CliError {
     pub causes: Vec<String>,
     /// What the user can do about it.
     pub hints: Vec<String>,
+    /// The kind of I/O error it is, when it is one (`main` says nothing of a closed pipe).
+    pub io: Option<std::io::ErrorKind>,
 }
 
 impl CliError {
@@ -56,6 +61,7 @@ impl CliError {
             message: message.into(),
             causes: Vec::new(),
             hints: Vec::new(),
+            io: None,
         }
     }
 
@@ -130,20 +136,75 @@ impl From<StoreError> for CliError {
 
 impl From<OpError> for CliError {
     fn from(e: OpError) -> CliError {
-        match e {
-            OpError::Store(e) => e.into(),
-            OpError::Conflict(m) => CliError::new(Kind::Conflict, m),
-            OpError::Denied(m) => CliError::new(Kind::Denied, m),
-            OpError::NotFound(id) => CliError::user(format!("no bead {id}"))
-                .hint("`git beads list --all` shows every bead"),
-            other => CliError::user(other.to_string()),
+        if let OpError::Store(e) = e {
+            return e.into();
+        }
+        let kind = match e.kind() {
+            ErrorKind::NotFound | ErrorKind::Invalid => Kind::User,
+            ErrorKind::Conflict => Kind::Conflict,
+            ErrorKind::Denied => Kind::Denied,
+            ErrorKind::Store => Kind::Store,
+        };
+        let err = CliError::new(kind, e.to_string());
+        match hint(&e) {
+            Some(h) => err.hint(h),
+            None => err,
         }
     }
 }
 
+/// What the user can do about `e`, in commands and flags of the CLI.
+fn hint(e: &OpError) -> Option<String> {
+    let h = match e {
+        OpError::Bead(BeadError::NotFound(_)) => "`git beads list --all` shows every bead".into(),
+        OpError::Bead(BeadError::DeleteByStatus) => {
+            "use `git beads delete` to delete a bead".into()
+        }
+        OpError::Agent(AgentError::NotActive(agent)) => {
+            format!("create it with `git beads agent create {agent}`")
+        }
+        OpError::Session(SessionError::NoneRunning(_)) => {
+            "start one with `git beads session start`".into()
+        }
+        OpError::Session(SessionError::Live { .. }) => "pass --take-over to supersede it".into(),
+        OpError::Session(SessionError::OverBudget { .. }) => {
+            "end it with `git beads session end --reason budget` and start a fresh session".into()
+        }
+        OpError::Session(SessionError::Dirty(_)) => {
+            "commit or stash them, or pass --force to overwrite them".into()
+        }
+        OpError::Mail(MailError::NoMailbox) => "act as an agent (--as AGENT) to read it".into(),
+        OpError::Molecule(MoleculeError::NoHook(_) | MoleculeError::NothingHooked(_)) => {
+            "name the molecule: `git beads mol current ID`".into()
+        }
+        OpError::Molecule(MoleculeError::Unfinished { wisp: true, .. }) => {
+            "`git beads mol burn` discards the wisp instead".into()
+        }
+        OpError::Molecule(MoleculeError::NotAWisp { .. }) => {
+            "use `git beads delete` for stored beads".into()
+        }
+        OpError::Sync(SyncError::Behind(remote)) => {
+            format!("run `git beads sync {remote}` to merge them, then push")
+        }
+        OpError::Sync(SyncError::Moved { remote, .. }) => format!("run `git beads sync {remote}`"),
+        OpError::Sync(SyncError::KeptMoving { .. }) => "run `git beads sync` again".into(),
+        OpError::Worktree(WorktreeError::NotBound { agent, .. }) => {
+            format!("bind it there with `git beads agent bind {agent}`")
+        }
+        OpError::Import(ImportError::BadLines { .. }) => {
+            "--skip-bad imports the other records and lists the bad lines".into()
+        }
+        _ => return None,
+    };
+    Some(h)
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
-        CliError::new(Kind::Store, format!("i/o: {e}"))
+        CliError {
+            io: Some(e.kind()),
+            ..CliError::new(Kind::Store, format!("i/o: {e}"))
+        }
     }
 }
 

@@ -195,10 +195,11 @@ impl Ctx {
     /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
     /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
-        if self.as_person {
-            return Ok(crate::ops::whoami(&self.store)?);
-        }
-        Ok(crate::ops::acting(&self.store, self.as_agent.as_ref())?)
+        Ok(crate::ops::acting(
+            &self.store,
+            self.as_agent.as_ref(),
+            self.as_person,
+        )?)
     }
 }
 
@@ -218,7 +219,7 @@ pub fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.message.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprint!("{}", e.render());
             ExitCode::from(e.kind.exit_code())

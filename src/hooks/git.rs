@@ -24,7 +24,7 @@ use crate::store::{SYNC_ENV, Store};
 
 /// The config key bounding how long the pre-push hook may spend pushing beads
 /// (`20s`, `2m`, or seconds; default 30 seconds).
-pub const PUSH_TIMEOUT_KEY: &str = "beads.hooks.pushTimeout";
+pub const PUSH_TIMEOUT_KEY: &str = crate::settings::HOOKS_PUSH_TIMEOUT;
 
 const DEFAULT_PUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -67,10 +67,7 @@ pub struct Who<'a> {
 
 impl Who<'_> {
     fn actor(&self, store: &Store) -> Result<Actor, OpError> {
-        if self.as_person {
-            return ops::whoami(store);
-        }
-        ops::acting(store, self.agent)
+        ops::acting(store, self.agent, self.as_person)
     }
 }
 

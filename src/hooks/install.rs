@@ -40,7 +40,7 @@ const BEGIN_NOTE: &str =
 /// The config key that makes a failing git-beads hook fail the git command (a
 /// pre-push stops the push, a prepare-commit-msg stops the commit; git ignores the
 /// exit status of the post-* hooks). Without it a failure is one line on stderr.
-pub const STRICT_KEY: &str = "beads.hooks.strict";
+pub const STRICT_KEY: &str = crate::settings::HOOKS_STRICT;
 
 /// The shims shipped in `hooks/` at the top of the repository, by hook name: the
 /// one place their text lives, embedded so that `cargo install` users get them.

@@ -48,7 +48,7 @@ macro_rules! word_enum_impl {
 
         impl std::str::FromStr for $name {
             type Err = $crate::model::ParseEnumError;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
+            fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
                 match s {
                     $($word => Ok($name::$variant),)+
                     _ => Err($crate::model::ParseEnumError {

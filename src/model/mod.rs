@@ -16,6 +16,7 @@ pub use agent::{
     Agent, AgentError, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
     GIT_HOOK_NAMES, parse_duration,
 };
+pub(crate) use bead::word_enum;
 pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
 };

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{OpError, Result, now, write};
+use super::{AgentChange, AgentError, Result, now, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
     check_name,
@@ -31,25 +31,20 @@ pub(crate) fn set_binding(store: &Store, binding: Option<&Binding>) -> Result<()
 }
 
 /// Fails unless `actor` may do `cap`.
-pub fn permit(actor: &Actor, cap: Capability) -> Result<()> {
+pub(crate) fn permit(actor: &Actor, cap: Capability) -> Result<()> {
     if actor.may(cap) {
         return Ok(());
     }
-    Err(OpError::Denied(format!(
-        "agent {} may not {cap} (it may: {})",
-        actor.id,
-        actor
+    Err(AgentError::NotPermitted {
+        actor: actor.id.clone(),
+        capability: cap,
+        has: actor
             .authority
             .as_ref()
-            .map(|a| a
-                .capabilities
-                .iter()
-                .map(|c| c.as_str())
-                .collect::<Vec<_>>()
-                .join(", "))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "nothing".into())
-    )))
+            .map(|a| a.capabilities.iter().copied().collect())
+            .unwrap_or_default(),
+    }
+    .into())
 }
 
 /// Reads agent `name` at the current head.
@@ -57,7 +52,7 @@ pub fn show_agent(store: &Store, name: &AgentName) -> Result<Agent> {
     let head = store.require_head()?;
     store
         .read_doc(head.tree, &refs::agent_path(name))?
-        .ok_or_else(|| OpError::Invalid(format!("no agent {name}")))
+        .ok_or_else(|| AgentError::NotFound(name.clone()).into())
 }
 
 /// Every agent, sorted by name.
@@ -75,13 +70,17 @@ pub fn list_agents(store: &Store) -> Result<Vec<Agent>> {
 
 pub(crate) fn load(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
     tx.doc(&refs::agent_path(name))?
-        .ok_or_else(|| OpError::Invalid(format!("no agent {name}")))
+        .ok_or_else(|| AgentError::NotFound(name.clone()).into())
 }
 
-pub(crate) fn load_active(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
-    let agent = load(tx, name)?;
+pub(crate) fn load_active(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+    active(load(tx, name)?)
+}
+
+/// `agent`, unless it is retired.
+fn active(agent: Agent) -> Result<Agent> {
     if agent.status == AgentStatus::Retired {
-        return Err(OpError::Conflict(format!("agent {name} is retired")));
+        return Err(AgentError::Retired(agent.name).into());
     }
     Ok(agent)
 }
@@ -90,11 +89,14 @@ pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
     Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
 }
 
-/// Resolves who is acting: `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the
-/// agent bound to this worktree, else the person's git identity. An agent acts under
-/// the authority of its session in this worktree when one runs (fixed when it
-/// started), else under its own.
-pub fn acting(store: &Store, explicit: Option<&AgentName>) -> Result<Actor> {
+/// Resolves who is acting: the person's git identity when `as_person`, else
+/// `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the agent bound to this
+/// worktree, else the person's git identity. An agent acts under the authority of its
+/// session in this worktree when one runs (fixed when it started), else under its own.
+pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> Result<Actor> {
+    if as_person {
+        return super::whoami(store);
+    }
     let bound = binding(store)?;
     let name = match (explicit, &bound) {
         (Some(n), _) => n.clone(),
@@ -104,10 +106,8 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>) -> Result<Actor> {
     let head = store.require_head()?;
     let agent: Agent = store
         .read_doc(head.tree, &refs::agent_path(&name))?
-        .ok_or_else(|| OpError::Invalid(format!("no agent {name} (acting as it was asked for)")))?;
-    if agent.status == AgentStatus::Retired {
-        return Err(OpError::Conflict(format!("agent {name} is retired")));
-    }
+        .ok_or_else(|| AgentError::UnknownActor(name.clone()))?;
+    let agent = active(agent)?;
     let session_id = bound
         .filter(|b| b.agent == name)
         .and_then(|b| b.session)
@@ -181,23 +181,25 @@ pub struct NewAgent {
 
 /// Checks that `wanted` narrows the authority of `parent` (named `who`), never widens it.
 fn check_narrows(wanted: &Authority, who: &str, parent: &Authority) -> Result<()> {
-    let extra: Vec<&str> = wanted
+    let extra: Vec<Capability> = wanted
         .capabilities
         .difference(&parent.capabilities)
-        .map(|c| c.as_str())
+        .copied()
         .collect();
     if !extra.is_empty() {
-        return Err(OpError::Denied(format!(
-            "a child of {who} cannot have capabilities its parent lacks: {}",
-            extra.join(", ")
-        )));
+        return Err(AgentError::WiderCapabilities {
+            parent: who.to_owned(),
+            extra,
+        }
+        .into());
     }
     let wider = wanted.budget.widenings(&parent.budget);
     if !wider.is_empty() {
-        return Err(OpError::Denied(format!(
-            "a child of {who} cannot have a larger budget than its parent: {}",
-            wider.join("; ")
-        )));
+        return Err(AgentError::LargerBudget {
+            parent: who.to_owned(),
+            wider,
+        }
+        .into());
     }
     Ok(())
 }
@@ -223,10 +225,7 @@ fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Resul
 
 /// Creates an agent. Its authority can only narrow its parent's.
 pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent> {
-    let name = new
-        .name
-        .clone()
-        .ok_or_else(|| OpError::Invalid("an agent needs a name".into()))?;
+    let name = new.name.clone().ok_or(AgentError::NoName)?;
     if let Some(r) = &new.role {
         check_name("role", r)?;
     }
@@ -238,15 +237,18 @@ pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent
     }
     write(store, actor, |tx| {
         if tx.doc::<Agent>(&refs::agent_path(&name))?.is_some() {
-            return Err(OpError::Conflict(format!("agent {name} already exists")));
+            return Err(AgentError::Exists(name.clone()).into());
         }
         let parent_name = new.parent.clone().or_else(|| actor.agent.clone());
         if let (Some(me), Some(p)) = (&actor.agent, &parent_name)
             && !descends_from(tx, p, me)?
         {
-            return Err(OpError::Denied(format!(
-                "agent {me} can only create agents below itself, not below {p}"
-            )));
+            return Err(AgentError::NotBelow {
+                actor: me.clone(),
+                change: AgentChange::Create,
+                target: Some(p.clone()),
+            }
+            .into());
         }
         let parent = parent_name
             .as_ref()
@@ -325,9 +327,12 @@ pub fn update_agent(
         if let Some(me) = &actor.agent {
             permit(actor, Capability::Spawn)?;
             if me == name || !descends_from(tx, name, me)? {
-                return Err(OpError::Denied(format!(
-                    "agent {me} can only change agents below itself"
-                )));
+                return Err(AgentError::NotBelow {
+                    actor: me.clone(),
+                    change: AgentChange::Update,
+                    target: None,
+                }
+                .into());
             }
         }
         let mut agent = load(tx, name)?;
@@ -474,9 +479,12 @@ pub fn retire_agent(store: &Store, actor: &Actor, name: &AgentName) -> Result<Ag
         if let Some(me) = &actor.agent
             && (me == name || !descends_from(tx, name, me)?)
         {
-            return Err(OpError::Denied(format!(
-                "agent {me} can only retire agents below itself"
-            )));
+            return Err(AgentError::NotBelow {
+                actor: me.clone(),
+                change: AgentChange::Retire,
+                target: None,
+            }
+            .into());
         }
         let mut agent = load_active(tx, name)?;
         agent.status = AgentStatus::Retired;
@@ -490,10 +498,7 @@ pub fn retire_agent(store: &Store, actor: &Actor, name: &AgentName) -> Result<Ag
 
 /// Binds the current worktree to agent `name` (per-worktree state, never pushed).
 pub fn bind(store: &Store, name: &AgentName) -> Result<Binding> {
-    let agent = show_agent(store, name)?;
-    if agent.status == AgentStatus::Retired {
-        return Err(OpError::Conflict(format!("agent {name} is retired")));
-    }
+    active(show_agent(store, name)?)?;
     let keep_session = binding(store)?
         .filter(|b| &b.agent == name)
         .and_then(|b| b.session);

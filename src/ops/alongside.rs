@@ -45,7 +45,7 @@ impl Folded {
 
 /// Merges what remote `remote` last sent (its tracking refs) into the local store
 /// and notes with sync's merge, without touching the network.
-pub fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<Folded> {
+pub(crate) fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<Folded> {
     check_remote_name(remote).map_err(crate::store::StoreError::from)?;
     let theirs = store.tracking_head(remote)?;
     let mut report = SyncReport::empty(remote, false);

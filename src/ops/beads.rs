@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::agent::permit;
-use super::{OpError, Result, check_priority, now, write};
+use super::{BeadError, OpError, Result, check_priority, now, require, write};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
     check_label, check_name, check_text, check_title, id_length_for,
@@ -21,11 +21,11 @@ pub fn init(store: &Store, actor: &Actor, prefix: Option<Prefix>) -> Result<(Pre
             // Without a prefix asked for, the store's own is the answer (it may have
             // come from a remote, or differ from the one the directory name suggests).
             if let Some(prefix) = prefix.as_ref().filter(|p| **p != meta.prefix) {
-                return Err(OpError::Conflict(format!(
-                    "the store already uses prefix {:?}, not {:?}",
-                    meta.prefix.as_str(),
-                    prefix.as_str()
-                )));
+                return Err(BeadError::PrefixMismatch {
+                    stored: meta.prefix,
+                    asked: prefix.clone(),
+                }
+                .into());
             }
             return Ok((meta.prefix, false));
         }
@@ -105,7 +105,7 @@ pub(crate) fn fresh_id(
             return Ok(id);
         }
     }
-    Err(OpError::Conflict("could not find a free id".into()))
+    Err(BeadError::NoFreeId.into())
 }
 
 /// Creates a bead and returns it.
@@ -135,10 +135,7 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
         }
         for dep in &new.dependencies {
             if dep.id == bead.id {
-                return Err(OpError::Invalid(format!(
-                    "{} cannot depend on itself",
-                    dep.id
-                )));
+                return Err(BeadError::SelfDependency(dep.id.clone()).into());
             }
             require_live(tx, &dep.id)?;
             bead.add_dependency(dep.clone());
@@ -150,16 +147,11 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
     Ok(bead)
 }
 
-/// Reads bead `id` inside a transaction, or fails with [`OpError::NotFound`].
-fn require(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
-    tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))
-}
-
 /// Reads bead `id` for a change: it must exist and not be deleted.
 fn require_live(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
     let bead = require(tx, id)?;
     if bead.status == Status::Deleted {
-        return Err(OpError::Conflict(format!("{id} is deleted")));
+        return Err(BeadError::Deleted(id.clone()).into());
     }
     Ok(bead)
 }
@@ -280,9 +272,7 @@ fn check_changes(c: &Changes) -> Result<()> {
         check_label(l)?;
     }
     if c.status == Some(Status::Deleted) {
-        return Err(OpError::Invalid(
-            "use `git beads delete` to delete a bead".into(),
-        ));
+        return Err(BeadError::DeleteByStatus.into());
     }
     Ok(())
 }
@@ -291,16 +281,18 @@ fn check_changes(c: &Changes) -> Result<()> {
 /// Fails if someone else holds it or it is finished.
 pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
     if bead.status.is_done() {
-        return Err(OpError::Conflict(format!(
-            "{} is {}, it cannot be claimed",
-            bead.id, bead.status
-        )));
+        return Err(BeadError::Unclaimable {
+            id: bead.id.clone(),
+            status: bead.status,
+        }
+        .into());
     }
     if let Some(holder) = bead.assignee.as_deref().filter(|h| *h != actor.id) {
-        return Err(OpError::Conflict(format!(
-            "{} is already claimed by {holder}",
-            bead.id
-        )));
+        return Err(BeadError::ClaimedBy {
+            id: bead.id.clone(),
+            holder: holder.to_owned(),
+        }
+        .into());
     }
     bead.status = Status::InProgress;
     bead.assignee = Some(actor.id.clone());
@@ -424,7 +416,7 @@ pub fn add_comment(
 ) -> Result<Comment> {
     permit(actor, Capability::Comment)?;
     if text.trim().is_empty() {
-        return Err(OpError::Invalid("the comment is empty".into()));
+        return Err(BeadError::EmptyComment.into());
     }
     check_text("comment", text)?;
     let author = author.unwrap_or(&actor.id);
@@ -448,7 +440,7 @@ pub fn add_comment(
             Ok(())
         },
     )?;
-    added.ok_or_else(|| OpError::Invalid("no comment was added".into()))
+    added.ok_or_else(|| BeadError::NoComment.into())
 }
 
 /// A short id for a comment, unique within its bead and across clones.
@@ -506,7 +498,7 @@ pub fn add_dependency(
 ) -> Result<Bead> {
     permit(actor, Capability::Update)?;
     if id == on {
-        return Err(OpError::Invalid(format!("{id} cannot depend on itself")));
+        return Err(BeadError::SelfDependency(id.clone()).into());
     }
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
@@ -514,10 +506,7 @@ pub fn add_dependency(
         if kind.is_blocking()
             && let Some(path) = blocking_path(tx, on, id)?
         {
-            return Err(OpError::Invalid(format!(
-                "{id} → {on} would close a cycle: {}",
-                path.join(" → ")
-            )));
+            return Err(BeadError::Cycle(path).into());
         }
         if !bead.add_dependency(Dependency {
             id: on.clone(),
@@ -533,16 +522,18 @@ pub fn add_dependency(
     Ok(bead)
 }
 
-/// A path of blocking dependencies from `from` to `to`, if there is one.
-fn blocking_path(tx: &View<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<String>>> {
+/// A path of blocking dependencies from `from` to `to`, if there is one, starting at `to`.
+fn blocking_path(tx: &View<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<BeadId>>> {
     let index = tx.index()?;
     let mut seen = BTreeSet::new();
     let mut stack = vec![vec![from.to_string()]];
     while let Some(path) = stack.pop() {
         let last = path.last().cloned().unwrap_or_default();
         if last == to.as_str() {
-            let mut full = vec![to.to_string()];
-            full.extend(path);
+            let mut full = vec![to.clone()];
+            for id in &path {
+                full.push(BeadId::parse(id)?);
+            }
             return Ok(Some(full));
         }
         if !seen.insert(last.clone()) {
@@ -571,7 +562,11 @@ pub fn remove_dependency(
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
         if bead.remove_dependency(on, kind) == 0 {
-            return Err(OpError::Invalid(format!("{id} does not depend on {on}")));
+            return Err(BeadError::NoSuchDependency {
+                id: id.clone(),
+                on: on.clone(),
+            }
+            .into());
         }
         bead.touch(&actor.id, now());
         tx.put_bead(&bead)?;

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Result, now};
 use crate::model::{Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session};
-use crate::store::{Store, View, codec, refs};
+use crate::store::{Head, Store, codec, refs};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -18,11 +18,35 @@ pub enum Severity {
     Warning,
 }
 
+crate::model::word_enum!(
+    /// The checks `doctor` runs; each finding names the one that found it.
+    Check, "check", {
+        /// Every document parses.
+        Parse = "parse",
+        /// Every document's id matches its path.
+        Schema = "schema",
+        /// Dependencies point at beads the store has.
+        Dependencies = "dependencies",
+        /// Molecule steps are linked to their molecule.
+        Molecules = "molecules",
+        /// No blocking dependencies form a cycle.
+        Cycles = "cycles",
+        /// Hooks hold unfinished work that exists.
+        Hooks = "hooks",
+        /// No agent claims more authority than its delegation chain gives it.
+        Authority = "authority",
+        /// Open sessions are the current ones of their agents.
+        Sessions = "sessions",
+        /// The index cache matches the documents.
+        Index = "index",
+    }
+);
+
 /// One thing `doctor` found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
     /// Which check found it.
-    pub check: &'static str,
+    pub check: Check,
     /// How bad it is.
     pub severity: Severity,
     /// The document it is about.
@@ -58,7 +82,7 @@ struct Checker {
 }
 
 impl Checker {
-    fn add(&mut self, check: &'static str, severity: Severity, path: &str, message: String) {
+    fn add(&mut self, check: Check, severity: Severity, path: &str, message: String) {
         self.findings.push(Finding {
             check,
             severity,
@@ -67,30 +91,34 @@ impl Checker {
             fixed: false,
         });
     }
+
+    fn mark_fixed(&mut self, check: Check, which: impl Fn(&Finding) -> bool) {
+        for f in self.findings.iter_mut().filter(|f| f.check == check) {
+            if which(f) {
+                f.fixed = true;
+            }
+        }
+    }
 }
 
 /// Decodes every document of one kind, reporting the ones that do not parse or whose
 /// id does not match their path.
 fn parse_all<T: serde::de::DeserializeOwned>(
     store: &Store,
-    tx: &View<'_>,
+    head: &Head,
     dir: &str,
     c: &mut Checker,
     id_of: impl Fn(&T) -> String,
     id_in_path: impl Fn(&str) -> Option<String>,
 ) -> Result<Vec<(String, T)>> {
-    let head = tx.head().copied();
     let mut out = Vec::new();
-    let Some(head) = head else {
-        return Ok(out);
-    };
     for (path, blob) in store.list_docs(head.tree, dir)? {
         match codec::decode::<T>(&store.read_blob(blob)?) {
             Ok(doc) => {
                 let id = id_of(&doc);
                 if id_in_path(&path).as_deref() != Some(id.as_str()) {
                     c.add(
-                        "schema",
+                        Check::Schema,
                         Severity::Error,
                         &path,
                         format!("the document's id is {id}, its path says otherwise"),
@@ -98,74 +126,86 @@ fn parse_all<T: serde::de::DeserializeOwned>(
                 }
                 out.push((path, doc));
             }
-            Err(e) => c.add("parse", Severity::Error, &path, e.to_string()),
+            Err(e) => c.add(Check::Parse, Severity::Error, &path, e.to_string()),
         }
     }
     Ok(out)
 }
 
-/// Checks the store: every document parses and matches its schema and path,
-/// dependencies point at existing beads, no blocking cycles, hooks point at open work,
-/// molecule steps belong to their molecule, sessions that never ended, and the index
-/// cache against the documents. With `fix`, repairs what is safe in one commit: hook
-/// entries for finished or missing work are dropped, open sessions their agent has
-/// left are marked crashed, and a stale index cache is rebuilt.
-pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
-    let view = store.view()?;
-    let head = *view
-        .head()
-        .ok_or(crate::store::StoreError::NotInitialized)?;
-    let mut c = Checker {
-        findings: Vec::new(),
-    };
-    if let Err(e) = store.meta(&head) {
-        c.add("parse", Severity::Error, refs::META_PATH, e.to_string());
-    }
-    let beads: Vec<(String, Bead)> = parse_all(
-        store,
-        &view,
-        refs::BEADS_DIR,
-        &mut c,
-        |b: &Bead| b.id.to_string(),
-        |p| refs::bead_id_of_path(p).map(str::to_owned),
-    )?;
-    let agents: Vec<(String, Agent)> = parse_all(
-        store,
-        &view,
-        refs::AGENTS_DIR,
-        &mut c,
-        |a: &Agent| a.name.to_string(),
-        |p| refs::agent_name_of_path(p).map(str::to_owned),
-    )?;
-    let sessions: Vec<(String, Session)> = parse_all(
-        store,
-        &view,
-        refs::SESSIONS_DIR,
-        &mut c,
-        |s: &Session| s.id.to_string(),
-        |p| {
-            p.rsplit('/')
-                .next()?
-                .strip_suffix(".yaml")
-                .map(str::to_owned)
-        },
-    )?;
-    let mail: Vec<(String, Message)> = parse_all(
-        store,
-        &view,
-        refs::MAIL_DIR,
-        &mut c,
-        |m: &Message| m.id.to_string(),
-        |p| refs::mail_id_of_path(p).map(str::to_owned),
-    )?;
-    let documents = beads.len() + agents.len() + sessions.len() + mail.len() + 1;
+/// Every document of the store that parses, by kind, each with its path.
+struct Documents {
+    beads: Vec<(String, Bead)>,
+    agents: Vec<(String, Agent)>,
+    sessions: Vec<(String, Session)>,
+    mail: Vec<(String, Message)>,
+}
 
-    let by_id: HashMap<&str, &Bead> = beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
-    for (path, b) in &beads {
+impl Documents {
+    /// How many documents there are, the meta document included.
+    fn count(&self) -> usize {
+        self.beads.len() + self.agents.len() + self.sessions.len() + self.mail.len() + 1
+    }
+}
+
+/// Parses every document (the parse and schema checks).
+fn read_documents(store: &Store, head: &Head, c: &mut Checker) -> Result<Documents> {
+    if let Err(e) = store.meta(head) {
+        c.add(
+            Check::Parse,
+            Severity::Error,
+            refs::META_PATH,
+            e.to_string(),
+        );
+    }
+    Ok(Documents {
+        beads: parse_all(
+            store,
+            head,
+            refs::BEADS_DIR,
+            c,
+            |b: &Bead| b.id.to_string(),
+            |p| refs::bead_id_of_path(p).map(str::to_owned),
+        )?,
+        agents: parse_all(
+            store,
+            head,
+            refs::AGENTS_DIR,
+            c,
+            |a: &Agent| a.name.to_string(),
+            |p| refs::agent_name_of_path(p).map(str::to_owned),
+        )?,
+        sessions: parse_all(
+            store,
+            head,
+            refs::SESSIONS_DIR,
+            c,
+            |s: &Session| s.id.to_string(),
+            |p| {
+                p.rsplit('/')
+                    .next()?
+                    .strip_suffix(".yaml")
+                    .map(str::to_owned)
+            },
+        )?,
+        mail: parse_all(
+            store,
+            head,
+            refs::MAIL_DIR,
+            c,
+            |m: &Message| m.id.to_string(),
+            |p| refs::mail_id_of_path(p).map(str::to_owned),
+        )?,
+    })
+}
+
+/// Dependencies on beads the store lacks, and molecule steps without a link to their
+/// molecule (the dependencies and molecules checks).
+fn check_dependencies(beads: &[(String, Bead)], by_id: &HashMap<&str, &Bead>, c: &mut Checker) {
+    for (path, b) in beads {
         for d in &b.dependencies {
             if !by_id.contains_key(d.id.as_str()) {
                 c.add(
-                    "dependencies",
+                    Check::Dependencies,
                     Severity::Warning,
                     path,
                     format!(
@@ -183,22 +223,41 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
                 .iter()
                 .any(|d| d.id == parent && d.kind == DepKind::ParentChild)
         {
-            c.add("molecules", Severity::Error, path, format!("{} is numbered as a step of molecule {parent} but has no parent-child link to it", b.id));
+            c.add(
+                Check::Molecules,
+                Severity::Error,
+                path,
+                format!(
+                    "{} is numbered as a step of molecule {parent} but has no parent-child link to it",
+                    b.id
+                ),
+            );
         }
     }
-    for cycle in blocking_cycles(&beads) {
+}
+
+/// Cycles of blocking dependencies.
+fn check_cycles(beads: &[(String, Bead)], c: &mut Checker) {
+    for cycle in blocking_cycles(beads) {
         let path = refs::bead_path(&cycle[0]);
         let ids: Vec<&str> = cycle.iter().map(BeadId::as_str).collect();
         c.add(
-            "cycles",
+            Check::Cycles,
             Severity::Error,
             &path,
             format!("blocking cycle: {} → {}", ids.join(" → "), ids[0]),
         );
     }
+}
 
+/// Hook entries for finished or missing work; returns them by agent name.
+fn check_hooks(
+    agents: &[(String, Agent)],
+    by_id: &HashMap<&str, &Bead>,
+    c: &mut Checker,
+) -> BTreeMap<String, Vec<BeadId>> {
     let mut drop_from_hook: BTreeMap<String, Vec<BeadId>> = BTreeMap::new();
-    for (path, a) in &agents {
+    for (path, a) in agents {
         for h in &a.hook {
             let state = by_id.get(h.as_str()).map(|b| b.status);
             if state.is_none_or(|s| s.is_done()) {
@@ -206,7 +265,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
                     .map(|s| format!("is {s}"))
                     .unwrap_or_else(|| "does not exist".into());
                 c.add(
-                    "hooks",
+                    Check::Hooks,
                     Severity::Error,
                     path,
                     format!("{} has {h} on its hook, which {what}", a.name),
@@ -218,9 +277,16 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
             }
         }
     }
-    let agent_by_name: HashMap<&str, &Agent> =
-        agents.iter().map(|(_, a)| (a.name.as_str(), a)).collect();
-    for (path, a) in &agents {
+    drop_from_hook
+}
+
+/// Agents whose documents claim more authority than their delegation chain gives.
+fn check_authority(
+    agents: &[(String, Agent)],
+    agent_by_name: &HashMap<&str, &Agent>,
+    c: &mut Checker,
+) -> Result<()> {
+    for (path, a) in agents {
         let usable = super::agent::delegated(
             |n| Ok(agent_by_name.get(n.as_str()).map(|a| (*a).clone())),
             a,
@@ -229,7 +295,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
         if usable != a.authority {
             let parent = a.parent.as_ref().map(|p| p.as_str()).unwrap_or_default();
             c.add(
-                "authority",
+                Check::Authority,
                 Severity::Warning,
                 path,
                 format!(
@@ -246,6 +312,15 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
             );
         }
     }
+    Ok(())
+}
+
+/// Open sessions: running ones, and ones their agent has left; returns the latter.
+fn check_sessions(
+    sessions: &[(String, Session)],
+    agent_by_name: &HashMap<&str, &Agent>,
+    c: &mut Checker,
+) -> Vec<BeadId> {
     let mut abandoned = Vec::new();
     for (path, s) in sessions.iter().filter(|(_, s)| s.is_open()) {
         let current = agent_by_name
@@ -253,7 +328,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
             .is_some_and(|a| a.session.as_ref() == Some(&s.id));
         if current {
             c.add(
-                "sessions",
+                Check::Sessions,
                 Severity::Warning,
                 path,
                 format!(
@@ -263,7 +338,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
             );
         } else {
             c.add(
-                "sessions",
+                Check::Sessions,
                 Severity::Error,
                 path,
                 format!(
@@ -274,75 +349,112 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
             abandoned.push(s.id.clone());
         }
     }
+    abandoned
+}
 
-    let cached = store.index(&head)?;
-    let fresh = store.index_from_scratch(&head)?;
+/// Compares the index cache with one built from scratch; returns whether they agree.
+fn check_index(store: &Store, head: &Head, c: &mut Checker) -> Result<bool> {
+    let cached = store.index(head)?;
+    let fresh = store.index_from_scratch(head)?;
     let index_ok = cached.same_as(&fresh);
     if !index_ok {
         c.add(
-            "index",
+            Check::Index,
             Severity::Error,
             "index cache",
             "the index cache does not match the store".into(),
         );
     }
+    Ok(index_ok)
+}
+
+/// In one commit, drops finished or missing work from hooks and marks abandoned
+/// sessions crashed. Returns the commit, if one was made.
+fn repair(
+    store: &Store,
+    actor: &Actor,
+    agents: &[(String, Agent)],
+    hooks: &BTreeMap<String, Vec<BeadId>>,
+    abandoned: &[BeadId],
+) -> Result<Option<String>> {
+    let (_, commit) = store.transact(actor, |tx| -> Result<()> {
+        let at = now();
+        for (name, gone) in hooks {
+            let Some(path) = agents
+                .iter()
+                .find(|(_, a)| a.name.as_str() == name)
+                .map(|(p, _)| p.clone())
+            else {
+                continue;
+            };
+            if let Some(mut a) = tx.doc::<Agent>(&path)? {
+                a.hook.retain(|h| !gone.contains(h));
+                a.updated_at = at;
+                a.updated_by = actor.id.clone();
+                tx.put_doc(&path, &a)?;
+            }
+        }
+        for id in abandoned {
+            let path = refs::session_path(id);
+            if let Some(mut s) = tx.doc::<Session>(&path)?.filter(Session::is_open) {
+                s.end = Some(EndReason::Crashed);
+                s.ended_at = Some(at);
+                s.updated_at = at;
+                s.updated_by = actor.id.clone();
+                tx.put_doc(&path, &s)?;
+            }
+        }
+        tx.set_message("doctor: drop finished work from hooks, close abandoned sessions");
+        Ok(())
+    })?;
+    Ok(commit.map(|c| c.to_string()))
+}
+
+/// Checks the store: every document parses and matches its schema and path,
+/// dependencies point at existing beads, no blocking cycles, hooks point at open work,
+/// molecule steps belong to their molecule, sessions that never ended, and the index
+/// cache against the documents. With `fix`, repairs what is safe in one commit: hook
+/// entries for finished or missing work are dropped, open sessions their agent has
+/// left are marked crashed, and a stale index cache is rebuilt.
+pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
+    let head = *store
+        .view()?
+        .head()
+        .ok_or(crate::store::StoreError::NotInitialized)?;
+    let mut c = Checker {
+        findings: Vec::new(),
+    };
+    let docs = read_documents(store, &head, &mut c)?;
+    let by_id: HashMap<&str, &Bead> = docs.beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
+    check_dependencies(&docs.beads, &by_id, &mut c);
+    check_cycles(&docs.beads, &mut c);
+    let drop_from_hook = check_hooks(&docs.agents, &by_id, &mut c);
+    let agent_by_name: HashMap<&str, &Agent> = docs
+        .agents
+        .iter()
+        .map(|(_, a)| (a.name.as_str(), a))
+        .collect();
+    check_authority(&docs.agents, &agent_by_name, &mut c)?;
+    let abandoned = check_sessions(&docs.sessions, &agent_by_name, &mut c);
+    let index_ok = check_index(store, &head, &mut c)?;
 
     let mut fix_commit = None;
     if fix {
         if !index_ok {
             store.index_rebuild(&head)?;
-            mark_fixed(&mut c, "index", |_| true);
+            c.mark_fixed(Check::Index, |_| true);
         }
         if !drop_from_hook.is_empty() || !abandoned.is_empty() {
-            let (hooks, sessions_fixed) = (drop_from_hook.clone(), abandoned.clone());
-            let (_, commit) = store.transact(actor, |tx| -> Result<()> {
-                let at = now();
-                for (name, gone) in &hooks {
-                    let Some(path) = agents
-                        .iter()
-                        .find(|(_, a)| a.name.as_str() == name)
-                        .map(|(p, _)| p.clone())
-                    else {
-                        continue;
-                    };
-                    if let Some(mut a) = tx.doc::<Agent>(&path)? {
-                        a.hook.retain(|h| !gone.contains(h));
-                        a.updated_at = at;
-                        a.updated_by = actor.id.clone();
-                        tx.put_doc(&path, &a)?;
-                    }
-                }
-                for id in &sessions_fixed {
-                    let path = refs::session_path(id);
-                    if let Some(mut s) = tx.doc::<Session>(&path)?.filter(Session::is_open) {
-                        s.end = Some(EndReason::Crashed);
-                        s.ended_at = Some(at);
-                        s.updated_at = at;
-                        s.updated_by = actor.id.clone();
-                        tx.put_doc(&path, &s)?;
-                    }
-                }
-                tx.set_message("doctor: drop finished work from hooks, close abandoned sessions");
-                Ok(())
-            })?;
-            fix_commit = commit.map(|c| c.to_string());
-            mark_fixed(&mut c, "hooks", |_| true);
-            mark_fixed(&mut c, "sessions", |f| f.severity == Severity::Error);
+            fix_commit = repair(store, actor, &docs.agents, &drop_from_hook, &abandoned)?;
+            c.mark_fixed(Check::Hooks, |_| true);
+            c.mark_fixed(Check::Sessions, |f| f.severity == Severity::Error);
         }
     }
     Ok(Report {
         findings: c.findings,
-        documents,
+        documents: docs.count(),
         fix_commit,
     })
-}
-
-fn mark_fixed(c: &mut Checker, check: &str, which: impl Fn(&Finding) -> bool) {
-    for f in c.findings.iter_mut().filter(|f| f.check == check) {
-        if which(f) {
-            f.fixed = true;
-        }
-    }
 }
 
 /// Every cycle of blocking dependencies (each reported once, from its smallest id).

@@ -42,8 +42,11 @@ pub fn export(store: &Store, format: DataFormat) -> Result<Export> {
     for bead in &beads {
         match format {
             DataFormat::BdJsonl => {
-                let line = serde_json::to_string(&BdRecord::from_bead(bead)).map_err(|e| {
-                    super::OpError::Invalid(format!("could not write {} as JSON: {e}", bead.id))
+                let line = serde_json::to_string(&BdRecord::from_bead(bead)).map_err(|error| {
+                    super::ImportError::Json {
+                        id: bead.id.clone(),
+                        error,
+                    }
                 })?;
                 text.push_str(&line);
                 text.push('\n');

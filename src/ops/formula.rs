@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{OpError, Result};
+use super::Result;
 use crate::model::{Formula, FormulaError, Problem};
+use crate::settings;
 use crate::store::{Store, codec};
 
 /// The folder of repository formulas, relative to the top of the worktree.
-pub const REPO_FORMULAS: &str = ".beads/formulas";
+pub(crate) const REPO_FORMULAS: &str = ".beads/formulas";
 
 /// Where a formula was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -52,15 +53,11 @@ impl FoundFormula {
         if self.problems.is_empty() {
             return Ok(&self.formula);
         }
-        Err(OpError::Invalid(format!(
-            "formula {} is not valid:\n  {}",
-            self.formula.name,
-            self.problems
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        )))
+        Err(super::FormulaError::NotValid {
+            name: self.formula.name.clone(),
+            problems: self.problems.clone(),
+        }
+        .into())
     }
 }
 
@@ -79,12 +76,12 @@ pub struct Catalog {
 
 /// The user's formula folder: `$XDG_CONFIG_HOME/git-beads/formulas`, or
 /// `$HOME/.config/git-beads/formulas` when `XDG_CONFIG_HOME` is unset or relative.
-pub fn user_formula_dir() -> Option<PathBuf> {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
+pub(crate) fn user_formula_dir() -> Option<PathBuf> {
+    let config = settings::env(settings::XDG_CONFIG_HOME)
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| {
-            std::env::var_os("HOME")
+            settings::env(settings::HOME)
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".config"))
         })?;
@@ -121,7 +118,7 @@ fn name_from_file(path: &Path) -> String {
 
 /// Reads one formula file. A file that cannot be read or does not parse is the error,
 /// as a located problem; a formula that parses carries its other problems with it.
-pub fn read_formula(
+pub(crate) fn read_formula(
     path: &Path,
     file: &str,
     origin: Origin,
@@ -251,27 +248,18 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
     if looks_like_path(name) {
         let path = PathBuf::from(name);
         return read_formula(&path, name, Origin::File)
-            .map_err(|p| OpError::Invalid(format!("formula file {p}")));
+            .map_err(|p| super::FormulaError::File(p).into());
     }
     let cat = catalog(store)?;
     if let Some(f) = cat.formulas.into_iter().find(|f| f.formula.name == name) {
         return Ok(f);
     }
-    let mut msg = format!(
-        "no formula {name:?} (searched {})",
-        cat.searched.join(" and ")
-    );
-    if !cat.unreadable.is_empty() {
-        msg.push_str(&format!(
-            "; these files do not parse:\n  {}",
-            cat.unreadable
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        ));
+    Err(super::FormulaError::NotFound {
+        name: name.to_owned(),
+        searched: cat.searched,
+        unreadable: cat.unreadable,
     }
-    Err(OpError::Invalid(msg))
+    .into())
 }
 
 /// What `formula validate` found.

@@ -28,11 +28,23 @@ pub struct LogEntry {
 pub struct LogChange {
     /// The document's path in the store's tree.
     pub path: String,
-    /// "added", "modified" or "removed".
-    pub kind: &'static str,
+    /// Whether it was added, modified or removed.
+    pub kind: ChangeKind,
     /// A unified diff of the document, when the history of one bead was asked for.
     pub diff: Option<String>,
 }
+
+crate::model::word_enum!(
+    /// How a step changed a document.
+    ChangeKind, "change", {
+        /// The document is new.
+        Added = "added",
+        /// The document changed.
+        Modified = "modified",
+        /// The document went away.
+        Removed = "removed",
+    }
+);
 
 /// The history of the store (or of bead `id`), newest first, at most `limit` steps.
 pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEntry>> {
@@ -49,7 +61,7 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
         && entries.is_empty()
         && store.read_path(head.tree, &refs::bead_path(id))?.is_none()
     {
-        return Err(super::OpError::NotFound(id.clone()));
+        return Err(super::BeadError::NotFound(id.clone()).into());
     }
     entries
         .into_iter()
@@ -115,10 +127,10 @@ pub(crate) fn entry_without_diffs(e: crate::store::HistoryEntry) -> LogEntry {
     }
 }
 
-fn change_kind(c: &DocChange) -> &'static str {
+fn change_kind(c: &DocChange) -> ChangeKind {
     match (c.old, c.new) {
-        (None, _) => "added",
-        (_, None) => "removed",
-        _ => "modified",
+        (None, _) => ChangeKind::Added,
+        (_, None) => ChangeKind::Removed,
+        _ => ChangeKind::Modified,
     }
 }

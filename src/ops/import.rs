@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 
 use super::export::DataFormat;
-use super::{OpError, Result};
+use super::{ImportError, Result};
 use crate::model::bd::BdRecord;
 use crate::model::{Actor, Bead, BeadType, Capability};
 use crate::store::{
@@ -110,7 +110,7 @@ pub fn import(
         Capability::Close,
         Capability::Delete,
     ] {
-        super::permit(actor, cap)?;
+        super::agent::permit(actor, cap)?;
     }
     let mut input = Some(input);
     let (report, commit) = store.transact(actor, |tx| {
@@ -148,10 +148,10 @@ fn import_into(
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut reader = RecordReader::new(input, options.format);
     let mut read = 0;
-    while let Some((line, record)) = reader
-        .next_record()
-        .map_err(|e| OpError::Invalid(format!("cannot read {}: {e}", options.source)))?
-    {
+    while let Some((line, record)) = reader.next_record().map_err(|error| ImportError::Read {
+        source_name: options.source.clone(),
+        error,
+    })? {
         read += 1;
         if read % PROGRESS_EVERY == 0 {
             progress(ImportProgress {
@@ -199,14 +199,13 @@ fn import_into(
     if let Some(first) = report.bad.first()
         && !options.skip_bad
     {
-        let more = match report.bad.len() {
-            1 => String::new(),
-            n => format!(" ({} more bad lines follow)", n - 1),
-        };
-        return Err(OpError::Invalid(format!(
-            "{}:{}: {}{more}; nothing was imported",
-            options.source, first.line, first.error
-        )));
+        return Err(ImportError::BadLines {
+            source_name: options.source.clone(),
+            line: first.line,
+            error: first.error.clone(),
+            more: report.bad.len() - 1,
+        }
+        .into());
     }
     let Sink {
         mut pack,

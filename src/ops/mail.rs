@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::agent::{list_agents, permit};
-use super::{OpError, Result, check_priority, now, write};
+use super::{AgentError, MailError, Result, check_priority, now, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Delivery, Message, Prefix,
     check_text, check_title,
@@ -50,18 +50,11 @@ fn expand(agents: &[Agent], to: &[String], sender: &str) -> Result<BTreeSet<Agen
                 .filter(|a| a.status == AgentStatus::Active && a.role.as_deref() == Some(role))
                 .collect()
         } else {
-            let name = AgentName::parse(addr).map_err(|e| OpError::Invalid(e.to_string()))?;
+            let name = AgentName::parse(addr).map_err(AgentError::Input)?;
             agents.iter().filter(|a| a.name == name).collect()
         };
         if found.is_empty() {
-            return Err(OpError::Invalid(format!(
-                "unknown recipient {addr:?}: no such agent{}",
-                if addr.starts_with('@') {
-                    " or role"
-                } else {
-                    ""
-                }
-            )));
+            return Err(MailError::UnknownRecipient(addr.clone()).into());
         }
         out.extend(found.into_iter().map(|a| a.name.clone()));
     }
@@ -90,7 +83,7 @@ pub(crate) fn stage(
         Some(r) => {
             let original: Message = tx
                 .doc(&refs::mail_path(r))?
-                .ok_or_else(|| OpError::Invalid(format!("no message {r}")))?;
+                .ok_or_else(|| MailError::NotFound(r.clone()))?;
             (original.thread, Some(r.clone()))
         }
         None => (id.clone(), None),
@@ -122,12 +115,9 @@ pub(crate) fn stage(
 
 fn check_new(new: &NewMessage) -> Result<()> {
     if new.to.is_empty() {
-        return Err(OpError::Invalid(
-            "a message needs at least one recipient".into(),
-        ));
+        return Err(MailError::NoRecipient.into());
     }
-    check_title(&new.subject)
-        .map_err(|e| OpError::Invalid(e.to_string().replacen("title", "subject", 1)))?;
+    check_title(&new.subject).map_err(MailError::Subject)?;
     check_text("body", &new.body)?;
     if let Some(p) = new.priority {
         check_priority(p)?;
@@ -177,7 +167,7 @@ pub fn reply(store: &Store, actor: &Actor, id: &BeadId, body: &str) -> Result<Me
 pub fn peek(store: &Store, id: &BeadId) -> Result<Message> {
     let view = store.view()?;
     view.doc(&refs::mail_path(id))?
-        .ok_or_else(|| OpError::Invalid(format!("no message {id}")))
+        .ok_or_else(|| MailError::NotFound(id.clone()).into())
 }
 
 /// Which mark `mark` sets.
@@ -193,16 +183,18 @@ pub enum Mark {
 
 /// Sets `actor`'s mark on a message it received; marks once set stay set.
 pub fn mark(store: &Store, actor: &Actor, id: &BeadId, mark: Mark) -> Result<Message> {
-    let me = actor.agent.clone().ok_or_else(|| {
-        OpError::Invalid("mail belongs to agents: act as one (--as AGENT) to read it".into())
-    })?;
+    let me = actor.agent.clone().ok_or(MailError::NoMailbox)?;
     write(store, actor, |tx| {
         let path = refs::mail_path(id);
         let mut m: Message = tx
             .doc(&path)?
-            .ok_or_else(|| OpError::Invalid(format!("no message {id}")))?;
+            .ok_or_else(|| MailError::NotFound(id.clone()))?;
         let Some(d) = m.delivery.get_mut(&me) else {
-            return Err(OpError::Invalid(format!("{id} was not sent to {me}")));
+            return Err(MailError::NotSentTo {
+                id: id.clone(),
+                agent: me.clone(),
+            }
+            .into());
         };
         let at = now();
         let before = d.clone();
@@ -302,7 +294,7 @@ pub fn thread(store: &Store, id: &BeadId) -> Result<Vec<Message>> {
     ids.into_iter()
         .map(|(_, id)| {
             view.doc(&refs::mail_path(&id))?
-                .ok_or_else(|| OpError::Invalid(format!("no message {id}")))
+                .ok_or_else(|| MailError::NotFound(id.clone()).into())
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use serde_json::json;
 use super::agent::{load, permit};
 use super::beads::fresh_id;
 use super::formula::FoundFormula;
-use super::{OpError, Result, now};
+use super::{BeadError, FormulaError, MoleculeError, OpError, Result, now};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
     check_text, check_title, id_length_for,
@@ -28,7 +28,7 @@ pub const FORMULA_VERSION_KEY: &str = "formula_version";
 /// The key, in a molecule's `extra`, of the variables' values it was poured with.
 pub const VARIABLES_KEY: &str = "variables";
 /// The key, in a step's `extra`, of the step's id in its formula.
-pub const STEP_KEY: &str = "step";
+pub(crate) const STEP_KEY: &str = "step";
 /// The key, in a step's `extra`, of its acceptance text (bd's field name).
 pub const ACCEPTANCE_KEY: &str = "acceptance_criteria";
 /// The key, in a wisp's `extra`, marking it local-only (bd's field name).
@@ -199,7 +199,7 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
 }
 
 /// Which store ref holds bead `id`: `refs/beads/main` when it is there, else the
-/// local wisp ref when it is there; [`OpError::NotFound`] otherwise.
+/// local wisp ref when it is there; [`BeadError::NotFound`] otherwise.
 pub fn locate(store: &Store, id: &BeadId) -> Result<RefName> {
     if store.view()?.bead_exists(id)? {
         return Ok(refs::MAIN);
@@ -207,7 +207,7 @@ pub fn locate(store: &Store, id: &BeadId) -> Result<RefName> {
     if store.view_of(refs::WISPS)?.bead_exists(id)? {
         return Ok(refs::WISPS);
     }
-    Err(OpError::NotFound(id.clone()))
+    Err(BeadError::NotFound(id.clone()).into())
 }
 
 /// The ref a close of `ids` changes: the wisp ref when they are wisp steps, else
@@ -231,9 +231,11 @@ pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<RefName> {
         }
     }
     match (stored, local) {
-        (Some(s), Some(w)) => Err(OpError::Invalid(format!(
-            "{w} is a wisp (kept on this machine only) and {s} is not: close them with two commands"
-        ))),
+        (Some(s), Some(w)) => Err(MoleculeError::MixedRefs {
+            wisp: w.clone(),
+            stored: s.clone(),
+        }
+        .into()),
         (None, Some(_)) => Ok(refs::WISPS),
         _ => Ok(refs::MAIN),
     }
@@ -319,7 +321,7 @@ fn wisp_id(
             return Ok(id);
         }
     }
-    Err(OpError::Conflict("could not find a free wisp id".into()))
+    Err(MoleculeError::NoFreeWispId.into())
 }
 
 /// Pours formula `found` into a molecule bead plus one bead per step, in one commit
@@ -335,11 +337,11 @@ pub fn pour(
     if let Some(a) = &opts.assignee {
         check_name("assignee", a)?;
     }
-    let r = formula
-        .render(&opts.vars)
-        .map_err(|e| OpError::Invalid(e.to_string()))?;
-    let refused = |what: &str, e: crate::model::TextError| {
-        OpError::Invalid(format!("pouring {}: {what}: {e}", formula.name))
+    let r = formula.render(&opts.vars).map_err(FormulaError::Render)?;
+    let refused = |what: &str, error: crate::model::TextError| MoleculeError::Refused {
+        formula: formula.name.clone(),
+        what: what.to_owned(),
+        error,
     };
     check_title(&r.title).map_err(|e| refused("the molecule's title", e))?;
     check_text("description", &r.description).map_err(|e| refused("the description", e))?;
@@ -430,7 +432,7 @@ fn load_molecule<'s>(store: &'s Store, id: &BeadId) -> Result<(View<'s>, Bead)> 
     } else {
         store.view_of(refs::WISPS)?
     };
-    let bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+    let bead = super::require(&tx, id)?;
     require_molecule(&tx, &bead)?;
     Ok((tx, bead))
 }
@@ -440,22 +442,22 @@ fn require_molecule(tx: &View<'_>, bead: &Bead) -> Result<()> {
     if bead.kind == BeadType::Molecule {
         return Ok(());
     }
-    let of = match bead.parent() {
-        Some(p) if tx.bead(p)?.is_some_and(|m| m.kind == BeadType::Molecule) => {
-            format!(" (it is a step of molecule {p})")
-        }
-        _ => String::new(),
+    let step_of = match bead.parent() {
+        Some(p) if tx.bead(p)?.is_some_and(|m| m.kind == BeadType::Molecule) => Some(p.clone()),
+        _ => None,
     };
-    Err(OpError::Invalid(format!(
-        "{} is a {}, not a molecule{of}",
-        bead.id, bead.kind
-    )))
+    Err(MoleculeError::NotAMolecule {
+        id: bead.id.clone(),
+        kind: bead.kind,
+        step_of,
+    }
+    .into())
 }
 
 /// The progress of molecule (or wisp) `id`.
 pub fn molecule_progress(store: &Store, id: &BeadId) -> Result<Progress> {
     let (tx, mol) = load_molecule(store, id)?;
-    progress(&tx, &mol)?.ok_or_else(|| OpError::Invalid(format!("{id} is not a molecule")))
+    progress(&tx, &mol)?.ok_or_else(|| MoleculeError::NoProgress(id.clone()).into())
 }
 
 /// The step(s) of a molecule that can be worked now.
@@ -472,10 +474,7 @@ pub struct Current {
 /// The first unfinished molecule on the hook of the acting agent.
 fn hooked_molecule(store: &Store, actor: &Actor) -> Result<BeadId> {
     let Some(name) = &actor.agent else {
-        return Err(OpError::Invalid(format!(
-            "{} is not an agent, so there is no hook to take the molecule from: name it (`git beads mol current ID`)",
-            actor.id
-        )));
+        return Err(MoleculeError::NoHook(actor.id.clone()).into());
     };
     let view = store.view()?;
     let agent = load(&view, name)?;
@@ -490,11 +489,7 @@ fn hooked_molecule(store: &Store, actor: &Actor) -> Result<BeadId> {
             finished.get_or_insert(b.id);
         }
     }
-    finished.ok_or_else(|| {
-        OpError::Invalid(format!(
-            "no molecule is on the hook of {name}: name one (`git beads mol current ID`)"
-        ))
-    })
+    finished.ok_or_else(|| MoleculeError::NothingHooked(name.clone()).into())
 }
 
 /// The step(s) of molecule `id` (default: the one on the acting agent's hook) that
@@ -505,14 +500,10 @@ pub fn current(store: &Store, actor: &Actor, id: Option<&BeadId>) -> Result<Curr
         None => hooked_molecule(store, actor)?,
     };
     let (tx, mol) = load_molecule(store, &id)?;
-    let p =
-        progress(&tx, &mol)?.ok_or_else(|| OpError::Invalid(format!("{id} is not a molecule")))?;
+    let p = progress(&tx, &mol)?.ok_or_else(|| MoleculeError::NoProgress(id.clone()))?;
     let mut steps = Vec::new();
     for s in p.current() {
-        steps.push(
-            tx.bead(&s.id)?
-                .ok_or_else(|| OpError::NotFound(s.id.clone()))?,
-        );
+        steps.push(super::require(&tx, &s.id)?);
     }
     Ok(Current {
         position: p.position(),
@@ -564,25 +555,21 @@ pub struct Squashed {
 /// Fails unless every step of `mol` is finished (and it was not squashed already).
 fn require_finished(mol: &Bead, steps: &[Bead]) -> Result<()> {
     if mol.extra.contains_key(SQUASHED_STEPS_KEY) {
-        return Err(OpError::Conflict(format!("{} is squashed already", mol.id)));
+        return Err(MoleculeError::Squashed(mol.id.clone()).into());
     }
     let done = steps.iter().filter(|s| s.status.is_done()).count();
     if steps.is_empty() || done < steps.len() {
-        let next = steps
-            .iter()
-            .find(|s| !s.status.is_done())
-            .map(|s| format!(" (next: {}: {})", s.id, s.title))
-            .unwrap_or_default();
-        return Err(OpError::Conflict(format!(
-            "{} is not finished: {done} of {} steps done{next}; close the remaining steps first{}",
-            mol.id,
-            steps.len(),
-            if mol.id.as_str().contains(&format!("-{WISP_MARK}")) {
-                ", or discard the wisp with `git beads mol burn`"
-            } else {
-                ""
-            }
-        )));
+        return Err(MoleculeError::Unfinished {
+            id: mol.id.clone(),
+            done,
+            total: steps.len(),
+            next: steps
+                .iter()
+                .find(|s| !s.status.is_done())
+                .map(|s| (s.id.clone(), s.title.clone())),
+            wisp: mol.id.as_str().contains(&format!("-{WISP_MARK}")),
+        }
+        .into());
     }
     Ok(())
 }
@@ -640,7 +627,7 @@ pub fn squash(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
 
 fn squash_stored(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
     super::write(store, actor, |tx| {
-        let mut mol = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+        let mut mol = super::require(tx, id)?;
         require_molecule(tx, &mol)?;
         let steps = steps(tx, id)?;
         require_finished(&mol, &steps)?;
@@ -685,9 +672,7 @@ fn summary_id(id: &BeadId) -> Option<BeadId> {
 
 fn squash_wisp(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
     let wisps = store.view_of(refs::WISPS)?;
-    let mol = wisps
-        .bead(id)?
-        .ok_or_else(|| OpError::NotFound(id.clone()))?;
+    let mol = super::require(&wisps, id)?;
     require_molecule(&wisps, &mol)?;
     let steps = steps(&wisps, id)?;
     require_finished(&mol, &steps)?;
@@ -788,15 +773,14 @@ pub struct Burned {
 pub fn burn(store: &Store, actor: &Actor, id: &BeadId) -> Result<Burned> {
     permit(actor, Capability::Delete)?;
     if locate(store, id)? == refs::MAIN {
-        return Err(OpError::Invalid(format!(
-            "{id} is stored in {}, not a wisp: burn discards wisps only (use `git beads delete` for stored beads)",
-            refs::MAIN
-        )));
+        return Err(MoleculeError::NotAWisp {
+            id: id.clone(),
+            stored_in: refs::MAIN,
+        }
+        .into());
     }
     let wisps = store.view_of(refs::WISPS)?;
-    let mol = wisps
-        .bead(id)?
-        .ok_or_else(|| OpError::NotFound(id.clone()))?;
+    let mol = super::require(&wisps, id)?;
     require_molecule(&wisps, &mol)?;
     let steps = remove_wisp(store, actor, id, "burn")?;
     Ok(Burned {

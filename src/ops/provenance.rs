@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::agent::load;
 use super::molecule;
 use super::session::load_session;
-use super::{ListFilter, OpError, Result};
+use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
     Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
 };
@@ -17,7 +17,7 @@ use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec
 
 /// The config git-beads sets so that notes follow their commits through
 /// `git commit --amend` and `git rebase`: (key, value, multi-valued).
-pub const NOTES_CONFIG: &[(&str, &str, bool)] = &[
+pub(crate) const NOTES_CONFIG: &[(&str, &str, bool)] = &[
     ("notes.rewriteRef", refs::NOTES.as_str(), true),
     ("notes.rewrite.amend", "true", false),
     ("notes.rewrite.rebase", "true", false),
@@ -52,7 +52,7 @@ pub fn notes_configured(store: &Store) -> Result<bool> {
 
 /// What the session `actor` runs in this worktree is doing now, as a provenance
 /// record; `None` when no session runs here.
-pub fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<Provenance>> {
+pub(crate) fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<Provenance>> {
     let (Some(name), Some(sid)) = (&actor.agent, &actor.session) else {
         return Ok(None);
     };
@@ -190,7 +190,10 @@ pub fn provenance(store: &Store, spec: &str) -> Result<CommitProvenance> {
     let commit = store
         .git()
         .resolve_commit(spec)
-        .map_err(|e| OpError::Invalid(format!("{spec:?} names no commit here ({e})")))?;
+        .map_err(|e| ProvenanceError::NoCommit {
+            spec: spec.to_owned(),
+            error: e.to_string(),
+        })?;
     let note = store
         .note(refs::NOTES.as_str(), commit)?
         .map(|n| String::from_utf8_lossy(&n).into_owned());
@@ -226,7 +229,7 @@ pub struct NotesSync {
 /// on one side takes that side; two different notes on one commit are joined, each
 /// distinct record once (so identical notes stay one). Both sides' histories are
 /// kept, in a merge commit, so the result can be pushed as a fast-forward.
-pub fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<NotesSync> {
+pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<NotesSync> {
     let tracking = refs::tracking_notes(remote);
     let Some(theirs) = store.ref_head(&tracking)? else {
         return Ok(NotesSync::default());
@@ -328,7 +331,12 @@ fn join_blobs(store: &Store, a: ObjectId, b: ObjectId) -> Result<ObjectId> {
 /// Pushes `refs/notes/beads` to remote `remote` with a lease on what was last
 /// fetched from it; when the remote moved meanwhile, fetches, merges and tries again
 /// (a few times). Returns whether the remote now has the local notes.
-pub fn push_notes(store: &Store, actor: &Actor, remote: &str, talk: bool) -> Result<NotesSync> {
+pub(crate) fn push_notes(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    talk: bool,
+) -> Result<NotesSync> {
     let mut report = NotesSync::default();
     for round in 0..3 {
         if round > 0 {

@@ -3,18 +3,18 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::{OpError, Result, beads::claim, now, write};
+use super::{BeadError, Result, beads::claim, now, write};
 use crate::model::{Actor, Bead, BeadId, BeadType, DepKind, Status};
 use crate::store::{BeadRow, Broken, Index, Part, Row, Store};
 
-/// Reads beads by id, in the order asked. Unknown ids fail with [`OpError::NotFound`].
+/// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
     let head = store.require_head()?;
     ids.iter()
         .map(|id| {
             store
                 .read_bead(head.tree, id)?
-                .ok_or_else(|| OpError::NotFound(id.clone()))
+                .ok_or_else(|| BeadError::NotFound(id.clone()).into())
         })
         .collect()
 }
@@ -307,7 +307,7 @@ pub struct DepNode {
 pub fn dep_tree(store: &Store, id: &BeadId) -> Result<DepNode> {
     let index = load_index(store)?;
     if index.get(id.as_str()).is_none() {
-        return Err(OpError::NotFound(id.clone()));
+        return Err(BeadError::NotFound(id.clone()).into());
     }
     let mut seen = std::collections::HashSet::new();
     Ok(expand(&index, id.as_str(), None, &mut seen))

@@ -5,25 +5,23 @@ use serde::Serialize;
 use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
 use super::mail::NewMessage;
 use super::molecule::{self, Progress};
-use super::{OpError, Result, now, write};
+use super::{AgentError, BeadError, Result, SessionError, now, write};
 use crate::model::{
     Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
     Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
     check_text, parse_duration,
 };
+use crate::settings;
 use crate::store::{MailSummary, ObjectId, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
 const DEFAULT_TIMEOUT_SECS: u64 = 30 * 60;
 
-/// The config key that sets how long a silent session counts as alive.
-pub const TIMEOUT_KEY: &str = "beads.sessionTimeout";
-
 fn timeout_secs(store: &Store) -> u64 {
     store
         .git()
-        .config_string(TIMEOUT_KEY)
+        .config_string(settings::SESSION_TIMEOUT)
         .and_then(|v| parse_duration(v.trim()).ok())
         .unwrap_or(DEFAULT_TIMEOUT_SECS)
 }
@@ -34,7 +32,7 @@ fn host() -> String {
         .find_map(|p| std::fs::read_to_string(p).ok())
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| settings::env(settings::HOSTNAME)?.into_string().ok())
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -52,7 +50,7 @@ fn session_prefix() -> Prefix {
 
 pub(crate) fn load_session(tx: &View<'_>, id: &BeadId) -> Result<Session> {
     tx.doc(&refs::session_path(id))?
-        .ok_or_else(|| OpError::Invalid(format!("no session {id}")))
+        .ok_or_else(|| SessionError::NotFound(id.clone()).into())
 }
 
 fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
@@ -106,10 +104,8 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         check_name("harness session id", h)?;
     }
     let here = worktree_id(store);
-    let host = host();
-    let timeout = timeout_secs(store);
     let head_agent = super::agent::show_agent(store, agent)?;
-    let new_id = BeadId::generate(
+    let id = BeadId::generate(
         &session_prefix(),
         format!(
             "{agent}\0{here}\0{}",
@@ -118,91 +114,26 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         .as_bytes(),
         10,
     );
-    let actor = Actor::agent(agent, Some(new_id.clone()), head_agent.authority.clone());
-    let session = write(store, &actor, |tx| {
+    let start = Start {
+        actor: Actor::agent(agent, Some(id.clone()), head_agent.authority.clone()),
+        agent,
+        id,
+        here,
+        host: host(),
+        timeout: timeout_secs(store),
+        opts: &opts,
+    };
+    let session = write(store, &start.actor, |tx| {
         let mut a = load_active(tx, agent)?;
         let at = now();
-        if let Some(old_id) = a.session.clone() {
-            let mut old = load_session(tx, &old_id)?;
-            if old.is_open() {
-                let same_place = old.worktree == here && old.host == host;
-                if same_place && opts.harness_id.is_some() && old.harness_id == opts.harness_id {
-                    old.heartbeat_at = at;
-                    old.updated_at = at;
-                    save_session(tx, &old)?;
-                    tx.set_message(format!("session continue {old_id} for agent {agent}"));
-                    return Ok(old);
-                }
-                let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
-                let resumed = opts.resumes.as_ref() == Some(&old_id);
-                let end = if same_place || resumed || silent > timeout {
-                    EndReason::Crashed
-                } else if opts.take_over {
-                    EndReason::Superseded
-                } else {
-                    return Err(OpError::Conflict(format!(
-                        "agent {agent} has a live session {old_id} in {} on {} (last heartbeat {silent}s ago); \
-                         pass --take-over to supersede it",
-                        old.worktree, old.host
-                    )));
-                };
-                if end == EndReason::Crashed {
-                    old.crash = Some(CrashNote {
-                        detected_at: at,
-                        by_session: Some(new_id.clone()),
-                        last_heartbeat: old.heartbeat_at,
-                        step: standing(tx, &a)?,
-                    });
-                }
-                old.end = Some(end);
-                old.ended_at = Some(at);
-                old.store_at_end = tx.head().map(|h| h.commit.to_string());
-                old.updated_at = at;
-                old.updated_by = actor.id.clone();
-                save_session(tx, &old)?;
-            }
+        if let Some(running) = start.settle_previous(tx, &a, at)? {
+            return Ok(running);
         }
-        let model = opts.model.clone().or_else(|| a.model.clone());
-        let parent_session = match &a.parent {
-            Some(p) => load(tx, p)?.session,
-            None => None,
-        };
-        let s = Session {
-            id: new_id.clone(),
-            agent: agent.clone(),
-            worktree: here.clone(),
-            host: host.clone(),
-            harness_id: opts.harness_id.clone(),
-            model,
-            models: Vec::new(),
-            started_at: at,
-            heartbeat_at: at,
-            ended_at: None,
-            end: None,
-            handoff: None,
-            crash: None,
-            // What it may really use: a document cannot widen its parent's authority.
-            authority: super::agent::delegated(
-                |n| Ok(tx.doc(&refs::agent_path(n))?),
-                &a,
-                &a.authority,
-            )?,
-            usage: Usage::default(),
-            ledger: Vec::new(),
-            store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
-            store_at_end: None,
-            previous: a.last_session.clone(),
-            resumes: opts.resumes.clone(),
-            parent_session,
-            snapshots: Vec::new(),
-            updated_at: at,
-            updated_by: actor.id.clone(),
-            conflicts: Vec::new(),
-        };
+        let s = start.new_session(tx, &a, at)?;
         a.session = Some(s.id.clone());
         a.last_session = Some(s.id.clone());
         a.updated_at = at;
-        a.updated_by = actor.id.clone();
+        a.updated_by = start.actor.id.clone();
         save(tx, &a)?;
         save_session(tx, &s)?;
         tx.set_message(format!("session start {} for agent {agent}", s.id));
@@ -218,14 +149,130 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
     Ok(session)
 }
 
+/// A session about to start: who, where, and how.
+struct Start<'a> {
+    /// The new session acting as its agent.
+    actor: Actor,
+    agent: &'a AgentName,
+    /// The new session's id.
+    id: BeadId,
+    /// The worktree it runs in.
+    here: String,
+    host: String,
+    /// How long a silent session counts as alive, in seconds.
+    timeout: u64,
+    opts: &'a StartOptions,
+}
+
+impl Start<'_> {
+    /// Deals with the previous session of agent `a` if it is still open: returns it
+    /// when this start continues it (the same harness session in the same place), else
+    /// ends it as crashed (it never ended here, or went silent) or superseded (when
+    /// taking over), or refuses the start while it is alive elsewhere.
+    fn settle_previous(
+        &self,
+        tx: &mut Tx<'_>,
+        a: &Agent,
+        at: Timestamp,
+    ) -> Result<Option<Session>> {
+        let Some(old_id) = a.session.clone() else {
+            return Ok(None);
+        };
+        let mut old = load_session(tx, &old_id)?;
+        if !old.is_open() {
+            return Ok(None);
+        }
+        let same_place = old.worktree == self.here && old.host == self.host;
+        if same_place && self.opts.harness_id.is_some() && old.harness_id == self.opts.harness_id {
+            old.heartbeat_at = at;
+            old.updated_at = at;
+            save_session(tx, &old)?;
+            tx.set_message(format!(
+                "session continue {old_id} for agent {}",
+                self.agent
+            ));
+            return Ok(Some(old));
+        }
+        let silent = (at - old.heartbeat_at).num_seconds().max(0) as u64;
+        let resumed = self.opts.resumes.as_ref() == Some(&old_id);
+        let end = if same_place || resumed || silent > self.timeout {
+            EndReason::Crashed
+        } else if self.opts.take_over {
+            EndReason::Superseded
+        } else {
+            return Err(SessionError::Live {
+                agent: self.agent.clone(),
+                id: old_id,
+                worktree: old.worktree,
+                host: old.host,
+                silent_secs: silent,
+            }
+            .into());
+        };
+        if end == EndReason::Crashed {
+            old.crash = Some(CrashNote {
+                detected_at: at,
+                by_session: Some(self.id.clone()),
+                last_heartbeat: old.heartbeat_at,
+                step: standing(tx, a)?,
+            });
+        }
+        old.end = Some(end);
+        old.ended_at = Some(at);
+        old.store_at_end = tx.head().map(|h| h.commit.to_string());
+        old.updated_at = at;
+        old.updated_by = self.actor.id.clone();
+        save_session(tx, &old)?;
+        Ok(None)
+    }
+
+    /// The new session's record, for agent `a`.
+    fn new_session(&self, tx: &Tx<'_>, a: &Agent, at: Timestamp) -> Result<Session> {
+        let parent_session = match &a.parent {
+            Some(p) => load(tx, p)?.session,
+            None => None,
+        };
+        Ok(Session {
+            id: self.id.clone(),
+            agent: self.agent.clone(),
+            worktree: self.here.clone(),
+            host: self.host.clone(),
+            harness_id: self.opts.harness_id.clone(),
+            model: self.opts.model.clone().or_else(|| a.model.clone()),
+            models: Vec::new(),
+            started_at: at,
+            heartbeat_at: at,
+            ended_at: None,
+            end: None,
+            handoff: None,
+            crash: None,
+            // What it may really use: a document cannot widen its parent's authority.
+            authority: super::agent::delegated(
+                |n| Ok(tx.doc(&refs::agent_path(n))?),
+                a,
+                &a.authority,
+            )?,
+            usage: Usage::default(),
+            ledger: Vec::new(),
+            store_at_start: tx.head().map(|h| h.commit.to_string()).unwrap_or_default(),
+            store_at_end: None,
+            previous: a.last_session.clone(),
+            resumes: self.opts.resumes.clone(),
+            parent_session,
+            snapshots: Vec::new(),
+            updated_at: at,
+            updated_by: self.actor.id.clone(),
+            conflicts: Vec::new(),
+        })
+    }
+}
+
 /// The session `actor` runs in this worktree, or an error saying there is none.
 fn current_id(actor: &Actor) -> Result<BeadId> {
-    actor.session.clone().ok_or_else(|| {
-        OpError::Invalid(format!(
-            "{} has no running session in this worktree (start one with `git beads session start`)",
-            actor.id
-        ))
-    })
+    actor
+        .session
+        .clone()
+        .ok_or_else(|| SessionError::NoneRunning(actor.id.clone()).into())
 }
 
 /// Changes the running session of `actor` with `change`, in one commit.
@@ -239,7 +286,7 @@ fn change_session<T>(
     write(store, actor, |tx| {
         let mut s = load_session(tx, &id)?;
         if !s.is_open() {
-            return Err(OpError::Conflict(format!("session {id} has already ended")));
+            return Err(SessionError::Ended(id.clone()).into());
         }
         let at = now();
         let out = change(tx, &mut s, at)?;
@@ -303,7 +350,7 @@ fn release_binding(store: &Store, s: &Session) -> Result<()> {
 pub fn heartbeat(store: &Store, actor: &Actor) -> Result<Session> {
     let on = store
         .git()
-        .config_string(SNAPSHOT_ON_HEARTBEAT_KEY)
+        .config_string(settings::SNAPSHOT_ON_HEARTBEAT)
         .is_some_and(|v| matches!(v.trim(), "true" | "yes" | "on" | "1"));
     let capture = if on {
         capture_for_session(store)?
@@ -349,14 +396,11 @@ pub struct UsageReport {
 }
 
 /// Adds a usage line to `actor`'s running session. The usage is recorded either way;
-/// when it crosses a budget ceiling the result is [`OpError::Denied`], telling the
+/// when it crosses a budget ceiling the result is [`SessionError::OverBudget`], telling the
 /// harness to stop or start a fresh session.
 pub fn record_usage(store: &Store, actor: &Actor, u: UsageReport) -> Result<Session> {
     if !u.spend.is_finite() || u.spend < 0.0 {
-        return Err(OpError::Invalid(format!(
-            "spend {} is not an amount of dollars",
-            u.spend
-        )));
+        return Err(SessionError::Spend(u.spend).into());
     }
     let (s, ()) = change_session(store, actor, "usage", |_, s, at| {
         let line = UsageLine {
@@ -379,12 +423,12 @@ fn check_budget(s: &Session) -> Result<()> {
     if over.is_empty() {
         return Ok(());
     }
-    Err(OpError::Denied(format!(
-        "session {} of {} is over budget ({}): stop now, or end it with `git beads session end --reason budget` and start a fresh session",
-        s.id,
-        s.agent,
-        over.join(", ")
-    )))
+    Err(SessionError::OverBudget {
+        id: s.id.clone(),
+        agent: s.agent.clone(),
+        over,
+    }
+    .into())
 }
 
 /// Sessions, newest first, of one agent or of all.
@@ -413,20 +457,8 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
     permit(actor, Capability::Sling)?;
     write(store, actor, |tx| {
         let mut target = load_active(tx, agent)?;
-        let mut bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
-        if bead.status.is_done() {
-            return Err(OpError::Conflict(format!(
-                "{id} is {}, it cannot be slung",
-                bead.status
-            )));
-        }
-        if bead.status == Status::Hooked
-            && let Some(holder) = bead.assignee.as_deref().filter(|h| *h != agent.as_str())
-        {
-            return Err(OpError::Conflict(format!(
-                "{id} is already on the hook of {holder}"
-            )));
-        }
+        let mut bead = super::require(tx, id)?;
+        check_hookable(&bead, agent)?;
         let at = now();
         bead.status = Status::Hooked;
         bead.assignee = Some(agent.to_string());
@@ -441,6 +473,29 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
         tx.set_message(format!("sling {id} to {agent}: {}", bead.title));
         Ok(bead)
     })
+}
+
+/// Fails unless `bead` can go on `agent`'s hook: it is unfinished and on no other
+/// agent's hook.
+pub(crate) fn check_hookable(bead: &Bead, agent: &AgentName) -> Result<()> {
+    if bead.status.is_done() {
+        return Err(BeadError::Unhookable {
+            id: bead.id.clone(),
+            status: bead.status,
+            agent: agent.clone(),
+        }
+        .into());
+    }
+    if bead.status == Status::Hooked
+        && let Some(holder) = bead.assignee.as_deref().filter(|h| *h != agent.as_str())
+    {
+        return Err(BeadError::HookedBy {
+            id: bead.id.clone(),
+            holder: holder.to_owned(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Takes work off `agent`'s hook (`id`, or everything): it goes back to the ready pool.
@@ -460,10 +515,14 @@ pub fn unsling(
             .cloned()
             .collect();
         if taken.is_empty() {
-            return Err(OpError::Invalid(match id {
-                Some(i) => format!("{i} is not on the hook of {agent}"),
-                None => format!("the hook of {agent} is empty"),
-            }));
+            return Err(match id {
+                Some(i) => AgentError::NotOnHook {
+                    agent: agent.clone(),
+                    id: i.clone(),
+                },
+                None => AgentError::EmptyHook(agent.clone()),
+            }
+            .into());
         }
         let at = now();
         for t in &taken {
@@ -501,7 +560,7 @@ fn hook_items(tx: &View<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
         .hook
         .iter()
         .map(|id| {
-            let bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+            let bead = super::require(tx, id)?;
             let progress = molecule::progress(tx, &bead)?;
             Ok(HookItem { bead, progress })
         })
@@ -590,10 +649,11 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     let Some(name) = &actor.agent else {
         let ready = super::ready(store, None, 5)?;
         if let Some(b) = ready.broken.first() {
-            return Err(OpError::Invalid(format!(
-                "{} does not parse: {}",
-                b.path, b.error
-            )));
+            return Err(BeadError::Broken {
+                path: b.path.clone(),
+                error: b.error.clone(),
+            }
+            .into());
         }
         return Ok(Prime {
             agent: None,
@@ -672,7 +732,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
 /// reason `handoff`.
 pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     if note.trim().is_empty() {
-        return Err(OpError::Invalid("the handoff note is empty".into()));
+        return Err(SessionError::EmptyHandoff.into());
     }
     check_text("handoff note", note)?;
     let capture = capture_for_session(store)?;
@@ -696,16 +756,6 @@ pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     Ok(s)
 }
 
-/// The config key capping the size of one file in a snapshot (bytes, or with a
-/// `k`, `m` or `g` suffix); larger files are listed instead of stored.
-pub const SNAPSHOT_MAX_FILE_KEY: &str = "beads.snapshotMaxFile";
-
-/// The config key that makes every heartbeat take a snapshot too.
-pub const SNAPSHOT_ON_HEARTBEAT_KEY: &str = "beads.snapshotOnHeartbeat";
-
-/// The config key saying how many snapshots `git beads gc` keeps per agent.
-pub const SNAPSHOT_KEEP_KEY: &str = "beads.snapshotKeep";
-
 const DEFAULT_MAX_FILE: u64 = 10 * 1024 * 1024;
 const DEFAULT_KEEP: usize = 5;
 
@@ -728,7 +778,7 @@ fn capture_for_session(store: &Store) -> Result<Option<crate::store::Capture>> {
     }
     let cap = store
         .git()
-        .config_string(SNAPSHOT_MAX_FILE_KEY)
+        .config_string(settings::SNAPSHOT_MAX_FILE)
         .and_then(|v| parse_size(&v))
         .unwrap_or(DEFAULT_MAX_FILE);
     Ok(Some(store.capture_worktree(cap)?))
@@ -776,12 +826,11 @@ fn stage_snapshot(
 /// written at all).
 pub fn snapshot(store: &Store, actor: &Actor) -> Result<(Session, Option<Snapshot>)> {
     let id = current_id(actor)?;
-    let capture = capture_for_session(store)?
-        .ok_or_else(|| OpError::Invalid("this repository has no worktree to snapshot".into()))?;
+    let capture = capture_for_session(store)?.ok_or(SessionError::NoWorktree)?;
     write(store, actor, |tx| {
         let mut s = load_session(tx, &id)?;
         if !s.is_open() {
-            return Err(OpError::Conflict(format!("session {id} has already ended")));
+            return Err(SessionError::Ended(id.clone()).into());
         }
         let at = now();
         if !stage_snapshot(tx, &mut s, &capture, at)? {
@@ -832,9 +881,7 @@ pub fn resume(
                 .filter(|b| store.has_object(*b));
             let at = match base {
                 Some(b) => b,
-                None => store.git().head_commit()?.ok_or_else(|| {
-                    OpError::Invalid("this repository has no commit to put a worktree on".into())
-                })?,
+                None => store.git().head_commit()?.ok_or(SessionError::NoCommit)?,
             };
             store.add_worktree(p, at)?;
             p.to_owned()
@@ -843,19 +890,19 @@ pub fn resume(
         None => store
             .workdir()
             .map(std::path::Path::to_owned)
-            .ok_or_else(|| OpError::Invalid("this repository has no worktree".into()))?,
+            .ok_or(SessionError::NoWorktree)?,
     };
     let target = Store::discover(&target_path)?;
     if let Some(s) = &snap {
         if target.worktree_is_dirty()? && !force {
-            return Err(OpError::Conflict(format!(
-                "{} has uncommitted changes; commit or stash them, or pass --force to overwrite them",
-                target_path.display()
-            )));
+            return Err(SessionError::Dirty(target_path).into());
         }
-        let tree = ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| {
-            OpError::Invalid(format!("snapshot {} of {id} names a bad tree: {e}", s.n))
-        })?;
+        let tree =
+            gix::ObjectId::from_hex(s.tree.as_bytes()).map_err(|e| SessionError::BadSnapshot {
+                id: id.clone(),
+                n: s.n,
+                error: e.to_string(),
+            })?;
         target.restore_worktree(tree)?;
     }
     super::agent::bind(&target, &old.agent)?;
@@ -884,7 +931,7 @@ pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
         .or_else(|| {
             store
                 .git()
-                .config_string(SNAPSHOT_KEEP_KEY)?
+                .config_string(settings::SNAPSHOT_KEEP)?
                 .trim()
                 .parse()
                 .ok()

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use super::{OpError, Result, now, write};
+use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
 use crate::model::{Actor, Bead, BeadId, Prefix};
 use crate::store::{
@@ -141,7 +141,7 @@ impl SyncReport {
 }
 
 /// Picks and checks the remote: the one named, else the default.
-pub fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
+pub(crate) fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String> {
     let name = match remote {
         Some(r) => r.to_owned(),
         None => store
@@ -207,11 +207,12 @@ pub fn adopt(
             tree,
         })?;
         if meta.prefix != *prefix {
-            return Err(OpError::Conflict(format!(
-                "the store on {name} uses prefix {:?}, not {:?}",
-                meta.prefix.as_str(),
-                prefix.as_str()
-            )));
+            return Err(SyncError::PrefixMismatch {
+                remote: name,
+                theirs: meta.prefix,
+                ours: prefix.clone(),
+            }
+            .into());
         }
     }
     let adopted = store.advance_main(actor, |head| -> Result<_> {
@@ -261,9 +262,7 @@ pub fn sync(
                 None => false,
             };
             if behind {
-                return Err(OpError::Conflict(format!(
-                    "{remote} has beads this repository does not have yet; run `git beads sync {remote}` to merge them, then push"
-                )));
+                return Err(SyncError::Behind(remote).into());
             }
         } else {
             integrate(store, actor, &remote, theirs, &mut report, progress)?;
@@ -290,16 +289,17 @@ pub fn sync(
                 return Ok(report);
             }
             Pushed::Stale(reason) if opts.mode == SyncMode::Push => {
-                return Err(OpError::Conflict(format!(
-                    "{remote} moved while pushing ({reason}); run `git beads sync {remote}`"
-                )));
+                return Err(SyncError::Moved { remote, reason }.into());
             }
             Pushed::Stale(reason) => last = reason,
         }
     }
-    Err(OpError::Conflict(format!(
-        "{remote} kept moving ({last}): gave up after {MAX_ROUNDS} rounds; the local store holds every merge so far, run `git beads sync` again"
-    )))
+    Err(SyncError::KeptMoving {
+        remote,
+        reason: last,
+        rounds: MAX_ROUNDS,
+    }
+    .into())
 }
 
 /// How long to wait before round `round` (2 or more) of a sync whose push lost the
@@ -468,7 +468,7 @@ pub struct TreeMerge {
 ///
 /// The documents changed on both sides are merged on every core (see
 /// [`merge_documents`]); the result is the same as merging them one after another.
-pub fn merge_trees(
+pub(crate) fn merge_trees(
     store: &Store,
     base: Option<ObjectId>,
     ours: ObjectId,
@@ -911,7 +911,7 @@ pub fn resolve(
     field: Option<&str>,
 ) -> Result<(Bead, usize)> {
     write(store, actor, |tx| {
-        let mut bead = tx.bead(id)?.ok_or_else(|| OpError::NotFound(id.clone()))?;
+        let mut bead = super::require(tx, id)?;
         let before = bead.conflicts.len();
         bead.conflicts
             .retain(|c| field.is_some_and(|f| c.field != f));

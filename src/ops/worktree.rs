@@ -10,17 +10,18 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::agent::{bind, binding, permit};
-use super::{OpError, Result, now, sling, whoami};
-use crate::model::{Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Status, Timestamp};
+use super::session::check_hookable;
+use super::{AgentError, Result, WorktreeError, now, sling, whoami};
+use crate::model::{Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Timestamp};
 use crate::store::{Store, refs};
 
 /// The machine-local file (under the common git dir) of worktrees waiting for their
 /// post-checkout hook.
-pub const PENDING_WORKTREES: &str = "pending-worktrees.yaml";
+pub(crate) const PENDING_WORKTREES: &str = "pending-worktrees.yaml";
 
 /// The branch prefixes that name an agent: `agent/<agent>[/<topic>]` and
 /// `beads/<agent>/<topic>`.
-pub const AGENT_BRANCH_PREFIXES: &[&str] = &["agent/", "beads/"];
+pub(crate) const AGENT_BRANCH_PREFIXES: &[&str] = &["agent/", "beads/"];
 
 /// A worktree `git beads worktree add` is creating, waiting for its hook.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,12 +74,12 @@ pub struct WorktreeBound {
 /// `path` made absolute and free of `.`/`..`, with symbolic links resolved in the
 /// part that exists, so that the path given to `git worktree add` and the one its
 /// hook sees compare equal.
-pub fn canonical_worktree_path(path: &Path) -> Result<PathBuf> {
+pub(crate) fn canonical_worktree_path(path: &Path) -> Result<PathBuf> {
     let abs = if path.is_absolute() {
         path.to_owned()
     } else {
         std::env::current_dir()
-            .map_err(|e| OpError::Invalid(format!("cannot read the current directory: {e}")))?
+            .map_err(WorktreeError::CurrentDir)?
             .join(path)
     };
     let mut clean = PathBuf::new();
@@ -134,29 +135,11 @@ pub fn plan_worktree(
 ) -> Result<PendingWorktree> {
     store.require_head()?;
     if active_agent(store, agent)?.is_none() {
-        return Err(OpError::Invalid(format!(
-            "no active agent {agent} (create it with `git beads agent create {agent}`)"
-        )));
+        return Err(AgentError::NotActive(agent.clone()).into());
     }
     if let Some(id) = bead {
         permit(actor, Capability::Sling)?;
-        let view = store.view()?;
-        let b = view
-            .bead(id)?
-            .ok_or_else(|| OpError::NotFound(id.clone()))?;
-        if b.status.is_done() {
-            return Err(OpError::Conflict(format!(
-                "{id} is {}, it cannot be handed to {agent}",
-                b.status
-            )));
-        }
-        if b.status == Status::Hooked
-            && let Some(holder) = b.assignee.as_deref().filter(|h| *h != agent.as_str())
-        {
-            return Err(OpError::Conflict(format!(
-                "{id} is already on the hook of {holder}"
-            )));
-        }
+        check_hookable(&super::require(&store.view()?, id)?, agent)?;
     }
     let entry = PendingWorktree {
         path: canonical_worktree_path(path)?.display().to_string(),
@@ -173,7 +156,7 @@ pub fn plan_worktree(
 }
 
 /// Forgets what was recorded for the worktree at `path` (when creating it failed).
-pub fn cancel_worktree(store: &Store, path: &Path) -> Result<()> {
+pub(crate) fn cancel_worktree(store: &Store, path: &Path) -> Result<()> {
     let key = canonical_worktree_path(path)?.display().to_string();
     store.update_local_state(PENDING_WORKTREES, |p: &mut Pending| {
         p.worktrees.retain(|w| w.path != key);
@@ -208,7 +191,7 @@ pub fn finish_pending(store: &Store) -> Result<Option<WorktreeBound>> {
     };
     if let Some(id) = &p.bead {
         let actor = match &p.by {
-            Some(by) => super::acting(store, Some(by))?,
+            Some(by) => super::acting(store, Some(by), false)?,
             None => whoami(store)?,
         };
         sling(store, &actor, id, &p.agent)?;
@@ -229,7 +212,7 @@ pub fn finish_pending(store: &Store) -> Result<Option<WorktreeBound>> {
 /// The agent a branch name is for: after `agent/` or `beads/`, the longest run of
 /// leading segments that names an active agent (`agent/rig/nux/fix-login` is for
 /// `rig/nux` when that agent exists, else for `rig` when that one does).
-pub fn agent_for_branch(store: &Store, branch: &str) -> Result<Option<AgentName>> {
+pub(crate) fn agent_for_branch(store: &Store, branch: &str) -> Result<Option<AgentName>> {
     let Some(rest) = AGENT_BRANCH_PREFIXES
         .iter()
         .find_map(|p| branch.strip_prefix(p))
@@ -296,14 +279,11 @@ pub fn add_worktree(
     let path = PathBuf::from(&pending.path);
     let mut args: Vec<std::ffi::OsString> = vec![path.clone().into_os_string()];
     args.extend(git_args.iter().cloned());
-    let cwd = std::env::current_dir()
-        .map_err(|e| OpError::Invalid(format!("cannot read the current directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(WorktreeError::CurrentDir)?;
     let status = store.git().run_worktree_add(&cwd, &args)?;
     if !status.success() {
         cancel_worktree(store, &path)?;
-        return Err(OpError::Invalid(format!(
-            "git worktree add failed ({status}); nothing was recorded"
-        )));
+        return Err(WorktreeError::AddFailed(status).into());
     }
     let there = Store::open_worktree(&path)?;
     if let Some(bound) = finish_pending(&there)? {
@@ -313,11 +293,11 @@ pub fn add_worktree(
         });
     }
     let Some(b) = binding(&there)?.filter(|b| b.agent == pending.agent) else {
-        return Err(OpError::Invalid(format!(
-            "the worktree at {} was created, but it is not bound to {} (its post-checkout hook \
-             dropped the plan); bind it there with `git beads agent bind {}`",
-            pending.path, pending.agent, pending.agent
-        )));
+        return Err(WorktreeError::NotBound {
+            path: pending.path.clone(),
+            agent: pending.agent.clone(),
+        }
+        .into());
     };
     Ok(WorktreeAdded {
         bound: WorktreeBound {

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, ImportOptions, ImportProgress, OpError};
+use crate::ops::{self, ImportOptions, ImportProgress};
 
 /// Arguments of `import`.
 #[derive(clap::Args, Debug)]
@@ -134,15 +134,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         meter.show(p)
     });
     meter.clear();
-    let report = result.map_err(|e| {
-        let bad_input = matches!(e, OpError::Invalid(_));
-        let err = CliError::from(e);
-        if bad_input && !args.skip_bad {
-            err.hint("--skip-bad imports the other records and lists the bad lines")
-        } else {
-            err
-        }
-    })?;
+    let report = result?;
     for b in &report.bad {
         eprintln!("warning: {source}:{}: skipped: {}", b.line, b.error);
     }

@@ -51,7 +51,7 @@ fn to_json(e: &LogEntry) -> EntryJson<'_> {
             .iter()
             .map(|c| ChangeJson {
                 path: &c.path,
-                change: c.kind,
+                change: c.kind.as_str(),
                 diff: c.diff.as_deref(),
             })
             .collect(),

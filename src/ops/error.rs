@@ -1,0 +1,849 @@
+//! What can go wrong in an operation: one enum per area, carrying the data a caller
+//! needs to tell one failure from another without reading text, wrapped by
+//! [`OpError`]. Messages name the id, ref or path; what to do about a failure (a
+//! command to run, a flag to pass) is for the caller to say.
+
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+use crate::model::{
+    self, AgentName, BeadId, Capability, IdError, ParseEnumError, Prefix, Status, TextError,
+};
+use crate::store::StoreError;
+use crate::store::refs::RefName;
+
+/// What an operation failed at, in the categories every caller (the CLI's exit
+/// codes, a server's status codes) distinguishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The bead, agent, session, message, formula or commit asked for does not exist.
+    NotFound,
+    /// The input was refused.
+    Invalid,
+    /// The operation contradicts the state it found: a claim held by someone else, a
+    /// change to a deleted bead, a remote that moved.
+    Conflict,
+    /// The actor may not do this: a capability it lacks, a budget it crossed,
+    /// authority it would widen.
+    Denied,
+    /// The store could not be read or written.
+    Store,
+}
+
+/// What went wrong in an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An id did not parse.
+    #[error(transparent)]
+    Id(#[from] IdError),
+    /// A word (status, type, dependency type) did not parse.
+    #[error(transparent)]
+    Word(#[from] ParseEnumError),
+    /// A piece of text was refused.
+    #[error(transparent)]
+    Text(#[from] TextError),
+    /// Beads: lookups, claims, dependencies, comments.
+    #[error(transparent)]
+    Bead(#[from] BeadError),
+    /// Agents, their authority and their hooks.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    /// Sessions.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Mail.
+    #[error(transparent)]
+    Mail(#[from] MailError),
+    /// Formulas.
+    #[error(transparent)]
+    Formula(#[from] FormulaError),
+    /// Molecules and wisps.
+    #[error(transparent)]
+    Molecule(#[from] MoleculeError),
+    /// Syncing with a remote.
+    #[error(transparent)]
+    Sync(#[from] SyncError),
+    /// Worktrees made for agents.
+    #[error(transparent)]
+    Worktree(#[from] WorktreeError),
+    /// Import and export.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// Provenance notes.
+    #[error(transparent)]
+    Provenance(#[from] ProvenanceError),
+}
+
+impl OpError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OpError::Store(_) => ErrorKind::Store,
+            OpError::Id(_) | OpError::Word(_) | OpError::Text(_) => ErrorKind::Invalid,
+            OpError::Bead(e) => e.kind(),
+            OpError::Agent(e) => e.kind(),
+            OpError::Session(e) => e.kind(),
+            OpError::Mail(e) => e.kind(),
+            OpError::Formula(e) => e.kind(),
+            OpError::Molecule(e) => e.kind(),
+            OpError::Sync(e) => e.kind(),
+            OpError::Worktree(e) => e.kind(),
+            OpError::Import(e) => e.kind(),
+            OpError::Provenance(e) => e.kind(),
+        }
+    }
+}
+
+/// The items, each shown, separated by `sep`.
+fn joined<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The dependency that closes the cycle `path`: its first two beads.
+fn first_edge(path: &[BeadId]) -> String {
+    joined(&path[..path.len().min(2)], " → ")
+}
+
+/// The capabilities listed, or `nothing`.
+fn capabilities(caps: &[Capability]) -> String {
+    if caps.is_empty() {
+        return "nothing".into();
+    }
+    joined(caps, ", ")
+}
+
+/// The files that do not parse, after a failed formula lookup.
+fn unreadable_files(files: &[model::Problem]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    format!("; these files do not parse:\n  {}", joined(files, "\n  "))
+}
+
+/// ` or role` for an address that names a role.
+fn or_role(address: &str) -> &'static str {
+    if address.starts_with('@') {
+        " or role"
+    } else {
+        ""
+    }
+}
+
+/// How many more bad lines follow the first.
+fn more_bad_lines(more: usize) -> String {
+    if more == 0 {
+        return String::new();
+    }
+    format!(" ({more} more bad lines follow)")
+}
+
+/// What went wrong with a bead.
+#[derive(Debug, thiserror::Error)]
+pub enum BeadError {
+    /// No bead has this id.
+    #[error("no bead {0}")]
+    NotFound(BeadId),
+    /// The bead is deleted (a tombstone), so it cannot change.
+    #[error("{0} is deleted")]
+    Deleted(BeadId),
+    /// Someone else holds the bead.
+    #[error("{id} is already claimed by {holder}")]
+    ClaimedBy {
+        /// The bead.
+        id: BeadId,
+        /// Who holds it.
+        holder: String,
+    },
+    /// The bead is finished, so it cannot be claimed.
+    #[error("{id} is {status}, it cannot be claimed")]
+    Unclaimable {
+        /// The bead.
+        id: BeadId,
+        /// Its status.
+        status: Status,
+    },
+    /// The bead is finished, so it cannot go on a hook.
+    #[error("{id} is {status}, it cannot be handed to {agent}")]
+    Unhookable {
+        /// The bead.
+        id: BeadId,
+        /// Its status.
+        status: Status,
+        /// The agent it was to go to.
+        agent: AgentName,
+    },
+    /// The bead is on another agent's hook.
+    #[error("{id} is already on the hook of {holder}")]
+    HookedBy {
+        /// The bead.
+        id: BeadId,
+        /// The agent whose hook holds it.
+        holder: String,
+    },
+    /// A status change to `deleted`: deleting is a command of its own.
+    #[error("a bead's status cannot be set to deleted")]
+    DeleteByStatus,
+    /// The store holds beads of another prefix.
+    #[error("the store already uses prefix {:?}, not {:?}", .stored.as_str(), .asked.as_str())]
+    PrefixMismatch {
+        /// The store's prefix.
+        stored: Prefix,
+        /// The prefix asked for.
+        asked: Prefix,
+    },
+    /// Every id tried was taken.
+    #[error("could not find a free id")]
+    NoFreeId,
+    /// A bead would depend on itself.
+    #[error("{0} cannot depend on itself")]
+    SelfDependency(BeadId),
+    /// A blocking dependency would close a cycle; the path runs from the bead back to itself.
+    #[error("{} would close a cycle: {}", first_edge(.0), joined(.0, " → "))]
+    Cycle(Vec<BeadId>),
+    /// The dependency to remove is not there.
+    #[error("{id} does not depend on {on}")]
+    NoSuchDependency {
+        /// The bead.
+        id: BeadId,
+        /// What it was said to depend on.
+        on: BeadId,
+    },
+    /// A comment with no text.
+    #[error("the comment is empty")]
+    EmptyComment,
+    /// The comment was not added (the bead did not take it).
+    #[error("no comment was added")]
+    NoComment,
+    /// A priority outside 0 … 4.
+    #[error("priority {0} is out of range (0 = critical … 4 = backlog)")]
+    Priority(u8),
+    /// A document of the store does not parse.
+    #[error("{path} does not parse: {error}")]
+    Broken {
+        /// The document's path in the store.
+        path: String,
+        /// What the parser said.
+        error: String,
+    },
+}
+
+impl BeadError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BeadError::NotFound(_) => ErrorKind::NotFound,
+            BeadError::Deleted(_)
+            | BeadError::ClaimedBy { .. }
+            | BeadError::Unclaimable { .. }
+            | BeadError::Unhookable { .. }
+            | BeadError::HookedBy { .. }
+            | BeadError::PrefixMismatch { .. }
+            | BeadError::NoFreeId => ErrorKind::Conflict,
+            BeadError::DeleteByStatus
+            | BeadError::SelfDependency(_)
+            | BeadError::Cycle(_)
+            | BeadError::NoSuchDependency { .. }
+            | BeadError::EmptyComment
+            | BeadError::NoComment
+            | BeadError::Priority(_)
+            | BeadError::Broken { .. } => ErrorKind::Invalid,
+        }
+    }
+}
+
+/// The agents below which an agent may act, for [`AgentError::NotBelow`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentChange {
+    /// Creating an agent.
+    Create,
+    /// Changing an agent.
+    Update,
+    /// Retiring an agent.
+    Retire,
+}
+
+impl AgentChange {
+    fn verb(self) -> &'static str {
+        match self {
+            AgentChange::Create => "create",
+            AgentChange::Update => "change",
+            AgentChange::Retire => "retire",
+        }
+    }
+}
+
+/// What went wrong with an agent.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// No agent has this name.
+    #[error("no agent {0}")]
+    NotFound(AgentName),
+    /// The agent to act as does not exist.
+    #[error("no agent {0} (acting as it was asked for)")]
+    UnknownActor(AgentName),
+    /// No active agent has this name (there is none, or it is retired).
+    #[error("no active agent {0}")]
+    NotActive(AgentName),
+    /// The agent is retired.
+    #[error("agent {0} is retired")]
+    Retired(AgentName),
+    /// An agent of this name exists already.
+    #[error("agent {0} already exists")]
+    Exists(AgentName),
+    /// A new agent without a name.
+    #[error("an agent needs a name")]
+    NoName,
+    /// A name, capability or budget did not parse.
+    #[error(transparent)]
+    Input(#[from] model::AgentError),
+    /// The actor lacks a capability.
+    #[error("agent {actor} may not {capability} (it may: {})", capabilities(.has))]
+    NotPermitted {
+        /// The acting agent.
+        actor: String,
+        /// What it may not do.
+        capability: Capability,
+        /// What it may do.
+        has: Vec<Capability>,
+    },
+    /// A child would get capabilities its parent lacks.
+    #[error("a child of {parent} cannot have capabilities its parent lacks: {}", joined(.extra, ", "))]
+    WiderCapabilities {
+        /// The parent.
+        parent: String,
+        /// The capabilities the parent lacks.
+        extra: Vec<Capability>,
+    },
+    /// A child would get a larger budget than its parent.
+    #[error("a child of {parent} cannot have a larger budget than its parent: {}", .wider.join("; "))]
+    LargerBudget {
+        /// The parent.
+        parent: String,
+        /// Each ceiling that would widen, in words.
+        wider: Vec<String>,
+    },
+    /// An agent may only create, change or retire agents below itself.
+    #[error("agent {actor} can only {} agents below itself{}", .change.verb(),
+        .target.as_ref().map(|t| format!(", not below {t}")).unwrap_or_default())]
+    NotBelow {
+        /// The acting agent.
+        actor: AgentName,
+        /// What it tried.
+        change: AgentChange,
+        /// The parent it named for a new agent.
+        target: Option<AgentName>,
+    },
+    /// The bead to take off a hook is not on it.
+    #[error("{id} is not on the hook of {agent}")]
+    NotOnHook {
+        /// The agent.
+        agent: AgentName,
+        /// The bead.
+        id: BeadId,
+    },
+    /// The hook is empty.
+    #[error("the hook of {0} is empty")]
+    EmptyHook(AgentName),
+}
+
+impl AgentError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            AgentError::NotFound(_) | AgentError::UnknownActor(_) | AgentError::NotActive(_) => {
+                ErrorKind::NotFound
+            }
+            AgentError::Retired(_) | AgentError::Exists(_) => ErrorKind::Conflict,
+            AgentError::NoName
+            | AgentError::Input(_)
+            | AgentError::NotOnHook { .. }
+            | AgentError::EmptyHook(_) => ErrorKind::Invalid,
+            AgentError::NotPermitted { .. }
+            | AgentError::WiderCapabilities { .. }
+            | AgentError::LargerBudget { .. }
+            | AgentError::NotBelow { .. } => ErrorKind::Denied,
+        }
+    }
+}
+
+/// What went wrong with a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// No session has this id.
+    #[error("no session {0}")]
+    NotFound(BeadId),
+    /// The acting agent runs no session in this worktree.
+    #[error("{0} has no running session in this worktree")]
+    NoneRunning(String),
+    /// The agent has a session alive elsewhere.
+    #[error(
+        "agent {agent} has a live session {id} in {worktree} on {host} (last heartbeat {silent_secs}s ago)"
+    )]
+    Live {
+        /// The agent.
+        agent: AgentName,
+        /// Its live session.
+        id: BeadId,
+        /// The worktree the session runs in.
+        worktree: String,
+        /// The host it runs on.
+        host: String,
+        /// Seconds since its last heartbeat.
+        silent_secs: u64,
+    },
+    /// The session has ended.
+    #[error("session {0} has already ended")]
+    Ended(BeadId),
+    /// A spend that is not an amount.
+    #[error("spend {0} is not an amount of dollars")]
+    Spend(f64),
+    /// The session crossed a budget ceiling (the usage is recorded all the same).
+    #[error("session {id} of {agent} is over budget ({}): stop now, or start a fresh session", .over.join(", "))]
+    OverBudget {
+        /// The session.
+        id: BeadId,
+        /// Its agent.
+        agent: AgentName,
+        /// Each ceiling crossed, in words.
+        over: Vec<String>,
+    },
+    /// A handoff note with no text.
+    #[error("the handoff note is empty")]
+    EmptyHandoff,
+    /// The repository is bare.
+    #[error("this repository has no worktree")]
+    NoWorktree,
+    /// The repository has no commit to create a worktree at.
+    #[error("this repository has no commit to put a worktree on")]
+    NoCommit,
+    /// The worktree to restore a snapshot into has changes of its own.
+    #[error("{} has uncommitted changes", .0.display())]
+    Dirty(PathBuf),
+    /// A snapshot's tree id does not parse.
+    #[error("snapshot {n} of {id} names a bad tree: {error}")]
+    BadSnapshot {
+        /// The session.
+        id: BeadId,
+        /// The snapshot's number.
+        n: u32,
+        /// What is wrong with the id.
+        error: String,
+    },
+}
+
+impl SessionError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SessionError::NotFound(_) => ErrorKind::NotFound,
+            SessionError::Live { .. } | SessionError::Ended(_) | SessionError::Dirty(_) => {
+                ErrorKind::Conflict
+            }
+            SessionError::OverBudget { .. } => ErrorKind::Denied,
+            SessionError::NoneRunning(_)
+            | SessionError::Spend(_)
+            | SessionError::EmptyHandoff
+            | SessionError::NoWorktree
+            | SessionError::NoCommit
+            | SessionError::BadSnapshot { .. } => ErrorKind::Invalid,
+        }
+    }
+}
+
+/// What went wrong with mail.
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    /// No message has this id.
+    #[error("no message {0}")]
+    NotFound(BeadId),
+    /// No agent (or role, for `@role`) answers to the address.
+    #[error("unknown recipient {:?}: no such agent{}", .0, or_role(.0))]
+    UnknownRecipient(String),
+    /// A message to nobody.
+    #[error("a message needs at least one recipient")]
+    NoRecipient,
+    /// The subject was refused.
+    #[error("{}", .0.to_string().replacen("title", "subject", 1))]
+    Subject(TextError),
+    /// The actor is a person: mail belongs to agents.
+    #[error("mail belongs to agents: act as one to read it")]
+    NoMailbox,
+    /// The message was not sent to the actor.
+    #[error("{id} was not sent to {agent}")]
+    NotSentTo {
+        /// The message.
+        id: BeadId,
+        /// The agent.
+        agent: AgentName,
+    },
+}
+
+impl MailError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            MailError::NotFound(_) | MailError::UnknownRecipient(_) => ErrorKind::NotFound,
+            MailError::NoRecipient
+            | MailError::Subject(_)
+            | MailError::NoMailbox
+            | MailError::NotSentTo { .. } => ErrorKind::Invalid,
+        }
+    }
+}
+
+/// What went wrong with a formula.
+#[derive(Debug, thiserror::Error)]
+pub enum FormulaError {
+    /// No formula has this name.
+    #[error("no formula {name:?} (searched {}){}", .searched.join(" and "), unreadable_files(.unreadable))]
+    NotFound {
+        /// The name asked for.
+        name: String,
+        /// Where formulas were looked for.
+        searched: Vec<String>,
+        /// The files that could not be read, each with its problem.
+        unreadable: Vec<model::Problem>,
+    },
+    /// The formula file named could not be read.
+    #[error("formula file {0}")]
+    File(model::Problem),
+    /// The formula has problems.
+    #[error("formula {name} is not valid:\n  {}", joined(.problems, "\n  "))]
+    NotValid {
+        /// The formula's name.
+        name: String,
+        /// Each problem, located.
+        problems: Vec<model::Problem>,
+    },
+    /// The formula cannot be rendered with the variables given.
+    #[error(transparent)]
+    Render(#[from] model::FormulaError),
+}
+
+impl FormulaError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            FormulaError::NotFound { .. } => ErrorKind::NotFound,
+            FormulaError::File(_) | FormulaError::NotValid { .. } | FormulaError::Render(_) => {
+                ErrorKind::Invalid
+            }
+        }
+    }
+}
+
+/// What went wrong with a molecule or a wisp.
+#[derive(Debug, thiserror::Error)]
+pub enum MoleculeError {
+    /// The bead is not a molecule.
+    #[error("{id} is a {kind}, not a molecule{}", .step_of.as_ref().map(|m| format!(" (it is a step of molecule {m})")).unwrap_or_default())]
+    NotAMolecule {
+        /// The bead.
+        id: BeadId,
+        /// Its type.
+        kind: model::BeadType,
+        /// The molecule it is a step of, if any.
+        step_of: Option<BeadId>,
+    },
+    /// The bead has no steps to make progress on.
+    #[error("{0} is not a molecule")]
+    NoProgress(BeadId),
+    /// A person has no hook to take the molecule from.
+    #[error("{0} is not an agent, so there is no hook to take the molecule from: name it")]
+    NoHook(String),
+    /// No molecule is on the agent's hook.
+    #[error("no molecule is on the hook of {0}: name one")]
+    NothingHooked(AgentName),
+    /// A step of the formula was refused while pouring.
+    #[error("pouring {formula}: {what}: {error}")]
+    Refused {
+        /// The formula.
+        formula: String,
+        /// What was refused.
+        what: String,
+        /// Why.
+        error: TextError,
+    },
+    /// Every wisp id tried was taken.
+    #[error("could not find a free wisp id")]
+    NoFreeWispId,
+    /// One close would change wisps and stored beads, which live in two refs.
+    #[error(
+        "{wisp} is a wisp (kept on this machine only) and {stored} is not: close them with two commands"
+    )]
+    MixedRefs {
+        /// A wisp step.
+        wisp: BeadId,
+        /// A stored bead.
+        stored: BeadId,
+    },
+    /// The molecule was squashed already.
+    #[error("{0} is squashed already")]
+    Squashed(BeadId),
+    /// The molecule has unfinished steps.
+    #[error("{id} is not finished: {done} of {total} steps done{}; close the remaining steps first",
+        .next.as_ref().map(|(s, t)| format!(" (next: {s}: {t})")).unwrap_or_default())]
+    Unfinished {
+        /// The molecule.
+        id: BeadId,
+        /// Steps done.
+        done: usize,
+        /// Steps in all.
+        total: usize,
+        /// The first unfinished step and its title.
+        next: Option<(BeadId, String)>,
+        /// Whether it is a wisp (which can be burned instead).
+        wisp: bool,
+    },
+    /// Burn only discards wisps.
+    #[error("{id} is stored in {stored_in}, not a wisp: burn discards wisps only")]
+    NotAWisp {
+        /// The bead.
+        id: BeadId,
+        /// The ref that holds it.
+        stored_in: RefName,
+    },
+}
+
+impl MoleculeError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            MoleculeError::NoFreeWispId
+            | MoleculeError::Squashed(_)
+            | MoleculeError::Unfinished { .. } => ErrorKind::Conflict,
+            MoleculeError::NotAMolecule { .. }
+            | MoleculeError::NoProgress(_)
+            | MoleculeError::NoHook(_)
+            | MoleculeError::NothingHooked(_)
+            | MoleculeError::Refused { .. }
+            | MoleculeError::MixedRefs { .. }
+            | MoleculeError::NotAWisp { .. } => ErrorKind::Invalid,
+        }
+    }
+}
+
+/// What went wrong syncing with a remote.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// The remote's store uses another prefix.
+    #[error("the store on {remote} uses prefix {:?}, not {:?}", .theirs.as_str(), .ours.as_str())]
+    PrefixMismatch {
+        /// The remote.
+        remote: String,
+        /// Its prefix.
+        theirs: Prefix,
+        /// The prefix asked for.
+        ours: Prefix,
+    },
+    /// A push only: the remote has beads this repository has not merged.
+    #[error("{0} has beads this repository does not have yet")]
+    Behind(String),
+    /// A push only: the remote moved between fetch and push.
+    #[error("{remote} moved while pushing ({reason})")]
+    Moved {
+        /// The remote.
+        remote: String,
+        /// What the push said.
+        reason: String,
+    },
+    /// The remote moved in every round.
+    #[error(
+        "{remote} kept moving ({reason}): gave up after {rounds} rounds; the local store holds every merge so far"
+    )]
+    KeptMoving {
+        /// The remote.
+        remote: String,
+        /// What the last push said.
+        reason: String,
+        /// How many rounds were tried.
+        rounds: usize,
+    },
+}
+
+impl SyncError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::Conflict
+    }
+}
+
+/// What went wrong making a worktree for an agent.
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    /// The current directory could not be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    /// `git worktree add` failed.
+    #[error("git worktree add failed ({0}); nothing was recorded")]
+    AddFailed(ExitStatus),
+    /// The worktree was created, but no hook bound it.
+    #[error(
+        "the worktree at {path} was created, but it is not bound to {agent} (its post-checkout hook dropped the plan)"
+    )]
+    NotBound {
+        /// The worktree.
+        path: String,
+        /// The agent it is for.
+        agent: AgentName,
+    },
+}
+
+impl WorktreeError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::Invalid
+    }
+}
+
+/// What went wrong importing or exporting.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The input could not be read.
+    #[error("cannot read {source_name}: {error}")]
+    Read {
+        /// The input's name.
+        source_name: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// Lines of the input are bad, so nothing was imported.
+    #[error("{source_name}:{line}: {error}{}; nothing was imported", more_bad_lines(*.more))]
+    BadLines {
+        /// The input's name.
+        source_name: String,
+        /// The first bad line's number.
+        line: usize,
+        /// What is wrong with it.
+        error: String,
+        /// How many more bad lines follow.
+        more: usize,
+    },
+    /// A bead could not be written as JSON.
+    #[error("could not write {id} as JSON: {error}")]
+    Json {
+        /// The bead.
+        id: BeadId,
+        /// Why.
+        error: serde_json::Error,
+    },
+}
+
+impl ImportError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ImportError::Read { .. } | ImportError::BadLines { .. } | ImportError::Json { .. } => {
+                ErrorKind::Invalid
+            }
+        }
+    }
+}
+
+/// What went wrong reading provenance.
+#[derive(Debug, thiserror::Error)]
+pub enum ProvenanceError {
+    /// A commit spec names no commit.
+    #[error("{spec:?} names no commit here ({error})")]
+    NoCommit {
+        /// The spec.
+        spec: String,
+        /// What git said.
+        error: String,
+    },
+}
+
+impl ProvenanceError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::NotFound
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> BeadId {
+        BeadId::parse(s).expect("a valid id")
+    }
+
+    fn agent(s: &str) -> AgentName {
+        AgentName::parse(s).expect("a valid agent name")
+    }
+
+    #[test]
+    fn a_claim_held_elsewhere_and_a_deletion_differ_by_type_not_text() {
+        let claimed = OpError::from(BeadError::ClaimedBy {
+            id: id("bd-a1"),
+            holder: "bob".into(),
+        });
+        let deleted = OpError::from(BeadError::Deleted(id("bd-a1")));
+        assert!(matches!(
+            claimed,
+            OpError::Bead(BeadError::ClaimedBy { ref holder, .. }) if holder == "bob"
+        ));
+        assert!(matches!(deleted, OpError::Bead(BeadError::Deleted(_))));
+        assert_eq!(claimed.kind(), ErrorKind::Conflict);
+        assert_eq!(deleted.kind(), ErrorKind::Conflict);
+        assert_eq!(claimed.to_string(), "bd-a1 is already claimed by bob");
+        assert_eq!(deleted.to_string(), "bd-a1 is deleted");
+    }
+
+    #[test]
+    fn messages_name_what_failed() {
+        let cycle = BeadError::Cycle(vec![id("bd-a"), id("bd-b"), id("bd-c"), id("bd-a")]);
+        assert_eq!(
+            cycle.to_string(),
+            "bd-a → bd-b would close a cycle: bd-a → bd-b → bd-c → bd-a"
+        );
+        let create = AgentError::NotBelow {
+            actor: agent("rig/nux"),
+            change: AgentChange::Create,
+            target: Some(agent("hq")),
+        };
+        assert_eq!(
+            create.to_string(),
+            "agent rig/nux can only create agents below itself, not below hq"
+        );
+        let retire = AgentError::NotBelow {
+            actor: agent("rig/nux"),
+            change: AgentChange::Retire,
+            target: None,
+        };
+        assert_eq!(
+            retire.to_string(),
+            "agent rig/nux can only retire agents below itself"
+        );
+        let lacking = AgentError::NotPermitted {
+            actor: "rig/nux".into(),
+            capability: Capability::Close,
+            has: Vec::new(),
+        };
+        assert_eq!(
+            lacking.to_string(),
+            "agent rig/nux may not close (it may: nothing)"
+        );
+        assert_eq!(
+            MailError::UnknownRecipient("@ghosts".into()).to_string(),
+            "unknown recipient \"@ghosts\": no such agent or role"
+        );
+        let bad = ImportError::BadLines {
+            source_name: "bad.jsonl".into(),
+            line: 3,
+            error: "no id".into(),
+            more: 2,
+        };
+        assert_eq!(
+            bad.to_string(),
+            "bad.jsonl:3: no id (2 more bad lines follow); nothing was imported"
+        );
+    }
+}
