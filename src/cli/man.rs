@@ -15,8 +15,8 @@ use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
 use super::error::Kind;
 use super::output::JSON_SCHEMA_VERSION;
 use crate::model::{BeadType, DepKind, Status};
+use crate::ops::{FORMAT, refs};
 use crate::settings::{self, Setting};
-use crate::store::{FORMAT, refs};
 
 /// The manual section every page belongs to.
 pub const SECTION: &str = "1";

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::error::CliError;
 use crate::model::{Bead, DepKind, Status};
-use crate::store::{BeadRow, Broken};
+use crate::ops::{BeadRow, Broken};
 
 /// The version of every `--json` document, carried as its `schema_version` field.
 pub const JSON_SCHEMA_VERSION: u32 = 1;

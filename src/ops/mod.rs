@@ -14,11 +14,12 @@ mod molecule;
 mod provenance;
 mod query;
 mod session;
+mod setup;
 mod sync;
 mod worktree;
 
 use crate::model::{Actor, BeadId, IdError, ParseEnumError, Prefix, TextError};
-use crate::store::{self, Meta, Store, StoreError, Tx};
+use crate::store::{self, Meta, StoreError, Tx};
 
 pub use agent::{
     AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents, permit,
@@ -60,6 +61,11 @@ pub use session::{
     SNAPSHOT_MAX_FILE_KEY, SNAPSHOT_ON_HEARTBEAT_KEY, StartOptions, TIMEOUT_KEY, UsageReport,
     end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
     session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
+};
+pub use setup::{
+    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Synced, add_trailers,
+    common_dir, config_bool, config_string, discover, has_store, initialize, rebase_in_progress,
+    refs, sync_with_notes, workdir,
 };
 pub use sync::{
     KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, merge_trees,

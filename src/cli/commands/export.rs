@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
-use crate::store::Broken;
+use crate::ops::Broken;
 
 /// Arguments of `export`.
 #[derive(clap::Args, Debug)]

@@ -6,8 +6,8 @@ use super::parse_priority;
 use crate::cli::output::SummaryJson;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadType, Status};
+use crate::ops::Broken;
 use crate::ops::{self, ListFilter, Listing};
-use crate::store::Broken;
 
 /// Filters shared by `list` and `search`.
 #[derive(clap::Args, Debug)]

@@ -127,7 +127,7 @@ fn read_body(a: &SendArgs) -> Result<String, CliError> {
     };
     // Read no more than a body may hold (and one byte to tell): `/dev/zero` or an
     // endless pipe must end in an error, not in memory running out.
-    let limit = crate::store::codec::MAX_DOCUMENT as u64;
+    let limit = crate::ops::MAX_DOCUMENT as u64;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(input, limit + 1), &mut bytes)
         .map_err(|e| CliError::user(format!("could not read {source}: {e}")))?;

@@ -278,7 +278,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
                 r.worktree.display()
             ));
             let there = Ctx {
-                store: crate::store::Store::discover(&r.worktree)?,
+                store: crate::ops::discover(&r.worktree)?,
                 as_agent: Some(r.session.agent.clone()),
                 as_person: false,
             };

@@ -68,22 +68,16 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         talk: on,
     };
     let mut meter = Meter { on, open: false };
-    let result = ops::sync(&ctx.store, &actor, &opts, &mut |e| meter.show(e));
+    let result = ops::sync_with_notes(&ctx.store, &actor, &opts, &mut |e| meter.show(e));
     meter.clear();
-    let report = result?;
-    // The fetch brought the provenance notes too: merge them, and push unless pulling.
-    // The beads are in step by now, so a failure here is only a warning.
-    let notes = ops::sync_notes(
-        &ctx.store,
-        &actor,
-        &report.remote,
-        mode == SyncMode::Pull,
-        on,
-    )
-    .unwrap_or_else(|e| {
+    let ops::Synced {
+        report,
+        notes,
+        notes_error,
+    } = result?;
+    if let Some(e) = notes_error {
         eprintln!("warning: the provenance notes were not synced: {e}");
-        ops::NotesSync::default()
-    });
+    }
     for k in &report.kept {
         eprintln!(
             "warning: {} could not be merged ({}); kept one version in place, the other at {}",
