@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod export;
 pub mod formula;
 pub mod gc;
+pub mod git_hook;
 pub mod hooks;
 pub mod import;
 pub mod init;
@@ -156,6 +157,9 @@ pub enum Command {
     Remote(remote::RemoteCommand),
     /// Clear the conflicts a sync recorded in a bead, once they have been reviewed.
     Resolve(resolve::Args),
+    /// Run git-beads' handler of a git hook (what the installed hook shims call).
+    #[command(hide = true)]
+    GitHook(git_hook::Args),
     /// Install, remove or check git-beads' git hooks.
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
@@ -223,6 +227,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Push(a) => sync::push(ctx, a, out),
         Command::Remote(a) => remote::run(ctx, a, out),
         Command::Resolve(a) => resolve::run(ctx, a, out),
+        Command::GitHook(a) => git_hook::run(ctx, a, out),
         Command::Hooks(a) => hooks::run(ctx, a, out),
         Command::Worktree(a) => worktree::run(ctx, a, out),
         Command::Provenance(a) => provenance::run(ctx, a, out),

@@ -29,11 +29,11 @@ pub struct UnslingArgs {
 pub struct HookArgs {
     /// The agent (default: the acting agent). A git hook's name instead (post-checkout,
     /// post-commit, prepare-commit-msg, post-merge, post-rewrite, pre-push) runs
-    /// git-beads' handler of that hook with git's arguments: what the hooks installed
-    /// by `git beads hooks install` do.
+    /// git-beads' handler of that hook, as `git beads git-hook` does: what the hooks
+    /// installed by earlier versions call.
     #[arg(value_name = "AGENT", value_parser = parse_hook_target)]
     pub agent: Option<HookTarget>,
-    /// The git hook's arguments, as git passed them.
+    /// The git hook's arguments, as git passed them (with a git hook's name only).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
 }
@@ -105,7 +105,7 @@ pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError>
 /// Runs `hook`.
 pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     let agent = match a.agent {
-        Some(HookTarget::Git(name)) => return super::hooks::git_hook(ctx, &name, &a.args, out),
+        Some(HookTarget::Git(name)) => return super::git_hook::run_hook(ctx, &name, &a.args, out),
         Some(HookTarget::Agent(a)) => a,
         None => ctx.actor()?.agent.ok_or_else(|| {
             CliError::user("no agent is acting here").hint("name one: `git beads hook AGENT`")
