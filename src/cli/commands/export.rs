@@ -4,12 +4,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
-use crate::ops::Broken;
+use crate::wire;
 
 /// Arguments of `export`.
 #[derive(clap::Args, Debug)]
@@ -20,14 +18,6 @@ pub struct Args {
     /// Write to FILE (replaced atomically) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    format: &'a str,
-    path: &'a Path,
-    beads: usize,
-    broken: &'a [Broken],
 }
 
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
@@ -66,7 +56,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
             write_atomically(path, &export.text)
                 .map_err(|e| CliError::user(format!("could not write {}: {e}", path.display())))?;
             if out.json {
-                return out.json(&Report {
+                return out.json(&wire::Exported {
                     format: format.as_str(),
                     path,
                     beads: export.beads,

@@ -1,7 +1,5 @@
 //! `git beads hooks install|uninstall|status`.
 
-use serde::Serialize;
-
 use crate::cli::{
     Ctx,
     error::{CliError, Kind},
@@ -9,6 +7,7 @@ use crate::cli::{
 };
 use crate::hooks::git::HookError;
 use crate::hooks::install::{self, Change, InstallError, Installed, Report, STRICT_KEY, State};
+use crate::wire;
 
 /// The verbs of `hooks`.
 #[derive(clap::Subcommand, Debug)]
@@ -40,14 +39,6 @@ pub struct InstallArgs {
     /// Repair a damaged block, and write into hook files lefthook generated.
     #[arg(long)]
     pub force: bool,
-}
-
-#[derive(Serialize)]
-struct Json<'a> {
-    #[serde(flatten)]
-    report: &'a Report,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    remotes_configured: Option<&'a [String]>,
 }
 
 impl From<InstallError> for CliError {
@@ -94,7 +85,7 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
         remotes_configured: remotes,
     } = install::install(&ctx.store, a.force)?;
     if out.json {
-        return out.json(&Json {
+        return out.json(&wire::Hooks {
             report: &report,
             remotes_configured: Some(&remotes),
         });
@@ -138,7 +129,7 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
 fn uninstall(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
     let report = install::uninstall(&ctx.store)?;
     if out.json {
-        return out.json(&Json {
+        return out.json(&wire::Hooks {
             report: &report,
             remotes_configured: None,
         });
@@ -164,7 +155,7 @@ fn uninstall(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
 fn status(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
     let report = install::status(&ctx.store)?;
     if out.json {
-        return out.json(&Json {
+        return out.json(&wire::Hooks {
             report: &report,
             remotes_configured: None,
         });

@@ -2,11 +2,10 @@
 
 use std::io::IsTerminal;
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::Prefix;
 use crate::ops;
+use crate::wire;
 
 /// Arguments of `init`.
 #[derive(clap::Args, Debug)]
@@ -14,16 +13,6 @@ pub struct Args {
     /// The prefix of new ids (default: derived from the repository's name).
     #[arg(long, value_parser = Prefix::parse)]
     pub prefix: Option<Prefix>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    prefix: &'a str,
-    created: bool,
-    /// The remote whose store this repository adopted, if it did.
-    adopted: Option<&'a str>,
-    /// The remotes whose fetch refspecs were added now.
-    remotes_configured: &'a [String],
 }
 
 /// Runs `init`: sets up every remote so that `git fetch` brings beads, adopts the
@@ -38,7 +27,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     }
     let prefix = &done.prefix;
     if out.json {
-        return out.json(&Report {
+        return out.json(&wire::Initialized {
             prefix: prefix.as_str(),
             created: done.created,
             adopted: done.adopted.as_deref(),

@@ -1,11 +1,10 @@
 //! `git beads mail send|inbox|read|peek|reply|thread|ack|archive|search`.
 
-use serde::Serialize;
-
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{AgentName, BeadId, Message};
-use crate::ops::{self, InboxEntry, Mark, NewMessage};
+use crate::ops::{self, Mark, NewMessage};
+use crate::wire;
 
 /// The verbs of `mail`.
 #[derive(clap::Subcommand, Debug)]
@@ -88,23 +87,6 @@ pub struct SearchArgs {
     pub text: String,
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    message: &'a Message,
-}
-
-#[derive(Serialize)]
-struct Many<'a> {
-    messages: &'a [Message],
-}
-
-#[derive(Serialize)]
-struct Inbox<'a> {
-    agent: &'a AgentName,
-    unread: usize,
-    messages: &'a [InboxEntry],
-}
-
 fn me(ctx: &Ctx) -> Result<AgentName, CliError> {
     ctx.actor()?.agent.ok_or_else(|| {
         CliError::user("mail belongs to agents and no agent is acting here")
@@ -158,7 +140,7 @@ pub fn run(ctx: &Ctx, cmd: MailCommand, out: &mut Out) -> Result<(), CliError> {
                 },
             )?;
             if out.json {
-                return out.json(&One { message: &m });
+                return out.json(&wire::OneMessage { message: &m });
             }
             return out.line(m.id.as_str());
         }
@@ -167,7 +149,7 @@ pub fn run(ctx: &Ctx, cmd: MailCommand, out: &mut Out) -> Result<(), CliError> {
             let entries = ops::inbox(&ctx.store, &agent, a.all)?;
             let unread = entries.iter().filter(|e| !e.read).count();
             if out.json {
-                return out.json(&Inbox {
+                return out.json(&wire::Inbox {
                     agent: &agent,
                     unread,
                     messages: &entries,
@@ -195,7 +177,7 @@ pub fn run(ctx: &Ctx, cmd: MailCommand, out: &mut Out) -> Result<(), CliError> {
         MailCommand::Reply(a) => {
             let m = ops::reply(&ctx.store, &ctx.actor()?, &a.id, &a.body)?;
             if out.json {
-                return out.json(&One { message: &m });
+                return out.json(&wire::OneMessage { message: &m });
             }
             return out.line(m.id.as_str());
         }
@@ -205,14 +187,14 @@ pub fn run(ctx: &Ctx, cmd: MailCommand, out: &mut Out) -> Result<(), CliError> {
         }
     };
     if out.json {
-        return out.json(&One { message: &message });
+        return out.json(&wire::OneMessage { message: &message });
     }
     print_message(out, &message)
 }
 
 fn many(out: &mut Out, messages: &[Message]) -> Result<(), CliError> {
     if out.json {
-        return out.json(&Many { messages });
+        return out.json(&wire::Messages { messages });
     }
     for (i, m) in messages.iter().enumerate() {
         if i > 0 {

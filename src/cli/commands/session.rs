@@ -2,13 +2,14 @@
 
 use std::io::Read;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::agent::budget_text;
 use super::sling::print_hook_item;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{AgentName, BeadId, BudgetLeft, EndReason, Session};
-use crate::ops::{self, Prime, StartOptions, UsageReport};
+use crate::ops::{self, StartOptions, UsageReport};
+use crate::wire;
 
 /// The verbs of `session`.
 #[derive(clap::Subcommand, Debug)]
@@ -155,27 +156,6 @@ fn read_hook_input() -> Result<HookInput, CliError> {
         .map_err(|e| CliError::user(format!("the hook input on stdin is not JSON: {e}")))
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    session: &'a Session,
-}
-
-#[derive(Serialize)]
-struct Many<'a> {
-    sessions: &'a [Session],
-}
-
-#[derive(Serialize)]
-struct Snapped<'a> {
-    session: &'a Session,
-    snapshot: Option<&'a crate::model::Snapshot>,
-}
-
-#[derive(Serialize)]
-struct PrimeJson<'a> {
-    prime: &'a Prime,
-}
-
 /// Runs `session`.
 pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError> {
     let session = match cmd {
@@ -222,7 +202,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
         SessionCommand::List(a) => {
             let sessions = ops::list_sessions(&ctx.store, a.agent.as_ref())?;
             if out.json {
-                return out.json(&Many {
+                return out.json(&wire::Sessions {
                     sessions: &sessions,
                 });
             }
@@ -245,7 +225,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
         SessionCommand::Snapshot => {
             let (s, snap) = ops::snapshot(&ctx.store, &ctx.actor()?)?;
             if out.json {
-                return out.json(&Snapped {
+                return out.json(&wire::Snapped {
                     session: &s,
                     snapshot: snap.as_ref(),
                 });
@@ -269,7 +249,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
         SessionCommand::Resume(a) => {
             let r = ops::resume(&ctx.store, &a.id, a.worktree.as_deref(), a.force)?;
             if out.json {
-                return out.json(&r);
+                return out.json(&wire::Resumed::from(&r));
             }
             out.note(format!(
                 "resumed {} as session {} in {}",
@@ -290,7 +270,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
         }
     };
     if out.json {
-        return out.json(&One { session: &session });
+        return out.json(&wire::OneSession { session: &session });
     }
     print_session(out, &session)
 }
@@ -298,7 +278,7 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
 /// Reports a change to the running session in one line (its full record is `session show`).
 fn changed(out: &mut Out, s: &Session, what: &str) -> Result<(), CliError> {
     if out.json {
-        return out.json(&One { session: s });
+        return out.json(&wire::OneSession { session: s });
     }
     out.note(format!(
         "session {} {what}: {} turns, {} tokens, ${:.2}, {} tool calls so far",
@@ -352,7 +332,7 @@ pub fn prime(ctx: &Ctx, _a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn handoff(ctx: &Ctx, a: HandoffArgs, out: &mut Out) -> Result<(), CliError> {
     let s = ops::handoff(&ctx.store, &ctx.actor()?, &a.message)?;
     if out.json {
-        return out.json(&One { session: &s });
+        return out.json(&wire::OneSession { session: &s });
     }
     out.note(format!(
         "session {} handed off; the next session of {} will see the note first",
@@ -365,7 +345,7 @@ fn print_prime(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let p = ops::prime(&ctx.store, &actor)?;
     if out.json {
-        return out.json(&PrimeJson { prime: &p });
+        return out.json(&wire::Primed { prime: &p });
     }
     let Some(agent) = &p.agent else {
         out.line("# git-beads")?;

@@ -1,10 +1,9 @@
 //! `git beads sling`, `unsling` and `hook`: the work pinned to an agent.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{AgentName, Bead, BeadId};
+use crate::model::{AgentName, BeadId};
 use crate::ops::{self, HookItem};
+use crate::wire;
 
 /// Arguments of `sling`.
 #[derive(clap::Args, Debug)]
@@ -56,29 +55,11 @@ fn parse_hook_target(s: &str) -> Result<HookTarget, String> {
         .map_err(|e| e.to_string())
 }
 
-#[derive(Serialize)]
-struct Slung<'a> {
-    bead: &'a Bead,
-    agent: &'a AgentName,
-}
-
-#[derive(Serialize)]
-struct Unslung<'a> {
-    agent: &'a AgentName,
-    removed: &'a [BeadId],
-}
-
-#[derive(Serialize)]
-struct Hook<'a> {
-    agent: &'a AgentName,
-    hook: &'a [HookItem],
-}
-
 /// Runs `sling`.
 pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
     let bead = ops::sling(&ctx.store, &ctx.actor()?, &a.id, &a.agent)?;
     if out.json {
-        return out.json(&Slung {
+        return out.json(&wire::Slung {
             bead: &bead,
             agent: &a.agent,
         });
@@ -91,7 +72,7 @@ pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError> {
     let removed = ops::unsling(&ctx.store, &ctx.actor()?, &a.agent, a.id.as_ref())?;
     if out.json {
-        return out.json(&Unslung {
+        return out.json(&wire::Unslung {
             agent: &a.agent,
             removed: &removed,
         });
@@ -119,7 +100,7 @@ pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     }
     let items = ops::hook(&ctx.store, &agent)?;
     if out.json {
-        return out.json(&Hook {
+        return out.json(&wire::Hook {
             agent: &agent,
             hook: &items,
         });

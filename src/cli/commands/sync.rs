@@ -2,24 +2,15 @@
 
 use std::io::{IsTerminal, Write};
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport};
+use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions};
+use crate::wire;
 
 /// Arguments of `sync`, `pull` and `push`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The remote (default: the current branch's upstream remote, else `origin`).
     pub remote: Option<String>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    #[serde(flatten)]
-    report: &'a SyncReport,
-    /// What happened to the provenance notes (refs/notes/beads).
-    notes: &'a ops::NotesSync,
 }
 
 /// Shows what a sync is doing on stderr when it is a terminal.
@@ -85,10 +76,7 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         );
     }
     if out.json {
-        return out.json(&Report {
-            report: &report,
-            notes: &notes,
-        });
+        return out.json(&wire::Synced::new(&report, &notes));
     }
     let remote = &report.remote;
     let what = match report.outcome {
