@@ -5,6 +5,7 @@ pub mod commands;
 pub mod error;
 pub mod man;
 pub mod output;
+pub mod render;
 
 use std::process::ExitCode;
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::{Agent, AgentName, Budget, Capability};
 use crate::ops::{self, AgentChanges, NewAgent};
 use crate::wire;
@@ -178,7 +178,7 @@ fn print_agent(out: &mut Out, a: &Agent) -> Result<(), CliError> {
     if !a.authority.budget.is_empty() {
         out.line(format!(
             "  budget per session: {}",
-            budget_text(&a.authority.budget)
+            render::budget_text(&a.authority.budget)
         ))?;
     }
     let hook: Vec<&str> = a.hook.iter().map(|h| h.as_str()).collect();
@@ -206,22 +206,4 @@ fn print_agent(out: &mut Out, a: &Agent) -> Result<(), CliError> {
         ))?;
     }
     Ok(())
-}
-
-/// A budget in the same words `--budget` takes.
-pub fn budget_text(b: &Budget) -> String {
-    let mut parts = Vec::new();
-    if let Some(t) = b.tokens {
-        parts.push(format!("tokens={t}"));
-    }
-    if let Some(s) = b.spend {
-        parts.push(format!("spend={s}"));
-    }
-    if let Some(t) = b.tool_calls {
-        parts.push(format!("tool-calls={t}"));
-    }
-    if let Some(w) = b.wall_secs {
-        parts.push(format!("wall={w}s"));
-    }
-    parts.join(",")
 }

@@ -1,9 +1,8 @@
 //! `git beads log`.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::BeadId;
-use crate::ops::{self, LogEntry};
-use crate::wire;
+use crate::ops;
 
 /// Arguments of `log`.
 #[derive(clap::Args, Debug)]
@@ -18,32 +17,5 @@ pub struct Args {
 /// Runs `log`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let entries = ops::log(&ctx.store, args.id.as_ref(), args.limit)?;
-    print(out, &entries)
-}
-
-/// Prints history entries: JSON, or one line per step with its changes or diffs.
-pub fn print(out: &mut Out, entries: &[LogEntry]) -> Result<(), CliError> {
-    if out.json {
-        return out.json(&wire::Log::new(entries));
-    }
-    for e in entries {
-        let subject = e.message.lines().next().unwrap_or_default();
-        out.line(format!(
-            "{} {} {} {subject}",
-            &e.commit[..e.commit.len().min(10)],
-            e.time.format("%Y-%m-%d %H:%M"),
-            e.author
-        ))?;
-        for c in &e.changes {
-            match &c.diff {
-                Some(diff) => {
-                    for l in diff.lines().filter(|l| !l.starts_with("@@")) {
-                        out.line(format!("    {l}"))?;
-                    }
-                }
-                None => out.line(format!("    {} {}", c.kind, c.path))?,
-            }
-        }
-    }
-    Ok(())
+    render::log(out, &entries)
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::BeadId;
 use crate::ops::{self, PourOptions, Progress};
 use crate::wire;
@@ -223,19 +223,7 @@ pub fn print_progress(out: &mut Out, p: &Progress) -> Result<(), CliError> {
     let position = p.position();
     out.line(format!("  {}/{} done — {position}", p.done, p.total))?;
     for s in &p.steps {
-        out.line(format!("  {}", step_line(s)))?;
+        out.line(format!("  {}", render::step_line(s)))?;
     }
     Ok(())
-}
-
-/// One line of a molecule's checklist: `[x]` done, `[>]` ready now, `[ ]` waiting.
-pub fn step_line(s: &crate::ops::StepState) -> String {
-    let mark = if s.status.is_done() {
-        "x"
-    } else if s.ready {
-        ">"
-    } else {
-        " "
-    };
-    format!("[{mark}] {} {} ({})", s.id, s.title, s.status)
 }

@@ -1,8 +1,8 @@
 //! `git beads sling`, `unsling` and `hook`: the work pinned to an agent.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::{AgentName, BeadId};
-use crate::ops::{self, HookItem};
+use crate::ops;
 use crate::wire;
 
 /// Arguments of `sling`.
@@ -109,35 +109,7 @@ pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
         out.note(format!("the hook of {agent} is empty"));
     }
     for item in &items {
-        print_hook_item(out, item)?;
-    }
-    Ok(())
-}
-
-/// Prints one hook item, with its molecule checklist when it is one.
-pub fn print_hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
-    let b = &item.bead;
-    out.line(format!(
-        "  {} [{}] P{} {}",
-        b.id, b.status, b.priority, b.title
-    ))?;
-    if let Some(p) = &item.progress {
-        out.line(format!(
-            "    progress: {}/{} — {}",
-            p.done,
-            p.total,
-            p.position()
-        ))?;
-        for s in &p.steps {
-            out.line(format!("    {}", super::mol::step_line(s)))?;
-            // The step to work on now is spelled out, so that a fresh session can start.
-            for l in s.description.iter().flat_map(|d| d.lines()) {
-                out.line(format!("          {l}"))?;
-            }
-            if let Some(a) = &s.acceptance {
-                out.line(format!("          acceptance: {a}"))?;
-            }
-        }
+        render::hook_item(out, item)?;
     }
     Ok(())
 }
