@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Repo, Sandbox, write_script};
+use serde_json::Value;
 
 const BEGIN: &str = "# >>> git-beads >>>";
 const END: &str = "# <<< git-beads <<<";
@@ -32,6 +33,14 @@ fn assert_recorded(repo: &Repo, session: &str) {
     let head = repo.head();
     let p = repo.beads_json(&["provenance", &head])["provenance"].clone();
     assert_eq!(p["records"][0]["session"], session, "{p}");
+}
+
+/// The post-commit entry of a `hooks` report.
+fn post_commit(report: &Value) -> &Value {
+    report["hooks"]
+        .as_array()
+        .and_then(|hooks| hooks.iter().find(|h| h["hook"] == "post-commit"))
+        .unwrap_or_else(|| panic!("no post-commit in {report}"))
 }
 
 #[test]
@@ -64,25 +73,9 @@ fn shims_of_earlier_versions_keep_working_until_reinstalled() {
     assert_recorded(&repo, &session);
 
     let status = repo.beads_json(&["hooks", "status"]);
-    let state = |name: &str| {
-        status["hooks"]
-            .as_array()
-            .expect("hooks")
-            .iter()
-            .find(|h| h["hook"] == name)
-            .map(|h| h["state"].clone())
-            .expect("hook")
-    };
-    assert_eq!(state("post-commit"), "outdated", "{status}");
+    assert_eq!(post_commit(&status)["state"], "outdated", "{status}");
     let installed = repo.beads_json(&["hooks", "install"]);
-    let post_commit = installed["hooks"]
-        .as_array()
-        .expect("hooks")
-        .iter()
-        .find(|h| h["hook"] == "post-commit")
-        .cloned()
-        .expect("post-commit");
-    assert_eq!(post_commit["change"], "updated", "{installed}");
+    assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
     let hook = std::fs::read_to_string(dir.join("post-commit")).expect("read the hook");
     assert!(hook.contains("git beads git-hook post-commit"), "{hook}");
     assert!(!hook.contains("git beads hook "), "{hook}");
