@@ -3,7 +3,8 @@
 //! commits, trees and YAML documents under `refs/beads/`.
 //!
 //! The crate is a library with a thin binary. The layers import downwards only:
-//! [`cli`] → [`ops`] → [`store`] → [`model`].
+//! [`cli`] → [`wire`] → [`ops`] → [`store`] → [`model`]; ARCHITECTURE.md has the
+//! whole table, and `tests/layering.rs` checks it.
 
 pub mod cli;
 pub mod hooks;
@@ -12,3 +13,4 @@ pub mod model;
 pub mod ops;
 pub mod settings;
 pub mod store;
+pub mod wire;

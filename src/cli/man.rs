@@ -13,10 +13,10 @@ use clap_mangen::Man;
 use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
 
 use super::error::Kind;
-use super::output::JSON_SCHEMA_VERSION;
 use crate::model::{BeadType, DepKind, Status};
+use crate::ops::{FORMAT, refs};
 use crate::settings::{self, Setting};
-use crate::store::{FORMAT, refs};
+use crate::wire::{self, JSON_SCHEMA_VERSION};
 
 /// The manual section every page belongs to.
 pub const SECTION: &str = "1";
@@ -409,81 +409,6 @@ fn bead_section() -> Section {
     s
 }
 
-/// The top-level fields of each command's `--json` document. A new command adds a row.
-const JSON_DOCUMENTS: &[(&str, &str)] = &[
-    ("init", "prefix, created, adopted, remotes_configured"),
-    (
-        "create, update, dep add, dep remove, label add, label remove",
-        "bead",
-    ),
-    ("show", "beads (full beads)"),
-    ("close, reopen, delete", "beads"),
-    ("list, ready, search", "beads (summaries), total, broken"),
-    ("ready --claim", "bead (null when nothing is ready)"),
-    ("blocked", "blocked: [{bead (summary), blocked_by}], broken"),
-    ("comments", "id, comments"),
-    ("comment, comments add", "id, comment"),
-    (
-        "dep tree",
-        "tree: {id, title, status, type, depends_on: [...]}",
-    ),
-    ("label list", "id, labels"),
-    ("label list-all", "labels: [{label, count}]"),
-    (
-        "log",
-        "log: [{commit, author, email, time, message, changes: [{path, change, diff}]}]",
-    ),
-    (
-        "import",
-        "source, format, records, added, updated, unchanged, kept_newer, bad: [{line, error}], \
-         unmapped_dependencies, commit",
-    ),
-    ("export -o FILE", "format, path, beads, broken"),
-    ("install-man", "dir, pages, found_by_man"),
-    ("agent create, show, update, retire, bind", "agent"),
-    ("agent list", "agents"),
-    ("sling", "bead, agent"),
-    ("unsling", "agent, removed"),
-    ("hook AGENT", "agent, hook: [{bead, progress}]"),
-    (
-        "session show, end, heartbeat, model, usage, handoff",
-        "session",
-    ),
-    ("session list", "sessions"),
-    (
-        "session snapshot",
-        "session, snapshot (null when nothing changed)",
-    ),
-    ("session resume", "session, from, snapshot, worktree"),
-    ("session log", "log (as for log)"),
-    (
-        "prime, session start",
-        "prime: {agent, session, resumed, handoff, previous, hook, budget_left, \
-         unread_mail, mail, store_commit, ready}",
-    ),
-    ("mail send, reply, read, peek, ack, archive", "message"),
-    ("mail inbox", "agent, unread, messages"),
-    ("mail thread, mail search", "messages"),
-    ("gc", "pruned"),
-    (
-        "doctor",
-        "findings: [{check, severity, path, message, fixed}], documents, fix_commit",
-    ),
-    ("setup claude", "settings, added"),
-    ("formula list", "formulas, shadowed, unreadable, searched"),
-    ("formula show", "formula, file, origin, valid, problems"),
-    ("formula validate", "valid, checked, problems"),
-    ("mol progress, mol current", "progress"),
-    ("mol list", "molecules"),
-    (
-        "sync, pull, push",
-        "fetched, merged, conflicts, pushed, outcome, rounds, kept, notes, …",
-    ),
-    ("resolve", "id, cleared, bead"),
-    ("remote setup", "remote, added"),
-    ("provenance", "provenance"),
-];
-
 fn json_section() -> Section {
     let mut s = Section::new("JSON OUTPUT");
     s.inline(vec![
@@ -508,8 +433,17 @@ fn json_section() -> Section {
          they are reported, never hidden.",
     )
     .para("The top-level fields, by command:");
-    for (commands, fields) in JSON_DOCUMENTS {
-        s.item(commands, fields);
+    for doc in wire::DOCUMENTS {
+        let fields: Vec<String> = doc
+            .fields
+            .iter()
+            .map(|f| match f.note {
+                "" => f.name.to_owned(),
+                note if note.starts_with(':') => format!("{}{note}", f.name),
+                note => format!("{} {note}", f.name),
+            })
+            .collect();
+        s.item(doc.commands, &fields.join(", "));
     }
     s
 }

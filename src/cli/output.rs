@@ -6,11 +6,9 @@ use std::io::{IsTerminal, Write};
 use serde::Serialize;
 
 use super::error::CliError;
-use crate::model::{Bead, DepKind, Status};
-use crate::store::{BeadRow, Broken};
-
-/// The version of every `--json` document, carried as its `schema_version` field.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
+use crate::model::{Bead, Status};
+use crate::ops::{BeadRow, Broken};
+use crate::wire::JSON_SCHEMA_VERSION;
 
 /// Where and how a command writes its results.
 pub struct Out {
@@ -21,58 +19,6 @@ pub struct Out {
     stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
     /// A bead's line as it is put together, reused from one to the next.
     line: Vec<u8>,
-}
-
-/// The JSON form of a summary (what `list`, `ready` and `search` print per bead).
-#[derive(Serialize)]
-pub struct SummaryJson<'a> {
-    id: &'a str,
-    title: &'a str,
-    status: Status,
-    priority: u8,
-    #[serde(rename = "type")]
-    kind: crate::model::BeadType,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    assignee: Option<&'a str>,
-    labels: Vec<&'a str>,
-    dependencies: Vec<DepJson<'a>>,
-    created_at: String,
-    updated_at: String,
-}
-
-/// The JSON form of a dependency, as a bead document writes it.
-#[derive(Serialize)]
-struct DepJson<'a> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: DepKind,
-}
-
-impl<'a> From<BeadRow<'a>> for SummaryJson<'a> {
-    fn from(s: BeadRow<'a>) -> Self {
-        SummaryJson {
-            id: s.id(),
-            title: s.title(),
-            status: s.status(),
-            priority: s.priority(),
-            kind: s.kind(),
-            assignee: s.assignee(),
-            labels: s.labels().collect(),
-            dependencies: s
-                .dependencies()
-                .map(|d| DepJson {
-                    id: d.id(),
-                    kind: d.kind,
-                })
-                .collect(),
-            created_at: s
-                .created_at()
-                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-            updated_at: s
-                .updated_at()
-                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-        }
-    }
 }
 
 #[derive(Serialize)]

@@ -1,4 +1,4 @@
-//! The git hooks' handlers: what `git beads hook NAME ARGS…` does for each git hook
+//! The git hooks' handlers: what `git beads git-hook NAME ARGS…` does for each git hook
 //! the shims call it from. Each turns git's arguments into calls of [`crate::ops`],
 //! like the CLI does, and returns what is worth one line on stderr.
 //!
@@ -19,8 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::model::{Actor, AgentName, GIT_HOOK_NAMES, parse_duration};
-use crate::ops::{self, BoundBy, OpError, RefState};
-use crate::store::{SYNC_ENV, Store};
+use crate::ops::{self, BoundBy, OpError, RefState, SYNC_ENV, Store};
 
 /// The config key bounding how long the pre-push hook may spend pushing beads
 /// (`20s`, `2m`, or seconds; default 30 seconds).
@@ -50,12 +49,6 @@ pub enum HookError {
     Unknown(String),
 }
 
-impl From<crate::store::StoreError> for HookError {
-    fn from(e: crate::store::StoreError) -> HookError {
-        HookError::Op(e.into())
-    }
-}
-
 /// Who a hook acts as: what `--as` or `GIT_BEADS_AGENT` named, or `--as-person`.
 #[derive(Clone, Copy, Debug)]
 pub struct Who<'a> {
@@ -71,7 +64,7 @@ impl Who<'_> {
     }
 }
 
-/// Whether `name` is a git hook `git beads hook` runs.
+/// Whether `name` is a git hook `git beads git-hook` (and `git beads hook`) runs.
 pub fn is_git_hook(name: &str) -> bool {
     GIT_HOOK_NAMES.contains(&name)
 }
@@ -164,11 +157,11 @@ fn prepare_commit_msg(
     // A rebase replays commits made by others (or by earlier sessions): their
     // messages stay as they were.
     if matches!(args.get(1).map(String::as_str), Some("merge" | "squash"))
-        || store.git().rebase_in_progress()
+        || ops::rebase_in_progress(store)
     {
         return Ok(Vec::new());
     }
-    if store.head()?.is_none() {
+    if !ops::has_store(store)? {
         return Ok(Vec::new());
     }
     let actor = who.actor(store)?;
@@ -181,7 +174,8 @@ fn prepare_commit_msg(
     {
         path = cwd.join(path);
     }
-    store.git().add_trailers(
+    ops::add_trailers(
+        store,
         &path,
         &[
             ("Beads-Agent", agent.as_str()),
@@ -192,7 +186,7 @@ fn prepare_commit_msg(
 }
 
 fn post_commit(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
-    if store.head()?.is_none() {
+    if !ops::has_store(store)? {
         return Ok(Vec::new());
     }
     let actor = who.actor(store)?;
@@ -236,9 +230,7 @@ fn fold(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
 }
 
 fn push_timeout(store: &Store) -> Duration {
-    store
-        .git()
-        .config_string(PUSH_TIMEOUT_KEY)
+    ops::config_string(store, PUSH_TIMEOUT_KEY)
         .and_then(|v| parse_duration(v.trim()).ok())
         .map(Duration::from_secs)
         .unwrap_or(DEFAULT_PUSH_TIMEOUT)
@@ -251,7 +243,7 @@ fn pre_push(store: &Store, who: Who<'_>, args: &[String]) -> Result<Vec<String>,
             detail: "no remote".into(),
         });
     };
-    if store.head()?.is_none() {
+    if !ops::has_store(store)? {
         return Ok(Vec::new());
     }
     let actor = who.actor(store)?;

@@ -26,8 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::model::GIT_HOOK_NAMES;
-use crate::ops::{self, OpError, Replacement};
-use crate::store::Store;
+use crate::ops::{self, OpError, Replacement, Store};
 
 /// The first line of git-beads' block in a hook file.
 pub const BEGIN: &str = "# >>> git-beads >>>";
@@ -114,7 +113,7 @@ pub fn block(hook: &str) -> String {
 
 /// The line to add to a hook file git-beads did not write into.
 pub fn line_to_add(hook: &str) -> String {
-    format!("git beads hook {hook} \"$@\"")
+    format!("git beads git-hook {hook} \"$@\"")
 }
 
 /// The lines to add to `lefthook.yml` for `hook`.
@@ -159,7 +158,7 @@ fn has_any(top: &Path, names: &[&str]) -> bool {
 /// Finds where hooks go and which hook managers the repository uses.
 pub fn layout(store: &Store) -> Result<Layout, InstallError> {
     let hooks_dir = ops::hooks_dir(store)?;
-    let top = store.workdir().map(Path::to_owned);
+    let top = ops::workdir(store);
     let mut managers = Vec::new();
     let mut advice = Vec::new();
     let name_of = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -187,7 +186,7 @@ pub fn layout(store: &Store) -> Result<Layout, InstallError> {
         managers.push(Manager::Husky);
         advice.push(format!(
             "husky is set up in {} but not active here (core.hooksPath is not .husky); once it is, \
-             add to each .husky/<hook> the line `git beads hook <hook> \"$@\"`, or run \
+             add to each .husky/<hook> the line `git beads git-hook <hook> \"$@\"`, or run \
              `git beads hooks install` again",
             top.display()
         ));
@@ -244,6 +243,22 @@ pub enum State {
     Skipped,
 }
 
+/// What a command changed in one hook file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    /// The file was made, holding git-beads' block.
+    Created,
+    /// The block was added to the user's file.
+    Added,
+    /// The block was rewritten as this version writes it.
+    Updated,
+    /// The block was taken out; the user's lines stay.
+    Removed,
+    /// The file went: nothing else was in it.
+    Deleted,
+}
+
 /// One hook file: where it is and what git-beads did or found there.
 #[derive(Clone, Debug, Serialize)]
 pub struct HookFile {
@@ -253,10 +268,9 @@ pub struct HookFile {
     pub path: PathBuf,
     /// Where it stands (after the command).
     pub state: State,
-    /// What changed: `created`, `added`, `updated`, `removed`, `deleted` (the file
-    /// went, nothing else was in it), or nothing.
+    /// What changed, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<&'static str>,
+    pub change: Option<Change>,
     /// The manager whose file this is, when one is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<Manager>,
@@ -340,7 +354,9 @@ fn without_block(text: &str) -> String {
     let last = match end {
         Some(e) => e,
         None => match lines.get(begin + 1) {
-            Some(l) if l.starts_with("git beads hook ") => begin + 1,
+            Some(l) if l.starts_with("git beads git-hook ") || l.starts_with("git beads hook ") => {
+                begin + 1
+            }
             _ => begin,
         },
     };
@@ -474,14 +490,24 @@ fn state_of(text: Option<&str>, hook: &str) -> State {
 }
 
 fn strict(store: &Store) -> bool {
-    store.git().config_bool(STRICT_KEY).unwrap_or(false)
+    ops::config_bool(store, STRICT_KEY).unwrap_or(false)
 }
 
-/// Installs (or updates) git-beads' block in every hook git-beads handles, and
-/// configures git to carry provenance notes through amend and rebase. Idempotent:
+/// What [`install`] did: the hooks, and the remotes it set up.
+#[derive(Clone, Debug)]
+pub struct Installed {
+    /// The hooks.
+    pub report: Report,
+    /// The remotes whose fetch refspecs were added now, so that `git pull` brings beads.
+    pub remotes_configured: Vec<String>,
+}
+
+/// Installs (or updates) git-beads' block in every hook git-beads handles,
+/// configures git to carry provenance notes through amend and rebase, and sets up
+/// the remotes so that `git pull` brings beads (the hooks fold them in). Idempotent:
 /// a second run changes nothing. With `force`, repairs a damaged block and writes
 /// into hook files lefthook generated.
-pub fn install(store: &Store, force: bool) -> Result<Report, InstallError> {
+pub fn install(store: &Store, force: bool) -> Result<Installed, InstallError> {
     let layout = layout(store)?;
     let mut hooks = Vec::new();
     for hook in GIT_HOOK_NAMES {
@@ -506,15 +532,15 @@ pub fn install(store: &Store, force: bool) -> Result<Report, InstallError> {
             (_, State::Installed) => None,
             (None, _) => {
                 write_script(&path, &format!("#!/bin/sh\n{}", block(hook)))?;
-                Some("created")
+                Some(Change::Created)
             }
             (Some(text), _) => {
                 let fresh = with_block(&without_block(text), &block(hook));
                 write_script(&path, &fresh)?;
                 Some(if state == State::Missing {
-                    "added"
+                    Change::Added
                 } else {
-                    "updated"
+                    Change::Updated
                 })
             }
         };
@@ -528,12 +554,16 @@ pub fn install(store: &Store, force: bool) -> Result<Report, InstallError> {
         });
     }
     let configured = ops::configure_notes(store)?;
-    Ok(Report {
+    let report = Report {
         notes_rewrite: ops::notes_configured(store)?,
         strict: strict(store),
         layout,
         hooks,
         configured,
+    };
+    Ok(Installed {
+        report,
+        remotes_configured: ops::setup_remotes(store)?,
     })
 }
 
@@ -569,7 +599,7 @@ pub fn uninstall(store: &Store) -> Result<Report, InstallError> {
             via: None,
             advice: None,
         };
-        for path in candidates(&layout, &store.common_dir().join("hooks"), hook) {
+        for path in candidates(&layout, &ops::common_dir(store).join("hooks"), hook) {
             let Some(text) = read(&path)? else {
                 continue;
             };
@@ -579,10 +609,10 @@ pub fn uninstall(store: &Store) -> Result<Report, InstallError> {
             let rest = without_block(&text);
             if is_empty_script(&rest) {
                 remove_file(&path)?;
-                report.change = Some("deleted");
+                report.change = Some(Change::Deleted);
             } else {
                 write_script(&path, &rest)?;
-                report.change = Some("removed");
+                report.change = Some(Change::Removed);
             }
             report.path = path;
         }
@@ -645,7 +675,7 @@ mod tests {
             assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
             assert!(
-                lines[1].starts_with(&format!("git beads hook {name} \"$@\"")),
+                lines[1].starts_with(&format!("git beads git-hook {name} \"$@\"")),
                 "{name}: {}",
                 lines[1]
             );

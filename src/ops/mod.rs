@@ -15,12 +15,16 @@ mod molecule;
 mod provenance;
 mod query;
 mod session;
+mod setup;
 mod sync;
 mod worktree;
 
 use crate::model::{Actor, Bead, BeadId, Prefix};
-use crate::store::{self, Meta, Store, Tx, View};
+use crate::store::{self, Meta, Tx, View};
 
+/// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
+/// the store replaces its files.
+pub use crate::store::{Replacement, replace_file};
 pub use agent::{
     AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents,
     retire_agent, show_agent, unbind, update_agent,
@@ -61,13 +65,15 @@ pub use session::{
     end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
     session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
 };
+pub use setup::{
+    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Synced, add_trailers,
+    common_dir, config_bool, config_string, discover, has_store, initialize, rebase_in_progress,
+    refs, sync_with_notes, workdir,
+};
 pub use sync::{
     KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, resolve,
     setup_remote, setup_remotes, sync,
 };
-/// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
-/// the store replaces its files.
-pub use crate::store::{Replacement, replace_file};
 
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,

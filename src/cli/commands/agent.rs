@@ -2,11 +2,10 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
-
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::{Agent, AgentName, Budget, Capability};
 use crate::ops::{self, AgentChanges, NewAgent};
+use crate::wire;
 
 /// The verbs of `agent`.
 #[derive(clap::Subcommand, Debug)]
@@ -92,16 +91,6 @@ pub struct UpdateArgs {
     pub apply_now: bool,
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    agent: &'a Agent,
-}
-
-#[derive(Serialize)]
-struct Many<'a> {
-    agents: &'a [Agent],
-}
-
 /// Runs `agent`.
 pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> {
     let agent = match cmd {
@@ -120,7 +109,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
         AgentCommand::List => {
             let agents = ops::list_agents(&ctx.store)?;
             if out.json {
-                return out.json(&Many { agents: &agents });
+                return out.json(&wire::Agents { agents: &agents });
             }
             for a in &agents {
                 out.line(format!(
@@ -163,7 +152,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
         }
     };
     if out.json {
-        return out.json(&One { agent: &agent });
+        return out.json(&wire::OneAgent { agent: &agent });
     }
     print_agent(out, &agent)
 }
@@ -189,7 +178,7 @@ fn print_agent(out: &mut Out, a: &Agent) -> Result<(), CliError> {
     if !a.authority.budget.is_empty() {
         out.line(format!(
             "  budget per session: {}",
-            budget_text(&a.authority.budget)
+            render::budget_text(&a.authority.budget)
         ))?;
     }
     let hook: Vec<&str> = a.hook.iter().map(|h| h.as_str()).collect();
@@ -217,22 +206,4 @@ fn print_agent(out: &mut Out, a: &Agent) -> Result<(), CliError> {
         ))?;
     }
     Ok(())
-}
-
-/// A budget in the same words `--budget` takes.
-pub fn budget_text(b: &Budget) -> String {
-    let mut parts = Vec::new();
-    if let Some(t) = b.tokens {
-        parts.push(format!("tokens={t}"));
-    }
-    if let Some(s) = b.spend {
-        parts.push(format!("spend={s}"));
-    }
-    if let Some(t) = b.tool_calls {
-        parts.push(format!("tool-calls={t}"));
-    }
-    if let Some(w) = b.wall_secs {
-        parts.push(format!("wall={w}s"));
-    }
-    parts.join(",")
 }

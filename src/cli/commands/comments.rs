@@ -1,10 +1,9 @@
 //! `git beads comments` and `git beads comment`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{BeadId, Comment};
+use crate::model::BeadId;
 use crate::ops;
+use crate::wire;
 
 /// Arguments of `comments`: show a bead's comments, or `comments add`.
 #[derive(clap::Args, Debug)]
@@ -36,18 +35,6 @@ pub struct AddArgs {
     pub author: Option<String>,
 }
 
-#[derive(Serialize)]
-struct List<'a> {
-    id: &'a BeadId,
-    comments: &'a [Comment],
-}
-
-#[derive(Serialize)]
-struct Added<'a> {
-    id: &'a BeadId,
-    comment: &'a Comment,
-}
-
 /// Runs `comments`.
 pub fn comments(ctx: &Ctx, args: CommentsArgs, out: &mut Out) -> Result<(), CliError> {
     if let Some(CommentsCommand::Add(a)) = args.add {
@@ -61,7 +48,7 @@ pub fn comments(ctx: &Ctx, args: CommentsArgs, out: &mut Out) -> Result<(), CliE
     };
     let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?.remove(0);
     if out.json {
-        return out.json(&List {
+        return out.json(&wire::Comments {
             id: &id,
             comments: &bead.comments,
         });
@@ -87,7 +74,7 @@ pub fn add(ctx: &Ctx, a: AddArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let comment = ops::add_comment(&ctx.store, &actor, &a.id, &a.text, a.author.as_deref())?;
     if out.json {
-        return out.json(&Added {
+        return out.json(&wire::CommentAdded {
             id: &a.id,
             comment: &comment,
         });

@@ -1,11 +1,10 @@
 //! `git beads create`.
 
-use serde::Serialize;
-
 use super::{parse_dep, parse_priority};
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, BeadType, Dependency};
+use crate::model::{BeadId, BeadType, Dependency};
 use crate::ops::{self, NewBead};
+use crate::wire;
 
 /// Arguments of `create`.
 #[derive(clap::Args, Debug)]
@@ -35,11 +34,6 @@ pub struct Args {
     pub deps: Vec<Dependency>,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    bead: &'a Bead,
-}
-
 /// Runs `create`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
@@ -58,7 +52,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         },
     )?;
     if out.json {
-        return out.json(&Report { bead: &bead });
+        return out.json(&wire::OneBead { bead: &bead });
     }
     out.line(bead.id.as_str())
 }

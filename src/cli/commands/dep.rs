@@ -1,10 +1,9 @@
 //! `git beads dep add|remove|tree`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, DepKind, Status};
+use crate::model::{BeadId, DepKind};
 use crate::ops::{self, DepNode};
+use crate::wire;
 
 /// The verbs of `dep`.
 #[derive(clap::Subcommand, Debug)]
@@ -36,40 +35,6 @@ pub struct TreeArgs {
     pub id: BeadId,
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    bead: &'a Bead,
-}
-
-#[derive(Serialize)]
-struct NodeJson<'a> {
-    id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<Status>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<DepKind>,
-    depends_on: Vec<NodeJson<'a>>,
-}
-
-impl<'a> From<&'a DepNode> for NodeJson<'a> {
-    fn from(n: &'a DepNode) -> Self {
-        NodeJson {
-            id: &n.id,
-            title: n.title.as_deref(),
-            status: n.status,
-            kind: n.kind,
-            depends_on: n.children.iter().map(NodeJson::from).collect(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct Tree<'a> {
-    tree: NodeJson<'a>,
-}
-
 /// Runs `dep`.
 pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
@@ -78,7 +43,7 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let kind = a.kind.unwrap_or(DepKind::Blocks);
             let bead = ops::add_dependency(&ctx.store, &actor, &a.id, &a.depends_on, kind)?;
             if out.json {
-                return out.json(&One { bead: &bead });
+                return out.json(&wire::OneBead { bead: &bead });
             }
             out.note(format!("{} now depends on {} ({kind})", a.id, a.depends_on));
             Ok(())
@@ -87,7 +52,7 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let actor = ctx.actor()?;
             let bead = ops::remove_dependency(&ctx.store, &actor, &a.id, &a.depends_on, a.kind)?;
             if out.json {
-                return out.json(&One { bead: &bead });
+                return out.json(&wire::OneBead { bead: &bead });
             }
             out.note(format!("{} no longer depends on {}", a.id, a.depends_on));
             Ok(())
@@ -95,8 +60,8 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
         DepCommand::Tree(a) => {
             let tree = ops::dep_tree(&ctx.store, &a.id)?;
             if out.json {
-                return out.json(&Tree {
-                    tree: NodeJson::from(&tree),
+                return out.json(&wire::DepTree {
+                    tree: wire::Node::from(&tree),
                 });
             }
             print_node(out, &tree, 0)

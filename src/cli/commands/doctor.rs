@@ -2,6 +2,7 @@
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops::{self, Severity};
+use crate::wire;
 
 /// Arguments of `doctor`.
 #[derive(clap::Args, Debug)]
@@ -15,7 +16,7 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let report = ops::doctor(&ctx.store, &ctx.actor()?, args.fix)?;
     if out.json {
-        out.json(&report)?;
+        out.json(&wire::Doctor::from(&report))?;
     } else {
         for f in &report.findings {
             out.line(format!(

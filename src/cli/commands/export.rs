@@ -1,14 +1,12 @@
 //! `git beads export`: writes every bead out, as the beads `bd` tracker's JSONL or as
 //! git-beads' own YAML.
 
-use std::path::{Path, PathBuf};
-
-use serde::Serialize;
+use std::path::PathBuf;
 
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
-use crate::store::Broken;
+use crate::wire;
 
 /// Arguments of `export`.
 #[derive(clap::Args, Debug)]
@@ -19,14 +17,6 @@ pub struct Args {
     /// Write to FILE (replaced atomically) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    format: &'a str,
-    path: &'a Path,
-    beads: usize,
-    broken: &'a [Broken],
 }
 
 /// Runs `export`.
@@ -46,7 +36,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
             ops::replace_file(path, export.text.as_bytes(), true)
                 .map_err(|e| CliError::user(format!("could not write {}: {e}", path.display())))?;
             if out.json {
-                return out.json(&Report {
+                return out.json(&wire::Exported {
                     format: format.as_str(),
                     path,
                     beads: export.beads,

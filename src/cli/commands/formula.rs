@@ -2,11 +2,9 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Formula, Problem};
-use crate::ops::{self, FoundFormula, Origin};
+use crate::ops::{self, Origin};
+use crate::wire;
 
 /// The verbs of `formula`.
 #[derive(clap::Subcommand, Debug)]
@@ -35,59 +33,6 @@ pub struct ValidateArgs {
     pub file: Option<PathBuf>,
 }
 
-#[derive(Serialize)]
-struct Entry<'a> {
-    name: &'a str,
-    version: u32,
-    description: &'a str,
-    file: &'a str,
-    origin: Origin,
-    steps: usize,
-    variables: Vec<&'a str>,
-    valid: bool,
-    problems: &'a [Problem],
-}
-
-impl<'a> From<&'a FoundFormula> for Entry<'a> {
-    fn from(f: &'a FoundFormula) -> Self {
-        Entry {
-            name: &f.formula.name,
-            version: f.formula.version,
-            description: &f.formula.description,
-            file: &f.file,
-            origin: f.origin,
-            steps: f.formula.steps.len(),
-            variables: f.formula.variables.keys().map(String::as_str).collect(),
-            valid: f.problems.is_empty(),
-            problems: &f.problems,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct ListJson<'a> {
-    formulas: Vec<Entry<'a>>,
-    shadowed: Vec<Entry<'a>>,
-    unreadable: &'a [Problem],
-    searched: &'a [String],
-}
-
-#[derive(Serialize)]
-struct ShowJson<'a> {
-    formula: &'a Formula,
-    file: &'a str,
-    origin: Origin,
-    valid: bool,
-    problems: &'a [Problem],
-}
-
-#[derive(Serialize)]
-struct ValidateJson<'a> {
-    valid: bool,
-    checked: &'a [String],
-    problems: &'a [Problem],
-}
-
 /// Runs `formula`.
 pub fn run(ctx: &Ctx, cmd: FormulaCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
@@ -104,9 +49,9 @@ fn first_line(s: &str) -> &str {
 fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
     let cat = ops::catalog(&ctx.store)?;
     if out.json {
-        return out.json(&ListJson {
-            formulas: cat.formulas.iter().map(Entry::from).collect(),
-            shadowed: cat.shadowed.iter().map(Entry::from).collect(),
+        return out.json(&wire::Formulas {
+            formulas: cat.formulas.iter().map(wire::FormulaEntry::from).collect(),
+            shadowed: cat.shadowed.iter().map(wire::FormulaEntry::from).collect(),
             unreadable: &cat.unreadable,
             searched: &cat.searched,
         });
@@ -151,7 +96,7 @@ fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
 fn show(ctx: &Ctx, a: ShowArgs, out: &mut Out) -> Result<(), CliError> {
     let f = ops::find_formula(&ctx.store, &a.name)?;
     if out.json {
-        return out.json(&ShowJson {
+        return out.json(&wire::FormulaShown {
             formula: &f.formula,
             file: &f.file,
             origin: f.origin,
@@ -203,7 +148,7 @@ fn show(ctx: &Ctx, a: ShowArgs, out: &mut Out) -> Result<(), CliError> {
 fn validate(ctx: &Ctx, a: ValidateArgs, out: &mut Out) -> Result<(), CliError> {
     let v = ops::validate(&ctx.store, a.file.as_deref())?;
     if out.json {
-        out.json(&ValidateJson {
+        out.json(&wire::FormulaChecked {
             valid: v.problems.is_empty(),
             checked: &v.checked,
             problems: &v.problems,

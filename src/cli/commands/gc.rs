@@ -1,9 +1,8 @@
 //! `git beads gc`: prune old worktree snapshots from the store.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
+use crate::wire;
 
 /// Arguments of `gc`.
 #[derive(clap::Args, Debug)]
@@ -13,16 +12,11 @@ pub struct Args {
     pub keep: Option<usize>,
 }
 
-#[derive(Serialize)]
-struct Report {
-    pruned: usize,
-}
-
 /// Runs `gc`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let pruned = ops::gc(&ctx.store, &ctx.actor()?, args.keep)?;
     if out.json {
-        return out.json(&Report { pruned });
+        return out.json(&wire::Pruned { pruned });
     }
     out.note(format!("pruned {pruned} old snapshots"));
     Ok(())

@@ -1,16 +1,13 @@
-//! `git beads hooks install|uninstall|status`, and the git hooks themselves
-//! (`git beads hook NAME ARGS…`, which the installed shims call).
-
-use serde::Serialize;
+//! `git beads hooks install|uninstall|status`.
 
 use crate::cli::{
     Ctx,
     error::{CliError, Kind},
     output::Out,
 };
-use crate::hooks::git::{self, HookError, Who};
-use crate::hooks::install::{self, InstallError, Report, STRICT_KEY, State};
-use crate::ops;
+use crate::hooks::git::HookError;
+use crate::hooks::install::{self, Change, InstallError, Installed, Report, STRICT_KEY, State};
+use crate::wire;
 
 /// The verbs of `hooks`.
 #[derive(clap::Subcommand, Debug)]
@@ -42,14 +39,6 @@ pub struct InstallArgs {
     /// Repair a damaged block, and write into hook files lefthook generated.
     #[arg(long)]
     pub force: bool,
-}
-
-#[derive(Serialize)]
-struct Json<'a> {
-    #[serde(flatten)]
-    report: &'a Report,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    remotes_configured: Option<&'a [String]>,
 }
 
 impl From<InstallError> for CliError {
@@ -84,148 +73,121 @@ fn state_word(s: &State) -> &'static str {
 /// Runs `hooks`.
 pub fn run(ctx: &Ctx, cmd: HooksCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
-        HooksCommand::Install(a) => {
-            let report = install::install(&ctx.store, a.force)?;
-            let remotes = ops::setup_remotes(&ctx.store)?;
-            if out.json {
-                return out.json(&Json {
-                    report: &report,
-                    remotes_configured: Some(&remotes),
-                });
-            }
-            for h in &report.hooks {
-                match (h.change, &h.advice) {
-                    (_, Some(advice)) => out.note(format!("{}: left alone: {advice}", h.hook)),
-                    (Some(change), None) => {
-                        let how = match change {
-                            "created" => "created",
-                            "added" => "added to your hook",
-                            _ => "updated in",
-                        };
-                        out.note(format!("{}: {how} {}", h.hook, h.path.display()))
-                    }
-                    (None, None) => {}
-                }
-            }
-            for a in &report.layout.advice {
-                out.note(format!("note: {a}"));
-            }
-            for r in &remotes {
-                out.note(format!("`git fetch {r}` now brings its beads too"));
-            }
-            let installed = report
-                .hooks
-                .iter()
-                .filter(|h| h.state == State::Installed)
-                .count();
-            out.note(format!(
-                "{installed} of {} git hooks installed in {}{}",
-                report.hooks.len(),
-                report.layout.dir.display(),
-                if report.strict {
-                    " (strict: a failing hook stops git)"
-                } else {
-                    ""
-                }
-            ));
-            Ok(())
-        }
-        HooksCommand::Uninstall => {
-            let report = install::uninstall(&ctx.store)?;
-            if out.json {
-                return out.json(&Json {
-                    report: &report,
-                    remotes_configured: None,
-                });
-            }
-            let mut any = false;
-            for h in &report.hooks {
-                if let Some(change) = h.change {
-                    any = true;
-                    let what = if change == "deleted" {
-                        "removed (the file held nothing else)"
-                    } else {
-                        "removed git-beads' block; your lines stay"
-                    };
-                    out.note(format!("{}: {what}: {}", h.hook, h.path.display()));
-                }
-            }
-            if !any {
-                out.note("no git-beads hooks were installed");
-            }
-            Ok(())
-        }
-        HooksCommand::Status => {
-            let report = install::status(&ctx.store)?;
-            if out.json {
-                return out.json(&Json {
-                    report: &report,
-                    remotes_configured: None,
-                });
-            }
-            for h in &report.hooks {
-                out.line(format!(
-                    "{:<10} {:<19} {}",
-                    state_word(&h.state),
-                    h.hook,
-                    h.path.display()
-                ))?;
-                if let Some(advice) = &h.advice {
-                    for l in advice.lines() {
-                        out.line(format!("           {l}"))?;
-                    }
-                }
-            }
-            for a in &report.layout.advice {
-                out.note(format!("note: {a}"));
-            }
-            out.note(format!(
-                "strict ({STRICT_KEY}): {}; notes follow amend and rebase: {}",
-                if report.strict { "on" } else { "off" },
-                if report.notes_rewrite {
-                    "yes"
-                } else {
-                    "no (run `git beads hooks install`)"
-                }
-            ));
-            Ok(())
-        }
+        HooksCommand::Install(a) => install(ctx, a, out),
+        HooksCommand::Uninstall => uninstall(ctx, out),
+        HooksCommand::Status => status(ctx, out),
     }
 }
 
-/// Runs git hook `name` (what the installed shims call). A failure prints one line on
-/// stderr and lets git go on, unless `beads.hooks.strict` is true: then it is an error
-/// (exit status ≠ 0), which stops git where git lets a hook stop it.
-pub fn git_hook(ctx: &Ctx, name: &str, args: &[String], out: &mut Out) -> Result<(), CliError> {
-    let who = Who {
-        agent: ctx.as_agent.as_ref(),
-        as_person: ctx.as_person,
-    };
-    match git::run(&ctx.store, who, name, args) {
-        Ok(said) => {
-            for line in said {
-                out.note(line);
+fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
+    let Installed {
+        report,
+        remotes_configured: remotes,
+    } = install::install(&ctx.store, a.force)?;
+    if out.json {
+        return out.json(&wire::Hooks {
+            report: &report,
+            remotes_configured: Some(&remotes),
+        });
+    }
+    for h in &report.hooks {
+        match (h.change, &h.advice) {
+            (_, Some(advice)) => out.note(format!("{}: left alone: {advice}", h.hook)),
+            (Some(change), None) => {
+                let how = match change {
+                    Change::Created => "created",
+                    Change::Added => "added to your hook",
+                    Change::Updated | Change::Removed | Change::Deleted => "updated in",
+                };
+                out.note(format!("{}: {how} {}", h.hook, h.path.display()))
             }
-            Ok(())
+            (None, None) => {}
         }
-        Err(e) => {
-            if ctx.store.git().config_bool(STRICT_KEY).unwrap_or(false) {
-                let err: CliError = e.into();
-                return Err(err.hint(format!(
-                    "the {name} hook is strict ({STRICT_KEY}=true); `git config {STRICT_KEY} false` lets git go on despite such failures"
-                )));
-            }
-            let err: CliError = e.into();
-            let mut text = err.message;
-            for c in &err.causes {
-                text.push_str(": ");
-                text.push_str(c);
-            }
-            eprintln!(
-                "git-beads: the {name} hook failed and was skipped: {}",
-                text.replace('\n', " / ")
-            );
-            Ok(())
+    }
+    note_advice(&report, out);
+    for r in &remotes {
+        out.note(format!("`git fetch {r}` now brings its beads too"));
+    }
+    let installed = report
+        .hooks
+        .iter()
+        .filter(|h| h.state == State::Installed)
+        .count();
+    out.note(format!(
+        "{installed} of {} git hooks installed in {}{}",
+        report.hooks.len(),
+        report.layout.dir.display(),
+        if report.strict {
+            " (strict: a failing hook stops git)"
+        } else {
+            ""
         }
+    ));
+    Ok(())
+}
+
+fn uninstall(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
+    let report = install::uninstall(&ctx.store)?;
+    if out.json {
+        return out.json(&wire::Hooks {
+            report: &report,
+            remotes_configured: None,
+        });
+    }
+    let mut any = false;
+    for h in &report.hooks {
+        if let Some(change) = h.change {
+            any = true;
+            let what = if change == Change::Deleted {
+                "removed (the file held nothing else)"
+            } else {
+                "removed git-beads' block; your lines stay"
+            };
+            out.note(format!("{}: {what}: {}", h.hook, h.path.display()));
+        }
+    }
+    if !any {
+        out.note("no git-beads hooks were installed");
+    }
+    Ok(())
+}
+
+fn status(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
+    let report = install::status(&ctx.store)?;
+    if out.json {
+        return out.json(&wire::Hooks {
+            report: &report,
+            remotes_configured: None,
+        });
+    }
+    for h in &report.hooks {
+        out.line(format!(
+            "{:<10} {:<19} {}",
+            state_word(&h.state),
+            h.hook,
+            h.path.display()
+        ))?;
+        if let Some(advice) = &h.advice {
+            for l in advice.lines() {
+                out.line(format!("           {l}"))?;
+            }
+        }
+    }
+    note_advice(&report, out);
+    out.note(format!(
+        "strict ({STRICT_KEY}): {}; notes follow amend and rebase: {}",
+        if report.strict { "on" } else { "off" },
+        if report.notes_rewrite {
+            "yes"
+        } else {
+            "no (run `git beads hooks install`)"
+        }
+    ));
+    Ok(())
+}
+
+fn note_advice(report: &Report, out: &Out) {
+    for a in &report.layout.advice {
+        out.note(format!("note: {a}"));
     }
 }

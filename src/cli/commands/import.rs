@@ -1,15 +1,13 @@
 //! `git beads import FILE`: imports an export of the beads `bd` tracker, or git-beads'
 //! own YAML export, as one commit.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
-
-use serde::Serialize;
 
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops::{self, ImportOptions, ImportProgress};
+use crate::wire;
 
 /// Arguments of `import`.
 #[derive(clap::Args, Debug)]
@@ -22,28 +20,6 @@ pub struct Args {
     /// Import the good records and list the bad lines, instead of importing nothing.
     #[arg(long)]
     pub skip_bad: bool,
-}
-
-#[derive(Serialize)]
-struct BadJson<'a> {
-    line: usize,
-    error: &'a str,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    source: &'a str,
-    format: &'a str,
-    records: usize,
-    added: usize,
-    updated: usize,
-    unchanged: usize,
-    kept_newer: &'a [String],
-    bad: Vec<BadJson<'a>>,
-    unmapped_dependencies: usize,
-    by_status: &'a BTreeMap<String, usize>,
-    by_type: &'a BTreeMap<String, usize>,
-    commit: Option<&'a str>,
 }
 
 /// What to import from, read as the import goes.
@@ -139,27 +115,11 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         eprintln!("warning: {source}:{}: skipped: {}", b.line, b.error);
     }
     if out.json {
-        return out.json(&Report {
-            source: &source,
-            format: options.format.as_str(),
-            records: report.records,
-            added: report.added,
-            updated: report.updated,
-            unchanged: report.unchanged,
-            kept_newer: &report.kept_newer,
-            bad: report
-                .bad
-                .iter()
-                .map(|b| BadJson {
-                    line: b.line,
-                    error: &b.error,
-                })
-                .collect(),
-            unmapped_dependencies: report.unmapped_dependencies,
-            by_status: &report.by_status,
-            by_type: &report.by_type,
-            commit: report.commit.as_deref(),
-        });
+        return out.json(&wire::Imported::new(
+            &source,
+            options.format.as_str(),
+            &report,
+        ));
     }
     out.note(format!(
         "imported {} records from {source}: {} added, {} updated, {} unchanged{}{}",

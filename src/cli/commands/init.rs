@@ -2,12 +2,10 @@
 
 use std::io::IsTerminal;
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::Prefix;
-use crate::ops::{self, OpError};
-use crate::store::StoreError;
+use crate::ops;
+use crate::wire;
 
 /// Arguments of `init`.
 #[derive(clap::Args, Debug)]
@@ -17,52 +15,33 @@ pub struct Args {
     pub prefix: Option<Prefix>,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    prefix: &'a str,
-    created: bool,
-    /// The remote whose store this repository adopted, if it did.
-    adopted: Option<&'a str>,
-    /// The remotes whose fetch refspecs were added now.
-    remotes_configured: &'a [String],
-}
-
 /// Runs `init`: sets up every remote so that `git fetch` brings beads, adopts the
 /// default remote's store when this repository has none (a fresh clone), and
 /// otherwise creates a new store.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let configured = ops::setup_remotes(&ctx.store)?;
     let talk = !out.is_quiet() && std::io::stderr().is_terminal();
-    let adopted = match ops::adopt(&ctx.store, &actor, None, args.prefix.as_ref(), talk) {
-        Ok(adopted) => adopted,
-        // A remote that cannot be reached (or holds garbage) does not stop a new
-        // store; the first sync merges the two histories.
-        Err(OpError::Store(StoreError::Remote(e))) => {
-            eprintln!("warning: could not look for beads on the remote: {e}");
-            None
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let (prefix, created) = ops::init(&ctx.store, &actor, args.prefix)?;
-    // Provenance notes follow their commits through amend and rebase.
-    ops::configure_notes(&ctx.store)?;
+    let done = ops::initialize(&ctx.store, &actor, args.prefix, talk)?;
+    if let Some(e) = &done.remote_unreachable {
+        eprintln!("warning: could not look for beads on the remote: {e}");
+    }
+    let prefix = &done.prefix;
     if out.json {
-        return out.json(&Report {
+        return out.json(&wire::Initialized {
             prefix: prefix.as_str(),
-            created,
-            adopted: adopted.as_deref(),
-            remotes_configured: &configured,
+            created: done.created,
+            adopted: done.adopted.as_deref(),
+            remotes_configured: &done.remotes_configured,
         });
     }
-    for r in &configured {
+    for r in &done.remotes_configured {
         out.note(format!("`git fetch {r}` now brings its beads too"));
     }
-    if let Some(remote) = &adopted {
+    if let Some(remote) = &done.adopted {
         out.note(format!(
             "adopted the beads store of {remote} (prefix {prefix})"
         ));
-    } else if created {
+    } else if done.created {
         out.note(format!("initialized the beads store with prefix {prefix}"));
     } else {
         out.note(format!("the beads store already exists (prefix {prefix})"));

@@ -1,11 +1,10 @@
 //! `git beads install-man`: puts the manual pages where `man` (and so `git help beads`
 //! and `git beads --help`) finds them.
 
-use std::path::{Path, PathBuf};
-
-use serde::Serialize;
+use std::path::PathBuf;
 
 use crate::cli::{error::CliError, man, output::Out};
+use crate::wire;
 
 /// Arguments of `install-man`.
 #[derive(clap::Args, Debug)]
@@ -13,13 +12,6 @@ pub struct Args {
     /// Install into DIR/man1 instead (DIR is a man directory, as in MANPATH).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    dir: &'a Path,
-    pages: usize,
-    found_by_man: Option<bool>,
 }
 
 /// What `man -w git-beads` resolves to, or `None` when `man` cannot be run.
@@ -58,7 +50,7 @@ pub fn run(args: Args, out: &mut Out) -> Result<(), CliError> {
             .is_some_and(|p| Some(&p) == ours.as_ref())
     });
     if out.json {
-        return out.json(&Report {
+        return out.json(&wire::ManInstalled {
             dir: &dir,
             pages: written.len(),
             found_by_man: found,

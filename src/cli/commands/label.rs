@@ -1,10 +1,9 @@
 //! `git beads label add|remove|list|list-all`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId};
+use crate::model::BeadId;
 use crate::ops;
+use crate::wire;
 
 /// The verbs of `label`.
 #[derive(clap::Subcommand, Debug)]
@@ -35,28 +34,6 @@ pub struct ListArgs {
     pub id: BeadId,
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    bead: &'a Bead,
-}
-
-#[derive(Serialize)]
-struct Labels<'a> {
-    id: &'a BeadId,
-    labels: Vec<&'a str>,
-}
-
-#[derive(Serialize)]
-struct Count<'a> {
-    label: &'a str,
-    count: usize,
-}
-
-#[derive(Serialize)]
-struct All<'a> {
-    labels: Vec<Count<'a>>,
-}
-
 /// Runs `label`.
 pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
@@ -65,7 +42,7 @@ pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> 
         LabelCommand::List(a) => {
             let bead = ops::show(&ctx.store, std::slice::from_ref(&a.id))?.remove(0);
             if out.json {
-                return out.json(&Labels {
+                return out.json(&wire::Labels {
                     id: &a.id,
                     labels: bead.labels.iter().map(String::as_str).collect(),
                 });
@@ -78,10 +55,10 @@ pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> 
         LabelCommand::ListAll => {
             let labels = ops::labels_all(&ctx.store)?;
             if out.json {
-                return out.json(&All {
+                return out.json(&wire::LabelCounts {
                     labels: labels
                         .iter()
-                        .map(|l| Count {
+                        .map(|l| wire::LabelCount {
                             label: &l.label,
                             count: l.count,
                         })
@@ -104,7 +81,7 @@ fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError
         ops::remove_label(&ctx.store, &actor, &a.id, &a.label)?
     };
     if out.json {
-        return out.json(&One { bead: &bead });
+        return out.json(&wire::OneBead { bead: &bead });
     }
     out.note(format!(
         "{} label {} {} {}",

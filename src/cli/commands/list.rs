@@ -1,13 +1,10 @@
 //! `git beads list`, `ready`, `blocked` and `search`: queries answered from the index.
 
-use serde::Serialize;
-
 use super::parse_priority;
-use crate::cli::output::SummaryJson;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadType, Status};
+use crate::model::{BeadType, Status};
 use crate::ops::{self, ListFilter, Listing};
-use crate::store::Broken;
+use crate::wire;
 
 /// Filters shared by `list` and `search`.
 #[derive(clap::Args, Debug)]
@@ -88,18 +85,11 @@ pub struct SearchArgs {
     pub limit: usize,
 }
 
-#[derive(Serialize)]
-struct ListingJson<'a> {
-    beads: Vec<SummaryJson<'a>>,
-    total: usize,
-    broken: &'a [Broken],
-}
-
 fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), CliError> {
     out.warn_broken(&listing.broken);
     if out.json {
-        return out.json(&ListingJson {
-            beads: listing.beads().map(SummaryJson::from).collect(),
+        return out.json(&wire::Listing {
+            beads: listing.beads().map(wire::Summary::from).collect(),
             total: listing.total,
             broken: &listing.broken,
         });
@@ -133,18 +123,13 @@ pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError
     print_listing(out, &listing, "no beads match")
 }
 
-#[derive(Serialize)]
-struct Claimed<'a> {
-    bead: Option<&'a Bead>,
-}
-
 /// Runs `ready`.
 pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> {
     if args.claim {
         let actor = ctx.actor()?;
         let bead = ops::ready_claim(&ctx.store, &actor, args.assignee.as_deref())?;
         if out.json {
-            return out.json(&Claimed {
+            return out.json(&wire::Claimed {
                 bead: bead.as_ref(),
             });
         }
@@ -163,28 +148,16 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
     print_listing(out, &listing, "nothing is ready")
 }
 
-#[derive(Serialize)]
-struct BlockedJson<'a> {
-    bead: SummaryJson<'a>,
-    blocked_by: Vec<&'a str>,
-}
-
-#[derive(Serialize)]
-struct BlockedReport<'a> {
-    blocked: Vec<BlockedJson<'a>>,
-    broken: &'a [Broken],
-}
-
 /// Runs `blocked`.
 pub fn blocked(ctx: &Ctx, _args: BlockedArgs, out: &mut Out) -> Result<(), CliError> {
     let blocked = ops::blocked(&ctx.store)?;
     out.warn_broken(&blocked.broken);
     if out.json {
-        return out.json(&BlockedReport {
+        return out.json(&wire::BlockedReport {
             blocked: blocked
                 .beads()
-                .map(|(bead, blocked_by)| BlockedJson {
-                    bead: SummaryJson::from(bead),
+                .map(|(bead, blocked_by)| wire::BlockedBead {
+                    bead: wire::Summary::from(bead),
                     blocked_by,
                 })
                 .collect(),

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod export;
 pub mod formula;
 pub mod gc;
+pub mod git_hook;
 pub mod hooks;
 pub mod import;
 pub mod init;
@@ -29,7 +30,209 @@ pub mod sync;
 pub mod update;
 pub mod worktree;
 
+use clap::Subcommand;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadId, DepKind, Dependency};
+
+/// Every command; adding one means one file, one variant, one match arm.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create the beads store in this repository (idempotent).
+    Init(init::Args),
+    /// Create a bead and print its id.
+    Create(create::Args),
+    /// Show beads in full.
+    Show(show::Args),
+    /// List beads (open ones by default).
+    List(list::ListArgs),
+    /// Change fields of a bead, or claim it.
+    Update(update::UpdateArgs),
+    /// Close beads.
+    Close(update::CloseArgs),
+    /// Reopen closed beads.
+    Reopen(update::ReopenArgs),
+    /// Delete beads (they become tombstones that sync as deletions).
+    Delete(update::DeleteArgs),
+    /// Show a bead's comments, or add one.
+    Comments(comments::CommentsArgs),
+    /// Add a comment to a bead (same as `comments add`).
+    Comment(comments::AddArgs),
+    /// Manage dependencies between beads.
+    #[command(subcommand)]
+    Dep(dep::DepCommand),
+    /// Manage labels.
+    #[command(subcommand)]
+    Label(label::LabelCommand),
+    /// Show open beads that nothing unfinished blocks: the work queue.
+    Ready(list::ReadyArgs),
+    /// Show what blocks what.
+    Blocked(list::BlockedArgs),
+    /// Find beads by text in their id, title or description.
+    Search(list::SearchArgs),
+    /// Show the history of the store or of one bead.
+    Log(log::Args),
+    /// Import an export of the beads `bd` tracker (or git-beads' own YAML export).
+    ///
+    /// The whole import is one commit. Every record becomes a bead, deleted ones (bd
+    /// tombstones) included; fields without a place of their own are kept in the bead's
+    /// `extra` map, and dependencies with no equivalent in `extra.bd_dependencies`. A bead
+    /// already in the store is replaced by the imported one unless the store's copy
+    /// changed later, so re-importing an old export never undoes newer work, and
+    /// importing the same file twice changes nothing.
+    ///
+    /// A bad line stops the import with its line number and imports nothing; with
+    /// --skip-bad the other lines are imported and the bad ones listed. Progress shows on
+    /// stderr when it is a terminal.
+    Import(import::Args),
+    /// Export every bead, as bd JSONL or as YAML.
+    ///
+    /// Writes every bead, deleted ones included, sorted by id, to stdout or to a file.
+    /// `git beads import` reads both formats back: export, import into another
+    /// repository and export again gives the same file.
+    Export(export::Args),
+    /// Print a shell completion script (bash, zsh or fish).
+    ///
+    /// The script completes `git-beads`; for bash it also defines `_git_beads`, which
+    /// git's own completion calls for `git beads <TAB>`.
+    Completions(completions::Args),
+    /// Install the manual pages where `man` and `git help beads` find them.
+    ///
+    /// By default the pages go to <prefix>/share/man/man1, where <prefix>/bin holds this
+    /// binary (for `cargo install`, ~/.cargo/share/man). man derives its search path from
+    /// PATH and looks there for every <prefix>/bin on PATH, so nothing else needs
+    /// configuring, and `git help beads` and `git beads --help` open git-beads(1). Run it
+    /// again after an upgrade; it only rewrites pages that changed.
+    InstallMan(install_man::Args),
+    /// Manage agents: persistent identities with a hook, a parent and a budget.
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
+    /// Put a bead (or molecule) on an agent's hook.
+    Sling(sling::SlingArgs),
+    /// Take work off an agent's hook.
+    Unsling(sling::UnslingArgs),
+    /// Show the work on an agent's hook.
+    Hook(sling::HookArgs),
+    /// Manage sessions: each run of an agent.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
+    /// Print what a fresh session needs: who you are, your hook, how the last session ended.
+    Prime(session::PrimeArgs),
+    /// Leave a note for your next session and end this one.
+    Handoff(session::HandoffArgs),
+    /// Wire an agent harness to git-beads sessions.
+    #[command(subcommand)]
+    Setup(setup::SetupCommand),
+    /// Send and read mail between agents.
+    #[command(subcommand)]
+    Mail(mail::MailCommand),
+    /// Prune old worktree snapshots from the store (their records stay).
+    Gc(gc::Args),
+    /// Check the store and repair what is safe.
+    Doctor(doctor::Args),
+    /// List, show and check formulas: YAML templates of workflows.
+    #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
+    Formula(formula::FormulaCommand),
+    /// Pour formulas into molecules (or local-only wisps) and follow them step by step.
+    #[command(subcommand)]
+    Mol(mol::MolCommand),
+    /// Share the store with a remote: fetch, merge without loss, push.
+    ///
+    /// Fetches the remote's beads into refs/beads/remotes/REMOTE/ (never shown by
+    /// `git branch -a`), merges them into the local store per document and per field —
+    /// a field changed on one side takes that side, labels and dependencies merge as
+    /// sets, comments as a union, long text line by line, and a field changed
+    /// differently on both sides keeps the later change and records the other value in
+    /// the bead's conflicts: list — commits the merge, and pushes it with a lease. When
+    /// the remote moved meanwhile it goes around again. The network goes through your
+    /// own `git`, so SSH config and credential helpers work as they do for code.
+    Sync(sync::Args),
+    /// Fetch the remote's beads and merge them into the local store (no push).
+    Pull(sync::Args),
+    /// Push the local store to the remote; refused when the remote has beads this
+    /// repository has not merged yet (run `git beads sync`).
+    Push(sync::Args),
+    /// Set up remotes for beads.
+    #[command(subcommand)]
+    Remote(remote::RemoteCommand),
+    /// Clear the conflicts a sync recorded in a bead, once they have been reviewed.
+    Resolve(resolve::Args),
+    /// Run git-beads' handler of a git hook (what the installed hook shims call).
+    #[command(hide = true)]
+    GitHook(git_hook::Args),
+    /// Install, remove or check git-beads' git hooks.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
+    /// Create worktrees that know which agent they are for.
+    #[command(subcommand)]
+    Worktree(worktree::WorktreeCommand),
+    /// Show which agent, session, model, bead and molecule step made a commit.
+    ///
+    /// Reads the commit's provenance note (refs/notes/beads), which the post-commit hook
+    /// writes for every commit made while a session runs in the worktree; `git log
+    /// --notes=beads` shows the same notes. Notes follow their commits through amend and
+    /// rebase, and `git beads sync` shares them.
+    Provenance(provenance::Args),
+}
+
+/// Runs `command` when it needs no repository (completions, install-man); gives the
+/// others back, for [`run`] once the store is found.
+pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>, CliError> {
+    match command {
+        Command::Completions(a) => completions::run(a, out)?,
+        Command::InstallMan(a) => install_man::run(a, out)?,
+        command => return Ok(Some(command)),
+    }
+    Ok(None)
+}
+
+/// Runs `command` against the repository's store.
+pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
+    match command {
+        Command::Init(a) => init::run(ctx, a, out),
+        Command::Create(a) => create::run(ctx, a, out),
+        Command::Show(a) => show::run(ctx, a, out),
+        Command::List(a) => list::list(ctx, a, out),
+        Command::Update(a) => update::update(ctx, a, out),
+        Command::Close(a) => update::close(ctx, a, out),
+        Command::Reopen(a) => update::reopen(ctx, a, out),
+        Command::Delete(a) => update::delete(ctx, a, out),
+        Command::Comments(a) => comments::comments(ctx, a, out),
+        Command::Comment(a) => comments::add(ctx, a, out),
+        Command::Dep(a) => dep::run(ctx, a, out),
+        Command::Label(a) => label::run(ctx, a, out),
+        Command::Ready(a) => list::ready(ctx, a, out),
+        Command::Blocked(a) => list::blocked(ctx, a, out),
+        Command::Search(a) => list::search(ctx, a, out),
+        Command::Log(a) => log::run(ctx, a, out),
+        Command::Import(a) => import::run(ctx, a, out),
+        Command::Export(a) => export::run(ctx, a, out),
+        // Run by `run_standalone`, without a repository.
+        Command::Completions(_) | Command::InstallMan(_) => Ok(()),
+        Command::Agent(a) => agent::run(ctx, a, out),
+        Command::Sling(a) => sling::sling(ctx, a, out),
+        Command::Unsling(a) => sling::unsling(ctx, a, out),
+        Command::Hook(a) => sling::hook(ctx, a, out),
+        Command::Session(a) => session::run(ctx, a, out),
+        Command::Prime(a) => session::prime(ctx, a, out),
+        Command::Handoff(a) => session::handoff(ctx, a, out),
+        Command::Setup(a) => setup::run(ctx, a, out),
+        Command::Mail(a) => mail::run(ctx, a, out),
+        Command::Gc(a) => gc::run(ctx, a, out),
+        Command::Doctor(a) => doctor::run(ctx, a, out),
+        Command::Formula(a) => formula::run(ctx, a, out),
+        Command::Mol(a) => mol::run(ctx, a, out),
+        Command::Sync(a) => sync::sync(ctx, a, out),
+        Command::Pull(a) => sync::pull(ctx, a, out),
+        Command::Push(a) => sync::push(ctx, a, out),
+        Command::Remote(a) => remote::run(ctx, a, out),
+        Command::Resolve(a) => resolve::run(ctx, a, out),
+        Command::GitHook(a) => git_hook::run(ctx, a, out),
+        Command::Hooks(a) => hooks::run(ctx, a, out),
+        Command::Worktree(a) => worktree::run(ctx, a, out),
+        Command::Provenance(a) => provenance::run(ctx, a, out),
+    }
+}
 
 /// The data formats `import` reads and `export` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

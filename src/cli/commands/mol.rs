@@ -3,11 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::BeadId;
 use crate::ops::{self, PourOptions, Progress};
+use crate::wire;
 
 /// The verbs of `mol`.
 #[derive(clap::Subcommand, Debug)]
@@ -83,16 +82,6 @@ pub fn parse_var(s: &str) -> Result<(String, String), String> {
     }
 }
 
-#[derive(Serialize)]
-struct ProgressJson<'a> {
-    progress: &'a Progress,
-}
-
-#[derive(Serialize)]
-struct ListJson<'a> {
-    molecules: &'a [Progress],
-}
-
 /// Runs `mol`.
 pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
@@ -102,14 +91,14 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
         MolCommand::Progress(a) => {
             let p = ops::molecule_progress(&ctx.store, &a.id)?;
             if out.json {
-                return out.json(&ProgressJson { progress: &p });
+                return out.json(&wire::MoleculeProgress { progress: &p });
             }
             print_progress(out, &p)
         }
         MolCommand::List(a) => {
             let all = ops::list_molecules(&ctx.store, a.all)?;
             if out.json {
-                return out.json(&ListJson { molecules: &all });
+                return out.json(&wire::Molecules { molecules: &all });
             }
             if all.is_empty() {
                 out.note("no molecules");
@@ -130,7 +119,7 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
         MolCommand::Squash(a) => {
             let s = ops::squash(&ctx.store, &ctx.actor()?, &a.id)?;
             if out.json {
-                return out.json(&s);
+                return out.json(&wire::Squashed::from(&s));
             }
             out.line(s.summary.id.as_str())?;
             out.note(format!(
@@ -146,7 +135,7 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
         MolCommand::Burn(a) => {
             let b = ops::burn(&ctx.store, &ctx.actor()?, &a.id)?;
             if out.json {
-                return out.json(&b);
+                return out.json(&wire::Burned::from(&b));
             }
             out.note(format!(
                 "burned wisp {}: {} ({} steps)",
@@ -172,7 +161,7 @@ fn pour(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliErro
     };
     let poured = ops::pour(&ctx.store, &ctx.actor()?, &found, &opts)?;
     if out.json {
-        return out.json(&poured);
+        return out.json(&wire::Poured::from(&poured));
     }
     out.line(poured.molecule.id.as_str())?;
     out.note(format!(
@@ -192,7 +181,7 @@ fn pour(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliErro
 fn current(ctx: &Ctx, a: CurrentArgs, out: &mut Out) -> Result<(), CliError> {
     let c = ops::current(&ctx.store, &ctx.actor()?, a.id.as_ref())?;
     if out.json {
-        return out.json(&c);
+        return out.json(&wire::Current::from(&c));
     }
     let p = &c.progress;
     out.line(format!(
@@ -234,19 +223,7 @@ pub fn print_progress(out: &mut Out, p: &Progress) -> Result<(), CliError> {
     let position = p.position();
     out.line(format!("  {}/{} done — {position}", p.done, p.total))?;
     for s in &p.steps {
-        out.line(format!("  {}", step_line(s)))?;
+        out.line(format!("  {}", render::step_line(s)))?;
     }
     Ok(())
-}
-
-/// One line of a molecule's checklist: `[x]` done, `[>]` ready now, `[ ]` waiting.
-pub fn step_line(s: &crate::ops::StepState) -> String {
-    let mark = if s.status.is_done() {
-        "x"
-    } else if s.ready {
-        ">"
-    } else {
-        " "
-    };
-    format!("[{mark}] {} {} ({})", s.id, s.title, s.status)
 }

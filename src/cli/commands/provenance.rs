@@ -1,9 +1,8 @@
 //! `git beads provenance`: which agent, session, model, bead and step made a commit.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, CommitProvenance};
+use crate::ops::{self};
+use crate::wire;
 
 /// Arguments of `provenance`.
 #[derive(clap::Args, Debug)]
@@ -13,16 +12,11 @@ pub struct Args {
     pub commit: String,
 }
 
-#[derive(Serialize)]
-struct Json<'a> {
-    provenance: &'a CommitProvenance,
-}
-
 /// Runs `provenance`.
 pub fn run(ctx: &Ctx, a: Args, out: &mut Out) -> Result<(), CliError> {
     let p = ops::provenance(&ctx.store, &a.commit)?;
     if out.json {
-        return out.json(&Json { provenance: &p });
+        return out.json(&wire::Provenance { provenance: &p });
     }
     if p.note.is_none() {
         out.note(format!(

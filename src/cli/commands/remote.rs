@@ -1,9 +1,8 @@
 //! `git beads remote setup`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
+use crate::wire;
 
 /// The verbs of `remote`.
 #[derive(clap::Subcommand, Debug)]
@@ -22,19 +21,13 @@ pub struct SetupArgs {
     pub remote: String,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    remote: &'a str,
-    added: bool,
-}
-
 /// Runs `remote`.
 pub fn run(ctx: &Ctx, cmd: RemoteCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
         RemoteCommand::Setup(a) => {
             let added = ops::setup_remote(&ctx.store, &a.remote)?;
             if out.json {
-                return out.json(&Report {
+                return out.json(&wire::RemoteSetup {
                     remote: &a.remote,
                     added,
                 });

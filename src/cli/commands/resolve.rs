@@ -1,10 +1,9 @@
 //! `git beads resolve`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId};
+use crate::model::BeadId;
 use crate::ops;
+use crate::wire;
 
 /// Arguments of `resolve`.
 #[derive(clap::Args, Debug)]
@@ -16,19 +15,12 @@ pub struct Args {
     pub field: Option<String>,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    id: &'a BeadId,
-    cleared: usize,
-    bead: &'a Bead,
-}
-
 /// Runs `resolve`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let (bead, cleared) = ops::resolve(&ctx.store, &actor, &args.id, args.field.as_deref())?;
     if out.json {
-        return out.json(&Report {
+        return out.json(&wire::Resolved {
             id: &args.id,
             cleared,
             bead: &bead,

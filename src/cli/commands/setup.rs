@@ -1,21 +1,14 @@
 //! `git beads setup claude`: wire an agent harness to sessions and prime.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::hooks::claude;
+use crate::wire;
 
 /// The harnesses `setup` knows.
 #[derive(clap::Subcommand, Debug)]
 pub enum SetupCommand {
     /// Write Claude Code hooks into .claude/settings.json (merging with what is there).
     Claude,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    settings: &'a str,
-    added: usize,
 }
 
 /// Runs `setup`.
@@ -29,7 +22,7 @@ pub fn run(ctx: &Ctx, cmd: SetupCommand, out: &mut Out) -> Result<(), CliError> 
             let (path, added) = claude::install(top).map_err(|e| CliError::user(e.to_string()))?;
             let shown = path.display().to_string();
             if out.json {
-                return out.json(&Report {
+                return out.json(&wire::ClaudeSetup {
                     settings: &shown,
                     added,
                 });

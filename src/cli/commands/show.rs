@@ -1,10 +1,9 @@
 //! `git beads show`.
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId};
+use crate::model::BeadId;
 use crate::ops;
+use crate::wire;
 
 /// Arguments of `show`.
 #[derive(clap::Args, Debug)]
@@ -14,16 +13,11 @@ pub struct Args {
     pub ids: Vec<BeadId>,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    beads: &'a [Bead],
-}
-
 /// Runs `show`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let beads = ops::show(&ctx.store, &args.ids)?;
     if out.json {
-        return out.json(&Report { beads: &beads });
+        return out.json(&wire::Beads { beads: &beads });
     }
     for (i, b) in beads.iter().enumerate() {
         if i > 0 {

@@ -1,10 +1,9 @@
 //! `git beads sling`, `unsling` and `hook`: the work pinned to an agent.
 
-use serde::Serialize;
-
-use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{AgentName, Bead, BeadId};
-use crate::ops::{self, HookItem};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
+use crate::model::{AgentName, BeadId};
+use crate::ops;
+use crate::wire;
 
 /// Arguments of `sling`.
 #[derive(clap::Args, Debug)]
@@ -29,11 +28,11 @@ pub struct UnslingArgs {
 pub struct HookArgs {
     /// The agent (default: the acting agent). A git hook's name instead (post-checkout,
     /// post-commit, prepare-commit-msg, post-merge, post-rewrite, pre-push) runs
-    /// git-beads' handler of that hook with git's arguments: what the hooks installed
-    /// by `git beads hooks install` do.
+    /// git-beads' handler of that hook, as `git beads git-hook` does: what the hooks
+    /// installed by earlier versions call.
     #[arg(value_name = "AGENT", value_parser = parse_hook_target)]
     pub agent: Option<HookTarget>,
-    /// The git hook's arguments, as git passed them.
+    /// The git hook's arguments, as git passed them (with a git hook's name only).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
 }
@@ -56,29 +55,11 @@ fn parse_hook_target(s: &str) -> Result<HookTarget, String> {
         .map_err(|e| e.to_string())
 }
 
-#[derive(Serialize)]
-struct Slung<'a> {
-    bead: &'a Bead,
-    agent: &'a AgentName,
-}
-
-#[derive(Serialize)]
-struct Unslung<'a> {
-    agent: &'a AgentName,
-    removed: &'a [BeadId],
-}
-
-#[derive(Serialize)]
-struct Hook<'a> {
-    agent: &'a AgentName,
-    hook: &'a [HookItem],
-}
-
 /// Runs `sling`.
 pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
     let bead = ops::sling(&ctx.store, &ctx.actor()?, &a.id, &a.agent)?;
     if out.json {
-        return out.json(&Slung {
+        return out.json(&wire::Slung {
             bead: &bead,
             agent: &a.agent,
         });
@@ -91,7 +72,7 @@ pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError> {
     let removed = ops::unsling(&ctx.store, &ctx.actor()?, &a.agent, a.id.as_ref())?;
     if out.json {
-        return out.json(&Unslung {
+        return out.json(&wire::Unslung {
             agent: &a.agent,
             removed: &removed,
         });
@@ -105,7 +86,7 @@ pub fn unsling(ctx: &Ctx, a: UnslingArgs, out: &mut Out) -> Result<(), CliError>
 /// Runs `hook`.
 pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     let agent = match a.agent {
-        Some(HookTarget::Git(name)) => return super::hooks::git_hook(ctx, &name, &a.args, out),
+        Some(HookTarget::Git(name)) => return super::git_hook::run_hook(ctx, &name, &a.args, out),
         Some(HookTarget::Agent(a)) => a,
         None => ctx.actor()?.agent.ok_or_else(|| {
             CliError::user("no agent is acting here").hint("name one: `git beads hook AGENT`")
@@ -119,7 +100,7 @@ pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     }
     let items = ops::hook(&ctx.store, &agent)?;
     if out.json {
-        return out.json(&Hook {
+        return out.json(&wire::Hook {
             agent: &agent,
             hook: &items,
         });
@@ -128,35 +109,7 @@ pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
         out.note(format!("the hook of {agent} is empty"));
     }
     for item in &items {
-        print_hook_item(out, item)?;
-    }
-    Ok(())
-}
-
-/// Prints one hook item, with its molecule checklist when it is one.
-pub fn print_hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
-    let b = &item.bead;
-    out.line(format!(
-        "  {} [{}] P{} {}",
-        b.id, b.status, b.priority, b.title
-    ))?;
-    if let Some(p) = &item.progress {
-        out.line(format!(
-            "    progress: {}/{} — {}",
-            p.done,
-            p.total,
-            p.position()
-        ))?;
-        for s in &p.steps {
-            out.line(format!("    {}", super::mol::step_line(s)))?;
-            // The step to work on now is spelled out, so that a fresh session can start.
-            for l in s.description.iter().flat_map(|d| d.lines()) {
-                out.line(format!("          {l}"))?;
-            }
-            if let Some(a) = &s.acceptance {
-                out.line(format!("          acceptance: {a}"))?;
-            }
-        }
+        render::hook_item(out, item)?;
     }
     Ok(())
 }

@@ -2,24 +2,15 @@
 
 use std::io::{IsTerminal, Write};
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport};
+use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions};
+use crate::wire;
 
 /// Arguments of `sync`, `pull` and `push`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The remote (default: the current branch's upstream remote, else `origin`).
     pub remote: Option<String>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    #[serde(flatten)]
-    report: &'a SyncReport,
-    /// What happened to the provenance notes (refs/notes/beads).
-    notes: &'a ops::NotesSync,
 }
 
 /// Shows what a sync is doing on stderr when it is a terminal.
@@ -68,22 +59,16 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         talk: on,
     };
     let mut meter = Meter { on, open: false };
-    let result = ops::sync(&ctx.store, &actor, &opts, &mut |e| meter.show(e));
+    let result = ops::sync_with_notes(&ctx.store, &actor, &opts, &mut |e| meter.show(e));
     meter.clear();
-    let report = result?;
-    // The fetch brought the provenance notes too: merge them, and push unless pulling.
-    // The beads are in step by now, so a failure here is only a warning.
-    let notes = ops::sync_notes(
-        &ctx.store,
-        &actor,
-        &report.remote,
-        mode == SyncMode::Pull,
-        on,
-    )
-    .unwrap_or_else(|e| {
+    let ops::Synced {
+        report,
+        notes,
+        notes_error,
+    } = result?;
+    if let Some(e) = notes_error {
         eprintln!("warning: the provenance notes were not synced: {e}");
-        ops::NotesSync::default()
-    });
+    }
     for k in &report.kept {
         eprintln!(
             "warning: {} could not be merged ({}); kept one version in place, the other at {}",
@@ -91,10 +76,7 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         );
     }
     if out.json {
-        return out.json(&Report {
-            report: &report,
-            notes: &notes,
-        });
+        return out.json(&wire::Synced::new(&report, &notes));
     }
     let remote = &report.remote;
     let what = match report.outcome {

@@ -1,11 +1,10 @@
 //! `git beads update`, `close`, `reopen` and `delete`.
 
-use serde::Serialize;
-
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadId, BeadType, Status};
 use crate::ops::{self, Changes};
+use crate::wire;
 
 /// Arguments of `update`.
 #[derive(clap::Args, Debug)]
@@ -74,19 +73,9 @@ pub struct DeleteArgs {
     pub reason: Option<String>,
 }
 
-#[derive(Serialize)]
-struct One<'a> {
-    bead: &'a Bead,
-}
-
-#[derive(Serialize)]
-struct Many<'a> {
-    beads: &'a [Bead],
-}
-
 fn report(out: &mut Out, beads: &[Bead], verb: &str) -> Result<(), CliError> {
     if out.json {
-        return out.json(&Many { beads });
+        return out.json(&wire::Beads { beads });
     }
     for b in beads {
         out.note(format!("{verb} {}: {}", b.id, b.title));
@@ -112,7 +101,7 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     let claim = changes.claim;
     let bead = ops::update(&ctx.store, &actor, &a.id, changes)?;
     if out.json {
-        return out.json(&One { bead: &bead });
+        return out.json(&wire::OneBead { bead: &bead });
     }
     out.note(format!(
         "{} {}: {}",

@@ -3,11 +3,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{AgentName, BeadId};
-use crate::ops::{self, WorktreeAdded};
+use crate::ops::{self};
+use crate::wire;
 
 /// The verbs of `worktree`.
 #[derive(clap::Subcommand, Debug)]
@@ -46,12 +45,6 @@ pub struct AddArgs {
     pub git_args: Vec<OsString>,
 }
 
-#[derive(Serialize)]
-struct Json<'a> {
-    #[serde(flatten)]
-    added: &'a WorktreeAdded,
-}
-
 /// Runs `worktree`.
 pub fn run(ctx: &Ctx, cmd: WorktreeCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
@@ -60,7 +53,7 @@ pub fn run(ctx: &Ctx, cmd: WorktreeCommand, out: &mut Out) -> Result<(), CliErro
             let plan = ops::plan_worktree(&ctx.store, &actor, &a.path, &a.agent, a.bead.as_ref())?;
             let added = ops::add_worktree(&ctx.store, &plan, &a.git_args)?;
             if out.json {
-                return out.json(&Json { added: &added });
+                return out.json(&wire::WorktreeAdded { added: &added });
             }
             out.line(&added.bound.worktree)?;
             let work = match &added.bound.bead {

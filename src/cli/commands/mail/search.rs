@@ -1,0 +1,17 @@
+//! `git beads mail search`.
+
+use super::{me, show::many};
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::ops;
+
+/// Arguments of `mail search`.
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
+    /// The text (case-insensitive).
+    pub text: String,
+}
+
+/// Runs `mail search`.
+pub fn run(ctx: &Ctx, a: SearchArgs, out: &mut Out) -> Result<(), CliError> {
+    many(out, &ops::search_mail(&ctx.store, &me(ctx)?, &a.text)?)
+}

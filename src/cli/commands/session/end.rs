@@ -1,0 +1,27 @@
+//! `git beads session end`.
+
+use super::{changed, idle_hook};
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::EndReason;
+use crate::ops;
+
+/// Arguments of `session end`.
+#[derive(clap::Args, Debug)]
+pub struct EndArgs {
+    /// Why it ends.
+    #[arg(long, default_value = "clean")]
+    pub reason: EndReason,
+    /// Read a harness hook's JSON from stdin; do nothing when no session runs here.
+    #[arg(long)]
+    pub hook_input: bool,
+}
+
+/// Runs `session end`.
+pub fn run(ctx: &Ctx, a: EndArgs, out: &mut Out) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    if idle_hook(&actor, a.hook_input)? {
+        return Ok(());
+    }
+    let s = ops::end_session(&ctx.store, &actor, a.reason)?;
+    changed(out, &s, &format!("ended ({})", a.reason))
+}

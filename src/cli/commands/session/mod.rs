@@ -1,0 +1,113 @@
+//! `git beads session …`, `prime` and `handoff`: one file per verb.
+
+mod end;
+mod handoff;
+mod heartbeat;
+mod list;
+mod log;
+mod model;
+mod prime;
+mod resume;
+mod show;
+mod snapshot;
+mod start;
+mod usage;
+
+use std::io::Read;
+
+use serde::Deserialize;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{Actor, Session};
+use crate::wire;
+
+pub use end::EndArgs;
+pub use handoff::{HandoffArgs, run as handoff};
+pub use heartbeat::HeartbeatArgs;
+pub use list::ListArgs;
+pub use model::ModelArgs;
+pub use prime::{PrimeArgs, run as prime};
+pub use resume::ResumeArgs;
+pub use show::ShowArgs;
+pub use start::StartArgs;
+pub use usage::UsageArgs;
+
+/// The verbs of `session`.
+#[derive(clap::Subcommand, Debug)]
+pub enum SessionCommand {
+    /// Start a session of an agent in this worktree, then print what `prime` prints.
+    Start(StartArgs),
+    /// End the running session.
+    End(EndArgs),
+    /// Record a sign of life of the running session.
+    Heartbeat(HeartbeatArgs),
+    /// Record a model swap (identity, hook and record continue unchanged).
+    Model(ModelArgs),
+    /// Record usage: a ledger line and running totals, checked against the budget.
+    Usage(UsageArgs),
+    /// List sessions with what they cost.
+    List(ListArgs),
+    /// Show one session.
+    Show(ShowArgs),
+    /// Snapshot the worktree of the running session (nothing is written when unchanged).
+    Snapshot,
+    /// Resume a session here or in another worktree: put back its last snapshot,
+    /// bind its agent and start a new session that continues its record.
+    Resume(ResumeArgs),
+    /// List every store change made by a session, following its resume chain.
+    Log(ShowArgs),
+}
+
+/// Runs `session`.
+pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError> {
+    match cmd {
+        SessionCommand::Start(a) => start::run(ctx, a, out),
+        SessionCommand::End(a) => end::run(ctx, a, out),
+        SessionCommand::Heartbeat(a) => heartbeat::run(ctx, a, out),
+        SessionCommand::Model(a) => model::run(ctx, a, out),
+        SessionCommand::Usage(a) => usage::run(ctx, a, out),
+        SessionCommand::List(a) => list::run(ctx, a, out),
+        SessionCommand::Show(a) => show::run(ctx, a, out),
+        SessionCommand::Snapshot => snapshot::run(ctx, out),
+        SessionCommand::Resume(a) => resume::run(ctx, a, out),
+        SessionCommand::Log(a) => log::run(ctx, a, out),
+    }
+}
+
+/// What a harness hook passes on stdin (the fields git-beads uses).
+#[derive(Deserialize, Default)]
+struct HookInput {
+    session_id: Option<String>,
+}
+
+fn read_hook_input() -> Result<HookInput, CliError> {
+    let mut text = String::new();
+    std::io::stdin().take(1 << 20).read_to_string(&mut text)?;
+    if text.trim().is_empty() {
+        return Ok(HookInput::default());
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| CliError::user(format!("the hook input on stdin is not JSON: {e}")))
+}
+
+/// Whether a verb run from a harness hook (`--hook-input`) has nothing to do: it reads
+/// the hook's input, and no session of `actor` runs here.
+fn idle_hook(actor: &Actor, hook_input: bool) -> Result<bool, CliError> {
+    if !hook_input {
+        return Ok(false);
+    }
+    read_hook_input()?;
+    Ok(actor.session.is_none())
+}
+
+/// Reports a change to the running session in one line (its full record is `session show`).
+fn changed(out: &mut Out, s: &Session, what: &str) -> Result<(), CliError> {
+    if out.json {
+        return out.json(&wire::OneSession { session: s });
+    }
+    out.note(format!(
+        "session {} {what}: {} turns, {} tokens, ${:.2}, {} tool calls so far",
+        s.id, s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
+    ));
+    Ok(())
+}

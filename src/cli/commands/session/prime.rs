@@ -1,0 +1,169 @@
+//! `git beads prime`: what a fresh session needs, also printed by `session start`
+//! and `session resume`.
+
+use crate::cli::{Ctx, error::CliError, output::Out, render};
+use crate::model::{Actor, Agent, BudgetLeft, EndReason};
+use crate::ops::{self, Prime};
+use crate::wire;
+
+/// Arguments of `prime`.
+#[derive(clap::Args, Debug)]
+pub struct PrimeArgs {}
+
+/// Runs `prime`.
+pub fn run(ctx: &Ctx, _a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
+    print_prime(ctx, out)
+}
+
+/// Prints what a fresh session of the acting agent needs: who it is, how it arrived
+/// (resumed, handed off), how the last session ended, its hook, mail and budget.
+pub(super) fn print_prime(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let p = ops::prime(&ctx.store, &actor)?;
+    if out.json {
+        return out.json(&wire::Primed { prime: &p });
+    }
+    let Some(agent) = &p.agent else {
+        return print_unbound(out, &actor, &p);
+    };
+    out.line(format!("# git-beads: you are agent {}", agent.name))?;
+    print_arrival(out, &p)?;
+    print_identity(out, agent, &p)?;
+    print_previous(out, &p)?;
+    print_work(out, &p)?;
+    out.line("When done: `git beads close ID`; to pass work on: `git beads handoff -m NOTE`.")
+}
+
+/// Prime for a worktree where no agent acts: the ready work.
+fn print_unbound(out: &mut Out, actor: &Actor, p: &Prime) -> Result<(), CliError> {
+    out.line("# git-beads")?;
+    out.line(format!(
+        "No agent acts in this worktree; you are {}.",
+        actor.id
+    ))?;
+    if p.ready.is_empty() {
+        out.line("Nothing is ready.")?;
+    } else {
+        out.line("Ready work (`git beads ready`):")?;
+        for r in &p.ready {
+            out.line(format!("  {r}"))?;
+        }
+    }
+    out.line(
+        "Claim with `git beads update ID --claim`; bind an agent with `git beads agent bind NAME`.",
+    )
+}
+
+/// The session it resumes and the note the previous one handed off, if any.
+fn print_arrival(out: &mut Out, p: &Prime) -> Result<(), CliError> {
+    if let Some(r) = &p.resumed {
+        out.line(format!(
+            "RESUMED from session {}{}.",
+            r.session,
+            r.snapshot_at
+                .map(|t| format!(", snapshot of {}", t.format("%Y-%m-%d %H:%M:%S")))
+                .unwrap_or_else(|| " (it left no snapshot)".into())
+        ))?;
+        for f in &r.skipped {
+            out.line(format!(
+                "  not restored (over the size cap): {} ({} bytes)",
+                f.path, f.size
+            ))?;
+        }
+    }
+    if let Some(h) = &p.handoff {
+        out.line(format!("HANDOFF from your previous session {}:", h.from))?;
+        for l in h.note.lines() {
+            out.line(format!("  {l}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The agent's role and parent, and the running session.
+fn print_identity(out: &mut Out, agent: &Agent, p: &Prime) -> Result<(), CliError> {
+    let mut who = Vec::new();
+    if let Some(r) = &agent.role {
+        who.push(format!("role {r}"));
+    }
+    if let Some(par) = &agent.parent {
+        who.push(format!("parent {par}"));
+    }
+    if !who.is_empty() {
+        out.line(who.join(", "))?;
+    }
+    if let Some(s) = &p.session {
+        out.line(format!(
+            "Session {} ({}), started {}.",
+            s.id,
+            s.model.as_deref().unwrap_or("model not recorded"),
+            s.started_at.format("%Y-%m-%d %H:%M")
+        ))?;
+    }
+    Ok(())
+}
+
+/// How the previous session ended.
+fn print_previous(out: &mut Out, p: &Prime) -> Result<(), CliError> {
+    let Some(prev) = &p.previous else {
+        return Ok(());
+    };
+    match (&prev.end, &prev.crash) {
+        (Some(EndReason::Crashed), Some(c)) => out.line(format!(
+            "The last session {} CRASHED (last heartbeat {}){}.",
+            prev.id,
+            c.last_heartbeat.format("%Y-%m-%d %H:%M"),
+            c.step.as_ref().map(|s| format!(" {s}")).unwrap_or_default()
+        )),
+        (Some(end), _) => out.line(format!("The last session {} ended: {end}.", prev.id)),
+        (None, _) => out.line(format!(
+            "The last session {} is still marked running.",
+            prev.id
+        )),
+    }
+}
+
+/// The hook, the unread mail and the budget left.
+fn print_work(out: &mut Out, p: &Prime) -> Result<(), CliError> {
+    if p.hook.is_empty() {
+        out.line("Your hook is empty: take work with `git beads ready --claim`.")?;
+    } else {
+        out.line("On your hook:")?;
+        for item in &p.hook {
+            render::hook_item(out, item)?;
+        }
+    }
+    if p.unread_mail > 0 {
+        out.line(format!(
+            "Unread mail: {} (`git beads mail inbox`)",
+            p.unread_mail
+        ))?;
+        for m in &p.mail {
+            out.line(format!(
+                "  {} P{} from {}: {}",
+                m.id, m.priority, m.from, m.subject
+            ))?;
+        }
+    }
+    if let Some(left) = p.budget_left.as_ref().filter(|l| !l.is_empty()) {
+        out.line(format!("Budget left: {}", left_text(left)))?;
+    }
+    Ok(())
+}
+
+fn left_text(l: &BudgetLeft) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = l.tokens {
+        parts.push(format!("{t} tokens"));
+    }
+    if let Some(s) = l.spend {
+        parts.push(format!("${s:.2}"));
+    }
+    if let Some(t) = l.tool_calls {
+        parts.push(format!("{t} tool calls"));
+    }
+    if let Some(w) = l.wall_secs {
+        parts.push(format!("{}m wall time", w / 60));
+    }
+    parts.join(", ")
+}

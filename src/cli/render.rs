@@ -1,0 +1,94 @@
+//! The renderers several commands share: a hook item with its molecule checklist
+//! (`hook`, `prime`), a molecule step (`mol progress`, `hook`), a budget (`agent show`,
+//! `session show`), history (`log`, `session log`). The summary line and the full bead
+//! are `Out`'s own (`output.rs`).
+
+use super::{error::CliError, output::Out};
+use crate::model::Budget;
+use crate::ops::{HookItem, LogEntry, StepState};
+use crate::wire;
+
+/// Prints one hook item, with its molecule checklist when it is one.
+pub fn hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
+    let b = &item.bead;
+    out.line(format!(
+        "  {} [{}] P{} {}",
+        b.id, b.status, b.priority, b.title
+    ))?;
+    if let Some(p) = &item.progress {
+        out.line(format!(
+            "    progress: {}/{} — {}",
+            p.done,
+            p.total,
+            p.position()
+        ))?;
+        for s in &p.steps {
+            out.line(format!("    {}", step_line(s)))?;
+            // The step to work on now is spelled out, so that a fresh session can start.
+            for l in s.description.iter().flat_map(|d| d.lines()) {
+                out.line(format!("          {l}"))?;
+            }
+            if let Some(a) = &s.acceptance {
+                out.line(format!("          acceptance: {a}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One line of a molecule's checklist: `[x]` done, `[>]` ready now, `[ ]` waiting.
+pub fn step_line(s: &StepState) -> String {
+    let mark = if s.status.is_done() {
+        "x"
+    } else if s.ready {
+        ">"
+    } else {
+        " "
+    };
+    format!("[{mark}] {} {} ({})", s.id, s.title, s.status)
+}
+
+/// A budget in the same words `--budget` takes.
+pub fn budget_text(b: &Budget) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = b.tokens {
+        parts.push(format!("tokens={t}"));
+    }
+    if let Some(s) = b.spend {
+        parts.push(format!("spend={s}"));
+    }
+    if let Some(t) = b.tool_calls {
+        parts.push(format!("tool-calls={t}"));
+    }
+    if let Some(w) = b.wall_secs {
+        parts.push(format!("wall={w}s"));
+    }
+    parts.join(",")
+}
+
+/// Prints history entries: JSON, or one line per step with its changes or diffs.
+pub fn log(out: &mut Out, entries: &[LogEntry]) -> Result<(), CliError> {
+    if out.json {
+        return out.json(&wire::Log::new(entries));
+    }
+    for e in entries {
+        let subject = e.message.lines().next().unwrap_or_default();
+        out.line(format!(
+            "{} {} {} {subject}",
+            &e.commit[..e.commit.len().min(10)],
+            e.time.format("%Y-%m-%d %H:%M"),
+            e.author
+        ))?;
+        for c in &e.changes {
+            match &c.diff {
+                Some(diff) => {
+                    for l in diff.lines().filter(|l| !l.starts_with("@@")) {
+                        out.line(format!("    {l}"))?;
+                    }
+                }
+                None => out.line(format!("    {} {}", c.kind, c.path))?,
+            }
+        }
+    }
+    Ok(())
+}

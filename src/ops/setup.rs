@@ -1,0 +1,133 @@
+//! Use cases of several steps, each one function, so that a library caller gets what
+//! the command line gets (`init`, `sync` with the notes); and the handles and
+//! repository facts the CLI and the hooks need, so that neither reaches into
+//! `store` itself.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::{Actor, Prefix};
+use crate::ops::{
+    NotesSync, OpError, Result, SyncEvent, SyncMode, SyncOptions, SyncReport, adopt,
+    configure_notes, init, setup_remotes, sync, sync_notes,
+};
+use crate::store::{RemoteError, StoreError};
+
+pub use crate::store::codec::MAX_DOCUMENT;
+pub use crate::store::{BeadRow, Broken, FORMAT, SYNC_ENV, Store, refs};
+
+/// Opens the store of the repository that `dir` is in, the way git finds it.
+pub fn discover(dir: &Path) -> Result<Store> {
+    Ok(Store::discover(dir)?)
+}
+
+/// What [`initialize`] did.
+#[derive(Debug)]
+pub struct Initialized {
+    /// The store's prefix of new ids.
+    pub prefix: Prefix,
+    /// Whether a new store was created (not found, not adopted).
+    pub created: bool,
+    /// The remote whose store this repository adopted, if it did.
+    pub adopted: Option<String>,
+    /// The remotes whose fetch refspecs were added now.
+    pub remotes_configured: Vec<String>,
+    /// Why the default remote could not be asked for a store to adopt, if it could
+    /// not: a new store is made regardless, and the first sync merges the histories.
+    pub remote_unreachable: Option<RemoteError>,
+}
+
+/// Sets up a repository for beads, idempotently: every remote so that `git fetch`
+/// brings beads, the default remote's store adopted when this repository has none
+/// (a fresh clone), otherwise a new store, and the notes config that carries
+/// provenance notes through amend and rebase.
+pub fn initialize(
+    store: &Store,
+    actor: &Actor,
+    prefix: Option<Prefix>,
+    talk: bool,
+) -> Result<Initialized> {
+    let remotes_configured = setup_remotes(store)?;
+    let (adopted, remote_unreachable) = match adopt(store, actor, None, prefix.as_ref(), talk) {
+        Ok(adopted) => (adopted, None),
+        Err(OpError::Store(StoreError::Remote(e))) => (None, Some(e)),
+        Err(e) => return Err(e),
+    };
+    let (prefix, created) = init(store, actor, prefix)?;
+    configure_notes(store)?;
+    Ok(Initialized {
+        prefix,
+        created,
+        adopted,
+        remotes_configured,
+        remote_unreachable,
+    })
+}
+
+/// What [`sync_with_notes`] did.
+#[derive(Debug)]
+pub struct Synced {
+    /// The beads' sync.
+    pub report: SyncReport,
+    /// The provenance notes' (empty when they failed).
+    pub notes: NotesSync,
+    /// Why the notes were not synced, if they were not: the beads are in step
+    /// regardless.
+    pub notes_error: Option<OpError>,
+}
+
+/// Syncs the store with a remote (see [`sync`]), then the provenance notes the fetch
+/// brought: merged, and pushed unless pulling.
+pub fn sync_with_notes(
+    store: &Store,
+    actor: &Actor,
+    opts: &SyncOptions,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<Synced> {
+    let report = sync(store, actor, opts, progress)?;
+    let pull_only = opts.mode == SyncMode::Pull;
+    let (notes, notes_error) = match sync_notes(store, actor, &report.remote, pull_only, opts.talk)
+    {
+        Ok(notes) => (notes, None),
+        Err(e) => (NotesSync::default(), Some(e)),
+    };
+    Ok(Synced {
+        report,
+        notes,
+        notes_error,
+    })
+}
+
+/// Whether the store has been created (its ref exists).
+pub fn has_store(store: &Store) -> Result<bool> {
+    Ok(store.head()?.is_some())
+}
+
+/// Whether a rebase is under way in the worktree.
+pub fn rebase_in_progress(store: &Store) -> bool {
+    store.git().rebase_in_progress()
+}
+
+/// Adds `trailers` (key, value) to the commit message in `file`, each once.
+pub fn add_trailers(store: &Store, file: &Path, trailers: &[(&str, &str)]) -> Result<()> {
+    Ok(store.git().add_trailers(file, trailers)?)
+}
+
+/// The repository's git config value of `key` as a boolean, if set and valid.
+pub fn config_bool(store: &Store, key: &str) -> Option<bool> {
+    store.git().config_bool(key)
+}
+
+/// The repository's git config value of `key`, if set.
+pub fn config_string(store: &Store, key: &str) -> Option<String> {
+    store.git().config_string(key)
+}
+
+/// The top of the worktree, if the repository has one.
+pub fn workdir(store: &Store) -> Option<PathBuf> {
+    store.workdir().map(Path::to_owned)
+}
+
+/// The git dir every worktree of the repository shares.
+pub fn common_dir(store: &Store) -> PathBuf {
+    store.common_dir().to_owned()
+}

@@ -1,0 +1,130 @@
+//! The JSON a command prints with `--json`: one wire type per document, apart from
+//! the storage documents (`model`) and the results of the use cases (`ops`), so that
+//! either can change without changing what scripts read, and a change of the shapes
+//! is a change here. The CLI builds them today; an MCP server and a web board would
+//! use the same types.
+//!
+//! Each type describes its top-level fields ([`Documented`]); the manual's JSON
+//! section is generated from [`DOCUMENTS`], and `tests/wire.rs` checks that the
+//! commands print what is described.
+
+mod beads;
+mod repo;
+mod work;
+
+pub use beads::*;
+pub use repo::*;
+pub use work::*;
+
+/// The version of every `--json` document, carried as its `schema_version` field.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// One top-level field of a document, as the manual describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// Its name in the JSON.
+    pub name: &'static str,
+    /// What the manual says after the name (its shape, when it is not a plain value).
+    pub note: &'static str,
+    /// Whether it may be left out.
+    pub optional: bool,
+}
+
+impl Field {
+    /// A field that is always there.
+    pub const fn new(name: &'static str) -> Field {
+        Field {
+            name,
+            note: "",
+            optional: false,
+        }
+    }
+
+    /// A field that is always there, with a note on its shape.
+    pub const fn noted(name: &'static str, note: &'static str) -> Field {
+        Field {
+            name,
+            note,
+            optional: false,
+        }
+    }
+
+    /// A field that is left out when it has no value.
+    pub const fn optional(name: &'static str) -> Field {
+        Field {
+            name,
+            note: "",
+            optional: true,
+        }
+    }
+}
+
+/// The shape of one kind of document: the commands that print it and its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Doc {
+    /// The commands, as the manual lists them (`create, update`).
+    pub commands: &'static str,
+    /// The top-level fields, besides `schema_version`.
+    pub fields: &'static [Field],
+}
+
+/// A wire type that describes its top-level fields.
+pub trait Documented {
+    /// The description.
+    const DOC: Doc;
+}
+
+/// Every document a command prints, in the order the manual lists them.
+pub const DOCUMENTS: &[Doc] = &[
+    Initialized::DOC,
+    OneBead::DOC,
+    Beads::DOC,
+    Listing::DOC,
+    Claimed::DOC,
+    BlockedReport::DOC,
+    Comments::DOC,
+    CommentAdded::DOC,
+    DepTree::DOC,
+    Labels::DOC,
+    LabelCounts::DOC,
+    Log::DOC,
+    Imported::DOC,
+    Exported::DOC,
+    ManInstalled::DOC,
+    OneAgent::DOC,
+    Agents::DOC,
+    Slung::DOC,
+    Unslung::DOC,
+    Hook::DOC,
+    OneSession::DOC,
+    Sessions::DOC,
+    Snapped::DOC,
+    Resumed::DOC,
+    Primed::DOC,
+    OneMessage::DOC,
+    Inbox::DOC,
+    Messages::DOC,
+    Pruned::DOC,
+    Doctor::DOC,
+    ClaudeSetup::DOC,
+    Formulas::DOC,
+    FormulaShown::DOC,
+    FormulaChecked::DOC,
+    MoleculeProgress::DOC,
+    Current::DOC,
+    Molecules::DOC,
+    Poured::DOC,
+    Squashed::DOC,
+    Burned::DOC,
+    Synced::DOC,
+    Resolved::DOC,
+    RemoteSetup::DOC,
+    Provenance::DOC,
+    Hooks::<()>::DOC,
+    WorktreeAdded::DOC,
+];
+
+/// An RFC 3339 time in UTC as every document writes it (`2026-01-01T00:00:00Z`).
+fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}

@@ -1,0 +1,434 @@
+//! The documents about the repository and the store as a whole: init, history,
+//! import and export, sync, hooks, doctor, setup.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Doc, Documented, Field};
+use crate::ops::{
+    Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, NotesSync, Outcome,
+    Severity, SyncReport, WorktreeAdded as Added,
+};
+
+/// What `init` did.
+#[derive(Serialize)]
+pub struct Initialized<'a> {
+    /// The store's prefix of new ids.
+    pub prefix: &'a str,
+    /// Whether a new store was created.
+    pub created: bool,
+    /// The remote whose store this repository adopted, if it did.
+    pub adopted: Option<&'a str>,
+    /// The remotes whose fetch refspecs were added now.
+    pub remotes_configured: &'a [String],
+}
+
+impl Documented for Initialized<'_> {
+    const DOC: Doc = Doc {
+        commands: "init",
+        fields: &[
+            Field::new("prefix"),
+            Field::new("created"),
+            Field::new("adopted"),
+            Field::new("remotes_configured"),
+        ],
+    };
+}
+
+/// One change a commit made to a document.
+#[derive(Serialize)]
+pub struct LogChange<'a> {
+    path: &'a str,
+    change: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<&'a str>,
+}
+
+/// One commit of the store's history.
+#[derive(Serialize)]
+pub struct LogCommit<'a> {
+    commit: &'a str,
+    author: &'a str,
+    email: &'a str,
+    time: String,
+    message: &'a str,
+    changes: Vec<LogChange<'a>>,
+}
+
+impl<'a> From<&'a LogEntry> for LogCommit<'a> {
+    fn from(e: &'a LogEntry) -> Self {
+        LogCommit {
+            commit: &e.commit,
+            author: &e.author,
+            email: &e.email,
+            time: e.time.to_rfc3339(),
+            message: &e.message,
+            changes: e
+                .changes
+                .iter()
+                .map(|c| LogChange {
+                    path: &c.path,
+                    change: c.kind.as_str(),
+                    diff: c.diff.as_deref(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// History: `log`, `session log`.
+#[derive(Serialize)]
+pub struct Log<'a> {
+    /// The commits, newest first.
+    pub log: Vec<LogCommit<'a>>,
+}
+
+impl<'a> Log<'a> {
+    /// The document of `entries`.
+    pub fn new(entries: &'a [LogEntry]) -> Self {
+        Log {
+            log: entries.iter().map(LogCommit::from).collect(),
+        }
+    }
+}
+
+impl Documented for Log<'_> {
+    const DOC: Doc = Doc {
+        commands: "log, session log",
+        fields: &[Field::noted(
+            "log",
+            ": [{commit, author, email, time, message, changes: [{path, change, diff}]}]",
+        )],
+    };
+}
+
+/// A line an import could not read.
+#[derive(Serialize)]
+pub struct BadLine<'a> {
+    line: usize,
+    error: &'a str,
+}
+
+/// What `import` did.
+#[derive(Serialize)]
+pub struct Imported<'a> {
+    source: &'a str,
+    format: &'a str,
+    records: usize,
+    added: usize,
+    updated: usize,
+    unchanged: usize,
+    kept_newer: &'a [String],
+    bad: Vec<BadLine<'a>>,
+    unmapped_dependencies: usize,
+    by_status: &'a BTreeMap<String, usize>,
+    by_type: &'a BTreeMap<String, usize>,
+    commit: Option<&'a str>,
+}
+
+impl<'a> Imported<'a> {
+    /// The document of `report`, an import of `source` in `format`.
+    pub fn new(source: &'a str, format: &'a str, report: &'a ImportReport) -> Self {
+        Imported {
+            source,
+            format,
+            records: report.records,
+            added: report.added,
+            updated: report.updated,
+            unchanged: report.unchanged,
+            kept_newer: &report.kept_newer,
+            bad: report
+                .bad
+                .iter()
+                .map(|b| BadLine {
+                    line: b.line,
+                    error: &b.error,
+                })
+                .collect(),
+            unmapped_dependencies: report.unmapped_dependencies,
+            by_status: &report.by_status,
+            by_type: &report.by_type,
+            commit: report.commit.as_deref(),
+        }
+    }
+}
+
+impl Documented for Imported<'_> {
+    const DOC: Doc = Doc {
+        commands: "import",
+        fields: &[
+            Field::new("source"),
+            Field::new("format"),
+            Field::new("records"),
+            Field::new("added"),
+            Field::new("updated"),
+            Field::new("unchanged"),
+            Field::new("kept_newer"),
+            Field::noted("bad", ": [{line, error}]"),
+            Field::new("unmapped_dependencies"),
+            Field::new("by_status"),
+            Field::new("by_type"),
+            Field::new("commit"),
+        ],
+    };
+}
+
+/// What `export -o FILE` wrote.
+#[derive(Serialize)]
+pub struct Exported<'a> {
+    /// The format written.
+    pub format: &'a str,
+    /// The file.
+    pub path: &'a Path,
+    /// How many beads.
+    pub beads: usize,
+    /// The documents that do not parse (left out).
+    pub broken: &'a [Broken],
+}
+
+impl Documented for Exported<'_> {
+    const DOC: Doc = Doc {
+        commands: "export -o FILE",
+        fields: &[
+            Field::new("format"),
+            Field::new("path"),
+            Field::new("beads"),
+            Field::new("broken"),
+        ],
+    };
+}
+
+/// What `install-man` installed.
+#[derive(Serialize)]
+pub struct ManInstalled<'a> {
+    /// The directory the pages went to.
+    pub dir: &'a Path,
+    /// How many pages.
+    pub pages: usize,
+    /// Whether `man` finds them there (`null` when `man` cannot be run).
+    pub found_by_man: Option<bool>,
+}
+
+impl Documented for ManInstalled<'_> {
+    const DOC: Doc = Doc {
+        commands: "install-man",
+        fields: &[
+            Field::new("dir"),
+            Field::new("pages"),
+            Field::new("found_by_man"),
+        ],
+    };
+}
+
+/// What `gc` pruned.
+#[derive(Serialize)]
+pub struct Pruned {
+    /// How many snapshots.
+    pub pruned: usize,
+}
+
+impl Documented for Pruned {
+    const DOC: Doc = Doc {
+        commands: "gc",
+        fields: &[Field::new("pruned")],
+    };
+}
+
+/// One thing `doctor` found.
+#[derive(Serialize)]
+pub struct Finding<'a> {
+    check: &'a str,
+    severity: Severity,
+    path: &'a str,
+    message: &'a str,
+    fixed: bool,
+}
+
+/// What `doctor` found.
+#[derive(Serialize)]
+pub struct Doctor<'a> {
+    findings: Vec<Finding<'a>>,
+    documents: usize,
+    fix_commit: Option<&'a str>,
+}
+
+impl<'a> From<&'a DoctorReport> for Doctor<'a> {
+    fn from(r: &'a DoctorReport) -> Self {
+        Doctor {
+            findings: r
+                .findings
+                .iter()
+                .map(|f| Finding {
+                    check: f.check.as_str(),
+                    severity: f.severity,
+                    path: &f.path,
+                    message: &f.message,
+                    fixed: f.fixed,
+                })
+                .collect(),
+            documents: r.documents,
+            fix_commit: r.fix_commit.as_deref(),
+        }
+    }
+}
+
+impl Documented for Doctor<'_> {
+    const DOC: Doc = Doc {
+        commands: "doctor",
+        fields: &[
+            Field::noted("findings", ": [{check, severity, path, message, fixed}]"),
+            Field::new("documents"),
+            Field::new("fix_commit"),
+        ],
+    };
+}
+
+/// What `setup claude` wrote.
+#[derive(Serialize)]
+pub struct ClaudeSetup<'a> {
+    /// The settings file.
+    pub settings: &'a str,
+    /// How many hooks were added to it.
+    pub added: usize,
+}
+
+impl Documented for ClaudeSetup<'_> {
+    const DOC: Doc = Doc {
+        commands: "setup claude",
+        fields: &[Field::new("settings"), Field::new("added")],
+    };
+}
+
+/// What `sync`, `pull` or `push` did.
+#[derive(Serialize)]
+pub struct Synced<'a> {
+    remote: &'a str,
+    fetched: usize,
+    merged: usize,
+    conflicts: usize,
+    pushed: bool,
+    outcome: Outcome,
+    head: Option<&'a str>,
+    rounds: usize,
+    configured: bool,
+    kept: &'a [KeptDoc],
+    notes: &'a NotesSync,
+}
+
+impl<'a> Synced<'a> {
+    /// The document of a sync's `report` and what happened to the notes.
+    pub fn new(report: &'a SyncReport, notes: &'a NotesSync) -> Self {
+        Synced {
+            remote: &report.remote,
+            fetched: report.fetched,
+            merged: report.merged,
+            conflicts: report.conflicts,
+            pushed: report.pushed,
+            outcome: report.outcome,
+            head: report.head.as_deref(),
+            rounds: report.rounds,
+            configured: report.configured,
+            kept: &report.kept,
+            notes,
+        }
+    }
+}
+
+impl Documented for Synced<'_> {
+    const DOC: Doc = Doc {
+        commands: "sync, pull, push",
+        fields: &[
+            Field::new("remote"),
+            Field::new("fetched"),
+            Field::new("merged"),
+            Field::new("conflicts"),
+            Field::new("pushed"),
+            Field::new("outcome"),
+            Field::new("head"),
+            Field::new("rounds"),
+            Field::new("configured"),
+            Field::noted("kept", ": [{path, reason, other_version}]"),
+            Field::noted("notes", ": {fetched, joined, pushed}"),
+        ],
+    };
+}
+
+/// What `remote setup` did.
+#[derive(Serialize)]
+pub struct RemoteSetup<'a> {
+    /// The remote.
+    pub remote: &'a str,
+    /// Whether its fetch refspec was added now.
+    pub added: bool,
+}
+
+impl Documented for RemoteSetup<'_> {
+    const DOC: Doc = Doc {
+        commands: "remote setup",
+        fields: &[Field::new("remote"), Field::new("added")],
+    };
+}
+
+/// Who made a commit: `provenance`.
+#[derive(Serialize)]
+pub struct Provenance<'a> {
+    /// The commit's provenance.
+    pub provenance: &'a CommitProvenance,
+}
+
+impl Documented for Provenance<'_> {
+    const DOC: Doc = Doc {
+        commands: "provenance",
+        fields: &[Field::new("provenance")],
+    };
+}
+
+/// What `hooks install|uninstall|status` found or did: the hooks' report (the
+/// `hooks` room's, which this room may not name) and, for install, the remotes set up.
+#[derive(Serialize)]
+pub struct Hooks<'a, R> {
+    /// The hooks' report.
+    #[serde(flatten)]
+    pub report: &'a R,
+    /// The remotes whose fetch refspecs `hooks install` added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotes_configured: Option<&'a [String]>,
+}
+
+impl<R> Documented for Hooks<'_, R> {
+    const DOC: Doc = Doc {
+        commands: "hooks install, uninstall, status",
+        fields: &[
+            Field::noted("layout", ": {dir, hooks_dir, managers, advice}"),
+            Field::noted("hooks", ": [{hook, path, state, change, via, advice}]"),
+            Field::new("strict"),
+            Field::new("notes_rewrite"),
+            Field::new("configured"),
+            Field::optional("remotes_configured"),
+        ],
+    };
+}
+
+/// How `worktree add` bound the new worktree.
+#[derive(Serialize)]
+pub struct WorktreeAdded<'a> {
+    /// What was bound, and whether the worktree's hook did it.
+    #[serde(flatten)]
+    pub added: &'a Added,
+}
+
+impl Documented for WorktreeAdded<'_> {
+    const DOC: Doc = Doc {
+        commands: "worktree add",
+        fields: &[
+            Field::new("worktree"),
+            Field::new("agent"),
+            Field::new("bead"),
+            Field::new("by"),
+            Field::new("branch"),
+            Field::new("by_hook"),
+        ],
+    };
+}

@@ -1,0 +1,506 @@
+//! The documents about the workforce: agents and their hooks, sessions and prime,
+//! mail, formulas and molecules.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Doc, Documented, Field};
+use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
+use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
+
+/// One agent: `agent create|show|update|retire|bind`.
+#[derive(Serialize)]
+pub struct OneAgent<'a> {
+    /// The agent.
+    pub agent: &'a Agent,
+}
+
+impl Documented for OneAgent<'_> {
+    const DOC: Doc = Doc {
+        commands: "agent create, show, update, retire, bind",
+        fields: &[Field::new("agent")],
+    };
+}
+
+/// Every agent: `agent list`.
+#[derive(Serialize)]
+pub struct Agents<'a> {
+    /// The agents.
+    pub agents: &'a [Agent],
+}
+
+impl Documented for Agents<'_> {
+    const DOC: Doc = Doc {
+        commands: "agent list",
+        fields: &[Field::new("agents")],
+    };
+}
+
+/// What `sling` put on a hook.
+#[derive(Serialize)]
+pub struct Slung<'a> {
+    /// The bead, as it is now.
+    pub bead: &'a Bead,
+    /// The agent whose hook it is on.
+    pub agent: &'a AgentName,
+}
+
+impl Documented for Slung<'_> {
+    const DOC: Doc = Doc {
+        commands: "sling",
+        fields: &[Field::new("bead"), Field::new("agent")],
+    };
+}
+
+/// What `unsling` took off a hook.
+#[derive(Serialize)]
+pub struct Unslung<'a> {
+    /// The agent.
+    pub agent: &'a AgentName,
+    /// The beads taken off.
+    pub removed: &'a [BeadId],
+}
+
+impl Documented for Unslung<'_> {
+    const DOC: Doc = Doc {
+        commands: "unsling",
+        fields: &[Field::new("agent"), Field::new("removed")],
+    };
+}
+
+/// The work on an agent's hook: `hook AGENT`.
+#[derive(Serialize)]
+pub struct Hook<'a> {
+    /// The agent.
+    pub agent: &'a AgentName,
+    /// Each bead on the hook, with its molecule's progress when it is one.
+    pub hook: &'a [HookItem],
+}
+
+impl Documented for Hook<'_> {
+    const DOC: Doc = Doc {
+        commands: "hook AGENT",
+        fields: &[
+            Field::new("agent"),
+            Field::noted("hook", ": [{bead, progress}]"),
+        ],
+    };
+}
+
+/// One session: `session show|end|heartbeat|model|usage`, `handoff`.
+#[derive(Serialize)]
+pub struct OneSession<'a> {
+    /// The session.
+    pub session: &'a Session,
+}
+
+impl Documented for OneSession<'_> {
+    const DOC: Doc = Doc {
+        commands: "session show, end, heartbeat, model, usage, handoff",
+        fields: &[Field::new("session")],
+    };
+}
+
+/// Sessions: `session list`.
+#[derive(Serialize)]
+pub struct Sessions<'a> {
+    /// The sessions.
+    pub sessions: &'a [Session],
+}
+
+impl Documented for Sessions<'_> {
+    const DOC: Doc = Doc {
+        commands: "session list",
+        fields: &[Field::new("sessions")],
+    };
+}
+
+/// What `session snapshot` took.
+#[derive(Serialize)]
+pub struct Snapped<'a> {
+    /// The session.
+    pub session: &'a Session,
+    /// The snapshot, `null` when nothing changed.
+    pub snapshot: Option<&'a Snapshot>,
+}
+
+impl Documented for Snapped<'_> {
+    const DOC: Doc = Doc {
+        commands: "session snapshot",
+        fields: &[
+            Field::new("session"),
+            Field::noted("snapshot", "(null when nothing changed)"),
+        ],
+    };
+}
+
+/// Where `session resume` resumed a session.
+#[derive(Serialize)]
+pub struct Resumed<'a> {
+    /// The new session.
+    pub session: &'a Session,
+    /// The session it resumes.
+    pub from: &'a BeadId,
+    /// The snapshot whose files were put back, if there was one.
+    pub snapshot: Option<&'a Snapshot>,
+    /// The worktree it runs in.
+    pub worktree: &'a Path,
+}
+
+impl<'a> From<&'a crate::ops::Resumed> for Resumed<'a> {
+    fn from(r: &'a crate::ops::Resumed) -> Self {
+        Resumed {
+            session: &r.session,
+            from: &r.from,
+            snapshot: r.snapshot.as_ref(),
+            worktree: &r.worktree,
+        }
+    }
+}
+
+impl Documented for Resumed<'_> {
+    const DOC: Doc = Doc {
+        commands: "session resume",
+        fields: &[
+            Field::new("session"),
+            Field::new("from"),
+            Field::new("snapshot"),
+            Field::new("worktree"),
+        ],
+    };
+}
+
+/// What a fresh session needs: `prime`, `session start`.
+#[derive(Serialize)]
+pub struct Primed<'a> {
+    /// Who it is, its hook, how the last session ended, its mail.
+    pub prime: &'a Prime,
+}
+
+impl Documented for Primed<'_> {
+    const DOC: Doc = Doc {
+        commands: "prime, session start",
+        fields: &[Field::noted(
+            "prime",
+            ": {agent, session, resumed, handoff, previous, hook, budget_left, unread_mail, \
+             mail, store_commit, ready}",
+        )],
+    };
+}
+
+/// One message: `mail send|reply|read|peek|ack|archive`.
+#[derive(Serialize)]
+pub struct OneMessage<'a> {
+    /// The message.
+    pub message: &'a Message,
+}
+
+impl Documented for OneMessage<'_> {
+    const DOC: Doc = Doc {
+        commands: "mail send, reply, read, peek, ack, archive",
+        fields: &[Field::new("message")],
+    };
+}
+
+/// An agent's inbox: `mail inbox`.
+#[derive(Serialize)]
+pub struct Inbox<'a> {
+    /// The agent.
+    pub agent: &'a AgentName,
+    /// How many messages it has not read.
+    pub unread: usize,
+    /// The messages.
+    pub messages: &'a [InboxEntry],
+}
+
+impl Documented for Inbox<'_> {
+    const DOC: Doc = Doc {
+        commands: "mail inbox",
+        fields: &[
+            Field::new("agent"),
+            Field::new("unread"),
+            Field::new("messages"),
+        ],
+    };
+}
+
+/// Messages: `mail thread`, `mail search`.
+#[derive(Serialize)]
+pub struct Messages<'a> {
+    /// The messages.
+    pub messages: &'a [Message],
+}
+
+impl Documented for Messages<'_> {
+    const DOC: Doc = Doc {
+        commands: "mail thread, mail search",
+        fields: &[Field::new("messages")],
+    };
+}
+
+/// A formula as `formula list` describes it.
+#[derive(Serialize)]
+pub struct FormulaEntry<'a> {
+    name: &'a str,
+    version: u32,
+    description: &'a str,
+    file: &'a str,
+    origin: Origin,
+    steps: usize,
+    variables: Vec<&'a str>,
+    valid: bool,
+    problems: &'a [Problem],
+}
+
+impl<'a> From<&'a FoundFormula> for FormulaEntry<'a> {
+    fn from(f: &'a FoundFormula) -> Self {
+        FormulaEntry {
+            name: &f.formula.name,
+            version: f.formula.version,
+            description: &f.formula.description,
+            file: &f.file,
+            origin: f.origin,
+            steps: f.formula.steps.len(),
+            variables: f.formula.variables.keys().map(String::as_str).collect(),
+            valid: f.problems.is_empty(),
+            problems: &f.problems,
+        }
+    }
+}
+
+/// What `formula list` found.
+#[derive(Serialize)]
+pub struct Formulas<'a> {
+    /// The formulas in use, by name.
+    pub formulas: Vec<FormulaEntry<'a>>,
+    /// Formulas hidden by one of the same name found first.
+    pub shadowed: Vec<FormulaEntry<'a>>,
+    /// Files that could not be read as formulas.
+    pub unreadable: &'a [Problem],
+    /// The directories searched, in order.
+    pub searched: &'a [String],
+}
+
+impl Documented for Formulas<'_> {
+    const DOC: Doc = Doc {
+        commands: "formula list",
+        fields: &[
+            Field::new("formulas"),
+            Field::new("shadowed"),
+            Field::new("unreadable"),
+            Field::new("searched"),
+        ],
+    };
+}
+
+/// One formula: `formula show`.
+#[derive(Serialize)]
+pub struct FormulaShown<'a> {
+    /// The formula.
+    pub formula: &'a Formula,
+    /// The file it was read from.
+    pub file: &'a str,
+    /// Where that file is.
+    pub origin: Origin,
+    /// Whether it has no problems.
+    pub valid: bool,
+    /// Its problems.
+    pub problems: &'a [Problem],
+}
+
+impl Documented for FormulaShown<'_> {
+    const DOC: Doc = Doc {
+        commands: "formula show",
+        fields: &[
+            Field::new("formula"),
+            Field::new("file"),
+            Field::new("origin"),
+            Field::new("valid"),
+            Field::new("problems"),
+        ],
+    };
+}
+
+/// What `formula validate` checked.
+#[derive(Serialize)]
+pub struct FormulaChecked<'a> {
+    /// Whether every file checked is a valid formula.
+    pub valid: bool,
+    /// The files checked.
+    pub checked: &'a [String],
+    /// The problems found.
+    pub problems: &'a [Problem],
+}
+
+impl Documented for FormulaChecked<'_> {
+    const DOC: Doc = Doc {
+        commands: "formula validate",
+        fields: &[
+            Field::new("valid"),
+            Field::new("checked"),
+            Field::new("problems"),
+        ],
+    };
+}
+
+/// Where a molecule stands: `mol progress`.
+#[derive(Serialize)]
+pub struct MoleculeProgress<'a> {
+    /// Its progress.
+    pub progress: &'a Progress,
+}
+
+impl Documented for MoleculeProgress<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol progress",
+        fields: &[Field::new("progress")],
+    };
+}
+
+/// The step(s) of a molecule to work now: `mol current`.
+#[derive(Serialize)]
+pub struct Current<'a> {
+    /// Where the molecule stands.
+    pub progress: &'a Progress,
+    /// Where it stands, in words.
+    pub position: &'a str,
+    /// The ready step beads in full.
+    pub steps: &'a [Bead],
+}
+
+impl<'a> From<&'a crate::ops::Current> for Current<'a> {
+    fn from(c: &'a crate::ops::Current) -> Self {
+        Current {
+            progress: &c.progress,
+            position: &c.position,
+            steps: &c.steps,
+        }
+    }
+}
+
+impl Documented for Current<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol current",
+        fields: &[
+            Field::new("progress"),
+            Field::new("position"),
+            Field::new("steps"),
+        ],
+    };
+}
+
+/// Every molecule: `mol list`.
+#[derive(Serialize)]
+pub struct Molecules<'a> {
+    /// Each molecule's progress.
+    pub molecules: &'a [Progress],
+}
+
+impl Documented for Molecules<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol list",
+        fields: &[Field::new("molecules")],
+    };
+}
+
+/// What `mol pour` (or `mol wisp`) made.
+#[derive(Serialize)]
+pub struct Poured<'a> {
+    /// The molecule bead.
+    pub molecule: &'a Bead,
+    /// The step beads, in step order.
+    pub steps: &'a [Bead],
+    /// The store ref it was written to.
+    #[serde(rename = "ref")]
+    pub store_ref: &'a str,
+}
+
+impl<'a> From<&'a crate::ops::Poured> for Poured<'a> {
+    fn from(p: &'a crate::ops::Poured) -> Self {
+        Poured {
+            molecule: &p.molecule,
+            steps: &p.steps,
+            store_ref: p.store_ref.as_str(),
+        }
+    }
+}
+
+impl Documented for Poured<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol pour, mol wisp",
+        fields: &[
+            Field::new("molecule"),
+            Field::new("steps"),
+            Field::new("ref"),
+        ],
+    };
+}
+
+/// What `mol squash` made.
+#[derive(Serialize)]
+pub struct Squashed<'a> {
+    /// The one-bead summary.
+    pub summary: &'a Bead,
+    /// The molecule (or wisp) squashed.
+    pub from: &'a BeadId,
+    /// Whether it was a wisp.
+    pub wisp: bool,
+    /// How many steps it had.
+    pub steps: usize,
+}
+
+impl<'a> From<&'a crate::ops::Squashed> for Squashed<'a> {
+    fn from(s: &'a crate::ops::Squashed) -> Self {
+        Squashed {
+            summary: &s.summary,
+            from: &s.from,
+            wisp: s.wisp,
+            steps: s.steps,
+        }
+    }
+}
+
+impl Documented for Squashed<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol squash",
+        fields: &[
+            Field::new("summary"),
+            Field::new("from"),
+            Field::new("wisp"),
+            Field::new("steps"),
+        ],
+    };
+}
+
+/// What `mol burn` discarded.
+#[derive(Serialize)]
+pub struct Burned<'a> {
+    /// The wisp.
+    pub molecule: &'a BeadId,
+    /// Its title.
+    pub title: &'a str,
+    /// How many steps went with it.
+    pub steps: usize,
+}
+
+impl<'a> From<&'a crate::ops::Burned> for Burned<'a> {
+    fn from(b: &'a crate::ops::Burned) -> Self {
+        Burned {
+            molecule: &b.molecule,
+            title: &b.title,
+            steps: b.steps,
+        }
+    }
+}
+
+impl Documented for Burned<'_> {
+    const DOC: Doc = Doc {
+        commands: "mol burn",
+        fields: &[
+            Field::new("molecule"),
+            Field::new("title"),
+            Field::new("steps"),
+        ],
+    };
+}

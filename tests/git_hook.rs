@@ -1,0 +1,98 @@
+//! The git-hook runner: `git beads git-hook NAME ARGS…` is what the installed shims
+//! call, and the shims of earlier versions, which call `git beads hook NAME ARGS…`,
+//! keep working until `hooks install` rewrites them.
+
+mod common;
+
+use common::{Repo, Sandbox, write_script};
+use serde_json::Value;
+
+const BEGIN: &str = "# >>> git-beads >>>";
+const END: &str = "# <<< git-beads <<<";
+
+/// A repository with a store and an agent `rig/nux` bound here with a session running;
+/// returns the session.
+fn agent_at_work(sb: &Sandbox) -> (Repo, String) {
+    let repo = sb.store();
+    let bead = repo.create("Fix the login page", &[]);
+    repo.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
+    repo.beads(&["sling", &bead, "rig/nux"]);
+    repo.beads(&["agent", "bind", "rig/nux"]);
+    let session = repo.start_session(&[]);
+    (repo, session)
+}
+
+/// Checks that the last commit carries the session's trailers and provenance note.
+fn assert_recorded(repo: &Repo, session: &str) {
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Beads-Agent: rig/nux\n"), "{message}");
+    assert!(
+        message.contains(&format!("Beads-Session: {session}")),
+        "{message}"
+    );
+    let head = repo.head();
+    let p = repo.beads_json(&["provenance", &head])["provenance"].clone();
+    assert_eq!(p["records"][0]["session"], session, "{p}");
+}
+
+/// The post-commit entry of a `hooks` report.
+fn post_commit(report: &Value) -> &Value {
+    report["hooks"]
+        .as_array()
+        .and_then(|hooks| hooks.iter().find(|h| h["hook"] == "post-commit"))
+        .unwrap_or_else(|| panic!("no post-commit in {report}"))
+}
+
+#[test]
+fn installed_shims_call_git_hook() {
+    let sb = Sandbox::new();
+    let (repo, session) = agent_at_work(&sb);
+    repo.beads(&["hooks", "install"]);
+    let hook = std::fs::read_to_string(repo.common_dir().join("hooks/post-commit"))
+        .expect("read the hook");
+    assert!(
+        hook.contains("git beads git-hook post-commit \"$@\""),
+        "{hook}"
+    );
+    repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
+    assert_recorded(&repo, &session);
+}
+
+#[test]
+fn shims_of_earlier_versions_keep_working_until_reinstalled() {
+    let sb = Sandbox::new();
+    let (repo, session) = agent_at_work(&sb);
+    let dir = repo.common_dir().join("hooks");
+    for hook in ["prepare-commit-msg", "post-commit"] {
+        write_script(
+            &dir.join(hook),
+            &format!("#!/bin/sh\n{BEGIN}\ngit beads hook {hook} \"$@\"\n{END}\n"),
+        );
+    }
+    repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
+    assert_recorded(&repo, &session);
+
+    let status = repo.beads_json(&["hooks", "status"]);
+    assert_eq!(post_commit(&status)["state"], "outdated", "{status}");
+    let installed = repo.beads_json(&["hooks", "install"]);
+    assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
+    let hook = std::fs::read_to_string(dir.join("post-commit")).expect("read the hook");
+    assert!(hook.contains("git beads git-hook post-commit"), "{hook}");
+    assert!(!hook.contains("git beads hook "), "{hook}");
+}
+
+#[test]
+fn git_hook_refuses_what_is_not_a_git_hook() {
+    let sb = Sandbox::new();
+    let repo = sb.store();
+    let (code, err) = repo.beads_fail(&["git-hook", "pre-commit"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pre-commit"), "{err}");
+}
+
+#[test]
+fn git_hook_is_hidden_from_help() {
+    let cli = git_beads::cli::command();
+    let git_hook = cli.find_subcommand("git-hook").expect("git-hook");
+    assert!(git_hook.is_hide_set());
+}

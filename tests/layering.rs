@@ -1,0 +1,178 @@
+//! The rooms of `src/` import one way only (ARCHITECTURE.md, "Which way the imports
+//! run"): every `crate::…` path in a file must name its own room or one the table
+//! below lets it use.
+
+use std::path::{Path, PathBuf};
+
+/// Each room, and the rooms it may use besides itself.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("settings", &[]),
+    ("model", &[]),
+    ("merge", &["model"]),
+    ("store", &["model", "settings"]),
+    ("ops", &["store", "merge", "model", "settings"]),
+    ("wire", &["ops", "model"]),
+    ("hooks", &["ops", "model", "settings", "wire"]),
+    ("cli", &["wire", "ops", "model", "hooks", "settings"]),
+];
+
+/// Files allowed to reach past the table, each with the room it may also use and why.
+const EXCEPTIONS: &[(&str, &str, &str)] = &[(
+    "cli/error.rs",
+    "store",
+    "turns the store's errors into the CLI's, with their hints",
+)];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir)
+        .expect("read src")
+        .filter_map(Result::ok)
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The file's text with `//` comments blanked out (line breaks kept, so that offsets
+/// still give line numbers). String literals that hold `//` are rare enough in `src/`
+/// that a path after one on the same line is simply not checked.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ident_at(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The first segment of every path in a `use` group (`{a::b, c, d::{e, f}}`), given
+/// the text right after its `{`.
+fn group_heads(text: &str) -> Vec<(usize, &str)> {
+    let mut heads = Vec::new();
+    let mut depth = 0usize;
+    let mut expect_head = true;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => expect_head = true,
+            c if expect_head && depth == 0 && (c.is_alphanumeric() || c == '_') => {
+                heads.push((i, ident_at(&text[i..])));
+                expect_head = false;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// Every room a file's `crate::` paths name, with the offset where it is named.
+fn rooms_named(text: &str) -> Vec<(usize, &str)> {
+    let mut named = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = &text[at + "crate::".len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                let base = at + "crate::{".len();
+                named.extend(group_heads(group).into_iter().map(|(i, h)| (base + i, h)));
+            }
+            None => named.push((at, ident_at(rest))),
+        }
+    }
+    named
+}
+
+#[test]
+fn imports_run_the_intended_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let rooms: Vec<&str> = ALLOWED.iter().map(|(r, _)| *r).collect();
+    let mut problems = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let rel_name = rel.to_string_lossy().replace('\\', "/");
+        let first = rel_name.split('/').next().unwrap_or_default();
+        let room = first.strip_suffix(".rs").unwrap_or(first);
+        let Some((_, allowed)) = ALLOWED.iter().find(|(r, _)| *r == room) else {
+            // lib.rs and main.rs stand above the rooms.
+            continue;
+        };
+        let text = without_comments(&std::fs::read_to_string(file).expect("read"));
+        for (at, used) in rooms_named(&text) {
+            if used == room || allowed.contains(&used) || !rooms.contains(&used) {
+                continue;
+            }
+            if EXCEPTIONS
+                .iter()
+                .any(|(f, r, _)| *f == rel_name && *r == used)
+            {
+                continue;
+            }
+            let line = text[..at].matches('\n').count() + 1;
+            problems.push(format!(
+                "src/{rel_name}:{line}: {room} uses {used}, which it may not (it may use: {})",
+                if allowed.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    allowed.join(", ")
+                }
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "imports against the intended directions:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn every_room_is_in_the_table() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&src)
+        .expect("read src")
+        .filter_map(Result::ok)
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let room = name.strip_suffix(".rs").unwrap_or(&name).to_owned();
+        if room == "lib" || room == "main" {
+            continue;
+        }
+        if !ALLOWED.iter().any(|(r, _)| *r == room) {
+            missing.push(room);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "rooms missing from ALLOWED: {missing:?}"
+    );
+}
+
+#[test]
+fn the_scanner_reads_groups_and_paths() {
+    let text = "use crate::{model::Bead, store::{Store, Tx}};\nlet x = crate::ops::list();";
+    let named: Vec<&str> = rooms_named(text).into_iter().map(|(_, r)| r).collect();
+    assert_eq!(named, ["model", "store", "ops"]);
+}

@@ -1,0 +1,217 @@
+//! The JSON shapes the manual documents (generated from `git_beads::wire`) are the
+//! shapes the commands print: every documented field is there (unless it may be left
+//! out), and no field is printed that the manual does not name.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{Repo, Sandbox, write_file};
+use git_beads::wire::{DOCUMENTS, Doc};
+use serde_json::Value;
+
+/// Documents no command below prints, each with the reason.
+const NOT_RUN: &[(&str, &str)] = &[
+    ("install-man", "installs pages outside the sandbox"),
+    (
+        "session resume",
+        "needs a second clone; tests/snapshots.rs runs it",
+    ),
+    ("resolve", "needs a sync conflict; tests/sync.rs runs it"),
+    (
+        "worktree add",
+        "needs installed hooks; tests/hooks.rs runs it",
+    ),
+];
+
+fn doc(commands: &str) -> &'static Doc {
+    DOCUMENTS
+        .iter()
+        .find(|d| d.commands == commands)
+        .unwrap_or_else(|| panic!("no document for {commands:?}"))
+}
+
+/// Runs `args` with `--json` and checks its top-level fields against the document of
+/// `commands`; returns the output.
+fn check(repo: &Repo, seen: &mut BTreeSet<&'static str>, commands: &str, args: &[&str]) -> Value {
+    let d = doc(commands);
+    seen.insert(d.commands);
+    let v = repo.beads_json(args);
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{args:?}: not an object: {v}"));
+    assert_eq!(obj["schema_version"], 1, "{args:?}: {v}");
+    let printed: BTreeSet<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "schema_version")
+        .collect();
+    let documented: BTreeSet<&str> = d.fields.iter().map(|f| f.name).collect();
+    let undocumented: Vec<&&str> = printed.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "{args:?} prints fields the manual does not name ({commands}): {undocumented:?}\n{v}"
+    );
+    for f in d.fields.iter().filter(|f| !f.optional) {
+        assert!(
+            printed.contains(f.name),
+            "{args:?} lacks documented field {} ({commands})\n{v}",
+            f.name
+        );
+    }
+    v
+}
+
+#[test]
+fn every_document_matches_what_its_commands_print() {
+    let sb = Sandbox::new();
+    let (remote, origin) = sb.remote_with_store("origin");
+    let repo = sb.clone(&remote, "repo", "bob");
+    let mut seen = BTreeSet::new();
+    let seen = &mut seen;
+
+    check(&repo, seen, "init", &["init"]);
+    let a = check(
+        &repo,
+        seen,
+        "create, update, dep add, dep remove, label add, label remove",
+        &["create", "First"],
+    )["bead"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let b = repo.create("Second", &[]);
+    let one = "create, update, dep add, dep remove, label add, label remove";
+    check(
+        &repo,
+        seen,
+        one,
+        &["update", &a, "--title", "First, renamed"],
+    );
+    check(&repo, seen, one, &["dep", "add", &b, &a]);
+    check(&repo, seen, one, &["label", "add", &a, "ui"]);
+    let many = "show, close, reopen, delete";
+    check(&repo, seen, many, &["show", &a]);
+    let listing = "list, ready, search";
+    check(&repo, seen, listing, &["list"]);
+    check(&repo, seen, listing, &["ready"]);
+    check(&repo, seen, listing, &["search", "renamed"]);
+    check(&repo, seen, "blocked", &["blocked"]);
+    check(&repo, seen, "dep tree", &["dep", "tree", &b]);
+    check(&repo, seen, "label list", &["label", "list", &a]);
+    check(&repo, seen, "label list-all", &["label", "list-all"]);
+    check(
+        &repo,
+        seen,
+        "comment, comments add",
+        &["comment", &a, "hello"],
+    );
+    check(&repo, seen, "comments", &["comments", &a]);
+    check(&repo, seen, "log, session log", &["log"]);
+    check(&repo, seen, "ready --claim", &["ready", "--claim"]);
+    check(&repo, seen, many, &["close", &a]);
+    check(&repo, seen, many, &["reopen", &a]);
+
+    let file = repo.path.join("export.jsonl");
+    let file = file.to_str().expect("utf-8 path");
+    check(&repo, seen, "export -o FILE", &["export", "-o", file]);
+    check(&repo, seen, "import", &["import", file]);
+
+    check(
+        &repo,
+        seen,
+        "agent create, show, update, retire, bind",
+        &["agent", "create", "rig/nux"],
+    );
+    check(&repo, seen, "agent list", &["agent", "list"]);
+    check(&repo, seen, "sling", &["sling", &b, "rig/nux"]);
+    check(&repo, seen, "hook AGENT", &["hook", "rig/nux"]);
+    repo.beads(&["agent", "bind", "rig/nux"]);
+    let sid = check(&repo, seen, "prime, session start", &["session", "start"])["prime"]["session"]
+        ["id"]
+        .as_str()
+        .expect("session id")
+        .to_owned();
+    check(&repo, seen, "prime, session start", &["prime"]);
+    let session = "session show, end, heartbeat, model, usage, handoff";
+    check(&repo, seen, session, &["session", "show", &sid]);
+    check(&repo, seen, "session list", &["session", "list"]);
+    write_file(&repo.path.join("notes.txt"), "work in progress\n");
+    check(&repo, seen, "session snapshot", &["session", "snapshot"]);
+    check(&repo, seen, "log, session log", &["session", "log", &sid]);
+    let message = "mail send, reply, read, peek, ack, archive";
+    check(
+        &repo,
+        seen,
+        message,
+        &["--as", "rig/nux", "mail", "send", "rig/nux", "-s", "hi"],
+    );
+    check(
+        &repo,
+        seen,
+        "mail inbox",
+        &["--as", "rig/nux", "mail", "inbox"],
+    );
+    check(
+        &repo,
+        seen,
+        "mail thread, mail search",
+        &["--as", "rig/nux", "mail", "search", "hi"],
+    );
+    check(&repo, seen, session, &["session", "end"]);
+    check(&repo, seen, "unsling", &["unsling", "rig/nux"]);
+
+    write_file(
+        &repo.path.join(".beads/formulas/chore.yaml"),
+        "steps:\n  - id: sweep\n    title: Sweep\n  - id: mop\n    title: Mop\n    needs: [sweep]\n",
+    );
+    check(&repo, seen, "formula list", &["formula", "list"]);
+    check(&repo, seen, "formula show", &["formula", "show", "chore"]);
+    check(&repo, seen, "formula validate", &["formula", "validate"]);
+    let mol = check(&repo, seen, "mol pour, mol wisp", &["mol", "pour", "chore"])["molecule"]["id"]
+        .as_str()
+        .expect("molecule id")
+        .to_owned();
+    check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
+    check(&repo, seen, "mol current", &["mol", "current", &mol]);
+    check(&repo, seen, "mol list", &["mol", "list"]);
+    let wisp =
+        check(&repo, seen, "mol pour, mol wisp", &["mol", "wisp", "chore"])["molecule"]["id"]
+            .as_str()
+            .expect("wisp id")
+            .to_owned();
+    check(&repo, seen, "mol burn", &["mol", "burn", &wisp]);
+    let wisp = repo.beads_json(&["mol", "wisp", "chore"])["molecule"]["id"]
+        .as_str()
+        .expect("wisp id")
+        .to_owned();
+    for step in repo.beads_json(&["mol", "progress", &wisp])["progress"]["steps"]
+        .as_array()
+        .expect("steps")
+    {
+        repo.beads(&["close", step["id"].as_str().expect("step id")]);
+    }
+    check(&repo, seen, "mol squash", &["mol", "squash", &wisp]);
+
+    check(&repo, seen, "gc", &["gc"]);
+    check(&repo, seen, "doctor", &["doctor"]);
+    check(&repo, seen, "remote setup", &["remote", "setup", "origin"]);
+    check(&repo, seen, "sync, pull, push", &["sync"]);
+    check(&repo, seen, "sync, pull, push", &["pull"]);
+    let hooks = "hooks install, uninstall, status";
+    check(&repo, seen, hooks, &["hooks", "status"]);
+    check(&repo, seen, hooks, &["hooks", "install"]);
+    check(&repo, seen, hooks, &["hooks", "uninstall"]);
+    check(&repo, seen, "setup claude", &["setup", "claude"]);
+    let head = origin.head();
+    repo.git(&["fetch", "-q", "origin"]);
+    check(&repo, seen, "provenance", &["provenance", &head]);
+    check(&repo, seen, many, &["delete", &b]);
+
+    let unchecked: Vec<&str> = DOCUMENTS
+        .iter()
+        .map(|d| d.commands)
+        .filter(|c| !seen.contains(c) && !NOT_RUN.iter().any(|(n, _)| n == c))
+        .collect();
+    assert!(unchecked.is_empty(), "documents no test ran: {unchecked:?}");
+}
