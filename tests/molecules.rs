@@ -66,12 +66,32 @@ fn repo_formula(repo: &Repo, rel: &str, text: &str) -> PathBuf {
     path
 }
 
-#[test]
-fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() {
-    let (_sb, repo) = setup();
-    repo_formula(&repo, "product/feature.yaml", FEATURE);
+/// A store (see [`setup`]) with the feature formula at `rel` in the repository's
+/// formulas folder.
+fn with_feature(rel: &str) -> (Sandbox, Repo) {
+    let (sb, repo) = setup();
+    repo_formula(&repo, rel, FEATURE);
+    (sb, repo)
+}
 
-    // Validated and found.
+/// Pours the feature formula with `feature=login`; returns the molecule's id.
+fn pour_login(repo: &Repo) -> String {
+    repo.beads(&["mol", "pour", "feature", "--var", "feature=login"])
+        .trim()
+        .to_owned()
+}
+
+/// Puts molecule `mol` on the hook of a new agent `rig/worker` and binds this
+/// worktree to it.
+fn sling_to_worker(repo: &Repo, mol: &str) {
+    repo.beads(&["agent", "create", "rig/worker"]);
+    repo.beads(&["sling", mol, "rig/worker"]);
+    repo.beads(&["agent", "bind", "rig/worker"]);
+}
+
+#[test]
+fn a_formula_in_a_nested_folder_is_validated_listed_and_shown() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
     let v = repo.beads_json(&["formula", "validate"]);
     assert_eq!(v["valid"], true, "{v}");
     assert_eq!(
@@ -91,13 +111,13 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         shown["formula"]["steps"][2]["needs"],
         serde_json::json!(["design"])
     );
+}
 
-    // Poured with variables, in exactly one commit.
+#[test]
+fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
     let before = repo.commit_count("refs/beads/main");
-    let mol = repo
-        .beads(&["mol", "pour", "feature", "--var", "feature=login"])
-        .trim()
-        .to_owned();
+    let mol = pour_login(&repo);
     assert_eq!(
         repo.commit_count("refs/beads/main"),
         before + 1,
@@ -158,11 +178,14 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         !ready.iter().any(|r| *r == step(2) || *r == step(4)),
         "{ready:?}"
     );
+}
 
-    // An agent takes the molecule on its hook and works it.
-    repo.beads(&["agent", "create", "rig/worker"]);
-    repo.beads(&["sling", &mol, "rig/worker"]);
-    repo.beads(&["agent", "bind", "rig/worker"]);
+#[test]
+fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
+    let mol = pour_login(&repo);
+    let step = |n: u32| format!("{mol}.{n}");
+    sling_to_worker(&repo, &mol);
     let p1 = repo.beads_json(&["session", "start"])["prime"].clone();
     let progress = &p1["hook"][0]["progress"];
     assert_eq!(progress["at_step"], 1, "{p1}");
@@ -209,8 +232,16 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
     let now = repo.beads_json(&["mol", "current"]);
     assert_eq!(now["steps"][0]["id"], step(3).as_str());
     assert_eq!(now["progress"]["at_step"], 3);
+}
 
-    // Closing the last step closes the molecule, in the same commit.
+#[test]
+fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
+    let mol = pour_login(&repo);
+    let step = |n: u32| format!("{mol}.{n}");
+    sling_to_worker(&repo, &mol);
+    repo.beads(&["close", &step(1)]);
+    repo.beads(&["close", &step(2)]);
     repo.beads(&["close", &step(3), &step(4)]);
     let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
     assert_eq!(
@@ -409,7 +440,7 @@ fn json_fail(repo: &Repo, args: &[&str]) -> Value {
 }
 
 #[test]
-fn every_validation_error_is_clear_and_located() {
+fn each_broken_formula_is_refused_naming_its_file_and_line() {
     let (_sb, repo) = setup();
     refused(
         &repo,
@@ -481,9 +512,11 @@ fn every_validation_error_is_clear_and_located() {
         Some(3),
         "step id \"a b\" is not valid",
     );
+}
 
-    // Variables are checked when pouring: required ones must come, unknown ones are refused.
-    repo_formula(&repo, "feature.yaml", FEATURE);
+#[test]
+fn pouring_checks_the_variables_and_a_failed_pour_changes_nothing() {
+    let (_sb, repo) = with_feature("feature.yaml");
     let before = repo.store_head();
     let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "pour", "feature"]);
     assert_eq!(code, 1);
@@ -517,8 +550,11 @@ fn every_validation_error_is_clear_and_located() {
     assert_eq!(code, 1);
     assert!(err.contains("no formula \"nothing-here\""), "{err}");
     assert_eq!(repo.store_head(), before, "no failed pour changed anything");
+}
 
-    // Validating everything reports every broken file and passes the good ones.
+#[test]
+fn validating_everything_reports_every_broken_file_and_passes_the_good_ones() {
+    let (_sb, repo) = with_feature("feature.yaml");
     repo_formula(
         &repo,
         "nested/broken.yaml",
