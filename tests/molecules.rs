@@ -60,17 +60,11 @@ fn setup() -> (Sandbox, Repo) {
     (sb, pinned(repo))
 }
 
-fn repo_formula(repo: &Repo, rel: &str, text: &str) -> PathBuf {
-    let path = repo.path.join(".beads/formulas").join(rel);
-    write_file(&path, text);
-    path
-}
-
 /// A store (see [`setup`]) with the feature formula at `rel` in the repository's
 /// formulas folder.
 fn with_feature(rel: &str) -> (Sandbox, Repo) {
     let (sb, repo) = setup();
-    repo_formula(&repo, rel, FEATURE);
+    repo.formula(rel, FEATURE);
     (sb, repo)
 }
 
@@ -274,7 +268,7 @@ fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
 #[test]
 fn pours_take_an_assignee_defaults_and_a_path() {
     let (_sb, repo) = setup();
-    let file = repo_formula(&repo, "feature.yml", FEATURE);
+    let file = repo.formula("feature.yml", FEATURE);
     let mol = repo
         .beads(&[
             "mol",
@@ -339,7 +333,7 @@ fn repository_formulas_win_over_user_formulas() {
         .collect();
     assert_eq!(names, ["chore", "feature"]);
     assert_eq!(cat["formulas"][1]["origin"], "user");
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
     let cat = repo.beads_json(&["formula", "list"]);
     assert_eq!(cat["formulas"][1]["name"], "feature");
     assert_eq!(cat["formulas"][1]["origin"], "repository");
@@ -383,7 +377,7 @@ fn repository_formulas_win_over_user_formulas() {
 /// Checks one broken formula: `formula validate FILE` fails naming the file, the
 /// line (when given) and `message`; pouring it changes nothing.
 fn refused(repo: &Repo, name: &str, text: &str, line: Option<usize>, message: &str) {
-    let path = repo_formula(repo, &format!("{name}.yaml"), text);
+    let path = repo.formula(&format!("{name}.yaml"), text);
     let (code, stdout, stderr) =
         repo.beads_fail_with_stdout(&["formula", "validate", path.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{name}: {stderr}");
@@ -555,12 +549,11 @@ fn pouring_checks_the_variables_and_a_failed_pour_changes_nothing() {
 #[test]
 fn validating_everything_reports_every_broken_file_and_passes_the_good_ones() {
     let (_sb, repo) = with_feature("feature.yaml");
-    repo_formula(
-        &repo,
+    repo.formula(
         "nested/broken.yaml",
         "name: broken\nsteps:\n  - id: a\n    title: t\n    needs: [zz]\n",
     );
-    repo_formula(&repo, "nested/bad.yml", "steps: {\n");
+    repo.formula("nested/bad.yml", "steps: {\n");
     let (code, stdout, stderr) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("2 problems in 2 formula files"), "{stderr}");
@@ -592,7 +585,7 @@ fn validating_everything_reports_every_broken_file_and_passes_the_good_ones() {
         "{err}"
     );
     // Two files of one folder claiming one name are both reported.
-    repo_formula(&repo, "nested/feature-copy.yaml", FEATURE);
+    repo.formula("nested/feature-copy.yaml", FEATURE);
     let (_, stdout, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert!(
         stdout.contains("formula feature is also defined in"),
@@ -603,7 +596,7 @@ fn validating_everything_reports_every_broken_file_and_passes_the_good_ones() {
 #[test]
 fn a_finished_molecule_squashes_into_itself() {
     let (_sb, repo) = setup();
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
     let mol = repo
         .beads(&["mol", "pour", "feature", "--var", "feature=x"])
         .trim()
@@ -662,7 +655,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     let (remote, repo) = sb.remote_with_code("work");
     let repo = pinned(repo);
     repo.init();
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
 
     let main_before = repo.store_head();
     let wisp = repo

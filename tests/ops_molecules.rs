@@ -13,7 +13,7 @@ const RELEASE: &str = "description: Release {{version}}\nvariables:\n  version:\
 
 /// Writes the release formula into the repository and pours it (version 2.0).
 fn pour(lib: &Lib, wisp: bool) -> Poured {
-    common::write_file(&lib.repo.path.join(".beads/formulas/release.yaml"), RELEASE);
+    lib.repo.formula("release.yaml", RELEASE);
     let found = ops::find_formula(&lib.store, "release").expect("the formula");
     let opts = PourOptions {
         vars: [("version".to_owned(), "2.0".to_owned())].into(),
@@ -105,7 +105,7 @@ fn a_wisp_stays_off_the_shared_store_until_it_is_burned() {
 #[test]
 fn a_formula_with_a_missing_variable_pours_nothing() {
     let lib = Lib::new();
-    common::write_file(&lib.repo.path.join(".beads/formulas/release.yaml"), RELEASE);
+    lib.repo.formula("release.yaml", RELEASE);
     let head = lib.repo.store_head();
     let found = ops::find_formula(&lib.store, "release").expect("the formula");
     assert!(ops::pour(&lib.store, &lib.me, &found, &PourOptions::default()).is_err());

@@ -819,6 +819,14 @@ impl Repo {
         self.git_output_env(&[], args)
     }
 
+    /// Writes the formula `text` at `rel` in the repository's `.beads/formulas/`
+    /// (creating folders); returns its path.
+    pub fn formula(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.path.join(".beads/formulas").join(rel);
+        write_file(&path, text);
+        path
+    }
+
     /// Writes `content` to `file` in the worktree and commits it (`git commit -q -m`);
     /// returns the new HEAD.
     pub fn commit_file(&self, file: &str, content: &str, message: &str) -> String {
