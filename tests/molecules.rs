@@ -75,12 +75,15 @@ fn pour_login(repo: &Repo) -> String {
         .to_owned()
 }
 
-/// Puts molecule `mol` on the hook of a new agent `rig/worker` and binds this
-/// worktree to it.
-fn sling_to_worker(repo: &Repo, mol: &str) {
+/// The feature formula poured (see [`pour_login`]) onto the hook of a new agent
+/// `rig/worker`, which this worktree is bound to; returns the molecule's id too.
+fn slung_feature() -> (Sandbox, Repo, String) {
+    let (sb, repo) = with_feature("product/feature.yaml");
+    let mol = pour_login(&repo);
     repo.beads(&["agent", "create", "rig/worker"]);
-    repo.beads(&["sling", mol, "rig/worker"]);
+    repo.beads(&["sling", &mol, "rig/worker"]);
     repo.beads(&["agent", "bind", "rig/worker"]);
+    (sb, repo, mol)
 }
 
 #[test]
@@ -176,10 +179,8 @@ fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
 
 #[test]
 fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
-    let (_sb, repo) = with_feature("product/feature.yaml");
-    let mol = pour_login(&repo);
+    let (_sb, repo, mol) = slung_feature();
     let step = |n: u32| format!("{mol}.{n}");
-    sling_to_worker(&repo, &mol);
     let p1 = repo.beads_json(&["session", "start"])["prime"].clone();
     let progress = &p1["hook"][0]["progress"];
     assert_eq!(progress["at_step"], 1, "{p1}");
@@ -230,10 +231,8 @@ fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
 
 #[test]
 fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
-    let (_sb, repo) = with_feature("product/feature.yaml");
-    let mol = pour_login(&repo);
+    let (_sb, repo, mol) = slung_feature();
     let step = |n: u32| format!("{mol}.{n}");
-    sling_to_worker(&repo, &mol);
     repo.beads(&["close", &step(1)]);
     repo.beads(&["close", &step(2)]);
     repo.beads(&["close", &step(3), &step(4)]);

@@ -18,15 +18,22 @@ struct Peer {
 }
 
 impl Peer {
-    fn sync(&self, mode: SyncMode) -> SyncReport {
+    /// Syncs (or pulls, or pushes) with `origin`, quietly.
+    fn try_sync(&self, mode: SyncMode) -> ops::Result<SyncReport> {
         let opts = SyncOptions {
             remote: None,
             mode,
             talk: false,
         };
-        ops::sync(&self.store, &self.me, &opts, &mut |_| {}).expect("sync")
+        ops::sync(&self.store, &self.me, &opts, &mut |_| {})
     }
 
+    /// [`Peer::try_sync`], which must succeed.
+    fn sync(&self, mode: SyncMode) -> SyncReport {
+        self.try_sync(mode).expect("sync")
+    }
+
+    /// The title of bead `id` here.
     fn title(&self, id: &BeadId) -> String {
         ops::show(&self.store, std::slice::from_ref(id))
             .expect("show")
@@ -84,12 +91,7 @@ fn a_push_that_would_overwrite_the_remote_is_refused() {
     ops::create(&c1.store, &c1.me, bead("From alice")).expect("create");
     c1.sync(SyncMode::Sync);
     ops::create(&c2.store, &c2.me, bead("From bob")).expect("create");
-    let opts = SyncOptions {
-        remote: None,
-        mode: SyncMode::Push,
-        talk: false,
-    };
-    assert!(ops::sync(&c2.store, &c2.me, &opts, &mut |_| {}).is_err());
+    assert!(c2.try_sync(SyncMode::Push).is_err());
 }
 
 #[test]

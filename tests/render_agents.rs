@@ -18,11 +18,13 @@ fn agent() -> (Sandbox, Repo) {
     (sb, repo)
 }
 
-/// Slings a new bead "Fix login" (P1) onto `rig/nux`'s hook; returns its id.
-fn sling_login(repo: &Repo) -> String {
-    let id = repo.create("Fix login", &["-p", "1"]);
+/// [`agent`], with a new bead "Fix login" (P1, named `LOGIN`) on `rig/nux`'s hook.
+fn agent_with_login() -> (Sandbox, Repo, Names) {
+    let (sb, repo) = agent();
+    let mut names = Names::default();
+    let id = names.name(repo.create("Fix login", &["-p", "1"]), "LOGIN");
     repo.beads(&["sling", &id, "rig/nux"]);
-    id
+    (sb, repo, names)
 }
 
 /// Pours the release formula, slings the molecule onto `rig/nux`'s hook and
@@ -55,9 +57,7 @@ fn prime_for_a_fresh_agent_says_its_hook_is_empty() {
 
 #[test]
 fn prime_shows_the_hook_the_molecule_and_unread_mail() {
-    let (sb, repo) = agent();
-    let mut names = Names::default();
-    names.name(sling_login(&repo), "LOGIN");
+    let (sb, repo, mut names) = agent_with_login();
     names.name(sling_release(&repo), "MOL");
     repo.beads(&[
         "--as-person",
@@ -78,9 +78,7 @@ fn prime_shows_the_hook_the_molecule_and_unread_mail() {
 
 #[test]
 fn prime_after_a_crash_says_where_the_last_session_stood() {
-    let (sb, repo) = agent();
-    let mut names = Names::default();
-    names.name(sling_login(&repo), "LOGIN");
+    let (sb, repo, mut names) = agent_with_login();
     names.name(repo.start_session(&["--model", "opus"]), "CRASHED");
     // The first session dies without ending: the next one finds it crashed.
     names.name(repo.start_session(&["--model", "sonnet"]), "SESSION");
@@ -90,9 +88,7 @@ fn prime_after_a_crash_says_where_the_last_session_stood() {
 
 #[test]
 fn prime_after_a_handoff_shows_the_note_first() {
-    let (sb, repo) = agent();
-    let mut names = Names::default();
-    names.name(sling_login(&repo), "LOGIN");
+    let (sb, repo, mut names) = agent_with_login();
     names.name(repo.start_session(&[]), "PREVIOUS");
     repo.beads(&[
         "handoff",
@@ -108,18 +104,14 @@ fn prime_after_a_handoff_shows_the_note_first() {
 
 #[test]
 fn session_start_prints_the_prime() {
-    let (sb, repo) = agent();
-    let mut names = Names::default();
-    names.name(sling_login(&repo), "LOGIN");
+    let (sb, repo, names) = agent_with_login();
     let text = screen(&repo, &["session", "start", "--model", "opus"]);
     stable(&sb, &names, || assert_snapshot!("session_start", text));
 }
 
 #[test]
 fn hook_lists_beads_and_molecules_with_their_steps() {
-    let (sb, repo) = agent();
-    let mut names = Names::default();
-    names.name(sling_login(&repo), "LOGIN");
+    let (sb, repo, mut names) = agent_with_login();
     names.name(sling_release(&repo), "MOL");
     let text = screens(&repo, &[&["hook"], &["hook", "rig/nux"]]);
     stable(&sb, &names, || assert_snapshot!("hook", text));
