@@ -68,8 +68,34 @@ impl Lib {
     }
 }
 
-/// Opens the store of the repository at `path` (the way the binary does).
+/// Variables that would point a store opened in this process at another repository
+/// or give it another identity or configuration. Commands the harness runs never see
+/// them; a store opened here reads this process's own environment.
+const REDIRECTING: [&str; 10] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+];
+
+/// Opens the store of the repository at `path` (the way the binary does), refusing
+/// to when this process's environment would redirect it (run from inside a git hook,
+/// say, `GIT_DIR` would open the repository of the hook instead).
 pub fn open(path: &Path) -> Store {
+    let set: Vec<&str> = REDIRECTING
+        .into_iter()
+        .filter(|v| std::env::var_os(v).is_some())
+        .collect();
+    assert!(
+        set.is_empty(),
+        "the ops tests open stores in this process, which reads {set:?}: unset them"
+    );
     Store::discover(path).expect("a repository")
 }
 
