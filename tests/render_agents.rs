@@ -1,5 +1,6 @@
 //! Snapshots of what an agent reads: `prime` in each state a session can start
-//! in, `hook`, `mol progress` and `mail inbox`.
+//! in, `hook`, `agent show` and `list`, `mol progress`, `current` and `list`, and
+//! `mail inbox`.
 
 mod common;
 mod render;
@@ -124,6 +125,38 @@ fn an_empty_hook_says_so() {
     stable(&sb, &Names::default(), || {
         assert_snapshot!("hook_empty", text)
     });
+}
+
+#[test]
+fn agent_show_and_list_give_role_authority_budget_and_hook() {
+    let (sb, repo, names) = agent_with_login();
+    repo.beads(&[
+        "agent",
+        "create",
+        "rig/nux/helper",
+        "--role",
+        "helper",
+        "--budget",
+        "tokens=1000,spend=2",
+    ]);
+    let text = screens(
+        &repo,
+        &[
+            &["agent", "show", "rig/nux"],
+            &["agent", "show", "rig/nux/helper"],
+            &["agent", "list"],
+        ],
+    );
+    stable(&sb, &names, || assert_snapshot!("agent_show_list", text));
+}
+
+#[test]
+fn mol_current_and_list_say_what_to_do_now() {
+    let (sb, repo) = agent();
+    let mut names = Names::default();
+    let mol = names.name(sling_release(&repo), "MOL");
+    let text = screens(&repo, &[&["mol", "current", &mol], &["mol", "list"]]);
+    stable(&sb, &names, || assert_snapshot!("mol_current_list", text));
 }
 
 #[test]

@@ -118,3 +118,20 @@ fn log_shows_each_change_and_a_beads_diffs() {
     let text = screens(&repo, &[&["log", "-n", "3"], &["log", ids.id("LATER")]]);
     stable(&sb, &ids, || assert_snapshot!("log", text));
 }
+
+#[test]
+fn dep_tree_label_counts_search_and_comments() {
+    let (sb, repo, ids) = work();
+    let text = screens(
+        &repo,
+        &[
+            &["dep", "tree", ids.id("DOCS")],
+            &["label", "list-all"],
+            &["search", "docs"],
+            &["comments", ids.id("LOGIN")],
+        ],
+    );
+    stable(&sb, &ids, || {
+        assert_snapshot!("dep_label_search_comments", text)
+    });
+}
