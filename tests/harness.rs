@@ -47,7 +47,11 @@ fn the_callers_environment_does_not_reach_commands() {
 #[ignore = "run by the_callers_environment_does_not_reach_commands, with the leaks set"]
 fn commands_run_without_the_callers_settings() {
     for name in LEAKS {
-        assert!(std::env::var_os(name).is_some(), "{name} is not set here");
+        assert!(
+            std::env::var_os(name).is_some(),
+            "{name} is not set: this test is run by \
+             the_callers_environment_does_not_reach_commands, which sets it"
+        );
     }
     let (sb, repo) = Sandbox::with_store();
 

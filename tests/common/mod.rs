@@ -1,6 +1,8 @@
 //! The integration-test harness: real git repositories in temp dirs, the real
 //! `git-beads` binary reached as `git beads` through PATH, and a hermetic
-//! environment (no global or system git config, UTC, fixed identities).
+//! environment: every command starts from an empty one and gets back only PATH,
+//! HOME (the sandbox), UTC, the C locale, no colour, no global or system git config
+//! and fixed commit dates; identities come from each repository's own config.
 #![allow(dead_code)]
 
 use std::ffi::{OsStr, OsString};
