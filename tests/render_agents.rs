@@ -1,6 +1,6 @@
 //! Snapshots of what an agent reads: `prime` in each state a session can start
-//! in, `hook`, `agent show` and `list`, `mol progress`, `current` and `list`, and
-//! `mail inbox`.
+//! in, `hook`, `agent show` and `list`, `formula list`, `show` and `validate`,
+//! `mol progress`, `current` and `list`, and `mail inbox`.
 
 mod common;
 mod render;
@@ -148,6 +148,25 @@ fn agent_show_and_list_give_role_authority_budget_and_hook() {
         ],
     );
     stable(&sb, &names, || assert_snapshot!("agent_show_list", text));
+}
+
+#[test]
+fn formula_list_show_and_validate_describe_the_workflows() {
+    let (sb, repo) = Sandbox::with_store();
+    repo.formula("release.yaml", RELEASE);
+    repo.formula(
+        "broken.yaml",
+        "steps:\n  - id: a\n    title: t\n    needs: [zz]\n",
+    );
+    let text = screens(
+        &repo,
+        &[
+            &["formula", "list"],
+            &["formula", "show", "release"],
+            &["formula", "validate"],
+        ],
+    );
+    stable(&sb, &Names::default(), || assert_snapshot!("formula", text));
 }
 
 #[test]
