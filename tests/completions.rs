@@ -4,9 +4,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::Sandbox;
+use common::{Sandbox, installed};
 
 fn script(sb: &Sandbox, shell: &str) -> String {
     // The sandbox root is not a repository: completions need none.
@@ -17,13 +16,6 @@ fn script(sb: &Sandbox, shell: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 script")
-}
-
-fn have(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs `body` in bash after sourcing `files`, returning stdout.
@@ -87,7 +79,7 @@ fn zsh_script_is_valid() {
     let text = script(&sb, "zsh");
     assert!(text.starts_with("#compdef git-beads"), "{}", &text[..40]);
     assert!(text.contains("'import:"), "lists the commands");
-    if !have("zsh") {
+    if !installed("zsh") {
         eprintln!("note: zsh is not installed; its script was checked by content only");
         return;
     }
@@ -109,7 +101,7 @@ fn fish_script_completes() {
         text.contains("complete -c git-beads"),
         "registers for git-beads"
     );
-    if !have("fish") {
+    if !installed("fish") {
         eprintln!("note: fish is not installed; its script was checked by content only");
         return;
     }

@@ -68,15 +68,10 @@ fn two_clones(sb: &Sandbox) -> (PathBuf, Repo, Repo) {
     let (remote, a) = sb.remote_with_store("a");
     let b = sb.synced_clone(&remote, "b", "bob");
     let wrapper = sb.path().join("receive-pack");
-    std::fs::write(
+    common::write_script(
         &wrapper,
         "#!/bin/sh\nexec setsid -w git-receive-pack \"$@\"\n",
-    )
-    .expect("write wrapper");
-    std::process::Command::new("chmod")
-        .args(["755", wrapper.to_str().expect("utf-8")])
-        .status()
-        .expect("chmod");
+    );
     for r in [&a, &b] {
         r.git(&[
             "config",

@@ -62,13 +62,6 @@ fn user_command(program: &str, home: &Path, bin: &Path, cwd: &Path) -> Command {
     cmd
 }
 
-fn have_man() -> bool {
-    Command::new("man")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn readme_install_command_gives_git_beads_and_its_manual() {
     let steps = readme_install_steps();
@@ -81,6 +74,8 @@ fn readme_install_command_gives_git_beads_and_its_manual() {
 
     // Step 1, as written, into a temp root; --debug and --offline reuse this build.
     let started = std::time::Instant::now();
+    // The one command with the caller's environment: cargo needs its toolchain's
+    // (CARGO_HOME, RUSTUP_HOME), and it only builds; what is tested runs hermetic.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     run(Command::new(cargo)
         .args(&steps[0][1..])
@@ -113,7 +108,7 @@ fn readme_install_command_gives_git_beads_and_its_manual() {
     );
     run(user_command("git", sb.path(), &bin, &repo.path).args(["beads", "init"]));
 
-    if !have_man() {
+    if !common::installed("man") {
         eprintln!("note: man is not installed here; the pages were installed but not looked up");
         return;
     }

@@ -9,6 +9,7 @@ mod common;
 mod reliability;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::process::Output;
 use std::sync::Barrier;
 
@@ -88,11 +89,22 @@ fn beads_by_id(repo: &Repo) -> BTreeMap<String, Value> {
         .collect()
 }
 
-#[test]
-fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
-    let ops_each = count(10, 50);
-    let mut master = Rng::new("twenty_processes_mixing_every_kind_of_write_lose_nothing");
-    let sb = Sandbox::new();
+/// The field the workers play on: a bare remote, clone `a` that made the store
+/// (with the agents and the beads below) and clone `b` (bob) that synced it.
+struct Field {
+    remote: PathBuf,
+    a: Repo,
+    b: Repo,
+    /// Beads claimed only in `a`, and only in `b`.
+    pool_a: Vec<String>,
+    pool_b: Vec<String>,
+    /// Beads both clones label and comment.
+    shared: Vec<String>,
+    /// How many beads the store had before the workers started.
+    setup_beads: usize,
+}
+
+fn field(sb: &Sandbox) -> Field {
     let (remote, a) = sb.remote_with_code("a");
     a.init();
     for agent in AGENTS {
@@ -116,123 +128,133 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         r.git(&["config", "core.fsync", "none"]);
     }
     let setup_beads = beads_by_id(&a).len();
-    let seeds: Vec<u64> = (0..WORKERS).map(|_| master.below(u64::MAX)).collect();
-    let start = Barrier::new(WORKERS);
-
-    let acks: Vec<(usize, Vec<Ack>, usize, usize)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..WORKERS)
-            .map(|w| {
-                let (repo, pool) = if w % 2 == 0 {
-                    (&a, &pool_a)
-                } else {
-                    (&b, &pool_b)
-                };
-                let (shared, start, seed) = (&shared, &start, seeds[w]);
-                s.spawn(move || {
-                    let mut rng = Seeded(seed.max(1));
-                    let me = format!("worker{w}");
-                    let mut known: Vec<String> = shared.clone();
-                    let mut acks = Vec::new();
-                    let (mut lost_claims, mut gave_up) = (0, 0);
-                    start.wait();
-                    for i in 0..ops_each {
-                        let what = format!("{me} op {i}");
-                        match rng.below(100) {
-                            0..30 => {
-                                let title = format!("{me} bead {i}");
-                                let id = ok(&run_as(repo, &me, &["create", &title]), &what);
-                                known.push(id.clone());
-                                acks.push(Ack::Create { id, title });
-                            }
-                            30..48 => {
-                                let id = known[rng.below(known.len() as u64) as usize].clone();
-                                let label = format!("w{w}-{i}");
-                                ok(
-                                    &run_as(repo, &me, &["update", &id, "--add-label", &label]),
-                                    &what,
-                                );
-                                acks.push(Ack::Label { id, label });
-                            }
-                            48..60 => {
-                                let id = known[rng.below(known.len() as u64) as usize].clone();
-                                let text = format!("{me} says {i}");
-                                ok(&run_as(repo, &me, &["comment", &id, &text]), &what);
-                                acks.push(Ack::Comment { id, text });
-                            }
-                            60..75 => {
-                                let id = pool[rng.below(pool.len() as u64) as usize].clone();
-                                let out = run_as(repo, &me, &["update", &id, "--claim"]);
-                                if out.status.success() {
-                                    acks.push(Ack::Claim { id, by: me.clone() });
-                                } else {
-                                    // Only ever refused because someone else holds it.
-                                    let err = String::from_utf8_lossy(&out.stderr);
-                                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
-                                    assert!(err.contains("already claimed"), "{what}: {err}");
-                                    lost_claims += 1;
-                                }
-                            }
-                            75..90 => {
-                                let from = AGENTS[rng.below(4) as usize];
-                                let to = AGENTS[rng.below(4) as usize];
-                                let subject = format!("{me} mail {i}");
-                                let id = ok(
-                                    &run_as(
-                                        repo,
-                                        &me,
-                                        &["--as", from, "mail", "send", to, "-s", &subject],
-                                    ),
-                                    &what,
-                                );
-                                acks.push(Ack::Mail {
-                                    id,
-                                    to: to.to_owned(),
-                                    subject,
-                                });
-                            }
-                            _ => {
-                                let out = run_as(repo, &me, &["sync"]);
-                                if out.status.success() {
-                                    acks.push(Ack::Sync);
-                                } else {
-                                    // The one documented way a sync under load may end
-                                    // early: the remote kept moving; nothing is lost,
-                                    // the next sync goes on from the merges made.
-                                    let err = String::from_utf8_lossy(&out.stderr);
-                                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
-                                    assert!(err.contains("kept moving"), "{what}: {err}");
-                                    gave_up += 1;
-                                }
-                            }
-                        }
-                    }
-                    (w, acks, lost_claims, gave_up)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("worker"))
-            .collect()
-    });
-
-    // Everyone syncs until both clones and the remote agree.
-    for round in 0.. {
-        for r in [&a, &b] {
-            ok(&run_as(r, &r.user, &["sync"]), "final sync");
-        }
-        let remote_head = a.git(&["ls-remote", "origin", "refs/beads/main"]);
-        if a.store_head() == b.store_head()
-            && remote_head.split('\t').next() == Some(a.store_head().as_str())
-        {
-            break;
-        }
-        assert!(round < 3, "the clones do not converge");
+    Field {
+        remote,
+        a,
+        b,
+        pool_a,
+        pool_b,
+        shared,
+        setup_beads,
     }
-    assert_eq!(a.store_tree(), b.store_tree(), "byte-identical stores");
+}
 
-    let all: Vec<&Ack> = acks.iter().flat_map(|(_, v, _, _)| v).collect();
-    let kinds = |f: fn(&Ack) -> bool| all.iter().filter(|x| f(x)).count();
+/// What one worker saw: its number, the operations acknowledged, the claims refused
+/// and the syncs that gave up.
+type Worked = (usize, Vec<Ack>, usize, usize);
+
+/// Worker `w`: `ops_each` operations drawn by `seed`, in `repo`, claiming from
+/// `pool`, once `start` lets every worker go.
+fn worker(
+    w: usize,
+    repo: &Repo,
+    pool: &[String],
+    shared: &[String],
+    start: &Barrier,
+    seed: u64,
+    ops_each: usize,
+) -> Worked {
+    let mut rng = Seeded(seed.max(1));
+    let me = format!("worker{w}");
+    let mut known: Vec<String> = shared.to_vec();
+    let mut acks = Vec::new();
+    let (mut lost_claims, mut gave_up) = (0, 0);
+    start.wait();
+    for i in 0..ops_each {
+        let what = format!("{me} op {i}");
+        match rng.below(100) {
+            0..30 => {
+                let title = format!("{me} bead {i}");
+                let id = ok(&run_as(repo, &me, &["create", &title]), &what);
+                known.push(id.clone());
+                acks.push(Ack::Create { id, title });
+            }
+            30..48 => {
+                let id = known[rng.below(known.len() as u64) as usize].clone();
+                let label = format!("w{w}-{i}");
+                ok(
+                    &run_as(repo, &me, &["update", &id, "--add-label", &label]),
+                    &what,
+                );
+                acks.push(Ack::Label { id, label });
+            }
+            48..60 => {
+                let id = known[rng.below(known.len() as u64) as usize].clone();
+                let text = format!("{me} says {i}");
+                ok(&run_as(repo, &me, &["comment", &id, &text]), &what);
+                acks.push(Ack::Comment { id, text });
+            }
+            60..75 => {
+                let id = pool[rng.below(pool.len() as u64) as usize].clone();
+                let out = run_as(repo, &me, &["update", &id, "--claim"]);
+                if out.status.success() {
+                    acks.push(Ack::Claim { id, by: me.clone() });
+                } else {
+                    // Only ever refused because someone else holds it.
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
+                    assert!(err.contains("already claimed"), "{what}: {err}");
+                    lost_claims += 1;
+                }
+            }
+            75..90 => {
+                let from = AGENTS[rng.below(4) as usize];
+                let to = AGENTS[rng.below(4) as usize];
+                let subject = format!("{me} mail {i}");
+                let id = ok(
+                    &run_as(
+                        repo,
+                        &me,
+                        &["--as", from, "mail", "send", to, "-s", &subject],
+                    ),
+                    &what,
+                );
+                acks.push(Ack::Mail {
+                    id,
+                    to: to.to_owned(),
+                    subject,
+                });
+            }
+            _ => {
+                let out = run_as(repo, &me, &["sync"]);
+                if out.status.success() {
+                    acks.push(Ack::Sync);
+                } else {
+                    // The one documented way a sync under load may end
+                    // early: the remote kept moving; nothing is lost,
+                    // the next sync goes on from the merges made.
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    assert_eq!(out.status.code(), Some(3), "{what}: {err}");
+                    assert!(err.contains("kept moving"), "{what}: {err}");
+                    gave_up += 1;
+                }
+            }
+        }
+    }
+    (w, acks, lost_claims, gave_up)
+}
+
+/// Runs the workers at once, even ones in `a`, odd ones in `b`.
+fn work(f: &Field, seeds: &[u64], ops_each: usize) -> Vec<Worked> {
+    let start = Barrier::new(WORKERS);
+    common::on_threads(0..WORKERS, |w| {
+        let (repo, pool) = if w % 2 == 0 {
+            (&f.a, &f.pool_a)
+        } else {
+            (&f.b, &f.pool_b)
+        };
+        worker(w, repo, pool, &f.shared, &start, seeds[w], ops_each)
+    })
+}
+
+/// How many of `all` `f` picks.
+fn how_many(all: &[&Ack], f: fn(&Ack) -> bool) -> usize {
+    all.iter().filter(|x| f(x)).count()
+}
+
+/// Says what the workers did.
+fn report(acks: &[Worked], all: &[&Ack]) {
+    let kinds = |f| how_many(all, f);
     let lost_claims: usize = acks.iter().map(|(_, _, l, _)| l).sum();
     let gave_up: usize = acks.iter().map(|(_, _, _, g)| g).sum();
     eprintln!(
@@ -253,11 +275,30 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         kinds(|x| matches!(x, Ack::Mail { .. })),
         kinds(|x| matches!(x, Ack::Sync)),
     );
+}
 
-    // Exactly-once claims: every bead was won by one claimer (who may claim it again:
-    // claiming what one already holds succeeds and changes nothing).
+/// Everyone syncs until both clones and the remote agree.
+fn converge(a: &Repo, b: &Repo) {
+    for round in 0.. {
+        for r in [a, b] {
+            ok(&run_as(r, &r.user, &["sync"]), "final sync");
+        }
+        let remote_head = a.git(&["ls-remote", "origin", "refs/beads/main"]);
+        if a.store_head() == b.store_head()
+            && remote_head.split('\t').next() == Some(a.store_head().as_str())
+        {
+            break;
+        }
+        assert!(round < 3, "the clones do not converge");
+    }
+    assert_eq!(a.store_tree(), b.store_tree(), "byte-identical stores");
+}
+
+/// Exactly-once claims: every bead was won by one claimer (who may claim it again:
+/// claiming what one already holds succeeds and changes nothing).
+fn assert_claims_had_one_winner(all: &[&Ack]) {
     let mut winners: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for ack in &all {
+    for ack in all {
         if let Ack::Claim { id, by } = ack {
             winners.entry(id).or_default().insert(by);
         }
@@ -265,99 +306,130 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
     for (id, by) in &winners {
         assert_eq!(by.len(), 1, "{id} was claimed by {by:?}");
     }
+}
 
-    for r in [&a, &b] {
-        let where_ = r.path.display().to_string();
-        let stored = beads_by_id(r);
-        let creates = kinds(|x| matches!(x, Ack::Create { .. }));
-        assert_eq!(
-            stored.len(),
-            setup_beads + creates,
-            "{where_}: every create exactly once"
-        );
-        let mut comments: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for ack in &all {
-            match ack {
-                Ack::Create { id, title } => {
-                    let b = stored
-                        .get(id)
-                        .unwrap_or_else(|| panic!("{where_}: {id} lost"));
-                    assert_eq!(b["title"], title.as_str());
-                }
-                Ack::Label { id, label } => {
-                    let labels = &stored[id]["labels"];
-                    assert!(
-                        labels
-                            .as_array()
-                            .expect("labels")
-                            .iter()
-                            .any(|l| l == label.as_str()),
-                        "{where_}: label {label} of {id} lost: {labels}"
-                    );
-                }
-                Ack::Comment { id, text } => comments.entry(id).or_default().push(text),
-                Ack::Claim { id, by } => {
-                    assert_eq!(
-                        stored[id]["assignee"],
-                        by.as_str(),
-                        "{where_}: claim of {id}"
-                    );
-                    assert_eq!(stored[id]["status"], "in_progress");
-                }
-                Ack::Mail { .. } | Ack::Sync => {}
+/// Every acknowledged create, label and claim is in clone `r`'s store, each create
+/// exactly once.
+fn assert_beads_kept(r: &Repo, all: &[&Ack], setup_beads: usize) {
+    let where_ = r.path.display().to_string();
+    let stored = beads_by_id(r);
+    let creates = how_many(all, |x| matches!(x, Ack::Create { .. }));
+    assert_eq!(
+        stored.len(),
+        setup_beads + creates,
+        "{where_}: every create exactly once"
+    );
+    for ack in all {
+        match ack {
+            Ack::Create { id, title } => {
+                let b = stored
+                    .get(id)
+                    .unwrap_or_else(|| panic!("{where_}: {id} lost"));
+                assert_eq!(b["title"], title.as_str());
             }
-        }
-        // Comments: each exactly once.
-        let ids: Vec<&str> = comments.keys().copied().collect();
-        let mut args = vec!["show"];
-        args.extend(&ids);
-        let shown = r.beads_json(&args);
-        for bead in shown["beads"].as_array().expect("beads") {
-            let id = bead["id"].as_str().expect("id");
-            let have: Vec<&str> = bead["comments"]
-                .as_array()
-                .expect("comments")
-                .iter()
-                .filter_map(|c| c["text"].as_str())
-                .collect();
-            for text in &comments[id] {
-                let n = have.iter().filter(|t| *t == text).count();
-                assert_eq!(
-                    n, 1,
-                    "{where_}: comment {text:?} on {id} is there {n} times"
+            Ack::Label { id, label } => {
+                let labels = &stored[id]["labels"];
+                assert!(
+                    labels
+                        .as_array()
+                        .expect("labels")
+                        .iter()
+                        .any(|l| l == label.as_str()),
+                    "{where_}: label {label} of {id} lost: {labels}"
                 );
             }
+            Ack::Claim { id, by } => {
+                assert_eq!(
+                    stored[id]["assignee"],
+                    by.as_str(),
+                    "{where_}: claim of {id}"
+                );
+                assert_eq!(stored[id]["status"], "in_progress");
+            }
+            Ack::Comment { .. } | Ack::Mail { .. } | Ack::Sync => {}
         }
-        // Mail: every message in its recipient's inbox, exactly once.
-        for agent in AGENTS {
-            let inbox = r.beads_json(&["--as", agent, "mail", "inbox"]);
-            let have: Vec<(String, String)> = inbox["messages"]
-                .as_array()
-                .expect("messages")
-                .iter()
-                .map(|m| {
-                    (
-                        m["id"].as_str().expect("id").to_owned(),
-                        m["subject"].as_str().unwrap_or_default().to_owned(),
-                    )
-                })
-                .collect();
-            let want: BTreeSet<(String, String)> = all
-                .iter()
-                .filter_map(|x| match x {
-                    Ack::Mail { id, to, subject } if to == agent => {
-                        Some((id.clone(), subject.clone()))
-                    }
-                    _ => None,
-                })
-                .collect();
+    }
+}
+
+/// Comments: each exactly once in clone `r`.
+fn assert_comments_once(r: &Repo, all: &[&Ack]) {
+    let where_ = r.path.display().to_string();
+    let mut comments: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for ack in all {
+        if let Ack::Comment { id, text } = ack {
+            comments.entry(id).or_default().push(text);
+        }
+    }
+    let ids: Vec<&str> = comments.keys().copied().collect();
+    let mut args = vec!["show"];
+    args.extend(&ids);
+    let shown = r.beads_json(&args);
+    for bead in shown["beads"].as_array().expect("beads") {
+        let id = bead["id"].as_str().expect("id");
+        let have: Vec<&str> = bead["comments"]
+            .as_array()
+            .expect("comments")
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        for text in &comments[id] {
+            let n = have.iter().filter(|t| *t == text).count();
             assert_eq!(
-                have.iter().cloned().collect::<BTreeSet<_>>(),
-                want,
-                "{where_}: inbox of {agent}"
+                n, 1,
+                "{where_}: comment {text:?} on {id} is there {n} times"
             );
-            assert_eq!(have.len(), want.len(), "{where_}: a message twice");
         }
+    }
+}
+
+/// Mail: every message in its recipient's inbox in clone `r`, exactly once.
+fn assert_mail_delivered_once(r: &Repo, all: &[&Ack]) {
+    let where_ = r.path.display().to_string();
+    for agent in AGENTS {
+        let inbox = r.beads_json(&["--as", agent, "mail", "inbox"]);
+        let have: Vec<(String, String)> = inbox["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| {
+                (
+                    m["id"].as_str().expect("id").to_owned(),
+                    m["subject"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        let want: BTreeSet<(String, String)> = all
+            .iter()
+            .filter_map(|x| match x {
+                Ack::Mail { id, to, subject } if to == agent => Some((id.clone(), subject.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            have.iter().cloned().collect::<BTreeSet<_>>(),
+            want,
+            "{where_}: inbox of {agent}"
+        );
+        assert_eq!(have.len(), want.len(), "{where_}: a message twice");
+    }
+}
+
+#[test]
+fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
+    let ops_each = count(10, 50);
+    let mut master = Rng::new("twenty_processes_mixing_every_kind_of_write_lose_nothing");
+    let sb = Sandbox::new();
+    let f = field(&sb);
+    let seeds: Vec<u64> = (0..WORKERS).map(|_| master.below(u64::MAX)).collect();
+    let acks = work(&f, &seeds, ops_each);
+    converge(&f.a, &f.b);
+    let all: Vec<&Ack> = acks.iter().flat_map(|(_, v, _, _)| v).collect();
+    report(&acks, &all);
+    assert_claims_had_one_winner(&all);
+    for r in [&f.a, &f.b] {
+        assert_beads_kept(r, &all, f.setup_beads);
+        assert_comments_once(r, &all);
+        assert_mail_delivered_once(r, &all);
         r.assert_fsck_clean();
         let doctor = run_limited(
             r.command("git").args(["beads", "--json", "doctor"]),
@@ -365,5 +437,5 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         );
         assert!(doctor.status.success(), "{doctor:?}");
     }
-    assert_bare_fsck_clean(&a, &remote);
+    assert_bare_fsck_clean(&f.a, &f.remote);
 }

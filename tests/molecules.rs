@@ -60,18 +60,35 @@ fn setup() -> (Sandbox, Repo) {
     (sb, pinned(repo))
 }
 
-fn repo_formula(repo: &Repo, rel: &str, text: &str) -> PathBuf {
-    let path = repo.path.join(".beads/formulas").join(rel);
-    write_file(&path, text);
-    path
+/// A store (see [`setup`]) with the feature formula at `rel` in the repository's
+/// formulas folder.
+fn with_feature(rel: &str) -> (Sandbox, Repo) {
+    let (sb, repo) = setup();
+    repo.formula(rel, FEATURE);
+    (sb, repo)
+}
+
+/// Pours the feature formula with `feature=login`; returns the molecule's id.
+fn pour_login(repo: &Repo) -> String {
+    repo.beads(&["mol", "pour", "feature", "--var", "feature=login"])
+        .trim()
+        .to_owned()
+}
+
+/// The feature formula poured (see [`pour_login`]) onto the hook of a new agent
+/// `rig/worker`, which this worktree is bound to; returns the molecule's id too.
+fn slung_feature() -> (Sandbox, Repo, String) {
+    let (sb, repo) = with_feature("product/feature.yaml");
+    let mol = pour_login(&repo);
+    repo.beads(&["agent", "create", "rig/worker"]);
+    repo.beads(&["sling", &mol, "rig/worker"]);
+    repo.beads(&["agent", "bind", "rig/worker"]);
+    (sb, repo, mol)
 }
 
 #[test]
-fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() {
-    let (_sb, repo) = setup();
-    repo_formula(&repo, "product/feature.yaml", FEATURE);
-
-    // Validated and found.
+fn a_formula_in_a_nested_folder_is_validated_listed_and_shown() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
     let v = repo.beads_json(&["formula", "validate"]);
     assert_eq!(v["valid"], true, "{v}");
     assert_eq!(
@@ -91,13 +108,13 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         shown["formula"]["steps"][2]["needs"],
         serde_json::json!(["design"])
     );
+}
 
-    // Poured with variables, in exactly one commit.
+#[test]
+fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
+    let (_sb, repo) = with_feature("product/feature.yaml");
     let before = repo.commit_count("refs/beads/main");
-    let mol = repo
-        .beads(&["mol", "pour", "feature", "--var", "feature=login"])
-        .trim()
-        .to_owned();
+    let mol = pour_login(&repo);
     assert_eq!(
         repo.commit_count("refs/beads/main"),
         before + 1,
@@ -158,11 +175,12 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
         !ready.iter().any(|r| *r == step(2) || *r == step(4)),
         "{ready:?}"
     );
+}
 
-    // An agent takes the molecule on its hook and works it.
-    repo.beads(&["agent", "create", "rig/worker"]);
-    repo.beads(&["sling", &mol, "rig/worker"]);
-    repo.beads(&["agent", "bind", "rig/worker"]);
+#[test]
+fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
+    let (_sb, repo, mol) = slung_feature();
+    let step = |n: u32| format!("{mol}.{n}");
     let p1 = repo.beads_json(&["session", "start"])["prime"].clone();
     let progress = &p1["hook"][0]["progress"];
     assert_eq!(progress["at_step"], 1, "{p1}");
@@ -209,8 +227,14 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
     let now = repo.beads_json(&["mol", "current"]);
     assert_eq!(now["steps"][0]["id"], step(3).as_str());
     assert_eq!(now["progress"]["at_step"], 3);
+}
 
-    // Closing the last step closes the molecule, in the same commit.
+#[test]
+fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
+    let (_sb, repo, mol) = slung_feature();
+    let step = |n: u32| format!("{mol}.{n}");
+    repo.beads(&["close", &step(1)]);
+    repo.beads(&["close", &step(2)]);
     repo.beads(&["close", &step(3), &step(4)]);
     let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
     assert_eq!(
@@ -243,7 +267,7 @@ fn a_five_step_formula_is_poured_in_one_commit_and_survives_a_crashed_session() 
 #[test]
 fn pours_take_an_assignee_defaults_and_a_path() {
     let (_sb, repo) = setup();
-    let file = repo_formula(&repo, "feature.yml", FEATURE);
+    let file = repo.formula("feature.yml", FEATURE);
     let mol = repo
         .beads(&[
             "mol",
@@ -308,7 +332,7 @@ fn repository_formulas_win_over_user_formulas() {
         .collect();
     assert_eq!(names, ["chore", "feature"]);
     assert_eq!(cat["formulas"][1]["origin"], "user");
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
     let cat = repo.beads_json(&["formula", "list"]);
     assert_eq!(cat["formulas"][1]["name"], "feature");
     assert_eq!(cat["formulas"][1]["origin"], "repository");
@@ -352,7 +376,7 @@ fn repository_formulas_win_over_user_formulas() {
 /// Checks one broken formula: `formula validate FILE` fails naming the file, the
 /// line (when given) and `message`; pouring it changes nothing.
 fn refused(repo: &Repo, name: &str, text: &str, line: Option<usize>, message: &str) {
-    let path = repo_formula(repo, &format!("{name}.yaml"), text);
+    let path = repo.formula(&format!("{name}.yaml"), text);
     let (code, stdout, stderr) =
         repo.beads_fail_with_stdout(&["formula", "validate", path.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{name}: {stderr}");
@@ -409,7 +433,7 @@ fn json_fail(repo: &Repo, args: &[&str]) -> Value {
 }
 
 #[test]
-fn every_validation_error_is_clear_and_located() {
+fn each_broken_formula_is_refused_naming_its_file_and_line() {
     let (_sb, repo) = setup();
     refused(
         &repo,
@@ -481,9 +505,11 @@ fn every_validation_error_is_clear_and_located() {
         Some(3),
         "step id \"a b\" is not valid",
     );
+}
 
-    // Variables are checked when pouring: required ones must come, unknown ones are refused.
-    repo_formula(&repo, "feature.yaml", FEATURE);
+#[test]
+fn pouring_checks_the_variables_and_a_failed_pour_changes_nothing() {
+    let (_sb, repo) = with_feature("feature.yaml");
     let before = repo.store_head();
     let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "pour", "feature"]);
     assert_eq!(code, 1);
@@ -517,14 +543,16 @@ fn every_validation_error_is_clear_and_located() {
     assert_eq!(code, 1);
     assert!(err.contains("no formula \"nothing-here\""), "{err}");
     assert_eq!(repo.store_head(), before, "no failed pour changed anything");
+}
 
-    // Validating everything reports every broken file and passes the good ones.
-    repo_formula(
-        &repo,
+#[test]
+fn validating_everything_reports_every_broken_file_and_passes_the_good_ones() {
+    let (_sb, repo) = with_feature("feature.yaml");
+    repo.formula(
         "nested/broken.yaml",
         "name: broken\nsteps:\n  - id: a\n    title: t\n    needs: [zz]\n",
     );
-    repo_formula(&repo, "nested/bad.yml", "steps: {\n");
+    repo.formula("nested/bad.yml", "steps: {\n");
     let (code, stdout, stderr) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("2 problems in 2 formula files"), "{stderr}");
@@ -556,7 +584,7 @@ fn every_validation_error_is_clear_and_located() {
         "{err}"
     );
     // Two files of one folder claiming one name are both reported.
-    repo_formula(&repo, "nested/feature-copy.yaml", FEATURE);
+    repo.formula("nested/feature-copy.yaml", FEATURE);
     let (_, stdout, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
     assert!(
         stdout.contains("formula feature is also defined in"),
@@ -567,7 +595,7 @@ fn every_validation_error_is_clear_and_located() {
 #[test]
 fn a_finished_molecule_squashes_into_itself() {
     let (_sb, repo) = setup();
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
     let mol = repo
         .beads(&["mol", "pour", "feature", "--var", "feature=x"])
         .trim()
@@ -626,7 +654,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     let (remote, repo) = sb.remote_with_code("work");
     let repo = pinned(repo);
     repo.init();
-    repo_formula(&repo, "feature.yaml", FEATURE);
+    repo.formula("feature.yaml", FEATURE);
 
     let main_before = repo.store_head();
     let wisp = repo

@@ -108,7 +108,7 @@ fn every_field_kind_in_order_2_3_2_1() {
 }
 
 fn copy_repo(from: &Path, to: &Path) {
-    let out = Command::new("cp")
+    let out = common::tool("cp")
         .arg("-a")
         .arg(from)
         .arg(to)

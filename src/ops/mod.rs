@@ -92,7 +92,7 @@ pub(crate) fn check_priority(p: u8) -> Result<u8> {
 }
 
 /// The identity of the person using this repository, as git resolves it.
-pub(crate) fn whoami(store: &Store) -> Result<Actor> {
+pub fn whoami(store: &Store) -> Result<Actor> {
     Ok(store.identity()?)
 }
 

@@ -1,6 +1,8 @@
 //! The integration-test harness: real git repositories in temp dirs, the real
 //! `git-beads` binary reached as `git beads` through PATH, and a hermetic
-//! environment (no global or system git config, UTC, fixed identities).
+//! environment: every command starts from an empty one and gets back only PATH,
+//! HOME (the sandbox), UTC, the C locale, no colour, no global or system git config
+//! and fixed commit dates; identities come from each repository's own config.
 #![allow(dead_code)]
 
 use std::ffi::{OsStr, OsString};
@@ -26,26 +28,44 @@ pub fn path_env() -> OsString {
     std::env::join_paths(paths).expect("PATH joins")
 }
 
-/// Applies the hermetic environment to a command.
+/// Empties a command's environment and adds back what every program needs: PATH
+/// (with the binary under test first), `LC_ALL=C`, and no stdin. Nothing of the
+/// caller's shell reaches the child (jj's TestEnvironment does the same).
+fn empty_env(cmd: &mut Command) -> &mut Command {
+    cmd.env_clear()
+        .env("PATH", path_env())
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+}
+
+/// Applies the hermetic environment to a command: an empty environment (see
+/// [`empty_env`]) plus `home` as HOME, UTC, no colour, no global or system git
+/// config and fixed commit dates.
 pub fn hermetic<'c>(cmd: &'c mut Command, home: &Path) -> &'c mut Command {
-    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+    empty_env(cmd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("HOME", home)
         .env("TZ", "UTC")
-        .env("LC_ALL", "C")
         .env("NO_COLOR", "1")
-        .env("PATH", path_env())
         .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
         .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_AUTHOR_NAME")
-        .env_remove("GIT_AUTHOR_EMAIL")
-        .env_remove("GIT_COMMITTER_NAME")
-        .env_remove("GIT_COMMITTER_EMAIL")
-        .env_remove("GIT_BEADS_AGENT")
-        .stdin(Stdio::null())
+}
+
+/// A system tool (`mount`, `kill`, `cp`…) that reads no git or git-beads setting,
+/// in an empty environment with PATH (see [`empty_env`]).
+pub fn tool(program: &str) -> Command {
+    let mut cmd = Command::new(program);
+    empty_env(&mut cmd);
+    cmd
+}
+
+/// Whether `program` is installed: `program --version` runs and succeeds.
+pub fn installed(program: &str) -> bool {
+    tool(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// A scratch area holding one or more repositories.
@@ -799,6 +819,14 @@ impl Repo {
     /// Runs `git ARGS` without asserting anything; returns the raw output.
     pub fn git_output(&self, args: &[&str]) -> Output {
         self.git_output_env(&[], args)
+    }
+
+    /// Writes the formula `text` at `rel` in the repository's `.beads/formulas/`
+    /// (creating folders); returns its path.
+    pub fn formula(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.path.join(".beads/formulas").join(rel);
+        write_file(&path, text);
+        path
     }
 
     /// Writes `content` to `file` in the worktree and commits it (`git commit -q -m`);

@@ -106,9 +106,8 @@ pub struct Mount {
 
 impl Mount {
     fn run(args: &[&str]) -> Result<(), String> {
-        let out = Command::new(args[0])
+        let out = crate::common::tool(args[0])
             .args(&args[1..])
-            .stdin(Stdio::null())
             .output()
             .map_err(|e| e.to_string())?;
         if out.status.success() {
@@ -173,7 +172,7 @@ impl Drop for Mount {
 
 /// Sends SIGKILL to every process of process group `pgid`.
 pub fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
+    let _ = crate::common::tool("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
         .stderr(Stdio::null())
         .status();
@@ -181,7 +180,7 @@ pub fn kill_group(pgid: u32) {
 
 /// Whether any process of group `pgid` is still alive.
 pub fn group_alive(pgid: u32) -> bool {
-    Command::new("kill")
+    crate::common::tool("kill")
         .args(["-0", "--", &format!("-{pgid}")])
         .stderr(Stdio::null())
         .status()
