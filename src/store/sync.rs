@@ -211,6 +211,71 @@ pub fn check_remote_name(name: &str) -> Result<(), RemoteError> {
     }
 }
 
+/// Where a check of a remote's tree stands: the remote that sent it and the
+/// directory being checked.
+struct Spot<'a> {
+    remote: &'a str,
+    base: &'a str,
+}
+
+impl Spot<'_> {
+    /// The error that refuses the remote's tree.
+    fn garbage(&self, detail: String) -> StoreError {
+        RemoteError::Garbage {
+            remote: self.remote.to_owned(),
+            detail,
+        }
+        .into()
+    }
+
+    /// The path of entry `name` of this directory, as messages show it.
+    fn shown(&self, name: &str) -> String {
+        if self.base.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", self.base)
+        }
+    }
+
+    /// The name of `entry`, once it is a safe one (UTF-8, no path separators, not
+    /// `.git`), not seen before in this directory, and its mode a usual one.
+    fn checked_name<'e>(
+        &self,
+        entry: &gix::objs::tree::EntryRef<'e>,
+        seen: &mut HashSet<&'e str>,
+    ) -> Result<&'e str, StoreError> {
+        let Ok(name) = std::str::from_utf8(entry.filename) else {
+            return Err(self.garbage(format!(
+                "{} holds a name that is not UTF-8: {:?}",
+                self.shown(""),
+                entry.filename
+            )));
+        };
+        let bad_name = name.is_empty()
+            || name == "."
+            || name == ".."
+            || name.eq_ignore_ascii_case(".git")
+            || name.contains(['/', '\\', '\0']);
+        if bad_name {
+            return Err(self.garbage(format!(
+                "the tree holds an unsafe path {:?}",
+                self.shown(name)
+            )));
+        }
+        if !seen.insert(name) {
+            return Err(self.garbage(format!("the tree holds {:?} twice", self.shown(name))));
+        }
+        if gix::object::tree::EntryMode::from(entry.mode.kind()) != entry.mode {
+            return Err(self.garbage(format!(
+                "{} has the unusual mode {:o}",
+                self.shown(name),
+                entry.mode
+            )));
+        }
+        Ok(name)
+    }
+}
+
 impl Store {
     /// The remotes configured in this repository, in name order.
     pub fn remote_names(&self) -> Vec<String> {
@@ -522,22 +587,9 @@ impl Store {
         base: &str,
         depth: usize,
     ) -> Result<(), StoreError> {
-        let garbage = |detail: String| -> StoreError {
-            RemoteError::Garbage {
-                remote: remote.to_owned(),
-                detail,
-            }
-            .into()
-        };
-        let shown = |name: &str| {
-            if base.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{base}/{name}")
-            }
-        };
+        let spot = Spot { remote, base };
         if depth > MAX_DEPTH {
-            return Err(garbage(format!(
+            return Err(spot.garbage(format!(
                 "{base} is nested more than {MAX_DEPTH} levels deep"
             )));
         }
@@ -551,98 +603,84 @@ impl Store {
         let object = self
             .repo
             .find_tree(tree)
-            .map_err(|e| garbage(format!("tree {tree} at {base:?} cannot be read: {e}")))?;
+            .map_err(|e| spot.garbage(format!("tree {tree} at {base:?} cannot be read: {e}")))?;
         let decoded = object
             .decode()
-            .map_err(|e| garbage(format!("tree {tree} at {base:?} does not decode: {e}")))?;
+            .map_err(|e| spot.garbage(format!("tree {tree} at {base:?} does not decode: {e}")))?;
         // Worktree snapshots are trees of a worktree's files as they are: symbolic
         // links, submodules and files larger than a document belong there.
         let in_snapshot =
             base == refs::SNAPSHOTS_DIR || base.starts_with(&format!("{}/", refs::SNAPSHOTS_DIR));
         let mut seen = HashSet::new();
         for entry in &decoded.entries {
-            let Ok(name) = std::str::from_utf8(entry.filename) else {
-                return Err(garbage(format!(
-                    "{} holds a name that is not UTF-8: {:?}",
-                    shown(""),
-                    entry.filename
-                )));
-            };
-            let bad_name = name.is_empty()
-                || name == "."
-                || name == ".."
-                || name.eq_ignore_ascii_case(".git")
-                || name.contains(['/', '\\', '\0']);
-            if bad_name {
-                return Err(garbage(format!(
-                    "the tree holds an unsafe path {:?}",
-                    shown(name)
-                )));
-            }
-            if !seen.insert(name) {
-                return Err(garbage(format!("the tree holds {:?} twice", shown(name))));
-            }
+            let name = spot.checked_name(entry, &mut seen)?;
             let kind = entry.mode.kind();
-            if gix::object::tree::EntryMode::from(kind) != entry.mode {
-                return Err(garbage(format!(
-                    "{} has the unusual mode {:o}",
-                    shown(name),
-                    entry.mode
-                )));
-            }
             let id = entry.oid.to_owned();
             if trusted_entries.get(name) == Some(&Entry::of(kind, id)) {
                 continue;
             }
-            let limit = if in_snapshot {
-                MAX_SNAPSHOT_FILE
-            } else {
-                codec::MAX_DOCUMENT as u64
-            };
             match kind {
                 TreeKind::Tree => {
                     let trusted_sub = trusted_entries
                         .get(name)
                         .filter(|e| e.kind == EntryKind::Tree)
                         .map(|e| e.id);
-                    self.check_tree_at(remote, id, trusted_sub, &shown(name), depth + 1)?;
+                    self.check_tree_at(remote, id, trusted_sub, &spot.shown(name), depth + 1)?;
                 }
                 TreeKind::Blob | TreeKind::BlobExecutable | TreeKind::Link
                     if kind != TreeKind::Link || in_snapshot =>
                 {
-                    let header = self
-                        .repo
-                        .find_header(id)
-                        .map_err(|e| garbage(format!("{} cannot be read: {e}", shown(name))))?;
-                    if header.kind() != gix::object::Kind::Blob {
-                        return Err(garbage(format!(
-                            "{} is a {}, not a blob",
-                            shown(name),
-                            header.kind()
-                        )));
-                    }
-                    if header.size() > limit {
-                        return Err(garbage(format!(
-                            "{} is {} bytes, larger than the {limit} byte limit",
-                            shown(name),
-                            header.size(),
-                        )));
-                    }
+                    let limit = if in_snapshot {
+                        MAX_SNAPSHOT_FILE
+                    } else {
+                        codec::MAX_DOCUMENT as u64
+                    };
+                    self.check_blob(&spot, name, id, limit)?;
                 }
                 TreeKind::Commit if in_snapshot => {}
                 TreeKind::Link => {
-                    return Err(garbage(format!(
+                    return Err(spot.garbage(format!(
                         "{} is a symbolic link, not a document",
-                        shown(name)
+                        spot.shown(name)
                     )));
                 }
                 _ => {
-                    return Err(garbage(format!(
+                    return Err(spot.garbage(format!(
                         "{} is a submodule, not a document",
-                        shown(name)
+                        spot.shown(name)
                     )));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Checks that the entry `name` of the tree at `spot` is a blob of at most `limit`
+    /// bytes.
+    fn check_blob(
+        &self,
+        spot: &Spot<'_>,
+        name: &str,
+        id: ObjectId,
+        limit: u64,
+    ) -> Result<(), StoreError> {
+        let header = self
+            .repo
+            .find_header(id)
+            .map_err(|e| spot.garbage(format!("{} cannot be read: {e}", spot.shown(name))))?;
+        if header.kind() != gix::object::Kind::Blob {
+            return Err(spot.garbage(format!(
+                "{} is a {}, not a blob",
+                spot.shown(name),
+                header.kind()
+            )));
+        }
+        if header.size() > limit {
+            return Err(spot.garbage(format!(
+                "{} is {} bytes, larger than the {limit} byte limit",
+                spot.shown(name),
+                header.size(),
+            )));
         }
         Ok(())
     }
