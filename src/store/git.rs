@@ -38,7 +38,7 @@ pub struct Git<'r> {
 
 impl Store {
     /// The plain git of the repository, as opposed to the store's documents and refs.
-    pub fn git(&self) -> Git<'_> {
+    pub(crate) fn git(&self) -> Git<'_> {
         Git { repo: &self.repo }
     }
 }
@@ -82,7 +82,7 @@ impl Git<'_> {
     /// The directory git runs hooks from, as `git rev-parse --git-path hooks` says:
     /// `core.hooksPath` when set (relative to the top of the worktree), else the
     /// common git dir's `hooks`.
-    pub fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
+    pub(crate) fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
         let out = self.hook_git_output(
             &["rev-parse", "--git-path", "hooks"],
             "rev-parse --git-path hooks",
@@ -100,7 +100,7 @@ impl Git<'_> {
     }
 
     /// Every value of a config key, as git reads them now (empty when unset).
-    pub fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
         let out = self
             .hook_git()
             .args(["config", "--get-all", key])
@@ -125,7 +125,7 @@ impl Git<'_> {
 
     /// Sets a config key in the repository's own config unless it already has exactly
     /// that one value; returns whether anything changed.
-    pub fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+    pub(crate) fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
         if self.config_values(key)? == [value] {
             return Ok(false);
         }
@@ -138,7 +138,7 @@ impl Git<'_> {
 
     /// Adds a value to a multi-valued config key in the repository's own config unless
     /// it is among its values already; returns whether it was added.
-    pub fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+    pub(crate) fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
         if self.config_values(key)?.iter().any(|v| v == value) {
             return Ok(false);
         }
@@ -150,7 +150,7 @@ impl Git<'_> {
     }
 
     /// A git config value as a string, if set.
-    pub fn config_string(&self, key: &str) -> Option<String> {
+    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
         self.repo
             .config_snapshot()
             .string(key)
@@ -158,25 +158,25 @@ impl Git<'_> {
     }
 
     /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
-    pub fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
         Ok(self.repo.head_id().ok().map(|id| id.detach()))
     }
 
     /// A boolean config key as git reads it (`true`, `yes`, `on`, `1`…), if set.
-    pub fn config_bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn config_bool(&self, key: &str) -> Option<bool> {
         self.repo.config_snapshot().boolean(key)
     }
 
     /// Whether a rebase is under way in this worktree (git keeps its state in
     /// `rebase-merge/` or `rebase-apply/` of the worktree's git dir).
-    pub fn rebase_in_progress(&self) -> bool {
+    pub(crate) fn rebase_in_progress(&self) -> bool {
         let dir = self.repo.git_dir();
         dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir()
     }
 
     /// When the last move of HEAD was `git commit --amend`, the commit it replaced
     /// (from HEAD's reflog); else `None`.
-    pub fn amended_from(&self) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn amended_from(&self) -> Result<Option<ObjectId>, StoreError> {
         let head = self.repo.head().map_err(git_err("read HEAD"))?;
         let mut log = head.log_iter();
         let Some(mut lines) = log.rev().map_err(io_err("read the reflog of HEAD"))? else {
@@ -193,13 +193,13 @@ impl Git<'_> {
     }
 
     /// The short name of the branch HEAD is on (`None` when detached or unborn).
-    pub fn head_branch(&self) -> Option<String> {
+    pub(crate) fn head_branch(&self) -> Option<String> {
         let name = self.repo.head_name().ok().flatten()?;
         Some(name.shorten().to_str_lossy().into_owned())
     }
 
     /// Resolves a revision (`HEAD`, `main~2`, an abbreviated id) to the commit it names.
-    pub fn resolve_commit(&self, spec: &str) -> Result<ObjectId, StoreError> {
+    pub(crate) fn resolve_commit(&self, spec: &str) -> Result<ObjectId, StoreError> {
         let id = self
             .repo
             .rev_parse_single(spec.as_bytes().as_bstr())
@@ -215,7 +215,11 @@ impl Git<'_> {
     /// Adds trailers (`Key: value`) to the commit message in `file`, as
     /// `git interpret-trailers` places them (after the message, before git's comment
     /// lines); a trailer already there with the same value is not added again.
-    pub fn add_trailers(&self, file: &Path, trailers: &[(&str, &str)]) -> Result<(), StoreError> {
+    pub(crate) fn add_trailers(
+        &self,
+        file: &Path,
+        trailers: &[(&str, &str)],
+    ) -> Result<(), StoreError> {
         let mut cmd = self.hook_git();
         cmd.args([
             "interpret-trailers",
@@ -246,7 +250,7 @@ impl Git<'_> {
     /// Runs `git worktree add ARGS` in `cwd` as the user would (their terminal, their
     /// hooks: the post-checkout hook sees a new worktree; git's output goes to stderr),
     /// and returns how it exited.
-    pub fn run_worktree_add(
+    pub(crate) fn run_worktree_add(
         &self,
         cwd: &Path,
         args: &[std::ffi::OsString],
@@ -265,7 +269,7 @@ impl Git<'_> {
     /// returns how each went (in order). With a `timeout`, git is stopped once it runs
     /// out and may not prompt on the terminal, so the push never hangs; that counts as
     /// a failed push. The user's pre-push hooks are not run.
-    pub fn push_refs(
+    pub(crate) fn push_refs(
         &self,
         remote: &str,
         updates: &[RefPush],

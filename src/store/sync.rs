@@ -175,7 +175,7 @@ impl Entry {
     }
 
     /// Whether it is a file whose content is a document (or any file).
-    pub fn is_file(&self) -> bool {
+    pub(crate) fn is_file(&self) -> bool {
         matches!(self.kind, EntryKind::Blob | EntryKind::Executable)
     }
 }
@@ -278,7 +278,7 @@ impl Spot<'_> {
 
 impl Store {
     /// The remotes configured in this repository, in name order.
-    pub fn remote_names(&self) -> Vec<String> {
+    pub(crate) fn remote_names(&self) -> Vec<String> {
         self.repo
             .remote_names()
             .into_iter()
@@ -287,7 +287,7 @@ impl Store {
     }
 
     /// Checks that `name` is a usable, configured remote.
-    pub fn check_remote(&self, name: &str) -> Result<(), StoreError> {
+    pub(crate) fn check_remote(&self, name: &str) -> Result<(), StoreError> {
         check_remote_name(name)?;
         if !self.remote_names().iter().any(|n| n == name) {
             return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
@@ -297,7 +297,7 @@ impl Store {
 
     /// The remote to sync with when none is named: the current branch's upstream
     /// remote, else `origin`, else the only remote there is.
-    pub fn default_remote(&self) -> Option<String> {
+    pub(crate) fn default_remote(&self) -> Option<String> {
         let names = self.remote_names();
         let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
             let short = head.shorten().to_owned();
@@ -365,7 +365,7 @@ impl Store {
     /// Adds the beads fetch refspecs to remote `name` unless it has them, so that a
     /// plain `git fetch` brings its beads refs into the tracking refs. What `git
     /// push` does is unchanged. Returns whether anything was added.
-    pub fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
+    pub(crate) fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
         self.check_remote(name)?;
         let have = self.fetch_refspecs(name)?;
         let mut added = false;
@@ -396,7 +396,11 @@ impl Store {
     /// Only the tracking namespace is written: the refspecs name it as their only
     /// destination, tags are not followed, FETCH_HEAD is not touched, and tracking
     /// refs of refs the remote no longer has are pruned.
-    pub fn fetch_beads(&self, name: &str, talk: bool) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn fetch_beads(
+        &self,
+        name: &str,
+        talk: bool,
+    ) -> Result<Option<ObjectId>, StoreError> {
         self.check_remote(name)?;
         // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
         // and every later fetch would fail on it: clear it once it is stale.
@@ -458,7 +462,7 @@ impl Store {
 
     /// The commit remote `name`'s store was at when last fetched, checked to be a
     /// commit (`None` when it had no beads).
-    pub fn tracking_head(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn tracking_head(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
         let tracking = refs::tracking_main(name);
         let Some(r) = self
             .repo
@@ -486,7 +490,7 @@ impl Store {
     }
 
     /// Points remote `name`'s tracking ref at `commit` (after a successful push).
-    pub fn set_tracking(
+    pub(crate) fn set_tracking(
         &self,
         name: &str,
         commit: ObjectId,
@@ -505,7 +509,7 @@ impl Store {
     /// Pushes `commit` to remote `name`'s store ref, only if that ref is still at
     /// `expected` (`None`: it must not exist) — a push with lease. The user's
     /// pre-push hooks are for code and are not run for beads.
-    pub fn push_beads(
+    pub(crate) fn push_beads(
         &self,
         name: &str,
         expected: Option<ObjectId>,
@@ -570,7 +574,7 @@ impl Store {
     /// may be or a tree not too deep, and nothing else (no symlinks, no submodules).
     /// Subtrees equal to those at the same place in `trusted` (a tree of the local
     /// history) are skipped, so the cost follows the size of what changed.
-    pub fn check_remote_tree(
+    pub(crate) fn check_remote_tree(
         &self,
         remote: &str,
         tree: ObjectId,
@@ -687,7 +691,10 @@ impl Store {
 
     /// The entries of a tree by name, with their kind (names that are not UTF-8 are
     /// left out: git-beads never writes them, and a remote that sends them is refused).
-    pub fn tree_entries(&self, tree: ObjectId) -> Result<BTreeMap<String, Entry>, StoreError> {
+    pub(crate) fn tree_entries(
+        &self,
+        tree: ObjectId,
+    ) -> Result<BTreeMap<String, Entry>, StoreError> {
         let object = self
             .repo
             .find_tree(tree)
@@ -707,7 +714,7 @@ impl Store {
 
     /// Writes the tree `base` with `edits` applied: each path gets the entry given
     /// (a subtree is put in place whole), or is removed when `None`.
-    pub fn write_tree_edits(
+    pub(crate) fn write_tree_edits(
         &self,
         base: ObjectId,
         edits: &BTreeMap<String, Option<Entry>>,
@@ -738,7 +745,11 @@ impl Store {
 
     /// The merge bases of two commits (several after criss-cross merges, none for
     /// unrelated histories).
-    pub fn merge_bases(&self, a: ObjectId, b: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+    pub(crate) fn merge_bases(
+        &self,
+        a: ObjectId,
+        b: ObjectId,
+    ) -> Result<Vec<ObjectId>, StoreError> {
         Ok(self
             .repo
             .merge_bases_many(a, &[b])
@@ -749,7 +760,7 @@ impl Store {
     }
 
     /// The tree of a commit.
-    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
+    pub(crate) fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
         Ok(self
             .repo
             .find_commit(commit)
@@ -762,14 +773,14 @@ impl Store {
     /// Another handle on this repository, for another thread: it sees the objects
     /// this one holds in memory (a copy of them, taken now), and what it writes stays
     /// in its own memory or goes to disk as this one's would.
-    pub fn for_thread(&self) -> Store {
+    pub(crate) fn for_thread(&self) -> Store {
         Store {
             repo: self.repo.clone(),
         }
     }
 
     /// Writes a blob and returns its id.
-    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+    pub(crate) fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
         Ok(self
             .repo
             .write_blob(bytes)
@@ -778,7 +789,7 @@ impl Store {
     }
 
     /// Writes a commit of `tree` with `parents` (for merges: local first).
-    pub fn commit_merge(
+    pub(crate) fn commit_merge(
         &self,
         tree: ObjectId,
         parents: &[ObjectId],
@@ -793,7 +804,7 @@ impl Store {
     /// the current head among its ancestors or be a merge with it) and the reflog
     /// message. Local writers are kept out meanwhile, so the ref moves from exactly
     /// the head `decide` saw.
-    pub fn advance_main<T, E>(
+    pub(crate) fn advance_main<T, E>(
         &self,
         actor: &Actor,
         decide: impl FnOnce(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
