@@ -46,7 +46,7 @@ impl Store {
 impl Git<'_> {
     /// A `git` command for this repository, marked as git-beads' own so that hooks
     /// it triggers know (see [`SYNC_ENV`]).
-    fn hook_git(&self) -> Command {
+    pub(super) fn command(&self) -> Command {
         let mut cmd = Command::new("git");
         cmd.arg("--git-dir")
             .arg(self.repo.git_dir())
@@ -60,9 +60,9 @@ impl Git<'_> {
         cmd
     }
 
-    fn hook_git_output(&self, args: &[&str], what: &str) -> Result<Output, StoreError> {
+    fn command_output(&self, args: &[&str], what: &str) -> Result<Output, StoreError> {
         let out = self
-            .hook_git()
+            .command()
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -83,7 +83,7 @@ impl Git<'_> {
     /// `core.hooksPath` when set (relative to the top of the worktree), else the
     /// common git dir's `hooks`.
     pub(crate) fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
-        let out = self.hook_git_output(
+        let out = self.command_output(
             &["rev-parse", "--git-path", "hooks"],
             "rev-parse --git-path hooks",
         )?;
@@ -102,7 +102,7 @@ impl Git<'_> {
     /// Every value of a config key, as git reads them now (empty when unset).
     pub(crate) fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
         let out = self
-            .hook_git()
+            .command()
             .args(["config", "--get-all", key])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -129,7 +129,7 @@ impl Git<'_> {
         if self.config_values(key)? == [value] {
             return Ok(false);
         }
-        self.hook_git_output(
+        self.command_output(
             &["config", "--local", "--replace-all", key, value],
             &format!("config {key}"),
         )?;
@@ -142,7 +142,7 @@ impl Git<'_> {
         if self.config_values(key)?.iter().any(|v| v == value) {
             return Ok(false);
         }
-        self.hook_git_output(
+        self.command_output(
             &["config", "--local", "--add", key, value],
             &format!("config --add {key}"),
         )?;
@@ -220,7 +220,7 @@ impl Git<'_> {
         file: &Path,
         trailers: &[(&str, &str)],
     ) -> Result<(), StoreError> {
-        let mut cmd = self.hook_git();
+        let mut cmd = self.command();
         cmd.args([
             "interpret-trailers",
             "--in-place",
@@ -276,7 +276,7 @@ impl Git<'_> {
         timeout: Option<Duration>,
     ) -> Result<Vec<Pushed>, StoreError> {
         check_remote_name(remote)?;
-        let mut cmd = self.hook_git();
+        let mut cmd = self.command();
         cmd.args([
             "push",
             "--porcelain",

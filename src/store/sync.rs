@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -315,25 +315,10 @@ impl Store {
             .or_else(|| (names.len() == 1).then(|| names[0].clone()))
     }
 
-    /// A `git` command for this repository, with git-beads' marker in its environment.
-    fn git_command(&self) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.arg("--git-dir")
-            .arg(self.repo.git_dir())
-            .env(SYNC_ENV, "1")
-            .stdin(Stdio::null());
-        if let Some(dir) = self.workdir() {
-            cmd.current_dir(dir);
-        } else {
-            cmd.current_dir(self.common_dir());
-        }
-        cmd
-    }
-
     /// Runs `git ARGS`; with `talk`, git's stderr (progress, prompts, remote
     /// messages) goes straight to ours, else it is captured for error messages.
     fn run_git(&self, args: &[String], talk: bool) -> Result<Output, RemoteError> {
-        let mut cmd = self.git_command();
+        let mut cmd = self.git().command();
         cmd.args(args).stdout(Stdio::piped()).stderr(if talk {
             Stdio::inherit()
         } else {
