@@ -126,26 +126,31 @@ impl Git<'_> {
     /// Sets a config key in the repository's own config unless it already has exactly
     /// that one value; returns whether anything changed.
     pub(crate) fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
-        if self.config_values(key)? == [value] {
-            return Ok(false);
-        }
-        self.command_output(
-            &["config", "--local", "--replace-all", key, value],
+        let done = self.config_values(key)? == [value];
+        self.config_unless(
+            done,
+            &["--replace-all", key, value],
             &format!("config {key}"),
-        )?;
-        Ok(true)
+        )
     }
 
     /// Adds a value to a multi-valued config key in the repository's own config unless
     /// it is among its values already; returns whether it was added.
     pub(crate) fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
-        if self.config_values(key)?.iter().any(|v| v == value) {
+        let done = self.config_values(key)?.iter().any(|v| v == value);
+        self.config_unless(done, &["--add", key, value], &format!("config --add {key}"))
+    }
+
+    /// Runs `git config --local ARGS` unless `done`; returns whether it ran.
+    fn config_unless(&self, done: bool, args: &[&str], what: &str) -> Result<bool, StoreError> {
+        if done {
             return Ok(false);
         }
-        self.command_output(
-            &["config", "--local", "--add", key, value],
-            &format!("config --add {key}"),
-        )?;
+        let args: Vec<&str> = ["config", "--local"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        self.command_output(&args, what)?;
         Ok(true)
     }
 
@@ -160,6 +165,44 @@ impl Git<'_> {
     /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
     pub(crate) fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
         Ok(self.repo.head_id().ok().map(|id| id.detach()))
+    }
+
+    /// The remotes configured in this repository, in name order.
+    pub(crate) fn remote_names(&self) -> Vec<String> {
+        self.repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_str_lossy().into_owned())
+            .collect()
+    }
+
+    /// Checks that `name` is a usable, configured remote.
+    pub(crate) fn check_remote(&self, name: &str) -> Result<(), StoreError> {
+        check_remote_name(name)?;
+        if !self.remote_names().iter().any(|n| n == name) {
+            return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
+        }
+        Ok(())
+    }
+
+    /// The remote to sync with when none is named: the current branch's upstream
+    /// remote, else `origin`, else the only remote there is.
+    pub(crate) fn default_remote(&self) -> Option<String> {
+        let names = self.remote_names();
+        let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
+            let short = head.shorten().to_owned();
+            match self
+                .repo
+                .branch_remote_name(short.as_bstr(), gix::remote::Direction::Fetch)?
+            {
+                gix::remote::Name::Symbol(s) => Some(s.to_string()),
+                gix::remote::Name::Url(_) => None,
+            }
+        });
+        upstream
+            .filter(|u| names.contains(u))
+            .or_else(|| names.iter().find(|n| *n == "origin").cloned())
+            .or_else(|| (names.len() == 1).then(|| names[0].clone()))
     }
 
     /// A boolean config key as git reads it (`true`, `yes`, `on`, `1`…), if set.

@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind as TreeKind;
 
 use super::lock::WriteLock;
@@ -277,44 +276,6 @@ impl Spot<'_> {
 }
 
 impl Store {
-    /// The remotes configured in this repository, in name order.
-    pub(crate) fn remote_names(&self) -> Vec<String> {
-        self.repo
-            .remote_names()
-            .into_iter()
-            .map(|n| n.to_str_lossy().into_owned())
-            .collect()
-    }
-
-    /// Checks that `name` is a usable, configured remote.
-    pub(crate) fn check_remote(&self, name: &str) -> Result<(), StoreError> {
-        check_remote_name(name)?;
-        if !self.remote_names().iter().any(|n| n == name) {
-            return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
-        }
-        Ok(())
-    }
-
-    /// The remote to sync with when none is named: the current branch's upstream
-    /// remote, else `origin`, else the only remote there is.
-    pub(crate) fn default_remote(&self) -> Option<String> {
-        let names = self.remote_names();
-        let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
-            let short = head.shorten().to_owned();
-            match self
-                .repo
-                .branch_remote_name(short.as_bstr(), gix::remote::Direction::Fetch)?
-            {
-                gix::remote::Name::Symbol(s) => Some(s.to_string()),
-                gix::remote::Name::Url(_) => None,
-            }
-        });
-        upstream
-            .filter(|u| names.contains(u))
-            .or_else(|| names.iter().find(|n| *n == "origin").cloned())
-            .or_else(|| (names.len() == 1).then(|| names[0].clone()))
-    }
-
     /// Runs `git ARGS`; with `talk`, git's stderr (progress, prompts, remote
     /// messages) goes straight to ours, else it is captured for error messages.
     fn run_git(&self, args: &[String], talk: bool) -> Result<Output, RemoteError> {
@@ -351,7 +312,7 @@ impl Store {
     /// plain `git fetch` brings its beads refs into the tracking refs. What `git
     /// push` does is unchanged. Returns whether anything was added.
     pub(crate) fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
-        self.check_remote(name)?;
+        self.git().check_remote(name)?;
         let have = self.fetch_refspecs(name)?;
         let mut added = false;
         for spec in refs::fetch_refspecs(name) {
@@ -386,7 +347,7 @@ impl Store {
         name: &str,
         talk: bool,
     ) -> Result<Option<ObjectId>, StoreError> {
-        self.check_remote(name)?;
+        self.git().check_remote(name)?;
         // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
         // and every later fetch would fail on it: clear it once it is stale.
         for tracking in [refs::tracking_main(name), refs::tracking_notes(name)] {
@@ -501,7 +462,7 @@ impl Store {
         commit: ObjectId,
         talk: bool,
     ) -> Result<Pushed, StoreError> {
-        self.check_remote(name)?;
+        self.git().check_remote(name)?;
         let lease = format!(
             "--force-with-lease={}:{}",
             refs::MAIN,
