@@ -60,7 +60,12 @@ impl Git<'_> {
         cmd
     }
 
-    fn command_output(&self, args: &[&str], what: &str) -> Result<Output, StoreError> {
+    /// Runs `git ARGS` to the end; an error unless it succeeds.
+    fn command_output<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        args: &[S],
+        what: &str,
+    ) -> Result<Output, StoreError> {
         let out = self
             .command()
             .args(args)
@@ -263,30 +268,20 @@ impl Git<'_> {
         file: &Path,
         trailers: &[(&str, &str)],
     ) -> Result<(), StoreError> {
-        let mut cmd = self.command();
-        cmd.args([
+        let mut args: Vec<std::ffi::OsString> = [
             "interpret-trailers",
             "--in-place",
             "--if-exists",
             "addIfDifferent",
-        ]);
+        ]
+        .map(Into::into)
+        .into();
         for (key, value) in trailers {
-            cmd.arg("--trailer").arg(format!("{key}: {value}"));
+            args.push("--trailer".into());
+            args.push(format!("{key}: {value}").into());
         }
-        cmd.arg(file);
-        let out = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))?;
-        if !out.status.success() {
-            return Err(RemoteError::Git {
-                what: "interpret-trailers".into(),
-                code: out.status.code(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            }
-            .into());
-        }
+        args.push(file.into());
+        self.command_output(&args, "interpret-trailers")?;
         Ok(())
     }
 
