@@ -67,7 +67,7 @@ pub(crate) fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<
 /// set up). Returns the remotes from which something came in.
 pub fn fold_fetched(store: &Store, actor: &Actor) -> Result<Vec<Folded>> {
     let mut out = Vec::new();
-    for remote in store.remote_names() {
+    for remote in store.git().remote_names() {
         if check_remote_name(&remote).is_err() {
             continue;
         }
@@ -118,7 +118,8 @@ pub fn push_alongside(
     remote: &str,
     timeout: Duration,
 ) -> Result<Option<PushedAlong>> {
-    if check_remote_name(remote).is_err() || !store.remote_names().iter().any(|r| r == remote) {
+    if check_remote_name(remote).is_err() || !store.git().remote_names().iter().any(|r| r == remote)
+    {
         return Ok(None);
     }
     if store.head()?.is_none() {
@@ -196,7 +197,7 @@ fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<
 pub fn has_unfolded(store: &Store) -> Result<bool> {
     let local = store.head()?.map(|h| h.commit);
     let local_notes = store.notes_head()?.map(|h| h.commit);
-    for remote in store.remote_names() {
+    for remote in store.git().remote_names() {
         if check_remote_name(&remote).is_err() {
             continue;
         }

@@ -145,10 +145,11 @@ pub(crate) fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String>
     let name = match remote {
         Some(r) => r.to_owned(),
         None => store
+            .git()
             .default_remote()
             .ok_or(StoreError::Remote(RemoteError::NoRemote))?,
     };
-    store.check_remote(&name)?;
+    store.git().check_remote(&name)?;
     Ok(name)
 }
 
@@ -161,7 +162,7 @@ pub fn setup_remote(store: &Store, name: &str) -> Result<bool> {
 /// Adds the beads fetch refspecs to every remote; returns the remotes that got them now.
 pub fn setup_remotes(store: &Store) -> Result<Vec<String>> {
     let mut added = Vec::new();
-    for name in store.remote_names() {
+    for name in store.git().remote_names() {
         // A remote whose name git-beads will not pass on is left alone.
         if crate::store::check_remote_name(&name).is_err() {
             continue;
@@ -190,12 +191,12 @@ pub fn adopt(
     }
     let name = match remote {
         Some(r) => r.to_owned(),
-        None => match store.default_remote() {
+        None => match store.git().default_remote() {
             Some(r) => r,
             None => return Ok(None),
         },
     };
-    store.check_remote(&name)?;
+    store.git().check_remote(&name)?;
     let Some(theirs) = store.fetch_beads(&name, talk)? else {
         return Ok(None);
     };

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use gix::ObjectId;
 
 use super::index::Broken;
-use super::{Head, Staged, Store, StoreError, Tx, View, codec, git_err, refs, tree};
+use super::{Head, Store, StoreError, View, codec, refs, tree};
 use crate::model::Bead;
 
 impl Store {
@@ -26,7 +26,7 @@ impl Store {
 
     /// Every bead at `head`, sorted by id, and the documents that do not parse (or
     /// whose id does not match their path), reported instead of dropped.
-    pub fn all_beads(&self, head: &Head) -> Result<(Vec<Bead>, Vec<Broken>), StoreError> {
+    pub(crate) fn all_beads(&self, head: &Head) -> Result<(Vec<Bead>, Vec<Broken>), StoreError> {
         let docs = self.bead_docs(head.tree)?;
         let mut beads = Vec::with_capacity(docs.len());
         let mut broken = Vec::new();
@@ -50,33 +50,18 @@ impl Store {
     }
 }
 
-/// The blob ids of every bead document at the state a transaction started from, for
-/// [`Tx::put_bead_if_changed`].
+/// The blob ids of every bead document at the state a transaction started from, so
+/// that a bulk write (an import) writes only the documents that change.
 pub struct BlobIds(HashMap<String, ObjectId>);
 
 impl BlobIds {
     /// The blob of the document of this bead id, if it has one.
-    pub fn get(&self, id: &str) -> Option<ObjectId> {
+    pub(crate) fn get(&self, id: &str) -> Option<ObjectId> {
         self.0.get(id).copied()
-    }
-
-    /// Whether a document exists for this bead id.
-    pub fn contains(&self, id: &str) -> bool {
-        self.0.contains_key(id)
-    }
-
-    /// How many bead documents there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
-/// What [`Tx::put_bead_if_changed`] did.
+/// What writing a bead's document did, compared by blob id with [`BlobIds`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Put {
     /// The bead had no document; it was staged.
@@ -90,7 +75,7 @@ pub enum Put {
 impl View<'_> {
     /// The blob id of every bead document at the state this change started from
     /// (staged documents are not in it), from one walk of the tree.
-    pub fn bead_blob_ids(&self) -> Result<BlobIds, StoreError> {
+    pub(crate) fn bead_blob_ids(&self) -> Result<BlobIds, StoreError> {
         Ok(BlobIds(match &self.head {
             Some(head) => self
                 .store
@@ -106,50 +91,13 @@ impl View<'_> {
 
     /// The bead `id` as stored at the state this change started from, ignoring
     /// anything staged since.
-    pub fn stored_bead(&self, id: &crate::model::BeadId) -> Result<Option<Bead>, StoreError> {
+    pub(crate) fn stored_bead(
+        &self,
+        id: &crate::model::BeadId,
+    ) -> Result<Option<Bead>, StoreError> {
         match &self.head {
             Some(head) => self.store.read_bead(head.tree, id),
             None => Ok(None),
         }
-    }
-}
-
-impl Tx<'_> {
-    /// Stages `bead` unless its canonical document is byte-identical to the one in
-    /// `current` (compared by blob id, without reading the old document).
-    pub fn put_bead_if_changed(
-        &mut self,
-        bead: &Bead,
-        current: &BlobIds,
-    ) -> Result<Put, StoreError> {
-        let text = codec::encode(bead).map_err(|source| StoreError::Encode {
-            what: bead.id.to_string(),
-            source,
-        })?;
-        let old = current.0.get(bead.id.as_str());
-        if let Some(old) = old {
-            let new = gix::objs::compute_hash(
-                self.store.repo.object_hash(),
-                gix::objs::Kind::Blob,
-                text.as_bytes(),
-            )
-            .map_err(git_err(format!("hash {}", bead.id)))?;
-            if new == *old {
-                self.writes.remove(&refs::bead_path(&bead.id));
-                return Ok(Put::Unchanged);
-            }
-        }
-        self.writes
-            .insert(refs::bead_path(&bead.id), Staged::Blob(text.into_bytes()));
-        Ok(if old.is_some() {
-            Put::Changed
-        } else {
-            Put::Added
-        })
-    }
-
-    /// Takes a bead's staged document back out of this change.
-    pub fn unstage_bead(&mut self, id: &crate::model::BeadId) {
-        self.writes.remove(&refs::bead_path(id));
     }
 }

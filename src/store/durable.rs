@@ -137,7 +137,7 @@ pub struct Replacement {
 impl Replacement {
     /// Starts replacing `path` through a temporary file of this process
     /// (`.<name>.tmp<pid>` beside it).
-    pub fn create(path: &Path) -> std::io::Result<Replacement> {
+    pub(crate) fn create(path: &Path) -> std::io::Result<Replacement> {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -148,7 +148,7 @@ impl Replacement {
 
     /// Starts replacing `path` through the temporary file `tmp`, for callers that
     /// know their temporary files by name.
-    pub fn create_as(path: &Path, tmp: &Path) -> std::io::Result<Replacement> {
+    pub(crate) fn create_as(path: &Path, tmp: &Path) -> std::io::Result<Replacement> {
         Ok(Replacement {
             file: File::create(tmp)?,
             tmp: tmp.to_owned(),
@@ -157,17 +157,17 @@ impl Replacement {
     }
 
     /// The temporary file, for writing and for setting its permissions.
-    pub fn file(&mut self) -> &mut File {
+    pub(crate) fn file(&mut self) -> &mut File {
         &mut self.file
     }
 
     /// The temporary file's path (for messages).
-    pub fn tmp(&self) -> &Path {
+    pub(crate) fn tmp(&self) -> &Path {
         &self.tmp
     }
 
     /// Puts the new file in its place; with `sync`, its content reaches the disk first.
-    pub fn commit(self, sync: bool) -> std::io::Result<()> {
+    pub(crate) fn commit(self, sync: bool) -> std::io::Result<()> {
         if sync {
             self.file.sync_all()?;
         }

@@ -38,7 +38,7 @@ pub struct Git<'r> {
 
 impl Store {
     /// The plain git of the repository, as opposed to the store's documents and refs.
-    pub fn git(&self) -> Git<'_> {
+    pub(crate) fn git(&self) -> Git<'_> {
         Git { repo: &self.repo }
     }
 }
@@ -46,7 +46,7 @@ impl Store {
 impl Git<'_> {
     /// A `git` command for this repository, marked as git-beads' own so that hooks
     /// it triggers know (see [`SYNC_ENV`]).
-    fn hook_git(&self) -> Command {
+    pub(super) fn command(&self) -> Command {
         let mut cmd = Command::new("git");
         cmd.arg("--git-dir")
             .arg(self.repo.git_dir())
@@ -60,9 +60,14 @@ impl Git<'_> {
         cmd
     }
 
-    fn hook_git_output(&self, args: &[&str], what: &str) -> Result<Output, StoreError> {
+    /// Runs `git ARGS` to the end; an error unless it succeeds.
+    fn command_output<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        args: &[S],
+        what: &str,
+    ) -> Result<Output, StoreError> {
         let out = self
-            .hook_git()
+            .command()
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -82,8 +87,8 @@ impl Git<'_> {
     /// The directory git runs hooks from, as `git rev-parse --git-path hooks` says:
     /// `core.hooksPath` when set (relative to the top of the worktree), else the
     /// common git dir's `hooks`.
-    pub fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
-        let out = self.hook_git_output(
+    pub(crate) fn hooks_dir(&self) -> Result<PathBuf, StoreError> {
+        let out = self.command_output(
             &["rev-parse", "--git-path", "hooks"],
             "rev-parse --git-path hooks",
         )?;
@@ -100,9 +105,9 @@ impl Git<'_> {
     }
 
     /// Every value of a config key, as git reads them now (empty when unset).
-    pub fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn config_values(&self, key: &str) -> Result<Vec<String>, StoreError> {
         let out = self
-            .hook_git()
+            .command()
             .args(["config", "--get-all", key])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -125,32 +130,37 @@ impl Git<'_> {
 
     /// Sets a config key in the repository's own config unless it already has exactly
     /// that one value; returns whether anything changed.
-    pub fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
-        if self.config_values(key)? == [value] {
-            return Ok(false);
-        }
-        self.hook_git_output(
-            &["config", "--local", "--replace-all", key, value],
+    pub(crate) fn set_config(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+        let done = self.config_values(key)? == [value];
+        self.config_unless(
+            done,
+            &["--replace-all", key, value],
             &format!("config {key}"),
-        )?;
-        Ok(true)
+        )
     }
 
     /// Adds a value to a multi-valued config key in the repository's own config unless
     /// it is among its values already; returns whether it was added.
-    pub fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
-        if self.config_values(key)?.iter().any(|v| v == value) {
+    pub(crate) fn add_config_value(&self, key: &str, value: &str) -> Result<bool, StoreError> {
+        let done = self.config_values(key)?.iter().any(|v| v == value);
+        self.config_unless(done, &["--add", key, value], &format!("config --add {key}"))
+    }
+
+    /// Runs `git config --local ARGS` unless `done`; returns whether it ran.
+    fn config_unless(&self, done: bool, args: &[&str], what: &str) -> Result<bool, StoreError> {
+        if done {
             return Ok(false);
         }
-        self.hook_git_output(
-            &["config", "--local", "--add", key, value],
-            &format!("config --add {key}"),
-        )?;
+        let args: Vec<&str> = ["config", "--local"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        self.command_output(&args, what)?;
         Ok(true)
     }
 
     /// A git config value as a string, if set.
-    pub fn config_string(&self, key: &str) -> Option<String> {
+    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
         self.repo
             .config_snapshot()
             .string(key)
@@ -158,25 +168,63 @@ impl Git<'_> {
     }
 
     /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
-    pub fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
         Ok(self.repo.head_id().ok().map(|id| id.detach()))
     }
 
+    /// The remotes configured in this repository, in name order.
+    pub(crate) fn remote_names(&self) -> Vec<String> {
+        self.repo
+            .remote_names()
+            .into_iter()
+            .map(|n| n.to_str_lossy().into_owned())
+            .collect()
+    }
+
+    /// Checks that `name` is a usable, configured remote.
+    pub(crate) fn check_remote(&self, name: &str) -> Result<(), StoreError> {
+        check_remote_name(name)?;
+        if !self.remote_names().iter().any(|n| n == name) {
+            return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
+        }
+        Ok(())
+    }
+
+    /// The remote to sync with when none is named: the current branch's upstream
+    /// remote, else `origin`, else the only remote there is.
+    pub(crate) fn default_remote(&self) -> Option<String> {
+        let names = self.remote_names();
+        let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
+            let short = head.shorten().to_owned();
+            match self
+                .repo
+                .branch_remote_name(short.as_bstr(), gix::remote::Direction::Fetch)?
+            {
+                gix::remote::Name::Symbol(s) => Some(s.to_string()),
+                gix::remote::Name::Url(_) => None,
+            }
+        });
+        upstream
+            .filter(|u| names.contains(u))
+            .or_else(|| names.iter().find(|n| *n == "origin").cloned())
+            .or_else(|| (names.len() == 1).then(|| names[0].clone()))
+    }
+
     /// A boolean config key as git reads it (`true`, `yes`, `on`, `1`…), if set.
-    pub fn config_bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn config_bool(&self, key: &str) -> Option<bool> {
         self.repo.config_snapshot().boolean(key)
     }
 
     /// Whether a rebase is under way in this worktree (git keeps its state in
     /// `rebase-merge/` or `rebase-apply/` of the worktree's git dir).
-    pub fn rebase_in_progress(&self) -> bool {
+    pub(crate) fn rebase_in_progress(&self) -> bool {
         let dir = self.repo.git_dir();
         dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir()
     }
 
     /// When the last move of HEAD was `git commit --amend`, the commit it replaced
     /// (from HEAD's reflog); else `None`.
-    pub fn amended_from(&self) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn amended_from(&self) -> Result<Option<ObjectId>, StoreError> {
         let head = self.repo.head().map_err(git_err("read HEAD"))?;
         let mut log = head.log_iter();
         let Some(mut lines) = log.rev().map_err(io_err("read the reflog of HEAD"))? else {
@@ -193,13 +241,13 @@ impl Git<'_> {
     }
 
     /// The short name of the branch HEAD is on (`None` when detached or unborn).
-    pub fn head_branch(&self) -> Option<String> {
+    pub(crate) fn head_branch(&self) -> Option<String> {
         let name = self.repo.head_name().ok().flatten()?;
         Some(name.shorten().to_str_lossy().into_owned())
     }
 
     /// Resolves a revision (`HEAD`, `main~2`, an abbreviated id) to the commit it names.
-    pub fn resolve_commit(&self, spec: &str) -> Result<ObjectId, StoreError> {
+    pub(crate) fn resolve_commit(&self, spec: &str) -> Result<ObjectId, StoreError> {
         let id = self
             .repo
             .rev_parse_single(spec.as_bytes().as_bstr())
@@ -215,38 +263,32 @@ impl Git<'_> {
     /// Adds trailers (`Key: value`) to the commit message in `file`, as
     /// `git interpret-trailers` places them (after the message, before git's comment
     /// lines); a trailer already there with the same value is not added again.
-    pub fn add_trailers(&self, file: &Path, trailers: &[(&str, &str)]) -> Result<(), StoreError> {
-        let mut cmd = self.hook_git();
-        cmd.args([
+    pub(crate) fn add_trailers(
+        &self,
+        file: &Path,
+        trailers: &[(&str, &str)],
+    ) -> Result<(), StoreError> {
+        let mut args: Vec<std::ffi::OsString> = [
             "interpret-trailers",
             "--in-place",
             "--if-exists",
             "addIfDifferent",
-        ]);
+        ]
+        .map(Into::into)
+        .into();
         for (key, value) in trailers {
-            cmd.arg("--trailer").arg(format!("{key}: {value}"));
+            args.push("--trailer".into());
+            args.push(format!("{key}: {value}").into());
         }
-        cmd.arg(file);
-        let out = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))?;
-        if !out.status.success() {
-            return Err(RemoteError::Git {
-                what: "interpret-trailers".into(),
-                code: out.status.code(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            }
-            .into());
-        }
+        args.push(file.into());
+        self.command_output(&args, "interpret-trailers")?;
         Ok(())
     }
 
     /// Runs `git worktree add ARGS` in `cwd` as the user would (their terminal, their
     /// hooks: the post-checkout hook sees a new worktree; git's output goes to stderr),
     /// and returns how it exited.
-    pub fn run_worktree_add(
+    pub(crate) fn run_worktree_add(
         &self,
         cwd: &Path,
         args: &[std::ffi::OsString],
@@ -265,14 +307,14 @@ impl Git<'_> {
     /// returns how each went (in order). With a `timeout`, git is stopped once it runs
     /// out and may not prompt on the terminal, so the push never hangs; that counts as
     /// a failed push. The user's pre-push hooks are not run.
-    pub fn push_refs(
+    pub(crate) fn push_refs(
         &self,
         remote: &str,
         updates: &[RefPush],
         timeout: Option<Duration>,
     ) -> Result<Vec<Pushed>, StoreError> {
         check_remote_name(remote)?;
-        let mut cmd = self.hook_git();
+        let mut cmd = self.command();
         cmd.args([
             "push",
             "--porcelain",

@@ -63,7 +63,7 @@ impl Store {
     /// The history of the store from `head` back along first parents, newest first,
     /// keeping only commits for which `keep` accepts one of the changes (every commit
     /// when `keep` is `None`), at most `limit` of them.
-    pub fn history(
+    pub(crate) fn history(
         &self,
         head: &Head,
         keep: Option<&dyn Fn(&DocChange) -> bool>,
@@ -90,7 +90,7 @@ impl Store {
     /// Every commit reachable from `head` (merged-in ones too) whose message carries a
     /// `Beads-Session:` trailer naming one of `sessions`, newest first, with the
     /// documents each changed against its first parent.
-    pub fn commits_of_sessions(
+    pub(crate) fn commits_of_sessions(
         &self,
         head: &Head,
         sessions: &[String],

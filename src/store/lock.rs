@@ -27,14 +27,14 @@ impl WriteLock {
     }
 
     /// Blocks until the lock at `path` is ours.
-    pub fn acquire(path: &Path) -> std::io::Result<WriteLock> {
+    pub(crate) fn acquire(path: &Path) -> std::io::Result<WriteLock> {
         let file = WriteLock::open(path)?;
         file.lock()?;
         Ok(WriteLock { file })
     }
 
     /// Takes the lock at `path` if nobody holds it; `None` if somebody does.
-    pub fn try_acquire(path: &Path) -> std::io::Result<Option<WriteLock>> {
+    pub(crate) fn try_acquire(path: &Path) -> std::io::Result<Option<WriteLock>> {
         let file = WriteLock::open(path)?;
         match file.try_lock() {
             Ok(()) => Ok(Some(WriteLock { file })),

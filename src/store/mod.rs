@@ -55,6 +55,6 @@ pub struct Store {
 }
 
 /// The current time, for stamping documents.
-pub fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     chrono::Utc::now()
 }

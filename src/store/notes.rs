@@ -17,13 +17,16 @@ pub const MAX_NOTE: u64 = 1024 * 1024;
 
 impl Store {
     /// The commit and tree of `refs/notes/beads`, or `None` before the first note.
-    pub fn notes_head(&self) -> Result<Option<Head>, StoreError> {
+    pub(crate) fn notes_head(&self) -> Result<Option<Head>, StoreError> {
         self.ref_head(refs::NOTES.as_str())
     }
 
     /// Every note in a notes tree, as annotated commit → note blob. Entries that are
     /// not notes (git allows other files in a notes tree) are left out.
-    pub fn notes_in(&self, tree: ObjectId) -> Result<BTreeMap<ObjectId, ObjectId>, StoreError> {
+    pub(crate) fn notes_in(
+        &self,
+        tree: ObjectId,
+    ) -> Result<BTreeMap<ObjectId, ObjectId>, StoreError> {
         let mut out = BTreeMap::new();
         self.collect_notes(tree, String::new(), &mut out)?;
         Ok(out)
@@ -113,7 +116,7 @@ impl Store {
 
     /// The note on `commit` under the notes ref `name` (`refs/notes/beads` or a
     /// tracking ref), if it has one.
-    pub fn note(&self, name: &str, commit: ObjectId) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(crate) fn note(&self, name: &str, commit: ObjectId) -> Result<Option<Vec<u8>>, StoreError> {
         let Some(head) = self.ref_head(name)? else {
             return Ok(None);
         };
@@ -124,7 +127,7 @@ impl Store {
     }
 
     /// The size of a blob, without reading it.
-    pub fn blob_size(&self, blob: ObjectId) -> Result<u64, StoreError> {
+    pub(crate) fn blob_size(&self, blob: ObjectId) -> Result<u64, StoreError> {
         Ok(self
             .repo
             .find_header(blob)
@@ -135,7 +138,7 @@ impl Store {
     /// Writes the notes tree `base` (`None`: empty) with `edits` applied: a note blob
     /// for a commit, or `None` to remove its note. Each note keeps its place; new
     /// ones follow the tree's fan-out.
-    pub fn write_notes_tree(
+    pub(crate) fn write_notes_tree(
         &self,
         base: Option<ObjectId>,
         edits: &BTreeMap<ObjectId, Option<ObjectId>>,
@@ -176,7 +179,7 @@ impl Store {
     /// message. git itself writes the ref too (it copies notes on amend and rebase)
     /// without that lock, so the move is a compare-and-swap that `decide` retries on
     /// the new head when it loses.
-    pub fn advance_notes<T, E>(
+    pub(crate) fn advance_notes<T, E>(
         &self,
         actor: &Actor,
         mut decide: impl FnMut(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
@@ -207,7 +210,7 @@ impl Store {
     }
 
     /// Points remote `remote`'s notes tracking ref at `commit` (after a push).
-    pub fn set_notes_tracking(
+    pub(crate) fn set_notes_tracking(
         &self,
         remote: &str,
         commit: ObjectId,

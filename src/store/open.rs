@@ -70,13 +70,13 @@ impl Store {
     }
 
     /// Where git-beads keeps machine-local files (lock, index cache).
-    pub fn local_dir(&self) -> PathBuf {
+    pub(crate) fn local_dir(&self) -> PathBuf {
         self.common_dir().join("beads")
     }
 
     /// The author identity exactly as git resolves it: `GIT_AUTHOR_NAME` and
     /// `GIT_AUTHOR_EMAIL`, then `user.name` and `user.email`.
-    pub fn identity(&self) -> Result<Actor, StoreError> {
+    pub(crate) fn identity(&self) -> Result<Actor, StoreError> {
         let config = self.repo.config_snapshot();
         let pick = |env: &str, key: &str| {
             std::env::var(env)
@@ -90,7 +90,7 @@ impl Store {
     }
 
     /// The name of the repository's directory (for deriving a default prefix).
-    pub fn repo_name(&self) -> String {
+    pub(crate) fn repo_name(&self) -> String {
         // A linked worktree's directory does not name the repository: the main
         // worktree (around the common `.git`) or the bare repository does.
         let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
@@ -109,7 +109,7 @@ impl Store {
     }
 
     /// Opens the repository of the worktree at `path` itself, whatever `GIT_DIR` says.
-    pub fn open_worktree(path: &Path) -> Result<Store, StoreError> {
+    pub(crate) fn open_worktree(path: &Path) -> Result<Store, StoreError> {
         let repo =
             gix::ThreadSafeRepository::discover_opts(path, Default::default(), Default::default())
                 .map(gix::Repository::from)

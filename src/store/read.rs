@@ -51,7 +51,7 @@ impl Store {
     }
 
     /// The commit and tree a ref points at, or `None` if it does not exist.
-    pub fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
+    pub(crate) fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
         let Some(mut r) = self
             .repo
             .try_find_reference(name)
@@ -84,7 +84,7 @@ impl Store {
     }
 
     /// Reads the store's `meta.yaml` at `head`.
-    pub fn meta(&self, head: &Head) -> Result<Meta, StoreError> {
+    pub(crate) fn meta(&self, head: &Head) -> Result<Meta, StoreError> {
         let bytes = self
             .read_path(head.tree, refs::META_PATH)?
             .ok_or(StoreError::NotInitialized)?;
@@ -99,12 +99,16 @@ impl Store {
     }
 
     /// The id of the empty tree.
-    pub fn empty_tree(&self) -> ObjectId {
+    pub(crate) fn empty_tree(&self) -> ObjectId {
         ObjectId::empty_tree(self.repo.object_hash())
     }
 
     /// The blob at `path` in `tree`, if there is one.
-    pub fn read_path(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(crate) fn read_path(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
         let tree_obj = self
             .repo
             .find_tree(tree)
@@ -122,7 +126,7 @@ impl Store {
     }
 
     /// The content of a blob.
-    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
+    pub(crate) fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
         let mut blob = self
             .repo
             .find_blob(id)
@@ -139,7 +143,7 @@ impl Store {
     }
 
     /// The document at `path` in `tree`, decoded.
-    pub fn read_doc<T: serde::de::DeserializeOwned>(
+    pub(crate) fn read_doc<T: serde::de::DeserializeOwned>(
         &self,
         tree: ObjectId,
         path: &str,
@@ -150,7 +154,7 @@ impl Store {
     }
 
     /// Every document below directory `dir` of `tree`, as (path, blob), in path order.
-    pub fn list_docs(
+    pub(crate) fn list_docs(
         &self,
         tree: ObjectId,
         dir: &str,
@@ -201,7 +205,7 @@ impl Store {
     }
 
     /// The documents that differ between two trees (either may be absent).
-    pub fn diff(
+    pub(crate) fn diff(
         &self,
         old: Option<ObjectId>,
         new: Option<ObjectId>,
@@ -219,25 +223,29 @@ impl Store {
 
     /// Only `parts` of the index of `refs/beads/main` at `head` (the others read as
     /// empty): a reader of mail never loads the beads, `ready` never the descriptions.
-    pub fn index_parts(&self, head: &Head, parts: &[Part]) -> Result<Index, StoreError> {
+    pub(crate) fn index_parts(&self, head: &Head, parts: &[Part]) -> Result<Index, StoreError> {
         Index::load_parts(self, refs::MAIN.as_str(), head, parts)
     }
 
     /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
     /// title or description contains `needle`, case-insensitively (the search text is
     /// scanned as it is read, never loaded whole).
-    pub fn index_search(&self, head: &Head, needle: &str) -> Result<(Index, Vec<Row>), StoreError> {
+    pub(crate) fn index_search(
+        &self,
+        head: &Head,
+        needle: &str,
+    ) -> Result<(Index, Vec<Row>), StoreError> {
         Index::load_search(self, refs::MAIN.as_str(), head, needle)
     }
 
     /// The index of `refs/beads/main` at `head` rebuilt from the documents alone,
     /// without reading or writing the cache (for checking the cache).
-    pub fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {
+    pub(crate) fn index_from_scratch(&self, head: &Head) -> Result<Index, StoreError> {
         Index::fresh(self, head)
     }
 
     /// Throws the index cache of `refs/beads/main` away and builds it again.
-    pub fn index_rebuild(&self, head: &Head) -> Result<Index, StoreError> {
+    pub(crate) fn index_rebuild(&self, head: &Head) -> Result<Index, StoreError> {
         Index::rebuild_cache(self, refs::MAIN.as_str(), head)
     }
 }

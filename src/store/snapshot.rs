@@ -66,7 +66,7 @@ impl Store {
 
     /// Captures the current worktree. Files over `cap` bytes (new or changed ones)
     /// are left out and listed instead.
-    pub fn capture_worktree(&self, cap: u64) -> Result<Capture, StoreError> {
+    pub(crate) fn capture_worktree(&self, cap: u64) -> Result<Capture, StoreError> {
         let top = self.worktree_top()?;
         let base = self.repo.head_id().ok().map(|id| id.detach());
         let real_index = self.repo.git_dir().join("index");
@@ -141,7 +141,7 @@ impl Store {
 
     /// Whether the current worktree has changes git would show (staged, unstaged or
     /// untracked files that are not ignored).
-    pub fn worktree_is_dirty(&self) -> Result<bool, StoreError> {
+    pub(crate) fn worktree_is_dirty(&self) -> Result<bool, StoreError> {
         let top = self.worktree_top()?;
         let mut status = git_in(&top);
         status.args(["status", "--porcelain", "--untracked-files=all"]);
@@ -149,12 +149,12 @@ impl Store {
     }
 
     /// Whether the object database has `id`.
-    pub fn has_object(&self, id: ObjectId) -> bool {
+    pub(crate) fn has_object(&self, id: ObjectId) -> bool {
         self.repo.has_object(id)
     }
 
     /// Adds a linked worktree at `path`, detached at `commit`.
-    pub fn add_worktree(&self, path: &Path, commit: ObjectId) -> Result<(), StoreError> {
+    pub(crate) fn add_worktree(&self, path: &Path, commit: ObjectId) -> Result<(), StoreError> {
         let top = self.worktree_top()?;
         let mut add = git_in(&top);
         add.args(["worktree", "add", "--detach", "-q"])
@@ -167,7 +167,7 @@ impl Store {
     /// Makes the files of this worktree exactly those of `tree` (a snapshot), keeping
     /// the index and HEAD where they are: restored changes show as unstaged changes
     /// and untracked files, as they were when captured.
-    pub fn restore_worktree(&self, tree: ObjectId) -> Result<(), StoreError> {
+    pub(crate) fn restore_worktree(&self, tree: ObjectId) -> Result<(), StoreError> {
         let top = self.worktree_top()?;
         let head = self.repo.head_id().ok().map(|id| id.detach());
         // Tracked files the snapshot does not have were deleted in it.

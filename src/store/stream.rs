@@ -41,7 +41,7 @@ pub struct PackStream<'s> {
 
 impl Store {
     /// Starts a pack to write objects into as they are made (see [`PackStream`]).
-    pub fn pack_stream(&self) -> Result<PackStream<'_>, StoreError> {
+    pub(crate) fn pack_stream(&self) -> Result<PackStream<'_>, StoreError> {
         let dir = self.common_dir().join("objects").join("pack");
         std::fs::create_dir_all(&dir).map_err(io_err(format!("create {}", dir.display())))?;
         let tmp = dir.join(format!("tmp_pack_stream_{}", std::process::id()));
@@ -75,7 +75,7 @@ impl Store {
     }
 
     /// The id the blob `bytes` has (or would have) in this repository.
-    pub fn blob_id(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+    pub(crate) fn blob_id(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
         gix::objs::compute_hash(self.repo.object_hash(), Kind::Blob, bytes)
             .map_err(|e| git_err("hash a blob")(gix::Error::from_error(e)))
     }
@@ -83,22 +83,12 @@ impl Store {
 
 impl<'s> PackStream<'s> {
     /// The store the pack is for.
-    pub fn store(&self) -> &'s Store {
+    pub(crate) fn store(&self) -> &'s Store {
         self.store
     }
 
-    /// How many objects are in the pack so far.
-    pub fn len(&self) -> usize {
-        self.listed.len()
-    }
-
-    /// Whether the pack holds nothing yet.
-    pub fn is_empty(&self) -> bool {
-        self.listed.is_empty()
-    }
-
     /// Writes the blob `bytes` into the pack and returns its id.
-    pub fn add_blob(&mut self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+    pub(crate) fn add_blob(&mut self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
         let id = self.store.blob_id(bytes)?;
         self.add(id, Kind::Blob, bytes)?;
         Ok(id)
@@ -133,7 +123,7 @@ impl<'s> PackStream<'s> {
     /// Writes the tree below directory `dir` of `root` (or an empty one) with `edits`
     /// applied (paths relative to `dir`) into the pack, with the subtrees that change,
     /// and returns its id. The objects the edits name need not be readable yet.
-    pub fn write_tree_edits(
+    pub(crate) fn write_tree_edits(
         &mut self,
         root: Option<ObjectId>,
         dir: &str,
@@ -173,7 +163,7 @@ impl<'s> PackStream<'s> {
 
     /// Completes the pack and writes its index, which makes its objects part of the
     /// repository; with `durable`, both and their directory are synced first.
-    pub fn finish(mut self, durable: bool) -> Result<(), StoreError> {
+    pub(crate) fn finish(mut self, durable: bool) -> Result<(), StoreError> {
         let Some(file) = self.file.take() else {
             return Ok(());
         };

@@ -8,10 +8,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind as TreeKind;
 
 use super::lock::WriteLock;
@@ -175,7 +174,7 @@ impl Entry {
     }
 
     /// Whether it is a file whose content is a document (or any file).
-    pub fn is_file(&self) -> bool {
+    pub(crate) fn is_file(&self) -> bool {
         matches!(self.kind, EntryKind::Blob | EntryKind::Executable)
     }
 }
@@ -211,64 +210,76 @@ pub fn check_remote_name(name: &str) -> Result<(), RemoteError> {
     }
 }
 
-impl Store {
-    /// The remotes configured in this repository, in name order.
-    pub fn remote_names(&self) -> Vec<String> {
-        self.repo
-            .remote_names()
-            .into_iter()
-            .map(|n| n.to_str_lossy().into_owned())
-            .collect()
-    }
+/// Where a check of a remote's tree stands: the remote that sent it and the
+/// directory being checked.
+struct Spot<'a> {
+    remote: &'a str,
+    base: &'a str,
+}
 
-    /// Checks that `name` is a usable, configured remote.
-    pub fn check_remote(&self, name: &str) -> Result<(), StoreError> {
-        check_remote_name(name)?;
-        if !self.remote_names().iter().any(|n| n == name) {
-            return Err(RemoteError::NoSuchRemote(name.to_owned()).into());
+impl Spot<'_> {
+    /// The error that refuses the remote's tree.
+    fn garbage(&self, detail: String) -> StoreError {
+        RemoteError::Garbage {
+            remote: self.remote.to_owned(),
+            detail,
         }
-        Ok(())
+        .into()
     }
 
-    /// The remote to sync with when none is named: the current branch's upstream
-    /// remote, else `origin`, else the only remote there is.
-    pub fn default_remote(&self) -> Option<String> {
-        let names = self.remote_names();
-        let upstream = self.repo.head_name().ok().flatten().and_then(|head| {
-            let short = head.shorten().to_owned();
-            match self
-                .repo
-                .branch_remote_name(short.as_bstr(), gix::remote::Direction::Fetch)?
-            {
-                gix::remote::Name::Symbol(s) => Some(s.to_string()),
-                gix::remote::Name::Url(_) => None,
-            }
-        });
-        upstream
-            .filter(|u| names.contains(u))
-            .or_else(|| names.iter().find(|n| *n == "origin").cloned())
-            .or_else(|| (names.len() == 1).then(|| names[0].clone()))
-    }
-
-    /// A `git` command for this repository, with git-beads' marker in its environment.
-    fn git_command(&self) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.arg("--git-dir")
-            .arg(self.repo.git_dir())
-            .env(SYNC_ENV, "1")
-            .stdin(Stdio::null());
-        if let Some(dir) = self.workdir() {
-            cmd.current_dir(dir);
+    /// The path of entry `name` of this directory, as messages show it.
+    fn shown(&self, name: &str) -> String {
+        if self.base.is_empty() {
+            name.to_owned()
         } else {
-            cmd.current_dir(self.common_dir());
+            format!("{}/{name}", self.base)
         }
-        cmd
     }
 
+    /// The name of `entry`, once it is a safe one (UTF-8, no path separators, not
+    /// `.git`), not seen before in this directory, and its mode a usual one.
+    fn checked_name<'e>(
+        &self,
+        entry: &gix::objs::tree::EntryRef<'e>,
+        seen: &mut HashSet<&'e str>,
+    ) -> Result<&'e str, StoreError> {
+        let Ok(name) = std::str::from_utf8(entry.filename) else {
+            return Err(self.garbage(format!(
+                "{} holds a name that is not UTF-8: {:?}",
+                self.shown(""),
+                entry.filename
+            )));
+        };
+        let bad_name = name.is_empty()
+            || name == "."
+            || name == ".."
+            || name.eq_ignore_ascii_case(".git")
+            || name.contains(['/', '\\', '\0']);
+        if bad_name {
+            return Err(self.garbage(format!(
+                "the tree holds an unsafe path {:?}",
+                self.shown(name)
+            )));
+        }
+        if !seen.insert(name) {
+            return Err(self.garbage(format!("the tree holds {:?} twice", self.shown(name))));
+        }
+        if gix::object::tree::EntryMode::from(entry.mode.kind()) != entry.mode {
+            return Err(self.garbage(format!(
+                "{} has the unusual mode {:o}",
+                self.shown(name),
+                entry.mode
+            )));
+        }
+        Ok(name)
+    }
+}
+
+impl Store {
     /// Runs `git ARGS`; with `talk`, git's stderr (progress, prompts, remote
     /// messages) goes straight to ours, else it is captured for error messages.
     fn run_git(&self, args: &[String], talk: bool) -> Result<Output, RemoteError> {
-        let mut cmd = self.git_command();
+        let mut cmd = self.git().command();
         cmd.args(args).stdout(Stdio::piped()).stderr(if talk {
             Stdio::inherit()
         } else {
@@ -300,8 +311,8 @@ impl Store {
     /// Adds the beads fetch refspecs to remote `name` unless it has them, so that a
     /// plain `git fetch` brings its beads refs into the tracking refs. What `git
     /// push` does is unchanged. Returns whether anything was added.
-    pub fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
-        self.check_remote(name)?;
+    pub(crate) fn setup_remote(&self, name: &str) -> Result<bool, StoreError> {
+        self.git().check_remote(name)?;
         let have = self.fetch_refspecs(name)?;
         let mut added = false;
         for spec in refs::fetch_refspecs(name) {
@@ -331,8 +342,12 @@ impl Store {
     /// Only the tracking namespace is written: the refspecs name it as their only
     /// destination, tags are not followed, FETCH_HEAD is not touched, and tracking
     /// refs of refs the remote no longer has are pruned.
-    pub fn fetch_beads(&self, name: &str, talk: bool) -> Result<Option<ObjectId>, StoreError> {
-        self.check_remote(name)?;
+    pub(crate) fn fetch_beads(
+        &self,
+        name: &str,
+        talk: bool,
+    ) -> Result<Option<ObjectId>, StoreError> {
+        self.git().check_remote(name)?;
         // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
         // and every later fetch would fail on it: clear it once it is stale.
         for tracking in [refs::tracking_main(name), refs::tracking_notes(name)] {
@@ -393,7 +408,7 @@ impl Store {
 
     /// The commit remote `name`'s store was at when last fetched, checked to be a
     /// commit (`None` when it had no beads).
-    pub fn tracking_head(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn tracking_head(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
         let tracking = refs::tracking_main(name);
         let Some(r) = self
             .repo
@@ -421,7 +436,7 @@ impl Store {
     }
 
     /// Points remote `name`'s tracking ref at `commit` (after a successful push).
-    pub fn set_tracking(
+    pub(crate) fn set_tracking(
         &self,
         name: &str,
         commit: ObjectId,
@@ -440,14 +455,14 @@ impl Store {
     /// Pushes `commit` to remote `name`'s store ref, only if that ref is still at
     /// `expected` (`None`: it must not exist) — a push with lease. The user's
     /// pre-push hooks are for code and are not run for beads.
-    pub fn push_beads(
+    pub(crate) fn push_beads(
         &self,
         name: &str,
         expected: Option<ObjectId>,
         commit: ObjectId,
         talk: bool,
     ) -> Result<Pushed, StoreError> {
-        self.check_remote(name)?;
+        self.git().check_remote(name)?;
         let lease = format!(
             "--force-with-lease={}:{}",
             refs::MAIN,
@@ -505,7 +520,7 @@ impl Store {
     /// may be or a tree not too deep, and nothing else (no symlinks, no submodules).
     /// Subtrees equal to those at the same place in `trusted` (a tree of the local
     /// history) are skipped, so the cost follows the size of what changed.
-    pub fn check_remote_tree(
+    pub(crate) fn check_remote_tree(
         &self,
         remote: &str,
         tree: ObjectId,
@@ -522,22 +537,9 @@ impl Store {
         base: &str,
         depth: usize,
     ) -> Result<(), StoreError> {
-        let garbage = |detail: String| -> StoreError {
-            RemoteError::Garbage {
-                remote: remote.to_owned(),
-                detail,
-            }
-            .into()
-        };
-        let shown = |name: &str| {
-            if base.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{base}/{name}")
-            }
-        };
+        let spot = Spot { remote, base };
         if depth > MAX_DEPTH {
-            return Err(garbage(format!(
+            return Err(spot.garbage(format!(
                 "{base} is nested more than {MAX_DEPTH} levels deep"
             )));
         }
@@ -551,95 +553,51 @@ impl Store {
         let object = self
             .repo
             .find_tree(tree)
-            .map_err(|e| garbage(format!("tree {tree} at {base:?} cannot be read: {e}")))?;
+            .map_err(|e| spot.garbage(format!("tree {tree} at {base:?} cannot be read: {e}")))?;
         let decoded = object
             .decode()
-            .map_err(|e| garbage(format!("tree {tree} at {base:?} does not decode: {e}")))?;
+            .map_err(|e| spot.garbage(format!("tree {tree} at {base:?} does not decode: {e}")))?;
         // Worktree snapshots are trees of a worktree's files as they are: symbolic
         // links, submodules and files larger than a document belong there.
         let in_snapshot =
             base == refs::SNAPSHOTS_DIR || base.starts_with(&format!("{}/", refs::SNAPSHOTS_DIR));
         let mut seen = HashSet::new();
         for entry in &decoded.entries {
-            let Ok(name) = std::str::from_utf8(entry.filename) else {
-                return Err(garbage(format!(
-                    "{} holds a name that is not UTF-8: {:?}",
-                    shown(""),
-                    entry.filename
-                )));
-            };
-            let bad_name = name.is_empty()
-                || name == "."
-                || name == ".."
-                || name.eq_ignore_ascii_case(".git")
-                || name.contains(['/', '\\', '\0']);
-            if bad_name {
-                return Err(garbage(format!(
-                    "the tree holds an unsafe path {:?}",
-                    shown(name)
-                )));
-            }
-            if !seen.insert(name) {
-                return Err(garbage(format!("the tree holds {:?} twice", shown(name))));
-            }
+            let name = spot.checked_name(entry, &mut seen)?;
             let kind = entry.mode.kind();
-            if gix::object::tree::EntryMode::from(kind) != entry.mode {
-                return Err(garbage(format!(
-                    "{} has the unusual mode {:o}",
-                    shown(name),
-                    entry.mode
-                )));
-            }
             let id = entry.oid.to_owned();
             if trusted_entries.get(name) == Some(&Entry::of(kind, id)) {
                 continue;
             }
-            let limit = if in_snapshot {
-                MAX_SNAPSHOT_FILE
-            } else {
-                codec::MAX_DOCUMENT as u64
-            };
             match kind {
                 TreeKind::Tree => {
                     let trusted_sub = trusted_entries
                         .get(name)
                         .filter(|e| e.kind == EntryKind::Tree)
                         .map(|e| e.id);
-                    self.check_tree_at(remote, id, trusted_sub, &shown(name), depth + 1)?;
+                    self.check_tree_at(remote, id, trusted_sub, &spot.shown(name), depth + 1)?;
                 }
                 TreeKind::Blob | TreeKind::BlobExecutable | TreeKind::Link
                     if kind != TreeKind::Link || in_snapshot =>
                 {
-                    let header = self
-                        .repo
-                        .find_header(id)
-                        .map_err(|e| garbage(format!("{} cannot be read: {e}", shown(name))))?;
-                    if header.kind() != gix::object::Kind::Blob {
-                        return Err(garbage(format!(
-                            "{} is a {}, not a blob",
-                            shown(name),
-                            header.kind()
-                        )));
-                    }
-                    if header.size() > limit {
-                        return Err(garbage(format!(
-                            "{} is {} bytes, larger than the {limit} byte limit",
-                            shown(name),
-                            header.size(),
-                        )));
-                    }
+                    let limit = if in_snapshot {
+                        MAX_SNAPSHOT_FILE
+                    } else {
+                        codec::MAX_DOCUMENT as u64
+                    };
+                    self.check_blob(&spot, name, id, limit)?;
                 }
                 TreeKind::Commit if in_snapshot => {}
                 TreeKind::Link => {
-                    return Err(garbage(format!(
+                    return Err(spot.garbage(format!(
                         "{} is a symbolic link, not a document",
-                        shown(name)
+                        spot.shown(name)
                     )));
                 }
                 _ => {
-                    return Err(garbage(format!(
+                    return Err(spot.garbage(format!(
                         "{} is a submodule, not a document",
-                        shown(name)
+                        spot.shown(name)
                     )));
                 }
             }
@@ -647,9 +605,42 @@ impl Store {
         Ok(())
     }
 
+    /// Checks that the entry `name` of the tree at `spot` is a blob of at most `limit`
+    /// bytes.
+    fn check_blob(
+        &self,
+        spot: &Spot<'_>,
+        name: &str,
+        id: ObjectId,
+        limit: u64,
+    ) -> Result<(), StoreError> {
+        let header = self
+            .repo
+            .find_header(id)
+            .map_err(|e| spot.garbage(format!("{} cannot be read: {e}", spot.shown(name))))?;
+        if header.kind() != gix::object::Kind::Blob {
+            return Err(spot.garbage(format!(
+                "{} is a {}, not a blob",
+                spot.shown(name),
+                header.kind()
+            )));
+        }
+        if header.size() > limit {
+            return Err(spot.garbage(format!(
+                "{} is {} bytes, larger than the {limit} byte limit",
+                spot.shown(name),
+                header.size(),
+            )));
+        }
+        Ok(())
+    }
+
     /// The entries of a tree by name, with their kind (names that are not UTF-8 are
     /// left out: git-beads never writes them, and a remote that sends them is refused).
-    pub fn tree_entries(&self, tree: ObjectId) -> Result<BTreeMap<String, Entry>, StoreError> {
+    pub(crate) fn tree_entries(
+        &self,
+        tree: ObjectId,
+    ) -> Result<BTreeMap<String, Entry>, StoreError> {
         let object = self
             .repo
             .find_tree(tree)
@@ -669,7 +660,7 @@ impl Store {
 
     /// Writes the tree `base` with `edits` applied: each path gets the entry given
     /// (a subtree is put in place whole), or is removed when `None`.
-    pub fn write_tree_edits(
+    pub(crate) fn write_tree_edits(
         &self,
         base: ObjectId,
         edits: &BTreeMap<String, Option<Entry>>,
@@ -700,7 +691,11 @@ impl Store {
 
     /// The merge bases of two commits (several after criss-cross merges, none for
     /// unrelated histories).
-    pub fn merge_bases(&self, a: ObjectId, b: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+    pub(crate) fn merge_bases(
+        &self,
+        a: ObjectId,
+        b: ObjectId,
+    ) -> Result<Vec<ObjectId>, StoreError> {
         Ok(self
             .repo
             .merge_bases_many(a, &[b])
@@ -711,7 +706,7 @@ impl Store {
     }
 
     /// The tree of a commit.
-    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
+    pub(crate) fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
         Ok(self
             .repo
             .find_commit(commit)
@@ -724,14 +719,14 @@ impl Store {
     /// Another handle on this repository, for another thread: it sees the objects
     /// this one holds in memory (a copy of them, taken now), and what it writes stays
     /// in its own memory or goes to disk as this one's would.
-    pub fn for_thread(&self) -> Store {
+    pub(crate) fn for_thread(&self) -> Store {
         Store {
             repo: self.repo.clone(),
         }
     }
 
     /// Writes a blob and returns its id.
-    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
+    pub(crate) fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, StoreError> {
         Ok(self
             .repo
             .write_blob(bytes)
@@ -740,7 +735,7 @@ impl Store {
     }
 
     /// Writes a commit of `tree` with `parents` (for merges: local first).
-    pub fn commit_merge(
+    pub(crate) fn commit_merge(
         &self,
         tree: ObjectId,
         parents: &[ObjectId],
@@ -755,7 +750,7 @@ impl Store {
     /// the current head among its ancestors or be a merge with it) and the reflog
     /// message. Local writers are kept out meanwhile, so the ref moves from exactly
     /// the head `decide` saw.
-    pub fn advance_main<T, E>(
+    pub(crate) fn advance_main<T, E>(
         &self,
         actor: &Actor,
         decide: impl FnOnce(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,

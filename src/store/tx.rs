@@ -192,7 +192,14 @@ pub(super) enum Staged {
 
 /// A state of a store ref to read from: documents, their listings and the index, as
 /// stored (and, under a [`Tx`], as staged by it). A view made by [`Store::view`] has
-/// no way to stage anything.
+/// no way to stage anything:
+///
+/// ```compile_fail
+/// # fn stage(store: &git_beads::store::Store, bead: &git_beads::model::Bead) {
+/// let mut view = store.view().expect("a store");
+/// let _ = view.put_bead(bead);
+/// # }
+/// ```
 pub struct View<'s> {
     pub(super) store: &'s Store,
     pub(super) ref_name: RefName,

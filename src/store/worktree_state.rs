@@ -12,12 +12,12 @@ use super::{Store, StoreError, codec, decode_doc, io_err};
 
 impl Store {
     /// This worktree's own state file (`<git-dir>/beads/<name>`), never shared or pushed.
-    pub fn worktree_file(&self, name: &str) -> PathBuf {
+    pub(crate) fn worktree_file(&self, name: &str) -> PathBuf {
         self.repo.git_dir().join("beads").join(name)
     }
 
     /// Reads a YAML file of this worktree's own state, if it exists.
-    pub fn read_worktree_state<T: serde::de::DeserializeOwned>(
+    pub(crate) fn read_worktree_state<T: serde::de::DeserializeOwned>(
         &self,
         name: &str,
     ) -> Result<Option<T>, StoreError> {
@@ -30,7 +30,7 @@ impl Store {
     }
 
     /// Writes (atomically) or, with `None`, removes a YAML file of this worktree's own state.
-    pub fn write_worktree_state<T: Serialize>(
+    pub(crate) fn write_worktree_state<T: Serialize>(
         &self,
         name: &str,
         value: Option<&T>,
@@ -58,7 +58,7 @@ impl Store {
     /// shared by every worktree (`<common dir>/beads/<name>`), under its own lock so
     /// that concurrent commands never lose each other's changes. A missing file reads
     /// as `T::default()`; a value equal to the default removes the file.
-    pub fn update_local_state<T, R>(
+    pub(crate) fn update_local_state<T, R>(
         &self,
         name: &str,
         change: impl FnOnce(&mut T) -> R,

@@ -28,22 +28,66 @@ pub(super) fn load_beads(
     head: &Head,
     with_text: bool,
 ) -> Result<Index, StoreError> {
-    let path = |file| file_path(store, ref_name, file);
-    let Some((base, sections)) = read_part(&path(File::Table), File::Table) else {
+    let Some(Cached {
+        table,
+        texts,
+        base,
+        at,
+        mut changed,
+        mut broken,
+    }) = read_cached(store, ref_name, with_text)
+    else {
         return rebuild_beads(store, ref_name, head);
     };
+    if at == head.tree.as_bytes() {
+        let mut index = Index::assemble(table, texts, changed, into_broken(broken));
+        index.base = base;
+        return Ok(index);
+    }
+    let Some(from) = ObjectId::try_from(at.as_slice())
+        .ok()
+        .filter(|&t| store.repo.has_object(t))
+    else {
+        return rebuild_beads(store, ref_name, head);
+    };
+    absorb_changes(store, from, head.tree, &mut changed, &mut broken)?;
+    let broken = into_broken(broken);
+    if changed.len() <= delta_limit(&table) {
+        let delta_path = file_path(store, ref_name, File::Delta);
+        save_delta(&delta_path, &base, head.tree, &changed, &broken);
+        let mut index = Index::assemble(table, texts, changed, broken);
+        index.base = base;
+        return Ok(index);
+    }
+    let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
+    fold_delta(store, ref_name, head, staged, &base, broken, with_text)
+}
+
+/// What the cache holds of a ref's beads: the table built from tree `base` (with its
+/// search text, when asked for), and the beads changed over it as of tree `at`.
+struct Cached {
+    table: Table,
+    texts: Texts,
+    base: Vec<u8>,
+    at: Vec<u8>,
+    changed: BTreeMap<String, Option<Summary>>,
+    broken: BTreeMap<String, String>,
+}
+
+/// Reads the cached table, its search text when `with_text`, and the delta laid over
+/// it; `None` when a file that is needed is missing, torn or of another state.
+fn read_cached(store: &Store, ref_name: &str, with_text: bool) -> Option<Cached> {
+    let path = |file| file_path(store, ref_name, file);
+    let (base, sections) = read_part(&path(File::Table), File::Table)?;
     let (Some(table), Ok(broken)) = (
         Table::decode(sections[0].clone()),
         postcard::from_bytes::<Vec<Broken>>(bytes(&sections[1])),
     ) else {
-        return rebuild_beads(store, ref_name, head);
+        return None;
     };
     let texts = match with_text {
         false => Texts::default(),
-        true => match read_texts(&path(File::Text), &base, &table) {
-            Some(texts) => texts,
-            None => return rebuild_beads(store, ref_name, head),
-        },
+        true => read_texts(&path(File::Text), &base, &table)?,
     };
     // The delta counts only when it was laid over this very table.
     let (at, delta) = match read_part(&path(File::Delta), File::Delta)
@@ -58,31 +102,39 @@ pub(super) fn load_beads(
             },
         ),
     };
-    let mut changed: BTreeMap<String, Option<Summary>> = delta
+    let changed = delta
         .beads
         .into_iter()
         .map(|s| (s.id.clone(), Some(s)))
         .chain(delta.gone.into_iter().map(|id| (id, None)))
         .collect();
-    let mut broken: BTreeMap<String, String> = delta
+    let broken = delta
         .broken
         .into_iter()
         .map(|b| (b.path, b.error))
         .collect();
-    if at == head.tree.as_bytes() {
-        let mut index = Index::assemble(table, texts, changed, into_broken(broken));
-        index.base = base;
-        return Ok(index);
-    }
-    let Some(from) = ObjectId::try_from(at.as_slice())
-        .ok()
-        .filter(|&t| store.repo.has_object(t))
-    else {
-        return rebuild_beads(store, ref_name, head);
-    };
-    for change in diff_dir(store, from, head.tree, refs::BEADS_DIR)? {
+    Some(Cached {
+        table,
+        texts,
+        base,
+        at,
+        changed,
+        broken,
+    })
+}
+
+/// Brings `changed` and `broken` from tree `from` forward to tree `to`, parsing only
+/// the bead documents that differ.
+fn absorb_changes(
+    store: &Store,
+    from: ObjectId,
+    to: ObjectId,
+    changed: &mut BTreeMap<String, Option<Summary>>,
+    broken: &mut BTreeMap<String, String>,
+) -> Result<(), StoreError> {
+    for change in diff_dir(store, from, to, refs::BEADS_DIR)? {
         match change.new {
-            Some(blob) => absorb::<Bead>(store, change.path, blob, &mut changed, &mut broken)?,
+            Some(blob) => absorb::<Bead>(store, change.path, blob, changed, broken)?,
             None => {
                 if let Some(id) = refs::bead_id_of_path(&change.path) {
                     changed.insert(id.to_owned(), None);
@@ -91,40 +143,52 @@ pub(super) fn load_beads(
             }
         }
     }
-    let broken = into_broken(broken);
-    if changed.len() <= delta_limit(&table) {
-        // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
-        let delta = (
-            &base,
-            changed.values().flatten().collect::<Vec<_>>(),
-            changed
-                .iter()
-                .filter(|(_, s)| s.is_none())
-                .map(|(id, _)| id)
-                .collect::<Vec<_>>(),
-            &broken,
-        );
-        // A cache that cannot be written only costs speed on the next read.
-        let _ = encode(&delta).and_then(|bytes| {
-            write_part(
-                &path(File::Delta),
-                File::Delta,
-                head.tree.as_bytes(),
-                &[&bytes],
-            )
-        });
-        let mut index = Index::assemble(table, texts, changed, broken);
-        index.base = base;
-        return Ok(index);
-    }
-    // The delta has grown: fold it into a new table. The search text of the rows it
-    // keeps goes from the old text file straight into the new one, never held.
-    let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
+    Ok(())
+}
+
+/// Writes the delta file at `path`: the beads `changed` over the table built from
+/// `base`, as of `tree`. A cache that cannot be written only costs speed on the next
+/// read.
+fn save_delta(
+    path: &std::path::Path,
+    base: &[u8],
+    tree: ObjectId,
+    changed: &BTreeMap<String, Option<Summary>>,
+    broken: &[Broken],
+) {
+    // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
+    let delta = (
+        base,
+        changed.values().flatten().collect::<Vec<_>>(),
+        changed
+            .iter()
+            .filter(|(_, s)| s.is_none())
+            .map(|(id, _)| id)
+            .collect::<Vec<_>>(),
+        broken,
+    );
+    let _ =
+        encode(&delta).and_then(|bytes| write_part(path, File::Delta, tree.as_bytes(), &[&bytes]));
+}
+
+/// Folds the delta of `staged` (the table built from `base` with the changes over it)
+/// into a new table of `head`, and saves it. The search text of the rows it keeps goes
+/// from the old text file straight into the new one, never held.
+fn fold_delta(
+    store: &Store,
+    ref_name: &str,
+    head: &Head,
+    staged: Index,
+    base: &[u8],
+    broken: Vec<Broken>,
+    with_text: bool,
+) -> Result<Index, StoreError> {
+    let path = |file| file_path(store, ref_name, file);
     let (table, moved, new) = staged.compacted();
     let mut index = Index::assemble(table, Texts::default(), BTreeMap::new(), broken);
     index.base = head.tree.as_bytes().to_vec();
     let _ = save_table(store, ref_name, head.tree, &index);
-    let copied = copy_texts(&path(File::Text), &base, head.tree, &moved, &new);
+    let copied = copy_texts(&path(File::Text), base, head.tree, &moved, &new);
     if with_text {
         match copied.and_then(|()| read_texts(&path(File::Text), &index.base, &index.table)) {
             Some(texts) => index.texts = texts,
