@@ -110,3 +110,25 @@ fn readers_never_miss_an_object_while_packs_are_merged_away() {
     assert_eq!(repo.all_beads().len(), 121);
     repo.assert_fsck_clean();
 }
+
+/// A `git fetch --prune` killed while it rewrites `packed-refs` leaves git's lock on
+/// it, and a packed store ref cannot be updated while it is there: once the lock is
+/// older than git itself waits for one, writes take it for stale and go on.
+#[test]
+fn a_packed_refs_lock_left_by_a_killed_git_does_not_block_writes() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.create("before", &[]);
+    repo.git(&["pack-refs", "--all"]);
+    let lock = repo.common_dir().join("packed-refs.lock");
+    std::fs::write(&lock, "").expect("plant a lock");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .and_then(|f| f.set_modified(old))
+        .expect("age the lock");
+    let id = repo.create("after", &[]);
+    assert!(!lock.exists(), "the stale lock is gone");
+    assert_eq!(repo.all_beads().len(), 2, "{id} is stored");
+    repo.assert_fsck_clean();
+}

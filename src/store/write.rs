@@ -6,41 +6,24 @@ use std::collections::BTreeMap;
 use gix::ObjectId;
 
 use super::tx::Staged;
-use super::{Store, StoreError, git_err, io_err};
+use super::{Store, StoreError, git_err, io_err, refs};
 use crate::model::Actor;
 
 impl Store {
-    /// A ref's `.lock` file left by a killed writer would block every later write.
+    /// A ref's `.lock` file left by a killed writer would block every later write of
+    /// it, and so would git's `packed-refs.lock`, which a `git fetch --prune` killed
+    /// while pruning leaves (updating a ref that is also packed takes that lock too).
     /// Other git-beads writers hold the write lock we hold, but plain git may lock
-    /// the ref for a moment too (`git pack-refs` pruning it, `git update-ref`):
-    /// removing that live lock would let git undo our write when it finishes (a
-    /// pruned loose ref falls back to the old packed value). So a `.lock` is only
-    /// removed once it is older than any git command holds one; a younger one is
-    /// waited for.
+    /// them for a moment too (`git pack-refs` pruning the ref, `git update-ref`):
+    /// removing a live lock would let git undo our write when it finishes (a pruned
+    /// loose ref falls back to the old packed value). So a `.lock` is only removed
+    /// once it is older than git itself waits for one (`core.packedRefsTimeout`, a
+    /// second); a younger one is waited for.
     pub(crate) fn clear_stale_ref_lock(&self, name: &str) -> Result<(), StoreError> {
-        const STALE: std::time::Duration = std::time::Duration::from_secs(1);
-        let lock = self.common_dir().join(format!("{name}.lock"));
-        let started = std::time::Instant::now();
-        loop {
-            let age = match std::fs::metadata(&lock) {
-                Ok(meta) => meta
-                    .modified()
-                    .ok()
-                    .and_then(|m| std::time::SystemTime::now().duration_since(m).ok())
-                    .unwrap_or_default(),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(io_err(format!("look at {}", lock.display()))(e)),
-            };
-            // Waited out a whole period (its time may be skewed): it is stale too.
-            if age >= STALE || started.elapsed() >= STALE {
-                return match std::fs::remove_file(&lock) {
-                    Ok(()) => Ok(()),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                    Err(e) => Err(io_err(format!("remove stale {}", lock.display()))(e)),
-                };
-            }
-            std::thread::sleep((STALE - age).min(std::time::Duration::from_millis(20)));
+        for locked in [name, refs::PACKED_REFS] {
+            clear_stale_lock(&self.common_dir().join(format!("{locked}.lock")))?;
         }
+        Ok(())
     }
 
     /// Writes `writes` (blobs, subtrees, removals by path) on top of `base`; returns the
@@ -185,5 +168,31 @@ impl Store {
                 }
             }
         }
+    }
+}
+
+/// Removes `lock` once it is stale (see [`Store::clear_stale_ref_lock`]).
+fn clear_stale_lock(lock: &std::path::Path) -> Result<(), StoreError> {
+    const STALE: std::time::Duration = std::time::Duration::from_secs(1);
+    let started = std::time::Instant::now();
+    loop {
+        let age = match std::fs::metadata(lock) {
+            Ok(meta) => meta
+                .modified()
+                .ok()
+                .and_then(|m| std::time::SystemTime::now().duration_since(m).ok())
+                .unwrap_or_default(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_err(format!("look at {}", lock.display()))(e)),
+        };
+        // Waited out a whole period (its time may be skewed): it is stale too.
+        if age >= STALE || started.elapsed() >= STALE {
+            return match std::fs::remove_file(lock) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(io_err(format!("remove stale {}", lock.display()))(e)),
+            };
+        }
+        std::thread::sleep((STALE - age).min(std::time::Duration::from_millis(20)));
     }
 }
