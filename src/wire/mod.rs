@@ -8,10 +8,12 @@
 //! section is generated from [`DOCUMENTS`], and `tests/wire.rs` checks that the
 //! commands print what is described.
 
+mod bead;
 mod beads;
 mod repo;
 mod work;
 
+pub use bead::Bead;
 pub use beads::*;
 pub use repo::*;
 pub use work::*;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::bead::{bead, beads};
 use super::{Doc, Documented, Field};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
@@ -41,6 +42,7 @@ impl Documented for Agents<'_> {
 #[derive(Serialize)]
 pub struct Slung<'a> {
     /// The bead, as it is now.
+    #[serde(serialize_with = "bead")]
     pub bead: &'a Bead,
     /// The agent whose hook it is on.
     pub agent: &'a AgentName,
@@ -366,6 +368,7 @@ pub struct Current<'a> {
     /// Where it stands, in words.
     pub position: &'a str,
     /// The ready step beads in full.
+    #[serde(serialize_with = "beads")]
     pub steps: &'a [Bead],
 }
 
@@ -408,8 +411,10 @@ impl Documented for Molecules<'_> {
 #[derive(Serialize)]
 pub struct Poured<'a> {
     /// The molecule bead.
+    #[serde(serialize_with = "bead")]
     pub molecule: &'a Bead,
     /// The step beads, in step order.
+    #[serde(serialize_with = "beads")]
     pub steps: &'a [Bead],
     /// The store ref it was written to.
     #[serde(rename = "ref")]
@@ -441,6 +446,7 @@ impl Documented for Poured<'_> {
 #[derive(Serialize)]
 pub struct Squashed<'a> {
     /// The one-bead summary.
+    #[serde(serialize_with = "bead")]
     pub summary: &'a Bead,
     /// The molecule (or wisp) squashed.
     pub from: &'a BeadId,
