@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
 use super::{Doc, Documented, Field};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
@@ -14,6 +15,7 @@ use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
 #[derive(Serialize)]
 pub struct OneAgent<'a> {
     /// The agent.
+    #[serde(serialize_with = "agent")]
     pub agent: &'a Agent,
 }
 
@@ -28,6 +30,7 @@ impl Documented for OneAgent<'_> {
 #[derive(Serialize)]
 pub struct Agents<'a> {
     /// The agents.
+    #[serde(serialize_with = "agents")]
     pub agents: &'a [Agent],
 }
 
@@ -195,6 +198,7 @@ impl Documented for Primed<'_> {
 #[derive(Serialize)]
 pub struct OneMessage<'a> {
     /// The message.
+    #[serde(serialize_with = "message")]
     pub message: &'a Message,
 }
 
@@ -231,6 +235,7 @@ impl Documented for Inbox<'_> {
 #[derive(Serialize)]
 pub struct Messages<'a> {
     /// The messages.
+    #[serde(serialize_with = "messages")]
     pub messages: &'a [Message],
 }
 
