@@ -12,12 +12,14 @@ mod agent;
 mod bead;
 mod beads;
 mod repo;
+mod session;
 mod work;
 
 pub use agent::{Agent, Message};
 pub use bead::Bead;
 pub use beads::*;
 pub use repo::*;
+pub use session::Session;
 pub use work::*;
 
 /// The version of every `--json` document, carried as its `schema_version` field.

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
+use super::session::{session, sessions};
 use super::{Doc, Documented, Field};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
@@ -97,6 +98,7 @@ impl Documented for Hook<'_> {
 #[derive(Serialize)]
 pub struct OneSession<'a> {
     /// The session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
 }
 
@@ -111,6 +113,7 @@ impl Documented for OneSession<'_> {
 #[derive(Serialize)]
 pub struct Sessions<'a> {
     /// The sessions.
+    #[serde(serialize_with = "sessions")]
     pub sessions: &'a [Session],
 }
 
@@ -125,6 +128,7 @@ impl Documented for Sessions<'_> {
 #[derive(Serialize)]
 pub struct Snapped<'a> {
     /// The session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
     /// The snapshot, `null` when nothing changed.
     pub snapshot: Option<&'a Snapshot>,
@@ -144,6 +148,7 @@ impl Documented for Snapped<'_> {
 #[derive(Serialize)]
 pub struct Resumed<'a> {
     /// The new session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
     /// The session it resumes.
     pub from: &'a BeadId,
