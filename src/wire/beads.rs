@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::bead::{bead, beads, maybe_bead};
 use super::{Doc, Documented, Field, rfc3339};
 use crate::model::{Bead, BeadId, BeadType, Comment, DepKind, Status};
 use crate::ops::{BeadRow, Broken, DepNode};
@@ -11,6 +12,7 @@ use crate::ops::{BeadRow, Broken, DepNode};
 #[derive(Serialize)]
 pub struct OneBead<'a> {
     /// The bead.
+    #[serde(serialize_with = "bead")]
     pub bead: &'a Bead,
 }
 
@@ -25,6 +27,7 @@ impl Documented for OneBead<'_> {
 #[derive(Serialize)]
 pub struct Beads<'a> {
     /// The beads.
+    #[serde(serialize_with = "beads")]
     pub beads: &'a [Bead],
 }
 
@@ -109,6 +112,7 @@ impl Documented for Listing<'_> {
 #[derive(Serialize)]
 pub struct Claimed<'a> {
     /// The bead, `null` when nothing is ready.
+    #[serde(serialize_with = "maybe_bead")]
     pub bead: Option<&'a Bead>,
 }
 
@@ -268,6 +272,7 @@ pub struct Resolved<'a> {
     /// How many conflicts were cleared.
     pub cleared: usize,
     /// The bead as it is now.
+    #[serde(serialize_with = "bead")]
     pub bead: &'a Bead,
 }
 

@@ -8,12 +8,18 @@
 //! section is generated from [`DOCUMENTS`], and `tests/wire.rs` checks that the
 //! commands print what is described.
 
+mod agent;
+mod bead;
 mod beads;
 mod repo;
+mod session;
 mod work;
 
+pub use agent::{Agent, Message};
+pub use bead::Bead;
 pub use beads::*;
 pub use repo::*;
+pub use session::Session;
 pub use work::*;
 
 /// The version of every `--json` document, carried as its `schema_version` field.
@@ -127,4 +133,20 @@ pub const DOCUMENTS: &[Doc] = &[
 /// An RFC 3339 time in UTC as every document writes it (`2026-01-01T00:00:00Z`).
 fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// Checks that the wire form of each document (`wire` writes it) is the document,
+/// byte for byte: what the wire types promise until the shapes change on purpose.
+#[cfg(test)]
+fn written_as_document<T>(docs: &[serde_json::Value], wire: impl Fn(&T) -> String)
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    for doc in docs {
+        let value: T = serde_json::from_value(doc.clone()).expect("a document");
+        assert_eq!(
+            wire(&value),
+            serde_json::to_string(&value).expect("document")
+        );
+    }
 }

@@ -5,6 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::agent::{agent, agents, message, messages};
+use super::bead::{bead, beads};
+use super::session::{session, sessions};
 use super::{Doc, Documented, Field};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
@@ -13,6 +16,7 @@ use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
 #[derive(Serialize)]
 pub struct OneAgent<'a> {
     /// The agent.
+    #[serde(serialize_with = "agent")]
     pub agent: &'a Agent,
 }
 
@@ -27,6 +31,7 @@ impl Documented for OneAgent<'_> {
 #[derive(Serialize)]
 pub struct Agents<'a> {
     /// The agents.
+    #[serde(serialize_with = "agents")]
     pub agents: &'a [Agent],
 }
 
@@ -41,6 +46,7 @@ impl Documented for Agents<'_> {
 #[derive(Serialize)]
 pub struct Slung<'a> {
     /// The bead, as it is now.
+    #[serde(serialize_with = "bead")]
     pub bead: &'a Bead,
     /// The agent whose hook it is on.
     pub agent: &'a AgentName,
@@ -92,6 +98,7 @@ impl Documented for Hook<'_> {
 #[derive(Serialize)]
 pub struct OneSession<'a> {
     /// The session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
 }
 
@@ -106,6 +113,7 @@ impl Documented for OneSession<'_> {
 #[derive(Serialize)]
 pub struct Sessions<'a> {
     /// The sessions.
+    #[serde(serialize_with = "sessions")]
     pub sessions: &'a [Session],
 }
 
@@ -120,6 +128,7 @@ impl Documented for Sessions<'_> {
 #[derive(Serialize)]
 pub struct Snapped<'a> {
     /// The session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
     /// The snapshot, `null` when nothing changed.
     pub snapshot: Option<&'a Snapshot>,
@@ -139,6 +148,7 @@ impl Documented for Snapped<'_> {
 #[derive(Serialize)]
 pub struct Resumed<'a> {
     /// The new session.
+    #[serde(serialize_with = "session")]
     pub session: &'a Session,
     /// The session it resumes.
     pub from: &'a BeadId,
@@ -193,6 +203,7 @@ impl Documented for Primed<'_> {
 #[derive(Serialize)]
 pub struct OneMessage<'a> {
     /// The message.
+    #[serde(serialize_with = "message")]
     pub message: &'a Message,
 }
 
@@ -229,6 +240,7 @@ impl Documented for Inbox<'_> {
 #[derive(Serialize)]
 pub struct Messages<'a> {
     /// The messages.
+    #[serde(serialize_with = "messages")]
     pub messages: &'a [Message],
 }
 
@@ -366,6 +378,7 @@ pub struct Current<'a> {
     /// Where it stands, in words.
     pub position: &'a str,
     /// The ready step beads in full.
+    #[serde(serialize_with = "beads")]
     pub steps: &'a [Bead],
 }
 
@@ -408,8 +421,10 @@ impl Documented for Molecules<'_> {
 #[derive(Serialize)]
 pub struct Poured<'a> {
     /// The molecule bead.
+    #[serde(serialize_with = "bead")]
     pub molecule: &'a Bead,
     /// The step beads, in step order.
+    #[serde(serialize_with = "beads")]
     pub steps: &'a [Bead],
     /// The store ref it was written to.
     #[serde(rename = "ref")]
@@ -441,6 +456,7 @@ impl Documented for Poured<'_> {
 #[derive(Serialize)]
 pub struct Squashed<'a> {
     /// The one-bead summary.
+    #[serde(serialize_with = "bead")]
     pub summary: &'a Bead,
     /// The molecule (or wisp) squashed.
     pub from: &'a BeadId,

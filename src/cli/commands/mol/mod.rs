@@ -1,0 +1,67 @@
+//! `git beads mol …`: pour formulas into molecules (or wisps), follow their steps,
+//! squash and burn them; one file per verb (`pour` and `wisp` share one).
+
+mod burn;
+mod current;
+mod list;
+mod pour;
+mod progress;
+mod squash;
+
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::BeadId;
+
+pub use current::CurrentArgs;
+pub use list::ListArgs;
+pub use pour::{PourArgs, parse_var};
+
+/// The verbs of `mol`.
+#[derive(clap::Subcommand, Debug)]
+pub enum MolCommand {
+    /// Pour a formula into a molecule, in one commit, and print the molecule's id.
+    ///
+    /// Makes the molecule bead (type molecule) and one bead per step, ID.1, ID.2, …,
+    /// each after the steps it needs, with parent-child links to the molecule and
+    /// blocks links from the formula's needs.
+    Pour(PourArgs),
+    /// Pour a formula into a wisp: a molecule kept on this machine only.
+    ///
+    /// Wisps live in refs/beads/local/wisps, which sync never pushes; their ids read
+    /// PREFIX-wisp-HASH. Work them like molecules (mol current, close), then squash
+    /// them into a one-bead summary in the shared store, or burn them.
+    Wisp(PourArgs),
+    /// Show the step(s) of a molecule that can be worked now, in full.
+    Current(CurrentArgs),
+    /// Show how far a molecule has come: steps done, steps in all, each step's state.
+    Progress(IdArgs),
+    /// List molecules and wisps with their progress (unfinished ones unless --all).
+    List(ListArgs),
+    /// Turn a finished molecule or wisp into a one-bead summary.
+    ///
+    /// A molecule becomes its own summary and its steps become tombstones; a wisp's
+    /// summary is a new bead in refs/beads/main and the wisp is removed from the wisp
+    /// ref. Prints the summary's id.
+    Squash(IdArgs),
+    /// Discard a wisp and its steps, finished or not.
+    Burn(IdArgs),
+}
+
+/// Arguments of the verbs that take one molecule.
+#[derive(clap::Args, Debug)]
+pub struct IdArgs {
+    /// The molecule or wisp (looked for in refs/beads/main, then among the wisps).
+    pub id: BeadId,
+}
+
+/// Runs `mol`.
+pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
+    match cmd {
+        MolCommand::Pour(a) => pour::run(ctx, a, false, out),
+        MolCommand::Wisp(a) => pour::run(ctx, a, true, out),
+        MolCommand::Current(a) => current::run(ctx, a, out),
+        MolCommand::Progress(a) => progress::run(ctx, a, out),
+        MolCommand::List(a) => list::run(ctx, a, out),
+        MolCommand::Squash(a) => squash::run(ctx, a, out),
+        MolCommand::Burn(a) => burn::run(ctx, a, out),
+    }
+}

@@ -1,0 +1,24 @@
+//! `git beads mol squash`.
+
+use super::IdArgs;
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::ops;
+use crate::wire;
+
+/// Runs `mol squash`: prints the summary's id.
+pub fn run(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
+    let s = ops::squash(&ctx.store, &ctx.actor()?, &a.id)?;
+    if out.json {
+        return out.json(&wire::Squashed::from(&s));
+    }
+    out.line(s.summary.id.as_str())?;
+    out.note(format!(
+        "squashed {} {} ({} steps) into {}: {}",
+        if s.wisp { "wisp" } else { "molecule" },
+        s.from,
+        s.steps,
+        s.summary.id,
+        s.summary.title
+    ));
+    Ok(())
+}
