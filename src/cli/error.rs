@@ -4,10 +4,9 @@
 use std::fmt::Write;
 
 use crate::ops::{
-    AgentError, BeadError, ErrorKind, ImportError, MailError, MoleculeError, OpError, SessionError,
-    SyncError, WorktreeError,
+    AgentError, BeadError, ErrorKind, ImportError, MailError, MoleculeError, OpError, RemoteError,
+    SessionError, StoreError, SyncError, WorktreeError, refs,
 };
-use crate::store::{RemoteError, StoreError};
 
 /// What kind of failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +123,7 @@ impl From<StoreError> for CliError {
             }
             StoreError::Remote(RemoteError::Garbage { remote, .. }) => err.hint(format!(
                 "nothing was merged and the local store is untouched; what {remote} sent is at {}",
-                crate::store::refs::tracking_main(&remote)
+                refs::tracking_main(&remote)
             )),
             StoreError::Remote(RemoteError::Rejected { .. }) => err.hint(
                 "the local store keeps its merge; `git beads push` tries again once the remote accepts it",

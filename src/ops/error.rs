@@ -9,8 +9,9 @@ use std::process::ExitStatus;
 use crate::model::{
     self, AgentName, BeadId, Capability, IdError, ParseEnumError, Prefix, Status, TextError,
 };
-use crate::store::StoreError;
 use crate::store::refs::RefName;
+/// The store's errors, which [`OpError::Store`] carries.
+pub use crate::store::{RemoteError, StoreError};
 
 /// What an operation failed at, in the categories every caller (the CLI's exit
 /// codes, a server's status codes) distinguishes.

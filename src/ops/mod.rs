@@ -39,7 +39,8 @@ pub use beads::{
 pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
-    MoleculeError, OpError, ProvenanceError, SessionError, SyncError, WorktreeError,
+    MoleculeError, OpError, ProvenanceError, RemoteError, SessionError, StoreError, SyncError,
+    WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
