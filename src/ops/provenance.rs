@@ -165,7 +165,7 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
         let edits = BTreeMap::from([(commit, Some(blob))]);
         let tree = store.write_notes_tree(head.map(|h| h.tree), &edits)?;
         let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
-        let note_commit = store.commit_merge(tree, &parents, actor, &message)?;
+        let note_commit = store.write_commit(tree, &parents, actor, &message)?;
         Ok((true, Some((note_commit, message.clone()))))
     })?;
     Ok(written.then_some((commit, rec)))
@@ -303,7 +303,7 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
             "notes: merge the provenance notes of {remote}\n\n{} notes came in, {} joined.\n",
             report.fetched, report.joined
         );
-        let commit = store.commit_merge(tree, &[ours.commit, theirs.commit], actor, &msg)?;
+        let commit = store.write_commit(tree, &[ours.commit, theirs.commit], actor, &msg)?;
         Ok((report, Some((commit, msg))))
     })
 }

@@ -380,7 +380,7 @@ pub(super) fn integrate(
                 k.path, k.reason, k.other_version
             ));
         }
-        let commit = buffered.commit_merge(merged.tree, &[head.commit, theirs], actor, &message)?;
+        let commit = buffered.write_commit(merged.tree, &[head.commit, theirs], actor, &message)?;
         store.write_buffered(&mut buffered)?;
         let step = Step {
             outcome: Outcome::Merged,

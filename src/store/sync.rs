@@ -734,17 +734,6 @@ impl Store {
             .detach())
     }
 
-    /// Writes a commit of `tree` with `parents` (for merges: local first).
-    pub(crate) fn commit_merge(
-        &self,
-        tree: ObjectId,
-        parents: &[ObjectId],
-        actor: &Actor,
-        message: &str,
-    ) -> Result<ObjectId, StoreError> {
-        self.write_commit(tree, parents, actor, message)
-    }
-
     /// Moves `refs/beads/main` under the write lock: `decide` sees the current head
     /// and returns a value and, optionally, the commit to move to (which must have
     /// the current head among its ancestors or be a merge with it) and the reflog

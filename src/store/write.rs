@@ -78,7 +78,8 @@ impl Store {
             .map_err(|e| git_err("write the store's tree")(gix::Error::from_error(e)))
     }
 
-    /// Writes a commit of `tree` with `parents`, authored and committed by `actor`.
+    /// Writes a commit of `tree` with `parents` (for merges: local first), authored and
+    /// committed by `actor`.
     pub(crate) fn write_commit(
         &self,
         tree: ObjectId,
