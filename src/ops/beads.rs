@@ -168,7 +168,8 @@ fn change_each(
 }
 
 /// [`change_each`] on store ref `on`. A molecule whose last unfinished step this
-/// finishes is closed in the same commit, however the step was finished.
+/// finishes is closed in the same commit, however the step was finished, and finished
+/// work leaves the hook of the agent it was slung to.
 fn change_each_on(
     store: &Store,
     actor: &Actor,
@@ -191,7 +192,16 @@ fn change_each_on(
             }
             out.push(bead);
         }
-        let notes = super::molecule::advance(tx, actor, &finished)?;
+        let closed = super::molecule::advance(tx, actor, &finished)?;
+        let mut notes: Vec<String> = closed
+            .iter()
+            .map(|m| {
+                let why = m.close_reason.as_deref().unwrap_or_default();
+                format!("molecule {} closed: {why}", m.id)
+            })
+            .collect();
+        finished.extend(closed);
+        notes.extend(super::session::release_finished(tx, actor, &finished)?);
         let subject = match out.as_slice() {
             [one] => format!("{verb} {}: {}", one.id, one.title),
             many => format!(
@@ -357,8 +367,8 @@ fn set_status(bead: &mut Bead, status: Status) {
 }
 
 /// Closes beads, with an optional reason. Closing the last unfinished step of a
-/// molecule closes the molecule in the same commit; wisp steps are closed on the
-/// wisp ref (see [`super::locate`]).
+/// molecule closes the molecule in the same commit, and what closes leaves its agent's
+/// hook; wisp steps are closed on the wisp ref (see [`super::locate`]).
 pub fn close(
     store: &Store,
     actor: &Actor,
@@ -386,7 +396,8 @@ pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>>
     })
 }
 
-/// Deletes beads: each becomes a tombstone that keeps its content and syncs as a deletion.
+/// Deletes beads: each becomes a tombstone that keeps its content and syncs as a
+/// deletion, and leaves its agent's hook.
 pub fn delete(
     store: &Store,
     actor: &Actor,
