@@ -105,6 +105,40 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
 }
 
 #[test]
+fn finished_work_leaves_the_hook_in_the_commit_that_finishes_it() {
+    let (_sb, repo) = Sandbox::with_store();
+    let done = repo.create("Fix the login page", &[]);
+    let gone = repo.create("Drop the old page", &[]);
+    let kept = repo.create("Write the docs", &[]);
+    repo.beads(&["agent", "create", "rig/nux"]);
+    for id in [&done, &gone, &kept] {
+        repo.beads(&["sling", id, "rig/nux"]);
+    }
+    repo.beads(&["close", &done]);
+    let changed = repo.git(&["diff-tree", "-r", "--name-only", "refs/beads/main"]);
+    assert!(
+        changed.contains("agents/rig/nux.yaml") && changed.contains(&common::doc_path(&done)),
+        "one commit closes it and takes it off the hook:\n{changed}"
+    );
+    repo.beads(&["delete", &gone]);
+    let hook: Vec<Value> = prime(&repo, "rig/nux")["hook"]
+        .as_array()
+        .expect("hook")
+        .clone();
+    let on_hook: Vec<&str> = hook
+        .iter()
+        .filter_map(|h| h["bead"]["id"].as_str())
+        .collect();
+    assert_eq!(on_hook, [kept.as_str()]);
+    let text = repo.beads(&["--as", "rig/nux", "prime"]);
+    assert!(!text.contains(&done) && !text.contains(&gone), "{text}");
+    let out = repo.beads_output(&["doctor"]);
+    let report = common::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(!report.contains("[hooks]"), "{report}");
+}
+
+#[test]
 fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
     let (_sb, repo) = Sandbox::with_store();
     repo.bind_new_agent("a1", &["--budget", "tokens=1000,spend=2,tool-calls=10"]);

@@ -413,6 +413,73 @@ fn close_reopen_and_delete() {
     assert_eq!(repo.store_head(), head);
 }
 
+/// Runs `args`, asserting it succeeds, says `said` on stderr and writes nothing.
+fn no_op(repo: &Repo, args: &[&str], said: &str) {
+    let head = repo.store_head();
+    let log = repo.beads_json(&["log"]);
+    let out = repo.beads_output(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    assert!(err.contains(said), "{args:?}: {err}");
+    assert_eq!(repo.store_head(), head, "{args:?} wrote to the store");
+    assert_eq!(repo.beads_json(&["log"]), log, "{args:?}");
+}
+
+#[test]
+fn no_op_commands_write_nothing_and_say_it_is_already_so() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("A", &["-p", "1", "-l", "ui"]);
+    let b = repo.create("B", &[]);
+    repo.beads(&["close", &a]);
+    repo.beads(&["dep", "add", &b, &a]);
+    no_op(&repo, &["close", &a], &format!("{a} is already closed"));
+    no_op(&repo, &["reopen", &b], &format!("{b} is already open"));
+    no_op(
+        &repo,
+        &["update", &a, "-p", "1"],
+        &format!("{a} already has"),
+    );
+    no_op(
+        &repo,
+        &["update", &b, "--title", "B"],
+        &format!("{b} already has"),
+    );
+    no_op(
+        &repo,
+        &["label", "add", &a, "ui"],
+        &format!("{a} already has label ui"),
+    );
+    no_op(
+        &repo,
+        &["label", "remove", &b, "ui"],
+        &format!("{b} already has no label ui"),
+    );
+    no_op(
+        &repo,
+        &["dep", "add", &b, &a],
+        &format!("{b} already depends on {a}"),
+    );
+    repo.beads(&["update", &b, "--claim"]);
+    no_op(
+        &repo,
+        &["update", &b, "--claim"],
+        &format!("{b} is already claimed"),
+    );
+    let v = repo.beads_json(&["close", &a]);
+    assert_eq!(v["beads"][0]["id"], a.as_str(), "the bead as it is: {v}");
+
+    // Of several, only the ones that change are written, in one commit.
+    let commits = repo.commit_count("refs/beads/main");
+    let out = repo.beads_output(&["close", &a, &b]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(&format!("{a} is already closed")), "{err}");
+    assert!(err.contains(&format!("closed {b}: B")), "{err}");
+    assert_eq!(repo.commit_count("refs/beads/main"), commits + 1);
+    let subject = repo.git(&["log", "-1", "--format=%s", "refs/beads/main"]);
+    assert_eq!(subject.trim(), format!("close {b}: B"));
+}
+
 #[test]
 fn comments_are_added_and_listed() {
     let (_sb, repo) = Sandbox::with_store();

@@ -62,7 +62,13 @@ fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
     let id = repo.create("done soon", &[]);
     repo.beads(&["agent", "create", "w"]);
     repo.beads(&["sling", &id, "w"]);
-    repo.beads(&["close", &id]);
+    // Closed by hand, as a clone of an older git-beads left it: still on the hook.
+    let path = common::doc_path(&id);
+    let doc = repo.git(&["show", &format!("refs/beads/main:{path}")]);
+    repo.put_raw_doc(
+        &path,
+        doc.replace("status: hooked", "status: closed").as_bytes(),
+    );
     repo.beads(&["session", "start", "--agent", "w"]);
     // An open session the agent no longer points at (as a sync from elsewhere can leave).
     let agent_yaml = repo.git(&["show", "refs/beads/main:agents/w.yaml"]);

@@ -256,11 +256,21 @@ fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
         changed.contains(&doc_path(&mol)) && changed.contains(&doc_path(&step(5))),
         "{changed}"
     );
+    assert!(
+        changed.contains("agents/rig/worker.yaml"),
+        "the finished molecule leaves its agent's hook in the same commit:\n{changed}"
+    );
     let m = repo.bead_json(&mol);
     assert_eq!(m["status"], "closed");
     assert_eq!(m["close_reason"], "all 5 steps done");
     let text = repo.beads(&["mol", "progress", &mol]);
     assert!(text.contains("5/5 done — all 5 steps done"), "{text}");
+    let agent = repo.beads_json(&["agent", "show", "rig/worker"])["agent"].clone();
+    assert!(agent.get("hook").is_none(), "{agent}");
+    let primed = repo.beads(&["prime"]);
+    assert!(!primed.contains(&mol), "{primed}");
+    let doctor = repo.beads_output(&["doctor"]);
+    assert_eq!(doctor.status.code(), Some(0), "{}", common::stdout(&doctor));
     repo.assert_fsck_clean();
 }
 

@@ -87,7 +87,8 @@ fn update_changes_only_the_fields_it_is_given() {
             ..Default::default()
         },
     )
-    .expect("update");
+    .expect("update")
+    .bead;
     assert_eq!(changed.title, "Fix the login form");
     assert_eq!(changed.priority, 0);
     assert_eq!(changed.notes, "Firefox only.");
@@ -112,7 +113,7 @@ fn close_and_reopen_move_a_bead_out_of_and_back_into_the_list() {
         Some("done"),
     )
     .expect("close");
-    assert_eq!(closed[0].status, Status::Closed);
+    assert_eq!(closed[0].bead.status, Status::Closed);
     assert_eq!(lib.show(&b.id).close_reason.as_deref(), Some("done"));
     assert!(
         listed(&lib).is_empty(),
@@ -155,7 +156,9 @@ fn claim() -> Changes {
 fn a_claim_takes_the_bead_and_a_second_claimant_is_refused() {
     let lib = Lib::new();
     let b = lib.create("Fix login");
-    let claimed = ops::update(&lib.store, &lib.me, &b.id, claim()).expect("claim");
+    let claimed = ops::update(&lib.store, &lib.me, &b.id, claim())
+        .expect("claim")
+        .bead;
     assert_eq!(claimed.status, Status::InProgress);
     assert_eq!(claimed.assignee.as_deref(), Some("alice"));
     let bob = Actor::person("bob", "bob@example.com");
@@ -220,7 +223,8 @@ fn a_blocker_keeps_its_dependent_out_of_ready_until_it_is_closed() {
     let login = lib.create("Fix login");
     let docs = lib.create("Write docs");
     let with_dep = ops::add_dependency(&lib.store, &lib.me, &docs.id, &login.id, DepKind::Blocks)
-        .expect("add dependency");
+        .expect("add dependency")
+        .bead;
     assert_eq!(
         with_dep.dependencies,
         [Dependency {

@@ -156,6 +156,16 @@ fn require_live(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
     Ok(bead)
 }
 
+/// A bead a command was asked to change, as it is now, and whether the command
+/// changed it (a change to what it already is writes nothing).
+#[derive(Clone, Debug)]
+pub struct Edited {
+    /// The bead, as changed or as it already was.
+    pub bead: Bead,
+    /// Whether the command changed it.
+    pub changed: bool,
+}
+
 /// Applies `change` to each of `ids` in one commit and returns the beads as changed.
 fn change_each(
     store: &Store,
@@ -163,12 +173,14 @@ fn change_each(
     ids: &[BeadId],
     verb: &str,
     change: impl FnMut(&mut Bead) -> Result<()>,
-) -> Result<Vec<Bead>> {
+) -> Result<Vec<Edited>> {
     change_each_on(store, actor, refs::MAIN, ids, verb, change)
 }
 
-/// [`change_each`] on store ref `on`. A molecule whose last unfinished step this
-/// finishes is closed in the same commit, however the step was finished.
+/// [`change_each`] on store ref `on`. Only the beads `change` changes are written; when
+/// none is, nothing is committed. A molecule whose last unfinished step this finishes
+/// is closed in the same commit, however the step was finished, and finished work
+/// leaves the hook of the agent it was slung to.
 fn change_each_on(
     store: &Store,
     actor: &Actor,
@@ -176,23 +188,34 @@ fn change_each_on(
     ids: &[BeadId],
     verb: &str,
     mut change: impl FnMut(&mut Bead) -> Result<()>,
-) -> Result<Vec<Bead>> {
+) -> Result<Vec<Edited>> {
     let (beads, _) = store.transact_on(on, actor, |tx| {
         let mut out = Vec::with_capacity(ids.len());
         let mut finished = Vec::new();
         for id in ids {
-            let mut bead = require_live(tx, id)?;
-            let was_done = bead.status.is_done();
+            let before = require_live(tx, id)?;
+            let mut bead = before.clone();
             change(&mut bead)?;
+            if bead == before {
+                out.push(Edited {
+                    bead,
+                    changed: false,
+                });
+                continue;
+            }
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
-            if !was_done && bead.status.is_done() {
+            if !before.status.is_done() && bead.status.is_done() {
                 finished.push(bead.clone());
             }
-            out.push(bead);
+            out.push(Edited {
+                bead,
+                changed: true,
+            });
         }
-        let notes = super::molecule::advance(tx, actor, &finished)?;
-        let subject = match out.as_slice() {
+        let changed: Vec<&Bead> = out.iter().filter(|e| e.changed).map(|e| &e.bead).collect();
+        let subject = match changed.as_slice() {
+            [] => return Ok::<_, OpError>(out),
             [one] => format!("{verb} {}: {}", one.id, one.title),
             many => format!(
                 "{verb} {}",
@@ -202,12 +225,22 @@ fn change_each_on(
                     .join(", ")
             ),
         };
+        let closed = super::molecule::advance(tx, actor, &finished)?;
+        let mut notes: Vec<String> = closed
+            .iter()
+            .map(|m| {
+                let why = m.close_reason.as_deref().unwrap_or_default();
+                format!("molecule {} closed: {why}", m.id)
+            })
+            .collect();
+        finished.extend(closed);
+        notes.extend(super::session::release_finished(tx, actor, &finished)?);
         if notes.is_empty() {
             tx.set_message(subject);
         } else {
             tx.set_message(format!("{subject}\n\n{}", notes.join("\n")));
         }
-        Ok::<_, OpError>(out)
+        Ok(out)
     })?;
     Ok(beads)
 }
@@ -299,8 +332,8 @@ pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
     Ok(())
 }
 
-/// Changes fields of one bead.
-pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<Bead> {
+/// Changes fields of one bead; asked for the values it already has, it writes nothing.
+pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<Edited> {
     check_changes(&c)?;
     if c.claim {
         permit(actor, Capability::Claim)?;
@@ -356,29 +389,33 @@ fn set_status(bead: &mut Bead, status: Status) {
     bead.status = status;
 }
 
-/// Closes beads, with an optional reason. Closing the last unfinished step of a
-/// molecule closes the molecule in the same commit; wisp steps are closed on the
-/// wisp ref (see [`super::locate`]).
+/// Closes beads, with an optional reason; a bead already closed is left as it is.
+/// Closing the last unfinished step of a molecule closes the molecule in the same
+/// commit, and what closes leaves its agent's hook; wisp steps are closed on the wisp
+/// ref (see [`super::locate`]).
 pub fn close(
     store: &Store,
     actor: &Actor,
     ids: &[BeadId],
     reason: Option<&str>,
-) -> Result<Vec<Bead>> {
+) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     if let Some(r) = reason {
         check_text("reason", r)?;
     }
     let on = super::molecule::ref_for_close(store, ids)?;
     change_each_on(store, actor, on, ids, "close", |bead| {
+        if bead.status == Status::Closed {
+            return Ok(());
+        }
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
         Ok(())
     })
 }
 
-/// Reopens closed beads.
-pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>> {
+/// Reopens closed beads; a bead already open is left as it is.
+pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     change_each(store, actor, ids, "reopen", |bead| {
         set_status(bead, Status::Open);
@@ -386,13 +423,14 @@ pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>>
     })
 }
 
-/// Deletes beads: each becomes a tombstone that keeps its content and syncs as a deletion.
+/// Deletes beads: each becomes a tombstone that keeps its content and syncs as a
+/// deletion, and leaves its agent's hook.
 pub fn delete(
     store: &Store,
     actor: &Actor,
     ids: &[BeadId],
     reason: Option<&str>,
-) -> Result<Vec<Bead>> {
+) -> Result<Vec<Edited>> {
     permit(actor, Capability::Delete)?;
     if let Some(r) = reason {
         check_text("reason", r)?;
@@ -461,8 +499,8 @@ fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String 
     }
 }
 
-/// Adds a label to a bead.
-pub fn add_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Bead> {
+/// Adds a label to a bead (unchanged when it has it already).
+pub fn add_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Edited> {
     update(
         store,
         actor,
@@ -474,8 +512,8 @@ pub fn add_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Resu
     )
 }
 
-/// Removes a label from a bead.
-pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Bead> {
+/// Removes a label from a bead (unchanged when it does not have it).
+pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Edited> {
     update(
         store,
         actor,
@@ -488,14 +526,15 @@ pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> R
 }
 
 /// Makes `id` depend on `on`. A dependency on itself, on an unknown bead, or one that
-/// would close a cycle of blocking kinds is refused.
+/// would close a cycle of blocking kinds is refused; one that is there already writes
+/// nothing.
 pub fn add_dependency(
     store: &Store,
     actor: &Actor,
     id: &BeadId,
     on: &BeadId,
     kind: DepKind,
-) -> Result<Bead> {
+) -> Result<Edited> {
     permit(actor, Capability::Update)?;
     if id == on {
         return Err(BeadError::SelfDependency(id.clone()).into());
@@ -512,12 +551,18 @@ pub fn add_dependency(
             id: on.clone(),
             kind,
         }) {
-            return Ok(bead);
+            return Ok(Edited {
+                bead,
+                changed: false,
+            });
         }
         bead.touch(&actor.id, now());
         tx.put_bead(&bead)?;
         tx.set_message(format!("dep add {id} {kind} {on}"));
-        Ok(bead)
+        Ok(Edited {
+            bead,
+            changed: true,
+        })
     })?;
     Ok(bead)
 }

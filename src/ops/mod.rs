@@ -33,7 +33,7 @@ pub use alongside::{
     Folded, PushedAlong, RefState, fold_fetched, has_unfolded, hooks_dir, push_alongside,
 };
 pub use beads::{
-    Changes, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
+    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
 pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};

@@ -242,11 +242,10 @@ pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<RefName> {
 }
 
 /// After `closed` beads were closed in `tx`: closes, in the same change, each
-/// molecule whose last unfinished step was among them. Returns a line for the
-/// commit message per molecule closed.
-pub(crate) fn advance(tx: &mut Tx<'_>, actor: &Actor, closed: &[Bead]) -> Result<Vec<String>> {
+/// molecule whose last unfinished step was among them. Returns the molecules closed.
+pub(crate) fn advance(tx: &mut Tx<'_>, actor: &Actor, closed: &[Bead]) -> Result<Vec<Bead>> {
     let mut seen = HashSet::new();
-    let mut notes = Vec::new();
+    let mut molecules = Vec::new();
     for b in closed {
         let Some(mol_id) = b.id.parent() else {
             continue;
@@ -270,12 +269,9 @@ pub(crate) fn advance(tx: &mut Tx<'_>, actor: &Actor, closed: &[Bead]) -> Result
         mol.close_reason = Some(format!("all {} steps done", steps.len()));
         mol.touch(&actor.id, at);
         tx.put_bead(&mol)?;
-        notes.push(format!(
-            "molecule {mol_id} closed: all {} steps done",
-            steps.len()
-        ));
+        molecules.push(mol);
     }
-    Ok(notes)
+    Ok(molecules)
 }
 
 /// How to pour a formula.

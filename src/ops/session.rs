@@ -1,5 +1,7 @@
 //! Sessions: each run of an agent, from start to end, and the hook it works from.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
@@ -543,6 +545,43 @@ pub fn unsling(
         tx.set_message(format!("unsling {} from {agent}", list.join(", ")));
         Ok(taken)
     })
+}
+
+/// Takes `finished` beads off the hooks of the agents they are assigned to, in the
+/// transaction that finishes them. Sling assigns a bead to the agent whose hook it
+/// goes on, so the assignee names the one agent document to read: no scan. Returns a
+/// line for the commit message per hook changed.
+pub(crate) fn release_finished(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    finished: &[Bead],
+) -> Result<Vec<String>> {
+    let mut by_agent: BTreeMap<AgentName, Vec<&BeadId>> = BTreeMap::new();
+    for b in finished {
+        if let Some(name) = b.assignee.as_deref().and_then(|a| AgentName::parse(a).ok()) {
+            by_agent.entry(name).or_default().push(&b.id);
+        }
+    }
+    let mut lines = Vec::new();
+    for (name, ids) in by_agent {
+        let Some(mut agent) = tx.doc::<Agent>(&refs::agent_path(&name))? else {
+            continue;
+        };
+        let taken: Vec<&str> = ids
+            .iter()
+            .filter(|id| agent.hook.contains(id))
+            .map(|id| id.as_str())
+            .collect();
+        if taken.is_empty() {
+            continue;
+        }
+        agent.hook.retain(|h| !ids.contains(&h));
+        agent.updated_at = now();
+        agent.updated_by = actor.id.clone();
+        save(tx, &agent)?;
+        lines.push(format!("off {name}'s hook: {}", taken.join(", ")));
+    }
+    Ok(lines)
 }
 
 /// One piece of work on a hook, with the molecule's progress when it is one.

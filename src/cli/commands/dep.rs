@@ -41,11 +41,16 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
         DepCommand::Add(a) => {
             let actor = ctx.actor()?;
             let kind = a.kind.unwrap_or(DepKind::Blocks);
-            let bead = ops::add_dependency(&ctx.store, &actor, &a.id, &a.depends_on, kind)?;
+            let ops::Edited { bead, changed } =
+                ops::add_dependency(&ctx.store, &actor, &a.id, &a.depends_on, kind)?;
             if out.json {
                 return out.json(&wire::OneBead { bead: &bead });
             }
-            out.note(format!("{} now depends on {} ({kind})", a.id, a.depends_on));
+            let already = if changed { "now" } else { "already" };
+            out.note(format!(
+                "{} {already} depends on {} ({kind})",
+                a.id, a.depends_on
+            ));
             Ok(())
         }
         DepCommand::Remove(a) => {

@@ -75,7 +75,7 @@ pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> 
 
 fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let bead = if add {
+    let ops::Edited { bead, changed } = if add {
         ops::add_label(&ctx.store, &actor, &a.id, &a.label)?
     } else {
         ops::remove_label(&ctx.store, &actor, &a.id, &a.label)?
@@ -83,12 +83,11 @@ fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError
     if out.json {
         return out.json(&wire::OneBead { bead: &bead });
     }
-    out.note(format!(
-        "{} label {} {} {}",
-        if add { "added" } else { "removed" },
-        a.label,
-        if add { "to" } else { "from" },
-        a.id
-    ));
+    out.note(match (changed, add) {
+        (true, true) => format!("added label {} to {}", a.label, a.id),
+        (true, false) => format!("removed label {} from {}", a.label, a.id),
+        (false, true) => format!("{} already has label {}", a.id, a.label),
+        (false, false) => format!("{} already has no label {}", a.id, a.label),
+    });
     Ok(())
 }

@@ -3,7 +3,7 @@
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadId, BeadType, Status};
-use crate::ops::{self, Changes};
+use crate::ops::{self, Changes, Edited};
 use crate::wire;
 
 /// Arguments of `update`.
@@ -73,12 +73,18 @@ pub struct DeleteArgs {
     pub reason: Option<String>,
 }
 
-fn report(out: &mut Out, beads: &[Bead], verb: &str) -> Result<(), CliError> {
+/// Reports what `verb` did to each bead, and which of them already were so.
+fn report(out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(), CliError> {
     if out.json {
-        return out.json(&wire::Beads { beads });
+        let beads: Vec<Bead> = edited.into_iter().map(|e| e.bead).collect();
+        return out.json(&wire::Beads { beads: &beads });
     }
-    for b in beads {
-        out.note(format!("{verb} {}: {}", b.id, b.title));
+    for Edited { bead: b, changed } in &edited {
+        if *changed {
+            out.note(format!("{verb} {}: {}", b.id, b.title));
+        } else {
+            out.note(format!("{} is already {}", b.id, b.status));
+        }
     }
     Ok(())
 }
@@ -99,16 +105,16 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         claim: a.claim,
     };
     let claim = changes.claim;
-    let bead = ops::update(&ctx.store, &actor, &a.id, changes)?;
+    let Edited { bead, changed } = ops::update(&ctx.store, &actor, &a.id, changes)?;
     if out.json {
         return out.json(&wire::OneBead { bead: &bead });
     }
-    out.note(format!(
-        "{} {}: {}",
-        if claim { "claimed" } else { "updated" },
-        bead.id,
-        bead.title
-    ));
+    out.note(match (changed, claim) {
+        (true, true) => format!("claimed {}: {}", bead.id, bead.title),
+        (true, false) => format!("updated {}: {}", bead.id, bead.title),
+        (false, true) => format!("{} is already claimed by {}", bead.id, actor.id),
+        (false, false) => format!("{} already has those values", bead.id),
+    });
     Ok(())
 }
 
@@ -116,19 +122,19 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::close(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
-    report(out, &beads, "closed")
+    report(out, beads, "closed")
 }
 
 /// Runs `reopen`.
 pub fn reopen(ctx: &Ctx, a: ReopenArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::reopen(&ctx.store, &actor, &a.ids)?;
-    report(out, &beads, "reopened")
+    report(out, beads, "reopened")
 }
 
 /// Runs `delete`.
 pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::delete(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
-    report(out, &beads, "deleted")
+    report(out, beads, "deleted")
 }
