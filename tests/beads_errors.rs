@@ -381,10 +381,27 @@ fn a_broken_meta_document_stops_writes_but_not_reads() {
     refused(&repo, 4, &["init"], "meta.yaml");
     assert_eq!(ids(&repo.beads_json(&["list"])), [good.as_str()]);
     repo.beads(&["show", &good]);
+}
 
-    // A store written by a newer git-beads is not written to.
-    repo.put_raw_doc("meta.yaml", b"format: 99\nprefix: bd\n");
-    refused(&repo, 4, &["create", "New"], "format 99");
+#[test]
+fn a_store_of_a_newer_format_is_neither_read_nor_written() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Old", &[]);
+    repo.put_raw_doc("meta.yaml", b"format: 2\nprefix: bd\n");
+    for args in [
+        &["create", "New"][..],
+        &["update", &id, "--title", "Renamed"],
+        &["close", &id],
+        &["list"],
+        &["list", "--json"],
+        &["ready"],
+        &["show", &id],
+        &["search", "Old"],
+        &["init"],
+    ] {
+        let err = refused(&repo, 4, args, "the store has format 2");
+        assert!(err.contains("reads format 1"), "{args:?}: {err}");
+    }
 }
 
 #[test]

@@ -115,6 +115,9 @@ impl From<StoreError> for CliError {
         let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
         match e {
             StoreError::NotInitialized => err.hint("run `git beads init` to create it"),
+            StoreError::NewerFormat { .. } => err.hint(
+                "the store is left as it is; install a newer git-beads to read or change it",
+            ),
             StoreError::Document { .. } => {
                 err.hint("the document is kept as it is; fix it by hand or run `git beads log` to see where it came from")
             }
