@@ -158,7 +158,10 @@ impl From<OpError> for CliError {
 /// What the user can do about `e`, in commands and flags of the CLI.
 fn hint(e: &OpError) -> Option<String> {
     let h = match e {
-        OpError::Bead(BeadError::NotFound(_)) => "`git beads list --all` shows every bead".into(),
+        OpError::Bead(BeadError::NotFound(_)) => {
+            "`git beads list --all` shows every bead but the deleted ones, `git beads list --status deleted` those"
+                .into()
+        }
         OpError::Bead(BeadError::DeleteByStatus) => {
             "use `git beads delete` to delete a bead".into()
         }

@@ -371,14 +371,13 @@ fn bead_section() -> Section {
             "dependencies",
             &format!(
                 "A list of {{id, type}}: the beads this one depends on. Types: {}. Of these, {} \
-                 keep a bead from being ready until the other is closed.",
+                 keeps a bead from being ready until the other is closed; {} does not (a \
+                 child is ready while its parent is open, and so is the parent), but a \
+                 parent that is blocked, deferred or waiting on a blocker holds its \
+                 children back. The others only link.",
                 words(DepKind::ALL),
-                words(
-                    &DepKind::ALL
-                        .iter()
-                        .filter(|k| k.is_blocking())
-                        .collect::<Vec<_>>()
-                )
+                DepKind::Blocks,
+                DepKind::ParentChild,
             ),
         ),
         ("description, notes", "Long text."),
