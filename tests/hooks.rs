@@ -623,6 +623,35 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
 }
 
 #[test]
+fn a_missing_git_beads_costs_one_line_per_hook() {
+    let sb = Sandbox::new();
+    let repo = hooked_store(&sb);
+    // A PATH with git and nothing else: no git-beads anywhere git looks.
+    let only_git = sb.path().join("only-git");
+    std::fs::create_dir_all(&only_git).expect("mkdir");
+    let git = std::env::split_paths(&common::path_env())
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .expect("git on PATH");
+    std::os::unix::fs::symlink(&git, only_git.join("git")).expect("symlink");
+    let env = [("PATH", only_git.as_os_str())];
+
+    std::fs::write(repo.path.join("m.txt"), "m\n").expect("write");
+    repo.git(&["add", "m.txt"]);
+    let out = repo.git_output_env(&env, &["commit", "-q", "-m", "without git-beads"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "git-beads: not found on PATH; the prepare-commit-msg hook did not run",
+            "git-beads: not found on PATH; the post-commit hook did not run",
+        ],
+        "{err}"
+    );
+}
+
+#[test]
 fn the_note_names_the_molecule_step_being_worked() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
