@@ -543,6 +543,36 @@ fn git_push_takes_the_beads_and_notes_along() {
 }
 
 #[test]
+fn git_push_leaves_the_beads_of_an_agent_that_may_not_sync() {
+    let sb = Sandbox::new();
+    let (remote, a) = sb.remote_with_store("a");
+    a.beads(&["hooks", "install"]);
+    a.bind_new_agent("rig/nux", &["--can", "create,update"]);
+    a.create("Not to be pushed", &[]);
+    a.commit_file("work.rs", "// work\n", "work by an agent without sync");
+    let ls = |r: &str| {
+        a.git(&["ls-remote", remote.to_str().expect("utf-8"), r])
+            .split_whitespace()
+            .next()
+            .map(str::to_owned)
+    };
+    let before = ls("refs/beads/main");
+    assert_ne!(before, Some(a.store_head()));
+    let out = a.git_output(&["push", "-q", "origin", "HEAD:main"]);
+    expect_success("git push", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "git-beads: rig/nux may not sync, so its beads were not pushed to origin; the code push goes on"
+        ],
+        "{err}"
+    );
+    assert_eq!(ls("refs/heads/main"), Some(a.head()));
+    assert_eq!(ls("refs/beads/main"), before);
+}
+
+#[test]
 fn sync_merges_provenance_notes_per_commit() {
     let sb = Sandbox::new();
     let (a, b) = two_clones(&sb);
