@@ -358,3 +358,19 @@ fn claude_code_hooks_record_the_harness_session_and_continue_it() {
     let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
     assert_eq!(s["end"], "clean");
 }
+
+#[test]
+fn a_worktree_bound_to_a_retired_agent_is_told_how_to_unbind() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("rig/old", &[]);
+    repo.beads(&["--as-person", "agent", "retire", "rig/old"]);
+    let (code, err) = repo.beads_fail(&["create", "By whom?"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.starts_with("error: this worktree is bound to agent rig/old, which is retired\n"),
+        "{err}"
+    );
+    assert!(err.contains("hint: `git beads agent unbind`"), "{err}");
+    repo.beads(&["agent", "unbind"]);
+    repo.create("By the person", &[]);
+}

@@ -165,6 +165,11 @@ fn hint(e: &OpError) -> Option<String> {
         OpError::Bead(BeadError::DeleteByStatus) => {
             "use `git beads delete` to delete a bead".into()
         }
+        OpError::Agent(AgentError::BoundRetired(_)) => {
+            "`git beads agent unbind` removes the binding, `git beads agent bind AGENT` binds another, \
+             and --as-person acts as you"
+                .into()
+        }
         OpError::Agent(AgentError::NotActive(agent)) => {
             format!("create it with `git beads agent create {agent}`")
         }

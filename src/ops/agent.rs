@@ -107,6 +107,9 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> R
     let agent: Agent = store
         .read_doc(head.tree, &refs::agent_path(&name))?
         .ok_or_else(|| AgentError::UnknownActor(name.clone()))?;
+    if explicit.is_none() && agent.status == AgentStatus::Retired {
+        return Err(AgentError::BoundRetired(name).into());
+    }
     let agent = active(agent)?;
     let session_id = bound
         .filter(|b| b.agent == name)

@@ -295,6 +295,10 @@ pub enum AgentError {
     /// The agent is retired.
     #[error("agent {0} is retired")]
     Retired(AgentName),
+    /// The agent this worktree is bound to is retired, so nobody acts here until the
+    /// binding changes.
+    #[error("this worktree is bound to agent {0}, which is retired")]
+    BoundRetired(AgentName),
     /// An agent of this name exists already.
     #[error("agent {0} already exists")]
     Exists(AgentName),
@@ -361,7 +365,9 @@ impl AgentError {
             AgentError::NotFound(_) | AgentError::UnknownActor(_) | AgentError::NotActive(_) => {
                 ErrorKind::NotFound
             }
-            AgentError::Retired(_) | AgentError::Exists(_) => ErrorKind::Conflict,
+            AgentError::Retired(_) | AgentError::BoundRetired(_) | AgentError::Exists(_) => {
+                ErrorKind::Conflict
+            }
             AgentError::NoName
             | AgentError::Input(_)
             | AgentError::NotOnHook { .. }
