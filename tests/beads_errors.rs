@@ -432,3 +432,41 @@ fn a_copy_in_another_fan_out_directory_does_not_shadow_the_bead() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Real", &[]);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("doc");
+    let readme = read("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        readme.contains("1 refused (a well-formed command the store says no to: an unknown id")
+            && readme.contains("2 usage (the command line does not parse: an unknown flag, or a value of the wrong shape such as a malformed id or `-p 9`)"),
+        "README's exit codes"
+    );
+    let man = read("man/git-beads.1").replace("\\-", "-");
+    assert!(
+        man.contains("a malformed id, a priority outside 0-4"),
+        "the manual's EXIT STATUS"
+    );
+
+    refused(&repo, 2, &["create", "x", "-p", "9"], "9");
+    refused(&repo, 2, &["show", "../x"], "../x");
+    refused(
+        &repo,
+        2,
+        &["update", "not an id", "--title", "t"],
+        "not an id",
+    );
+    refused(&repo, 1, &["show", "bd-zzzz"], "bd-zzzz");
+    refused(
+        &repo,
+        1,
+        &["update", &id, "--title", &"x".repeat(3000)],
+        "limit",
+    );
+}

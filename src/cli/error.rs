@@ -11,9 +11,10 @@ use crate::ops::{
 /// What kind of failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Bad input or an unknown id (exit 1).
+    /// A well-formed command refused: an unknown id, a title too long (exit 1).
     User,
-    /// The command line does not parse (exit 2).
+    /// The command line does not parse, values of the wrong shape (a malformed id,
+    /// `-p 9`) included (exit 2).
     Usage,
     /// The operation contradicts the state it found: a claim held by someone else (exit 3).
     Conflict,

@@ -452,10 +452,15 @@ fn json_section() -> Section {
 fn kind_meaning(kind: Kind) -> &'static str {
     match kind {
         Kind::User => {
-            "The command was refused: bad input, an unknown id, no store yet, no identity. \
-             Nothing was changed."
+            "The command was refused: a well-formed command the store or the repository \
+             says no to, such as an id no bead has, a title that is too long, no store \
+             yet, no identity. Nothing was changed."
         }
-        Kind::Usage => "The command line does not parse.",
+        Kind::Usage => {
+            "The command line does not parse: an unknown command or flag, a missing \
+             argument, or a value of the wrong shape (a malformed id, a priority outside \
+             0-4, an unknown status or type), refused before anything is read."
+        }
         Kind::Conflict => {
             "The command contradicts the state it found, such as a claim on a bead someone \
              else holds, or the store kept moving under it. Nothing was changed; retrying \
