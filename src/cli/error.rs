@@ -181,6 +181,10 @@ fn hint(e: &OpError) -> Option<String> {
         OpError::Session(SessionError::OverBudget { .. }) => {
             "end it with `git beads session end --reason budget` and start a fresh session".into()
         }
+        OpError::Session(SessionError::BudgetSpent { agent, .. }) => format!(
+            "raise the budget with `git beads --as-person agent update {agent} --budget … --apply-now`, \
+             or end the session with `git beads session end --reason budget`"
+        ),
         OpError::Session(SessionError::Dirty(_)) => {
             "commit or stash them, or pass --force to overwrite them".into()
         }

@@ -473,7 +473,9 @@ fn kind_meaning(kind: Kind) -> &'static str {
         Kind::Denied => {
             "The acting agent may not do this: a capability it lacks, authority it would \
              widen (nothing was changed), or a session budget it crossed (the usage itself \
-             is recorded): the harness should stop, or end the session and start a fresh one."
+             is recorded; any other write of that session is refused until it ends or its \
+             budget is raised): the harness should stop, or end the session and start a \
+             fresh one."
         }
     }
 }

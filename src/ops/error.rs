@@ -421,6 +421,20 @@ pub enum SessionError {
         /// Each ceiling crossed, in words.
         over: Vec<String>,
     },
+    /// A write by an agent whose session is over budget: until the budget is raised it
+    /// may only report usage, hand off or end the session.
+    #[error(
+        "session {id} of {agent} is over budget ({}); until its budget is raised it may only report usage, hand off or end",
+        .over.join(", ")
+    )]
+    BudgetSpent {
+        /// The session.
+        id: BeadId,
+        /// Its agent.
+        agent: AgentName,
+        /// Each ceiling crossed, in words.
+        over: Vec<String>,
+    },
     /// A handoff note with no text.
     #[error("the handoff note is empty")]
     EmptyHandoff,
@@ -453,7 +467,7 @@ impl SessionError {
             SessionError::Live { .. } | SessionError::Ended(_) | SessionError::Dirty(_) => {
                 ErrorKind::Conflict
             }
-            SessionError::OverBudget { .. } => ErrorKind::Denied,
+            SessionError::OverBudget { .. } | SessionError::BudgetSpent { .. } => ErrorKind::Denied,
             SessionError::NoneRunning(_)
             | SessionError::Spend(_)
             | SessionError::EmptyHandoff
