@@ -162,6 +162,58 @@ fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
 }
 
 #[test]
+fn a_session_over_budget_may_only_report_hand_off_or_end() {
+    let (_sb, repo) = Sandbox::with_store();
+    let bead = repo.create("Work", &[]);
+    repo.bind_new_agent("a1", &["--budget", "tokens=1000"]);
+    repo.beads(&["session", "start"]);
+    repo.beads(&["update", &bead, "--title", "Within budget"]);
+    let (code, _) = repo.beads_fail(&["session", "usage", "--tokens", "1500"]);
+    assert_eq!(code, 5);
+
+    let head = repo.store_head();
+    for args in [
+        &["create", "More"][..],
+        &["update", &bead, "--title", "Over budget"],
+        &["close", &bead],
+        &["ready", "--claim"],
+    ] {
+        let (code, err) = repo.beads_fail(args);
+        assert_eq!(code, 5, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: session ")
+                && err.contains("of a1 is over budget (tokens over by 500)"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("--apply-now") && err.contains("session end"),
+            "{err}"
+        );
+    }
+    assert_eq!(repo.store_head(), head, "nothing was written");
+    // Reporting usage goes on (and still says it is over).
+    let (code, _) = repo.beads_fail(&["session", "usage", "--tokens", "10"]);
+    assert_eq!(code, 5);
+
+    // Raised for the running session, the budget lets it work again.
+    repo.beads(&[
+        "--as-person",
+        "agent",
+        "update",
+        "a1",
+        "--budget",
+        "tokens=5000",
+        "--apply-now",
+    ]);
+    repo.beads(&["update", &bead, "--title", "Raised"]);
+    // Over again, it may still hand off and end.
+    let (code, _) = repo.beads_fail(&["session", "usage", "--tokens", "9000"]);
+    assert_eq!(code, 5);
+    repo.beads(&["handoff", "-m", "out of budget; next: the tests"]);
+    repo.beads(&["update", &bead, "--title", "The next session"]);
+}
+
+#[test]
 fn a_child_can_only_narrow_its_parent() {
     let (_sb, repo) = Sandbox::with_store();
     repo.beads(&[
@@ -391,4 +443,20 @@ fn claude_code_hooks_record_the_harness_session_and_continue_it() {
     run(&["session", "end", "--hook-input"]);
     let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
     assert_eq!(s["end"], "clean");
+}
+
+#[test]
+fn a_worktree_bound_to_a_retired_agent_is_told_how_to_unbind() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("rig/old", &[]);
+    repo.beads(&["--as-person", "agent", "retire", "rig/old"]);
+    let (code, err) = repo.beads_fail(&["create", "By whom?"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.starts_with("error: this worktree is bound to agent rig/old, which is retired\n"),
+        "{err}"
+    );
+    assert!(err.contains("hint: `git beads agent unbind`"), "{err}");
+    repo.beads(&["agent", "unbind"]);
+    repo.create("By the person", &[]);
 }

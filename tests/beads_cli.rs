@@ -966,3 +966,46 @@ fn tricky_text_round_trips_through_yaml_and_the_index() {
         .expect("runs");
     assert!(out.status.success(), "{out:?}");
 }
+
+#[test]
+fn a_child_is_ready_while_its_parent_is_open_and_so_is_the_parent() {
+    let (_sb, repo) = Sandbox::with_store();
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let one = repo.create("One", &["--parent", &epic]);
+    let two = repo.create("Two", &["--parent", &epic]);
+    let ready = || ids(&repo.beads_json(&["ready"]));
+    // As in bd: parent-child holds neither side back.
+    assert_eq!(ready(), [epic.as_str(), one.as_str(), two.as_str()]);
+    repo.beads(&["update", &epic, "--claim"]);
+    assert_eq!(ready(), [one.as_str(), two.as_str()]);
+    repo.beads(&["close", &one]);
+    assert_eq!(ready(), [two.as_str()]);
+    // A parent held back itself holds its children back.
+    repo.beads(&["update", &epic, "--status", "blocked"]);
+    assert!(ready().is_empty());
+    let help = repo.beads(&["ready", "--help"]);
+    assert!(
+        help.contains("a child is ready while its parent is open"),
+        "{help}"
+    );
+}
+
+#[test]
+fn the_not_found_hint_says_where_the_deleted_beads_are() {
+    let (_sb, repo) = Sandbox::with_store();
+    let kept = repo.create("Kept", &[]);
+    let gone = repo.create("Gone", &[]);
+    repo.beads(&["delete", &gone]);
+    let (code, err) = repo.beads_fail(&["show", "bd-zzzz"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`git beads list --all` shows every bead but the deleted ones")
+            && err.contains("`git beads list --status deleted` those"),
+        "{err}"
+    );
+    assert_eq!(ids(&repo.beads_json(&["list", "--all"])), [kept.as_str()]);
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "deleted"])),
+        [gone.as_str()]
+    );
+}

@@ -381,10 +381,27 @@ fn a_broken_meta_document_stops_writes_but_not_reads() {
     refused(&repo, 4, &["init"], "meta.yaml");
     assert_eq!(ids(&repo.beads_json(&["list"])), [good.as_str()]);
     repo.beads(&["show", &good]);
+}
 
-    // A store written by a newer git-beads is not written to.
-    repo.put_raw_doc("meta.yaml", b"format: 99\nprefix: bd\n");
-    refused(&repo, 4, &["create", "New"], "format 99");
+#[test]
+fn a_store_of_a_newer_format_is_neither_read_nor_written() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Old", &[]);
+    repo.put_raw_doc("meta.yaml", b"format: 2\nprefix: bd\n");
+    for args in [
+        &["create", "New"][..],
+        &["update", &id, "--title", "Renamed"],
+        &["close", &id],
+        &["list"],
+        &["list", "--json"],
+        &["ready"],
+        &["show", &id],
+        &["search", "Old"],
+        &["init"],
+    ] {
+        let err = refused(&repo, 4, args, "the store has format 2");
+        assert!(err.contains("reads format 1"), "{args:?}: {err}");
+    }
 }
 
 #[test]
@@ -413,5 +430,43 @@ fn a_copy_in_another_fan_out_directory_does_not_shadow_the_bead() {
     assert_eq!(
         ids(&repo.beads_json(&["search", "Stray"])),
         Vec::<String>::new()
+    );
+}
+
+#[test]
+fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Real", &[]);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("doc");
+    let readme = read("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        readme.contains("1 refused (a well-formed command the store says no to: an unknown id")
+            && readme.contains("2 usage (the command line does not parse: an unknown flag, or a value of the wrong shape such as a malformed id or `-p 9`)"),
+        "README's exit codes"
+    );
+    let man = read("man/git-beads.1").replace("\\-", "-");
+    assert!(
+        man.contains("a malformed id, a priority outside 0-4"),
+        "the manual's EXIT STATUS"
+    );
+
+    refused(&repo, 2, &["create", "x", "-p", "9"], "9");
+    refused(&repo, 2, &["show", "../x"], "../x");
+    refused(
+        &repo,
+        2,
+        &["update", "not an id", "--title", "t"],
+        "not an id",
+    );
+    refused(&repo, 1, &["show", "bd-zzzz"], "bd-zzzz");
+    refused(
+        &repo,
+        1,
+        &["update", &id, "--title", &"x".repeat(3000)],
+        "limit",
     );
 }

@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use common::{Repo, Sandbox, expect_success, write_file, write_script};
 use serde_json::Value;
@@ -506,6 +507,14 @@ fn git_pull_folds_in_the_beads_that_came_with_it() {
     assert_eq!(b.bead_json(&id2)["title"], "Came with a rebase");
 }
 
+/// What ref `name` of `remote` points at, as `repo` sees it with `git ls-remote`.
+fn remote_ref(repo: &Repo, remote: &Path, name: &str) -> Option<String> {
+    repo.git(&["ls-remote", remote.to_str().expect("utf-8"), name])
+        .split_whitespace()
+        .next()
+        .map(str::to_owned)
+}
+
 #[test]
 fn git_push_takes_the_beads_and_notes_along() {
     let sb = Sandbox::new();
@@ -513,12 +522,7 @@ fn git_push_takes_the_beads_and_notes_along() {
     a.beads(&["hooks", "install"]);
     let (_bead, _session) = agent_at_work(&a);
     a.commit_file("work.rs", "// work\n", "work in a session");
-    let ls = |r: &str| {
-        a.git(&["ls-remote", remote.to_str().expect("utf-8"), r])
-            .split_whitespace()
-            .next()
-            .map(str::to_owned)
-    };
+    let ls = |r: &str| remote_ref(&a, &remote, r);
     assert_ne!(ls("refs/beads/main"), Some(a.store_head()));
     a.git(&["push", "-q", "origin", "HEAD:main"]);
     assert_eq!(ls("refs/beads/main"), Some(a.store_head()));
@@ -540,6 +544,31 @@ fn git_push_takes_the_beads_and_notes_along() {
     assert!(err.contains("git beads sync origin"), "{err}");
     assert_eq!(ls("refs/beads/main"), before);
     assert_eq!(ls("refs/heads/main"), Some(a.head()));
+}
+
+#[test]
+fn git_push_leaves_the_beads_of_an_agent_that_may_not_sync() {
+    let sb = Sandbox::new();
+    let (remote, a) = sb.remote_with_store("a");
+    a.beads(&["hooks", "install"]);
+    a.bind_new_agent("rig/nux", &["--can", "create,update"]);
+    a.create("Not to be pushed", &[]);
+    a.commit_file("work.rs", "// work\n", "work by an agent without sync");
+    let ls = |r: &str| remote_ref(&a, &remote, r);
+    let before = ls("refs/beads/main");
+    assert_ne!(before, Some(a.store_head()));
+    let out = a.git_output(&["push", "-q", "origin", "HEAD:main"]);
+    expect_success("git push", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "git-beads: rig/nux may not sync, so its beads were not pushed to origin; the code push goes on"
+        ],
+        "{err}"
+    );
+    assert_eq!(ls("refs/heads/main"), Some(a.head()));
+    assert_eq!(ls("refs/beads/main"), before);
 }
 
 #[test]
@@ -585,6 +614,13 @@ fn sync_merges_provenance_notes_per_commit() {
     );
 }
 
+/// Adds `file` and commits it as `message` with PATH set to `path`.
+fn commit_with_path(repo: &Repo, path: &std::ffi::OsStr, file: &str, message: &str) -> Output {
+    std::fs::write(repo.path.join(file), "content\n").expect("write");
+    repo.git(&["add", file]);
+    repo.git_output_env(&[("PATH", path)], &["commit", "-q", "-m", message])
+}
+
 #[test]
 fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let sb = Sandbox::new();
@@ -597,11 +633,8 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let mut path = std::ffi::OsString::from(&broken);
     path.push(":");
     path.push(common::path_env());
-    let env = [("PATH", path.as_os_str())];
 
-    std::fs::write(repo.path.join("e.txt"), "e\n").expect("write");
-    repo.git(&["add", "e.txt"]);
-    let out = repo.git_output_env(&env, &["commit", "-q", "-m", "despite a broken git-beads"]);
+    let out = commit_with_path(&repo, &path, "e.txt", "despite a broken git-beads");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
@@ -612,14 +645,38 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let before = repo.head();
 
     repo.git(&["config", "beads.hooks.strict", "true"]);
-    std::fs::write(repo.path.join("f.txt"), "f\n").expect("write");
-    repo.git(&["add", "f.txt"]);
-    let out = repo.git_output_env(&env, &["commit", "-q", "-m", "stopped by a strict hook"]);
+    let out = commit_with_path(&repo, &path, "f.txt", "stopped by a strict hook");
     assert!(!out.status.success(), "strict: the commit is stopped");
     assert_eq!(repo.head(), before);
 
     // With a working git-beads, strict changes nothing for a healthy hook.
     repo.git(&["commit", "-q", "-m", "fine again"]);
+}
+
+#[test]
+fn a_missing_git_beads_costs_one_line_per_hook() {
+    let sb = Sandbox::new();
+    let repo = hooked_store(&sb);
+    // A PATH with git and nothing else: no git-beads anywhere git looks.
+    let only_git = sb.path().join("only-git");
+    std::fs::create_dir_all(&only_git).expect("mkdir");
+    let git = std::env::split_paths(&common::path_env())
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .expect("git on PATH");
+    std::os::unix::fs::symlink(&git, only_git.join("git")).expect("symlink");
+
+    let out = commit_with_path(&repo, only_git.as_os_str(), "m.txt", "without git-beads");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "git-beads: not found on PATH; the prepare-commit-msg hook did not run",
+            "git-beads: not found on PATH; the post-commit hook did not run",
+        ],
+        "{err}"
+    );
 }
 
 #[test]

@@ -3,12 +3,16 @@
 //! change nothing, bad lines, and export → import → export round trips.
 //!
 //! The 704-record fixture is in `tests/fixtures/` and always runs; the 5722-record one
-//! (tombstones, comments, every dependency kind) runs when `../shared/fixtures/` exists.
+//! (tombstones, comments, every dependency kind) runs when `../shared/fixtures/` exists
+//! (or the file `BD_FIXTURE_5722` names). Without it the test says on the terminal that
+//! it skipped, and with `CI=true` it fails instead.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -19,10 +23,16 @@ fn fixture_704() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bd-issues-704.jsonl")
 }
 
-fn fixture_5722() -> Option<PathBuf> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bd-issues-5722.jsonl");
-    path.exists().then_some(path)
+/// Names the 5722-record fixture in place of `../shared/fixtures/bd-issues-5722.jsonl`.
+const FIXTURE_5722_ENV: &str = "BD_FIXTURE_5722";
+
+/// The 5722-record fixture, or where it was looked for.
+fn fixture_5722() -> Result<PathBuf, PathBuf> {
+    let path = std::env::var_os(FIXTURE_5722_ENV).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bd-issues-5722.jsonl"),
+        PathBuf::from,
+    );
+    if path.exists() { Ok(path) } else { Err(path) }
 }
 
 fn records(path: &Path) -> Vec<Value> {
@@ -376,13 +386,46 @@ fn the_704_record_fixture_imports_completely() {
 
 #[test]
 fn the_5722_record_fixture_imports_completely() {
-    let Some(path) = fixture_5722() else {
-        eprintln!(
-            "note: ../shared/fixtures/bd-issues-5722.jsonl is not here; skipping the large fixture"
-        );
-        return;
+    let path = match fixture_5722() {
+        Ok(path) => path,
+        Err(missing) => {
+            let missing = missing.display();
+            let on_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(!on_ci, "CI=true and the large fixture {missing} is missing");
+            // The real stderr, which libtest does not capture: the skip shows.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED the_5722_record_fixture_imports_completely: {missing} is not here"
+            );
+            return;
+        }
     };
     check_fixture(&path);
+}
+
+#[test]
+fn a_missing_large_fixture_is_a_visible_skip_and_fails_on_ci() {
+    let run = |ci: &str| {
+        Command::new(std::env::current_exe().expect("the test binary"))
+            .args(["--exact", "the_5722_record_fixture_imports_completely"])
+            .env(FIXTURE_5722_ENV, "/nonexistent/bd-issues-5722.jsonl")
+            .env("CI", ci)
+            .output()
+            .expect("the test binary runs")
+    };
+    let skipped = run("false");
+    let err = String::from_utf8_lossy(&skipped.stderr);
+    assert!(skipped.status.success(), "{err}");
+    assert!(
+        err.contains("SKIPPED the_5722_record_fixture_imports_completely: /nonexistent/"),
+        "{err}"
+    );
+    let on_ci = run("true");
+    assert!(
+        !on_ci.status.success(),
+        "{}",
+        String::from_utf8_lossy(&on_ci.stdout)
+    );
 }
 
 /// The fixture with its 301st line replaced by a torn record.

@@ -11,9 +11,10 @@ use crate::ops::{
 /// What kind of failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Bad input or an unknown id (exit 1).
+    /// A well-formed command refused: an unknown id, a title too long (exit 1).
     User,
-    /// The command line does not parse (exit 2).
+    /// The command line does not parse, values of the wrong shape (a malformed id,
+    /// `-p 9`) included (exit 2).
     Usage,
     /// The operation contradicts the state it found: a claim held by someone else (exit 3).
     Conflict,
@@ -115,6 +116,9 @@ impl From<StoreError> for CliError {
         let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
         match e {
             StoreError::NotInitialized => err.hint("run `git beads init` to create it"),
+            StoreError::NewerFormat { .. } => err.hint(
+                "the store is left as it is; install a newer git-beads to read or change it",
+            ),
             StoreError::Document { .. } => {
                 err.hint("the document is kept as it is; fix it by hand or run `git beads log` to see where it came from")
             }
@@ -155,9 +159,17 @@ impl From<OpError> for CliError {
 /// What the user can do about `e`, in commands and flags of the CLI.
 fn hint(e: &OpError) -> Option<String> {
     let h = match e {
-        OpError::Bead(BeadError::NotFound(_)) => "`git beads list --all` shows every bead".into(),
+        OpError::Bead(BeadError::NotFound(_)) => {
+            "`git beads list --all` shows every bead but the deleted ones, `git beads list --status deleted` those"
+                .into()
+        }
         OpError::Bead(BeadError::DeleteByStatus) => {
             "use `git beads delete` to delete a bead".into()
+        }
+        OpError::Agent(AgentError::BoundRetired(_)) => {
+            "`git beads agent unbind` removes the binding, `git beads agent bind AGENT` binds another, \
+             and --as-person acts as you"
+                .into()
         }
         OpError::Agent(AgentError::NotActive(agent)) => {
             format!("create it with `git beads agent create {agent}`")
@@ -169,6 +181,10 @@ fn hint(e: &OpError) -> Option<String> {
         OpError::Session(SessionError::OverBudget { .. }) => {
             "end it with `git beads session end --reason budget` and start a fresh session".into()
         }
+        OpError::Session(SessionError::BudgetSpent { agent, .. }) => format!(
+            "raise the budget with `git beads --as-person agent update {agent} --budget … --apply-now`, \
+             or end the session with `git beads session end --reason budget`"
+        ),
         OpError::Session(SessionError::Dirty(_)) => {
             "commit or stash them, or pass --force to overwrite them".into()
         }

@@ -371,14 +371,13 @@ fn bead_section() -> Section {
             "dependencies",
             &format!(
                 "A list of {{id, type}}: the beads this one depends on. Types: {}. Of these, {} \
-                 keep a bead from being ready until the other is closed.",
+                 keeps a bead from being ready until the other is closed; {} does not (a \
+                 child is ready while its parent is open, and so is the parent), but a \
+                 parent that is blocked, deferred or waiting on a blocker holds its \
+                 children back. The others only link.",
                 words(DepKind::ALL),
-                words(
-                    &DepKind::ALL
-                        .iter()
-                        .filter(|k| k.is_blocking())
-                        .collect::<Vec<_>>()
-                )
+                DepKind::Blocks,
+                DepKind::ParentChild,
             ),
         ),
         ("description, notes", "Long text."),
@@ -453,10 +452,15 @@ fn json_section() -> Section {
 fn kind_meaning(kind: Kind) -> &'static str {
     match kind {
         Kind::User => {
-            "The command was refused: bad input, an unknown id, no store yet, no identity. \
-             Nothing was changed."
+            "The command was refused: a well-formed command the store or the repository \
+             says no to, such as an id no bead has, a title that is too long, no store \
+             yet, no identity. Nothing was changed."
         }
-        Kind::Usage => "The command line does not parse.",
+        Kind::Usage => {
+            "The command line does not parse: an unknown command or flag, a missing \
+             argument, or a value of the wrong shape (a malformed id, a priority outside \
+             0-4, an unknown status or type), refused before anything is read."
+        }
         Kind::Conflict => {
             "The command contradicts the state it found, such as a claim on a bead someone \
              else holds, or the store kept moving under it. Nothing was changed; retrying \
@@ -469,7 +473,9 @@ fn kind_meaning(kind: Kind) -> &'static str {
         Kind::Denied => {
             "The acting agent may not do this: a capability it lacks, authority it would \
              widen (nothing was changed), or a session budget it crossed (the usage itself \
-             is recorded): the harness should stop, or end the session and start a fresh one."
+             is recorded; any other write of that session is refused until it ends or its \
+             budget is raised): the harness should stop, or end the session and start a \
+             fresh one."
         }
     }
 }

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::model::{Actor, AgentName, GIT_HOOK_NAMES, parse_duration};
-use crate::ops::{self, BoundBy, OpError, RefState, SYNC_ENV, Store};
+use crate::ops::{self, AgentError, BoundBy, OpError, RefState, SYNC_ENV, Store};
 
 /// The config key bounding how long the pre-push hook may spend pushing beads
 /// (`20s`, `2m`, or seconds; default 30 seconds).
@@ -247,8 +247,17 @@ fn pre_push(store: &Store, who: Who<'_>, args: &[String]) -> Result<Vec<String>,
         return Ok(Vec::new());
     }
     let actor = who.actor(store)?;
-    let Some(done) = ops::push_alongside(store, &actor, remote, push_timeout(store))? else {
-        return Ok(Vec::new());
+    let done = match ops::push_alongside(store, &actor, remote, push_timeout(store)) {
+        Ok(Some(done)) => done,
+        Ok(None) => return Ok(Vec::new()),
+        // The code push goes on; only the beads stay behind.
+        Err(OpError::Agent(AgentError::NotPermitted { actor, .. })) => {
+            return Ok(vec![format!(
+                "git-beads: {actor} may not sync, so its beads were not pushed to {remote}; \
+                 the code push goes on"
+            )]);
+        }
+        Err(e) => return Err(e.into()),
     };
     let mut said = Vec::new();
     if done.beads == RefState::Behind || done.notes == RefState::Behind {

@@ -92,6 +92,11 @@ pub enum InstallError {
     Op(#[from] OpError),
 }
 
+/// How a shim's line starts: it runs git-beads only when there is one to run, and
+/// otherwise says so in one line (git itself would print four, guessing at a command
+/// the user meant).
+const SHIM_START: &str = "if command -v git-beads >/dev/null 2>&1 ";
+
 /// The shim of a git hook.
 pub fn shim(hook: &str) -> Option<&'static str> {
     SHIMS.iter().find(|(n, _)| *n == hook).map(|(_, s)| *s)
@@ -354,7 +359,11 @@ fn without_block(text: &str) -> String {
     let last = match end {
         Some(e) => e,
         None => match lines.get(begin + 1) {
-            Some(l) if l.starts_with("git beads git-hook ") || l.starts_with("git beads hook ") => {
+            Some(l)
+                if l.starts_with(SHIM_START)
+                    || l.starts_with("git beads git-hook ")
+                    || l.starts_with("git beads hook ") =>
+            {
                 begin + 1
             }
             _ => begin,
@@ -674,8 +683,14 @@ mod tests {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
+            assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
             assert!(
-                lines[1].starts_with(&format!("git beads git-hook {name} \"$@\"")),
+                lines[1].contains(&format!("; then git beads git-hook {name} \"$@\"")),
+                "{name}: {}",
+                lines[1]
+            );
+            assert!(
+                lines[1].contains(&format!("not found on PATH; the {name} hook did not run")),
                 "{name}: {}",
                 lines[1]
             );

@@ -19,6 +19,9 @@ pub struct Actor {
     pub session: Option<BeadId>,
     /// What it may do; `None` for a person, who may do everything.
     pub authority: Option<Authority>,
+    /// The budget ceilings its session has crossed, in words. While any is, the agent
+    /// may only report usage, hand off or end the session, until the budget is raised.
+    pub over_budget: Vec<String>,
 }
 
 impl Actor {
@@ -31,6 +34,7 @@ impl Actor {
             agent: None,
             session: None,
             authority: None,
+            over_budget: Vec::new(),
         }
     }
 
@@ -46,6 +50,7 @@ impl Actor {
             agent: Some(name.clone()),
             session,
             authority: Some(authority),
+            over_budget: Vec::new(),
         }
     }
 

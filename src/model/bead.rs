@@ -132,7 +132,9 @@ word_enum_impl!(
     DepKind, "dependency type", {
         /// The other bead must be closed before this one is ready.
         Blocks = "blocks",
-        /// The other bead is this one's parent; a blocked parent blocks its children.
+        /// The other bead is this one's parent. The child is ready while its parent is
+        /// open; a parent held back itself (blocked, deferred, or waiting on a blocker)
+        /// holds its children back.
         ParentChild = "parent-child",
         /// A loose link.
         Related = "related",
@@ -150,7 +152,8 @@ word_enum_impl!(
 );
 
 impl DepKind {
-    /// Whether this kind of link keeps a bead from being ready.
+    /// Whether this kind of link can keep a bead from being ready: `blocks` until the
+    /// other is done, `parent-child` only while the parent is held back itself.
     pub fn is_blocking(self) -> bool {
         matches!(self, DepKind::Blocks | DepKind::ParentChild)
     }

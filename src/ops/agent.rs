@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{AgentChange, AgentError, Result, now, write};
+use super::{AgentChange, AgentError, Result, SessionError, now, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
     check_name,
@@ -30,8 +30,19 @@ pub(crate) fn set_binding(store: &Store, binding: Option<&Binding>) -> Result<()
     Ok(store.write_worktree_state(refs::WORKTREE_BINDING, binding)?)
 }
 
-/// Fails unless `actor` may do `cap`.
+/// Fails unless `actor` may do `cap`, and unless its session is over budget: then it
+/// may only do what needs no capability (report usage, hand off, end the session).
 pub(crate) fn permit(actor: &Actor, cap: Capability) -> Result<()> {
+    if let (Some(agent), Some(session)) = (&actor.agent, &actor.session)
+        && !actor.over_budget.is_empty()
+    {
+        return Err(SessionError::BudgetSpent {
+            id: session.clone(),
+            agent: agent.clone(),
+            over: actor.over_budget.clone(),
+        }
+        .into());
+    }
     if actor.may(cap) {
         return Ok(());
     }
@@ -107,6 +118,9 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> R
     let agent: Agent = store
         .read_doc(head.tree, &refs::agent_path(&name))?
         .ok_or_else(|| AgentError::UnknownActor(name.clone()))?;
+    if explicit.is_none() && agent.status == AgentStatus::Retired {
+        return Err(AgentError::BoundRetired(name).into());
+    }
     let agent = active(agent)?;
     let session_id = bound
         .filter(|b| b.agent == name)
@@ -117,6 +131,10 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> R
         None => None,
     };
     let session = session.filter(Session::is_open);
+    let over_budget = session
+        .as_ref()
+        .map(|s| s.budget_left(now()).overruns())
+        .unwrap_or_default();
     let authority = session
         .as_ref()
         .map(|s| s.authority.clone())
@@ -126,7 +144,10 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> R
         &agent,
         &authority,
     )?;
-    Ok(Actor::agent(&name, session.map(|s| s.id), authority))
+    Ok(Actor {
+        over_budget,
+        ..Actor::agent(&name, session.map(|s| s.id), authority)
+    })
 }
 
 /// The authority `agent` may really use, starting from `own` (its own, or its

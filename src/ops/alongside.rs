@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::provenance::{NotesSync, merge_notes};
 use super::sync::integrate;
 use super::{KeptDoc, Outcome, Result, SyncReport};
-use crate::model::Actor;
+use crate::model::{Actor, Capability};
 use crate::store::{ObjectId, Pushed, RefPush, Store, check_remote_name, refs};
 
 /// The directory git runs hooks from (`core.hooksPath` honoured).
@@ -111,7 +111,9 @@ pub struct PushedAlong {
 /// `refs/beads/main` and `refs/notes/beads` with leases on what was fetched, giving
 /// up after `timeout`. A remote that has beads this clone has not fetched is left
 /// as it is (`git beads sync` merges them). Returns `None` when there is nothing to
-/// do: no store here, or the push goes to a URL rather than a configured remote.
+/// do: no store here, or the push goes to a URL rather than a configured remote; an
+/// actor without the `sync` capability gets [`AgentError::NotPermitted`] and nothing
+/// is folded or pushed.
 pub fn push_alongside(
     store: &Store,
     actor: &Actor,
@@ -125,6 +127,7 @@ pub fn push_alongside(
     if store.head()?.is_none() {
         return Ok(None);
     }
+    super::agent::permit(actor, Capability::Sync)?;
     let folded = fold_remote(store, actor, remote)?;
     // So that the next plain `git fetch` brings this remote's beads.
     store.setup_remote(remote)?;

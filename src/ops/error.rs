@@ -295,6 +295,10 @@ pub enum AgentError {
     /// The agent is retired.
     #[error("agent {0} is retired")]
     Retired(AgentName),
+    /// The agent this worktree is bound to is retired, so nobody acts here until the
+    /// binding changes.
+    #[error("this worktree is bound to agent {0}, which is retired")]
+    BoundRetired(AgentName),
     /// An agent of this name exists already.
     #[error("agent {0} already exists")]
     Exists(AgentName),
@@ -361,7 +365,9 @@ impl AgentError {
             AgentError::NotFound(_) | AgentError::UnknownActor(_) | AgentError::NotActive(_) => {
                 ErrorKind::NotFound
             }
-            AgentError::Retired(_) | AgentError::Exists(_) => ErrorKind::Conflict,
+            AgentError::Retired(_) | AgentError::BoundRetired(_) | AgentError::Exists(_) => {
+                ErrorKind::Conflict
+            }
             AgentError::NoName
             | AgentError::Input(_)
             | AgentError::NotOnHook { .. }
@@ -415,6 +421,20 @@ pub enum SessionError {
         /// Each ceiling crossed, in words.
         over: Vec<String>,
     },
+    /// A write by an agent whose session is over budget: until the budget is raised it
+    /// may only report usage, hand off or end the session.
+    #[error(
+        "session {id} of {agent} is over budget ({}); until its budget is raised it may only report usage, hand off or end",
+        .over.join(", ")
+    )]
+    BudgetSpent {
+        /// The session.
+        id: BeadId,
+        /// Its agent.
+        agent: AgentName,
+        /// Each ceiling crossed, in words.
+        over: Vec<String>,
+    },
     /// A handoff note with no text.
     #[error("the handoff note is empty")]
     EmptyHandoff,
@@ -447,7 +467,7 @@ impl SessionError {
             SessionError::Live { .. } | SessionError::Ended(_) | SessionError::Dirty(_) => {
                 ErrorKind::Conflict
             }
-            SessionError::OverBudget { .. } => ErrorKind::Denied,
+            SessionError::OverBudget { .. } | SessionError::BudgetSpent { .. } => ErrorKind::Denied,
             SessionError::NoneRunning(_)
             | SessionError::Spend(_)
             | SessionError::EmptyHandoff

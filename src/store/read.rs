@@ -66,7 +66,8 @@ impl Store {
         self.head_at(commit).map(Some)
     }
 
-    /// Commit `commit` and its tree.
+    /// Commit `commit` and its tree; refused when the tree records a store format
+    /// newer than [`FORMAT`] (see [`Store::check_format`]).
     pub(super) fn head_at(&self, commit: ObjectId) -> Result<Head, StoreError> {
         let tree = self
             .repo
@@ -75,7 +76,29 @@ impl Store {
             .tree_id()
             .map_err(git_err(format!("read the tree of {commit}")))?
             .detach();
+        self.check_format(tree)?;
         Ok(Head { commit, tree })
+    }
+
+    /// Refuses a tree whose `meta.yaml` records a format newer than [`FORMAT`]: this
+    /// binary cannot know what its layout means, so it neither reads nor writes it. A
+    /// tree without `meta.yaml` (the notes, a wisp ref) or one whose `meta.yaml` does
+    /// not parse passes: reads go on, and writes stop at [`Store::meta`].
+    fn check_format(&self, tree: ObjectId) -> Result<(), StoreError> {
+        /// The one field of `meta.yaml` this check needs.
+        #[derive(Deserialize)]
+        struct Format {
+            format: u32,
+        }
+        let Some(bytes) = self.read_path(tree, refs::META_PATH)? else {
+            return Ok(());
+        };
+        match codec::decode::<Format>(&bytes) {
+            Ok(Format { format }) if format > FORMAT => {
+                Err(StoreError::NewerFormat { found: format })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The head of the store, or [`StoreError::NotInitialized`].

@@ -65,6 +65,11 @@ pub enum Command {
     #[command(subcommand)]
     Label(label::LabelCommand),
     /// Show open beads that nothing unfinished blocks: the work queue.
+    ///
+    /// A `blocks` dependency on a bead that is not closed holds a bead back. A
+    /// `parent-child` link does not: a child is ready while its parent is open (and
+    /// so is the parent), unless the parent is itself blocked, deferred or waiting on
+    /// an unfinished blocker.
     Ready(list::ReadyArgs),
     /// Show what blocks what.
     Blocked(list::BlockedArgs),
