@@ -110,6 +110,9 @@ pub struct SyncReport {
     pub conflicts: usize,
     /// Whether the remote now has this store's state.
     pub pushed: bool,
+    /// How many documents the push made by this sync changed on the remote (`None`:
+    /// this sync pushed nothing, the remote had this state already or was not asked).
+    pub sent: Option<usize>,
     /// What happened to the local store (the last round that changed it).
     pub outcome: Outcome,
     /// The commit the local store is at, if it exists.
@@ -131,6 +134,7 @@ impl SyncReport {
             merged: 0,
             conflicts: 0,
             pushed: false,
+            sent: None,
             outcome: Outcome::UpToDate,
             head: None,
             rounds: 0,
@@ -286,6 +290,8 @@ pub fn sync(
         match store.push_beads(&remote, theirs, local.commit, opts.talk)? {
             Pushed::Done => {
                 store.set_tracking(&remote, local.commit, actor)?;
+                let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
+                report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
                 report.pushed = true;
                 return Ok(report);
             }
