@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
-use crate::model::{Actor, Bead, BeadId, Prefix};
+use crate::model::{Actor, Bead, BeadId, Prefix, count};
 use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
 };
@@ -377,8 +377,10 @@ pub(super) fn integrate(
         let merged = merge_trees(&buffered, base, head.tree, their_tree, progress)?;
         let mut message = format!("sync: merge the beads of {remote}\n\n");
         message.push_str(&format!(
-            "{} documents came in, {} merged field by field, {} conflicts recorded.\n",
-            merged.fetched, merged.merged, merged.conflicts
+            "{} came in, {} merged field by field, {} recorded.\n",
+            count(merged.fetched, "document"),
+            merged.merged,
+            count(merged.conflicts, "conflict")
         ));
         for k in &merged.kept {
             message.push_str(&format!(
@@ -927,8 +929,8 @@ pub fn resolve(
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
             tx.set_message(format!(
-                "resolve {id}: {removed} conflict{} cleared",
-                if removed == 1 { "" } else { "s" }
+                "resolve {id}: {} cleared",
+                count(removed, "conflict")
             ));
         }
         Ok((bead, removed))

@@ -17,7 +17,7 @@ use std::io::Read;
 
 use serde::Deserialize;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::{Actor, Session};
 use crate::wire;
 
@@ -106,8 +106,9 @@ fn changed(out: &mut Out, s: &Session, what: &str) -> Result<(), CliError> {
         return out.json(&wire::OneSession { session: s });
     }
     out.note(format!(
-        "session {} {what}: {} turns, {} tokens, ${:.2}, {} tool calls so far",
-        s.id, s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
+        "session {} {what}: {} so far",
+        s.id,
+        render::usage_text(&s.usage)
     ));
     Ok(())
 }
