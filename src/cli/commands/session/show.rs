@@ -9,6 +9,7 @@ use crate::wire;
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
     /// The session.
+    #[arg(value_parser = BeadId::parse_session)]
     pub id: BeadId,
 }
 
