@@ -460,3 +460,33 @@ fn a_worktree_bound_to_a_retired_agent_is_told_how_to_unbind() {
     repo.beads(&["agent", "unbind"]);
     repo.create("By the person", &[]);
 }
+
+/// A Claude Code hook that runs outside the repository opens the store from the `cwd`
+/// its input names.
+#[test]
+fn claude_code_hooks_open_the_store_at_the_inputs_cwd() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.bind_new_agent("claude1", &[]);
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let input = serde_json::json!({
+        "session_id": "abc-123",
+        "cwd": repo.path,
+        "hook_event_name": "SessionStart",
+    })
+    .to_string();
+    let run = |args: &[&str]| {
+        let mut cmd = repo.beads_command(&[], args);
+        cmd.current_dir(elsewhere.path());
+        let out = common::feed(&mut cmd, input.as_bytes());
+        common::expect_success(format_args!("git beads {args:?}"), &out)
+    };
+    let primed = run(&["session", "start", "--hook-input"]);
+    assert!(primed.contains("you are agent claude1"), "{primed}");
+    run(&["session", "end", "--hook-input"]);
+    let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
+    assert_eq!(
+        (&s["harness_id"], &s["end"]),
+        (&"abc-123".into(), &"clean".into()),
+        "{s}"
+    );
+}

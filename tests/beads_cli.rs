@@ -532,6 +532,12 @@ fn dependencies_add_remove_and_tree() {
         v["bead"]["dependencies"],
         serde_json::json!([{"id": a, "type": "blocks"}])
     );
+    // The commit says what the dependency means: B waits on A.
+    let subject = repo.git(&["log", "-1", "--format=%s", "refs/beads/main"]);
+    assert_eq!(
+        subject.trim(),
+        format!("dep add: {b} depends on {a} (blocks)")
+    );
     repo.beads(&["dep", "add", &c, &b, "--type", "blocks"]);
     repo.beads(&["dep", "add", &c, &d, "-t", "related"]);
     for kind in [

@@ -108,6 +108,25 @@ fn malformed_ids_are_usage_errors() {
     }
 }
 
+/// A malformed session id is said to be no session id, not no bead id.
+#[test]
+fn malformed_session_ids_name_their_kind() {
+    let (_sb, repo) = Sandbox::with_store();
+    for args in [
+        ["session", "show", "../x"],
+        ["session", "log", "../x"],
+        ["session", "resume", "../x"],
+    ] {
+        let out = repo.beads_output(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("\"../x\" is not a session id") && !err.contains("bead id"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_text_and_numbers_are_refused() {
     let (_sb, repo) = Sandbox::with_store();

@@ -112,3 +112,36 @@ fn a_torn_index_is_never_trusted() {
     let (ok, f) = findings(&repo, &[]);
     assert!(ok, "{f}");
 }
+
+/// Files that are no document of any kind, at the store's root or in its folders, are
+/// warnings naming their path; the store is not broken by them.
+#[test]
+fn files_that_are_no_document_are_warned_of() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.create("a", &[]);
+    repo.put_raw_doc("README.txt", b"hello\n");
+    repo.put_raw_doc("stuff/x.yaml", b"a: 1\n");
+    repo.put_raw_doc("beads/ab/notes.txt", b"notes\n");
+    let (ok, f) = findings(&repo, &[]);
+    assert!(ok, "warnings only: {f}");
+    let mut stray: Vec<(&str, &str)> = f
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|x| x["check"] == "stray")
+        .map(|x| {
+            let path = x["path"].as_str().expect("path");
+            (path, x["severity"].as_str().expect("severity"))
+        })
+        .collect();
+    stray.sort_unstable();
+    assert_eq!(
+        stray,
+        [
+            ("README.txt", "warning"),
+            ("beads/ab/notes.txt", "warning"),
+            ("stuff/", "warning")
+        ],
+        "{f}"
+    );
+}

@@ -173,7 +173,7 @@ fn a_bad_line_at_the_end_leaves_nothing_behind() {
     let (code, stderr) = repo.beads_fail(&["import", file.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("bad.jsonl:1501:"), "{stderr}");
-    assert!(stderr.contains("(1 more bad lines follow)"), "{stderr}");
+    assert!(stderr.contains("(1 more bad line follows)"), "{stderr}");
     assert_eq!((repo.store_head(), pack_files(&repo)), before);
 
     // Skipping them, the repeated id is reported with the line it first came from.

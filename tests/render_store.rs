@@ -57,7 +57,12 @@ fn sync_reports_what_came_in_and_went_out() {
     // bob's push is refused until he has merged alice's bead.
     let exchanged = screens(&second, &[&["push"], &["pull"], &["push"], &["sync"]]);
     let caught_up = screen(&first, &["pull"]);
-    let text = [pushed, adopted, sent, exchanged, caught_up].join("\n");
+    // Both ways at once: bob's new bead goes out while alice's comes in.
+    names.name(first.create("Again from alice", &[]), "ALICE2");
+    first.sync();
+    names.name(second.create("Again from bob", &[]), "BOB2");
+    let both = screen(&second, &["sync"]);
+    let text = [pushed, adopted, sent, exchanged, caught_up, both].join("\n");
     stable(&sb, &names, || assert_snapshot!("sync_reports", text));
 }
 

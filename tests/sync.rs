@@ -592,3 +592,38 @@ fn sync_over_git_daemon() {
     assert_eq!(b["labels"], serde_json::json!(["net"]));
     drop(daemon);
 }
+
+/// `sent` says how many documents a push changed on the remote, and is null when the
+/// remote had everything already: the first push of a store, a sync that only pulls,
+/// one that only pushes, one that does both, one with nothing to do.
+#[test]
+fn sync_says_what_it_sent() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_code("c1");
+    c1.init();
+    let first = c1.sync();
+    assert_eq!(first["pushed"], true, "{first}");
+    assert!(first["sent"].as_u64().is_some_and(|n| n > 0), "{first}");
+    let c2 = sb.clone(&remote, "c2", "bob");
+    let adopted = c2.sync();
+    assert_eq!(adopted["outcome"], "adopted", "{adopted}");
+    assert!(adopted["sent"].is_null(), "{adopted}");
+    c1.create("one", &[]);
+    let out = c1.sync();
+    assert_eq!(
+        (out["sent"].as_u64(), out["fetched"].as_u64()),
+        (Some(1), Some(0)),
+        "{out}"
+    );
+    c2.create("two", &[]);
+    let both = c2.sync();
+    assert_eq!(both["outcome"], "merged", "{both}");
+    assert_eq!(
+        (both["sent"].as_u64(), both["fetched"].as_u64()),
+        (Some(1), Some(1)),
+        "{both}"
+    );
+    let idle = c2.sync();
+    assert_eq!(idle["outcome"], "up-to-date", "{idle}");
+    assert!(idle["sent"].is_null(), "{idle}");
+}

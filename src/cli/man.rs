@@ -102,7 +102,7 @@ fn command_pages(cmd: &clap::Command, parent: &str, out: &mut Vec<Page>) {
         .get_display_name()
         .unwrap_or_else(|| cmd.get_name())
         .to_owned();
-    let mut text = render(|w| man_for(cmd, &name).render(w));
+    let mut text = with_values(cmd, render(|w| man_for(cmd, &name).render(w)));
     let mut see_also = Roff::new();
     see_also.control("SH", ["SEE ALSO"]);
     let mut refs = vec![page_ref(MAIN_PAGE)];
@@ -128,7 +128,7 @@ fn main_page(root: &clap::Command) -> Page {
     let mut text = render(|w| man.render_title(w));
     for part in [
         render(|w| man.render_name_section(w)),
-        render(|w| man.render_synopsis_section(w)),
+        with_values(root, render(|w| man.render_synopsis_section(w))),
         render(|w| man.render_description_section(w)),
         render(|w| man.render_options_section(w)),
         render(|w| man.render_subcommands_section(w)),
@@ -143,6 +143,45 @@ fn main_page(root: &clap::Command) -> Page {
         file_name: format!("{MAIN_PAGE}.{SECTION}"),
         source: text,
     }
+}
+
+/// `text` with the values of `cmd`'s options written into its synopsis, which clap_mangen
+/// leaves out: `[-p|--priority <PRIORITY>]`, not `[-p|--priority]`.
+fn with_values(cmd: &clap::Command, mut text: String) -> String {
+    const HEAD: &str = ".SH SYNOPSIS\n";
+    let Some(start) = text.find(HEAD).map(|i| i + HEAD.len()) else {
+        return text;
+    };
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let mut line = text[start..end].to_owned();
+    let taking = cmd
+        .get_arguments()
+        .filter(|a| !a.is_positional() && !a.is_hide_set() && a.get_action().takes_values());
+    for arg in taking {
+        let value = match arg.get_value_names() {
+            Some(names) => names
+                .iter()
+                .map(|n| format!("<{n}>"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => format!("<{}>", arg.get_id().as_str().to_uppercase()),
+        };
+        // How clap_mangen writes the flag: the long one when there is one, else the
+        // short one with a space inside the bold.
+        let (flag, bare) = match (arg.get_long(), arg.get_short()) {
+            (Some(long), _) => (format!("--{long}"), format!("--{long}")),
+            (None, Some(short)) => (format!("-{short} "), format!("-{short}")),
+            (None, None) => continue,
+        };
+        let escape = |s: &str| s.replace('-', "\\-");
+        line = line.replacen(
+            &format!("\\fB{}\\fR", escape(&flag)),
+            &format!("\\fB{}\\fR \\fI{}\\fR", escape(&bare), escape(&value)),
+            1,
+        );
+    }
+    text.replace_range(start..end, &line);
+    text
 }
 
 fn render(f: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
@@ -251,8 +290,6 @@ fn formula_section() -> Section {
             s.para(&para.replace('\n', " "));
         }
     }
-    s.para("A complete example:");
-    s.pre(crate::model::FORMULA_EXAMPLE);
     s
 }
 
@@ -551,6 +588,17 @@ mod tests {
         ] {
             assert!(main.contains(needle), "{needle} missing from the main page");
         }
+        assert_eq!(
+            main.matches("name: release").count(),
+            1,
+            "the example formula appears once"
+        );
+        let create = &pages.iter().find(|p| p.file_name == "git-beads-create.1");
+        let create = &create.expect("a page for create").source;
+        assert!(
+            create.contains("[\\fB\\-p\\fR|\\fB\\-\\-priority\\fR \\fI<PRIORITY>\\fR]"),
+            "the synopsis names the option's value: {create}"
+        );
         let preamble = Roff::new().render();
         assert_eq!(
             main.matches(preamble.as_str()).count(),

@@ -99,8 +99,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         return out.finish();
     };
     let cwd = std::env::current_dir()?;
+    let dir = match c::store_dir(&command)? {
+        Some(dir) => cwd.join(dir),
+        None => cwd,
+    };
     let ctx = Ctx {
-        store: ops::discover(&cwd)?,
+        store: ops::discover(&dir)?,
         as_agent: cli.as_agent,
         as_person: cli.as_person,
     };

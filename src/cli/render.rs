@@ -1,10 +1,10 @@
 //! The renderers several commands share: a hook item with its molecule checklist
 //! (`hook`, `prime`), a molecule step (`mol progress`, `hook`), a budget (`agent show`,
-//! `session show`), history (`log`, `session log`). The summary line and the full bead
+//! `session show`), a session's usage, history (`log`, `session log`). The summary line and the full bead
 //! are `Out`'s own (`output.rs`).
 
 use super::{error::CliError, output::Out};
-use crate::model::Budget;
+use crate::model::{Budget, Usage, count};
 use crate::ops::{HookItem, LogEntry, StepState};
 use crate::wire;
 
@@ -46,6 +46,17 @@ pub fn step_line(s: &StepState) -> String {
         " "
     };
     format!("[{mark}] {} {} ({})", s.id, s.title, s.status)
+}
+
+/// A session's usage: "3 turns, 1 token, $0.00, 1 tool call".
+pub fn usage_text(u: &Usage) -> String {
+    format!(
+        "{}, {}, ${:.2}, {}",
+        count(u.turns, "turn"),
+        count(u.tokens, "token"),
+        u.spend,
+        count(u.tool_calls, "tool call")
+    )
 }
 
 /// A budget in the same words `--budget` takes.

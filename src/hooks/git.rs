@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::model::{Actor, AgentName, GIT_HOOK_NAMES, parse_duration};
+use crate::model::{Actor, AgentName, GIT_HOOK_NAMES, count, parse_duration};
 use crate::ops::{self, AgentError, BoundBy, OpError, RefState, SYNC_ENV, Store};
 
 /// The config key bounding how long the pre-push hook may spend pushing beads
@@ -206,13 +206,16 @@ fn fold(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
     for f in ops::fold_fetched(store, &actor)? {
         let mut parts = Vec::new();
         if f.fetched > 0 || f.outcome != ops::Outcome::UpToDate {
-            parts.push(format!("{} documents", f.fetched));
+            parts.push(count(f.fetched, "document"));
         }
         if f.conflicts > 0 {
-            parts.push(format!("{} conflicts kept in the beads", f.conflicts));
+            parts.push(format!(
+                "{} kept in the beads",
+                count(f.conflicts, "conflict")
+            ));
         }
         if f.notes.fetched > 0 {
-            parts.push(format!("{} provenance notes", f.notes.fetched));
+            parts.push(count(f.notes.fetched, "provenance note"));
         }
         said.push(format!(
             "git-beads: folded in the beads fetched from {}: {}",

@@ -157,6 +157,21 @@ impl DepKind {
     pub fn is_blocking(self) -> bool {
         matches!(self, DepKind::Blocks | DepKind::ParentChild)
     }
+
+    /// What a dependency of this kind says of the bead that has it, read as
+    /// "A <relation> B": "depends on" for `blocks` (A waits on B), "is a child of" …
+    pub fn relation(self) -> &'static str {
+        match self {
+            DepKind::Blocks => "depends on",
+            DepKind::ParentChild => "is a child of",
+            DepKind::Related => "is related to",
+            DepKind::DiscoveredFrom => "was discovered from",
+            DepKind::Duplicates => "duplicates",
+            DepKind::Supersedes => "supersedes",
+            DepKind::RepliesTo => "replies to",
+            DepKind::Tracks => "tracks",
+        }
+    }
 }
 
 /// One dependency of a bead on another.

@@ -11,6 +11,14 @@ pub enum IdError {
     /// The id does not have the `<prefix>-<hash>[.<n>...]` shape.
     #[error("{0:?} is not a bead id (expected something like bd-a1b2 or bd-a1b2.3)")]
     Malformed(String),
+    /// An id of another kind of record (a session), which has a bead id's shape, does not.
+    #[error("{value:?} is not a {kind} id (expected something like bd-a1b2)")]
+    MalformedOf {
+        /// The kind of record the id should name ("session").
+        kind: &'static str,
+        /// What was given.
+        value: String,
+    },
     /// The prefix is not a short lowercase word.
     #[error(
         "{0:?} is not a valid prefix (lowercase letters, digits, '_' or '-', 1 to 16 characters, starting with a letter)"
@@ -27,6 +35,18 @@ const MAX_ID: usize = 128;
 pub struct BeadId(String);
 
 impl BeadId {
+    /// Parses the id of a session (shaped like a bead id); a malformed one is said to
+    /// be no session id.
+    pub fn parse_session(s: &str) -> Result<BeadId, IdError> {
+        BeadId::parse(s).map_err(|e| match e {
+            IdError::Malformed(value) => IdError::MalformedOf {
+                kind: "session",
+                value,
+            },
+            other => other,
+        })
+    }
+
     /// Parses and validates an id typed by a user or read from the store.
     pub fn parse(s: &str) -> Result<BeadId, IdError> {
         let malformed = || IdError::Malformed(s.to_owned());

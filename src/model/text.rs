@@ -110,9 +110,45 @@ pub fn check_text(what: &'static str, value: &str) -> Result<(), TextError> {
     Ok(())
 }
 
+/// `noun` in the number that suits `n`: "step" for 1, "steps" otherwise ("dependency"
+/// becomes "dependencies", "match" "matches"). `noun` is a regular English singular.
+pub fn plural(n: u64, noun: &str) -> std::borrow::Cow<'_, str> {
+    if n == 1 {
+        return noun.into();
+    }
+    let consonant_y = noun
+        .strip_suffix('y')
+        .filter(|stem| !stem.ends_with(|c: char| "aeiou".contains(c)) && !stem.is_empty());
+    if let Some(stem) = consonant_y {
+        format!("{stem}ies").into()
+    } else if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
+        format!("{noun}es").into()
+    } else {
+        format!("{noun}s").into()
+    }
+}
+
+/// A count and its noun in the number that suits it: "1 document", "3 documents"
+/// (see [`plural`]). Every count a person reads is written through it.
+pub fn count(n: impl TryInto<u64> + Copy + std::fmt::Display, noun: &str) -> String {
+    let k = n.try_into().unwrap_or(u64::MAX);
+    format!("{n} {}", plural(k, noun))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(count(1, "document"), "1 document");
+        assert_eq!(count(0, "document"), "0 documents");
+        assert_eq!(count(2usize, "tool call"), "2 tool calls");
+        assert_eq!(count(3, "dependency"), "3 dependencies");
+        assert_eq!(count(1, "dependency"), "1 dependency");
+        assert_eq!(count(2, "day"), "2 days");
+        assert_eq!(count(2, "match"), "2 matches");
+    }
 
     #[test]
     fn titles() {

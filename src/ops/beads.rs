@@ -558,7 +558,7 @@ pub fn add_dependency(
         }
         bead.touch(&actor.id, now());
         tx.put_bead(&bead)?;
-        tx.set_message(format!("dep add {id} {kind} {on}"));
+        tx.set_message(format!("dep add: {id} {} {on} ({kind})", kind.relation()));
         Ok(Edited {
             bead,
             changed: true,

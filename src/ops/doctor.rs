@@ -39,6 +39,8 @@ crate::model::word_enum!(
         Sessions = "sessions",
         /// The index cache matches the documents.
         Index = "index",
+        /// Every file in the store's tree is a document of some kind.
+        Stray = "stray",
     }
 );
 
@@ -113,6 +115,10 @@ fn parse_all<T: serde::de::DeserializeOwned>(
 ) -> Result<Vec<(String, T)>> {
     let mut out = Vec::new();
     for (path, blob) in store.list_docs(head.tree, dir)? {
+        if !path.ends_with(".yaml") {
+            c.add(Check::Stray, Severity::Warning, &path, STRAY.to_owned());
+            continue;
+        }
         match codec::decode::<T>(&store.read_blob(blob)?) {
             Ok(doc) => {
                 let id = id_of(&doc);
@@ -130,6 +136,35 @@ fn parse_all<T: serde::de::DeserializeOwned>(
         }
     }
     Ok(out)
+}
+
+/// What a stray file is told.
+const STRAY: &str = "no document of any kind: git-beads neither reads nor writes it";
+
+/// The entries at the root of the store's tree that git-beads does not keep there.
+fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
+    const KNOWN: [&str; 7] = [
+        refs::META_PATH,
+        refs::BEADS_DIR,
+        refs::AGENTS_DIR,
+        refs::SESSIONS_DIR,
+        refs::MAIL_DIR,
+        refs::LOST_FOUND_DIR,
+        refs::SNAPSHOTS_DIR,
+    ];
+    for e in store.decoded_tree(Some(head.tree))?.entries {
+        let name = String::from_utf8_lossy(&e.filename);
+        if !KNOWN.contains(&name.as_ref()) {
+            let slash = if e.mode.is_tree() { "/" } else { "" };
+            c.add(
+                Check::Stray,
+                Severity::Warning,
+                &format!("{name}{slash}"),
+                STRAY.to_owned(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Every document of the store that parses, by kind, each with its path.
@@ -413,7 +448,7 @@ fn repair(
 /// Checks the store: every document parses and matches its schema and path,
 /// dependencies point at existing beads, no blocking cycles, hooks point at open work,
 /// molecule steps belong to their molecule, sessions that never ended, and the index
-/// cache against the documents. With `fix`, repairs what is safe in one commit: hook
+/// cache against the documents; files that are no document are warnings. With `fix`, repairs what is safe in one commit: hook
 /// entries for finished or missing work are dropped, open sessions their agent has
 /// left are marked crashed, and a stale index cache is rebuilt.
 pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
@@ -424,6 +459,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     let mut c = Checker {
         findings: Vec::new(),
     };
+    check_root(store, &head, &mut c)?;
     let docs = read_documents(store, &head, &mut c)?;
     let by_id: HashMap<&str, &Bead> = docs.beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
     check_dependencies(&docs.beads, &by_id, &mut c);

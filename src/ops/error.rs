@@ -142,7 +142,9 @@ fn more_bad_lines(more: usize) -> String {
     if more == 0 {
         return String::new();
     }
-    format!(" ({more} more bad lines follow)")
+    let follow = if more == 1 { "follows" } else { "follow" };
+    let lines = crate::model::plural(more as u64, "line");
+    format!(" ({more} more bad {lines} {follow})")
 }
 
 /// What went wrong with a bead.
@@ -609,7 +611,8 @@ pub enum MoleculeError {
     #[error("{0} is squashed already")]
     Squashed(BeadId),
     /// The molecule has unfinished steps.
-    #[error("{id} is not finished: {done} of {total} steps done{}; close the remaining steps first",
+    #[error("{id} is not finished: {done} of {} done{}; close the remaining steps first",
+        crate::model::count(*.total, "step"),
         .next.as_ref().map(|(s, t)| format!(" (next: {s}: {t})")).unwrap_or_default())]
     Unfinished {
         /// The molecule.

@@ -18,7 +18,7 @@ use std::io::BufRead;
 use super::export::DataFormat;
 use super::{ImportError, Result};
 use crate::model::bd::BdRecord;
-use crate::model::{Actor, Bead, BeadType, Capability};
+use crate::model::{Actor, Bead, BeadType, Capability, count};
 use crate::store::{
     BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, View, codec, refs,
 };
@@ -218,8 +218,11 @@ fn import_into(
         pack.finish(store.fsync_policy().objects)?;
         tx.put_subtree(refs::BEADS_DIR, Some(tree));
         tx.set_message(format!(
-            "import: {} records from {} ({} added, {} updated)",
-            report.records, options.source, counts.added, counts.updated
+            "import: {} from {} ({} added, {} updated)",
+            count(report.records, "record"),
+            options.source,
+            counts.added,
+            counts.updated
         ));
     }
     report.added = counts.added;

@@ -16,7 +16,7 @@ use super::formula::FoundFormula;
 use super::{BeadError, FormulaError, MoleculeError, OpError, Result, now};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
-    check_text, check_title, id_length_for,
+    check_text, check_title, count, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx, View};
@@ -103,7 +103,7 @@ impl Progress {
                 self.steps[i].id,
                 self.steps[i].title
             ),
-            None => format!("all {} steps done", self.total),
+            None => format!("all {} done", count(self.total, "step")),
         }
     }
 }
@@ -266,7 +266,7 @@ pub(crate) fn advance(tx: &mut Tx<'_>, actor: &Actor, closed: &[Bead]) -> Result
         let at = now();
         mol.status = Status::Closed;
         mol.closed_at = Some(at);
-        mol.close_reason = Some(format!("all {} steps done", steps.len()));
+        mol.close_reason = Some(format!("all {} done", count(steps.len(), "step")));
         mol.touch(&actor.id, at);
         tx.put_bead(&mol)?;
         molecules.push(mol);
@@ -404,12 +404,12 @@ pub fn pour(
         }
         tx.put_bead(&mol)?;
         tx.set_message(format!(
-            "{} {id}: {}\n\nformula {} v{}, {} steps",
+            "{} {id}: {}\n\nformula {} v{}, {}",
             if opts.wisp { "wisp" } else { "pour" },
             mol.title,
             formula.name,
             formula.version,
-            steps.len()
+            count(steps.len(), "step")
         ));
         Ok::<_, OpError>(Poured {
             molecule: mol,
@@ -586,10 +586,10 @@ fn digest(mol: &Bead, steps: &[Bead], wisp: bool) -> String {
         _ => String::new(),
     };
     out.push_str(&format!(
-        "Squashed from {} {}{formula}: {} steps.\n",
+        "Squashed from {} {}{formula}: {}.\n",
         if wisp { "wisp" } else { "molecule" },
         mol.id,
-        steps.len()
+        count(steps.len(), "step")
     ));
     for s in steps {
         let when = s.closed_at.unwrap_or(s.updated_at).format("%Y-%m-%d %H:%M");
@@ -632,7 +632,7 @@ fn squash_stored(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> 
         if mol.status != Status::Closed {
             mol.status = Status::Closed;
             mol.closed_at = Some(at);
-            mol.close_reason = Some(format!("all {} steps done", steps.len()));
+            mol.close_reason = Some(format!("all {} done", count(steps.len(), "step")));
         }
         mol.extra
             .insert(SQUASHED_STEPS_KEY.into(), json!(steps.len()));
@@ -647,9 +647,9 @@ fn squash_stored(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> 
             tx.put_bead(&s)?;
         }
         tx.set_message(format!(
-            "squash {id}: {} ({} steps)",
+            "squash {id}: {} ({})",
             mol.title,
-            steps.len()
+            count(steps.len(), "step")
         ));
         Ok(Squashed {
             summary: mol,
@@ -696,8 +696,8 @@ fn squash_wisp(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
         b.status = Status::Closed;
         b.closed_at = Some(at);
         b.close_reason = Some(format!(
-            "squashed from wisp {id}: all {} steps done",
-            steps.len()
+            "squashed from wisp {id}: all {} done",
+            count(steps.len(), "step")
         ));
         for key in [FORMULA_KEY, FORMULA_VERSION_KEY, VARIABLES_KEY] {
             if let Some(v) = mol.extra.get(key) {
@@ -710,10 +710,10 @@ fn squash_wisp(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
         b.touch(&actor.id, at);
         tx.put_bead(&b)?;
         tx.set_message(format!(
-            "squash wisp {id} into {}: {} ({} steps)",
+            "squash wisp {id} into {}: {} ({})",
             b.id,
             b.title,
-            steps.len()
+            count(steps.len(), "step")
         ));
         Ok(b)
     })?;
@@ -747,7 +747,10 @@ fn remove_wisp(store: &Store, actor: &Actor, id: &BeadId, why: &str) -> Result<u
         if tx.bead_exists(id)? {
             tx.remove_bead(id);
         }
-        tx.set_message(format!("{why}: wisp {id}: {title} ({steps} steps)"));
+        tx.set_message(format!(
+            "{why}: wisp {id}: {title} ({})",
+            count(steps, "step")
+        ));
         Ok::<_, OpError>(steps)
     })?;
     Ok(n)

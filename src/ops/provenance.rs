@@ -11,7 +11,7 @@ use super::molecule;
 use super::session::load_session;
 use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
-    Actor, BeadId, BeadType, Provenance, Status, note_documents, union_note_documents,
+    Actor, BeadId, BeadType, Provenance, Status, count, note_documents, union_note_documents,
 };
 use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
 
@@ -300,8 +300,9 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
         }
         let tree = store.write_notes_tree(Some(ours.tree), &edits)?;
         let msg = format!(
-            "notes: merge the provenance notes of {remote}\n\n{} notes came in, {} joined.\n",
-            report.fetched, report.joined
+            "notes: merge the provenance notes of {remote}\n\n{} came in, {} joined.\n",
+            count(report.fetched, "note"),
+            report.joined
         );
         let commit = store.write_commit(tree, &[ours.commit, theirs.commit], actor, &msg)?;
         Ok((report, Some((commit, msg))))

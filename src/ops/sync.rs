@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
-use crate::model::{Actor, Bead, BeadId, Prefix};
+use crate::model::{Actor, Bead, BeadId, Prefix, count};
 use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
 };
@@ -110,6 +110,9 @@ pub struct SyncReport {
     pub conflicts: usize,
     /// Whether the remote now has this store's state.
     pub pushed: bool,
+    /// How many documents the push made by this sync changed on the remote (`None`:
+    /// this sync pushed nothing, the remote had this state already or was not asked).
+    pub sent: Option<usize>,
     /// What happened to the local store (the last round that changed it).
     pub outcome: Outcome,
     /// The commit the local store is at, if it exists.
@@ -131,6 +134,7 @@ impl SyncReport {
             merged: 0,
             conflicts: 0,
             pushed: false,
+            sent: None,
             outcome: Outcome::UpToDate,
             head: None,
             rounds: 0,
@@ -286,6 +290,8 @@ pub fn sync(
         match store.push_beads(&remote, theirs, local.commit, opts.talk)? {
             Pushed::Done => {
                 store.set_tracking(&remote, local.commit, actor)?;
+                let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
+                report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
                 report.pushed = true;
                 return Ok(report);
             }
@@ -371,8 +377,10 @@ pub(super) fn integrate(
         let merged = merge_trees(&buffered, base, head.tree, their_tree, progress)?;
         let mut message = format!("sync: merge the beads of {remote}\n\n");
         message.push_str(&format!(
-            "{} documents came in, {} merged field by field, {} conflicts recorded.\n",
-            merged.fetched, merged.merged, merged.conflicts
+            "{} came in, {} merged field by field, {} recorded.\n",
+            count(merged.fetched, "document"),
+            merged.merged,
+            count(merged.conflicts, "conflict")
         ));
         for k in &merged.kept {
             message.push_str(&format!(
@@ -921,8 +929,8 @@ pub fn resolve(
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
             tx.set_message(format!(
-                "resolve {id}: {removed} conflict{} cleared",
-                if removed == 1 { "" } else { "s" }
+                "resolve {id}: {} cleared",
+                count(removed, "conflict")
             ));
         }
         Ok((bead, removed))

@@ -1,6 +1,7 @@
 //! `git beads doctor`: check the store, repair what is safe.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops::{self, Severity};
 use crate::wire;
 
@@ -32,9 +33,9 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
             ))?;
         }
         out.note(format!(
-            "checked {} documents: {} findings",
-            report.documents,
-            report.findings.len()
+            "checked {}: {}",
+            count(report.documents, "document"),
+            count(report.findings.len(), "finding")
         ));
     }
     if report.has_errors() {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops;
 use crate::wire;
 
@@ -44,8 +45,8 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
                 });
             }
             out.note(format!(
-                "exported {} beads to {}",
-                export.beads,
+                "exported {} to {}",
+                count(export.beads, "bead"),
                 path.display()
             ));
             Ok(())

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::{count, plural};
 use crate::ops::{self, Origin};
 use crate::wire;
 
@@ -69,10 +70,11 @@ fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
             " (INVALID: run `git beads formula validate`)"
         };
         out.line(format!(
-            "{:<20} v{:<3} {:>2} steps  {:<10} {}{mark}",
+            "{:<20} v{:<3} {:>2} {:<5}  {:<10} {}{mark}",
             f.formula.name,
             f.formula.version,
             f.formula.steps.len(),
+            plural(f.formula.steps.len() as u64, "step"),
             match f.origin {
                 Origin::Repository => "repository",
                 Origin::User => "user",
@@ -162,21 +164,15 @@ fn validate(ctx: &Ctx, a: ValidateArgs, out: &mut Out) -> Result<(), CliError> {
         }
     }
     if v.problems.is_empty() {
-        out.note(format!(
-            "{} formula file{} valid",
-            v.checked.len(),
-            if v.checked.len() == 1 { "" } else { "s" }
-        ));
+        out.note(format!("{} valid", count(v.checked.len(), "formula file")));
         return Ok(());
     }
     let files: std::collections::BTreeSet<&str> =
         v.problems.iter().map(|p| p.file.as_str()).collect();
     Err(CliError::user(format!(
-        "{} problem{} in {} formula file{}",
-        v.problems.len(),
-        if v.problems.len() == 1 { "" } else { "s" },
-        files.len(),
-        if files.len() == 1 { "" } else { "s" }
+        "{} in {}",
+        count(v.problems.len(), "problem"),
+        count(files.len(), "formula file")
     ))
     .hint("the format is described in `git beads formula --help`"))
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::Format;
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops::{self, ImportOptions, ImportProgress};
 use crate::wire;
 
@@ -74,9 +75,13 @@ impl Meter {
         let mut err = std::io::stderr();
         let _ = match self.size {
             Some(size) if size > 0 => {
-                write!(err, "\rimporting: {} records ({step}%)\x1b[K", p.records)
+                write!(
+                    err,
+                    "\rimporting: {} ({step}%)\x1b[K",
+                    count(p.records, "record")
+                )
             }
-            _ => write!(err, "\rimporting: {} records\x1b[K", p.records),
+            _ => write!(err, "\rimporting: {}\x1b[K", count(p.records, "record")),
         };
         let _ = err.flush();
     }
@@ -122,8 +127,8 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         ));
     }
     out.note(format!(
-        "imported {} records from {source}: {} added, {} updated, {} unchanged{}{}",
-        report.records,
+        "imported {} from {source}: {} added, {} updated, {} unchanged{}{}",
+        count(report.records, "record"),
         report.added,
         report.updated,
         report.unchanged,
@@ -133,14 +138,14 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         },
         match report.bad.len() {
             0 => String::new(),
-            n => format!(", {n} bad lines skipped"),
+            n => format!(", {} skipped", count(n, "bad line")),
         }
     ));
     if report.unmapped_dependencies > 0 {
         out.note(format!(
-            "{} dependencies have no equivalent here (a target that is not a bead id, or an \
-             unknown kind); they are kept in each bead's extra.bd_dependencies",
-            report.unmapped_dependencies
+            "{} without an equivalent here (a target that is not a bead id, or an \
+             unknown kind): kept in each bead's extra.bd_dependencies",
+            count(report.unmapped_dependencies, "dependency")
         ));
     }
     if report.commit.is_none() {

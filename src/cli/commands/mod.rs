@@ -180,6 +180,15 @@ pub enum Command {
     Provenance(provenance::Args),
 }
 
+/// Where to look for the store of `command`, when not in the current directory: the
+/// `cwd` a harness hook's input names (see [`session::hook_dir`]).
+pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliError> {
+    match command {
+        Command::Session(s) => session::hook_dir(s),
+        _ => Ok(None),
+    }
+}
+
 /// Runs `command` when it needs no repository (completions, install-man); gives the
 /// others back, for [`run`] once the store is found.
 pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>, CliError> {

@@ -1,7 +1,7 @@
 //! `git beads resolve`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::BeadId;
+use crate::model::{BeadId, count};
 use crate::ops;
 use crate::wire;
 
@@ -30,8 +30,8 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         out.note(format!("{} has no conflicts to clear", args.id));
     } else {
         out.note(format!(
-            "cleared {cleared} conflict{} of {}",
-            if cleared == 1 { "" } else { "s" },
+            "cleared {} of {}",
+            count(cleared, "conflict"),
             args.id
         ));
     }

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Write};
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions};
 use crate::wire;
 
@@ -78,26 +79,50 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
     if out.json {
         return out.json(&wire::Synced::new(&report, &notes));
     }
-    let remote = &report.remote;
-    let what = match report.outcome {
-        Outcome::UpToDate => "nothing new".to_owned(),
-        Outcome::Adopted => format!("adopted the store of {remote}"),
-        Outcome::FastForward => format!("{} documents came in", report.fetched),
-        Outcome::Merged => format!(
-            "{} documents came in, {} merged, {} conflicts",
-            report.fetched, report.merged, report.conflicts
-        ),
-    };
-    let pushed = match (mode, report.pushed) {
-        (SyncMode::Pull, _) => String::new(),
-        (_, true) => format!("; {remote} is up to date"),
-        (_, false) => format!("; nothing pushed to {remote}"),
-    };
-    out.note(format!("{remote}: {what}{pushed}"));
+    out.note(summary(&report, mode));
     if report.conflicts > 0 {
         out.note("conflicting values are kept in each bead's conflicts: (see `git beads show`, clear with `git beads resolve`)");
     }
     Ok(())
+}
+
+/// The line that says what moved: what came in (adopted, fast-forwarded or merged),
+/// what went out, and "nothing new" only when nothing moved either way.
+fn summary(report: &ops::SyncReport, mode: SyncMode) -> String {
+    let remote = &report.remote;
+    let docs = |n: usize| count(n, "document");
+    let mut moved = Vec::new();
+    match report.outcome {
+        Outcome::UpToDate => {}
+        Outcome::Adopted => moved.push(format!(
+            "adopted its store ({} came in)",
+            docs(report.fetched)
+        )),
+        Outcome::FastForward => moved.push(format!("{} came in", docs(report.fetched))),
+        Outcome::Merged => moved.push(format!(
+            "{} came in, {} merged, {} kept",
+            docs(report.fetched),
+            report.merged,
+            count(report.conflicts, "conflict")
+        )),
+    }
+    if let Some(sent) = report.sent {
+        moved.push(format!("pushed {}", docs(sent)));
+    }
+    let came_in = !moved.is_empty();
+    let mut line = format!("{remote}: ");
+    if moved.is_empty() {
+        line.push_str("nothing new");
+    } else {
+        line.push_str(&moved.join("; "));
+    }
+    match (mode, report.pushed, report.sent) {
+        (SyncMode::Pull, _, _) | (_, true, Some(_)) => {}
+        (_, true, None) if came_in => line.push_str("; nothing to push"),
+        (_, true, None) => line.push_str(&format!("; {remote} is up to date")),
+        (_, false, _) => line.push_str(&format!("; nothing pushed to {remote}")),
+    }
+    line
 }
 
 /// Runs `sync`: fetch, merge, push.

@@ -2,6 +2,7 @@
 
 use super::IdArgs;
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops;
 use crate::wire;
 
@@ -12,8 +13,10 @@ pub fn run(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
         return out.json(&wire::Burned::from(&b));
     }
     out.note(format!(
-        "burned wisp {}: {} ({} steps)",
-        b.molecule, b.title, b.steps
+        "burned wisp {}: {} ({})",
+        b.molecule,
+        b.title,
+        count(b.steps, "step")
     ));
     Ok(())
 }

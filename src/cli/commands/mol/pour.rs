@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops::{self, PourOptions};
 use crate::wire;
 
@@ -47,11 +48,11 @@ pub fn run(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliE
     }
     out.line(poured.molecule.id.as_str())?;
     out.note(format!(
-        "poured {} into {}{} ({} steps): {}",
+        "poured {} into {}{} ({}): {}",
         found.formula.name,
         if wisp { "wisp " } else { "" },
         poured.molecule.id,
-        poured.steps.len(),
+        count(poured.steps.len(), "step"),
         poured.molecule.title
     ));
     if wisp {

@@ -2,6 +2,7 @@
 
 use super::IdArgs;
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops;
 use crate::wire;
 
@@ -13,10 +14,10 @@ pub fn run(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
     }
     out.line(s.summary.id.as_str())?;
     out.note(format!(
-        "squashed {} {} ({} steps) into {}: {}",
+        "squashed {} {} ({}) into {}: {}",
         if s.wisp { "wisp" } else { "molecule" },
         s.from,
-        s.steps,
+        count(s.steps, "step"),
         s.summary.id,
         s.summary.title
     ));

@@ -1,6 +1,6 @@
 //! `git beads session list`.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::AgentName;
 use crate::ops;
 use crate::wire;
@@ -23,15 +23,12 @@ pub fn run(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
     }
     for s in &sessions {
         out.line(format!(
-            "{:<16} {:<24} {} {:<10} {} turns, {} tokens, ${:.2}, {} tool calls",
+            "{:<16} {:<24} {} {:<10} {}",
             s.id,
             s.agent,
             s.started_at.format("%Y-%m-%d %H:%M"),
             s.end.map(|e| e.as_str()).unwrap_or("running"),
-            s.usage.turns,
-            s.usage.tokens,
-            s.usage.spend,
-            s.usage.tool_calls
+            render::usage_text(&s.usage)
         ))?;
     }
     Ok(())

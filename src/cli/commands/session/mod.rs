@@ -14,10 +14,12 @@ mod start;
 mod usage;
 
 use std::io::Read;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::{Actor, Session};
 use crate::wire;
 
@@ -75,19 +77,45 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
 }
 
 /// What a harness hook passes on stdin (the fields git-beads uses).
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone)]
 struct HookInput {
     session_id: Option<String>,
+    /// The directory the harness works in, which the hook process may not run in.
+    cwd: Option<PathBuf>,
 }
 
+/// The hook's input, read from stdin once: the store is opened from its `cwd` before
+/// the verb reads the rest.
+static HOOK_INPUT: OnceLock<HookInput> = OnceLock::new();
+
 fn read_hook_input() -> Result<HookInput, CliError> {
+    if let Some(input) = HOOK_INPUT.get() {
+        return Ok(input.clone());
+    }
     let mut text = String::new();
     std::io::stdin().take(1 << 20).read_to_string(&mut text)?;
-    if text.trim().is_empty() {
-        return Ok(HookInput::default());
+    let input = if text.trim().is_empty() {
+        HookInput::default()
+    } else {
+        serde_json::from_str(&text)
+            .map_err(|e| CliError::user(format!("the hook input on stdin is not JSON: {e}")))?
+    };
+    Ok(HOOK_INPUT.get_or_init(|| input).clone())
+}
+
+/// Where the store of `cmd` is to be opened when it runs from a harness hook
+/// (`--hook-input`) whose input names a `cwd`: there, not where the hook process runs.
+pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
+    let from_hook = match cmd {
+        SessionCommand::Start(a) => a.hook_input,
+        SessionCommand::End(a) => a.hook_input,
+        SessionCommand::Heartbeat(a) => a.hook_input,
+        _ => false,
+    };
+    if !from_hook {
+        return Ok(None);
     }
-    serde_json::from_str(&text)
-        .map_err(|e| CliError::user(format!("the hook input on stdin is not JSON: {e}")))
+    Ok(read_hook_input()?.cwd)
 }
 
 /// Whether a verb run from a harness hook (`--hook-input`) has nothing to do: it reads
@@ -106,8 +134,9 @@ fn changed(out: &mut Out, s: &Session, what: &str) -> Result<(), CliError> {
         return out.json(&wire::OneSession { session: s });
     }
     out.note(format!(
-        "session {} {what}: {} turns, {} tokens, ${:.2}, {} tool calls so far",
-        s.id, s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
+        "session {} {what}: {} so far",
+        s.id,
+        render::usage_text(&s.usage)
     ));
     Ok(())
 }

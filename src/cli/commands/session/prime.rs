@@ -2,7 +2,7 @@
 //! and `session resume`.
 
 use crate::cli::{Ctx, error::CliError, output::Out, render};
-use crate::model::{Actor, Agent, BudgetLeft, EndReason};
+use crate::model::{Actor, Agent, BudgetLeft, EndReason, count};
 use crate::ops::{self, Prime};
 use crate::wire;
 
@@ -66,8 +66,9 @@ fn print_arrival(out: &mut Out, p: &Prime) -> Result<(), CliError> {
         ))?;
         for f in &r.skipped {
             out.line(format!(
-                "  not restored (over the size cap): {} ({} bytes)",
-                f.path, f.size
+                "  not restored (over the size cap): {} ({})",
+                f.path,
+                count(f.size, "byte")
             ))?;
         }
     }
@@ -154,13 +155,13 @@ fn print_work(out: &mut Out, p: &Prime) -> Result<(), CliError> {
 fn left_text(l: &BudgetLeft) -> String {
     let mut parts = Vec::new();
     if let Some(t) = l.tokens {
-        parts.push(format!("{t} tokens"));
+        parts.push(count(t, "token"));
     }
     if let Some(s) = l.spend {
         parts.push(format!("${s:.2}"));
     }
     if let Some(t) = l.tool_calls {
-        parts.push(format!("{t} tool calls"));
+        parts.push(count(t, "tool call"));
     }
     if let Some(w) = l.wall_secs {
         parts.push(format!("{}m wall time", w / 60));

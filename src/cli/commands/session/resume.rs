@@ -10,6 +10,7 @@ use crate::wire;
 #[derive(clap::Args, Debug)]
 pub struct ResumeArgs {
     /// The session to resume.
+    #[arg(value_parser = BeadId::parse_session)]
     pub id: BeadId,
     /// The worktree to resume in (created when it does not exist; default: this one).
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! `git beads session show`.
 
 use crate::cli::{Ctx, error::CliError, output::Out, render};
-use crate::model::{BeadId, Session};
+use crate::model::{BeadId, Session, count};
 use crate::ops;
 use crate::wire;
 
@@ -9,6 +9,7 @@ use crate::wire;
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
     /// The session.
+    #[arg(value_parser = BeadId::parse_session)]
     pub id: BeadId,
 }
 
@@ -33,7 +34,7 @@ fn print_session(out: &mut Out, s: &Session) -> Result<(), CliError> {
         if s.models.is_empty() {
             String::new()
         } else {
-            format!(" ({} swaps)", s.models.len())
+            format!(" ({})", count(s.models.len(), "swap"))
         }
     ))?;
     out.line(format!(
@@ -48,10 +49,7 @@ fn print_session(out: &mut Out, s: &Session) -> Result<(), CliError> {
         ))?,
         _ => out.line("  running")?,
     }
-    out.line(format!(
-        "  usage: {} turns, {} tokens, ${:.2}, {} tool calls",
-        s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
-    ))?;
+    out.line(format!("  usage: {}", render::usage_text(&s.usage)))?;
     if !s.authority.budget.is_empty() {
         out.line(format!(
             "  budget: {}",

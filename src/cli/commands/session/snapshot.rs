@@ -1,6 +1,7 @@
 //! `git beads session snapshot`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::count;
 use crate::ops;
 use crate::wire;
 
@@ -22,7 +23,10 @@ pub fn run(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
             if x.skipped.is_empty() {
                 String::new()
             } else {
-                format!(", {} files over the size cap left out", x.skipped.len())
+                format!(
+                    ", {} over the size cap left out",
+                    count(x.skipped.len(), "file")
+                )
             }
         )),
         None => out.note("nothing changed since the last snapshot"),
