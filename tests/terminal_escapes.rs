@@ -163,3 +163,37 @@ fn escaped_text_keeps_the_lines_of_a_description() {
         "{shown}"
     );
 }
+
+#[test]
+fn colours_on_a_terminal_leave_the_data_escaped() {
+    if !common::installed("script") {
+        eprintln!("skipped: script(1) is not installed to run git beads on a terminal");
+        return;
+    }
+    let (_sb, repo, bead, _) = hostile_store();
+    for args in ["list".to_owned(), format!("show {bead}")] {
+        let out = repo
+            .command("script")
+            .env_remove("NO_COLOR")
+            .args(["-qec", &format!("git beads {args}"), "/dev/null"])
+            .output()
+            .expect("script runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args}: {text}");
+        assert!(
+            text.contains("\u{1b}[32m") || text.contains("\u{1b}[1m"),
+            "{args}: no colour: {text:?}"
+        );
+        assert!(text.contains(ESCAPED), "{args}: {text:?}");
+        for raw in [
+            "\u{1b}]",
+            "\u{1b}[2J",
+            "\u{7}",
+            "\u{9b}",
+            "\u{202e}",
+            "\u{2066}",
+        ] {
+            assert!(!text.contains(raw), "{args} carries {raw:?}: {text:?}");
+        }
+    }
+}
