@@ -123,9 +123,15 @@ impl Out {
         padded(&mut line, s.id(), 12);
         line.push(' ');
         let p = s.priority();
-        // Writing to a String cannot fail.
-        let priority = |l: &mut String| {
-            let _ = write!(l, "P{p}");
+        let priority = |l: &mut String| match p {
+            0..=9 => {
+                l.push('P');
+                l.push(char::from(b'0' + p));
+            }
+            p => {
+                // Writing to a String cannot fail.
+                let _ = write!(l, "P{p}");
+            }
         };
         match p {
             0..=1 => self.painted(&mut line, "31", priority),
@@ -144,9 +150,10 @@ impl Out {
             line.push_str(" @");
             model::push_escaped(&mut line, a, Layout::Line);
         }
-        let written = self.verbatim(&line);
+        line.push('\n');
+        let written = self.stdout.write_all(line.as_bytes());
         self.line = line;
-        written
+        Ok(written?)
     }
 
     /// Appends what `write` puts in `line`, in colour `code` on a terminal.

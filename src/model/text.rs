@@ -139,8 +139,10 @@ fn is_unsafe(c: char, layout: Layout) -> bool {
 fn may_need_escape(text: &str) -> bool {
     // Controls below 0x20 and DEL; 0xc2 starts the C1 controls (U+0080–U+009F); 0xe2
     // starts the bidi characters (U+2000–U+2FFF).
-    text.bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2)
+    // A fold without a short cut, so that the compiler checks many bytes at once.
+    text.bytes().fold(false, |found, b| {
+        found | (b < 0x20) | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+    })
 }
 
 /// Escapes what in `text` a terminal would obey rather than show: ESC becomes `\e`,
