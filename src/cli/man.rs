@@ -468,6 +468,12 @@ fn json_section() -> Section {
          updated_at. broken lists the documents of the store that do not parse: {path, error}; \
          they are reported, never hidden.",
     )
+    .para(
+        "JSON carries every string exactly as it is stored. Human output shows the control \
+         characters and bidi overrides that data holds (ESC, CSI, OSC, BEL, the other C0 and \
+         C1 controls, U+202A to U+202E and U+2066 to U+2069) escaped, the way Rust writes \
+         them in a string, so that a document from a remote cannot act on the terminal.",
+    )
     .para("The top-level fields, by command:");
     for doc in wire::DOCUMENTS {
         let fields: Vec<String> = doc

@@ -85,7 +85,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            eprint!("{}", e.render());
+            output::warn(e.render().trim_end());
             ExitCode::from(e.kind.exit_code())
         }
     }

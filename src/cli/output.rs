@@ -1,12 +1,20 @@
 //! The renderer: a table for a person, a versioned JSON document for a program.
 //! stdout is data, stderr is talk.
+//!
+//! Every text line and every note goes out through [`Out`] (or [`warn`]), which
+//! escapes the control characters and bidi overrides data may hold
+//! ([`model::escape_controls`]), so that a document from a remote cannot move the
+//! reader's cursor, retitle the window or reorder what is shown; the colours are
+//! `Out`'s own, added after the escaping. JSON, and what [`Out::verbatim`] writes
+//! (exports, scripts), stays exact.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
 use super::error::CliError;
-use crate::model::{Bead, Status};
+use crate::model::{self, Bead, Layout, Status};
 use crate::ops::{BeadRow, Broken};
 use crate::wire::JSON_SCHEMA_VERSION;
 
@@ -18,7 +26,7 @@ pub struct Out {
     color: bool,
     stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
     /// A bead's line as it is put together, reused from one to the next.
-    line: Vec<u8>,
+    line: String,
 }
 
 #[derive(Serialize)]
@@ -38,13 +46,21 @@ impl Out {
             quiet,
             color,
             stdout: std::io::BufWriter::new(stdout.lock()),
-            line: Vec::new(),
+            line: String::new(),
         }
     }
 
-    /// Writes a line of data to stdout.
+    /// Writes a line of data to stdout, its control characters escaped (a newline
+    /// too: text of several lines is printed a line at a time).
     pub fn line(&mut self, text: impl AsRef<str>) -> Result<(), CliError> {
-        writeln!(self.stdout, "{}", text.as_ref())?;
+        self.verbatim(&model::escape_controls(text.as_ref(), Layout::Line))
+    }
+
+    /// Writes `text` and a newline to stdout exactly as they are: for what a program
+    /// reads (an export, a completion script), never for data shown to a person.
+    pub fn verbatim(&mut self, text: &str) -> Result<(), CliError> {
+        self.stdout.write_all(text.as_bytes())?;
+        self.stdout.write_all(b"\n")?;
         Ok(())
     }
 
@@ -53,20 +69,20 @@ impl Out {
         self.quiet
     }
 
-    /// Writes talk to stderr, unless `--quiet`.
+    /// Writes talk to stderr, unless `--quiet`, its control characters escaped.
     pub fn note(&self, text: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("{}", text.as_ref());
+            warn(text);
         }
     }
 
     /// Reports documents that do not parse (on stderr, even with `--quiet`: they matter).
     pub fn warn_broken(&self, broken: &[Broken]) {
         for b in broken {
-            eprintln!(
+            warn(format!(
                 "warning: {} does not parse and was skipped: {}",
                 b.path, b.error
-            );
+            ));
         }
     }
 
@@ -89,69 +105,79 @@ impl Out {
         Ok(())
     }
 
+    /// `text` (escaped) in colour `code` on a terminal.
     fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
+        let mut painted = String::new();
+        self.painted(&mut painted, code, |l| {
+            model::push_escaped(l, text, Layout::Line)
+        });
+        painted
     }
 
     /// One line per bead: id, priority, status, type, title.
     pub fn summary_line(&mut self, s: &BeadRow<'_>) -> Result<(), CliError> {
-        if !self.color {
-            // The common case (a pipe, an agent reading): thousands of lines for `ready`
-            // or `list --limit 0`, written straight out without building strings.
-            let line = &mut self.line;
-            line.clear();
-            padded(line, s.id(), 12);
-            match s.priority() {
-                p @ 0..=9 => line.extend_from_slice(&[b' ', b'P', b'0' + p, b' ']),
-                p => line.extend_from_slice(format!(" P{p} ").as_bytes()),
+        // Thousands of lines for `ready` or `list --limit 0`, put together in one
+        // reused buffer; the data is escaped as it goes in, the colours are added.
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        padded(&mut line, s.id(), 12);
+        line.push(' ');
+        let p = s.priority();
+        let priority = |l: &mut String| match p {
+            0..=9 => {
+                l.push('P');
+                l.push(char::from(b'0' + p));
             }
-            padded(line, s.status().as_str(), 11);
-            line.push(b' ');
-            padded(line, s.kind().as_str(), 8);
-            line.push(b' ');
-            line.extend_from_slice(s.title().as_bytes());
-            if let Some(a) = s.assignee() {
-                line.extend_from_slice(b" @");
-                line.extend_from_slice(a.as_bytes());
+            p => {
+                // Writing to a String cannot fail.
+                let _ = write!(l, "P{p}");
             }
-            line.push(b'\n');
-            self.stdout.write_all(line)?;
-            return Ok(());
-        }
-        let priority = format!("P{}", s.priority());
-        let priority = if s.priority() <= 1 {
-            self.paint("31", &priority)
-        } else {
-            priority
         };
-        let status = self.paint(
-            status_color(s.status()),
-            &format!("{:<11}", s.status().as_str()),
-        );
-        let assignee = s.assignee().map(|a| format!(" @{a}")).unwrap_or_default();
-        let line = format!(
-            "{:<12} {priority} {status} {:<8} {}{assignee}",
-            s.id(),
-            s.kind().as_str(),
-            s.title()
-        );
-        self.line(line)
+        match p {
+            0..=1 => self.painted(&mut line, "31", priority),
+            _ => priority(&mut line),
+        }
+        line.push(' ');
+        let status = s.status();
+        self.painted(&mut line, status_color(status), |l| {
+            padded(l, status.as_str(), 11)
+        });
+        line.push(' ');
+        padded(&mut line, s.kind().as_str(), 8);
+        line.push(' ');
+        model::push_escaped(&mut line, s.title(), Layout::Line);
+        if let Some(a) = s.assignee() {
+            line.push_str(" @");
+            model::push_escaped(&mut line, a, Layout::Line);
+        }
+        line.push('\n');
+        let written = self.stdout.write_all(line.as_bytes());
+        self.line = line;
+        Ok(written?)
+    }
+
+    /// Appends what `write` puts in `line`, in colour `code` on a terminal.
+    fn painted(&self, line: &mut String, code: &str, write: impl FnOnce(&mut String)) {
+        if !self.color {
+            return write(line);
+        }
+        line.push_str("\x1b[");
+        line.push_str(code);
+        line.push('m');
+        write(line);
+        line.push_str("\x1b[0m");
     }
 
     /// A bead in full, for `show`.
     pub fn bead(&mut self, b: &Bead) -> Result<(), CliError> {
-        let status = self.paint(status_color(b.status), b.status.as_str());
-        self.line(format!(
-            "{}  {}\n  P{} {} · {status}",
+        let heading = format!(
+            "{}  {}",
             self.paint("1", b.id.as_str()),
-            b.title,
-            b.priority,
-            b.kind
-        ))?;
+            model::escape_controls(&b.title, Layout::Line)
+        );
+        self.verbatim(&heading)?;
+        let status = self.paint(status_color(b.status), b.status.as_str());
+        self.verbatim(&format!("  P{} {} · {status}", b.priority, b.kind))?;
         if let Some(a) = &b.assignee {
             self.line(format!("  assignee: {a}"))?;
         }
@@ -186,14 +212,16 @@ impl Out {
         }
         for (name, block) in [("description", &b.description), ("notes", &b.notes)] {
             if !block.is_empty() {
-                self.line(format!("\n  {name}:"))?;
+                self.line("")?;
+                self.line(format!("  {name}:"))?;
                 for l in block.lines() {
                     self.line(format!("    {l}"))?;
                 }
             }
         }
         if !b.comments.is_empty() {
-            self.line("\n  comments:")?;
+            self.line("")?;
+            self.line("  comments:")?;
             for c in &b.comments {
                 self.line(format!(
                     "    [{}] {}:",
@@ -206,17 +234,20 @@ impl Out {
             }
         }
         if !b.extra.is_empty() {
-            self.line("\n  other fields:")?;
+            self.line("")?;
+            self.line("  other fields:")?;
             for (k, v) in &b.extra {
                 self.line(format!("    {k}: {v}"))?;
             }
         }
         if !b.conflicts.is_empty() {
-            self.line(format!(
-                "\n  {} (resolve with `git beads resolve {}`):",
+            self.line("")?;
+            let heading = format!(
+                "  {} (resolve with `git beads resolve {}`):",
                 self.paint("33", "conflicts"),
-                b.id
-            ))?;
+                model::escape_controls(b.id.as_str(), Layout::Line)
+            );
+            self.verbatim(&heading)?;
             for c in &b.conflicts {
                 self.line(format!(
                     "    {}: lost value {} (set by {} at {})",
@@ -241,12 +272,20 @@ fn status_color(s: Status) -> &'static str {
     }
 }
 
-/// Writes `text` left-aligned in `width` characters, as `{:<width}` would.
-fn padded(out: &mut Vec<u8>, text: &str, width: usize) {
-    out.extend_from_slice(text.as_bytes());
-    let chars = match text.is_ascii() {
-        true => text.len(),
-        false => text.chars().count(),
+/// Writes `text` (escaped) left-aligned in `width` characters, as `{:<width}` would.
+fn padded(out: &mut String, text: &str, width: usize) {
+    let start = out.len();
+    model::push_escaped(out, text, Layout::Line);
+    let written = &out[start..];
+    let chars = match written.is_ascii() {
+        true => written.len(),
+        false => written.chars().count(),
     };
-    out.resize(out.len() + width.saturating_sub(chars), b' ');
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
+}
+
+/// Writes a warning or other talk to stderr, even with `--quiet`, its control
+/// characters escaped (newlines stay).
+pub fn warn(text: impl AsRef<str>) {
+    eprintln!("{}", model::escape_controls(text.as_ref(), Layout::Lines));
 }

@@ -32,4 +32,7 @@ pub use provenance::{
 pub use session::{
     BudgetLeft, CrashNote, EndReason, ModelSwap, Session, SkippedFile, Snapshot, Usage, UsageLine,
 };
-pub use text::{TextError, check_label, check_name, check_text, check_title, count, plural};
+pub use text::{
+    Layout, TextError, check_label, check_name, check_text, check_title, count, escape_controls,
+    plural, push_escaped,
+};

@@ -1,4 +1,8 @@
-//! Validation of the free-form strings a user hands in: titles, labels, names.
+//! Validation of the free-form strings a user hands in (titles, labels, names), and the
+//! escaping of what data holds before it reaches a terminal.
+
+use std::borrow::Cow;
+use std::fmt::Write;
 
 /// Why a piece of text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -135,6 +139,73 @@ pub fn count(n: impl TryInto<u64> + Copy + std::fmt::Display, noun: &str) -> Str
     format!("{n} {}", plural(k, noun))
 }
 
+/// What a piece of terminal output keeps of the layout characters in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One line: tabs stay, a newline is escaped like any other control.
+    Line,
+    /// Text of several lines: tabs and newlines stay.
+    Lines,
+}
+
+/// Whether `c` must not reach a terminal as it is: C0 and C1 controls, DEL, and the
+/// bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+fn is_unsafe(c: char, layout: Layout) -> bool {
+    match c {
+        '\t' => false,
+        '\n' => layout == Layout::Line,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
+        c => c.is_control(),
+    }
+}
+
+/// Whether `text` may need escaping: a quick look at its bytes that every clean ASCII
+/// text passes, so that printing thousands of titles costs one scan of each.
+fn may_need_escape(text: &str) -> bool {
+    // Controls below 0x20 and DEL; 0xc2 starts the C1 controls (U+0080–U+009F); 0xe2
+    // starts the bidi characters (U+2000–U+2FFF).
+    // A fold without a short cut, so that the compiler checks many bytes at once.
+    text.bytes().fold(false, |found, b| {
+        found | (b < 0x20) | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+    })
+}
+
+/// Escapes what in `text` a terminal would obey rather than show: ESC becomes `\e`,
+/// a newline `\n` (in a [`Layout::Line`]), a carriage return `\r`, the other C0
+/// controls and DEL `\x07` and the like, C1 controls (the 8-bit CSI U+009B among them)
+/// and the bidi overrides and isolates `\u{202e}` and the like. Text with none of them
+/// comes back borrowed.
+pub fn escape_controls(text: &str, layout: Layout) -> Cow<'_, str> {
+    if !may_need_escape(text) || !text.chars().any(|c| is_unsafe(c, layout)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    push_escaped(&mut out, text, layout);
+    Cow::Owned(out)
+}
+
+/// Appends `text` to `out`, escaped as [`escape_controls`] does.
+pub fn push_escaped(out: &mut String, text: &str, layout: Layout) {
+    if !may_need_escape(text) {
+        out.push_str(text);
+        return;
+    }
+    for c in text.chars() {
+        if !is_unsafe(c, layout) {
+            out.push(c);
+            continue;
+        }
+        // Writing to a String cannot fail.
+        let _ = match c {
+            '\u{1b}' => write!(out, "\\e"),
+            '\n' => write!(out, "\\n"),
+            '\r' => write!(out, "\\r"),
+            c if (c as u32) < 0x80 => write!(out, "\\x{:02x}", c as u32),
+            c => write!(out, "\\u{{{:x}}}", c as u32),
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +247,24 @@ mod tests {
     fn text() {
         assert!(check_text("description", "line one\n\tline two\r\n").is_ok());
         assert!(check_text("description", "esc\u{1b}[31m").is_err());
+    }
+
+    #[test]
+    fn escapes() {
+        let line = |t| escape_controls(t, Layout::Line).into_owned();
+        assert!(matches!(
+            escape_controls("Fix the café\tnow", Layout::Line),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(line("\u{1b}[31mred\u{1b}[0m"), "\\e[31mred\\e[0m");
+        assert_eq!(line("\u{1b}]0;owned\u{7}"), "\\e]0;owned\\x07");
+        assert_eq!(line("\u{9b}2J"), "\\u{9b}2J");
+        assert_eq!(line("a\u{202e}b\u{2066}c"), "a\\u{202e}b\\u{2066}c");
+        assert_eq!(line("del\u{7f} cr\r nl\n"), "del\\x7f cr\\r nl\\n");
+        assert_eq!(line("© «quoted» — fine"), "© «quoted» — fine");
+        assert_eq!(
+            escape_controls("one\n\ttwo\u{7}", Layout::Lines),
+            "one\n\ttwo\\x07"
+        );
     }
 }

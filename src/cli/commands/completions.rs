@@ -67,5 +67,5 @@ pub fn script(shell: Shell) -> String {
 
 /// Runs `completions`: the script goes to stdout.
 pub fn run(args: Args, out: &mut Out) -> Result<(), CliError> {
-    out.line(script(args.shell).trim_end())
+    out.verbatim(script(args.shell).trim_end())
 }

@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     out.warn_broken(&export.broken);
     match &args.output {
         None if export.text.is_empty() => Ok(()),
-        None => out.line(export.text.trim_end_matches('\n')),
+        None => out.verbatim(export.text.trim_end_matches('\n')),
         Some(path) => {
             ops::replace_file(path, export.text.as_bytes(), true)
                 .map_err(|e| CliError::user(format!("could not write {}: {e}", path.display())))?;

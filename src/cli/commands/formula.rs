@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::model::{count, plural};
 use crate::ops::{self, Origin};
 use crate::wire;
@@ -90,7 +94,7 @@ fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
         ));
     }
     for p in &cat.unreadable {
-        eprintln!("warning: {p}");
+        output::warn(format!("warning: {p}"));
     }
     Ok(())
 }
@@ -142,7 +146,7 @@ fn show(ctx: &Ctx, a: ShowArgs, out: &mut Out) -> Result<(), CliError> {
         out.line(format!("  {}. {}: {}{needs}", n + 1, s.id, s.title))?;
     }
     for p in &f.problems {
-        eprintln!("warning: {p}");
+        output::warn(format!("warning: {p}"));
     }
     Ok(())
 }

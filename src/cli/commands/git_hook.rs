@@ -3,7 +3,11 @@
 //! it, people do not). Shims of earlier versions call `git beads hook NAME ARGS…`,
 //! which comes here too.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::hooks::git::{self, Who};
 use crate::hooks::install::STRICT_KEY;
 use crate::model::GIT_HOOK_NAMES;
@@ -54,10 +58,10 @@ pub fn run_hook(ctx: &Ctx, name: &str, args: &[String], out: &mut Out) -> Result
                 text.push_str(": ");
                 text.push_str(c);
             }
-            eprintln!(
+            output::warn(format!(
                 "git-beads: the {name} hook failed and was skipped: {}",
                 text.replace('\n', " / ")
-            );
+            ));
             Ok(())
         }
     }

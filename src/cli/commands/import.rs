@@ -5,7 +5,11 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 
 use super::Format;
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::model::count;
 use crate::ops::{self, ImportOptions, ImportProgress};
 use crate::wire;
@@ -117,7 +121,10 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     meter.clear();
     let report = result?;
     for b in &report.bad {
-        eprintln!("warning: {source}:{}: skipped: {}", b.line, b.error);
+        output::warn(format!(
+            "warning: {source}:{}: skipped: {}",
+            b.line, b.error
+        ));
     }
     if out.json {
         return out.json(&wire::Imported::new(

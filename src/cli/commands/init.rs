@@ -2,7 +2,11 @@
 
 use std::io::IsTerminal;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::model::Prefix;
 use crate::ops;
 use crate::wire;
@@ -23,7 +27,9 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let talk = !out.is_quiet() && std::io::stderr().is_terminal();
     let done = ops::initialize(&ctx.store, &actor, args.prefix, talk)?;
     if let Some(e) = &done.remote_unreachable {
-        eprintln!("warning: could not look for beads on the remote: {e}");
+        output::warn(format!(
+            "warning: could not look for beads on the remote: {e}"
+        ));
     }
     let prefix = &done.prefix;
     if out.json {

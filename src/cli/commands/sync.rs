@@ -2,7 +2,11 @@
 
 use std::io::{IsTerminal, Write};
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::model::count;
 use crate::ops::{self, Outcome, SyncEvent, SyncMode, SyncOptions};
 use crate::wire;
@@ -40,7 +44,7 @@ impl Meter {
             }
         };
         self.clear();
-        let _ = writeln!(err, "{text}");
+        output::warn(text);
     }
 
     fn clear(&mut self) {
@@ -68,13 +72,15 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         notes_error,
     } = result?;
     if let Some(e) = notes_error {
-        eprintln!("warning: the provenance notes were not synced: {e}");
+        output::warn(format!(
+            "warning: the provenance notes were not synced: {e}"
+        ));
     }
     for k in &report.kept {
-        eprintln!(
+        output::warn(format!(
             "warning: {} could not be merged ({}); kept one version in place, the other at {}",
             k.path, k.reason, k.other_version
-        );
+        ));
     }
     if out.json {
         return out.json(&wire::Synced::new(&report, &notes));
