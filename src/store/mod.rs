@@ -44,7 +44,6 @@ pub use snapshot::Capture;
 pub use stream::PackStream;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
 pub use tree::DocChange;
-use tx::Staged;
 pub use tx::{Tx, View};
 
 use crate::model::Timestamp;

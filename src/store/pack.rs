@@ -501,38 +501,6 @@ impl Store {
     }
 }
 
-impl super::Tx<'_> {
-    /// Writes every document staged so far into the object database as one pack (when
-    /// there are at least [`PACK_THRESHOLD`] of them), so that committing the change
-    /// writes no loose file for them. The documents stay staged; reads see them as before.
-    pub fn pack_staged(&mut self) -> Result<(), StoreError> {
-        let hash = self.store.repo.object_hash();
-        let mut objects = Vec::new();
-        for staged in self.writes.values() {
-            if let super::Staged::Blob(bytes) = staged {
-                let id = gix::objs::compute_hash(hash, Kind::Blob, bytes).map_err(|e| {
-                    super::git_err("hash a staged document")(gix::Error::from_error(e))
-                })?;
-                objects.push((id, Kind::Blob, bytes.as_slice()));
-            }
-        }
-        if objects.len() < PACK_THRESHOLD {
-            return Ok(());
-        }
-        objects.sort_by_key(|(id, _, _)| *id);
-        objects.dedup_by_key(|(id, _, _)| *id);
-        objects.retain(|(id, _, _)| !self.store.repo.objects.exists_without_refresh(id));
-        let durable = self.store.fsync_policy().objects;
-        if let Some((first, _, _)) = objects.first().copied() {
-            self.store.write_pack(&objects, TIGHT, durable)?;
-            // A lookup that misses makes the object database look for new packs, after
-            // which the commit's writes see these blobs as present and skip them.
-            self.store.repo.has_object(first);
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{MAX_SMALL_PACKS, QUICK, entry_header};

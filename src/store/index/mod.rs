@@ -308,7 +308,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Staged;
+    use super::super::tx::Staged;
     use super::*;
     use crate::model::{Actor, BeadId};
 
