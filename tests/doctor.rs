@@ -145,3 +145,139 @@ fn files_that_are_no_document_are_warned_of() {
         "{f}"
     );
 }
+
+/// A bead document that does not parse, written with git plumbing; returns its path.
+fn break_a_bead(repo: &Repo) -> String {
+    let path = "beads/zz/bd-zzzz.yaml".to_owned();
+    repo.put_raw_doc(&path, BROKEN);
+    path
+}
+
+/// The bytes of the broken document.
+const BROKEN: &[u8] = b"id: [unclosed\ntitle: lost\n";
+
+/// What `prime --json` answers.
+fn primed(v: &Value) -> &Value {
+    &v["prime"]
+}
+
+/// Runs a harness hook: `git beads ARGS` with `input` on stdin.
+fn hook(repo: &Repo, args: &[&str], input: &str) -> std::process::Output {
+    common::feed(&mut repo.beads_command(&[], args), input.as_bytes())
+}
+
+/// One document that does not parse leaves person-mode `prime`, the Claude
+/// SessionStart hook (unbound and for an agent whose hooked bead is the broken one)
+/// working: exit 0, the broken document named once, everything else shown.
+#[test]
+fn a_broken_document_is_named_by_prime_and_the_session_start_hook() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.create("still here", &[]);
+    let broken = break_a_bead(&repo);
+
+    let out = repo.beads_output(&["prime"]);
+    let (stdout, stderr) = (common::stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("still here"), "{stdout}");
+    assert_eq!(stderr.matches(broken.as_str()).count(), 1, "{stderr}");
+
+    // Claude Code hands the agent the hook's stdout, never its stderr.
+    let start = ["session", "start", "--hook-input"];
+    let out = hook(&repo, &start, "{}");
+    let stdout = common::stdout(&out);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("still here"), "{stdout}");
+    assert_eq!(stdout.matches(broken.as_str()).count(), 1, "{stdout}");
+
+    // An agent whose hooked bead breaks: the rest of its prime comes through.
+    let hooked = repo.create("hooked", &[]);
+    repo.bind_new_agent("w", &[]);
+    repo.beads(&["sling", &hooked, "w"]);
+    repo.beads(&["mail", "send", "w", "-s", "read me"]);
+    repo.put_raw_doc(&common::doc_path(&hooked), BROKEN);
+    let out = hook(&repo, &start, r#"{"session_id":"h1"}"#);
+    let stdout = common::stdout(&out);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("you are agent w"), "{stdout}");
+    assert!(stdout.contains("read me"), "{stdout}");
+    assert!(stdout.contains(&common::doc_path(&hooked)), "{stdout}");
+    let json = repo.beads_json(&["prime"]);
+    let named: Vec<&str> = primed(&json)["broken"]
+        .as_array()
+        .expect("broken")
+        .iter()
+        .map(|b| b["path"].as_str().expect("path"))
+        .collect();
+    assert_eq!(named, [common::doc_path(&hooked)], "{json}");
+}
+
+/// `doctor --fix` moves every document no reader can read to `lost+found/<path>/`,
+/// byte for byte, in one commit that says what moved and why; doctor is green after,
+/// reports the kept copy for the record, and a second `--fix` writes nothing.
+#[test]
+fn fix_moves_broken_documents_to_lost_found_in_one_commit() {
+    let (_sb, repo) = Sandbox::with_store();
+    let kept = repo.create("kept", &[]);
+    let broken = break_a_bead(&repo);
+    let before = repo.store_head();
+
+    let out = repo.beads_output(&["--json", "doctor", "--fix"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let moved = report["moved"].as_array().expect("moved");
+    assert_eq!(moved.len(), 1, "{report}");
+    assert_eq!(moved[0]["from"], broken.as_str());
+    let to = moved[0]["to"].as_str().expect("to").to_owned();
+    assert!(to.starts_with(&format!("lost+found/{broken}/")), "{to}");
+    assert_eq!(
+        report["fix_commit"].as_str(),
+        Some(repo.store_head().as_str())
+    );
+    assert_eq!(repo.commit_count(&format!("{before}..refs/beads/main")), 1);
+    let message = repo.git(&["log", "-1", "--format=%B", "refs/beads/main"]);
+    assert!(
+        message.contains("lost+found") && message.contains(&broken),
+        "{message}"
+    );
+    let bytes = repo
+        .command("git")
+        .args(["cat-file", "blob", &format!("refs/beads/main:{to}")])
+        .output()
+        .expect("git cat-file");
+    assert_eq!(bytes.stdout, BROKEN);
+    assert!(!repo.store_paths().contains(&broken));
+    assert_eq!(repo.listed("id"), [kept]);
+
+    let (ok, f) = findings(&repo, &[]);
+    assert!(ok, "{f}");
+    let info: Vec<(&str, &str)> = f
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|x| {
+            (
+                x["check"].as_str().expect("check"),
+                x["severity"].as_str().expect("severity"),
+            )
+        })
+        .collect();
+    assert_eq!(info, [("lost+found", "info")], "{f}");
+
+    let head = repo.store_head();
+    let again = repo.beads_json(&["doctor", "--fix"]);
+    assert!(again["fix_commit"].is_null(), "{again}");
+    assert_eq!(again["moved"], serde_json::json!([]), "{again}");
+    assert_eq!(repo.store_head(), head);
+}

@@ -175,7 +175,9 @@ fn mail_reaches_the_inbox_unread_until_it_is_read() {
         inbox(false),
         [("Urgent".to_owned(), false), ("Hello".to_owned(), false)]
     );
-    let (unread, _) = ops::unread(&lib.store, &agent("rig/nux"), 5).expect("unread");
+    let unread = ops::unread(&lib.store, &agent("rig/nux"), 5)
+        .expect("unread")
+        .count;
     assert_eq!(unread, 2);
 
     let nux = ops::acting(&lib.store, Some(&agent("rig/nux")), false).expect("act as nux");

@@ -79,11 +79,16 @@ impl Out {
     /// Reports documents that do not parse (on stderr, even with `--quiet`: they matter).
     pub fn warn_broken(&self, broken: &[Broken]) {
         for b in broken {
-            warn(format!(
-                "warning: {} does not parse and was skipped: {}",
-                b.path, b.error
-            ));
+            warn(Out::broken_line(b));
         }
+    }
+
+    /// The one line that names a document that does not parse.
+    pub fn broken_line(b: &Broken) -> String {
+        format!(
+            "warning: {} does not parse and was skipped: {}",
+            b.path, b.error
+        )
     }
 
     /// Writes one JSON document: `body`'s fields plus `schema_version`.

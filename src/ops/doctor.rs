@@ -5,8 +5,10 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::{Result, now};
-use crate::model::{Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session};
-use crate::store::{Head, Store, codec, refs};
+use crate::model::{
+    Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, count,
+};
+use crate::store::{Head, ObjectId, Store, codec, refs};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -16,6 +18,8 @@ pub enum Severity {
     Error,
     /// Worth a look; nothing is broken.
     Warning,
+    /// For the record: nothing to do.
+    Info,
 }
 
 crate::model::word_enum!(
@@ -41,6 +45,8 @@ crate::model::word_enum!(
         Index = "index",
         /// Every file in the store's tree is a document of some kind.
         Stray = "stray",
+        /// Documents set aside under `lost+found/`, which no reader reads.
+        LostFound = "lost+found",
     }
 );
 
@@ -59,6 +65,17 @@ pub struct Finding {
     pub fixed: bool,
 }
 
+/// A document `--fix` set aside under `lost+found/` because no reader can read it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Moved {
+    /// Where it was.
+    pub from: String,
+    /// Where it is now, byte for byte the same.
+    pub to: String,
+    /// Why it was moved.
+    pub reason: String,
+}
+
 /// What `doctor` found, and the commit of its repairs if it made any.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -66,6 +83,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// How many documents were checked.
     pub documents: usize,
+    /// The documents `--fix` moved to `lost+found/`.
+    pub moved: Vec<Moved>,
     /// The commit with the repairs, when `--fix` made one.
     pub fix_commit: Option<String>,
 }
@@ -81,6 +100,9 @@ impl Report {
 
 struct Checker {
     findings: Vec<Finding>,
+    /// Documents no reader can read (they do not parse, or name another id than
+    /// their path), and where `--fix` would put them.
+    unreadable: Vec<Moved>,
 }
 
 impl Checker {
@@ -100,6 +122,18 @@ impl Checker {
                 f.fixed = true;
             }
         }
+    }
+}
+
+impl Checker {
+    /// Reports a document no reader can read; `--fix` moves it to `lost+found/`.
+    fn unreadable(&mut self, check: Check, path: &str, blob: ObjectId, reason: String) {
+        self.unreadable.push(Moved {
+            from: path.to_owned(),
+            to: refs::lost_found_path(path, &blob.to_string()),
+            reason: reason.clone(),
+        });
+        self.add(check, Severity::Error, path, reason);
     }
 }
 
@@ -123,16 +157,17 @@ fn parse_all<T: serde::de::DeserializeOwned>(
             Ok(doc) => {
                 let id = id_of(&doc);
                 if id_in_path(&path).as_deref() != Some(id.as_str()) {
-                    c.add(
+                    c.unreadable(
                         Check::Schema,
-                        Severity::Error,
                         &path,
+                        blob,
                         format!("the document's id is {id}, its path says otherwise"),
                     );
+                    continue;
                 }
                 out.push((path, doc));
             }
-            Err(e) => c.add(Check::Parse, Severity::Error, &path, e.to_string()),
+            Err(e) => c.unreadable(Check::Parse, &path, blob, e.to_string()),
         }
     }
     Ok(out)
@@ -163,6 +198,19 @@ fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
                 STRAY.to_owned(),
             );
         }
+    }
+    Ok(())
+}
+
+/// What is kept under `lost+found/`: for the record, nothing reads it.
+fn check_lost_found(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
+    for (path, _) in store.list_docs(head.tree, refs::LOST_FOUND_DIR)? {
+        c.add(
+            Check::LostFound,
+            Severity::Info,
+            &path,
+            "set aside, byte for byte, by a repair or a sync; no reader reads it".to_owned(),
+        );
     }
     Ok(())
 }
@@ -403,17 +451,59 @@ fn check_index(store: &Store, head: &Head, c: &mut Checker) -> Result<bool> {
     Ok(index_ok)
 }
 
-/// In one commit, drops finished or missing work from hooks and marks abandoned
-/// sessions crashed. Returns the commit, if one was made.
-fn repair(
-    store: &Store,
-    actor: &Actor,
-    agents: &[(String, Agent)],
-    hooks: &BTreeMap<String, Vec<BeadId>>,
-    abandoned: &[BeadId],
-) -> Result<Option<String>> {
+/// The repairs `--fix` makes in one commit.
+struct Repairs<'a> {
+    /// Agents' documents, by path.
+    agents: &'a [(String, Agent)],
+    /// Finished or missing work to drop from each agent's hook.
+    hooks: BTreeMap<String, Vec<BeadId>>,
+    /// Open sessions their agent has left.
+    abandoned: Vec<BeadId>,
+    /// Unreadable documents to move to `lost+found/`.
+    unreadable: &'a [Moved],
+}
+
+impl Repairs<'_> {
+    fn is_empty(&self) -> bool {
+        self.hooks.is_empty() && self.abandoned.is_empty() && self.unreadable.is_empty()
+    }
+
+    /// The commit message: what was repaired, then each document moved and why.
+    fn message(&self) -> String {
+        let mut what = Vec::new();
+        if !self.hooks.is_empty() {
+            what.push("drop finished work from hooks".to_owned());
+        }
+        if !self.abandoned.is_empty() {
+            what.push("close abandoned sessions".to_owned());
+        }
+        if !self.unreadable.is_empty() {
+            what.push(format!(
+                "move {} no reader can read to lost+found/",
+                count(self.unreadable.len(), "document")
+            ));
+        }
+        let mut message = format!("doctor: {}", what.join(", "));
+        if !self.unreadable.is_empty() {
+            message.push('\n');
+        }
+        for m in self.unreadable {
+            message.push_str(&format!("\n{} -> {}: {}", m.from, m.to, m.reason));
+        }
+        message
+    }
+}
+
+/// In one commit, drops finished or missing work from hooks, marks abandoned sessions
+/// crashed and moves unreadable documents, byte for byte, to `lost+found/`. Returns
+/// the commit, if one was made.
+fn repair(store: &Store, actor: &Actor, r: &Repairs<'_>) -> Result<Option<String>> {
+    let (agents, hooks, abandoned) = (r.agents, &r.hooks, &r.abandoned);
     let (_, commit) = store.transact(actor, |tx| -> Result<()> {
         let at = now();
+        for m in r.unreadable {
+            tx.move_doc(&m.from, &m.to)?;
+        }
         for (name, gone) in hooks {
             let Some(path) = agents
                 .iter()
@@ -439,7 +529,7 @@ fn repair(
                 tx.put_doc(&path, &s)?;
             }
         }
-        tx.set_message("doctor: drop finished work from hooks, close abandoned sessions");
+        tx.set_message(r.message());
         Ok(())
     })?;
     Ok(commit.map(|c| c.to_string()))
@@ -448,9 +538,12 @@ fn repair(
 /// Checks the store: every document parses and matches its schema and path,
 /// dependencies point at existing beads, no blocking cycles, hooks point at open work,
 /// molecule steps belong to their molecule, sessions that never ended, and the index
-/// cache against the documents; files that are no document are warnings. With `fix`, repairs what is safe in one commit: hook
-/// entries for finished or missing work are dropped, open sessions their agent has
-/// left are marked crashed, and a stale index cache is rebuilt.
+/// cache against the documents; files that are no document are warnings, and what is
+/// kept under `lost+found/` is reported for the record. With `fix`, repairs what is
+/// safe in one commit: hook entries for finished or missing work are dropped, open
+/// sessions their agent has left are marked crashed, documents no reader can read (they
+/// do not parse, or name another id than their path) are moved byte for byte to
+/// `lost+found/<path>/<blob>`; and a stale index cache is rebuilt.
 pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     let head = *store
         .view()?
@@ -458,8 +551,10 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
         .ok_or(crate::store::StoreError::NotInitialized)?;
     let mut c = Checker {
         findings: Vec::new(),
+        unreadable: Vec::new(),
     };
     check_root(store, &head, &mut c)?;
+    check_lost_found(store, &head, &mut c)?;
     let docs = read_documents(store, &head, &mut c)?;
     let by_id: HashMap<&str, &Bead> = docs.beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
     check_dependencies(&docs.beads, &by_id, &mut c);
@@ -475,20 +570,36 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     let index_ok = check_index(store, &head, &mut c)?;
 
     let mut fix_commit = None;
+    let mut moved = Vec::new();
     if fix {
         if !index_ok {
             store.index_rebuild(&head)?;
             c.mark_fixed(Check::Index, |_| true);
         }
-        if !drop_from_hook.is_empty() || !abandoned.is_empty() {
-            fix_commit = repair(store, actor, &docs.agents, &drop_from_hook, &abandoned)?;
+        let unreadable = std::mem::take(&mut c.unreadable);
+        let repairs = Repairs {
+            agents: &docs.agents,
+            hooks: drop_from_hook,
+            abandoned,
+            unreadable: &unreadable,
+        };
+        if !repairs.is_empty() {
+            fix_commit = repair(store, actor, &repairs)?;
             c.mark_fixed(Check::Hooks, |_| true);
             c.mark_fixed(Check::Sessions, |f| f.severity == Severity::Error);
+            c.mark_fixed(Check::Parse, |f| {
+                unreadable.iter().any(|m| m.from == f.path)
+            });
+            c.mark_fixed(Check::Schema, |f| {
+                unreadable.iter().any(|m| m.from == f.path)
+            });
+            moved = unreadable;
         }
     }
     Ok(Report {
         findings: c.findings,
         documents: docs.count(),
+        moved,
         fix_commit,
     })
 }

@@ -10,7 +10,7 @@ use crate::model::{
     Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Delivery, Message, Prefix,
     check_text, check_title,
 };
-use crate::store::{Index, MailSummary, Part, Store, Tx, refs};
+use crate::store::{Broken, Index, MailSummary, Part, Store, Tx, refs};
 
 /// What a new message should be.
 #[derive(Clone, Debug, Default)]
@@ -263,8 +263,20 @@ pub fn inbox(store: &Store, agent: &AgentName, all: bool) -> Result<Vec<InboxEnt
         .collect())
 }
 
-/// How many unread messages `agent` has, and the most urgent `top` of them.
-pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<(usize, Vec<MailSummary>)> {
+/// An agent's unread mail, as `prime` shows it.
+#[derive(Clone, Debug)]
+pub struct Unread {
+    /// How many messages it has not read.
+    pub count: usize,
+    /// The most urgent of them.
+    pub top: Vec<MailSummary>,
+    /// The messages of the store that do not parse (whoever they were for).
+    pub broken: Vec<Broken>,
+}
+
+/// `agent`'s unread mail: how much, the most urgent `top` messages, and the messages
+/// that do not parse.
+pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<Unread> {
     let head = store.require_head()?;
     let index = store.index_parts(&head, &[Part::Mail])?;
     let unread: Vec<&MailSummary> = mailbox(&index, agent.as_str(), false)
@@ -272,10 +284,11 @@ pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<(usize, Ve
         .filter(|(_, read)| !read)
         .map(|(m, _)| m)
         .collect();
-    Ok((
-        unread.len(),
-        unread.into_iter().take(top).cloned().collect(),
-    ))
+    Ok(Unread {
+        count: unread.len(),
+        top: unread.into_iter().take(top).cloned().collect(),
+        broken: index.broken().to_vec(),
+    })
 }
 
 /// Every message of the thread `id` belongs to, oldest first.

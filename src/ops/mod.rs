@@ -36,7 +36,7 @@ pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
-pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};
+pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
     MoleculeError, OpError, ProvenanceError, RemoteError, SessionError, StoreError, SyncError,
@@ -47,7 +47,8 @@ pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formu
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use mail::{
-    InboxEntry, Mark, NewMessage, inbox, mark, peek, reply, search_mail, send, thread, unread,
+    InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
+    unread,
 };
 pub use molecule::{
     ACCEPTANCE_KEY, Burned, Current, PourOptions, Poured, Progress, Squashed, StepState, burn,
@@ -114,6 +115,22 @@ pub(crate) use store::now;
 pub(crate) fn require(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
     tx.bead(id)?
         .ok_or_else(|| BeadError::NotFound(id.clone()).into())
+}
+
+/// A document read for a view that does not parse is set aside in `broken` (`None`);
+/// every other answer, and every other error, passes through.
+pub(crate) fn or_broken<T>(read: Result<T>, broken: &mut Vec<Broken>) -> Result<Option<T>> {
+    match read {
+        Ok(doc) => Ok(Some(doc)),
+        Err(OpError::Store(StoreError::Document { path, source })) => {
+            broken.push(Broken {
+                path,
+                error: source.to_string(),
+            });
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs `op` as one atomic change of the store (see [`Store::transact`]) and returns its value.

@@ -14,7 +14,7 @@ use crate::model::{
     check_text, parse_duration,
 };
 use crate::settings;
-use crate::store::{MailSummary, ObjectId, Store, Tx, View, refs};
+use crate::store::{Broken, MailSummary, ObjectId, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -594,23 +594,33 @@ pub struct HookItem {
     pub progress: Option<Progress>,
 }
 
-fn hook_items(tx: &View<'_>, agent: &Agent) -> Result<Vec<HookItem>> {
-    agent
-        .hook
-        .iter()
-        .map(|id| {
-            let bead = super::require(tx, id)?;
-            let progress = molecule::progress(tx, &bead)?;
-            Ok(HookItem { bead, progress })
-        })
-        .collect()
+/// What is on `agent`'s hook, and the documents of hooked beads that do not parse.
+fn hook_items(tx: &View<'_>, agent: &Agent) -> Result<(Vec<HookItem>, Vec<Broken>)> {
+    let mut items = Vec::new();
+    let mut broken = Vec::new();
+    for id in &agent.hook {
+        let Some(bead) = super::or_broken(super::require(tx, id), &mut broken)? else {
+            continue;
+        };
+        let progress = molecule::progress(tx, &bead)?;
+        items.push(HookItem { bead, progress });
+    }
+    Ok((items, broken))
 }
 
-/// What is on `agent`'s hook.
+/// What is on `agent`'s hook; a hooked bead whose document does not parse is an error.
 pub fn hook(store: &Store, agent: &AgentName) -> Result<Vec<HookItem>> {
     let view = store.view()?;
     let a = load(&view, agent)?;
-    hook_items(&view, &a)
+    let (items, broken) = hook_items(&view, &a)?;
+    match broken.into_iter().next() {
+        Some(b) => Err(BeadError::Broken {
+            path: b.path,
+            error: b.error,
+        }
+        .into()),
+        None => Ok(items),
+    }
 }
 
 /// How the previous session ended, as prime reports it.
@@ -675,10 +685,14 @@ pub struct Prime {
     pub store_commit: String,
     /// Ready work, when no agent is acting (a person's view).
     pub ready: Vec<String>,
+    /// The documents prime read around because they do not parse: everything else is
+    /// shown.
+    pub broken: Vec<Broken>,
 }
 
 /// Gathers what a session needs at its start. A store that cannot be read is an
-/// error, never an empty answer.
+/// error, never an empty answer; a document that does not parse (other than the acting
+/// agent's own) is named in [`Prime::broken`] and everything else is shown.
 pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     let view = store.view()?;
     let commit = view
@@ -687,13 +701,6 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         .unwrap_or_default();
     let Some(name) = &actor.agent else {
         let ready = super::ready(store, None, 5)?;
-        if let Some(b) = ready.broken.first() {
-            return Err(BeadError::Broken {
-                path: b.path.clone(),
-                error: b.error.clone(),
-            }
-            .into());
-        }
         return Ok(Prime {
             agent: None,
             session: None,
@@ -709,21 +716,21 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
                 .beads()
                 .map(|s| format!("{} P{} {}", s.id(), s.priority(), s.title()))
                 .collect(),
+            broken: ready.broken,
         });
     };
     let agent = load(&view, name)?;
-    let session = match &actor.session {
-        Some(id) => Some(load_session(&view, id)?),
-        None => None,
+    let mut broken = Vec::new();
+    let session_or_broken = |id: Option<&BeadId>, broken: &mut Vec<Broken>| match id {
+        Some(id) => super::or_broken(load_session(&view, id), broken),
+        None => Ok(None),
     };
+    let session = session_or_broken(actor.session.as_ref(), &mut broken)?;
     let previous_id = match &session {
         Some(s) => s.previous.clone(),
         None => agent.last_session.clone(),
     };
-    let previous = match &previous_id {
-        Some(id) => Some(load_session(&view, id)?),
-        None => None,
-    };
+    let previous = session_or_broken(previous_id.as_ref(), &mut broken)?;
     let handoff = previous.as_ref().and_then(|p| {
         p.handoff.clone().map(|note| HandoffNote {
             from: p.id.clone(),
@@ -731,14 +738,16 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
             note,
         })
     });
-    let hook = hook_items(&view, &agent)?;
-    let (unread_mail, mail) = super::mail::unread(store, name, 3)?;
-    let resumed = match session.as_ref().and_then(|s| s.resumes.clone()) {
-        Some(from) => {
-            let old = load_session(&view, &from)?;
+    let (hook, hooked_broken) = hook_items(&view, &agent)?;
+    broken.extend(hooked_broken);
+    let unread = super::mail::unread(store, name, 3)?;
+    broken.extend(unread.broken);
+    let resumes = session.as_ref().and_then(|s| s.resumes.clone());
+    let resumed = match session_or_broken(resumes.as_ref(), &mut broken)? {
+        Some(old) => {
             let snap = old.snapshots.iter().rev().find(|x| !x.pruned);
             Some(ResumedFrom {
-                session: from,
+                session: old.id.clone(),
                 snapshot_at: snap.map(|x| x.at),
                 skipped: snap.map(|x| x.skipped.clone()).unwrap_or_default(),
             })
@@ -747,8 +756,8 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     };
     Ok(Prime {
         resumed,
-        unread_mail,
-        mail,
+        unread_mail: unread.count,
+        mail: unread.top,
         budget_left: session.as_ref().map(|s| s.budget_left(now())),
         previous: previous.map(|p| PreviousSession {
             id: p.id,
@@ -763,6 +772,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         hook,
         store_commit: commit,
         ready: Vec::new(),
+        broken,
     })
 }
 

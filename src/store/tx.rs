@@ -270,6 +270,17 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Stages moving the document at `from` to `to` as it is, byte for byte (a document
+    /// set aside under `lost+found/`). Returns whether there was one to move.
+    pub fn move_doc(&mut self, from: &str, to: &str) -> Result<bool, StoreError> {
+        let Some(bytes) = self.read(from)? else {
+            return Ok(false);
+        };
+        self.writes.insert(to.to_owned(), Staged::Blob(bytes));
+        self.writes.insert(from.to_owned(), Staged::Remove);
+        Ok(true)
+    }
+
     /// Stages a subtree (e.g. a worktree snapshot) at `path`, or removes one with `None`.
     pub fn put_subtree(&mut self, path: &str, tree: Option<ObjectId>) {
         let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);

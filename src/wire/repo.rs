@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::{Doc, Documented, Field};
 use crate::ops::{
-    Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, NotesSync, Outcome,
-    Severity, SyncReport, WorktreeAdded as Added,
+    Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync,
+    Outcome, Severity, SyncReport, WorktreeAdded as Added,
 };
 
 /// What `init` did.
@@ -251,6 +251,7 @@ pub struct Finding<'a> {
 pub struct Doctor<'a> {
     findings: Vec<Finding<'a>>,
     documents: usize,
+    moved: &'a [Moved],
     fix_commit: Option<&'a str>,
 }
 
@@ -269,6 +270,7 @@ impl<'a> From<&'a DoctorReport> for Doctor<'a> {
                 })
                 .collect(),
             documents: r.documents,
+            moved: &r.moved,
             fix_commit: r.fix_commit.as_deref(),
         }
     }
@@ -278,8 +280,15 @@ impl Documented for Doctor<'_> {
     const DOC: Doc = Doc {
         commands: "doctor",
         fields: &[
-            Field::noted("findings", ": [{check, severity, path, message, fixed}]"),
+            Field::noted(
+                "findings",
+                ": [{check, severity (error, warning or info), path, message, fixed}]",
+            ),
             Field::new("documents"),
+            Field::noted(
+                "moved",
+                ": [{from, to, reason}] (what --fix moved to lost+found/, byte for byte)",
+            ),
             Field::new("fix_commit"),
         ],
     };

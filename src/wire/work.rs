@@ -194,7 +194,8 @@ impl Documented for Primed<'_> {
         fields: &[Field::noted(
             "prime",
             ": {agent, session, resumed, handoff, previous, hook, budget_left, unread_mail, \
-             mail, store_commit, ready}",
+             mail, store_commit, ready, broken}; broken names the documents read around \
+             because they do not parse: [{path, error}]",
         )],
     };
 }

@@ -8,7 +8,9 @@ use crate::wire;
 /// Arguments of `doctor`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Repair what can be repaired safely (one commit), and rebuild a stale index cache.
+    /// Repair what can be repaired safely (one commit): drop finished work from hooks,
+    /// close abandoned sessions, move documents that do not parse to `lost+found/`;
+    /// and rebuild a stale index cache.
     #[arg(long)]
     pub fix: bool,
 }
@@ -25,12 +27,16 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
                 match f.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
+                    Severity::Info => "info",
                 },
                 if f.fixed { " (fixed)" } else { "" },
                 f.check,
                 f.path,
                 f.message
             ))?;
+        }
+        for m in &report.moved {
+            out.line(format!("moved {} to {}: {}", m.from, m.to, m.reason))?;
         }
         out.note(format!(
             "checked {}: {}",

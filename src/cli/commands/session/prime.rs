@@ -12,31 +12,46 @@ pub struct PrimeArgs {}
 
 /// Runs `prime`.
 pub fn run(ctx: &Ctx, _a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
-    print_prime(ctx, out)
+    print_prime(ctx, out, false)
 }
 
 /// Prints what a fresh session of the acting agent needs: who it is, how it arrived
 /// (resumed, handed off), how the last session ended, its hook, mail and budget.
-pub(super) fn print_prime(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
+/// Documents that do not parse are named on stderr, or, for a harness hook
+/// (`from_hook`), in the output the harness hands the agent, which never sees stderr.
+pub(super) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let p = ops::prime(&ctx.store, &actor)?;
+    if !from_hook || out.json {
+        out.warn_broken(&p.broken);
+    }
     if out.json {
         return out.json(&wire::Primed { prime: &p });
     }
+    let broken = |out: &mut Out| -> Result<(), CliError> {
+        if from_hook {
+            for b in &p.broken {
+                out.line(Out::broken_line(b))?;
+            }
+        }
+        Ok(())
+    };
     let Some(agent) = &p.agent else {
+        out.line("# git-beads")?;
+        broken(out)?;
         return print_unbound(out, &actor, &p);
     };
     out.line(format!("# git-beads: you are agent {}", agent.name))?;
+    broken(out)?;
     print_arrival(out, &p)?;
     print_identity(out, agent, &p)?;
     print_previous(out, &p)?;
-    print_work(out, &p)?;
+    print_work(out, agent, &p)?;
     out.line("When done: `git beads close ID`; to pass work on: `git beads handoff -m NOTE`.")
 }
 
 /// Prime for a worktree where no agent acts: the ready work.
 fn print_unbound(out: &mut Out, actor: &Actor, p: &Prime) -> Result<(), CliError> {
-    out.line("# git-beads")?;
     out.line(format!(
         "No agent acts in this worktree; you are {}.",
         actor.id
@@ -125,8 +140,9 @@ fn print_previous(out: &mut Out, p: &Prime) -> Result<(), CliError> {
 }
 
 /// The hook, the unread mail and the budget left.
-fn print_work(out: &mut Out, p: &Prime) -> Result<(), CliError> {
-    if p.hook.is_empty() {
+fn print_work(out: &mut Out, agent: &Agent, p: &Prime) -> Result<(), CliError> {
+    // A hooked bead whose document does not parse is left out here and named as broken.
+    if agent.hook.is_empty() {
         out.line("Your hook is empty: take work with `git beads ready --claim`.")?;
     } else {
         out.line("On your hook:")?;

@@ -37,5 +37,5 @@ pub fn run(ctx: &Ctx, a: ResumeArgs, out: &mut Out) -> Result<(), CliError> {
         as_agent: Some(r.session.agent.clone()),
         as_person: false,
     };
-    print_prime(&there, out)
+    print_prime(&there, out, false)
 }

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
     let acting = ctx.actor()?;
     let agent = match a.agent.or(acting.agent) {
         Some(agent) => agent,
-        None if a.hook_input => return print_prime(ctx, out),
+        None if a.hook_input => return print_prime(ctx, out, true),
         None => {
             return Err(CliError::user("no agent to start a session for").hint(
                 "pass --agent NAME, or bind this worktree with `git beads agent bind NAME`",
@@ -60,5 +60,5 @@ pub fn run(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
         "continued"
     };
     out.note(format!("session {} {verb} for agent {agent}", s.id));
-    print_prime(ctx, out)
+    print_prime(ctx, out, a.hook_input)
 }
