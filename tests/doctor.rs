@@ -281,3 +281,41 @@ fn fix_moves_broken_documents_to_lost_found_in_one_commit() {
     assert_eq!(again["moved"], serde_json::json!([]), "{again}");
     assert_eq!(repo.store_head(), head);
 }
+
+/// A hand-edited `priority: 99` committed with git plumbing is an error naming the
+/// document; `--fix` leaves it as it is, a change that does not touch it still works,
+/// and setting it right makes doctor green.
+#[test]
+fn a_hand_edited_priority_out_of_range_is_an_error_with_its_path() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("edited", &[]);
+    let path = common::doc_path(&id);
+    let doc = repo.git(&["show", &format!("refs/beads/main:{path}")]);
+    repo.put_raw_doc(&path, doc.replace("priority: 2", "priority: 99").as_bytes());
+    let valid = |f: &Value| -> Vec<(String, String)> {
+        f.as_array()
+            .expect("findings")
+            .iter()
+            .filter(|x| x["check"] == "valid")
+            .map(|x| {
+                let path = x["path"].as_str().expect("path").to_owned();
+                (path, x["message"].as_str().expect("message").to_owned())
+            })
+            .collect()
+    };
+    let (ok, f) = findings(&repo, &[]);
+    assert!(!ok, "{f}");
+    let found = valid(&f);
+    assert_eq!(found.len(), 1, "{f}");
+    assert_eq!(found[0].0, path);
+    assert!(found[0].1.contains("priority 99"), "{f}");
+
+    let head = repo.store_head();
+    let (ok, _) = findings(&repo, &["--fix"]);
+    assert!(!ok);
+    assert_eq!(repo.store_head(), head, "--fix rewrites nothing of it");
+    repo.beads(&["update", &id, "--title", "renamed"]);
+    repo.beads(&["update", &id, "--priority", "1"]);
+    let (ok, f) = findings(&repo, &[]);
+    assert!(ok, "{f}");
+}

@@ -638,3 +638,41 @@ fn a_merge_the_encoder_cannot_write_keeps_both_versions() {
     ]);
     assert!(all.contains("a: 1") && all.contains("b: 1"), "{all}");
 }
+
+/// A bead from a remote that breaks the rules commands keep (a title of OSC and CSI
+/// sequences, priority 99) is kept by sync exactly as it came, byte for byte, and
+/// `doctor` names its path and what is wrong.
+#[test]
+fn an_invalid_bead_from_a_remote_is_kept_as_it_is_and_flagged_by_doctor() {
+    let sb = Sandbox::new();
+    let (remote, c1) = remote_with_store(&sb);
+    let evil = sb.clone(&remote, "evil", "mallory");
+    evil.beads(&["sync"]);
+    let id = "bd-evil1";
+    let path = common::doc_path(id);
+    let doc = format!(
+        "id: {id}\ntitle: \"\\e]0;owned\\a\\e[2Jwiped\"\nstatus: open\npriority: 99\n\
+         type: task\ncreated_at: 2026-01-01T00:00:00Z\ncreated_by: mallory\n\
+         updated_at: 2026-01-01T00:00:00Z\nupdated_by: mallory\n"
+    );
+    evil.put_raw_doc(&path, doc.as_bytes());
+    evil.beads(&["sync"]);
+    c1.create("meanwhile", &[]);
+    c1.beads(&["sync"]);
+
+    let blob = |r: &Repo| r.git(&["rev-parse", &format!("refs/beads/main:{path}")]);
+    assert_eq!(blob(&c1), blob(&evil), "kept byte for byte");
+    let out = c1.beads_output(&["--json", "doctor"]);
+    assert_eq!(out.status.code(), Some(4));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let flagged: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["check"] == "valid" && f["path"] == path.as_str())
+        .map(|f| f["message"].as_str().expect("message"))
+        .collect();
+    assert_eq!(flagged.len(), 2, "{report}");
+    assert!(flagged[0].contains("control character"), "{flagged:?}");
+    assert!(flagged[1].contains("priority 99"), "{flagged:?}");
+}

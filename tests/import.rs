@@ -546,3 +546,81 @@ fn import_needs_a_store_and_a_readable_file() {
     let (code, stderr) = repo.beads_fail(&["--json", "export"]);
     assert_eq!(code, 1, "{stderr}");
 }
+
+/// A bd record with `title` and `priority`, as one JSONL line.
+fn bd_line(id: &str, title: &str, priority: i64) -> String {
+    serde_json::json!({
+        "id": id, "title": title, "status": "open", "priority": priority,
+        "issue_type": "task", "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+    })
+    .to_string()
+}
+
+/// Records that map but break the rules `create` keeps (an empty title, one with a
+/// line break, one with terminal escapes, one of 100 KB) are refused by line; with
+/// `--skip-bad` each is reported by line and the rest goes in.
+#[test]
+fn records_that_break_the_rules_of_create_are_refused_by_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo_with_store("work", "importer");
+    let long = "x".repeat(100 * 1024);
+    let lines = [
+        bd_line("bd-ok1", "fine", 2),
+        bd_line("bd-bad2", "", 2),
+        bd_line("bd-bad3", "two\nlines", 2),
+        bd_line("bd-bad4", "\u{1b}]0;owned\u{7}\u{1b}[2Jwiped", 2),
+        bd_line("bd-bad5", &long, 2),
+        bd_line("bd-ok6", "also fine", 4),
+    ];
+    let path = sb.path().join("rules.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let file = path.to_str().expect("utf-8");
+    let before = repo.store_head();
+    let (code, stderr) = repo.beads_fail(&["import", file]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("rules.jsonl:2:"), "{stderr}");
+    assert!(stderr.contains("title is empty"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    assert_eq!(repo.store_head(), before, "nothing was imported");
+
+    let report = repo.beads_json(&["import", "--skip-bad", file]);
+    let bad: Vec<(u64, String)> = report["bad"]
+        .as_array()
+        .expect("bad")
+        .iter()
+        .map(|b| {
+            let line = b["line"].as_u64().expect("line");
+            (line, b["error"].as_str().expect("error").to_owned())
+        })
+        .collect();
+    let numbers: Vec<u64> = bad.iter().map(|(l, _)| *l).collect();
+    assert_eq!(numbers, [2, 3, 4, 5], "{report}");
+    assert!(bad[1].1.contains("control character"), "{bad:?}");
+    assert!(bad[3].1.contains("limit"), "{bad:?}");
+    assert_eq!(report["records"], 2);
+    let mut ids = repo.listed("id");
+    ids.sort();
+    assert_eq!(ids, ["bd-ok1", "bd-ok6"]);
+}
+
+/// A YAML document that breaks a rule (priority 99) is refused with its line.
+#[test]
+fn a_yaml_record_out_of_range_is_refused_with_its_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo_with_store("work", "importer");
+    let doc = |id: &str, priority: u8| {
+        format!(
+            "---\nid: {id}\ntitle: t\nstatus: open\npriority: {priority}\ntype: task\n\
+             created_at: 2026-01-01T00:00:00Z\ncreated_by: me\n\
+             updated_at: 2026-01-01T00:00:00Z\nupdated_by: me\n"
+        )
+    };
+    let path = sb.path().join("beads.yaml");
+    std::fs::write(&path, doc("bd-y1", 1) + &doc("bd-y2", 99)).expect("write");
+    let file = path.to_str().expect("utf-8");
+    let (code, stderr) = repo.beads_fail(&["import", "--format", "yaml", file]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("beads.yaml:12:"), "{stderr}");
+    assert!(stderr.contains("priority 99"), "{stderr}");
+}

@@ -10,6 +10,7 @@ mod mail;
 mod provenance;
 mod session;
 mod text;
+mod valid;
 
 pub use actor::Actor;
 pub use agent::{
@@ -33,6 +34,7 @@ pub use session::{
     BudgetLeft, CrashNote, EndReason, ModelSwap, Session, SkippedFile, Snapshot, Usage, UsageLine,
 };
 pub use text::{
-    Layout, TextError, check_label, check_name, check_text, check_title, count, escape_controls,
-    plural, push_escaped,
+    Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
+    escape_controls, plural, push_escaped,
 };
+pub use valid::{Invalid, MAX_PRIORITY, bead_problems, check_priority, message_problems};

@@ -98,10 +98,30 @@ pub fn check_name(what: &'static str, value: &str) -> Result<(), TextError> {
     check_single_line(what, value, MAX_NAME)
 }
 
+/// Checks one line of text that is not a title (a message's subject): not empty, no
+/// control characters, at most [`MAX_TITLE`] bytes.
+pub fn check_line(what: &'static str, value: &str) -> Result<(), TextError> {
+    check_single_line(what, value, MAX_TITLE)
+}
+
+/// Checks a title that may hold line breaks (a tombstone's, kept as it was deleted):
+/// not empty, at most [`MAX_TITLE`] bytes, no control characters but line breaks and tabs.
+pub fn check_title_lines(value: &str) -> Result<(), TextError> {
+    if value.trim().is_empty() {
+        return Err(TextError::Empty { what: "title" });
+    }
+    check_lines("title", value, MAX_TITLE)
+}
+
 /// Checks multi-line text (a description, a comment): control characters other than
 /// newline and tab are refused, and so is text over [`MAX_TEXT`].
 pub fn check_text(what: &'static str, value: &str) -> Result<(), TextError> {
-    check_len(what, value, MAX_TEXT)?;
+    check_lines(what, value, MAX_TEXT)
+}
+
+/// Checks text of several lines of at most `max` bytes.
+fn check_lines(what: &'static str, value: &str, max: usize) -> Result<(), TextError> {
+    check_len(what, value, max)?;
     if value
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')

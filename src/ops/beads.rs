@@ -3,10 +3,10 @@
 use std::collections::BTreeSet;
 
 use super::agent::permit;
-use super::{BeadError, OpError, Result, check_priority, now, require, write};
+use super::{BeadError, OpError, Result, check_bead, now, require, write};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
-    check_label, check_name, check_text, check_title, id_length_for,
+    check_label, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{FORMAT, Meta, Store, View};
@@ -62,21 +62,6 @@ pub struct NewBead {
     pub dependencies: Vec<Dependency>,
 }
 
-fn check_new(new: &NewBead) -> Result<()> {
-    check_title(&new.title)?;
-    check_text("description", &new.description)?;
-    if let Some(p) = new.priority {
-        check_priority(p)?;
-    }
-    if let Some(a) = &new.assignee {
-        check_name("assignee", a)?;
-    }
-    for l in &new.labels {
-        check_label(l)?;
-    }
-    Ok(())
-}
-
 fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
     let prefix = format!("{parent}.");
     let highest = tx
@@ -111,7 +96,6 @@ pub(crate) fn fresh_id(
 /// Creates a bead and returns it.
 pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
     permit(actor, Capability::Create)?;
-    check_new(&new)?;
     let bead = write(store, actor, |tx| {
         let meta = tx.meta()?;
         let id = match &new.parent {
@@ -140,6 +124,7 @@ pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
             require_live(tx, &dep.id)?;
             bead.add_dependency(dep.clone());
         }
+        check_bead(None, &bead)?;
         tx.put_bead(&bead)?;
         tx.set_message(format!("create {}: {}", bead.id, bead.title));
         Ok(bead)
@@ -203,6 +188,7 @@ fn change_each_on(
                 });
                 continue;
             }
+            check_bead(Some(&before), &bead)?;
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
             if !before.status.is_done() && bead.status.is_done() {
@@ -285,23 +271,10 @@ impl Changes {
     }
 }
 
+/// What the changed document cannot tell: a label to remove that no bead can have, and
+/// a deletion asked for as a status (the rest is checked on the changed document).
 fn check_changes(c: &Changes) -> Result<()> {
-    if let Some(t) = &c.title {
-        check_title(t)?;
-    }
-    if let Some(d) = &c.description {
-        check_text("description", d)?;
-    }
-    if let Some(n) = &c.notes {
-        check_text("notes", n)?;
-    }
-    if let Some(p) = c.priority {
-        check_priority(p)?;
-    }
-    if let Some(a) = c.assignee.as_deref().filter(|a| !a.is_empty()) {
-        check_name("assignee", a)?;
-    }
-    for l in c.add_labels.iter().chain(&c.remove_labels) {
+    for l in &c.remove_labels {
         check_label(l)?;
     }
     if c.status == Some(Status::Deleted) {
@@ -400,9 +373,6 @@ pub fn close(
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
-    if let Some(r) = reason {
-        check_text("reason", r)?;
-    }
     let on = super::molecule::ref_for_close(store, ids)?;
     change_each_on(store, actor, on, ids, "close", |bead| {
         if bead.status == Status::Closed {
@@ -432,9 +402,6 @@ pub fn delete(
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Delete)?;
-    if let Some(r) = reason {
-        check_text("reason", r)?;
-    }
     change_each(store, actor, ids, "delete", |bead| {
         bead.status = Status::Deleted;
         bead.deleted_at = Some(now());
@@ -456,9 +423,7 @@ pub fn add_comment(
     if text.trim().is_empty() {
         return Err(BeadError::EmptyComment.into());
     }
-    check_text("comment", text)?;
     let author = author.unwrap_or(&actor.id);
-    check_name("author", author)?;
     let mut added = None;
     change_each(
         store,

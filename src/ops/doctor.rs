@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::{Result, now};
 use crate::model::{
-    Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, count,
+    Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, bead_problems,
+    count, message_problems,
 };
 use crate::store::{Head, ObjectId, Store, codec, refs};
 
@@ -29,6 +30,9 @@ crate::model::word_enum!(
         Parse = "parse",
         /// Every document's id matches its path.
         Schema = "schema",
+        /// Every bead and message keeps the rules commands and imports enforce
+        /// (`model::bead_problems`, `model::message_problems`).
+        Valid = "valid",
         /// Dependencies point at beads the store has.
         Dependencies = "dependencies",
         /// Molecule steps are linked to their molecule.
@@ -279,6 +283,26 @@ fn read_documents(store: &Store, head: &Head, c: &mut Checker) -> Result<Documen
             |p| refs::mail_id_of_path(p).map(str::to_owned),
         )?,
     })
+}
+
+/// Beads and messages that break a rule of the document validator (the valid check).
+/// They stay as they are: `--fix` does not rewrite what a person or a remote wrote.
+fn check_valid(docs: &Documents, c: &mut Checker) {
+    let beads = docs.beads.iter().map(|(p, b)| (p, &b.id, bead_problems(b)));
+    let mail = docs
+        .mail
+        .iter()
+        .map(|(p, m)| (p, &m.id, message_problems(m)));
+    for (path, id, problems) in beads.chain(mail) {
+        for problem in problems {
+            c.add(
+                Check::Valid,
+                Severity::Error,
+                path,
+                format!("{id}: {problem}"),
+            );
+        }
+    }
 }
 
 /// Dependencies on beads the store lacks, and molecule steps without a link to their
@@ -535,7 +559,8 @@ fn repair(store: &Store, actor: &Actor, r: &Repairs<'_>) -> Result<Option<String
     Ok(commit.map(|c| c.to_string()))
 }
 
-/// Checks the store: every document parses and matches its schema and path,
+/// Checks the store: every document parses and matches its schema and path, beads and
+/// messages keep the rules commands enforce (flagged, never rewritten),
 /// dependencies point at existing beads, no blocking cycles, hooks point at open work,
 /// molecule steps belong to their molecule, sessions that never ended, and the index
 /// cache against the documents; files that are no document are warnings, and what is
@@ -556,6 +581,7 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     check_root(store, &head, &mut c)?;
     check_lost_found(store, &head, &mut c)?;
     let docs = read_documents(store, &head, &mut c)?;
+    check_valid(&docs, &mut c);
     let by_id: HashMap<&str, &Bead> = docs.beads.iter().map(|(_, b)| (b.id.as_str(), b)).collect();
     check_dependencies(&docs.beads, &by_id, &mut c);
     check_cycles(&docs.beads, &mut c);

@@ -237,6 +237,15 @@ pub enum BeadError {
     },
 }
 
+impl From<crate::model::Invalid> for OpError {
+    fn from(e: crate::model::Invalid) -> Self {
+        match e {
+            crate::model::Invalid::Text(t) => OpError::Text(t),
+            crate::model::Invalid::Priority(p) => BeadError::Priority(p).into(),
+        }
+    }
+}
+
 impl BeadError {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {

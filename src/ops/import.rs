@@ -5,7 +5,8 @@
 //! The input is read as a stream, one record at a time: each is mapped, encoded and
 //! written into a new pack as soon as it is read (see [`PackStream`]), and only its
 //! path and blob id stay in memory for the tree, so the memory an import needs does
-//! not grow with the size of its records. A bad line stops the import with its line
+//! not grow with the size of its records. A record that does not map, or that breaks
+//! a rule of the document validator (`model::bead_problems`), is a bad line. A bad line stops the import with its line
 //! number (the rest is still read, to count the bad lines) and the pack is dropped:
 //! nothing is imported. When asked to skip bad lines, each is reported while the rest
 //! goes in. A bead already in the store is replaced by the imported one unless the
@@ -18,7 +19,7 @@ use std::io::BufRead;
 use super::export::DataFormat;
 use super::{ImportError, Result};
 use crate::model::bd::BdRecord;
-use crate::model::{Actor, Bead, BeadType, Capability, count};
+use crate::model::{Actor, Bead, BeadType, Capability, bead_problems, count};
 use crate::store::{
     BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, View, codec, refs,
 };
@@ -159,7 +160,7 @@ fn import_into(
                 read: reader.read,
             });
         }
-        let record = match record {
+        let record = match record.and_then(valid) {
             Ok(r) => r,
             Err(error) => {
                 report.bad.push(BadLine { line, error });
@@ -230,6 +231,16 @@ fn import_into(
     report.unchanged = counts.unchanged;
     report.kept_newer = counts.kept_newer;
     Ok(report)
+}
+
+/// A record that keeps every rule of the document validator, or what it breaks.
+fn valid(record: Record) -> std::result::Result<Record, String> {
+    let problems = bead_problems(&record.bead);
+    if problems.is_empty() {
+        return Ok(record);
+    }
+    let what: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    Err(format!("{}: {}", record.bead.id, what.join("; ")))
 }
 
 /// Where the records of an import go: their documents into a pack as they come, their

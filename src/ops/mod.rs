@@ -19,7 +19,7 @@ mod setup;
 mod sync;
 mod worktree;
 
-use crate::model::{Actor, Bead, BeadId, Prefix};
+use crate::model::{self, Actor, Bead, BeadId, Prefix};
 use crate::store::{self, Meta, Tx, View};
 
 /// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
@@ -87,10 +87,22 @@ pub type Result<T> = std::result::Result<T, OpError>;
 
 /// Checks a priority is within 0 (critical) … 4 (backlog).
 pub(crate) fn check_priority(p: u8) -> Result<u8> {
-    if p > 4 {
-        return Err(BeadError::Priority(p).into());
+    Ok(model::check_priority(p)?)
+}
+
+/// Refuses `after` when it breaks a rule of the document validator
+/// ([`model::bead_problems`]) that `before`, the document it replaces, did not break
+/// already: a change never makes a document worse, and never has to mend what it did
+/// not touch (a document from a remote is kept as it is, and `doctor` flags it).
+pub(crate) fn check_bead(before: Option<&Bead>, after: &Bead) -> Result<()> {
+    let old = before.map(model::bead_problems).unwrap_or_default();
+    match model::bead_problems(after)
+        .into_iter()
+        .find(|p| !old.contains(p))
+    {
+        Some(p) => Err(p.into()),
+        None => Ok(()),
     }
-    Ok(p)
 }
 
 /// The identity of the person using this repository, as git resolves it.

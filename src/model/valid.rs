@@ -1,0 +1,127 @@
+//! The one validator of whole documents: every rule a bead or a message must keep,
+//! whichever way it arrives (a command, an import, a sync, a hand edit). Commands and
+//! imports refuse what fails; a document from elsewhere is kept as it is and `doctor`
+//! names what is wrong with it.
+
+use super::bead::{Bead, Status};
+use super::mail::Message;
+use super::text::{
+    TextError, check_label, check_line, check_name, check_text, check_title, check_title_lines,
+};
+
+/// The highest priority number (4 = backlog; 0 is critical).
+pub const MAX_PRIORITY: u8 = 4;
+
+/// One thing wrong with a document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    /// A piece of its text breaks a rule.
+    #[error(transparent)]
+    Text(#[from] TextError),
+    /// Its priority is outside 0 … [`MAX_PRIORITY`].
+    #[error("priority {0} is out of range (0 = critical … 4 = backlog)")]
+    Priority(u8),
+}
+
+/// Checks a priority: 0 (critical) … 4 (backlog).
+pub fn check_priority(p: u8) -> Result<u8, Invalid> {
+    if p > MAX_PRIORITY {
+        return Err(Invalid::Priority(p));
+    }
+    Ok(p)
+}
+
+/// Checks the title of a document as stored. Line breaks at its end are allowed (bd
+/// wrote such titles), and a tombstone keeps the title it was deleted with, whatever
+/// its line breaks; every other control character, an empty title and one over
+/// [`MAX_TITLE`](super::text::MAX_TITLE) bytes are refused.
+fn check_stored_title(title: &str, deleted: bool) -> Result<(), TextError> {
+    let kept = title.trim_end_matches(['\n', '\r']);
+    match deleted {
+        true => check_title_lines(kept),
+        false => check_title(kept),
+    }
+}
+
+/// Pushes the error of `check`, if any, to `problems`.
+fn collect<E: Into<Invalid>>(problems: &mut Vec<Invalid>, check: Result<impl Sized, E>) {
+    if let Err(e) = check {
+        problems.push(e.into());
+    }
+}
+
+/// Every rule `bead` breaks, in the order of its fields (none: it is valid). Its id,
+/// status, type and dependencies are typed and were checked when it was read.
+pub fn bead_problems(bead: &Bead) -> Vec<Invalid> {
+    let mut p = Vec::new();
+    let deleted = bead.status == Status::Deleted;
+    collect(&mut p, check_stored_title(&bead.title, deleted));
+    collect(&mut p, check_priority(bead.priority));
+    if let Some(a) = &bead.assignee {
+        collect(&mut p, check_name("assignee", a));
+    }
+    for l in &bead.labels {
+        collect(&mut p, check_label(l));
+    }
+    collect(&mut p, check_text("description", &bead.description));
+    collect(&mut p, check_text("notes", &bead.notes));
+    for c in &bead.comments {
+        collect(&mut p, check_text("comment", &c.text));
+        collect(&mut p, check_name("author", &c.author));
+    }
+    for (what, reason) in [
+        ("close reason", &bead.close_reason),
+        ("delete reason", &bead.delete_reason),
+    ] {
+        if let Some(r) = reason {
+            collect(&mut p, check_text(what, r));
+        }
+    }
+    p
+}
+
+/// Every rule `message` breaks (none: it is valid).
+pub fn message_problems(message: &Message) -> Vec<Invalid> {
+    let mut p = Vec::new();
+    collect(&mut p, check_line("subject", &message.subject));
+    collect(&mut p, check_text("body", &message.body));
+    collect(&mut p, check_priority(message.priority));
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BeadId;
+
+    fn bead(title: &str) -> Bead {
+        let id = BeadId::parse("bd-a1").expect("id");
+        Bead::new(id, title.into(), "me", chrono::Utc::now())
+    }
+
+    #[test]
+    fn every_problem_is_found() {
+        assert!(bead_problems(&bead("fine")).is_empty());
+        let mut b = bead("");
+        b.priority = 99;
+        b.labels.insert("a,b".into());
+        b.description = "\u{1b}]0;owned\u{7}".into();
+        let found = bead_problems(&b);
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(found[0], Invalid::Text(TextError::Empty { what: "title" }));
+        assert_eq!(found[1], Invalid::Priority(99));
+    }
+
+    #[test]
+    fn titles_as_bd_wrote_them_pass_and_others_do_not() {
+        assert!(bead_problems(&bead("ends in a line break\n")).is_empty());
+        for bad in ["two\nlines", "\u{1b}[2J", &"x".repeat(100 * 1024), " \n"] {
+            assert_eq!(bead_problems(&bead(bad)).len(), 1, "{bad:?}");
+        }
+        let mut gone = bead("a tombstone:\n\nof several lines");
+        gone.status = Status::Deleted;
+        assert!(bead_problems(&gone).is_empty());
+        gone.title = "\u{1b}[2J".into();
+        assert_eq!(bead_problems(&gone).len(), 1);
+    }
+}
