@@ -318,4 +318,19 @@ fn a_hand_edited_priority_out_of_range_is_an_error_with_its_path() {
     repo.beads(&["update", &id, "--priority", "1"]);
     let (ok, f) = findings(&repo, &[]);
     assert!(ok, "{f}");
+
+    // A message is held to the rules `mail send` keeps in the same way.
+    let mail = "mail/ev/msg-evil00001.yaml";
+    repo.put_raw_doc(
+        mail,
+        b"id: msg-evil00001\nfrom: x\nto:\n- x\nsubject: \"\\e[2J\"\nbody: b\npriority: 2\n\
+          thread: msg-evil00001\nsent_at: 2026-01-01T00:00:00Z\ndelivery:\n  x: {}\n\
+          updated_at: 2026-01-01T00:00:00Z\nupdated_by: x\n",
+    );
+    let (ok, f) = findings(&repo, &[]);
+    assert!(!ok, "{f}");
+    let found = valid(&f);
+    assert_eq!(found.len(), 1, "{f}");
+    assert_eq!(found[0].0, mail);
+    assert!(found[0].1.contains("subject"), "{f}");
 }

@@ -10,7 +10,7 @@ use super::text::{
 };
 
 /// The highest priority number (4 = backlog; 0 is critical).
-pub const MAX_PRIORITY: u8 = 4;
+const MAX_PRIORITY: u8 = 4;
 
 /// One thing wrong with a document.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,7 +24,7 @@ pub enum Invalid {
 }
 
 /// Checks a priority: 0 (critical) … 4 (backlog).
-pub fn check_priority(p: u8) -> Result<u8, Invalid> {
+fn check_priority(p: u8) -> Result<u8, Invalid> {
     if p > MAX_PRIORITY {
         return Err(Invalid::Priority(p));
     }

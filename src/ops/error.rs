@@ -501,9 +501,6 @@ pub enum MailError {
     /// A message to nobody.
     #[error("a message needs at least one recipient")]
     NoRecipient,
-    /// The subject was refused.
-    #[error("{}", .0.to_string().replacen("title", "subject", 1))]
-    Subject(TextError),
     /// The actor is a person: mail belongs to agents.
     #[error("mail belongs to agents: act as one to read it")]
     NoMailbox,
@@ -522,10 +519,9 @@ impl MailError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             MailError::NotFound(_) | MailError::UnknownRecipient(_) => ErrorKind::NotFound,
-            MailError::NoRecipient
-            | MailError::Subject(_)
-            | MailError::NoMailbox
-            | MailError::NotSentTo { .. } => ErrorKind::Invalid,
+            MailError::NoRecipient | MailError::NoMailbox | MailError::NotSentTo { .. } => {
+                ErrorKind::Invalid
+            }
         }
     }
 }

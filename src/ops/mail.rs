@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::agent::{list_agents, permit};
-use super::{AgentError, MailError, Result, check_priority, now, write};
+use super::{AgentError, MailError, Result, now, refuse_new, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Delivery, Message, Prefix,
-    check_text, check_title,
+    message_problems,
 };
 use crate::store::{Broken, Index, MailSummary, Part, Store, Tx, refs};
 
@@ -109,18 +109,16 @@ pub(crate) fn stage(
         updated_by: actor.id.clone(),
         conflicts: Vec::new(),
     };
+    refuse_new(&[], message_problems(&m))?;
     tx.put_doc(&refs::mail_path(&id), &m)?;
     Ok(m)
 }
 
+/// What the message document cannot tell: that it is addressed at all (its text and
+/// priority are checked on the document, in [`stage`]).
 fn check_new(new: &NewMessage) -> Result<()> {
     if new.to.is_empty() {
         return Err(MailError::NoRecipient.into());
-    }
-    check_title(&new.subject).map_err(MailError::Subject)?;
-    check_text("body", &new.body)?;
-    if let Some(p) = new.priority {
-        check_priority(p)?;
     }
     Ok(())
 }

@@ -85,21 +85,18 @@ pub use worktree::{
 /// The result type of every operation.
 pub type Result<T> = std::result::Result<T, OpError>;
 
-/// Checks a priority is within 0 (critical) … 4 (backlog).
-pub(crate) fn check_priority(p: u8) -> Result<u8> {
-    Ok(model::check_priority(p)?)
-}
-
 /// Refuses `after` when it breaks a rule of the document validator
 /// ([`model::bead_problems`]) that `before`, the document it replaces, did not break
 /// already: a change never makes a document worse, and never has to mend what it did
 /// not touch (a document from a remote is kept as it is, and `doctor` flags it).
 pub(crate) fn check_bead(before: Option<&Bead>, after: &Bead) -> Result<()> {
     let old = before.map(model::bead_problems).unwrap_or_default();
-    match model::bead_problems(after)
-        .into_iter()
-        .find(|p| !old.contains(p))
-    {
+    refuse_new(&old, model::bead_problems(after))
+}
+
+/// Fails with the first of `found` that is not among `old`.
+pub(crate) fn refuse_new(old: &[model::Invalid], found: Vec<model::Invalid>) -> Result<()> {
+    match found.into_iter().find(|p| !old.contains(p)) {
         Some(p) => Err(p.into()),
         None => Ok(()),
     }
