@@ -265,11 +265,21 @@ pub fn inbox(store: &Store, agent: &AgentName, all: bool) -> Result<Vec<InboxEnt
 
 /// How many unread messages `agent` has, and the most urgent `top` of them.
 pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<(usize, Vec<MailSummary>)> {
+    unread_but(store, agent, top, |_| false)
+}
+
+/// [`unread`], leaving out the messages `hide` picks.
+pub(crate) fn unread_but(
+    store: &Store,
+    agent: &AgentName,
+    top: usize,
+    hide: impl Fn(&MailSummary) -> bool,
+) -> Result<(usize, Vec<MailSummary>)> {
     let head = store.require_head()?;
     let index = store.index_parts(&head, &[Part::Mail])?;
     let unread: Vec<&MailSummary> = mailbox(&index, agent.as_str(), false)
         .into_iter()
-        .filter(|(_, read)| !read)
+        .filter(|(m, read)| !read && !hide(m))
         .map(|(m, _)| m)
         .collect();
     Ok((
