@@ -10,6 +10,7 @@ mod mail;
 mod provenance;
 mod session;
 mod text;
+mod trailers;
 
 pub use actor::Actor;
 pub use agent::{
@@ -36,3 +37,4 @@ pub use text::{
     Layout, TextError, check_label, check_name, check_text, check_title, count, escape_controls,
     plural, push_escaped,
 };
+pub use trailers::with_trailers;
