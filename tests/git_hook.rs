@@ -51,7 +51,7 @@ fn installed_shims_call_git_hook() {
     let hook = std::fs::read_to_string(repo.common_dir().join("hooks/post-commit"))
         .expect("read the hook");
     assert!(
-        hook.contains("git beads git-hook post-commit \"$@\""),
+        hook.contains("git-beads git-hook post-commit \"$@\""),
         "{hook}"
     );
     repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
@@ -77,7 +77,7 @@ fn shims_of_earlier_versions_keep_working_until_reinstalled() {
     let installed = repo.beads_json(&["hooks", "install"]);
     assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
     let hook = std::fs::read_to_string(dir.join("post-commit")).expect("read the hook");
-    assert!(hook.contains("git beads git-hook post-commit"), "{hook}");
+    assert!(hook.contains("git-beads git-hook post-commit"), "{hook}");
     assert!(!hook.contains("git beads hook "), "{hook}");
 }
 
@@ -95,4 +95,48 @@ fn git_hook_is_hidden_from_help() {
     let cli = git_beads::cli::command();
     let git_hook = cli.find_subcommand("git-hook").expect("git-hook");
     assert!(git_hook.is_hide_set());
+}
+
+#[test]
+fn trailers_are_placed_as_git_interpret_trailers_places_them() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("work", "alice");
+    let trailers = [("Beads-Agent", "rig/nux"), ("Beads-Session", "ses-1")];
+    let messages = [
+        "Fix the parser\n",
+        "Fix\n\nBody text.\n",
+        "Fix\n\nBody.\n\nSigned-off-by: A <a@example.com>\n",
+        "Fix\n\nBeads-Agent: rig/nux\nBeads-Session: ses-1\n",
+        "Fix\n\nBeads-Agent: rig/other\n",
+        "Fix\n\n# Please enter the commit message for your changes.\n#\n# On branch main\n",
+        "Fix\n\n# ------------------------ >8 ------------------------\n# Do not modify or remove the line above.\ndiff --git a/x b/x\n",
+        "\n# Please enter the commit message for your changes.\n",
+        "# Please enter the commit message for your changes.\n",
+        "Fix\n\n\n\nBody.\n\n\n",
+        "fix: the parser\n",
+        "Fix\n\nSee: the docs\nand then some more text\nand more\nand more\nand more\n",
+        "Fix\n\nCo-authored-by: X <x@example.com>\n  continued\n",
+        "Fix\n\nBody.\n\nSigned-off-by: A <a@example.com>\nplain words\nmore words\n",
+    ];
+    let file = sb.path().join("message");
+    for text in messages {
+        std::fs::write(&file, text).expect("write");
+        let mut args = vec![
+            "interpret-trailers".to_owned(),
+            "--in-place".to_owned(),
+            "--if-exists".to_owned(),
+            "addIfDifferent".to_owned(),
+        ];
+        for (k, v) in trailers {
+            args.push("--trailer".to_owned());
+            args.push(format!("{k}: {v}"));
+        }
+        args.push(file.to_string_lossy().into_owned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        repo.git(&args);
+        let by_git = std::fs::read_to_string(&file).expect("read");
+        let ours = git_beads::model::with_trailers(text, &trailers, '#')
+            .unwrap_or_else(|| text.to_owned());
+        assert_eq!(ours, by_git, "for the message {text:?}");
+    }
 }

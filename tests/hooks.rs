@@ -249,13 +249,15 @@ fn husky_pre_commit_and_lefthook_setups_are_chained() {
     assert!(read(&dir.join("post-merge.legacy")).contains(BEGIN));
     assert!(!read(&dir.join("post-merge")).contains(BEGIN));
     assert_eq!(hook("pre-push")["state"], "skipped", "{report}");
+    let advice = hook("pre-push")["advice"]
+        .as_str()
+        .expect("advice")
+        .to_owned();
     assert!(
-        hook("pre-push")["advice"]
-            .as_str()
-            .expect("advice")
-            .contains("run: git beads hook pre-push {1} {2}"),
-        "{report}"
+        advice.contains("run: git beads git-hook pre-push {1} {2}"),
+        "the entry point the shims call: {report}"
     );
+    assert!(!advice.contains("git beads hook "), "{report}");
     assert_eq!(hook("post-rewrite")["state"], "skipped", "{report}");
     assert!(!read(&dir.join("post-rewrite")).contains(BEGIN));
     let forced = repo.beads_json(&["hooks", "install", "--force"]);

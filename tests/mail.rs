@@ -10,6 +10,11 @@ fn inbox(repo: &Repo, agent: &str) -> Value {
     repo.beads_json(&["--as", agent, "mail", "inbox"])
 }
 
+/// What `prime --json` says about the agent's session.
+fn primed(v: &Value) -> &Value {
+    &v["prime"]
+}
+
 /// The ids of the messages of a mail listing, in order.
 fn ids(v: &Value) -> Vec<String> {
     common::ids_in(v, "messages")
@@ -160,12 +165,22 @@ fn a_handoff_is_mail_to_oneself() {
     let inbox = repo.beads_json(&["mail", "inbox"]);
     assert_eq!(inbox["unread"], 1);
     assert_eq!(inbox["messages"][0]["from"], "solo");
+    repo.beads(&["agent", "create", "boss"]);
+    repo.beads(&[
+        "--as", "boss", "mail", "send", "solo", "-s", "Hello", "-m", "hi",
+    ]);
     let text = repo.beads(&["session", "start"]);
     assert!(
         text.contains("HANDOFF") && text.contains("resume at the parser"),
         "{text}"
     );
+    // The note shows once: its copy in the mailbox is not listed again as unread mail.
+    assert!(!text.contains("handoff from session"), "{text}");
     assert!(text.contains("Unread mail: 1"), "{text}");
+    assert!(text.contains("from boss: Hello"), "{text}");
+    let prime = repo.beads_json(&["prime"]);
+    assert_eq!(primed(&prime)["unread_mail"], 1, "{prime}");
+    assert_eq!(repo.beads_json(&["mail", "inbox"])["unread"], 2);
 }
 #[test]
 fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {

@@ -68,8 +68,14 @@ impl Ctx {
 }
 
 /// Parses `std::env::args`, runs the command and turns the outcome into an exit code.
+/// A git hook called the way the shims call it skips the full parser
+/// ([`c::git_hook::quick`]).
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(hook) = c::git_hook::quick(&args) {
+        return exit_code(c::git_hook::run_quick(hook));
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -81,7 +87,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    exit_code(run(cli))
+}
+
+/// The exit code of a command's outcome, with its error printed (a closed pipe
+/// exits quietly).
+fn exit_code(result: Result<(), CliError>) -> ExitCode {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {

@@ -128,7 +128,7 @@ pub fn lefthook_snippet(hook: &str) -> String {
         .find(|(n, _)| *n == hook)
         .map(|(_, a)| *a)
         .unwrap_or_default();
-    format!("{hook}:\n  commands:\n    git-beads:\n      run: git beads hook {hook}{args}\n")
+    format!("{hook}:\n  commands:\n    git-beads:\n      run: git beads git-hook {hook}{args}\n")
 }
 
 /// A hook manager found in the repository.
@@ -361,6 +361,7 @@ fn without_block(text: &str) -> String {
         None => match lines.get(begin + 1) {
             Some(l)
                 if l.starts_with(SHIM_START)
+                    || l.starts_with("git-beads git-hook ")
                     || l.starts_with("git beads git-hook ")
                     || l.starts_with("git beads hook ") =>
             {
@@ -685,7 +686,7 @@ mod tests {
             assert_eq!(lines[0], "#!/bin/sh");
             assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
             assert!(
-                lines[1].contains(&format!("; then git beads git-hook {name} \"$@\"")),
+                lines[1].contains(&format!("; then git-beads git-hook {name} \"$@\"")),
                 "{name}: {}",
                 lines[1]
             );
@@ -739,6 +740,6 @@ mod tests {
         assert!(generated_by_lefthook(
             "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then\n  exit 0\nfi\n"
         ));
-        assert!(lefthook_snippet("pre-push").contains("run: git beads hook pre-push {1} {2}"));
+        assert!(lefthook_snippet("pre-push").contains("run: git beads git-hook pre-push {1} {2}"));
     }
 }

@@ -120,7 +120,10 @@ Example (.beads/formulas/release.yaml):
 "#,
     formula_example!(),
     r#"
-Poured with `git beads mol pour release --var crate=git-beads --var version=1.2.0`,
+Poured with
+
+  git beads mol pour release --var crate=git-beads --var version=1.2.0
+
 it makes "Release git-beads 1.2.0" with steps .1 bump, .2 changelog, .3 test,
 .4 tag and .5 announce; .2 and .3 can be worked side by side once .1 is closed.
 "#

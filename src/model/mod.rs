@@ -10,6 +10,7 @@ mod mail;
 mod provenance;
 mod session;
 mod text;
+mod trailers;
 mod valid;
 
 pub use actor::Actor;
@@ -37,4 +38,5 @@ pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
     escape_controls, plural, push_escaped,
 };
+pub use trailers::with_trailers;
 pub use valid::{Invalid, bead_problems, message_problems};

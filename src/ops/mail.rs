@@ -275,11 +275,21 @@ pub struct Unread {
 /// `agent`'s unread mail: how much, the most urgent `top` messages, and the messages
 /// that do not parse.
 pub fn unread(store: &Store, agent: &AgentName, top: usize) -> Result<Unread> {
+    unread_but(store, agent, top, |_| false)
+}
+
+/// [`unread`], leaving out the messages `hide` picks.
+pub(crate) fn unread_but(
+    store: &Store,
+    agent: &AgentName,
+    top: usize,
+    hide: impl Fn(&MailSummary) -> bool,
+) -> Result<Unread> {
     let head = store.require_head()?;
     let index = store.index_parts(&head, &[Part::Mail])?;
     let unread: Vec<&MailSummary> = mailbox(&index, agent.as_str(), false)
         .into_iter()
-        .filter(|(_, read)| !read)
+        .filter(|(m, read)| !read && !hide(m))
         .map(|(m, _)| m)
         .collect();
     Ok(Unread {

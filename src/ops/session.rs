@@ -740,7 +740,15 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     });
     let (hook, hooked_broken) = hook_items(&view, &agent)?;
     broken.extend(hooked_broken);
-    let unread = super::mail::unread(store, name, 3)?;
+    // The handoff note is shown as such; its copy in the mailbox is not shown again.
+    let handoff_mail = handoff
+        .as_ref()
+        .map(|h| (agent.name.as_str(), handoff_subject(&h.from)));
+    let unread = super::mail::unread_but(store, name, 3, |m| {
+        handoff_mail
+            .as_ref()
+            .is_some_and(|(from, subject)| m.from == *from && m.subject == *subject)
+    })?;
     broken.extend(unread.broken);
     let resumes = session.as_ref().and_then(|s| s.resumes.clone());
     let resumed = match session_or_broken(resumes.as_ref(), &mut broken)? {
@@ -776,6 +784,11 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     })
 }
 
+/// The subject of the mail a handoff of session `id` sends to the agent itself.
+fn handoff_subject(id: &BeadId) -> String {
+    format!("handoff from session {id}")
+}
+
 /// Hands off: in one commit, leaves `note` for the agent's next session (on the session
 /// record and as mail to itself), keeps the hook, and ends the running session with
 /// reason `handoff`.
@@ -793,7 +806,7 @@ pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
         let to = std::iter::once(s.agent.clone()).collect();
         let mail = NewMessage {
             to: vec![s.agent.to_string()],
-            subject: format!("handoff from session {}", s.id),
+            subject: handoff_subject(&s.id),
             body: note.to_owned(),
             priority: Some(1),
             ..NewMessage::default()

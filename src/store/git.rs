@@ -268,20 +268,15 @@ impl Git<'_> {
         file: &Path,
         trailers: &[(&str, &str)],
     ) -> Result<(), StoreError> {
-        let mut args: Vec<std::ffi::OsString> = [
-            "interpret-trailers",
-            "--in-place",
-            "--if-exists",
-            "addIfDifferent",
-        ]
-        .map(Into::into)
-        .into();
-        for (key, value) in trailers {
-            args.push("--trailer".into());
-            args.push(format!("{key}: {value}").into());
+        let what = || format!("rewrite the commit message in {}", file.display());
+        let text = std::fs::read_to_string(file).map_err(io_err(what()))?;
+        let comment = match self.config_string("core.commentChar").as_deref() {
+            Some("auto") | None => '#',
+            Some(c) => c.chars().next().unwrap_or('#'),
+        };
+        if let Some(new) = crate::model::with_trailers(&text, trailers, comment) {
+            std::fs::write(file, new).map_err(io_err(what()))?;
         }
-        args.push(file.into());
-        self.command_output(&args, "interpret-trailers")?;
         Ok(())
     }
 

@@ -16,9 +16,9 @@ pub enum Shell {
 /// Arguments of `completions`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Install, for example:\n  \
-    git beads completions bash > ~/.local/share/bash-completion/completions/git-beads\n  \
-    git beads completions zsh > ~/.zfunc/_git-beads   # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
-    git beads completions fish > ~/.config/fish/completions/git-beads.fish")]
+    mkdir -p ~/.local/share/bash-completion/completions && git beads completions bash > ~/.local/share/bash-completion/completions/git-beads\n  \
+    mkdir -p ~/.zfunc && git beads completions zsh > ~/.zfunc/_git-beads   # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
+    mkdir -p ~/.config/fish/completions && git beads completions fish > ~/.config/fish/completions/git-beads.fish")]
 pub struct Args {
     /// The shell to complete for.
     pub shell: Shell,

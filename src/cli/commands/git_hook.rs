@@ -10,8 +10,9 @@ use crate::cli::{
 };
 use crate::hooks::git::{self, Who};
 use crate::hooks::install::STRICT_KEY;
-use crate::model::GIT_HOOK_NAMES;
+use crate::model::{AgentName, GIT_HOOK_NAMES};
 use crate::ops;
+use std::ffi::OsString;
 
 /// Arguments of `git-hook`.
 #[derive(clap::Args, Debug)]
@@ -28,6 +29,57 @@ pub struct Args {
 /// Runs `git-hook`.
 pub fn run(ctx: &Ctx, a: Args, out: &mut Out) -> Result<(), CliError> {
     run_hook(ctx, &a.name, &a.args, out)
+}
+
+/// A git hook called exactly as the shims call it: `git-beads git-hook NAME ARGS…`,
+/// with no option before the hook's name.
+#[derive(Debug)]
+pub struct Quick {
+    /// The hook.
+    name: String,
+    /// git's arguments.
+    args: Vec<String>,
+    /// The agent `GIT_BEADS_AGENT` names.
+    agent: Option<AgentName>,
+}
+
+/// The hook `argv` (the whole command line, program first) asks for, read without
+/// building the parser of every command: git runs two hooks per commit, and
+/// building that parser costs more than the rest of a hook's start. `None` for any
+/// other command line, or one the parser should judge (an option before the name,
+/// a name that is no git hook, an argument or `GIT_BEADS_AGENT` that is not valid).
+pub fn quick(argv: &[OsString]) -> Option<Quick> {
+    let [_, command, name, rest @ ..] = argv else {
+        return None;
+    };
+    if command != "git-hook" || !git::is_git_hook(name.to_str()?) {
+        return None;
+    }
+    let agent = match std::env::var_os("GIT_BEADS_AGENT") {
+        Some(v) if !v.is_empty() => Some(v.to_str()?.parse().ok()?),
+        _ => None,
+    };
+    let args = rest
+        .iter()
+        .map(|a| a.to_str().map(str::to_owned))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Quick {
+        name: name.to_str()?.to_owned(),
+        args,
+        agent,
+    })
+}
+
+/// Runs a hook [`quick`] read, as `git-hook` would.
+pub fn run_quick(q: Quick) -> Result<(), CliError> {
+    let mut out = Out::new(false, false);
+    let ctx = Ctx {
+        store: ops::discover(&std::env::current_dir()?)?,
+        as_agent: q.agent,
+        as_person: false,
+    };
+    run_hook(&ctx, &q.name, &q.args, &mut out)?;
+    out.finish()
 }
 
 /// Runs git hook `name` (what the installed shims call). A failure prints one line on
