@@ -40,6 +40,12 @@ pub const SNAPSHOT_MAX_FILE: &str = "beads.snapshotMaxFile";
 pub const SNAPSHOT_ON_HEARTBEAT: &str = "beads.snapshotOnHeartbeat";
 /// `beads.snapshotKeep`: how many snapshots `gc` keeps per agent.
 pub const SNAPSHOT_KEEP: &str = "beads.snapshotKeep";
+/// `beads.ledgerInterval`: how often a session's turns are folded into the store.
+pub const LEDGER_INTERVAL: &str = "beads.ledgerInterval";
+/// `beads.freshAfter`: the cost of one turn above which a session is told to start fresh.
+pub const FRESH_AFTER: &str = "beads.freshAfter";
+/// `beads.price`: the price of a model, overriding the defaults.
+pub const PRICE: &str = "beads.price";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
 pub const HOOKS_STRICT: &str = "beads.hooks.strict";
 /// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
@@ -167,6 +173,30 @@ pub const CONFIG: &[Setting] = &[
         name: SNAPSHOT_KEEP,
         source: Source::GitConfig,
         meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
+    },
+    Setting {
+        name: LEDGER_INTERVAL,
+        source: Source::GitConfig,
+        meaning: "How often the turns a harness hook records (in a local ledger under the \
+                  common git dir, at once) are folded into the store: at most once per this \
+                  interval per session, and at end, handoff, compaction and budget crossings. \
+                  90s, 5m, 1h or a number of seconds (default 5m).",
+    },
+    Setting {
+        name: FRESH_AFTER,
+        source: Source::GitConfig,
+        meaning: "When one turn costs more than this, prime and the UserPromptSubmit hook say \
+                  that a fresh session would be cheaper: tokens (200k, 1m, 150000) or dollars \
+                  ($0.50). Unset: never.",
+    },
+    Setting {
+        name: PRICE,
+        source: Source::GitConfig,
+        meaning: "The price of a model, one value per model (git config --add): MODEL INPUT \
+                  OUTPUT CACHE_WRITE CACHE_READ, in dollars per million tokens, where MODEL is a \
+                  prefix of model ids (the longest match wins; these before the built-in prices \
+                  of current Claude models). A model with no price has its tokens recorded and \
+                  its spend reported as unknown.",
     },
     Setting {
         name: HOOKS_STRICT,

@@ -1,5 +1,7 @@
-//! Claude Code hooks in `.claude/settings.json`: SessionStart starts (or continues)
-//! the session and primes it, Stop records a heartbeat, SessionEnd ends the session.
+//! Claude Code hooks in `.claude/settings.json`: SessionStart starts (or continues, after
+//! a compaction) the session and primes it; Stop and SubagentStop record the turn from
+//! the transcript; PreToolUse and UserPromptSubmit hold a session over budget; PreCompact
+//! folds the turns into the store; SessionEnd ends the session.
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +10,40 @@ use serde_json::{Value, json};
 /// The hook commands written, by Claude Code event.
 pub const HOOKS: &[(&str, &str)] = &[
     ("SessionStart", "git beads session start --hook-input"),
+    ("UserPromptSubmit", "git beads session prompt --hook-input"),
+    ("PreToolUse", "git beads session guard --hook-input"),
     ("Stop", "git beads session heartbeat --hook-input"),
+    ("SubagentStop", "git beads session heartbeat --hook-input"),
+    ("PreCompact", "git beads session flush --hook-input"),
     ("SessionEnd", "git beads session end --hook-input"),
 ];
+
+/// Claude Code's answer from a PreToolUse hook that denies the tool call, telling the
+/// model why.
+pub fn deny_tool(reason: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+/// Claude Code's answer from a UserPromptSubmit hook that blocks the prompt.
+pub fn block_prompt(reason: &str) -> Value {
+    json!({"decision": "block", "reason": reason})
+}
+
+/// Claude Code's answer from a UserPromptSubmit hook that adds `text` to the context.
+pub fn prompt_context(text: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": text,
+        }
+    })
+}
 
 /// What went wrong writing the settings.
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +113,13 @@ pub fn install(top: &Path) -> Result<(PathBuf, usize), SetupError> {
                 .is_some_and(|hs| hs.iter().any(|h| h["command"] == *command))
         });
         if !present {
-            list.push(json!({"hooks": [{"type": "command", "command": command}]}));
+            let hook = json!([{"type": "command", "command": command}]);
+            // Tool events are matched by tool name: the guard sees every tool.
+            list.push(if *event == "PreToolUse" {
+                json!({"matcher": "*", "hooks": hook})
+            } else {
+                json!({"hooks": hook})
+            });
             added += 1;
         }
     }
@@ -117,7 +156,7 @@ mod tests {
         )
         .expect("write");
         let (path, added) = install(dir.path()).expect("installs");
-        assert_eq!(added, 3);
+        assert_eq!(added, HOOKS.len());
         let v: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
         assert_eq!(v["model"], "opus");
