@@ -25,6 +25,8 @@ pub struct Setting {
     pub meaning: &'static str,
 }
 
+/// `CODEX_HOME`: Codex CLI's config directory, where `setup codex --global` writes.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// `HOME`: the user's home directory, where their formulas live without `XDG_CONFIG_HOME`.
 pub const HOME: &str = "HOME";
 /// `HOSTNAME`: the host's name, when the kernel does not say.
@@ -58,6 +60,12 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
+    Setting {
+        name: CODEX_HOME,
+        source: Source::Env,
+        meaning: "Codex CLI's config directory (default $HOME/.codex): where setup codex \
+                  --global writes hooks.json and config.toml.",
+    },
     Setting {
         name: "GIT_AUTHOR_NAME",
         source: Source::Env,
@@ -104,7 +112,8 @@ pub const ENVIRONMENT: &[Setting] = &[
         name: HOME,
         source: Source::Env,
         meaning: "Your formulas live in $HOME/.config/git-beads/formulas when \
-                  XDG_CONFIG_HOME is not set.",
+                  XDG_CONFIG_HOME is not set; setup --global writes the harness' settings \
+                  under it (~/.claude, ~/.gemini, ~/.codex).",
     },
     Setting {
         name: HOSTNAME,

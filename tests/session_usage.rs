@@ -454,3 +454,119 @@ fn setup_claude_wires_every_hook_once() {
     repo.beads(&["setup", "claude"]);
     assert_eq!(std::fs::read_to_string(&path).expect("written"), before);
 }
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("written")).expect("JSON")
+}
+
+#[test]
+fn setup_merges_checks_and_removes_the_hooks_of_every_harness() {
+    let (sb, repo) = Sandbox::with_store();
+    let gemini = repo.path.join(".gemini/settings.json");
+    common::write_file(
+        &gemini,
+        r#"{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./mine.sh"}]}]}}"#,
+    );
+    repo.beads(&["setup", "gemini"]);
+    let v = read_json(&gemini);
+    assert_eq!(v["theme"], "dark");
+    assert_eq!(
+        v["hooks"]["BeforeTool"][1]["hooks"][0]["command"],
+        "git beads session guard --hook-input=gemini"
+    );
+    for event in [
+        "SessionStart",
+        "BeforeAgent",
+        "AfterAgent",
+        "PreCompress",
+        "SessionEnd",
+    ] {
+        assert!(v["hooks"][event].is_array(), "{event}: {v}");
+    }
+    repo.beads(&["setup", "gemini", "--check"]);
+    let mut edited = v.clone();
+    edited["hooks"]["AfterAgent"] = json!([]);
+    common::write_file(&gemini, &edited.to_string());
+    let (code, out, _) = repo.beads_fail_with_stdout(&["setup", "gemini", "--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("AfterAgent"), "{out}");
+    repo.beads(&["setup", "gemini"]);
+    repo.beads(&["setup", "gemini", "--check"]);
+    repo.beads(&["setup", "gemini", "--remove"]);
+    assert_eq!(
+        read_json(&gemini),
+        json!({"theme":"dark","hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./mine.sh"}]}]}})
+    );
+
+    repo.beads(&["setup", "codex"]);
+    let hooks = read_json(&repo.path.join(".codex/hooks.json"));
+    assert_eq!(
+        hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "git beads session guard --hook-input=codex"
+    );
+    assert_eq!(
+        hooks["hooks"]["SessionStart"][0]["matcher"],
+        "startup|resume|clear"
+    );
+    let config = std::fs::read_to_string(repo.path.join(".codex/config.toml")).expect("config");
+    assert_eq!(config, "[features]\ncodex_hooks = true\n");
+    repo.beads(&["setup", "codex", "--check"]);
+
+    common::write_file(&repo.path.join("AGENTS.md"), "# Rules\n\nBe kind.\n");
+    repo.beads(&["setup", "agents-md"]);
+    repo.beads(&["setup", "agents-md"]);
+    let md = std::fs::read_to_string(repo.path.join("AGENTS.md")).expect("AGENTS.md");
+    assert_eq!(md.matches("<!-- git-beads: begin").count(), 1, "{md}");
+    assert!(md.contains("git beads prime"), "{md}");
+    repo.beads(&["setup", "agents-md", "--check"]);
+    repo.beads(&["setup", "agents-md", "--remove"]);
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("AGENTS.md")).expect("AGENTS.md"),
+        "# Rules\n\nBe kind.\n"
+    );
+
+    repo.beads(&["setup", "claude", "--global"]);
+    let global = read_json(&sb.path().join(".claude/settings.json"));
+    assert!(global["hooks"]["PreToolUse"].is_array(), "{global}");
+    assert!(!repo.path.join(".claude").exists());
+}
+
+#[test]
+fn gemini_hooks_are_answered_in_gemini_protocol() {
+    let (_sb, repo, mut t, _id) = started(&["--budget", "tokens=100"]);
+    let primed = hook(
+        &repo,
+        "SessionStart",
+        &t.path,
+        json!({"source": "startup"}),
+        &["session", "start", "--hook-input=gemini"],
+    );
+    let primed: Value = serde_json::from_str(&primed).expect("JSON only on stdout");
+    let context = primed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context");
+    assert!(context.contains("you are agent claude1"), "{context}");
+    t.assistant("msg_1", "claude-haiku-4-5-20251001", [100, 100, 0, 0], 0);
+    t.write();
+    hook(
+        &repo,
+        "AfterAgent",
+        &t.path,
+        json!({"prompt": "go", "prompt_response": "done"}),
+        &["session", "heartbeat", "--hook-input=gemini"],
+    );
+    let denied = hook(
+        &repo,
+        "BeforeTool",
+        &t.path,
+        json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+        &["session", "guard", "--hook-input=gemini"],
+    );
+    let denied: Value = serde_json::from_str(&denied).expect("JSON");
+    assert_eq!(denied["decision"], "deny", "{denied}");
+    assert!(
+        denied["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("over budget"))
+    );
+}

@@ -1,23 +1,21 @@
 //! `git beads session guard`: the budget check a harness runs before every tool call.
 
-use super::{budget_reason, read_hook_input};
+use super::{HookArgs, budget_reason, read_hook_input};
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::hooks::claude;
 use crate::ops::{self, OpError, SessionError, Verdict};
 
 /// Arguments of `session guard`.
 #[derive(clap::Args, Debug)]
 pub struct GuardArgs {
-    /// Read a harness hook's JSON from stdin (Claude Code's PreToolUse) and answer in the
-    /// harness' protocol: a denial on stdout, exit 0 either way.
-    #[arg(long)]
-    pub hook_input: bool,
+    /// How a harness hook runs it.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// Runs `session guard`: prints nothing while the session may go on; once it crossed
 /// a ceiling, denies (ending the session as `budget` if no turn did yet).
 pub fn run(ctx: &Ctx, a: GuardArgs, out: &mut Out) -> Result<(), CliError> {
-    if a.hook_input {
+    if a.hook.on() {
         read_hook_input()?;
     }
     let Verdict::Deny {
@@ -32,8 +30,13 @@ pub fn run(ctx: &Ctx, a: GuardArgs, out: &mut Out) -> Result<(), CliError> {
     if !ended {
         ops::end_over_budget(&ctx.store, &ctx.actor()?, over.clone())?;
     }
-    if a.hook_input {
-        return out.verbatim(&claude::deny_tool(&budget_reason(&session, &over)).to_string());
+    if a.hook.on() {
+        return out.verbatim(
+            &a.hook
+                .harness()
+                .deny_tool(&budget_reason(&session, &over))
+                .to_string(),
+        );
     }
     Err(OpError::from(SessionError::BudgetSpent {
         id: session,

@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::cli::{Ctx, error::CliError, output::Out, render};
+use crate::hooks::harness::Harness;
 use crate::model::{Actor, Session};
 use crate::ops;
 use crate::wire;
@@ -96,6 +97,33 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
     }
 }
 
+/// How a verb run by a harness hook reads its input and answers.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct HookArgs {
+    /// Read a harness hook's JSON from stdin and answer in that harness' protocol:
+    /// claude (the default), codex or gemini. Does nothing when no session runs here.
+    #[arg(
+        long,
+        value_name = "HARNESS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "claude"
+    )]
+    pub hook_input: Option<Harness>,
+}
+
+impl HookArgs {
+    /// Whether a harness hook runs the verb.
+    fn on(self) -> bool {
+        self.hook_input.is_some()
+    }
+
+    /// The harness whose protocol the answer speaks.
+    fn harness(self) -> Harness {
+        self.hook_input.unwrap_or(Harness::Claude)
+    }
+}
+
 /// What a harness hook passes on stdin (the fields git-beads uses).
 #[derive(Deserialize, Default, Clone)]
 struct HookInput {
@@ -147,12 +175,12 @@ fn read_hook_input() -> Result<HookInput, CliError> {
 /// (`--hook-input`) whose input names a `cwd`: there, not where the hook process runs.
 pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
     let from_hook = match cmd {
-        SessionCommand::Start(a) => a.hook_input,
-        SessionCommand::End(a) => a.hook_input,
-        SessionCommand::Heartbeat(a) => a.hook_input,
-        SessionCommand::Guard(a) => a.hook_input,
-        SessionCommand::Prompt(a) => a.hook_input,
-        SessionCommand::Flush(a) => a.hook_input,
+        SessionCommand::Start(a) => a.hook.on(),
+        SessionCommand::End(a) => a.hook.on(),
+        SessionCommand::Heartbeat(a) => a.hook.on(),
+        SessionCommand::Guard(a) => a.hook.on(),
+        SessionCommand::Prompt(a) => a.hook.on(),
+        SessionCommand::Flush(a) => a.hook.on(),
         _ => false,
     };
     if !from_hook {
@@ -163,8 +191,8 @@ pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
 
 /// Whether a verb run from a harness hook (`--hook-input`) has nothing to do: it reads
 /// the hook's input, and no session of `actor` runs here.
-fn idle_hook(actor: &Actor, hook_input: bool) -> Result<bool, CliError> {
-    if !hook_input {
+fn idle_hook(actor: &Actor, hook: HookArgs) -> Result<bool, CliError> {
+    if !hook.on() {
         return Ok(false);
     }
     read_hook_input()?;

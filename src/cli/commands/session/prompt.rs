@@ -1,24 +1,22 @@
 //! `git beads session prompt`: what a harness hears before each new prompt.
 
-use super::{budget_reason, read_hook_input};
+use super::{HookArgs, budget_reason, read_hook_input};
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::hooks::claude;
 use crate::ops::{self, Fresh, FreshAfter, Verdict};
 
 /// Arguments of `session prompt`.
 #[derive(clap::Args, Debug)]
 pub struct PromptArgs {
-    /// Read a harness hook's JSON from stdin (Claude Code's UserPromptSubmit) and answer
-    /// in the harness' protocol on stdout.
-    #[arg(long)]
-    pub hook_input: bool,
+    /// How a harness hook runs it.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// Runs `session prompt`: blocks the prompt of a session over budget; else adds, as
 /// context, the mail that arrived since the last prompt and a word when the last turn
 /// cost more than `beads.freshAfter`. Prints nothing when there is nothing to say.
 pub fn run(ctx: &Ctx, a: PromptArgs, out: &mut Out) -> Result<(), CliError> {
-    if a.hook_input {
+    if a.hook.on() {
         read_hook_input()?;
     }
     let actor = ctx.actor()?;
@@ -34,8 +32,8 @@ pub fn run(ctx: &Ctx, a: PromptArgs, out: &mut Out) -> Result<(), CliError> {
             ops::end_over_budget(&ctx.store, &actor, over.clone())?;
         }
         let reason = budget_reason(session, over);
-        return if a.hook_input {
-            out.verbatim(&claude::block_prompt(&reason).to_string())
+        return if a.hook.on() {
+            out.verbatim(&a.hook.harness().block_prompt(&reason).to_string())
         } else {
             out.line(reason)
         };
@@ -57,8 +55,8 @@ pub fn run(ctx: &Ctx, a: PromptArgs, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     let text = lines.join("\n");
-    if a.hook_input {
-        out.verbatim(&claude::prompt_context(&text).to_string())
+    if a.hook.on() {
+        out.verbatim(&a.hook.harness().prompt_context(&text).to_string())
     } else {
         out.line(text)
     }
