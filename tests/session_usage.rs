@@ -570,3 +570,71 @@ fn gemini_hooks_are_answered_in_gemini_protocol() {
             .is_some_and(|r| r.contains("over budget"))
     );
 }
+
+/// A Codex CLI rollout line: `{timestamp, type, payload}`.
+fn rollout(kind: &str, payload: Value) -> String {
+    format!(
+        "{}\n",
+        json!({"timestamp": "2026-01-01T00:00:00.000Z", "type": kind, "payload": payload})
+    )
+}
+
+fn token_count(input: u64, cached: u64, output: u64) -> String {
+    let usage = json!({"input_tokens": input, "cached_input_tokens": cached,
+                       "output_tokens": output, "reasoning_output_tokens": 0,
+                       "total_tokens": input + output});
+    rollout(
+        "event_msg",
+        json!({"type": "token_count",
+               "info": {"total_token_usage": usage, "last_token_usage": usage}}),
+    )
+}
+
+#[test]
+fn codex_rollouts_count_the_growth_of_their_running_totals() {
+    let (sb, repo, _t, id) = started(&[]);
+    let path = sb.path().join("rollout-2026-01-01T00-00-00-abc.jsonl");
+    let mut text = rollout("session_meta", json!({"id": "abc-123", "cwd": repo.path}))
+        + &rollout(
+            "turn_context",
+            json!({"model": "gpt-5-codex", "cwd": repo.path}),
+        )
+        + &rollout(
+            "response_item",
+            json!({"type": "function_call", "name": "shell", "call_id": "call_1",
+                   "arguments": "{\"command\":[\"ls\"]}"}),
+        )
+        + &token_count(1000, 800, 100)
+        + &token_count(1000, 800, 100);
+    std::fs::write(&path, &text).expect("write");
+    let stop = |repo: &Repo| {
+        hook(
+            repo,
+            "Stop",
+            &path,
+            json!({"stop_hook_active": false}),
+            &["session", "heartbeat", "--hook-input=codex"],
+        )
+    };
+    stop(&repo);
+    text += &rollout("turn_context", json!({"model": "gpt-5.1-codex"}));
+    text += &token_count(2500, 1800, 300);
+    std::fs::write(&path, &text).expect("write");
+    stop(&repo);
+    let s = repo.beads_json(&["session", "show", &id]);
+    let s = session(&s);
+    let ledger = s["ledger"].as_array().expect("ledger");
+    assert_eq!(ledger.len(), 2, "{s}");
+    assert_eq!(
+        ledger[0]["by_kind"],
+        json!({"input": 200, "output": 100, "cache_write": 0, "cache_read": 800}),
+        "a repeated token count counts once: {s}"
+    );
+    assert_eq!(ledger[0]["tool_calls"], 1);
+    assert_eq!(ledger[1]["tokens"], 1700, "the growth of the totals: {s}");
+    assert_eq!(
+        ledger[1]["unpriced"], true,
+        "no default price for OpenAI models"
+    );
+    assert_eq!(s["models"][0]["to"], "gpt-5.1-codex", "{s}");
+}

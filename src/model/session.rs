@@ -158,6 +158,10 @@ pub struct TranscriptCursor {
     pub last_len: u64,
     /// A hash (64-bit FNV-1a) of the last line consumed.
     pub hash: u64,
+    /// The running token totals the transcript reported up to here (Codex CLI's
+    /// rollouts count cumulatively; a turn is the difference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<TokenKinds>,
 }
 
 /// One entry of a session's local ledger: the append-only file a harness hook writes

@@ -124,7 +124,9 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The fields of a Claude Code transcript line that count.
+/// The fields of a transcript line that count: Claude Code's (an `assistant` line with
+/// its API message) or a Codex CLI rollout's (`turn_context`, `event_msg` and
+/// `response_item` lines with a `payload`).
 #[derive(Deserialize)]
 struct TranscriptLine {
     #[serde(rename = "type")]
@@ -133,6 +135,106 @@ struct TranscriptLine {
     request_id: Option<String>,
     uuid: Option<String>,
     message: Option<ApiMessage>,
+    payload: Option<CodexPayload>,
+}
+
+#[derive(Deserialize)]
+struct CodexPayload {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    model: Option<String>,
+    info: Option<CodexInfo>,
+    call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CodexInfo {
+    total_token_usage: Option<CodexUsage>,
+}
+
+/// Codex's running token totals (`output_tokens` includes the reasoning tokens).
+#[derive(Deserialize)]
+struct CodexUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cached_input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+impl CodexUsage {
+    fn kinds(&self) -> TokenKinds {
+        TokenKinds {
+            input: self.input_tokens.saturating_sub(self.cached_input_tokens),
+            output: self.output_tokens,
+            cache_write: 0,
+            cache_read: self.cached_input_tokens,
+        }
+    }
+}
+
+/// What a Codex rollout said since the cursor: its model, running totals and tool calls.
+#[derive(Default)]
+struct CodexChunk {
+    model: Option<String>,
+    totals: Option<TokenKinds>,
+    calls: Vec<String>,
+}
+
+impl CodexChunk {
+    fn add(&mut self, p: &CodexPayload) {
+        match p.kind.as_deref() {
+            Some("token_count") => {
+                if let Some(t) = p.info.as_ref().and_then(|i| i.total_token_usage.as_ref()) {
+                    self.totals = Some(t.kinds());
+                }
+            }
+            Some("function_call" | "custom_tool_call" | "local_shell_call") => {
+                self.calls.extend(p.call_id.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// The messages it stands for: one with the tokens used since `before` (the totals
+    /// at the cursor), keyed by the new totals so that it is counted once, and one per
+    /// tool call, keyed by its call id.
+    fn messages(self, before: Option<&TokenKinds>) -> Vec<(String, Message)> {
+        let mut out = Vec::new();
+        if let Some(t) = self.totals {
+            let base = before
+                .filter(|b| b.total() <= t.total())
+                .copied()
+                .unwrap_or_default();
+            let tokens = TokenKinds {
+                input: t.input.saturating_sub(base.input),
+                output: t.output.saturating_sub(base.output),
+                cache_write: 0,
+                cache_read: t.cache_read.saturating_sub(base.cache_read),
+            };
+            out.push((
+                format!("codex-total:{}", t.total()),
+                Message {
+                    model: self.model,
+                    tokens,
+                    tools: BTreeSet::new(),
+                },
+            ));
+        }
+        out.extend(self.calls.into_iter().map(|id| {
+            let key = format!("codex-call:{id}");
+            (
+                key,
+                Message {
+                    model: None,
+                    tokens: TokenKinds::default(),
+                    tools: BTreeSet::from([id]),
+                },
+            )
+        }));
+        out
+    }
 }
 
 #[derive(Deserialize)]
@@ -222,11 +324,19 @@ fn read_transcript(
     let mut order: Vec<String> = Vec::new();
     let mut messages: BTreeMap<String, Message> = BTreeMap::new();
     let mut last: &[u8] = &[];
+    let mut codex = CodexChunk::default();
     for line in text[..complete].split_inclusive(|b| *b == b'\n') {
         last = line;
         let Ok(l) = serde_json::from_slice::<TranscriptLine>(line) else {
             continue;
         };
+        if let Some(p) = &l.payload {
+            if l.kind.as_deref() == Some("turn_context") {
+                codex.model = p.model.clone().or(codex.model);
+            }
+            codex.add(p);
+            continue;
+        }
         let (Some("assistant"), Some(m)) = (l.kind.as_deref(), &l.message) else {
             continue;
         };
@@ -245,6 +355,18 @@ fn read_transcript(
             .add(m);
     }
     let path = path.display().to_string();
+    let before = cursor.and_then(|c| c.totals);
+    let totals = codex.totals.or(before);
+    let mut found: Vec<(String, Message)> = order
+        .into_iter()
+        .filter_map(|k| messages.remove(&k).map(|m| (k, m)))
+        .collect();
+    found.extend(
+        codex
+            .messages(before.as_ref())
+            .into_iter()
+            .filter(|(k, _)| !seen.contains(k)),
+    );
     let cursor = match cursor {
         Some(c) if complete == 0 && start > 0 => c.clone(),
         _ => TranscriptCursor {
@@ -252,13 +374,11 @@ fn read_transcript(
             offset: start + complete as u64,
             last_len: last.len() as u64,
             hash: fnv1a(last),
+            totals,
         },
     };
     Ok(Chunk {
-        messages: order
-            .into_iter()
-            .filter_map(|k| messages.remove(&k).map(|m| (k, m)))
-            .collect(),
+        messages: found,
         cursor,
     })
 }
