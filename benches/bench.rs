@@ -41,7 +41,7 @@ usage: cargo bench --bench bench -- [options]
   --br PATH         the beads_rust binary (default: `br` on PATH)
   --br-size N       the store size at which to compare with br (default 10000)
   --no-br           skip the beads_rust comparison
-  --skip LIST       skip figure groups: reads,writes,sync,merge,import,concurrency,br
+  --skip LIST       skip figure groups: reads,writes,hooks,sync,merge,import,concurrency,br
   --keep            keep the built stores
 ";
 
@@ -915,6 +915,10 @@ impl Bench<'_> {
             );
         }
 
+        if !o.skips("hooks") {
+            self.hook_figures(n, &root, &dir)?;
+        }
+
         if !o.skips("sync") || !o.skips("merge") {
             self.sync_figures(n, &root, &dir, &ids)?;
         }
@@ -978,6 +982,81 @@ impl Bench<'_> {
         if !o.keep {
             let _ = std::fs::remove_dir_all(&root);
         }
+        Ok(())
+    }
+
+    /// The harness hooks of a running session: the guard Claude Code runs before every
+    /// tool call, and the Stop hook that records a turn from the transcript (one new
+    /// assistant message appended, untimed, before each run; no run is due to fold the
+    /// turns into the store). The agent is bound to the store's worktree for these
+    /// figures only.
+    fn hook_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
+        let (o, runs, scratch) = (self.o, self.o.runs, self.scratch.clone());
+        let agent = "bench/harness";
+        let budget = "tokens=1000000000,spend=1000000";
+        beads(
+            o,
+            dir,
+            &["agent", "create", agent, "--budget", budget, "-q"],
+        )?;
+        beads(o, dir, &["agent", "bind", agent, "-q"])?;
+        beads(o, dir, &["session", "start", "-q"])?;
+        let transcript = root.join("transcript.jsonl");
+        std::fs::write(&transcript, "")?;
+        let input = |event: &str, name: &str| -> Res<PathBuf> {
+            let file = root.join(name);
+            let json = serde_json::json!({
+                "session_id": "bench", "transcript_path": transcript, "cwd": dir,
+                "hook_event_name": event, "tool_name": "Bash",
+                "tool_input": {"command": "ls"},
+            });
+            std::fs::write(&file, json.to_string())?;
+            Ok(file)
+        };
+        let pre = input("PreToolUse", "pretooluse.json")?;
+        let stop = input("Stop", "stop.json")?;
+        let guard = self
+            .beads_cmd(dir, &["session", "guard", "--hook-input"])
+            .stdin(&pre);
+        let r = time_same(runs, &scratch, &guard)?;
+        self.record(
+            n,
+            "session guard (PreToolUse hook)",
+            "git-beads",
+            r,
+            None,
+            "",
+        );
+        let turn = self
+            .beads_cmd(dir, &["session", "heartbeat", "--hook-input", "-q"])
+            .stdin(&stop);
+        let mut log = std::fs::OpenOptions::new().append(true).open(&transcript)?;
+        let r = time_each(runs, &scratch, |i| {
+            let line = serde_json::json!({
+                "type": "assistant", "uuid": format!("u{i}"), "requestId": format!("req_{i}"),
+                "message": {
+                    "id": format!("msg_{i}"), "role": "assistant",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "content": [{"type": "tool_use", "id": format!("toolu_{i}"), "name": "Bash",
+                                 "input": {"command": "ls"}}],
+                    "usage": {"input_tokens": 10, "output_tokens": 200,
+                              "cache_creation_input_tokens": 500,
+                              "cache_read_input_tokens": 20000},
+                },
+            });
+            writeln!(log, "{line}")?;
+            Ok(turn.clone())
+        })?;
+        self.record(
+            n,
+            "session heartbeat (Stop hook, one turn)",
+            "git-beads",
+            r,
+            None,
+            "reads the new transcript line, appends a ledger line; no store commit",
+        );
+        beads(o, dir, &["session", "end", "-q"])?;
+        beads(o, dir, &["agent", "unbind", "-q"])?;
         Ok(())
     }
 
@@ -1323,6 +1402,9 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     }
     if ["create", "update", "close", "comment", "sling"].contains(&name) {
         return Some((12.0, "ms"));
+    }
+    if name.starts_with("session guard") {
+        return Some((5.0, "ms"));
     }
     if name.starts_with("sync:") {
         return Some((1500.0, "ms"));

@@ -25,6 +25,8 @@ pub struct Setting {
     pub meaning: &'static str,
 }
 
+/// `CODEX_HOME`: Codex CLI's config directory, where `setup codex --global` writes.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// `HOME`: the user's home directory, where their formulas live without `XDG_CONFIG_HOME`.
 pub const HOME: &str = "HOME";
 /// `HOSTNAME`: the host's name, when the kernel does not say.
@@ -40,6 +42,12 @@ pub const SNAPSHOT_MAX_FILE: &str = "beads.snapshotMaxFile";
 pub const SNAPSHOT_ON_HEARTBEAT: &str = "beads.snapshotOnHeartbeat";
 /// `beads.snapshotKeep`: how many snapshots `gc` keeps per agent.
 pub const SNAPSHOT_KEEP: &str = "beads.snapshotKeep";
+/// `beads.ledgerInterval`: how often a session's turns are folded into the store.
+pub const LEDGER_INTERVAL: &str = "beads.ledgerInterval";
+/// `beads.freshAfter`: the cost of one turn above which a session is told to start fresh.
+pub const FRESH_AFTER: &str = "beads.freshAfter";
+/// `beads.price`: the price of a model, overriding the defaults.
+pub const PRICE: &str = "beads.price";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
 pub const HOOKS_STRICT: &str = "beads.hooks.strict";
 /// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
@@ -52,6 +60,12 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
+    Setting {
+        name: CODEX_HOME,
+        source: Source::Env,
+        meaning: "Codex CLI's config directory (default $HOME/.codex): where setup codex \
+                  --global writes hooks.json and config.toml.",
+    },
     Setting {
         name: "GIT_AUTHOR_NAME",
         source: Source::Env,
@@ -98,7 +112,8 @@ pub const ENVIRONMENT: &[Setting] = &[
         name: HOME,
         source: Source::Env,
         meaning: "Your formulas live in $HOME/.config/git-beads/formulas when \
-                  XDG_CONFIG_HOME is not set.",
+                  XDG_CONFIG_HOME is not set; setup --global writes the harness' settings \
+                  under it (~/.claude, ~/.gemini, ~/.codex).",
     },
     Setting {
         name: HOSTNAME,
@@ -167,6 +182,30 @@ pub const CONFIG: &[Setting] = &[
         name: SNAPSHOT_KEEP,
         source: Source::GitConfig,
         meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
+    },
+    Setting {
+        name: LEDGER_INTERVAL,
+        source: Source::GitConfig,
+        meaning: "How often the turns a harness hook records (in a local ledger under the \
+                  common git dir, at once) are folded into the store: at most once per this \
+                  interval per session, and at end, handoff, compaction and budget crossings. \
+                  90s, 5m, 1h or a number of seconds (default 5m).",
+    },
+    Setting {
+        name: FRESH_AFTER,
+        source: Source::GitConfig,
+        meaning: "When one turn costs more than this, prime and the UserPromptSubmit hook say \
+                  that a fresh session would be cheaper: tokens (200k, 1m, 150000) or dollars \
+                  ($0.50). Unset: never.",
+    },
+    Setting {
+        name: PRICE,
+        source: Source::GitConfig,
+        meaning: "The price of a model, one value per model (git config --add): MODEL INPUT \
+                  OUTPUT CACHE_WRITE CACHE_READ, in dollars per million tokens, where MODEL is a \
+                  prefix of model ids (the longest match wins; these before the built-in prices \
+                  of current Claude models). A model with no price has its tokens recorded and \
+                  its spend reported as unknown.",
     },
     Setting {
         name: HOOKS_STRICT,

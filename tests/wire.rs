@@ -202,7 +202,8 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, hooks, &["hooks", "status"]);
     check(&repo, seen, hooks, &["hooks", "install"]);
     check(&repo, seen, hooks, &["hooks", "uninstall"]);
-    check(&repo, seen, "setup claude", &["setup", "claude"]);
+    let all = "setup claude, setup codex, setup gemini, setup agents-md";
+    check(&repo, seen, all, &["setup", "claude"]);
     let head = origin.head();
     repo.git(&["fetch", "-q", "origin"]);
     check(&repo, seen, "provenance", &["provenance", &head]);

@@ -27,6 +27,8 @@ pub struct Out {
     stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
     /// A bead's line as it is put together, reused from one to the next.
     line: String,
+    /// What text lines go to instead of stdout, while [`Out::capture`] holds.
+    captured: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -47,7 +49,19 @@ impl Out {
             color,
             stdout: std::io::BufWriter::new(stdout.lock()),
             line: String::new(),
+            captured: None,
         }
+    }
+
+    /// Collects the text lines written from now on instead of printing them, until
+    /// [`Out::take_captured`] hands them over (a harness that wants them wrapped in JSON).
+    pub fn capture(&mut self) {
+        self.captured = Some(String::new());
+    }
+
+    /// The text lines collected since [`Out::capture`]; printing goes to stdout again.
+    pub fn take_captured(&mut self) -> String {
+        self.captured.take().unwrap_or_default()
     }
 
     /// Writes a line of data to stdout, its control characters escaped (a newline
@@ -59,6 +73,11 @@ impl Out {
     /// Writes `text` and a newline to stdout exactly as they are: for what a program
     /// reads (an export, a completion script), never for data shown to a person.
     pub fn verbatim(&mut self, text: &str) -> Result<(), CliError> {
+        if let Some(c) = &mut self.captured {
+            c.push_str(text);
+            c.push('\n');
+            return Ok(());
+        }
         self.stdout.write_all(text.as_bytes())?;
         self.stdout.write_all(b"\n")?;
         Ok(())

@@ -50,8 +50,17 @@ pub fn step_line(s: &StepState) -> String {
 
 /// A session's usage: "3 turns, 1 token, $0.00, 1 tool call".
 pub fn usage_text(u: &Usage) -> String {
+    let unknown = if u.unpriced_turns > 0 {
+        format!(" (spend unknown for {})", count(u.unpriced_turns, "turn"))
+    } else {
+        String::new()
+    };
+    let per_turn = match u.per_turn() {
+        Some((tokens, spend)) => format!("; per turn {} tokens, ${spend:.2}", tokens),
+        None => String::new(),
+    };
     format!(
-        "{}, {}, ${:.2}, {}",
+        "{}, {}, ${:.2}{unknown}, {}{per_turn}",
         count(u.turns, "turn"),
         count(u.tokens, "token"),
         u.spend,

@@ -1,5 +1,5 @@
-//! Hooks: harness hooks (Claude Code's settings) and, with them, the git hook shims.
+//! Hooks: harness hooks (Claude Code's, Codex CLI's and Gemini CLI's settings) and, with them, the git hook shims.
 
-pub mod claude;
 pub mod git;
+pub mod harness;
 pub mod install;

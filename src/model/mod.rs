@@ -32,7 +32,8 @@ pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,
 };
 pub use session::{
-    BudgetLeft, CrashNote, EndReason, ModelSwap, Session, SkippedFile, Snapshot, Usage, UsageLine,
+    BudgetLeft, CrashNote, EndReason, LedgerEntry, ModelSwap, Session, SkippedFile, Snapshot,
+    TokenKinds, TranscriptCursor, Usage, UsageLine,
 };
 pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,

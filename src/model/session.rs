@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{AgentName, Authority};
+use super::agent::{AgentName, Authority, Budget};
 use super::bead::{Conflict, Timestamp};
 use super::id::BeadId;
 
@@ -46,6 +46,13 @@ pub struct Usage {
     pub spend: f64,
     /// Tool calls made.
     pub tool_calls: u64,
+    /// Turns whose spend is unknown (a model without a price): `spend` leaves them out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_turns: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -56,6 +63,17 @@ impl Usage {
         // Cents of a cent are plenty; rounding keeps totals canonical across machines.
         self.spend = ((self.spend + line.spend) * 1e6).round() / 1e6;
         self.tool_calls = self.tool_calls.saturating_add(line.tool_calls);
+        self.unpriced_turns += u64::from(line.unpriced);
+    }
+
+    /// What one turn cost on average, in tokens and dollars (`None` before the first turn).
+    pub fn per_turn(&self) -> Option<(u64, f64)> {
+        (self.turns > 0).then(|| {
+            (
+                self.tokens / self.turns,
+                ((self.spend / self.turns as f64) * 1e6).round() / 1e6,
+            )
+        })
     }
 }
 
@@ -76,6 +94,128 @@ pub struct UsageLine {
     /// Tool calls made.
     #[serde(default)]
     pub tool_calls: u64,
+    /// The model that answered (the last one, when several did), as the harness names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Tokens by kind, as the harness reported them (`tokens` is their sum).
+    #[serde(default, skip_serializing_if = "TokenKinds::is_empty")]
+    pub by_kind: TokenKinds,
+    /// Whether the spend is unknown: some model of the turn has no price (`spend` leaves it out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unpriced: bool,
+}
+
+/// Tokens of one turn by kind, as Anthropic's API reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenKinds {
+    /// Input tokens not read from or written to the prompt cache.
+    #[serde(default)]
+    pub input: u64,
+    /// Output tokens.
+    #[serde(default)]
+    pub output: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default)]
+    pub cache_write: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default)]
+    pub cache_read: u64,
+}
+
+impl TokenKinds {
+    /// Whether no token of any kind is counted.
+    pub fn is_empty(&self) -> bool {
+        *self == TokenKinds::default()
+    }
+
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_write)
+            .saturating_add(self.cache_read)
+    }
+
+    /// Adds `other` kind by kind.
+    pub fn add(&mut self, other: &TokenKinds) {
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+    }
+}
+
+/// Where a harness hook stopped reading a transcript: the next read starts at `offset`
+/// if the `last_len` bytes before it (the last line consumed) still hash to `hash`;
+/// else the file was rewritten, and it is read again from the start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptCursor {
+    /// The transcript file.
+    pub path: String,
+    /// Bytes consumed.
+    pub offset: u64,
+    /// The length of the last line consumed, with its newline.
+    pub last_len: u64,
+    /// A hash (64-bit FNV-1a) of the last line consumed.
+    pub hash: u64,
+    /// The running token totals the transcript reported up to here (Codex CLI's
+    /// rollouts count cumulatively; a turn is the difference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<TokenKinds>,
+}
+
+/// One entry of a session's local ledger: the append-only file a harness hook writes
+/// at every turn, before (and between) folding the turns into the shared store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LedgerEntry {
+    /// The first entry: what the guard needs to judge without the store.
+    Start {
+        /// When the session started.
+        started_at: Timestamp,
+        /// Its ceilings.
+        budget: Budget,
+        /// Its usage in the store when the ledger began.
+        usage: Usage,
+    },
+    /// One turn.
+    Turn {
+        /// What it used.
+        line: UsageLine,
+        /// The ids of the harness' messages it counted (each is counted once).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        messages: Vec<String>,
+        /// Model swaps seen during the turn.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        swaps: Vec<ModelSwap>,
+        /// Where the transcript was read up to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cursor: Option<TranscriptCursor>,
+    },
+    /// The turns so far are in the store.
+    Flushed {
+        /// When.
+        at: Timestamp,
+        /// How many turn entries the store holds now.
+        turns: usize,
+    },
+    /// Messages handed to the running session as context (each is handed once).
+    Delivered {
+        /// When.
+        at: Timestamp,
+        /// The message ids.
+        mail: Vec<String>,
+    },
+    /// The session ended.
+    Ended {
+        /// When.
+        at: Timestamp,
+        /// How.
+        reason: EndReason,
+        /// The ceilings it crossed, in words, when it ended over budget.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        over: Vec<String>,
+    },
 }
 
 /// A file a snapshot left out for being over the size cap.
@@ -203,18 +343,7 @@ impl Session {
     /// What the session has left under its budget, ceiling by ceiling (`None` where
     /// there is no ceiling), as of `now`.
     pub fn budget_left(&self, now: Timestamp) -> BudgetLeft {
-        let b = &self.authority.budget;
-        let wall = (now - self.started_at).num_seconds().max(0) as u64;
-        BudgetLeft {
-            tokens: b.tokens.map(|c| c as i128 - self.usage.tokens as i128),
-            spend: b
-                .spend
-                .map(|c| ((c - self.usage.spend) * 1e6).round() / 1e6),
-            tool_calls: b
-                .tool_calls
-                .map(|c| c as i128 - self.usage.tool_calls as i128),
-            wall_secs: b.wall_secs.map(|c| c as i128 - wall as i128),
-        }
+        BudgetLeft::of(&self.authority.budget, &self.usage, self.started_at, now)
     }
 }
 
@@ -236,6 +365,22 @@ pub struct BudgetLeft {
 }
 
 impl BudgetLeft {
+    /// What `usage` leaves of `budget` for a session that started at `started_at`, as
+    /// of `now`.
+    pub fn of(budget: &Budget, usage: &Usage, started_at: Timestamp, now: Timestamp) -> BudgetLeft {
+        let wall = (now - started_at).num_seconds().max(0) as u64;
+        BudgetLeft {
+            tokens: budget.tokens.map(|c| c as i128 - usage.tokens as i128),
+            spend: budget
+                .spend
+                .map(|c| ((c - usage.spend) * 1e6).round() / 1e6),
+            tool_calls: budget
+                .tool_calls
+                .map(|c| c as i128 - usage.tool_calls as i128),
+            wall_secs: budget.wall_secs.map(|c| c as i128 - wall as i128),
+        }
+    }
+
     /// The ceilings that are overrun, in words.
     pub fn overruns(&self) -> Vec<String> {
         let mut out = Vec::new();

@@ -449,6 +449,14 @@ pub enum SessionError {
     /// A handoff note with no text.
     #[error("the handoff note is empty")]
     EmptyHandoff,
+    /// The harness' transcript could not be read.
+    #[error("could not read the transcript {}: {error}", .path.display())]
+    Transcript {
+        /// The transcript file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        error: String,
+    },
     /// The repository is bare.
     #[error("this repository has no worktree")]
     NoWorktree,
@@ -485,6 +493,7 @@ impl SessionError {
             | SessionError::NoWorktree
             | SessionError::NoCommit
             | SessionError::BadSnapshot { .. } => ErrorKind::Invalid,
+            SessionError::Transcript { .. } => ErrorKind::Store,
         }
     }
 }

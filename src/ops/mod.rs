@@ -17,6 +17,7 @@ mod query;
 mod session;
 mod setup;
 mod sync;
+mod usage;
 mod worktree;
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
@@ -75,6 +76,10 @@ pub use setup::{
 pub use sync::{
     KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, resolve,
     setup_remote, setup_remotes, sync,
+};
+pub use usage::{
+    DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,
+    Verdict, end_over_budget, fresh, guard, prompt_context, record_turn,
 };
 
 pub use worktree::{

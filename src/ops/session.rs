@@ -7,11 +7,12 @@ use serde::Serialize;
 use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
 use super::mail::NewMessage;
 use super::molecule::{self, Progress};
+use super::usage::{Unflushed, with_local};
 use super::{AgentError, BeadError, Result, SessionError, now, write};
 use crate::model::{
     Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
-    Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, Usage, UsageLine, check_name,
-    check_text, parse_duration,
+    Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, TokenKinds, Usage, UsageLine,
+    check_name, check_text, parse_duration,
 };
 use crate::settings;
 use crate::store::{Broken, MailSummary, ObjectId, Store, Tx, View, refs};
@@ -55,7 +56,7 @@ pub(crate) fn load_session(tx: &View<'_>, id: &BeadId) -> Result<Session> {
         .ok_or_else(|| SessionError::NotFound(id.clone()).into())
 }
 
-fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
+pub(crate) fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
     Ok(tx.put_doc(&refs::session_path(&s.id), s)?)
 }
 
@@ -148,6 +149,7 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
             session: Some(session.id.clone()),
         }),
     )?;
+    super::usage::begin_ledger(store, &session)?;
     Ok(session)
 }
 
@@ -305,18 +307,21 @@ fn change_session<T>(
 /// with a last snapshot of its worktree.
 pub fn end_session(store: &Store, actor: &Actor, reason: EndReason) -> Result<Session> {
     let capture = capture_for_session(store)?;
+    let local = Unflushed::of(store, &current_id(actor)?)?;
     let (s, ()) = change_session(store, actor, "end", |tx, s, at| {
+        local.apply(s);
         if let Some(c) = &capture {
             stage_snapshot(tx, s, c, at)?;
         }
         finish(tx, actor, s, at, reason, None)
     })?;
+    local.done(store, &s.id, Some((reason, Vec::new())))?;
     release_binding(store, &s)?;
     Ok(s)
 }
 
 /// Marks `s` ended and points its agent away from it.
-fn finish(
+pub(crate) fn finish(
     tx: &mut Tx<'_>,
     actor: &Actor,
     s: &mut Session,
@@ -411,6 +416,9 @@ pub fn record_usage(store: &Store, actor: &Actor, u: UsageReport) -> Result<Sess
             tokens: u.tokens,
             spend: u.spend,
             tool_calls: u.tool_calls,
+            model: None,
+            by_kind: TokenKinds::default(),
+            unpriced: false,
         };
         s.usage.add(&line);
         s.ledger.push(line);
@@ -441,16 +449,16 @@ pub fn list_sessions(store: &Store, agent: Option<&AgentName>) -> Result<Vec<Ses
         if let Some(s) = view.doc::<Session>(&path)?
             && agent.is_none_or(|a| &s.agent == a)
         {
-            out.push(s);
+            out.push(with_local(store, s)?);
         }
     }
     out.sort_by(|a, b| b.started_at.cmp(&a.started_at).then(a.id.cmp(&b.id)));
     Ok(out)
 }
 
-/// One session.
+/// One session, with the turns its local ledger has not folded into the store yet.
 pub fn show_session(store: &Store, id: &BeadId) -> Result<Session> {
-    load_session(&store.view()?, id)
+    with_local(store, load_session(&store.view()?, id)?)
 }
 
 /// Puts bead `id` on `agent`'s hook, atomically: status hooked, assignee the agent.
@@ -725,7 +733,10 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         Some(id) => super::or_broken(load_session(&view, id), broken),
         None => Ok(None),
     };
-    let session = session_or_broken(actor.session.as_ref(), &mut broken)?;
+    let session = match session_or_broken(actor.session.as_ref(), &mut broken)? {
+        Some(s) => Some(with_local(store, s)?),
+        None => None,
+    };
     let previous_id = match &session {
         Some(s) => s.previous.clone(),
         None => agent.last_session.clone(),
@@ -798,7 +809,9 @@ pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
     }
     check_text("handoff note", note)?;
     let capture = capture_for_session(store)?;
+    let local = Unflushed::of(store, &current_id(actor)?)?;
     let (s, ()) = change_session(store, actor, "handoff", |tx, s, at| {
+        local.apply(s);
         if let Some(c) = &capture {
             stage_snapshot(tx, s, c, at)?;
         }
@@ -814,6 +827,7 @@ pub fn handoff(store: &Store, actor: &Actor, note: &str) -> Result<Session> {
         super::mail::stage(tx, actor, &mail, to)?;
         Ok(())
     })?;
+    local.done(store, &s.id, Some((EndReason::Handoff, Vec::new())))?;
     release_binding(store, &s)?;
     Ok(s)
 }

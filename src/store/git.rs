@@ -167,6 +167,17 @@ impl Git<'_> {
             .map(|v| v.to_str_lossy().into_owned())
     }
 
+    /// Every value of a multi-valued git config key, in the order git reads them.
+    pub(crate) fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .strings(key)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| v.to_str_lossy().into_owned())
+            .collect()
+    }
+
     /// The commit the current worktree's HEAD points at (`None` on an unborn branch).
     pub(crate) fn head_commit(&self) -> Result<Option<ObjectId>, StoreError> {
         Ok(self.repo.head_id().ok().map(|id| id.detach()))

@@ -11,6 +11,7 @@ mod group;
 mod history;
 
 mod index;
+mod ledger;
 mod lock;
 mod notes;
 mod open;

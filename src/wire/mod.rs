@@ -112,7 +112,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Messages::DOC,
     Pruned::DOC,
     Doctor::DOC,
-    ClaudeSetup::DOC,
+    Setup::DOC,
     Formulas::DOC,
     FormulaShown::DOC,
     FormulaChecked::DOC,

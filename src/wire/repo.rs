@@ -294,19 +294,31 @@ impl Documented for Doctor<'_> {
     };
 }
 
-/// What `setup claude` wrote.
+/// What `setup` wrote to a harness' settings (or, with `--check`, found in them).
 #[derive(Serialize)]
-pub struct ClaudeSetup<'a> {
-    /// The settings file.
+pub struct Setup<'a> {
+    /// The harness (`claude`, `codex`, `gemini`, `agents-md`).
+    pub harness: &'a str,
+    /// The settings (or instructions) file.
     pub settings: &'a str,
-    /// How many hooks were added to it.
+    /// How many hooks (or sections, lines) were added, or with `--check` are missing.
     pub added: usize,
+    /// How many of git-beads' own hooks were removed, or with `--check` are stale.
+    pub removed: usize,
+    /// What differs from what setup writes, in words, one entry per difference.
+    pub drift: &'a [String],
 }
 
-impl Documented for ClaudeSetup<'_> {
+impl Documented for Setup<'_> {
     const DOC: Doc = Doc {
-        commands: "setup claude",
-        fields: &[Field::new("settings"), Field::new("added")],
+        commands: "setup claude, setup codex, setup gemini, setup agents-md",
+        fields: &[
+            Field::new("harness"),
+            Field::new("settings"),
+            Field::new("added"),
+            Field::new("removed"),
+            Field::noted("drift", ": [text]"),
+        ],
     };
 }
 

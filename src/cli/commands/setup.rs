@@ -1,38 +1,174 @@
-//! `git beads setup claude`: wire an agent harness to sessions and prime.
+//! `git beads setup claude|codex|gemini|agents-md`: wire an agent harness to sessions,
+//! prime and the budget guard, check the wiring, or take it out again.
+
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::hooks::claude;
+use crate::hooks::harness::{self, Harness, Mode, Report};
+use crate::settings;
 use crate::wire;
 
 /// The harnesses `setup` knows.
 #[derive(clap::Subcommand, Debug)]
 pub enum SetupCommand {
-    /// Write Claude Code hooks into .claude/settings.json (merging with what is there).
-    Claude,
+    /// Write Claude Code hooks into .claude/settings.json (merging with what is there):
+    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop, PreCompact, SessionEnd.
+    Claude(SetupArgs),
+    /// Write Codex CLI hooks into .codex/hooks.json and turn them on in .codex/config.toml:
+    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, PreCompact.
+    Codex(SetupArgs),
+    /// Write Gemini CLI hooks into .gemini/settings.json: SessionStart, BeforeAgent,
+    /// BeforeTool, AfterAgent, PreCompress, SessionEnd.
+    Gemini(SetupArgs),
+    /// Write a marked git-beads section into AGENTS.md (or another instructions file),
+    /// for harnesses without hooks: the agent primes and reports its usage itself.
+    AgentsMd(AgentsMdArgs),
+}
+
+/// What `setup` does with a harness' settings.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct SetupArgs {
+    /// Change nothing: report what differs from what setup writes (exit 1 if anything does).
+    #[arg(long, conflicts_with = "remove")]
+    pub check: bool,
+    /// Remove git-beads' hooks, and nothing else.
+    #[arg(long)]
+    pub remove: bool,
+    /// The user's settings (~/.claude, ~/.gemini, $CODEX_HOME or ~/.codex) instead of
+    /// this worktree's.
+    #[arg(long)]
+    pub global: bool,
+}
+
+impl SetupArgs {
+    fn mode(self) -> Mode {
+        match (self.check, self.remove) {
+            (true, _) => Mode::Check,
+            (_, true) => Mode::Remove,
+            _ => Mode::Install,
+        }
+    }
+}
+
+/// Arguments of `setup agents-md`.
+#[derive(clap::Args, Debug)]
+pub struct AgentsMdArgs {
+    /// Change nothing: report whether the section differs (exit 1 if it does).
+    #[arg(long, conflicts_with = "remove")]
+    pub check: bool,
+    /// Remove git-beads' section, and nothing else.
+    #[arg(long)]
+    pub remove: bool,
+    /// The instructions file, from the top of the worktree (CLAUDE.md, GEMINI.md, …).
+    #[arg(long, default_value = "AGENTS.md")]
+    pub file: PathBuf,
 }
 
 /// Runs `setup`.
 pub fn run(ctx: &Ctx, cmd: SetupCommand, out: &mut Out) -> Result<(), CliError> {
-    match cmd {
-        SetupCommand::Claude => {
-            let top = ctx
-                .store
-                .workdir()
-                .ok_or_else(|| CliError::user("this repository has no worktree"))?;
-            let (path, added) = claude::install(top).map_err(|e| CliError::user(e.to_string()))?;
-            let shown = path.display().to_string();
-            if out.json {
-                return out.json(&wire::ClaudeSetup {
-                    settings: &shown,
-                    added,
-                });
+    let (name, mode, reports) = match cmd {
+        SetupCommand::Claude(a) => ("claude", a.mode(), hooks(ctx, Harness::Claude, a)?),
+        SetupCommand::Codex(a) => ("codex", a.mode(), hooks(ctx, Harness::Codex, a)?),
+        SetupCommand::Gemini(a) => ("gemini", a.mode(), hooks(ctx, Harness::Gemini, a)?),
+        SetupCommand::AgentsMd(a) => {
+            let mode = SetupArgs {
+                check: a.check,
+                remove: a.remove,
+                global: false,
             }
-            out.note(if added == 0 {
-                format!("{shown} already has the git-beads hooks")
-            } else {
-                format!("added {added} git-beads hooks to {shown}")
-            });
-            Ok(())
+            .mode();
+            let path = worktree_top(ctx)?.join(&a.file);
+            (
+                "agents-md",
+                mode,
+                vec![harness::instructions(&path, mode).map_err(setup_error)?],
+            )
         }
+    };
+    let shown = reports
+        .first()
+        .map(|r| r.path.display().to_string())
+        .unwrap_or_default();
+    let added: usize = reports.iter().map(|r| r.added).sum();
+    let removed: usize = reports.iter().map(|r| r.removed).sum();
+    let drift: Vec<String> = reports
+        .iter()
+        .flat_map(|r| r.drift.iter().map(|d| format!("{}: {d}", r.path.display())))
+        .collect();
+    if out.json {
+        out.json(&wire::Setup {
+            harness: name,
+            settings: &shown,
+            added,
+            removed,
+            drift: &drift,
+        })?;
+    } else if mode == Mode::Check {
+        for d in &drift {
+            out.line(d)?;
+        }
+    } else {
+        out.note(match (added, removed) {
+            (0, 0) if mode == Mode::Remove => format!("{shown} has no git-beads hooks"),
+            (0, 0) => format!("{shown} already has the git-beads hooks"),
+            _ if mode == Mode::Remove => format!("removed {removed} git-beads hooks from {shown}"),
+            _ => format!(
+                "added {added} git-beads hooks to {shown} (and removed {removed} stale ones)"
+            ),
+        });
     }
+    if mode == Mode::Check && !drift.is_empty() {
+        return Err(CliError::user(format!(
+            "the git-beads wiring of {name} differs from what setup writes"
+        ))
+        .hint(format!("`git beads setup {name}` puts it right")));
+    }
+    Ok(())
+}
+
+fn setup_error(e: harness::SetupError) -> CliError {
+    CliError::user(e.to_string())
+}
+
+fn worktree_top(ctx: &Ctx) -> Result<&Path, CliError> {
+    ctx.store
+        .workdir()
+        .ok_or_else(|| CliError::user("this repository has no worktree"))
+}
+
+/// Where `harness` keeps its settings: the worktree's top, or with `--global` the
+/// user's config directory for it.
+fn settings_dir(ctx: &Ctx, h: Harness, global: bool) -> Result<PathBuf, CliError> {
+    if !global {
+        return Ok(worktree_top(ctx)?.to_owned());
+    }
+    if h == Harness::Codex
+        && let Some(dir) = settings::env(settings::CODEX_HOME).filter(|d| !d.is_empty())
+    {
+        return Ok(dir.into());
+    }
+    let home: PathBuf = settings::env(settings::HOME)
+        .filter(|d| !d.is_empty())
+        .ok_or_else(|| CliError::user("HOME is not set: there is no user config to write"))?
+        .into();
+    Ok(match h {
+        Harness::Codex => home.join(".codex"),
+        _ => home,
+    })
+}
+
+/// Applies `a` to `h`'s hooks file (and Codex's config.toml).
+fn hooks(ctx: &Ctx, h: Harness, a: SetupArgs) -> Result<Vec<Report>, CliError> {
+    let dir = settings_dir(ctx, h, a.global)?;
+    let mode = a.mode();
+    let mut reports =
+        vec![harness::apply(h, &h.settings_file(&dir, a.global), mode).map_err(setup_error)?];
+    if h == Harness::Codex {
+        let config = match a.global {
+            true => dir.join("config.toml"),
+            false => dir.join(".codex").join("config.toml"),
+        };
+        reports.push(harness::codex_feature(&config, mode).map_err(setup_error)?);
+    }
+    Ok(reports)
 }

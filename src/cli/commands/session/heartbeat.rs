@@ -1,23 +1,30 @@
 //! `git beads session heartbeat`.
 
-use super::{changed, idle_hook};
+use super::{HookArgs, changed, idle_hook, read_hook_input, record_hook_turn};
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
 
 /// Arguments of `session heartbeat`.
 #[derive(clap::Args, Debug)]
 pub struct HeartbeatArgs {
-    /// Read a harness hook's JSON from stdin; do nothing when no session runs here.
-    #[arg(long)]
-    pub hook_input: bool,
+    /// How a harness hook runs it.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// Runs `session heartbeat`.
 pub fn run(ctx: &Ctx, a: HeartbeatArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    if idle_hook(&actor, a.hook_input)? {
+    if idle_hook(&actor, a.hook)? {
         return Ok(());
     }
-    let s = ops::heartbeat(&ctx.store, &actor)?;
+    let s = if a.hook.on() {
+        record_hook_turn(ctx, &actor, &read_hook_input()?, ops::Flush::IfDue, out)?
+    } else {
+        ops::heartbeat(&ctx.store, &actor)?
+    };
+    if !s.is_open() {
+        return Ok(());
+    }
     changed(out, &s, "is alive")
 }

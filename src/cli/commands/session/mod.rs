@@ -1,12 +1,15 @@
 //! `git beads session …`, `prime` and `handoff`: one file per verb.
 
 mod end;
+mod flush;
+mod guard;
 mod handoff;
 mod heartbeat;
 mod list;
 mod log;
 mod model;
 mod prime;
+mod prompt;
 mod resume;
 mod show;
 mod snapshot;
@@ -20,15 +23,20 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::cli::{Ctx, error::CliError, output::Out, render};
+use crate::hooks::harness::Harness;
 use crate::model::{Actor, Session};
+use crate::ops;
 use crate::wire;
 
 pub use end::EndArgs;
+pub use flush::FlushArgs;
+pub use guard::GuardArgs;
 pub use handoff::{HandoffArgs, run as handoff};
 pub use heartbeat::HeartbeatArgs;
 pub use list::ListArgs;
 pub use model::ModelArgs;
 pub use prime::{PrimeArgs, run as prime};
+pub use prompt::PromptArgs;
 pub use resume::ResumeArgs;
 pub use show::ShowArgs;
 pub use start::StartArgs;
@@ -45,6 +53,16 @@ pub enum SessionCommand {
     Heartbeat(HeartbeatArgs),
     /// Record a model swap (identity, hook and record continue unchanged).
     Model(ModelArgs),
+    /// Before a tool call (Claude Code's PreToolUse hook): deny it once the running
+    /// session crossed a budget ceiling; print nothing when it may go on.
+    Guard(GuardArgs),
+    /// Before a prompt (Claude Code's UserPromptSubmit hook): block it over budget, else
+    /// add the mail that arrived since the last prompt and a warning when the last turn
+    /// cost more than `beads.freshAfter`.
+    Prompt(PromptArgs),
+    /// Read the harness' transcript and fold the session's local turns into the store
+    /// now (Claude Code's PreCompact hook).
+    Flush(FlushArgs),
     /// Record usage: a ledger line and running totals, checked against the budget.
     Usage(UsageArgs),
     /// List sessions with what they cost.
@@ -67,6 +85,9 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
         SessionCommand::End(a) => end::run(ctx, a, out),
         SessionCommand::Heartbeat(a) => heartbeat::run(ctx, a, out),
         SessionCommand::Model(a) => model::run(ctx, a, out),
+        SessionCommand::Guard(a) => guard::run(ctx, a, out),
+        SessionCommand::Prompt(a) => prompt::run(ctx, a, out),
+        SessionCommand::Flush(a) => flush::run(ctx, a, out),
         SessionCommand::Usage(a) => usage::run(ctx, a, out),
         SessionCommand::List(a) => list::run(ctx, a, out),
         SessionCommand::Show(a) => show::run(ctx, a, out),
@@ -76,12 +97,59 @@ pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError
     }
 }
 
+/// How a verb run by a harness hook reads its input and answers.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct HookArgs {
+    /// Read a harness hook's JSON from stdin and answer in that harness' protocol:
+    /// claude (the default), codex or gemini. Does nothing when no session runs here.
+    #[arg(
+        long,
+        value_name = "HARNESS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "claude"
+    )]
+    pub hook_input: Option<Harness>,
+}
+
+impl HookArgs {
+    /// Whether a harness hook runs the verb.
+    fn on(self) -> bool {
+        self.hook_input.is_some()
+    }
+
+    /// The harness whose protocol the answer speaks.
+    fn harness(self) -> Harness {
+        self.hook_input.unwrap_or(Harness::Claude)
+    }
+}
+
 /// What a harness hook passes on stdin (the fields git-beads uses).
 #[derive(Deserialize, Default, Clone)]
 struct HookInput {
     session_id: Option<String>,
     /// The directory the harness works in, which the hook process may not run in.
     cwd: Option<PathBuf>,
+    /// The session's transcript (Claude Code: JSONL, one object per line).
+    transcript_path: Option<PathBuf>,
+    /// A subagent's own transcript (Claude Code's SubagentStop).
+    agent_transcript_path: Option<PathBuf>,
+    /// The event (`Stop`, `SubagentStop`, …).
+    hook_event_name: Option<String>,
+}
+
+impl HookInput {
+    /// The transcript to read, a subagent's own when it has one.
+    fn transcript(&self) -> Option<&std::path::Path> {
+        self.agent_transcript_path
+            .as_deref()
+            .or(self.transcript_path.as_deref())
+    }
+
+    /// Whether the hook closes one of the session's own turns (a subagent's end does not).
+    fn closes_turn(&self) -> bool {
+        self.hook_event_name.as_deref() != Some("SubagentStop")
+    }
 }
 
 /// The hook's input, read from stdin once: the store is opened from its `cwd` before
@@ -107,9 +175,12 @@ fn read_hook_input() -> Result<HookInput, CliError> {
 /// (`--hook-input`) whose input names a `cwd`: there, not where the hook process runs.
 pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
     let from_hook = match cmd {
-        SessionCommand::Start(a) => a.hook_input,
-        SessionCommand::End(a) => a.hook_input,
-        SessionCommand::Heartbeat(a) => a.hook_input,
+        SessionCommand::Start(a) => a.hook.on(),
+        SessionCommand::End(a) => a.hook.on(),
+        SessionCommand::Heartbeat(a) => a.hook.on(),
+        SessionCommand::Guard(a) => a.hook.on(),
+        SessionCommand::Prompt(a) => a.hook.on(),
+        SessionCommand::Flush(a) => a.hook.on(),
         _ => false,
     };
     if !from_hook {
@@ -120,12 +191,50 @@ pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
 
 /// Whether a verb run from a harness hook (`--hook-input`) has nothing to do: it reads
 /// the hook's input, and no session of `actor` runs here.
-fn idle_hook(actor: &Actor, hook_input: bool) -> Result<bool, CliError> {
-    if !hook_input {
+fn idle_hook(actor: &Actor, hook: HookArgs) -> Result<bool, CliError> {
+    if !hook.on() {
         return Ok(false);
     }
     read_hook_input()?;
     Ok(actor.session.is_none())
+}
+
+/// Records the turn a harness hook closes, from its transcript, folding the session's
+/// local turns into the store as `flush` says; tells on stderr when the turn crossed a
+/// ceiling (then the session has ended as `budget`).
+fn record_hook_turn(
+    ctx: &Ctx,
+    actor: &Actor,
+    input: &HookInput,
+    flush: ops::Flush,
+    out: &mut Out,
+) -> Result<Session, CliError> {
+    let r = ops::record_turn(
+        &ctx.store,
+        actor,
+        ops::TurnOptions {
+            transcript: input.transcript(),
+            turn: input.closes_turn(),
+            flush,
+        },
+    )?;
+    if !r.over.is_empty() {
+        out.note(format!(
+            "session {} ended over budget ({})",
+            r.session.id,
+            r.over.join(", ")
+        ));
+    }
+    Ok(r.session)
+}
+
+/// Why a harness is told to stop: the session crossed a ceiling and must hand off.
+fn budget_reason(session: &crate::model::BeadId, over: &[String]) -> String {
+    format!(
+        "git-beads: session {session} is over budget ({}); stop and hand off: \
+         `git beads handoff -m NOTE` leaves the work for a fresh session",
+        over.join(", ")
+    )
 }
 
 /// Reports a change to the running session in one line (its full record is `session show`).

@@ -1,7 +1,7 @@
 //! `git beads session start`.
 
 use super::prime::print_prime;
-use super::{HookInput, read_hook_input};
+use super::{HookArgs, HookInput, read_hook_input};
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::AgentName;
 use crate::ops::{self, StartOptions};
@@ -21,14 +21,32 @@ pub struct StartArgs {
     /// Supersede a live session of the agent in another worktree or on another host.
     #[arg(long)]
     pub take_over: bool,
-    /// Read a harness hook's JSON from stdin (Claude Code: session_id, cwd, source, …).
-    #[arg(long)]
-    pub hook_input: bool,
+    /// How a harness hook runs it.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
-/// Runs `session start`, then prints what `prime` prints.
+/// Runs `session start`, then prints what `prime` prints (wrapped as context in the
+/// JSON a harness that wants JSON on stdout reads).
 pub fn run(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
-    let input = if a.hook_input {
+    let harness = a.hook.harness();
+    let wrap = a.hook.on() && harness.start_context("").is_some();
+    if wrap {
+        out.capture();
+    }
+    start(ctx, a, out)?;
+    if !wrap {
+        return Ok(());
+    }
+    let text = out.take_captured();
+    match harness.start_context(&text) {
+        Some(v) => out.verbatim(&v.to_string()),
+        None => out.verbatim(&text),
+    }
+}
+
+fn start(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
+    let input = if a.hook.on() {
         read_hook_input()?
     } else {
         HookInput::default()
@@ -36,7 +54,7 @@ pub fn run(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
     let acting = ctx.actor()?;
     let agent = match a.agent.or(acting.agent) {
         Some(agent) => agent,
-        None if a.hook_input => return print_prime(ctx, out, true),
+        None if a.hook.on() => return print_prime(ctx, out, true),
         None => {
             return Err(CliError::user("no agent to start a session for").hint(
                 "pass --agent NAME, or bind this worktree with `git beads agent bind NAME`",
@@ -60,5 +78,5 @@ pub fn run(ctx: &Ctx, a: StartArgs, out: &mut Out) -> Result<(), CliError> {
         "continued"
     };
     out.note(format!("session {} {verb} for agent {agent}", s.id));
-    print_prime(ctx, out, a.hook_input)
+    print_prime(ctx, out, a.hook.on())
 }
