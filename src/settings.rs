@@ -40,6 +40,8 @@ pub const SNAPSHOT_MAX_FILE: &str = "beads.snapshotMaxFile";
 pub const SNAPSHOT_ON_HEARTBEAT: &str = "beads.snapshotOnHeartbeat";
 /// `beads.snapshotKeep`: how many snapshots `gc` keeps per agent.
 pub const SNAPSHOT_KEEP: &str = "beads.snapshotKeep";
+/// `beads.syncTimeout`: how long one sync goes on while the remote keeps moving.
+pub const SYNC_TIMEOUT: &str = "beads.syncTimeout";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
 pub const HOOKS_STRICT: &str = "beads.hooks.strict";
 /// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
@@ -167,6 +169,13 @@ pub const CONFIG: &[Setting] = &[
         name: SNAPSHOT_KEEP,
         source: Source::GitConfig,
         meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
+    },
+    Setting {
+        name: SYNC_TIMEOUT,
+        source: Source::GitConfig,
+        meaning: "How long one git beads sync goes on fetching, merging and pushing again \
+                  while other clones keep moving the remote, pausing a random, growing while \
+                  between rounds: 90s, 5m or a number of seconds (default 60s).",
     },
     Setting {
         name: HOOKS_STRICT,

@@ -680,7 +680,7 @@ pub enum SyncError {
     },
     /// The remote moved in every round.
     #[error(
-        "{remote} kept moving ({reason}): gave up after {rounds} rounds; the local store holds every merge so far"
+        "{remote} kept moving ({reason}): gave up after {rounds} rounds in {seconds}s; the local store holds every merge so far"
     )]
     KeptMoving {
         /// The remote.
@@ -689,6 +689,8 @@ pub enum SyncError {
         reason: String,
         /// How many rounds were tried.
         rounds: usize,
+        /// How long they took, in whole seconds.
+        seconds: u64,
     },
 }
 

@@ -17,8 +17,20 @@ use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
 };
 
-/// How often `sync` fetches, merges and pushes again when the remote keeps moving.
-const MAX_ROUNDS: usize = 10;
+/// How long `sync` goes on fetching, merging and pushing again while the remote
+/// keeps moving, unless `beads.syncTimeout` says otherwise.
+const DEFAULT_BUDGET_SECS: u64 = 60;
+
+/// How long one sync may go around before it gives up: `beads.syncTimeout`, else
+/// [`DEFAULT_BUDGET_SECS`].
+fn budget(store: &Store) -> std::time::Duration {
+    let secs = store
+        .git()
+        .config_string(crate::settings::SYNC_TIMEOUT)
+        .and_then(|v| crate::model::parse_duration(v.trim()).ok())
+        .unwrap_or(DEFAULT_BUDGET_SECS);
+    std::time::Duration::from_secs(secs)
+}
 
 /// How many documents are merged between two progress reports.
 const PROGRESS_EVERY: usize = 200;
@@ -250,12 +262,21 @@ pub fn sync(
     let configured = store.setup_remote(&remote)?;
     let mut report = SyncReport::empty(&remote, configured);
     let mut last = String::new();
-    for round in 1..=MAX_ROUNDS {
-        report.rounds = round;
+    // A time budget, not a count of rounds: with many clones pushing one ref, a
+    // clone may lose many rounds in a row, and the randomized pauses below thin the
+    // crowd until it wins (see BENCHMARKS.md, "Fleet").
+    let started = std::time::Instant::now();
+    let deadline = started + budget(store);
+    for round in 1.. {
         if round > 1 {
+            let pause = retry_pause(round);
+            if std::time::Instant::now() + pause > deadline {
+                break;
+            }
             progress(SyncEvent::Retrying { round });
-            std::thread::sleep(retry_pause(round));
+            std::thread::sleep(pause);
         }
+        report.rounds = round;
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
         });
@@ -304,7 +325,8 @@ pub fn sync(
     Err(SyncError::KeptMoving {
         remote,
         reason: last,
-        rounds: MAX_ROUNDS,
+        rounds: report.rounds,
+        seconds: started.elapsed().as_secs(),
     }
     .into())
 }
@@ -312,7 +334,8 @@ pub fn sync(
 /// How long to wait before round `round` (2 or more) of a sync whose push lost the
 /// race: growing from about 20 ms to about a second, at a random point of that
 /// span. Clones that keep pushing in step would otherwise keep losing to each
-/// other until one gives up (seen with twenty processes syncing two clones).
+/// other (seen with twenty processes syncing two clones, and with a fleet of clones
+/// sharing one remote).
 fn retry_pause(round: usize) -> std::time::Duration {
     use std::hash::{BuildHasher, Hasher};
     let span_ms = (20u64 << round.saturating_sub(2).min(6)).min(1000);
