@@ -40,6 +40,8 @@ pub const SNAPSHOT_MAX_FILE: &str = "beads.snapshotMaxFile";
 pub const SNAPSHOT_ON_HEARTBEAT: &str = "beads.snapshotOnHeartbeat";
 /// `beads.snapshotKeep`: how many snapshots `gc` keeps per agent.
 pub const SNAPSHOT_KEEP: &str = "beads.snapshotKeep";
+/// `beads.claimRemote`: the remote that confirms claims.
+pub const CLAIM_REMOTE: &str = "beads.claimRemote";
 /// `beads.syncTimeout`: how long one sync goes on while the remote keeps moving.
 pub const SYNC_TIMEOUT: &str = "beads.syncTimeout";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
@@ -169,6 +171,14 @@ pub const CONFIG: &[Setting] = &[
         name: SNAPSHOT_KEEP,
         source: Source::GitConfig,
         meaning: "How many worktree snapshots git beads gc keeps per agent (default 5).",
+    },
+    Setting {
+        name: CLAIM_REMOTE,
+        source: Source::GitConfig,
+        meaning: "The remote that confirms every claim (update --claim, ready --claim, sling), \
+                  as --remote does: a claim succeeds only once that remote holds it \
+                  (refs/beads/claims/ID), so two machines never both win one bead. --offline \
+                  claims locally instead.",
     },
     Setting {
         name: SYNC_TIMEOUT,

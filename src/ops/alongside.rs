@@ -144,7 +144,7 @@ pub fn push_alongside(
         updates.push(RefPush {
             name: refs::MAIN.to_string(),
             expected: main_expected,
-            new: local.commit,
+            new: Some(local.commit),
         });
     }
     if let Some(n) = local_notes {
@@ -153,7 +153,7 @@ pub fn push_alongside(
             updates.push(RefPush {
                 name: refs::NOTES.to_string(),
                 expected: notes_expected,
-                new: n.commit,
+                new: Some(n.commit),
             });
         }
     }
@@ -162,10 +162,12 @@ pub fn push_alongside(
         for (u, r) in updates.iter().zip(results) {
             let state = match r {
                 Pushed::Done => {
-                    if u.name == refs::MAIN.as_str() {
-                        store.set_tracking(remote, u.new, actor)?;
-                    } else {
-                        store.set_notes_tracking(remote, u.new, actor)?;
+                    match u.new {
+                        Some(new) if u.name == refs::MAIN.as_str() => {
+                            store.set_tracking(remote, new, actor)?;
+                        }
+                        Some(new) => store.set_notes_tracking(remote, new, actor)?,
+                        None => {}
                     }
                     RefState::Pushed
                 }

@@ -164,6 +164,15 @@ pub enum BeadError {
         /// Who holds it.
         holder: String,
     },
+    /// The remote kept holding a claim of the bead that nobody holds, after it was
+    /// deleted several times.
+    #[error("{remote} keeps holding a claim of {id} that nobody holds")]
+    ClaimRefStuck {
+        /// The bead.
+        id: BeadId,
+        /// The remote.
+        remote: String,
+    },
     /// The bead is finished, so it cannot be claimed.
     #[error("{id} is {status}, it cannot be claimed")]
     Unclaimable {
@@ -244,6 +253,7 @@ impl BeadError {
             BeadError::NotFound(_) => ErrorKind::NotFound,
             BeadError::Deleted(_)
             | BeadError::ClaimedBy { .. }
+            | BeadError::ClaimRefStuck { .. }
             | BeadError::Unclaimable { .. }
             | BeadError::Unhookable { .. }
             | BeadError::HookedBy { .. }

@@ -4,6 +4,7 @@
 mod agent;
 mod alongside;
 mod beads;
+mod claim;
 mod doctor;
 mod error;
 mod export;
@@ -36,6 +37,7 @@ pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
     remove_dependency, remove_label, reopen, update,
 };
+pub use claim::{claim_remote, sling_on, update_on};
 pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
@@ -59,7 +61,7 @@ pub use provenance::{
 };
 pub use query::{
     Blocked, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list, ready,
-    ready_claim, search, show,
+    ready_claim, ready_claim_on, search, show,
 };
 pub use session::{
     HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, StartOptions, UsageReport,

@@ -460,10 +460,8 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
     write(store, actor, |tx| {
         let mut target = load_active(tx, agent)?;
         let mut bead = super::require(tx, id)?;
-        check_hookable(&bead, agent)?;
+        hook_bead(&mut bead, agent)?;
         let at = now();
-        bead.status = Status::Hooked;
-        bead.assignee = Some(agent.to_string());
         bead.touch(&actor.id, at);
         tx.put_bead(&bead)?;
         if !target.hook.contains(id) {
@@ -475,6 +473,15 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
         tx.set_message(format!("sling {id} to {agent}: {}", bead.title));
         Ok(bead)
     })
+}
+
+/// Puts `bead` on `agent`'s hook (status hooked, assignee the agent), unless it
+/// cannot go there (see [`check_hookable`]).
+pub(crate) fn hook_bead(bead: &mut Bead, agent: &AgentName) -> Result<()> {
+    check_hookable(bead, agent)?;
+    bead.status = Status::Hooked;
+    bead.assignee = Some(agent.to_string());
+    Ok(())
 }
 
 /// Fails unless `bead` can go on `agent`'s hook: it is unfinished and on no other

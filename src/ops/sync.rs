@@ -303,6 +303,7 @@ pub fn sync(
         };
         if Some(local.commit) == theirs {
             report.pushed = true;
+            super::claim::drop_finished_claims(store, &remote)?;
             return Ok(report);
         }
         progress(SyncEvent::Pushing {
@@ -314,6 +315,7 @@ pub fn sync(
                 let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
                 report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
                 report.pushed = true;
+                super::claim::drop_finished_claims(store, &remote)?;
                 return Ok(report);
             }
             Pushed::Stale(reason) if opts.mode == SyncMode::Push => {

@@ -18,15 +18,15 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 /// One ref to push: the remote ref, what it must be now (`None`: absent), and the
-/// local commit it becomes.
+/// local commit it becomes (`None`: it is deleted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefPush {
     /// The full name of the remote ref (`refs/beads/main`).
     pub name: String,
     /// The commit the remote ref must still be at (`None`: it must not exist): a lease.
     pub expected: Option<ObjectId>,
-    /// The commit to push.
-    pub new: ObjectId,
+    /// The commit to push (`None`: delete the remote ref).
+    pub new: Option<ObjectId>,
 }
 
 /// The plain git of the repository around the store: its config, its hooks
@@ -329,7 +329,8 @@ impl Git<'_> {
         }
         cmd.arg(remote);
         for u in updates {
-            cmd.arg(format!("{}:{}", u.new, u.name));
+            let new = u.new.map(|n| n.to_string()).unwrap_or_default();
+            cmd.arg(format!("{new}:{}", u.name));
         }
         if timeout.is_some() {
             cmd.env("GIT_TERMINAL_PROMPT", "0");

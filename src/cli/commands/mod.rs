@@ -34,6 +34,7 @@ use clap::Subcommand;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadId, DepKind, Dependency};
+use crate::ops;
 
 /// Every command; adding one means one file, one variant, one match arm.
 #[derive(Subcommand, Debug)]
@@ -263,6 +264,33 @@ impl From<Format> for crate::ops::DataFormat {
             Format::BdJsonl => crate::ops::DataFormat::BdJsonl,
             Format::Yaml => crate::ops::DataFormat::Yaml,
         }
+    }
+}
+
+/// Where a claim is confirmed: the flags `update --claim`, `ready --claim` and
+/// `sling` share.
+#[derive(clap::Args, Debug, Default)]
+pub struct ClaimArgs {
+    /// Claim only once REMOTE holds the claim, so no other machine can win the bead
+    /// too (default: the beads.claimRemote config key's remote, if set).
+    #[arg(long, value_name = "REMOTE", conflicts_with = "offline")]
+    pub remote: Option<String>,
+    /// Claim on this machine only, even with beads.claimRemote set: another machine
+    /// may claim the bead too, and a later sync records the contest in conflicts:.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl ClaimArgs {
+    /// The remote to confirm the claim on, if any; says so when a claim is offline.
+    pub fn remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
+        let remote = ops::claim_remote(&ctx.store, self.remote.as_deref(), self.offline)?;
+        if self.offline {
+            out.note(
+                "claiming offline: another machine may claim it too, and a sync will contest it",
+            );
+        }
+        Ok(remote)
     }
 }
 

@@ -41,6 +41,9 @@ pub struct UpdateArgs {
     /// Claim it: in_progress and assigned to you, atomically; fails if someone else holds it.
     #[arg(long)]
     pub claim: bool,
+    /// Where the claim is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Arguments of `close`.
@@ -105,7 +108,11 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         claim: a.claim,
     };
     let claim = changes.claim;
-    let Edited { bead, changed } = ops::update(&ctx.store, &actor, &a.id, changes)?;
+    let remote = if claim { a.at.remote(ctx, out)? } else { None };
+    let Edited { bead, changed } = match remote {
+        Some(remote) => ops::update_on(&ctx.store, &actor, &a.id, changes, &remote)?,
+        None => ops::update(&ctx.store, &actor, &a.id, changes)?,
+    };
     if out.json {
         return out.json(&wire::OneBead { bead: &bead });
     }

@@ -1,0 +1,162 @@
+//! A fleet: many clones of one real bare remote, each a loop of real processes
+//! (`sync; ready --claim; create; sync`) running at once. No sync gives up, no
+//! bead is acknowledged to two claimers, and after a final round every clone holds
+//! the same store with every acknowledged write in it.
+//!
+//! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::*;
+
+/// What one clone's loop saw.
+#[derive(Default)]
+struct Tally {
+    /// Syncs that failed, with their stderr.
+    failed_syncs: Vec<String>,
+    /// Beads acknowledged (exit 0) to this clone by `ready --claim`.
+    claimed: Vec<String>,
+    /// Beads this clone created.
+    created: Vec<String>,
+}
+
+/// The fleet's size: (clones, rounds).
+fn size() -> (usize, usize) {
+    if std::env::var_os("GIT_BEADS_STRESS").is_some_and(|v| v == "1") {
+        (50, 10)
+    } else {
+        (8, 5)
+    }
+}
+
+/// The id `ready --claim` printed, if it claimed one.
+fn claimed_id(stdout: &str) -> Option<String> {
+    let id = stdout.trim();
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// One clone's loop: `rounds` times sync, claim, create, sync.
+fn work(c: &Repo, who: usize, rounds: usize) -> Tally {
+    let mut t = Tally::default();
+    let sync = |t: &mut Tally| {
+        let out = c.beads_output(&["sync"]);
+        if !out.status.success() {
+            t.failed_syncs.push(format!(
+                "clone {who}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    };
+    for round in 0..rounds {
+        sync(&mut t);
+        let out = c.beads_output(&["ready", "--claim"]);
+        if out.status.success()
+            && let Some(id) = claimed_id(&String::from_utf8_lossy(&out.stdout))
+        {
+            t.claimed.push(id);
+        }
+        let out = c.beads_output(&["create", &format!("clone {who} round {round}")]);
+        t.created.push(
+            expect_success(format_args!("clone {who} create"), &out)
+                .trim()
+                .to_owned(),
+        );
+        sync(&mut t);
+    }
+    t
+}
+
+#[test]
+fn a_fleet_shares_one_remote_without_losing_or_doubling() {
+    let (n, rounds) = size();
+    let sb = Sandbox::new();
+    let (remote, first) = sb.remote_with_store("c0");
+    let mut seeded = Vec::new();
+    for i in 0..n {
+        seeded.push(first.create(&format!("seed {i}"), &[]));
+    }
+    first.sync();
+    let mut clones = vec![first];
+    for i in 1..n {
+        clones.push(sb.synced_clone(&remote, &format!("c{i}"), &format!("agent{i}")));
+    }
+    for c in &clones {
+        c.git(&["config", "beads.claimRemote", "origin"]);
+    }
+    let start = std::sync::Barrier::new(n);
+    let tallies = on_threads(clones.iter().enumerate(), |(who, c)| {
+        start.wait();
+        work(c, who, rounds)
+    });
+
+    let failed: Vec<&String> = tallies.iter().flat_map(|t| &t.failed_syncs).collect();
+    assert!(
+        failed.is_empty(),
+        "{} syncs failed: {failed:#?}",
+        failed.len()
+    );
+
+    let mut holders: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (who, t) in tallies.iter().enumerate() {
+        for id in &t.claimed {
+            holders.entry(id).or_default().push(who);
+        }
+    }
+    let doubled: Vec<_> = holders.iter().filter(|(_, w)| w.len() > 1).collect();
+    assert!(
+        doubled.is_empty(),
+        "{} of {} claimed beads were acknowledged to two claimers: {doubled:?}",
+        doubled.len(),
+        holders.len()
+    );
+    assert!(!holders.is_empty(), "somebody claimed something");
+
+    let all: Vec<&Repo> = clones.iter().collect();
+    converge(&all);
+    let created: BTreeSet<&str> = tallies
+        .iter()
+        .flat_map(|t| &t.created)
+        .map(String::as_str)
+        .chain(seeded.iter().map(String::as_str))
+        .collect();
+    assert_eq!(
+        created.len(),
+        n * rounds + n,
+        "every create minted its own id"
+    );
+    for c in &clones {
+        let have = beads_by_id(&c.all_beads());
+        for id in &created {
+            assert!(
+                have.contains_key(*id),
+                "{id} is missing on {}",
+                c.path.display()
+            );
+        }
+        for (id, who) in &holders {
+            let bead = &have[*id];
+            assert_eq!(
+                bead["status"],
+                "in_progress",
+                "{id} on {}",
+                c.path.display()
+            );
+            assert_eq!(
+                bead["assignee"],
+                clones[who[0]].user.as_str(),
+                "{id}: the acknowledged claimer holds it on {}",
+                c.path.display()
+            );
+        }
+    }
+}
+
+/// The beads of a listing by id (the one place this file reads the listing's shape).
+fn beads_by_id(beads: &[serde_json::Value]) -> BTreeMap<String, serde_json::Value> {
+    beads
+        .iter()
+        .map(|b| (b["id"].as_str().expect("an id").to_owned(), b.clone()))
+        .collect()
+}
