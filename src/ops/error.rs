@@ -173,6 +173,14 @@ pub enum BeadError {
         /// The remote.
         remote: String,
     },
+    /// Nobody holds the bead, so there is nothing to release.
+    #[error("{id} is {status} and held by nobody; there is nothing to release")]
+    NotHeld {
+        /// The bead.
+        id: BeadId,
+        /// Its status.
+        status: Status,
+    },
     /// The bead is finished, so it cannot be claimed.
     #[error("{id} is {status}, it cannot be claimed")]
     Unclaimable {
@@ -254,6 +262,7 @@ impl BeadError {
             BeadError::Deleted(_)
             | BeadError::ClaimedBy { .. }
             | BeadError::ClaimRefStuck { .. }
+            | BeadError::NotHeld { .. }
             | BeadError::Unclaimable { .. }
             | BeadError::Unhookable { .. }
             | BeadError::HookedBy { .. }

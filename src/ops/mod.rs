@@ -35,7 +35,7 @@ pub use alongside::{
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
-    remove_dependency, remove_label, reopen, update,
+    release, remove_dependency, remove_label, reopen, update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
 pub use doctor::{Check, Finding, Report as DoctorReport, Severity, doctor};
@@ -64,9 +64,10 @@ pub use query::{
     ready_claim, ready_claim_on, search, show,
 };
 pub use session::{
-    HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, StartOptions, UsageReport,
-    end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
-    session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
+    DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
+    StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,
+    list_sessions, prime, record_usage, resume, session_log, show_session, sling, snapshot, stale,
+    start_session, swap_model, unsling,
 };
 pub use setup::{
     BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Synced, add_trailers,

@@ -108,7 +108,7 @@ fn listing(index: Index, mut rows: Vec<Row>, limit: usize) -> Listing {
 }
 
 /// The beads part of the index (every query here reads the beads, none the mail).
-fn load_index(store: &Store) -> Result<Index> {
+pub(super) fn load_index(store: &Store) -> Result<Index> {
     let head = store.require_head()?;
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }

@@ -26,6 +26,7 @@ pub mod session;
 pub mod setup;
 pub mod show;
 pub mod sling;
+pub mod stale;
 pub mod sync;
 pub mod update;
 pub mod worktree;
@@ -55,6 +56,10 @@ pub enum Command {
     Reopen(update::ReopenArgs),
     /// Delete beads (they become tombstones that sync as deletions).
     Delete(update::DeleteArgs),
+    /// Give in-progress beads back to the ready pool, recording who and why.
+    Release(update::ReleaseArgs),
+    /// List beads in progress whose holder has no live session: work to release.
+    Stale(stale::StaleArgs),
     /// Show a bead's comments, or add one.
     Comments(comments::CommentsArgs),
     /// Add a comment to a bead (same as `comments add`).
@@ -210,6 +215,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::List(a) => list::list(ctx, a, out),
         Command::Update(a) => update::update(ctx, a, out),
         Command::Close(a) => update::close(ctx, a, out),
+        Command::Release(a) => update::release(ctx, a, out),
+        Command::Stale(a) => stale::stale(ctx, a, out),
         Command::Reopen(a) => update::reopen(ctx, a, out),
         Command::Delete(a) => update::delete(ctx, a, out),
         Command::Comments(a) => comments::comments(ctx, a, out),

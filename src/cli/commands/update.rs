@@ -76,6 +76,17 @@ pub struct DeleteArgs {
     pub reason: Option<String>,
 }
 
+/// Arguments of `release`.
+#[derive(clap::Args, Debug)]
+pub struct ReleaseArgs {
+    /// The in-progress beads to give back.
+    #[arg(required = true)]
+    pub ids: Vec<BeadId>,
+    /// Why (recorded in a comment on each bead, with who released it from whom).
+    #[arg(short, long)]
+    pub reason: Option<String>,
+}
+
 /// Reports what `verb` did to each bead, and which of them already were so.
 fn report(out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(), CliError> {
     if out.json {
@@ -144,4 +155,11 @@ pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::delete(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
     report(out, beads, "deleted")
+}
+
+/// Runs `release`.
+pub fn release(ctx: &Ctx, a: ReleaseArgs, out: &mut Out) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let beads = ops::release(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
+    report(out, beads, "released")
 }
