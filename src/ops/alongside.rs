@@ -197,6 +197,24 @@ fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<
     }
 }
 
+/// Fetches the beads and notes of the remote a pull with an explicit refspec
+/// (`git pull origin main`, which leaves the configured beads refspecs out) came
+/// from: the branch's upstream remote, else `origin`. Gives up after `timeout`, as
+/// the pre-push hook does. Returns the remote fetched from, if any.
+pub fn fetch_alongside(store: &Store, timeout: Duration) -> Result<Option<String>> {
+    if store.head()?.is_none() {
+        return Ok(None);
+    }
+    let Some(remote) = store.git().default_remote() else {
+        return Ok(None);
+    };
+    if check_remote_name(&remote).is_err() {
+        return Ok(None);
+    }
+    store.fetch_beads_within(&remote, false, Some(timeout))?;
+    Ok(Some(remote))
+}
+
 /// Whether some remote's tracking refs hold beads or notes the local store and notes
 /// have not merged yet (so that a hook only needs an identity when there is work).
 pub fn has_unfolded(store: &Store) -> Result<bool> {

@@ -31,7 +31,8 @@ pub use agent::{
     retire_agent, show_agent, unbind, update_agent,
 };
 pub use alongside::{
-    Folded, PushedAlong, RefState, fold_fetched, has_unfolded, hooks_dir, push_alongside,
+    Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
+    push_alongside,
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,

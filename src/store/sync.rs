@@ -347,6 +347,17 @@ impl Store {
         name: &str,
         talk: bool,
     ) -> Result<Option<ObjectId>, StoreError> {
+        self.fetch_beads_within(name, talk, None)
+    }
+
+    /// [`Store::fetch_beads`], giving up after `timeout` (then git is stopped and may
+    /// not prompt on the terminal, so a hook never hangs on it).
+    pub(crate) fn fetch_beads_within(
+        &self,
+        name: &str,
+        talk: bool,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Option<ObjectId>, StoreError> {
         self.git().check_remote(name)?;
         // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
         // and every later fetch would fail on it: clear it once it is stale.
@@ -390,7 +401,12 @@ impl Store {
         // The claims in flight come along (pruned with the rest once deleted there),
         // so that a sync can delete those of finished beads.
         args.push(refs::claims_refspec(name));
-        let out = self.run_git(&args, talk)?;
+        let out = match timeout {
+            None => self.run_git(&args, talk)?,
+            Some(limit) => self
+                .git()
+                .run_within(&args, limit, &format!("fetch from {name}"))?,
+        };
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("fsck error") {
