@@ -160,3 +160,45 @@ fn beads_by_id(beads: &[serde_json::Value]) -> BTreeMap<String, serde_json::Valu
         .map(|b| (b["id"].as_str().expect("an id").to_owned(), b.clone()))
         .collect()
 }
+
+/// Two clones that each add a child to the same parent offline both mint
+/// `<parent>.1`; after syncing both children are there, on every clone, the one made
+/// later under the next free number with the id it was minted with recorded.
+#[test]
+fn two_children_minted_alike_stay_two_beads() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let parent = c1.create("the parent", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    let first = c1.create("alice's child", &["--parent", &parent]);
+    let second = c2.create("bob's child", &["--parent", &parent]);
+    assert_eq!(first, second, "both minted the same child id");
+    c1.sync();
+    c2.sync();
+    converge(&[&c1, &c2]);
+    let beads = beads_by_id(&c1.all_beads());
+    let children: Vec<(&String, &str)> = beads
+        .iter()
+        .filter(|(id, _)| id.starts_with(&format!("{parent}.")))
+        .map(|(id, b)| (id, b["title"].as_str().expect("a title")))
+        .collect();
+    assert_eq!(children.len(), 2, "{children:?}");
+    let titles: BTreeSet<&str> = children.iter().map(|(_, t)| *t).collect();
+    assert_eq!(titles, BTreeSet::from(["alice's child", "bob's child"]));
+    let moved = children
+        .iter()
+        .find(|(id, _)| **id != first)
+        .expect("one was renumbered");
+    let doc = c2.bead_json(moved.0);
+    assert_eq!(doc["extra"]["renumbered_from"], first.as_str(), "{doc}");
+    assert!(
+        doc["conflicts"].as_array().is_none_or(Vec::is_empty),
+        "no values were lost: {doc}"
+    );
+    let kept = c2.bead_json(&first);
+    assert!(
+        kept["conflicts"].as_array().is_none_or(Vec::is_empty),
+        "{kept}"
+    );
+}

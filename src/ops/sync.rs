@@ -596,6 +596,8 @@ impl TreeMerger<'_> {
         let ours = self.store.tree_entries(ours)?;
         let theirs = self.store.tree_entries(theirs)?;
         let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+        // Child ids minted on both sides, as taken or handed out by renumbering.
+        let mut taken: BTreeSet<String> = names.iter().map(|n| (*n).clone()).collect();
         for name in names {
             let path = if prefix.is_empty() {
                 name.clone()
@@ -619,11 +621,82 @@ impl TreeMerger<'_> {
                     self.edits.insert(path, Some(y));
                 }
                 (Some(_), Some(y)) if b == Some(y) => {}
+                (Some(x), Some(y))
+                    if b.is_none() && self.renumbered(x, y, &path, &mut taken)? => {}
                 (Some(x), Some(y)) => self.both(b, x, y, path)?,
                 (None, None) => {}
             }
         }
         Ok(())
+    }
+
+    /// When `x` and `y`, created at one path on both sides, are two different child
+    /// beads that were given the same id (`<parent>.<n>` is minted from a count, and
+    /// two clones offline count alike), keeps both: the one created first (then by the
+    /// smaller creator, then the smaller blob) keeps the id, the other gets the next
+    /// child number free on both sides (`taken`: the names of this directory) and
+    /// records the id it was minted with under `renumbered_from` in `extra`. Two
+    /// versions of one creation (a concurrent edit) are left to the merge.
+    fn renumbered(
+        &mut self,
+        x: Entry,
+        y: Entry,
+        path: &str,
+        taken: &mut BTreeSet<String>,
+    ) -> Result<bool> {
+        let Some(id) = refs::bead_id_of_path(path).and_then(|i| BeadId::parse(i).ok()) else {
+            return Ok(false);
+        };
+        let Some(parent) = id.parent() else {
+            return Ok(false);
+        };
+        if !(x.is_file() && y.is_file()) {
+            return Ok(false);
+        }
+        let read = |e: Entry| -> Result<Option<Bead>> {
+            Ok(codec::decode::<Bead>(&self.store.read_blob(e.id)?).ok())
+        };
+        let (Some(bx), Some(by)) = (read(x)?, read(y)?) else {
+            return Ok(false);
+        };
+        let origin = |b: &Bead, e: Entry| (b.created_at, b.created_by.clone(), e.id);
+        if (bx.created_at, &bx.created_by) == (by.created_at, &by.created_by) {
+            return Ok(false);
+        }
+        let (keep, mut moved) = if origin(&bx, x) < origin(&by, y) {
+            (x, by)
+        } else {
+            (y, bx)
+        };
+        let file = |n: u32| format!("{}.yaml", parent.child(n));
+        let highest = taken
+            .iter()
+            .filter_map(|name| name.strip_prefix(&format!("{parent}.")))
+            .filter_map(|rest| rest.strip_suffix(".yaml")?.parse::<u32>().ok())
+            .max()
+            .unwrap_or(0);
+        let new_id = parent.child(highest + 1);
+        taken.insert(file(highest + 1));
+        moved.extra.insert(
+            "renumbered_from".into(),
+            serde_json::Value::String(id.to_string()),
+        );
+        moved.id = new_id;
+        let text = codec::encode(&moved).map_err(|source| StoreError::Encode {
+            what: path.to_owned(),
+            source,
+        })?;
+        let blob = self.store.write_blob(text.as_bytes())?;
+        self.edits.insert(path.to_owned(), Some(keep));
+        self.edits.insert(
+            refs::bead_path(&moved.id),
+            Some(Entry {
+                kind: EntryKind::Blob,
+                id: blob,
+            }),
+        );
+        self.out.merged += 1;
+        Ok(true)
     }
 
     /// An entry changed differently on both sides.
