@@ -83,7 +83,7 @@ fn an_unreachable_remote_claims_nothing_and_offline_claims_here() {
         "remote",
         "add",
         "gone",
-        sb.path().join("nowhere.git").to_str().unwrap(),
+        sb.path().join("nowhere.git").to_str().expect("utf-8"),
     ]);
     c1.git(&["config", "beads.claimRemote", "gone"]);
     let (code, err) = c1.beads_fail(&["update", &id, "--claim"]);
