@@ -151,3 +151,48 @@ fn sling_with_a_remote_claims_for_the_agent() {
     assert_eq!(code, 3, "{err}");
     assert_eq!(shown(&c2.beads_json(&["show", &id]))["assignee"], "nux");
 }
+
+/// The claim race and the cleanup over a path, a `file://` URL and `git daemon`
+/// (git://). ssh is not tried: the test cannot start an sshd of its own here.
+#[test]
+fn claims_hold_over_every_transport() {
+    let sb = Sandbox::new();
+    let daemon = if git_daemon_available(&sb) {
+        start_daemon(&sb)
+    } else {
+        None
+    };
+    let mut urls = vec![
+        ("path", sb.path().join("p.git").display().to_string()),
+        (
+            "file",
+            format!("file://{}", sb.path().join("f.git").display()),
+        ),
+    ];
+    match &daemon {
+        Some(d) => urls.push(("git", format!("git://127.0.0.1:{}/g.git", d.port))),
+        None => skip_or_fail("`git daemon` cannot run here: git:// claims not tried"),
+    }
+    for (kind, url) in urls {
+        let bare = sb.bare(&format!("{}.git", &kind[..1]));
+        let c1 = sb.repo(&format!("{kind}-1"), "alice");
+        c1.git(&["remote", "add", "origin", &url]);
+        c1.git(&["push", "-q", "origin", "HEAD:main"]);
+        c1.init();
+        let id = c1.create("over the wire", &[]);
+        c1.sync();
+        let c2 = sb.clone(std::path::Path::new(&url), &format!("{kind}-2"), "bob");
+        c2.beads(&["init"]);
+        c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+        let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
+        assert_eq!(code, 3, "{kind}: {err}");
+        assert_eq!(
+            shown(&c2.beads_json(&["show", &id]))["assignee"],
+            "alice",
+            "{kind}"
+        );
+        c1.beads(&["close", &id]);
+        c1.sync();
+        assert!(claim_refs(&bare, &sb).is_empty(), "{kind}");
+    }
+}
