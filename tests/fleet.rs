@@ -202,3 +202,66 @@ fn two_children_minted_alike_stay_two_beads() {
         "{kept}"
     );
 }
+
+/// Two groups of clones sync only within their group, through two remotes, claiming
+/// one bead offline and adding children to one parent; then all sync through one.
+/// Everything converges, the contested claim ends with one holder and the others in
+/// `conflicts:`, and every child is a bead of its own.
+#[test]
+fn a_partition_heals_without_losing_or_merging_work() {
+    let sb = Sandbox::new();
+    let (r1, c0) = sb.remote_with_store("c0");
+    let parent = c0.create("the parent", &[]);
+    let contested = c0.create("everyone wants this", &[]);
+    c0.sync();
+    let r2 = sb.bare("r2.git");
+    c0.git(&[
+        "push",
+        "-q",
+        r2.to_str().expect("utf-8"),
+        "HEAD:main",
+        "refs/beads/main",
+    ]);
+    let names = ["a1", "a2", "b1", "b2"];
+    let clones: Vec<Repo> = names
+        .iter()
+        .map(|n| sb.synced_clone(&r1, n, &format!("agent-{n}")))
+        .collect();
+    for c in &clones[2..] {
+        c.git(&["remote", "set-url", "origin", r2.to_str().expect("utf-8")]);
+    }
+    let mut children = Vec::new();
+    for (n, c) in names.iter().zip(&clones) {
+        c.beads(&["update", &contested, "--claim", "--offline"]);
+        children.push(format!("{n}'s child"));
+        c.create(&format!("{n}'s child"), &["--parent", &parent]);
+    }
+    converge(&[&clones[0], &clones[1]]);
+    converge(&[&clones[2], &clones[3]]);
+    for c in &clones[2..] {
+        c.git(&["remote", "set-url", "origin", r1.to_str().expect("utf-8")]);
+    }
+    let all: Vec<&Repo> = clones.iter().collect();
+    converge(&all);
+
+    let beads = beads_by_id(&clones[0].all_beads());
+    let mut titles: Vec<&str> = beads
+        .iter()
+        .filter(|(id, _)| id.starts_with(&format!("{parent}.")))
+        .map(|(_, b)| b["title"].as_str().expect("a title"))
+        .collect();
+    titles.sort();
+    assert_eq!(titles, children, "every child is its own bead");
+    let doc = clones[3].bead_json(&contested);
+    let holder = doc["assignee"].as_str().expect("one holder").to_owned();
+    let mut everyone: BTreeSet<String> = conflict_values(&doc, "assignee")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    everyone.insert(holder);
+    let claimers: BTreeSet<String> = clones.iter().map(|c| c.user.clone()).collect();
+    assert_eq!(
+        everyone, claimers,
+        "the holder and every other claimer: {doc}"
+    );
+}
