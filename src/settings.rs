@@ -48,6 +48,10 @@ pub const LEDGER_INTERVAL: &str = "beads.ledgerInterval";
 pub const FRESH_AFTER: &str = "beads.freshAfter";
 /// `beads.price`: the price of a model, overriding the defaults.
 pub const PRICE: &str = "beads.price";
+/// `beads.claimRemote`: the remote that confirms claims.
+pub const CLAIM_REMOTE: &str = "beads.claimRemote";
+/// `beads.syncTimeout`: how long one sync goes on while the remote keeps moving.
+pub const SYNC_TIMEOUT: &str = "beads.syncTimeout";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
 pub const HOOKS_STRICT: &str = "beads.hooks.strict";
 /// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
@@ -206,6 +210,21 @@ pub const CONFIG: &[Setting] = &[
                   prefix of model ids (the longest match wins; these before the built-in prices \
                   of current Claude models). A model with no price has its tokens recorded and \
                   its spend reported as unknown.",
+    },
+    Setting {
+        name: CLAIM_REMOTE,
+        source: Source::GitConfig,
+        meaning: "The remote that confirms every claim (update --claim, ready --claim, sling), \
+                  as --remote does: a claim succeeds only once that remote holds it \
+                  (refs/beads/claims/ID), so two machines never both win one bead. --offline \
+                  claims locally instead.",
+    },
+    Setting {
+        name: SYNC_TIMEOUT,
+        source: Source::GitConfig,
+        meaning: "How long one git beads sync goes on fetching, merging and pushing again \
+                  while other clones keep moving the remote, pausing a random, growing while \
+                  between rounds: 90s, 5m or a number of seconds (default 60s).",
     },
     Setting {
         name: HOOKS_STRICT,

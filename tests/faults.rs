@@ -190,6 +190,91 @@ fn syncs_killed_at_random_moments_lose_nothing_acknowledged() {
     assert_bare_fsck_clean(&a, &remote);
 }
 
+/// Who the remote's claim ref of `id` names as holder, if the remote holds one.
+fn remote_claim_holder(repo: &Repo, remote: &Path, id: &str) -> Option<String> {
+    let git_dir = remote.to_str().expect("utf-8");
+    let spec = format!("refs/beads/claims/{id}:{}", doc_path(id));
+    let out = repo.git_output(&["--git-dir", git_dir, "show", &spec]);
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("assignee: ").map(str::to_owned))
+}
+
+#[test]
+fn remote_claims_killed_at_random_moments_acknowledge_only_what_the_remote_holds() {
+    let _heavy = heavy();
+    let mut rng = Rng::new("remote_claims_killed_at_random_moments");
+    let sb = Sandbox::new();
+    let (remote, a, b) = two_clones(&sb);
+    // How long one remote claim takes here, to spread the kills over it.
+    let first = a.create("timing", &[]);
+    let t0 = Instant::now();
+    a.beads(&["update", &first, "--claim", "--remote", "origin"]);
+    let span_us = (t0.elapsed().as_micros() as u64).clamp(5_000, 2_000_000);
+    let trials = count(10, 100);
+    let (mut acked, mut killed) = (0, 0);
+    for trial in 0..trials {
+        let (who, other) = if rng.below(2) == 0 {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
+        let id = who.create(&format!("trial {trial}"), &[]);
+        who.beads(&["sync"]);
+        other.beads(&["sync"]);
+        let mut victim = who.beads_direct();
+        victim
+            .args(["update", &id, "--claim", "--remote", "origin"])
+            .process_group(0);
+        let mut victim = victim.spawn().expect("spawn a claim");
+        let pgid = victim.id();
+        std::thread::sleep(Duration::from_micros(rng.below(span_us)));
+        if rng.below(2) == 0 {
+            reliability::kill_group(pgid);
+        } else {
+            let _ = victim.kill();
+        }
+        let out = victim.wait_with_output().expect("victim reaped");
+        reliability::wait_group(pgid);
+        let held = remote_claim_holder(who, &remote, &id);
+        if out.status.success() {
+            acked += 1;
+            assert_eq!(held.as_deref(), Some(who.user.as_str()), "trial {trial}");
+        } else {
+            killed += 1;
+        }
+        // The other clone's claim is acknowledged exactly when the remote had none.
+        let theirs = beads(other, &["update", &id, "--claim", "--remote", "origin"]);
+        match held {
+            Some(h) => {
+                assert_eq!(theirs.status.code(), Some(3), "trial {trial}: {theirs:?}");
+                assert_eq!(h, who.user);
+            }
+            None => {
+                assert!(theirs.status.success(), "trial {trial}: {theirs:?}");
+                let now = remote_claim_holder(other, &remote, &id);
+                assert_eq!(now.as_deref(), Some(other.user.as_str()), "trial {trial}");
+            }
+        }
+        for r in [&a, &b] {
+            let listed = beads(r, &["--json", "list", "--all"]);
+            assert!(
+                listed.status.success() && listed.stderr.is_empty(),
+                "trial {trial}: {listed:?}"
+            );
+        }
+        if trial % 5 == 4 {
+            a.assert_fsck_clean();
+            b.assert_fsck_clean();
+            assert_bare_fsck_clean(&a, &remote);
+        }
+    }
+    eprintln!("{trials} remote claims over {span_us}us: {killed} killed, {acked} acknowledged");
+}
+
 /// Fills the file system holding `dir` until not one more byte fits; returns the filler.
 fn fill(dir: &Path) -> PathBuf {
     use std::io::Write;

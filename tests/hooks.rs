@@ -509,6 +509,28 @@ fn git_pull_folds_in_the_beads_that_came_with_it() {
     assert_eq!(b.bead_json(&id2)["title"], "Came with a rebase");
 }
 
+#[test]
+fn git_pull_with_an_explicit_refspec_still_brings_the_beads() {
+    let sb = Sandbox::new();
+    let (a, b) = two_clones(&sb);
+    b.beads(&["hooks", "install"]);
+    let id = a.create("Came with origin main", &[]);
+    a.beads(&["sync"]);
+    a.commit_file("code.rs", "fn main() {}\n", "code: more");
+    a.git(&["push", "-q", "origin", "HEAD:main"]);
+
+    // `git pull origin main` fetches only main: the post-merge hook fetches the beads.
+    let out = b.git_output(&["pull", "-q", "origin", "main"]);
+    expect_success("git pull origin main", &out);
+    assert_eq!(b.bead_json(&id)["title"], "Came with origin main");
+    assert_eq!(b.store_head(), a.store_head());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("folded in the beads fetched from origin"),
+        "{err}"
+    );
+}
+
 /// What ref `name` of `remote` points at, as `repo` sees it with `git ls-remote`.
 fn remote_ref(repo: &Repo, remote: &Path, name: &str) -> Option<String> {
     repo.git(&["ls-remote", remote.to_str().expect("utf-8"), name])

@@ -5,9 +5,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use common::{Repo, Sandbox, conflict_values, converge, expect_success, labels, write_script};
+use common::{
+    Repo, Sandbox, conflict_values, converge, expect_success, git_daemon_available, labels,
+    start_daemon, write_script,
+};
 use serde_json::Value;
 
 /// Edits every kind of field on three clones concurrently, syncs them in `order`,
@@ -496,63 +499,6 @@ fn snapshot_trees_travel_whole() {
 }
 
 // ---- a real network transport ---------------------------------------------------
-
-/// A `git daemon` serving a sandbox on 127.0.0.1, killed when dropped.
-struct Daemon {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn git_daemon_available(sb: &Sandbox) -> bool {
-    let out = sb.run(sb.path(), "git", &["--exec-path"]);
-    let exec = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    Path::new(&exec).join("git-daemon").exists()
-}
-
-fn start_daemon(sb: &Sandbox) -> Option<Daemon> {
-    for _ in 0..5 {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .ok()?;
-        let mut cmd = Command::new("git");
-        common::hermetic(&mut cmd, sb.path());
-        let child = cmd
-            .args([
-                "daemon",
-                "--reuseaddr",
-                "--export-all",
-                "--enable=receive-pack",
-                "--informative-errors",
-                "--listen=127.0.0.1",
-                &format!("--port={port}"),
-                &format!("--base-path={}", sb.path().display()),
-                sb.path().to_str()?,
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let mut daemon = Daemon { child, port };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(daemon);
-            }
-            if let Ok(Some(_)) = daemon.child.try_wait() {
-                break; // the port was taken meanwhile: try another
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    }
-    None
-}
 
 #[test]
 fn sync_over_git_daemon() {

@@ -90,13 +90,14 @@ fn every_document_matches_what_its_commands_print() {
     );
     check(&repo, seen, one, &["dep", "add", &b, &a]);
     check(&repo, seen, one, &["label", "add", &a, "ui"]);
-    let many = "show, close, reopen, delete";
+    let many = "show, close, reopen, delete, release";
     check(&repo, seen, many, &["show", &a]);
     let listing = "list, ready, search";
     check(&repo, seen, listing, &["list"]);
     check(&repo, seen, listing, &["ready"]);
     check(&repo, seen, listing, &["search", "renamed"]);
     check(&repo, seen, "blocked", &["blocked"]);
+    check(&repo, seen, "stale", &["stale"]);
     check(&repo, seen, "dep tree", &["dep", "tree", &b]);
     check(&repo, seen, "label list", &["label", "list", &a]);
     check(&repo, seen, "label list-all", &["label", "list-all"]);

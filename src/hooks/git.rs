@@ -87,7 +87,7 @@ pub fn run(
         "post-checkout" => post_checkout(store, who, args),
         "prepare-commit-msg" => prepare_commit_msg(store, who, args),
         "post-commit" => post_commit(store, who),
-        "post-merge" => fold(store, who),
+        "post-merge" => post_merge(store, who),
         "post-rewrite" => match args.first().map(String::as_str) {
             // An amend fetched nothing; git has already copied the note.
             Some("amend") => Ok(Vec::new()),
@@ -195,6 +195,20 @@ fn post_commit(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
     }
     ops::record_commit(store, &actor)?;
     Ok(Vec::new())
+}
+
+/// A merge (a pull) may have fetched nothing of the beads: `git pull origin main`
+/// names its refspec, so the configured beads refspecs are left out. Fetch them (as
+/// long as the pre-push hook may push), then fold in whatever is there.
+fn post_merge(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
+    let mut said = Vec::new();
+    if let Err(e) = ops::fetch_alongside(store, push_timeout(store)) {
+        said.push(format!(
+            "git-beads: could not fetch the beads to fold in ({e}); folding in what was fetched before"
+        ));
+    }
+    said.extend(fold(store, who)?);
+    Ok(said)
 }
 
 fn fold(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {

@@ -144,7 +144,7 @@ pub fn push_alongside(
         updates.push(RefPush {
             name: refs::MAIN.to_string(),
             expected: main_expected,
-            new: local.commit,
+            new: Some(local.commit),
         });
     }
     if let Some(n) = local_notes {
@@ -153,7 +153,7 @@ pub fn push_alongside(
             updates.push(RefPush {
                 name: refs::NOTES.to_string(),
                 expected: notes_expected,
-                new: n.commit,
+                new: Some(n.commit),
             });
         }
     }
@@ -162,10 +162,12 @@ pub fn push_alongside(
         for (u, r) in updates.iter().zip(results) {
             let state = match r {
                 Pushed::Done => {
-                    if u.name == refs::MAIN.as_str() {
-                        store.set_tracking(remote, u.new, actor)?;
-                    } else {
-                        store.set_notes_tracking(remote, u.new, actor)?;
+                    match u.new {
+                        Some(new) if u.name == refs::MAIN.as_str() => {
+                            store.set_tracking(remote, new, actor)?;
+                        }
+                        Some(new) => store.set_notes_tracking(remote, new, actor)?,
+                        None => {}
                     }
                     RefState::Pushed
                 }
@@ -193,6 +195,24 @@ fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<
         Some(l) if l == theirs => Ok(true),
         Some(l) => Ok(store.merge_bases(l, theirs)?.contains(&theirs)),
     }
+}
+
+/// Fetches the beads and notes of the remote a pull with an explicit refspec
+/// (`git pull origin main`, which leaves the configured beads refspecs out) came
+/// from: the branch's upstream remote, else `origin`. Gives up after `timeout`, as
+/// the pre-push hook does. Returns the remote fetched from, if any.
+pub fn fetch_alongside(store: &Store, timeout: Duration) -> Result<Option<String>> {
+    if store.head()?.is_none() {
+        return Ok(None);
+    }
+    let Some(remote) = store.git().default_remote() else {
+        return Ok(None);
+    };
+    if check_remote_name(&remote).is_err() {
+        return Ok(None);
+    }
+    store.fetch_beads_within(&remote, false, Some(timeout))?;
+    Ok(Some(remote))
 }
 
 /// Whether some remote's tracking refs hold beads or notes the local store and notes

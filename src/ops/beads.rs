@@ -177,6 +177,7 @@ fn change_each_on(
     let (beads, _) = store.transact_on(on, actor, |tx| {
         let mut out = Vec::with_capacity(ids.len());
         let mut finished = Vec::new();
+        let mut left = Vec::new();
         for id in ids {
             let before = require_live(tx, id)?;
             let mut bead = before.clone();
@@ -193,6 +194,10 @@ fn change_each_on(
             tx.put_bead(&bead)?;
             if !before.status.is_done() && bead.status.is_done() {
                 finished.push(bead.clone());
+            }
+            if before.assignee.is_some() && bead.assignee.is_none() {
+                // Released work leaves the hook of the agent that held it.
+                left.push(before);
             }
             out.push(Edited {
                 bead,
@@ -220,6 +225,7 @@ fn change_each_on(
             })
             .collect();
         finished.extend(closed);
+        finished.extend(left);
         notes.extend(super::session::release_finished(tx, actor, &finished)?);
         if notes.is_empty() {
             tx.set_message(subject);
@@ -389,6 +395,41 @@ pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Edited
     permit(actor, Capability::Close)?;
     change_each(store, actor, ids, "reopen", |bead| {
         set_status(bead, Status::Open);
+        Ok(())
+    })
+}
+
+/// Returns in-progress (or hooked) beads to the ready pool: open, with no assignee,
+/// off the holder's hook, and a comment saying who released them from whom, and why.
+/// A bead nobody holds is refused, and then nothing changes.
+pub fn release(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+) -> Result<Vec<Edited>> {
+    permit(actor, Capability::Claim)?;
+    let at = now();
+    change_each(store, actor, ids, "release", |bead| {
+        let held = matches!(bead.status, Status::InProgress | Status::Hooked);
+        let Some(holder) = bead.assignee.take().filter(|_| held) else {
+            return Err(BeadError::NotHeld {
+                id: bead.id.clone(),
+                status: bead.status,
+            }
+            .into());
+        };
+        set_status(bead, Status::Open);
+        let text = match reason {
+            Some(r) => format!("released from {holder} by {}: {r}", actor.id),
+            None => format!("released from {holder} by {}", actor.id),
+        };
+        bead.comments.push(Comment {
+            id: comment_id(bead, &actor.id, at),
+            author: actor.id.clone(),
+            created_at: at,
+            text,
+        });
         Ok(())
     })
 }

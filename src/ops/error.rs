@@ -164,6 +164,23 @@ pub enum BeadError {
         /// Who holds it.
         holder: String,
     },
+    /// The remote kept holding a claim of the bead that nobody holds, after it was
+    /// deleted several times.
+    #[error("{remote} keeps holding a claim of {id} that nobody holds")]
+    ClaimRefStuck {
+        /// The bead.
+        id: BeadId,
+        /// The remote.
+        remote: String,
+    },
+    /// Nobody holds the bead, so there is nothing to release.
+    #[error("{id} is {status} and held by nobody; there is nothing to release")]
+    NotHeld {
+        /// The bead.
+        id: BeadId,
+        /// Its status.
+        status: Status,
+    },
     /// The bead is finished, so it cannot be claimed.
     #[error("{id} is {status}, it cannot be claimed")]
     Unclaimable {
@@ -253,6 +270,8 @@ impl BeadError {
             BeadError::NotFound(_) => ErrorKind::NotFound,
             BeadError::Deleted(_)
             | BeadError::ClaimedBy { .. }
+            | BeadError::ClaimRefStuck { .. }
+            | BeadError::NotHeld { .. }
             | BeadError::Unclaimable { .. }
             | BeadError::Unhookable { .. }
             | BeadError::HookedBy { .. }
@@ -694,7 +713,7 @@ pub enum SyncError {
     },
     /// The remote moved in every round.
     #[error(
-        "{remote} kept moving ({reason}): gave up after {rounds} rounds; the local store holds every merge so far"
+        "{remote} kept moving ({reason}): gave up after {rounds} rounds in {seconds}s; the local store holds every merge so far"
     )]
     KeptMoving {
         /// The remote.
@@ -703,6 +722,8 @@ pub enum SyncError {
         reason: String,
         /// How many rounds were tried.
         rounds: usize,
+        /// How long they took, in whole seconds.
+        seconds: u64,
     },
 }
 

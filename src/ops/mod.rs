@@ -4,6 +4,7 @@
 mod agent;
 mod alongside;
 mod beads;
+mod claim;
 mod doctor;
 mod error;
 mod export;
@@ -31,12 +32,14 @@ pub use agent::{
     retire_agent, show_agent, unbind, update_agent,
 };
 pub use alongside::{
-    Folded, PushedAlong, RefState, fold_fetched, has_unfolded, hooks_dir, push_alongside,
+    Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
+    push_alongside,
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
-    remove_dependency, remove_label, reopen, update,
+    release, remove_dependency, remove_label, reopen, update,
 };
+pub use claim::{claim_remote, sling_on, update_on};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
@@ -61,12 +64,13 @@ pub use provenance::{
 };
 pub use query::{
     Blocked, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list, ready,
-    ready_claim, search, show,
+    ready_claim, ready_claim_on, search, show,
 };
 pub use session::{
-    HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom, StartOptions, UsageReport,
-    end_session, gc, handoff, heartbeat, hook, list_sessions, prime, record_usage, resume,
-    session_log, show_session, sling, snapshot, start_session, swap_model, unsling,
+    DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
+    StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,
+    list_sessions, prime, record_usage, resume, session_log, show_session, sling, snapshot, stale,
+    start_session, swap_model, unsling,
 };
 pub use setup::{
     BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Synced, add_trailers,

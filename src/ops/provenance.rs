@@ -360,7 +360,7 @@ pub(crate) fn push_notes(
         let update = RefPush {
             name: refs::NOTES.to_string(),
             expected,
-            new: local.commit,
+            new: Some(local.commit),
         };
         match store.git().push_refs(remote, &[update], None)?.first() {
             Some(Pushed::Done) => {

@@ -108,7 +108,7 @@ fn listing(index: Index, mut rows: Vec<Row>, limit: usize) -> Listing {
 }
 
 /// The beads part of the index (every query here reads the beads, none the mail).
-fn load_index(store: &Store) -> Result<Index> {
+pub(super) fn load_index(store: &Store) -> Result<Index> {
     let head = store.require_head()?;
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
@@ -218,16 +218,7 @@ pub fn ready(store: &Store, assignee: Option<&str>, limit: usize) -> Result<List
 pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Result<Option<Bead>> {
     super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
-        let index = tx.index()?;
-        let mut candidates = ready_in(index, assignee);
-        candidates.sort_by(by_priority_then_age(index));
-        let candidates: Vec<String> = candidates
-            .into_iter()
-            .map(|r| index.row(r))
-            .filter(|s| s.assignee().is_none_or(|a| a == actor.id))
-            .map(|s| s.id().to_owned())
-            .collect();
-        for id in candidates {
+        for id in claim_candidates(tx.index()?, actor, assignee) {
             let id = BeadId::parse(&id)?;
             let Some(mut bead) = tx.bead(&id)? else {
                 continue;
@@ -243,6 +234,96 @@ pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Resu
         Ok(None)
     })?;
     Ok(claimed)
+}
+
+/// The ids of the ready beads `actor` may claim (nobody else holds them), the one to
+/// take first first.
+fn claim_candidates(index: &Index, actor: &Actor, assignee: Option<&str>) -> Vec<String> {
+    let mut candidates = ready_in(index, assignee);
+    candidates.sort_by(by_priority_then_age(index));
+    candidates
+        .into_iter()
+        .map(|r| index.row(r))
+        .filter(|s| s.assignee().is_none_or(|a| a == actor.id))
+        .map(|s| s.id().to_owned())
+        .collect()
+}
+
+/// Which of `candidates` (in the order to take them) `claimer` tries first: one of
+/// those of the first one's priority, picked by the claimer's name, so that a fleet
+/// of claimers working one queue spreads over it instead of all trying the same
+/// bead, while no bead of a lower priority goes before one of a higher.
+fn spread(index: &Index, candidates: Vec<String>, claimer: &str) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let priority = |id: &str| index.get(id).map(|r| r.priority());
+    let first = priority(candidates.first()?);
+    let same = candidates
+        .iter()
+        .take_while(|id| priority(id) == first)
+        .count();
+    // A fixed hash (not RandomState) so a claimer keeps its place from run to run.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    claimer.hash(&mut h);
+    let at = (h.finish() % same.max(1) as u64) as usize;
+    candidates.into_iter().nth(at)
+}
+
+/// How many ready beads `ready --claim` with a claim remote tries before it gives up:
+/// each one lost was claimed by another machine first.
+const REMOTE_CLAIM_TRIES: usize = 10;
+
+/// Claims the first ready bead for `actor` on `remote` (see
+/// [`super::claim::claim_on_remote`]): a bead someone else won there is left for the
+/// next, up to [`REMOTE_CLAIM_TRIES`] of them, after which the last loss is returned.
+/// Returns `None` when nothing is ready.
+pub fn ready_claim_on(
+    store: &Store,
+    actor: &Actor,
+    assignee: Option<&str>,
+    remote: &str,
+) -> Result<Option<Bead>> {
+    super::agent::permit(actor, crate::model::Capability::Claim)?;
+    // What the last sync fetched of the claims in flight is skipped at once; after a
+    // loss they are fetched again.
+    let mut lost = super::claim::claimed_elsewhere(store, remote)?;
+    let mut last = None;
+    for _ in 0..REMOTE_CLAIM_TRIES {
+        let index = load_index(store)?;
+        let candidates: Vec<String> = claim_candidates(&index, actor, assignee)
+            .into_iter()
+            .filter(|id| !lost.contains(id))
+            .collect();
+        let next = spread(&index, candidates, &actor.id);
+        drop(index);
+        let Some(id) = next else {
+            break;
+        };
+        let id = BeadId::parse(&id)?;
+        match super::claim::claim_on_remote(store, actor, &id, remote, &mut |b| claim(b, actor)) {
+            Ok(()) => {
+                return super::beads::update(
+                    store,
+                    actor,
+                    &id,
+                    super::Changes {
+                        claim: true,
+                        ..Default::default()
+                    },
+                )
+                .map(|e| Some(e.bead));
+            }
+            Err(e) if e.kind() == super::ErrorKind::Conflict => {
+                lost.insert(id.to_string());
+                lost.extend(super::claim::claimed_elsewhere(store, remote)?);
+                last = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    match last {
+        Some(e) => Err(e),
+        None => Ok(None),
+    }
 }
 
 /// Every unfinished bead that waits on others, with what it waits on, read in place

@@ -461,6 +461,108 @@ pub fn show_session(store: &Store, id: &BeadId) -> Result<Session> {
     with_local(store, load_session(&store.view()?, id)?)
 }
 
+/// Why a bead in progress counts as stale: its holder is not working on it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "why")]
+pub enum StaleWhy {
+    /// The holder is an agent that has been retired.
+    Retired,
+    /// The holder is an agent with no session running.
+    NoSession,
+    /// The agent's session ended (clean, handoff, crashed, budget, superseded).
+    Ended {
+        /// How it ended.
+        end: EndReason,
+    },
+    /// The agent's session has not sent a heartbeat for longer than the session timeout.
+    Silent {
+        /// Its last heartbeat.
+        since: Timestamp,
+    },
+    /// The holder is a person (no agent of that name) whose claim is older than the bound.
+    OldClaim {
+        /// When the bead last changed.
+        since: Timestamp,
+    },
+}
+
+/// A bead in progress whose holder is not working on it (see [`stale`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleBead {
+    /// The bead.
+    pub id: BeadId,
+    /// Its title.
+    pub title: String,
+    /// Its status (in_progress or hooked).
+    pub status: Status,
+    /// Who holds it.
+    pub holder: String,
+    /// Why it counts as stale.
+    #[serde(flatten)]
+    pub why: StaleWhy,
+}
+
+/// How old a person's claim must be to count as stale, unless told otherwise.
+pub const DEFAULT_STALE_SECS: u64 = 24 * 60 * 60;
+
+/// The beads in progress (or hooked) whose holder has no live session, from the
+/// store as it is (synced data, the same on every clone that has synced): an agent
+/// retired, with no session, or whose session ended or went silent for longer than
+/// `beads.sessionTimeout`; or a person whose claim is older than `older_than_secs`.
+/// Nothing is released: that is [`super::release`]'s, asked for.
+pub fn stale(store: &Store, older_than_secs: u64) -> Result<Vec<StaleBead>> {
+    let index = super::query::load_index(store)?;
+    let view = store.view()?;
+    let at = now();
+    let timeout = timeout_secs(store);
+    let older = |t: Timestamp, secs: u64| (at - t).num_seconds().max(0) as u64 >= secs;
+    let mut out = Vec::new();
+    for row in index.rows() {
+        let (status, Some(holder)) = (row.status(), row.assignee()) else {
+            continue;
+        };
+        if !matches!(status, Status::InProgress | Status::Hooked) {
+            continue;
+        }
+        let agent = match AgentName::parse(holder) {
+            Ok(name) => view.doc::<Agent>(&refs::agent_path(&name))?,
+            Err(_) => None,
+        };
+        let why = match agent {
+            None => older(row.updated_at(), older_than_secs).then_some(StaleWhy::OldClaim {
+                since: row.updated_at(),
+            }),
+            Some(a) if a.status == crate::model::AgentStatus::Retired => Some(StaleWhy::Retired),
+            // The session running now, else the last one, tells how it stands.
+            Some(a) => match a.session.as_ref().or(a.last_session.as_ref()) {
+                None => Some(StaleWhy::NoSession),
+                Some(id) => {
+                    let s = load_session(&view, id)?;
+                    match s.end {
+                        Some(end) => Some(StaleWhy::Ended { end }),
+                        None if older(s.heartbeat_at, timeout) => Some(StaleWhy::Silent {
+                            since: s.heartbeat_at,
+                        }),
+                        None if a.session.is_none() => Some(StaleWhy::NoSession),
+                        None => None,
+                    }
+                }
+            },
+        };
+        if let Some(why) = why {
+            out.push(StaleBead {
+                id: BeadId::parse(row.id())?,
+                title: row.title().to_owned(),
+                status,
+                holder: holder.to_owned(),
+                why,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
 /// Puts bead `id` on `agent`'s hook, atomically: status hooked, assignee the agent.
 /// Fails if it is already on another agent's hook or finished.
 pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Result<Bead> {
@@ -468,10 +570,8 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
     write(store, actor, |tx| {
         let mut target = load_active(tx, agent)?;
         let mut bead = super::require(tx, id)?;
-        check_hookable(&bead, agent)?;
+        hook_bead(&mut bead, agent)?;
         let at = now();
-        bead.status = Status::Hooked;
-        bead.assignee = Some(agent.to_string());
         bead.touch(&actor.id, at);
         tx.put_bead(&bead)?;
         if !target.hook.contains(id) {
@@ -483,6 +583,15 @@ pub fn sling(store: &Store, actor: &Actor, id: &BeadId, agent: &AgentName) -> Re
         tx.set_message(format!("sling {id} to {agent}: {}", bead.title));
         Ok(bead)
     })
+}
+
+/// Puts `bead` on `agent`'s hook (status hooked, assignee the agent), unless it
+/// cannot go there (see [`check_hookable`]).
+pub(crate) fn hook_bead(bead: &mut Bead, agent: &AgentName) -> Result<()> {
+    check_hookable(bead, agent)?;
+    bead.status = Status::Hooked;
+    bead.assignee = Some(agent.to_string());
+    Ok(())
 }
 
 /// Fails unless `bead` can go on `agent`'s hook: it is unfinished and on no other

@@ -17,8 +17,20 @@ use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
 };
 
-/// How often `sync` fetches, merges and pushes again when the remote keeps moving.
-const MAX_ROUNDS: usize = 10;
+/// How long `sync` goes on fetching, merging and pushing again while the remote
+/// keeps moving, unless `beads.syncTimeout` says otherwise.
+const DEFAULT_BUDGET_SECS: u64 = 60;
+
+/// How long one sync may go around before it gives up: `beads.syncTimeout`, else
+/// [`DEFAULT_BUDGET_SECS`].
+fn budget(store: &Store) -> std::time::Duration {
+    let secs = store
+        .git()
+        .config_string(crate::settings::SYNC_TIMEOUT)
+        .and_then(|v| crate::model::parse_duration(v.trim()).ok())
+        .unwrap_or(DEFAULT_BUDGET_SECS);
+    std::time::Duration::from_secs(secs)
+}
 
 /// How many documents are merged between two progress reports.
 const PROGRESS_EVERY: usize = 200;
@@ -250,12 +262,21 @@ pub fn sync(
     let configured = store.setup_remote(&remote)?;
     let mut report = SyncReport::empty(&remote, configured);
     let mut last = String::new();
-    for round in 1..=MAX_ROUNDS {
-        report.rounds = round;
+    // A time budget, not a count of rounds: with many clones pushing one ref, a
+    // clone may lose many rounds in a row, and the randomized pauses below thin the
+    // crowd until it wins (see BENCHMARKS.md, "Fleet").
+    let started = std::time::Instant::now();
+    let deadline = started + budget(store);
+    for round in 1.. {
         if round > 1 {
+            let pause = retry_pause(round);
+            if std::time::Instant::now() + pause > deadline {
+                break;
+            }
             progress(SyncEvent::Retrying { round });
-            std::thread::sleep(retry_pause(round));
+            std::thread::sleep(pause);
         }
+        report.rounds = round;
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
         });
@@ -282,6 +303,7 @@ pub fn sync(
         };
         if Some(local.commit) == theirs {
             report.pushed = true;
+            super::claim::drop_finished_claims(store, &remote)?;
             return Ok(report);
         }
         progress(SyncEvent::Pushing {
@@ -293,6 +315,7 @@ pub fn sync(
                 let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
                 report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
                 report.pushed = true;
+                super::claim::drop_finished_claims(store, &remote)?;
                 return Ok(report);
             }
             Pushed::Stale(reason) if opts.mode == SyncMode::Push => {
@@ -304,7 +327,8 @@ pub fn sync(
     Err(SyncError::KeptMoving {
         remote,
         reason: last,
-        rounds: MAX_ROUNDS,
+        rounds: report.rounds,
+        seconds: started.elapsed().as_secs(),
     }
     .into())
 }
@@ -312,7 +336,8 @@ pub fn sync(
 /// How long to wait before round `round` (2 or more) of a sync whose push lost the
 /// race: growing from about 20 ms to about a second, at a random point of that
 /// span. Clones that keep pushing in step would otherwise keep losing to each
-/// other until one gives up (seen with twenty processes syncing two clones).
+/// other (seen with twenty processes syncing two clones, and with a fleet of clones
+/// sharing one remote).
 fn retry_pause(round: usize) -> std::time::Duration {
     use std::hash::{BuildHasher, Hasher};
     let span_ms = (20u64 << round.saturating_sub(2).min(6)).min(1000);
@@ -571,6 +596,8 @@ impl TreeMerger<'_> {
         let ours = self.store.tree_entries(ours)?;
         let theirs = self.store.tree_entries(theirs)?;
         let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+        // Child ids minted on both sides, as taken or handed out by renumbering.
+        let mut taken: BTreeSet<String> = names.iter().map(|n| (*n).clone()).collect();
         for name in names {
             let path = if prefix.is_empty() {
                 name.clone()
@@ -594,11 +621,82 @@ impl TreeMerger<'_> {
                     self.edits.insert(path, Some(y));
                 }
                 (Some(_), Some(y)) if b == Some(y) => {}
+                (Some(x), Some(y))
+                    if b.is_none() && self.renumbered(x, y, &path, &mut taken)? => {}
                 (Some(x), Some(y)) => self.both(b, x, y, path)?,
                 (None, None) => {}
             }
         }
         Ok(())
+    }
+
+    /// When `x` and `y`, created at one path on both sides, are two different child
+    /// beads that were given the same id (`<parent>.<n>` is minted from a count, and
+    /// two clones offline count alike), keeps both: the one created first (then by the
+    /// smaller creator, then the smaller blob) keeps the id, the other gets the next
+    /// child number free on both sides (`taken`: the names of this directory) and
+    /// records the id it was minted with under `renumbered_from` in `extra`. Two
+    /// versions of one creation (a concurrent edit) are left to the merge.
+    fn renumbered(
+        &mut self,
+        x: Entry,
+        y: Entry,
+        path: &str,
+        taken: &mut BTreeSet<String>,
+    ) -> Result<bool> {
+        let Some(id) = refs::bead_id_of_path(path).and_then(|i| BeadId::parse(i).ok()) else {
+            return Ok(false);
+        };
+        let Some(parent) = id.parent() else {
+            return Ok(false);
+        };
+        if !(x.is_file() && y.is_file()) {
+            return Ok(false);
+        }
+        let read = |e: Entry| -> Result<Option<Bead>> {
+            Ok(codec::decode::<Bead>(&self.store.read_blob(e.id)?).ok())
+        };
+        let (Some(bx), Some(by)) = (read(x)?, read(y)?) else {
+            return Ok(false);
+        };
+        let origin = |b: &Bead, e: Entry| (b.created_at, b.created_by.clone(), e.id);
+        if (bx.created_at, &bx.created_by) == (by.created_at, &by.created_by) {
+            return Ok(false);
+        }
+        let (keep, mut moved) = if origin(&bx, x) < origin(&by, y) {
+            (x, by)
+        } else {
+            (y, bx)
+        };
+        let file = |n: u32| format!("{}.yaml", parent.child(n));
+        let highest = taken
+            .iter()
+            .filter_map(|name| name.strip_prefix(&format!("{parent}.")))
+            .filter_map(|rest| rest.strip_suffix(".yaml")?.parse::<u32>().ok())
+            .max()
+            .unwrap_or(0);
+        let new_id = parent.child(highest + 1);
+        taken.insert(file(highest + 1));
+        moved.extra.insert(
+            "renumbered_from".into(),
+            serde_json::Value::String(id.to_string()),
+        );
+        moved.id = new_id;
+        let text = codec::encode(&moved).map_err(|source| StoreError::Encode {
+            what: path.to_owned(),
+            source,
+        })?;
+        let blob = self.store.write_blob(text.as_bytes())?;
+        self.edits.insert(path.to_owned(), Some(keep));
+        self.edits.insert(
+            refs::bead_path(&moved.id),
+            Some(Entry {
+                kind: EntryKind::Blob,
+                id: blob,
+            }),
+        );
+        self.out.merged += 1;
+        Ok(true)
     }
 
     /// An entry changed differently on both sides.

@@ -18,15 +18,15 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 /// One ref to push: the remote ref, what it must be now (`None`: absent), and the
-/// local commit it becomes.
+/// local commit it becomes (`None`: it is deleted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefPush {
     /// The full name of the remote ref (`refs/beads/main`).
     pub name: String,
     /// The commit the remote ref must still be at (`None`: it must not exist): a lease.
     pub expected: Option<ObjectId>,
-    /// The commit to push.
-    pub new: ObjectId,
+    /// The commit to push (`None`: delete the remote ref).
+    pub new: Option<ObjectId>,
 }
 
 /// The plain git of the repository around the store: its config, its hooks
@@ -309,6 +309,24 @@ impl Git<'_> {
             .map_err(|e| StoreError::Remote(RemoteError::Spawn(e)))
     }
 
+    /// Runs `git ARGS` (doing `what`, for messages) to the end or until `timeout` runs
+    /// out (then git is stopped, and it may not prompt on the terminal meanwhile).
+    pub(crate) fn run_within(
+        &self,
+        args: &[String],
+        timeout: Duration,
+        what: &str,
+    ) -> Result<std::process::Output, StoreError> {
+        let mut cmd = self.command();
+        cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
+        let (status, stdout, stderr) = run_git_within(cmd, Some(timeout), what)?;
+        Ok(std::process::Output {
+            status,
+            stdout,
+            stderr,
+        })
+    }
+
     /// Pushes `updates` to remote `remote` in one `git push`, each with its lease, and
     /// returns how each went (in order). With a `timeout`, git is stopped once it runs
     /// out and may not prompt on the terminal, so the push never hangs; that counts as
@@ -335,20 +353,14 @@ impl Git<'_> {
         }
         cmd.arg(remote);
         for u in updates {
-            cmd.arg(format!("{}:{}", u.new, u.name));
+            let new = u.new.map(|n| n.to_string()).unwrap_or_default();
+            cmd.arg(format!("{new}:{}", u.name));
         }
         if timeout.is_some() {
             cmd.env("GIT_TERMINAL_PROMPT", "0");
         }
         let what = format!("push to {remote}");
-        let (status, stdout, stderr) = run_with_deadline(cmd, timeout).map_err(|e| match e {
-            Deadline::Spawn(e) => StoreError::Remote(RemoteError::Spawn(e)),
-            Deadline::Expired(after) => StoreError::Remote(RemoteError::Git {
-                what: what.clone(),
-                code: None,
-                stderr: format!("gave up after {}s", after.as_secs()),
-            }),
-        })?;
+        let (status, stdout, stderr) = run_git_within(cmd, timeout, &what)?;
         let stdout = String::from_utf8_lossy(&stdout);
         let stderr = String::from_utf8_lossy(&stderr).into_owned();
         let mut out = Vec::with_capacity(updates.len());
@@ -376,6 +388,22 @@ impl Git<'_> {
         }
         Ok(out)
     }
+}
+
+/// [`run_with_deadline`] for a `git` doing `what`, its failures as store errors.
+fn run_git_within(
+    cmd: Command,
+    timeout: Option<Duration>,
+    what: &str,
+) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), StoreError> {
+    run_with_deadline(cmd, timeout).map_err(|e| match e {
+        Deadline::Spawn(e) => StoreError::Remote(RemoteError::Spawn(e)),
+        Deadline::Expired(after) => StoreError::Remote(RemoteError::Git {
+            what: what.to_owned(),
+            code: None,
+            stderr: format!("gave up after {}s", after.as_secs()),
+        }),
+    })
 }
 
 enum Deadline {

@@ -124,6 +124,34 @@ pub fn tracking_notes(remote: &str) -> String {
     format!("{TRACKING_PREFIX}{remote}/notes")
 }
 
+/// Where a remote holds the claim it confirmed on bead `id` (`refs/beads/claims/bd-a1`):
+/// created only where it does not exist (a push with an empty lease), so exactly one
+/// claimer gets it, and deleted once the bead is finished or released.
+pub fn claim_ref(id: &crate::model::BeadId) -> String {
+    format!("{CLAIMS_PREFIX}{id}")
+}
+
+/// The namespace of claim refs on a remote.
+pub const CLAIMS_PREFIX: &str = "refs/beads/claims/";
+
+/// Where this repository keeps remote `remote`'s claim ref of bead `id` as last fetched.
+pub fn tracking_claim(remote: &str, id: &str) -> String {
+    format!("{}{id}", tracking_claims(remote))
+}
+
+/// The namespace of remote `remote`'s tracked claim refs
+/// (`refs/beads/remotes/origin/claims/`).
+pub fn tracking_claims(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/claims/")
+}
+
+/// The refspec a sync fetches the remote's claim refs with, into
+/// [`tracking_claims`]. It is never configured on the remote, so a plain `git fetch`
+/// leaves claims alone.
+pub fn claims_refspec(remote: &str) -> String {
+    format!("+{CLAIMS_PREFIX}*:{}*", tracking_claims(remote))
+}
+
 /// The fetch refspecs that bring remote `remote`'s store and notes into its tracking
 /// refs. They are globs (`main*`) because git refuses a fetch whose exact source
 /// ref is missing, and a remote has no beads until someone first pushes them.

@@ -347,6 +347,17 @@ impl Store {
         name: &str,
         talk: bool,
     ) -> Result<Option<ObjectId>, StoreError> {
+        self.fetch_beads_within(name, talk, None)
+    }
+
+    /// [`Store::fetch_beads`], giving up after `timeout` (then git is stopped and may
+    /// not prompt on the terminal, so a hook never hangs on it).
+    pub(crate) fn fetch_beads_within(
+        &self,
+        name: &str,
+        talk: bool,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Option<ObjectId>, StoreError> {
         self.git().check_remote(name)?;
         // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
         // and every later fetch would fail on it: clear it once it is stale.
@@ -387,7 +398,15 @@ impl Store {
         }
         args.push(name.into());
         args.extend(refs::fetch_refspecs(name));
-        let out = self.run_git(&args, talk)?;
+        // The claims in flight come along (pruned with the rest once deleted there),
+        // so that a sync can delete those of finished beads.
+        args.push(refs::claims_refspec(name));
+        let out = match timeout {
+            None => self.run_git(&args, talk)?,
+            Some(limit) => self
+                .git()
+                .run_within(&args, limit, &format!("fetch from {name}"))?,
+        };
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("fsck error") {
@@ -404,6 +423,89 @@ impl Store {
             return Err(git_failure(format!("fetch from {name}"), &out).into());
         }
         self.tracking_head(name)
+    }
+
+    /// The commit remote `name`'s claim ref of bead `id` held when last fetched.
+    pub(crate) fn tracked_claim(
+        &self,
+        name: &str,
+        id: &crate::model::BeadId,
+    ) -> Result<Option<ObjectId>, StoreError> {
+        Ok(self
+            .ref_head(&refs::tracking_claim(name, id.as_str()))?
+            .map(|h| h.commit))
+    }
+
+    /// Fetches every claim ref of remote `name` into its tracking refs (pruning those
+    /// gone there).
+    pub(crate) fn fetch_claims(&self, name: &str) -> Result<(), StoreError> {
+        self.git().check_remote(name)?;
+        let args: Vec<String> = [
+            "-c",
+            "fetch.fsckObjects=true",
+            "fetch",
+            "--quiet",
+            "--prune",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-recurse-submodules",
+            name,
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([refs::claims_refspec(name)])
+        .collect();
+        let out = self.run_git(&args, false)?;
+        if !out.status.success() {
+            return Err(git_failure(format!("fetch from {name}"), &out).into());
+        }
+        Ok(())
+    }
+
+    /// The claim refs of remote `name` as last fetched: bead id and commit.
+    pub(crate) fn tracked_claims(&self, name: &str) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let prefix = refs::tracking_claims(name);
+        let platform = self
+            .repo
+            .references()
+            .map_err(git_err("list the tracked claims"))?;
+        let found = platform
+            .prefixed(prefix.as_str())
+            .map_err(git_err("list the tracked claims"))?;
+        let mut claims = Vec::new();
+        for r in found.flatten() {
+            let full = r.name().as_bstr().to_string();
+            if let (Some(id), Some(commit)) = (full.strip_prefix(&prefix), r.target().try_id()) {
+                claims.push((id.to_owned(), commit.to_owned()));
+            }
+        }
+        Ok(claims)
+    }
+
+    /// Writes (without moving any ref) a commit on `head` whose tree holds `bead`'s
+    /// document as given: what a claim ref points at.
+    pub(crate) fn commit_bead(
+        &self,
+        head: &Head,
+        bead: &crate::model::Bead,
+        actor: &Actor,
+        message: &str,
+    ) -> Result<ObjectId, StoreError> {
+        let path = refs::bead_path(&bead.id);
+        let doc = codec::encode(bead).map_err(|source| StoreError::Encode {
+            what: path.clone(),
+            source,
+        })?;
+        let blob = self.write_blob(doc.as_bytes())?;
+        let edits = BTreeMap::from([(
+            path,
+            Some(Entry {
+                kind: EntryKind::Blob,
+                id: blob,
+            }),
+        )]);
+        let tree = self.write_tree_edits(head.tree, &edits)?;
+        self.write_commit(tree, &[head.commit], actor, message)
     }
 
     /// The commit remote `name`'s store was at when last fetched, checked to be a

@@ -33,7 +33,7 @@ pub struct Beads<'a> {
 
 impl Documented for Beads<'_> {
     const DOC: Doc = Doc {
-        commands: "show, close, reopen, delete",
+        commands: "show, close, reopen, delete, release",
         fields: &[Field::noted("beads", "(full beads)")],
     };
 }
@@ -120,6 +120,23 @@ impl Documented for Claimed<'_> {
     const DOC: Doc = Doc {
         commands: "ready --claim",
         fields: &[Field::noted("bead", "(null when nothing is ready)")],
+    };
+}
+
+/// What `stale` prints.
+#[derive(Serialize)]
+pub struct Stale<'a> {
+    /// The stale beads, by id.
+    pub stale: &'a [crate::ops::StaleBead],
+}
+
+impl Documented for Stale<'_> {
+    const DOC: Doc = Doc {
+        commands: "stale",
+        fields: &[Field::noted(
+            "stale",
+            "(each: id, title, status, holder, why: retired, no-session, ended (with end), silent or old-claim (with since))",
+        )],
     };
 }
 

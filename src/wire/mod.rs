@@ -88,6 +88,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Listing::DOC,
     Claimed::DOC,
     BlockedReport::DOC,
+    Stale::DOC,
     Comments::DOC,
     CommentAdded::DOC,
     DepTree::DOC,

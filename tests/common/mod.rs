@@ -838,3 +838,72 @@ impl Repo {
         self.git(&["rev-parse", "HEAD"]).trim().to_owned()
     }
 }
+
+/// A `git daemon` serving a sandbox on 127.0.0.1, killed when dropped.
+pub struct Daemon {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `git daemon` is installed.
+pub fn git_daemon_available(sb: &Sandbox) -> bool {
+    let out = sb.run(sb.path(), "git", &["--exec-path"]);
+    let exec = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    Path::new(&exec).join("git-daemon").exists()
+}
+
+/// Starts a `git daemon` (pushes enabled) serving the sandbox, if it can.
+pub fn start_daemon(sb: &Sandbox) -> Option<Daemon> {
+    for _ in 0..5 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .ok()?;
+        let mut cmd = Command::new("git");
+        hermetic(&mut cmd, sb.path());
+        let child = cmd
+            .args([
+                "daemon",
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+                "--informative-errors",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                &format!("--base-path={}", sb.path().display()),
+                sb.path().to_str()?,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut daemon = Daemon { child, port };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(daemon);
+            }
+            if let Ok(Some(_)) = daemon.child.try_wait() {
+                break; // the port was taken meanwhile: try another
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    None
+}
+
+/// Skips a test that needs something this machine lacks, saying so on stderr; with
+/// `CI=true` the test fails instead, so CI never passes by skipping.
+pub fn skip_or_fail(why: &str) {
+    if std::env::var_os("CI").is_some_and(|v| v == "true") {
+        panic!("{why} (CI=true: not skipped)");
+    }
+    eprintln!("note: {why}; skipping");
+}

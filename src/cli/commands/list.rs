@@ -66,6 +66,9 @@ pub struct ReadyArgs {
     /// Claim the first ready bead atomically and print it.
     #[arg(long)]
     pub claim: bool,
+    /// Where the claim is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Arguments of `blocked`.
@@ -127,7 +130,11 @@ pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError
 pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> {
     if args.claim {
         let actor = ctx.actor()?;
-        let bead = ops::ready_claim(&ctx.store, &actor, args.assignee.as_deref())?;
+        let assignee = args.assignee.as_deref();
+        let bead = match args.at.remote(ctx, out)? {
+            Some(remote) => ops::ready_claim_on(&ctx.store, &actor, assignee, &remote)?,
+            None => ops::ready_claim(&ctx.store, &actor, assignee)?,
+        };
         if out.json {
             return out.json(&wire::Claimed {
                 bead: bead.as_ref(),

@@ -26,6 +26,7 @@ pub mod session;
 pub mod setup;
 pub mod show;
 pub mod sling;
+pub mod stale;
 pub mod sync;
 pub mod update;
 pub mod worktree;
@@ -34,6 +35,7 @@ use clap::Subcommand;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadId, DepKind, Dependency};
+use crate::ops;
 
 /// Every command; adding one means one file, one variant, one match arm.
 #[derive(Subcommand, Debug)]
@@ -54,6 +56,10 @@ pub enum Command {
     Reopen(update::ReopenArgs),
     /// Delete beads (they become tombstones that sync as deletions).
     Delete(update::DeleteArgs),
+    /// Give in-progress beads back to the ready pool, recording who and why.
+    Release(update::ReleaseArgs),
+    /// List beads in progress whose holder has no live session: work to release.
+    Stale(stale::StaleArgs),
     /// Show a bead's comments, or add one.
     Comments(comments::CommentsArgs),
     /// Add a comment to a bead (same as `comments add`).
@@ -209,6 +215,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::List(a) => list::list(ctx, a, out),
         Command::Update(a) => update::update(ctx, a, out),
         Command::Close(a) => update::close(ctx, a, out),
+        Command::Release(a) => update::release(ctx, a, out),
+        Command::Stale(a) => stale::stale(ctx, a, out),
         Command::Reopen(a) => update::reopen(ctx, a, out),
         Command::Delete(a) => update::delete(ctx, a, out),
         Command::Comments(a) => comments::comments(ctx, a, out),
@@ -263,6 +271,33 @@ impl From<Format> for crate::ops::DataFormat {
             Format::BdJsonl => crate::ops::DataFormat::BdJsonl,
             Format::Yaml => crate::ops::DataFormat::Yaml,
         }
+    }
+}
+
+/// Where a claim is confirmed: the flags `update --claim`, `ready --claim` and
+/// `sling` share.
+#[derive(clap::Args, Debug, Default)]
+pub struct ClaimArgs {
+    /// Claim only once REMOTE holds the claim, so no other machine can win the bead
+    /// too (default: the beads.claimRemote config key's remote, if set).
+    #[arg(long, value_name = "REMOTE", conflicts_with = "offline")]
+    pub remote: Option<String>,
+    /// Claim on this machine only, even with beads.claimRemote set: another machine
+    /// may claim the bead too, and a later sync records the contest in conflicts:.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl ClaimArgs {
+    /// The remote to confirm the claim on, if any; says so when a claim is offline.
+    pub fn remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
+        let remote = ops::claim_remote(&ctx.store, self.remote.as_deref(), self.offline)?;
+        if self.offline {
+            out.note(
+                "claiming offline: another machine may claim it too, and a sync will contest it",
+            );
+        }
+        Ok(remote)
     }
 }
 

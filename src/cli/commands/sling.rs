@@ -12,6 +12,9 @@ pub struct SlingArgs {
     pub id: BeadId,
     /// The agent whose hook it goes on.
     pub agent: AgentName,
+    /// Where the claim is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Arguments of `unsling`.
@@ -57,7 +60,11 @@ fn parse_hook_target(s: &str) -> Result<HookTarget, String> {
 
 /// Runs `sling`.
 pub fn sling(ctx: &Ctx, a: SlingArgs, out: &mut Out) -> Result<(), CliError> {
-    let bead = ops::sling(&ctx.store, &ctx.actor()?, &a.id, &a.agent)?;
+    let actor = ctx.actor()?;
+    let bead = match a.at.remote(ctx, out)? {
+        Some(remote) => ops::sling_on(&ctx.store, &actor, &a.id, &a.agent, &remote)?,
+        None => ops::sling(&ctx.store, &actor, &a.id, &a.agent)?,
+    };
     if out.json {
         return out.json(&wire::Slung {
             bead: &bead,

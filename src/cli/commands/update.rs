@@ -41,6 +41,9 @@ pub struct UpdateArgs {
     /// Claim it: in_progress and assigned to you, atomically; fails if someone else holds it.
     #[arg(long)]
     pub claim: bool,
+    /// Where the claim is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Arguments of `close`.
@@ -69,6 +72,17 @@ pub struct DeleteArgs {
     #[arg(required = true)]
     pub ids: Vec<BeadId>,
     /// Why.
+    #[arg(short, long)]
+    pub reason: Option<String>,
+}
+
+/// Arguments of `release`.
+#[derive(clap::Args, Debug)]
+pub struct ReleaseArgs {
+    /// The in-progress beads to give back.
+    #[arg(required = true)]
+    pub ids: Vec<BeadId>,
+    /// Why (recorded in a comment on each bead, with who released it from whom).
     #[arg(short, long)]
     pub reason: Option<String>,
 }
@@ -105,7 +119,11 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         claim: a.claim,
     };
     let claim = changes.claim;
-    let Edited { bead, changed } = ops::update(&ctx.store, &actor, &a.id, changes)?;
+    let remote = if claim { a.at.remote(ctx, out)? } else { None };
+    let Edited { bead, changed } = match remote {
+        Some(remote) => ops::update_on(&ctx.store, &actor, &a.id, changes, &remote)?,
+        None => ops::update(&ctx.store, &actor, &a.id, changes)?,
+    };
     if out.json {
         return out.json(&wire::OneBead { bead: &bead });
     }
@@ -137,4 +155,11 @@ pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::delete(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
     report(out, beads, "deleted")
+}
+
+/// Runs `release`.
+pub fn release(ctx: &Ctx, a: ReleaseArgs, out: &mut Out) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let beads = ops::release(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
+    report(out, beads, "released")
 }

@@ -1,0 +1,200 @@
+//! Claims confirmed by a remote: a claim ref per bead on the remote
+//! (`refs/beads/claims/<id>`), created with an empty lease, so that of the clones
+//! claiming one bead at once exactly one succeeds, on any git server; and their
+//! removal once the bead is finished or released.
+
+use super::sync::{SyncReport, integrate, pick_remote};
+use super::{OpError, Result, now};
+use crate::model::{Actor, Bead, BeadId, Status};
+use crate::settings;
+use crate::store::{ObjectId, Pushed, RefPush, Store, refs};
+
+/// How often a claim whose ref the remote still holds for a bead that is no longer
+/// held (finished or released, its ref not yet deleted) deletes that ref and tries again.
+const STALE_CLAIM_TRIES: usize = 3;
+
+/// The remote claims are confirmed on: `remote` when given, none with `offline`,
+/// else the `beads.claimRemote` config key's, if set. Checked to be a remote.
+pub fn claim_remote(store: &Store, remote: Option<&str>, offline: bool) -> Result<Option<String>> {
+    if offline {
+        return Ok(None);
+    }
+    let configured = store.git().config_string(settings::CLAIM_REMOTE);
+    match remote.map(str::to_owned).or(configured) {
+        Some(name) => Ok(Some(pick_remote(store, Some(name.trim()))?)),
+        None => Ok(None),
+    }
+}
+
+/// Makes `remote` hold the claim of bead `id` that `change` makes (a claim, a sling):
+/// `change` is applied to the bead as the local store has it, the result committed on
+/// the store's head (no ref moves) and pushed to the bead's claim ref on `remote`,
+/// which must not exist yet. Once the remote holds it, the claim is merged into the
+/// local store, and the caller does the local operation.
+///
+/// When someone else holds it there, their claim is fetched and merged, so the local
+/// store shows the winner, and `change`'s error on the merged bead (`ClaimedBy`, …) is
+/// returned. An unreachable remote is a store error; nothing is claimed either way.
+pub(crate) fn claim_on_remote(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    remote: &str,
+    change: &mut dyn FnMut(&mut Bead) -> Result<()>,
+) -> Result<()> {
+    let claim_ref = refs::claim_ref(id);
+    for _ in 0..STALE_CLAIM_TRIES {
+        let head = store.require_head()?;
+        let mut bead = store
+            .read_bead(head.tree, id)?
+            .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
+        change(&mut bead)?;
+        bead.touch(&actor.id, now());
+        let message = format!("claim {id} on {remote}: {}", bead.title);
+        let commit = store.commit_bead(&head, &bead, actor, &message)?;
+        let push = RefPush {
+            name: claim_ref.clone(),
+            expected: None,
+            new: Some(commit),
+        };
+        match store.git().push_refs(remote, &[push], None)?.first() {
+            Some(Pushed::Done) | None => return merge_claim(store, actor, remote, commit),
+            Some(Pushed::Stale(_)) => {}
+        }
+        store.fetch_claims(remote)?;
+        let Some(theirs) = store.tracked_claim(remote, id)? else {
+            // Deleted meanwhile: the bead is free again.
+            continue;
+        };
+        merge_claim(store, actor, remote, theirs)?;
+        let ours = bead.assignee.clone();
+        if store
+            .read_bead(store.commit_tree(theirs)?, id)?
+            .is_some_and(|b| b.assignee == ours)
+        {
+            // The remote holds this holder's claim already (made earlier).
+            return Ok(());
+        }
+        let head = store.require_head()?;
+        let mut merged = store
+            .read_bead(head.tree, id)?
+            .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
+        change(&mut merged)?;
+        // Nobody holds the bead the ref claims: the ref outlived its claim.
+        delete_claims(store, remote, &[(id.to_string(), theirs)])?;
+    }
+    Err(super::BeadError::ClaimRefStuck {
+        id: id.clone(),
+        remote: remote.to_owned(),
+    }
+    .into())
+}
+
+/// Merges a claim commit (its parent is a state of some clone's store) into the local store.
+fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> Result<()> {
+    let mut report = SyncReport::empty(remote, false);
+    integrate(store, actor, remote, Some(commit), &mut report, &mut |_| {})
+}
+
+/// Deletes `claims` (bead id, the commit its ref must still hold) on `remote`, each
+/// with its lease; one that moved meanwhile is left alone.
+fn delete_claims(store: &Store, remote: &str, claims: &[(String, ObjectId)]) -> Result<()> {
+    if claims.is_empty() {
+        return Ok(());
+    }
+    let pushes: Vec<RefPush> = claims
+        .iter()
+        .map(|(id, commit)| RefPush {
+            name: format!("{}{id}", refs::CLAIMS_PREFIX),
+            expected: Some(*commit),
+            new: None,
+        })
+        .collect();
+    store.git().push_refs(remote, &pushes, None)?;
+    Ok(())
+}
+
+/// The beads whose claim refs on `remote` (as last fetched) hold claims the local store
+/// has not merged yet: claimed elsewhere, so not worth trying.
+pub(crate) fn claimed_elsewhere(
+    store: &Store,
+    remote: &str,
+) -> Result<std::collections::BTreeSet<String>> {
+    let Some(head) = store.head()? else {
+        return Ok(Default::default());
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for (id, commit) in store.tracked_claims(remote)? {
+        if store.merge_bases(commit, head.commit)? != [commit] {
+            out.insert(id);
+        }
+    }
+    Ok(out)
+}
+
+/// Deletes on `remote` the claim refs (as last fetched) whose claim the local store
+/// holds and whose bead is no longer held by that claimer: finished, released, or
+/// taken by someone else since. Returns how many went.
+pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize> {
+    let Some(head) = store.head()? else {
+        return Ok(0);
+    };
+    let mut finished = Vec::new();
+    for (id, commit) in store.tracked_claims(remote)? {
+        let Ok(bead_id) = BeadId::parse(&id) else {
+            continue;
+        };
+        // A claim this store has not merged yet may be one it knows nothing of.
+        if store.merge_bases(commit, head.commit)? != [commit] {
+            continue;
+        }
+        let claimed = store.read_bead(store.commit_tree(commit)?, &bead_id)?;
+        let now = store.read_bead(head.tree, &bead_id)?;
+        let held = |b: &Bead| {
+            matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
+        };
+        let still = match (&claimed, &now) {
+            (Some(c), Some(n)) => held(n) && n.assignee == c.assignee,
+            _ => false,
+        };
+        if !still {
+            finished.push((id, commit));
+        }
+    }
+    delete_claims(store, remote, &finished)?;
+    Ok(finished.len())
+}
+
+/// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms
+/// first (see [`claim_on_remote`]).
+pub fn update_on(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    changes: super::Changes,
+    remote: &str,
+) -> Result<super::Edited> {
+    if changes.claim {
+        super::agent::permit(actor, crate::model::Capability::Claim)?;
+        claim_on_remote(store, actor, id, remote, &mut |b| {
+            super::beads::claim(b, actor)
+        })?;
+    }
+    super::update(store, actor, id, changes)
+}
+
+/// `sling` (see [`super::sling`]) once `remote` holds the claim of the bead for the
+/// agent (see [`claim_on_remote`]).
+pub fn sling_on(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    agent: &crate::model::AgentName,
+    remote: &str,
+) -> Result<Bead> {
+    super::agent::permit(actor, crate::model::Capability::Sling)?;
+    claim_on_remote(store, actor, id, remote, &mut |b| {
+        super::session::hook_bead(b, agent)
+    })?;
+    super::sling(store, actor, id, agent)
+}

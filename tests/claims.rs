@@ -1,0 +1,198 @@
+//! Claims confirmed by a remote: a claim ref per bead on the remote, created only
+//! where it does not exist, so two machines never both win one bead.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// The claim refs the remote holds.
+fn claim_refs(remote: &std::path::Path, sb: &Sandbox) -> Vec<String> {
+    sb.git(
+        remote,
+        &["for-each-ref", "--format=%(refname)", "refs/beads/claims/"],
+    )
+    .lines()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// The bead a `show --json` document holds (the one place this file reads its shape).
+fn shown(doc: &Value) -> &Value {
+    &doc["beads"][0]
+}
+
+#[test]
+fn the_remote_decides_who_wins_and_the_loser_sees_the_winner() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let id = c1.create("one job", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{id}")]
+    );
+    // bob has not synced: his store still shows the bead open.
+    let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("alice"), "{err}");
+    let bead = c2.beads_json(&["show", &id]);
+    assert_eq!(shown(&bead)["assignee"], "alice");
+    assert_eq!(shown(&bead)["status"], "in_progress");
+    // The same claimer claiming again is told it holds it.
+    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+}
+
+#[test]
+fn ready_claim_moves_on_to_the_next_bead_it_can_win() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let a = c1.create("a", &[]);
+    let b = c1.create("b", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    for c in [&c1, &c2] {
+        c.git(&["config", "beads.claimRemote", "origin"]);
+    }
+    let first = c1.beads(&["ready", "--claim"]).trim().to_owned();
+    let second = c2.beads(&["ready", "--claim"]).trim().to_owned();
+    assert_ne!(first, second);
+    let mut both = vec![first, second];
+    both.sort();
+    let mut made = vec![a, b];
+    made.sort();
+    assert_eq!(both, made);
+    assert_eq!(claim_refs(&remote, &sb).len(), 2);
+    // Nothing is left: the third claimer gets nothing, and says so.
+    let c3 = sb.synced_clone(&remote, "c3", "carol");
+    c3.git(&["config", "beads.claimRemote", "origin"]);
+    let out = c3.beads_output(&["ready", "--claim"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn an_unreachable_remote_claims_nothing_and_offline_claims_here() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let id = c1.create("one job", &[]);
+    c1.sync();
+    c1.git(&[
+        "remote",
+        "add",
+        "gone",
+        sb.path().join("nowhere.git").to_str().expect("utf-8"),
+    ]);
+    c1.git(&["config", "beads.claimRemote", "gone"]);
+    let (code, err) = c1.beads_fail(&["update", &id, "--claim"]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(shown(&c1.beads_json(&["show", &id]))["status"], "open");
+    let (code, _) = c1.beads_fail(&["ready", "--claim"]);
+    assert_eq!(code, 4);
+    let out = c1.beads_output(&["update", &id, "--claim", "--offline"]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another machine may claim it too"), "{err}");
+    assert_eq!(shown(&c1.beads_json(&["show", &id]))["assignee"], "alice");
+    assert!(claim_refs(&remote, &sb).is_empty());
+}
+
+#[test]
+fn claim_refs_go_once_the_bead_is_finished_and_plain_git_leaves_them_alone() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let id = c1.create("one job", &[]);
+    let other = c1.create("another", &[]);
+    c1.sync();
+    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    c1.beads(&["update", &other, "--claim", "--remote", "origin"]);
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.git(&["fetch", "-q", "origin"]);
+    let tracked = c2.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/beads/remotes/origin/claims/",
+    ]);
+    assert_eq!(
+        tracked.lines().count(),
+        2,
+        "sync tracks the claims in flight"
+    );
+    assert!(!c2.git(&["branch", "-a"]).contains("claims"));
+    c1.beads(&["close", &id]);
+    // Whoever syncs next with the close in its store deletes the claim ref.
+    c1.sync();
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{other}")]
+    );
+    c2.sync();
+    let tracked = c2.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/beads/remotes/origin/claims/",
+    ]);
+    assert_eq!(tracked.lines().count(), 1, "{tracked}");
+}
+
+#[test]
+fn sling_with_a_remote_claims_for_the_agent() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let id = c1.create("one job", &[]);
+    c1.beads(&["agent", "create", "nux"]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.beads(&["agent", "create", "rex"]);
+    c1.beads(&["sling", &id, "nux", "--remote", "origin"]);
+    let (code, err) = c2.beads_fail(&["sling", &id, "rex", "--remote", "origin"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(shown(&c2.beads_json(&["show", &id]))["assignee"], "nux");
+}
+
+/// The claim race and the cleanup over a path, a `file://` URL and `git daemon`
+/// (git://). ssh is not tried: the test cannot start an sshd of its own here.
+#[test]
+fn claims_hold_over_every_transport() {
+    let sb = Sandbox::new();
+    let daemon = if git_daemon_available(&sb) {
+        start_daemon(&sb)
+    } else {
+        None
+    };
+    let mut urls = vec![
+        ("path", sb.path().join("p.git").display().to_string()),
+        (
+            "file",
+            format!("file://{}", sb.path().join("f.git").display()),
+        ),
+    ];
+    match &daemon {
+        Some(d) => urls.push(("git", format!("git://127.0.0.1:{}/g.git", d.port))),
+        None => skip_or_fail("`git daemon` cannot run here: git:// claims not tried"),
+    }
+    for (kind, url) in urls {
+        let bare = sb.bare(&format!("{}.git", &kind[..1]));
+        let c1 = sb.repo(&format!("{kind}-1"), "alice");
+        c1.git(&["remote", "add", "origin", &url]);
+        c1.git(&["push", "-q", "origin", "HEAD:main"]);
+        c1.init();
+        let id = c1.create("over the wire", &[]);
+        c1.sync();
+        let c2 = sb.clone(std::path::Path::new(&url), &format!("{kind}-2"), "bob");
+        c2.beads(&["init"]);
+        c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+        let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
+        assert_eq!(code, 3, "{kind}: {err}");
+        assert_eq!(
+            shown(&c2.beads_json(&["show", &id]))["assignee"],
+            "alice",
+            "{kind}"
+        );
+        c1.beads(&["close", &id]);
+        c1.sync();
+        assert!(claim_refs(&bare, &sb).is_empty(), "{kind}");
+    }
+}

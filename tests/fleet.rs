@@ -1,0 +1,267 @@
+//! A fleet: many clones of one real bare remote, each a loop of real processes
+//! (`sync; ready --claim; create; sync`) running at once. No sync gives up, no
+//! bead is acknowledged to two claimers, and after a final round every clone holds
+//! the same store with every acknowledged write in it.
+//!
+//! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::*;
+
+/// What one clone's loop saw.
+#[derive(Default)]
+struct Tally {
+    /// Syncs that failed, with their stderr.
+    failed_syncs: Vec<String>,
+    /// Beads acknowledged (exit 0) to this clone by `ready --claim`.
+    claimed: Vec<String>,
+    /// Beads this clone created.
+    created: Vec<String>,
+}
+
+/// The fleet's size: (clones, rounds).
+fn size() -> (usize, usize) {
+    if std::env::var_os("GIT_BEADS_STRESS").is_some_and(|v| v == "1") {
+        (50, 10)
+    } else {
+        (8, 5)
+    }
+}
+
+/// The id `ready --claim` printed, if it claimed one.
+fn claimed_id(stdout: &str) -> Option<String> {
+    let id = stdout.trim();
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// One clone's loop: `rounds` times sync, claim, create, sync.
+fn work(c: &Repo, who: usize, rounds: usize) -> Tally {
+    let mut t = Tally::default();
+    let sync = |t: &mut Tally| {
+        let out = c.beads_output(&["sync"]);
+        if !out.status.success() {
+            t.failed_syncs.push(format!(
+                "clone {who}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    };
+    for round in 0..rounds {
+        sync(&mut t);
+        let out = c.beads_output(&["ready", "--claim"]);
+        if out.status.success()
+            && let Some(id) = claimed_id(&String::from_utf8_lossy(&out.stdout))
+        {
+            t.claimed.push(id);
+        }
+        let out = c.beads_output(&["create", &format!("clone {who} round {round}")]);
+        t.created.push(
+            expect_success(format_args!("clone {who} create"), &out)
+                .trim()
+                .to_owned(),
+        );
+        sync(&mut t);
+    }
+    t
+}
+
+#[test]
+fn a_fleet_shares_one_remote_without_losing_or_doubling() {
+    let (n, rounds) = size();
+    let sb = Sandbox::new();
+    let (remote, first) = sb.remote_with_store("c0");
+    let mut seeded = Vec::new();
+    for i in 0..n {
+        seeded.push(first.create(&format!("seed {i}"), &[]));
+    }
+    first.sync();
+    let mut clones = vec![first];
+    for i in 1..n {
+        clones.push(sb.synced_clone(&remote, &format!("c{i}"), &format!("agent{i}")));
+    }
+    for c in &clones {
+        c.git(&["config", "beads.claimRemote", "origin"]);
+    }
+    let start = std::sync::Barrier::new(n);
+    let tallies = on_threads(clones.iter().enumerate(), |(who, c)| {
+        start.wait();
+        work(c, who, rounds)
+    });
+
+    let failed: Vec<&String> = tallies.iter().flat_map(|t| &t.failed_syncs).collect();
+    assert!(
+        failed.is_empty(),
+        "{} syncs failed: {failed:#?}",
+        failed.len()
+    );
+
+    let mut holders: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (who, t) in tallies.iter().enumerate() {
+        for id in &t.claimed {
+            holders.entry(id).or_default().push(who);
+        }
+    }
+    let doubled: Vec<_> = holders.iter().filter(|(_, w)| w.len() > 1).collect();
+    assert!(
+        doubled.is_empty(),
+        "{} of {} claimed beads were acknowledged to two claimers: {doubled:?}",
+        doubled.len(),
+        holders.len()
+    );
+    assert!(!holders.is_empty(), "somebody claimed something");
+
+    let all: Vec<&Repo> = clones.iter().collect();
+    converge(&all);
+    let created: BTreeSet<&str> = tallies
+        .iter()
+        .flat_map(|t| &t.created)
+        .map(String::as_str)
+        .chain(seeded.iter().map(String::as_str))
+        .collect();
+    assert_eq!(
+        created.len(),
+        n * rounds + n,
+        "every create minted its own id"
+    );
+    for c in &clones {
+        let have = beads_by_id(&c.all_beads());
+        for id in &created {
+            assert!(
+                have.contains_key(*id),
+                "{id} is missing on {}",
+                c.path.display()
+            );
+        }
+        for (id, who) in &holders {
+            let bead = &have[*id];
+            assert_eq!(
+                bead["status"],
+                "in_progress",
+                "{id} on {}",
+                c.path.display()
+            );
+            assert_eq!(
+                bead["assignee"],
+                clones[who[0]].user.as_str(),
+                "{id}: the acknowledged claimer holds it on {}",
+                c.path.display()
+            );
+        }
+    }
+}
+
+/// The beads of a listing by id (the one place this file reads the listing's shape).
+fn beads_by_id(beads: &[serde_json::Value]) -> BTreeMap<String, serde_json::Value> {
+    beads
+        .iter()
+        .map(|b| (b["id"].as_str().expect("an id").to_owned(), b.clone()))
+        .collect()
+}
+
+/// Two clones that each add a child to the same parent offline both mint
+/// `<parent>.1`; after syncing both children are there, on every clone, the one made
+/// later under the next free number with the id it was minted with recorded.
+#[test]
+fn two_children_minted_alike_stay_two_beads() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let parent = c1.create("the parent", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    let first = c1.create("alice's child", &["--parent", &parent]);
+    let second = c2.create("bob's child", &["--parent", &parent]);
+    assert_eq!(first, second, "both minted the same child id");
+    c1.sync();
+    c2.sync();
+    converge(&[&c1, &c2]);
+    let beads = beads_by_id(&c1.all_beads());
+    let children: Vec<(&String, &str)> = beads
+        .iter()
+        .filter(|(id, _)| id.starts_with(&format!("{parent}.")))
+        .map(|(id, b)| (id, b["title"].as_str().expect("a title")))
+        .collect();
+    assert_eq!(children.len(), 2, "{children:?}");
+    let titles: BTreeSet<&str> = children.iter().map(|(_, t)| *t).collect();
+    assert_eq!(titles, BTreeSet::from(["alice's child", "bob's child"]));
+    let moved = children
+        .iter()
+        .find(|(id, _)| **id != first)
+        .expect("one was renumbered");
+    let doc = c2.bead_json(moved.0);
+    assert_eq!(doc["extra"]["renumbered_from"], first.as_str(), "{doc}");
+    assert!(
+        doc["conflicts"].as_array().is_none_or(Vec::is_empty),
+        "no values were lost: {doc}"
+    );
+    let kept = c2.bead_json(&first);
+    assert!(
+        kept["conflicts"].as_array().is_none_or(Vec::is_empty),
+        "{kept}"
+    );
+}
+
+/// Two groups of clones sync only within their group, through two remotes, claiming
+/// one bead offline and adding children to one parent; then all sync through one.
+/// Everything converges, the contested claim ends with one holder and the others in
+/// `conflicts:`, and every child is a bead of its own.
+#[test]
+fn a_partition_heals_without_losing_or_merging_work() {
+    let sb = Sandbox::new();
+    let (r1, c0) = sb.remote_with_store("c0");
+    let parent = c0.create("the parent", &[]);
+    let contested = c0.create("everyone wants this", &[]);
+    c0.sync();
+    let r2 = sb.bare("r2.git");
+    c0.git(&[
+        "push",
+        "-q",
+        r2.to_str().expect("utf-8"),
+        "HEAD:main",
+        "refs/beads/main",
+    ]);
+    let names = ["a1", "a2", "b1", "b2"];
+    let clones: Vec<Repo> = names
+        .iter()
+        .map(|n| sb.synced_clone(&r1, n, &format!("agent-{n}")))
+        .collect();
+    for c in &clones[2..] {
+        c.git(&["remote", "set-url", "origin", r2.to_str().expect("utf-8")]);
+    }
+    let mut children = Vec::new();
+    for (n, c) in names.iter().zip(&clones) {
+        c.beads(&["update", &contested, "--claim", "--offline"]);
+        children.push(format!("{n}'s child"));
+        c.create(&format!("{n}'s child"), &["--parent", &parent]);
+    }
+    converge(&[&clones[0], &clones[1]]);
+    converge(&[&clones[2], &clones[3]]);
+    for c in &clones[2..] {
+        c.git(&["remote", "set-url", "origin", r1.to_str().expect("utf-8")]);
+    }
+    let all: Vec<&Repo> = clones.iter().collect();
+    converge(&all);
+
+    let beads = beads_by_id(&clones[0].all_beads());
+    let mut titles: Vec<&str> = beads
+        .iter()
+        .filter(|(id, _)| id.starts_with(&format!("{parent}.")))
+        .map(|(_, b)| b["title"].as_str().expect("a title"))
+        .collect();
+    titles.sort();
+    assert_eq!(titles, children, "every child is its own bead");
+    let doc = clones[3].bead_json(&contested);
+    let holder = doc["assignee"].as_str().expect("one holder").to_owned();
+    let mut everyone: BTreeSet<String> = conflict_values(&doc, "assignee")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    everyone.insert(holder);
+    let claimers: BTreeSet<String> = clones.iter().map(|c| c.user.clone()).collect();
+    assert_eq!(
+        everyone, claimers,
+        "the holder and every other claimer: {doc}"
+    );
+}
