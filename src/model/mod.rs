@@ -37,4 +37,4 @@ pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
     escape_controls, plural, push_escaped,
 };
-pub use valid::{Invalid, bead_problems, message_problems};
+pub use valid::{Invalid, agent_problems, bead_problems, message_problems, stored_bead_problems};
