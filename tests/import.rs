@@ -604,6 +604,24 @@ fn records_that_break_the_rules_of_create_are_refused_by_line() {
     assert_eq!(ids, ["bd-ok1", "bd-ok6"]);
 }
 
+/// Finished work keeps the title bd wrote, line breaks included (the 5722-record
+/// fixture has two such), and can be reopened as it is.
+#[test]
+fn finished_work_keeps_a_title_of_several_lines() {
+    let sb = Sandbox::new();
+    let repo = sb.repo_with_store("work", "importer");
+    let mut record: Value =
+        serde_json::from_str(&bd_line("bd-done1", "done\n\nat last\n", 2)).expect("json");
+    record["status"] = "closed".into();
+    record["closed_at"] = "2026-01-02T00:00:00Z".into();
+    let path = sb.path().join("done.jsonl");
+    std::fs::write(&path, format!("{record}\n")).expect("write");
+    let report = repo.beads_json(&["import", path.to_str().expect("utf-8")]);
+    assert_eq!(report["added"], 1, "{report}");
+    repo.beads(&["reopen", "bd-done1"]);
+    assert_eq!(repo.bead_json("bd-done1")["title"], "done\n\nat last\n");
+}
+
 /// A YAML document that breaks a rule (priority 99) is refused with its line.
 #[test]
 fn a_yaml_record_out_of_range_is_refused_with_its_line() {

@@ -40,4 +40,4 @@ pub use text::{
     escape_controls, plural, push_escaped,
 };
 pub use trailers::with_trailers;
-pub use valid::{Invalid, bead_problems, message_problems};
+pub use valid::{Invalid, agent_problems, bead_problems, message_problems, stored_bead_problems};

@@ -1,9 +1,10 @@
-//! The one validator of whole documents: every rule a bead or a message must keep,
+//! The one validator of whole documents: every rule a bead, a message or an agent must keep,
 //! whichever way it arrives (a command, an import, a sync, a hand edit). Commands and
 //! imports refuse what fails; a document from elsewhere is kept as it is and `doctor`
 //! names what is wrong with it.
 
-use super::bead::{Bead, Status};
+use super::agent::Agent;
+use super::bead::Bead;
 use super::mail::Message;
 use super::text::{
     TextError, check_label, check_line, check_name, check_text, check_title, check_title_lines,
@@ -31,18 +32,6 @@ fn check_priority(p: u8) -> Result<u8, Invalid> {
     Ok(p)
 }
 
-/// Checks the title of a document as stored. Line breaks at its end are allowed (bd
-/// wrote such titles), and a tombstone keeps the title it was deleted with, whatever
-/// its line breaks; every other control character, an empty title and one over
-/// [`MAX_TITLE`](super::text::MAX_TITLE) bytes are refused.
-fn check_stored_title(title: &str, deleted: bool) -> Result<(), TextError> {
-    let kept = title.trim_end_matches(['\n', '\r']);
-    match deleted {
-        true => check_title_lines(kept),
-        false => check_title(kept),
-    }
-}
-
 /// Pushes the error of `check`, if any, to `problems`.
 fn collect<E: Into<Invalid>>(problems: &mut Vec<Invalid>, check: Result<impl Sized, E>) {
     if let Err(e) = check {
@@ -50,12 +39,27 @@ fn collect<E: Into<Invalid>>(problems: &mut Vec<Invalid>, check: Result<impl Siz
     }
 }
 
-/// Every rule `bead` breaks, in the order of its fields (none: it is valid). Its id,
-/// status, type and dependencies are typed and were checked when it was read.
+/// Every rule `bead` breaks, in the order of its fields (none: it is valid), as a
+/// command holds what it writes to them. Its id, status, type and dependencies are
+/// typed and were checked when it was read.
 pub fn bead_problems(bead: &Bead) -> Vec<Invalid> {
+    problems(bead, false)
+}
+
+/// [`bead_problems`] of a document that comes in whole (an import, a sync, a hand
+/// edit), which may keep what bd wrote: line breaks in the title of finished work (a
+/// closed bead or a tombstone, kept as it was). Every other rule holds.
+pub fn stored_bead_problems(bead: &Bead) -> Vec<Invalid> {
+    problems(bead, bead.status.is_done())
+}
+
+/// The rules of a bead; `history` lets its title hold line breaks.
+fn problems(bead: &Bead, history: bool) -> Vec<Invalid> {
     let mut p = Vec::new();
-    let deleted = bead.status == Status::Deleted;
-    collect(&mut p, check_stored_title(&bead.title, deleted));
+    match history {
+        true => collect(&mut p, check_title_lines(&bead.title)),
+        false => collect(&mut p, check_title(&bead.title)),
+    }
     collect(&mut p, check_priority(bead.priority));
     if let Some(a) = &bead.assignee {
         collect(&mut p, check_name("assignee", a));
@@ -89,10 +93,22 @@ pub fn message_problems(message: &Message) -> Vec<Invalid> {
     p
 }
 
+/// Every rule `agent` breaks (none: it is valid). Its name, parent, status and
+/// authority are typed and were checked when it was read.
+pub fn agent_problems(agent: &Agent) -> Vec<Invalid> {
+    let mut p = Vec::new();
+    for (what, value) in [("role", &agent.role), ("model", &agent.model)] {
+        if let Some(v) = value {
+            collect(&mut p, check_name(what, v));
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BeadId;
+    use crate::model::{BeadId, Status};
 
     fn bead(title: &str) -> Bead {
         let id = BeadId::parse("bd-a1").expect("id");
@@ -114,14 +130,23 @@ mod tests {
 
     #[test]
     fn titles_as_bd_wrote_them_pass_and_others_do_not() {
-        assert!(bead_problems(&bead("ends in a line break\n")).is_empty());
-        for bad in ["two\nlines", "\u{1b}[2J", &"x".repeat(100 * 1024), " \n"] {
+        for bad in [
+            "two\nlines",
+            "ends in a line break\n",
+            "\u{1b}[2J",
+            &"x".repeat(100 * 1024),
+            " \n",
+        ] {
             assert_eq!(bead_problems(&bead(bad)).len(), 1, "{bad:?}");
+            assert_eq!(stored_bead_problems(&bead(bad)).len(), 1, "{bad:?}");
         }
-        let mut gone = bead("a tombstone:\n\nof several lines");
-        gone.status = Status::Deleted;
-        assert!(bead_problems(&gone).is_empty());
-        gone.title = "\u{1b}[2J".into();
-        assert_eq!(bead_problems(&gone).len(), 1);
+        for status in [Status::Closed, Status::Deleted] {
+            let mut done = bead("finished:\n\nof several lines\n");
+            done.status = status;
+            assert!(stored_bead_problems(&done).is_empty());
+            assert_eq!(bead_problems(&done).len(), 1);
+            done.title = "\u{1b}[2J".into();
+            assert_eq!(stored_bead_problems(&done).len(), 1);
+        }
     }
 }

@@ -4,10 +4,10 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{AgentChange, AgentError, Result, SessionError, now, write};
+use super::{AgentChange, AgentError, Result, SessionError, now, refuse_new, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
-    check_name,
+    agent_problems,
 };
 use crate::store::{Store, Tx, View, refs};
 
@@ -247,12 +247,6 @@ fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Resul
 /// Creates an agent. Its authority can only narrow its parent's.
 pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent> {
     let name = new.name.clone().ok_or(AgentError::NoName)?;
-    if let Some(r) = &new.role {
-        check_name("role", r)?;
-    }
-    if let Some(m) = &new.model {
-        check_name("model", m)?;
-    }
     if actor.agent.is_some() {
         permit(actor, Capability::Spawn)?;
     }
@@ -307,6 +301,7 @@ pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent
             decisions: Vec::new(),
             conflicts: Vec::new(),
         };
+        refuse_new(&[], agent_problems(&agent))?;
         save(tx, &agent)?;
         tx.set_message(format!("agent create {name}"));
         Ok(agent)
@@ -338,12 +333,6 @@ pub fn update_agent(
     name: &AgentName,
     c: AgentChanges,
 ) -> Result<Agent> {
-    if let Some(r) = &c.role {
-        check_name("role", r)?;
-    }
-    if let Some(m) = &c.model {
-        check_name("model", m)?;
-    }
     write(store, actor, |tx| {
         if let Some(me) = &actor.agent {
             permit(actor, Capability::Spawn)?;
@@ -358,12 +347,14 @@ pub fn update_agent(
         }
         let mut agent = load(tx, name)?;
         let at = now();
+        let had = agent_problems(&agent);
         if let Some(r) = &c.role {
             agent.role = Some(r.clone());
         }
         if let Some(m) = &c.model {
             agent.model = Some(m.clone());
         }
+        refuse_new(&had, agent_problems(&agent))?;
         let mut authority = agent.authority.clone();
         if let Some(caps) = &c.capabilities {
             authority.capabilities = caps.clone();

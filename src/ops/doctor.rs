@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::{Result, now};
 use crate::model::{
-    Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, bead_problems,
-    count, message_problems,
+    Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, agent_problems,
+    count, message_problems, stored_bead_problems,
 };
 use crate::store::{Head, ObjectId, Store, codec, refs};
 
@@ -30,8 +30,8 @@ crate::model::word_enum!(
         Parse = "parse",
         /// Every document's id matches its path.
         Schema = "schema",
-        /// Every bead and message keeps the rules commands and imports enforce
-        /// (`model::bead_problems`, `model::message_problems`).
+        /// Every bead, message and agent keeps the rules commands and imports enforce
+        /// (`model::stored_bead_problems` and its siblings).
         Valid = "valid",
         /// Dependencies point at beads the store has.
         Dependencies = "dependencies",
@@ -285,15 +285,23 @@ fn read_documents(store: &Store, head: &Head, c: &mut Checker) -> Result<Documen
     })
 }
 
-/// Beads and messages that break a rule of the document validator (the valid check).
+/// Beads, messages and agents that break a rule of the document validator (the valid
+/// check).
 /// They stay as they are: `--fix` does not rewrite what a person or a remote wrote.
 fn check_valid(docs: &Documents, c: &mut Checker) {
-    let beads = docs.beads.iter().map(|(p, b)| (p, &b.id, bead_problems(b)));
+    let beads = docs
+        .beads
+        .iter()
+        .map(|(p, b)| (p, b.id.as_str(), stored_bead_problems(b)));
     let mail = docs
         .mail
         .iter()
-        .map(|(p, m)| (p, &m.id, message_problems(m)));
-    for (path, id, problems) in beads.chain(mail) {
+        .map(|(p, m)| (p, m.id.as_str(), message_problems(m)));
+    let agents = docs
+        .agents
+        .iter()
+        .map(|(p, a)| (p, a.name.as_str(), agent_problems(a)));
+    for (path, id, problems) in beads.chain(mail).chain(agents) {
         for problem in problems {
             c.add(
                 Check::Valid,

@@ -6,9 +6,9 @@
 //! written into a new pack as soon as it is read (see [`PackStream`]), and only its
 //! path and blob id stay in memory for the tree, so the memory an import needs does
 //! not grow with the size of its records. A record that does not map, or that breaks
-//! a rule of the document validator (`model::bead_problems`), is a bad line. A bad line stops the import with its line
-//! number (the rest is still read, to count the bad lines) and the pack is dropped:
-//! nothing is imported. When asked to skip bad lines, each is reported while the rest
+//! a rule of the document validator (`model::stored_bead_problems`), is a bad line. A
+//! bad line stops the import with its line number (the rest is still read, to count
+//! the bad lines) and the pack is dropped: nothing is imported. When asked to skip bad lines, each is reported while the rest
 //! goes in. A bead already in the store is replaced by the imported one unless the
 //! store's copy changed later (its `updated_at` is newer), so re-importing an old
 //! export never undoes work done since.
@@ -19,7 +19,7 @@ use std::io::BufRead;
 use super::export::DataFormat;
 use super::{ImportError, Result};
 use crate::model::bd::BdRecord;
-use crate::model::{Actor, Bead, BeadType, Capability, bead_problems, count};
+use crate::model::{Actor, Bead, BeadType, Capability, count, stored_bead_problems};
 use crate::store::{
     BlobIds, Entry, EntryKind, PackStream, Put, Store, StoreError, Tx, View, codec, refs,
 };
@@ -235,7 +235,7 @@ fn import_into(
 
 /// A record that keeps every rule of the document validator, or what it breaks.
 fn valid(record: Record) -> std::result::Result<Record, String> {
-    let problems = bead_problems(&record.bead);
+    let problems = stored_bead_problems(&record.bead);
     if problems.is_empty() {
         return Ok(record);
     }
