@@ -97,6 +97,11 @@ fn an_unreachable_remote_claims_nothing_and_offline_claims_here() {
     assert!(err.contains("another machine may claim it too"), "{err}");
     assert_eq!(shown(&c1.beads_json(&["show", &id]))["assignee"], "alice");
     assert!(claim_refs(&remote, &sb).is_empty());
+    // Where a claim is confirmed means nothing without a claim.
+    let (code, _) = c1.beads_fail(&["ready", "--remote", "origin"]);
+    assert_eq!(code, 2);
+    let (code, _) = c1.beads_fail(&["update", &id, "--title", "x", "--offline"]);
+    assert_eq!(code, 2);
 }
 
 #[test]

@@ -128,6 +128,7 @@ pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError
 
 /// Runs `ready`.
 pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> {
+    args.at.only_with_claim(args.claim)?;
     if args.claim {
         let actor = ctx.actor()?;
         let assignee = args.assignee.as_deref();

@@ -289,6 +289,18 @@ pub struct ClaimArgs {
 }
 
 impl ClaimArgs {
+    /// Refuses these flags on a command that claims nothing (`update` without `--claim`,
+    /// `ready` without `--claim`), rather than ignoring them.
+    pub fn only_with_claim(&self, claim: bool) -> Result<(), CliError> {
+        if claim || (self.remote.is_none() && !self.offline) {
+            return Ok(());
+        }
+        Err(CliError::new(
+            crate::cli::error::Kind::Usage,
+            "--remote and --offline say where a claim is confirmed: they need --claim",
+        ))
+    }
+
     /// The remote to confirm the claim on, if any; says so when a claim is offline.
     pub fn remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
         let remote = ops::claim_remote(&ctx.store, self.remote.as_deref(), self.offline)?;

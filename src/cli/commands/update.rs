@@ -119,6 +119,7 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         claim: a.claim,
     };
     let claim = changes.claim;
+    a.at.only_with_claim(claim)?;
     let remote = if claim { a.at.remote(ctx, out)? } else { None };
     let Edited { bead, changed } = match remote {
         Some(remote) => ops::update_on(&ctx.store, &actor, &a.id, changes, &remote)?,
