@@ -995,6 +995,10 @@ impl Bench<'_> {
         let o = self.o;
         let wt = root.join("hooks-worktree");
         let no_hooks = root.join("no-hooks");
+        // Left by a run that stopped halfway (the store itself is built afresh).
+        if wt.exists() {
+            std::fs::remove_dir_all(&wt)?;
+        }
         std::fs::create_dir_all(&no_hooks)?;
         if git(dir, &["rev-parse", "-q", "--verify", "HEAD"]).is_err() {
             git(dir, &["commit", "-q", "--allow-empty", "-m", "base"])?;
@@ -1043,7 +1047,7 @@ impl Bench<'_> {
         std::fs::write(&file, "base\n")?;
         git(&wt, &["add", "bench.txt"])?;
         commit(&none, 0)?.run()?;
-        commit(&with, 0)?.run()?;
+        commit(&with, 1)?.run()?;
         let (mut plain, mut hooked) = (Vec::new(), Vec::new());
         let (mut plain_cpu, mut hooked_cpu) = (Some(0.0), Some(0.0));
         let timed = |hooks_path: &str, i: usize, cpu: &mut Option<f64>| -> Res<Duration> {
