@@ -506,6 +506,8 @@ fn generate(n: usize) -> Res<(String, Vec<String>)> {
 
 /// The agent that `prime` and `mail inbox` run as.
 const AGENT: &str = "bench/worker-0";
+/// The agent whose session makes the commits of the hook figures.
+const COMMITTER: &str = "bench/committer";
 const AGENTS: usize = 20;
 
 fn git(dir: &Path, args: &[&str]) -> Res<String> {
@@ -916,7 +918,7 @@ impl Bench<'_> {
         }
 
         if !o.skips("hooks") {
-            self.hook_figures(n, &root, &dir)?;
+            self.harness_figures(n, &root, &dir)?;
         }
 
         if !o.skips("sync") || !o.skips("merge") {
@@ -942,6 +944,10 @@ impl Bench<'_> {
                 "",
             );
             let _ = std::fs::remove_dir_all(&target);
+        }
+
+        if !o.skips("hooks") {
+            self.hook_figures(n, &root, &dir)?;
         }
 
         // Store size after git gc.
@@ -990,7 +996,7 @@ impl Bench<'_> {
     /// assistant message appended, untimed, before each run; no run is due to fold the
     /// turns into the store). The agent is bound to the store's worktree for these
     /// figures only.
-    fn hook_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
+    fn harness_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
         let (o, runs, scratch) = (self.o, self.o.runs, self.scratch.clone());
         let agent = "bench/harness";
         let budget = "tokens=1000000000,spend=1000000";
@@ -1057,6 +1063,105 @@ impl Bench<'_> {
         );
         beads(o, dir, &["session", "end", "-q"])?;
         beads(o, dir, &["agent", "unbind", "-q"])?;
+        Ok(())
+    }
+
+    /// `git commit` in a worktree where an agent's session runs, without git-beads'
+    /// hooks and with them (`hooks install`: prepare-commit-msg adds the trailers,
+    /// post-commit the provenance note): what the hooks add to every commit an agent
+    /// makes. The two kinds of run alternate, so a change of load hits both alike.
+    fn hook_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
+        let o = self.o;
+        let wt = root.join("hooks-worktree");
+        let no_hooks = root.join("no-hooks");
+        // Left by a run that stopped halfway (the store itself is built afresh).
+        if wt.exists() {
+            std::fs::remove_dir_all(&wt)?;
+        }
+        std::fs::create_dir_all(&no_hooks)?;
+        if git(dir, &["rev-parse", "-q", "--verify", "HEAD"]).is_err() {
+            git(dir, &["commit", "-q", "--allow-empty", "-m", "base"])?;
+        }
+        git(
+            dir,
+            &["worktree", "add", "-q", "--detach", &wt.to_string_lossy()],
+        )?;
+        beads(o, dir, &["agent", "create", COMMITTER, "-q"])?;
+        beads(o, &wt, &["agent", "bind", COMMITTER, "-q"])?;
+        beads(o, &wt, &["session", "start", "-q"])?;
+        beads(o, &wt, &["hooks", "install", "-q"])?;
+        let hooks = git(
+            &wt,
+            &["rev-parse", "--path-format=absolute", "--git-path", "hooks"],
+        )?;
+        // The hooks find the binary under test as `git-beads` on PATH.
+        let bin_dir = o.bin.parent().ok_or("the binary has no directory")?;
+        let path = std::env::join_paths(std::iter::once(bin_dir.to_owned()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ))?;
+        let path = path.to_string_lossy().into_owned();
+        let file = wt.join("bench.txt");
+        let commit = |hooks_path: &str, i: usize| -> Res<Cmd> {
+            std::fs::write(&file, format!("change {i}\n"))?;
+            let config = format!("core.hooksPath={hooks_path}");
+            Ok(Cmd::new(
+                "git",
+                &wt,
+                &[
+                    "-c",
+                    &config,
+                    "-c",
+                    "maintenance.auto=false",
+                    "commit",
+                    "-q",
+                    "-a",
+                    "-m",
+                    &format!("bench commit {i}"),
+                ],
+            )
+            .env("PATH", &path))
+        };
+        let none = no_hooks.to_string_lossy().into_owned();
+        let with = hooks.trim().to_owned();
+        std::fs::write(&file, "base\n")?;
+        git(&wt, &["add", "bench.txt"])?;
+        commit(&none, 0)?.run()?;
+        commit(&with, 1)?.run()?;
+        let (mut plain, mut hooked) = (Vec::new(), Vec::new());
+        let (mut plain_cpu, mut hooked_cpu) = (Some(0.0), Some(0.0));
+        let timed = |hooks_path: &str, i: usize, cpu: &mut Option<f64>| -> Res<Duration> {
+            let cmd = commit(hooks_path, i)?;
+            let before = children_cpu_ms();
+            let took = cmd.run()?;
+            *cpu = match (*cpu, before, children_cpu_ms()) {
+                (Some(sum), Some(a), Some(b)) => Some(sum + b - a),
+                _ => None,
+            };
+            Ok(took)
+        };
+        for i in 1..=o.runs {
+            plain.push(timed(&none, 2 * i, &mut plain_cpu)?);
+            hooked.push(timed(&with, 2 * i + 1, &mut hooked_cpu)?);
+        }
+        let runs = o.runs as f64;
+        let plain = Timed {
+            runs: plain,
+            peak: None,
+            cpu: plain_cpu.map(|c| c / runs),
+        };
+        let hooked = Timed {
+            runs: hooked,
+            peak: None,
+            cpu: hooked_cpu.map(|c| c / runs),
+        };
+        self.record(n, PLAIN_COMMIT, "git", plain, None, "");
+        self.record(n, HOOKED_COMMIT, "git-beads", hooked, None, "");
+        beads(o, &wt, &["session", "end", "-q"])?;
+        beads(o, dir, &["hooks", "uninstall", "-q"])?;
+        git(
+            dir,
+            &["worktree", "remove", "--force", &wt.to_string_lossy()],
+        )?;
         Ok(())
     }
 
@@ -1381,6 +1486,13 @@ const REBUILD: &str = "index rebuild (ready with no cache)";
 /// The most memory a command may take, at any store size (issue 9: at 100 000 beads).
 const PEAK_MB: f64 = 200.0;
 
+/// The figure of a commit in a session's worktree without git-beads' hooks.
+const PLAIN_COMMIT: &str = "git commit in a session, no hooks";
+/// The same commit with the hooks installed.
+const HOOKED_COMMIT: &str = "git commit in a session, with the hooks";
+/// How much slower the hooks may make a commit (issue 17).
+const HOOKED_RATIO: f64 = 1.5;
+
 fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     let hot = if size >= 100_000 { 25.0 } else { 10.0 };
     let point = [
@@ -1496,6 +1608,17 @@ fn report(b: &Bench<'_>) -> String {
             (
                 format!("peak ≤ {PEAK_MB} MB"),
                 if mb <= PEAK_MB { "✓" } else { "✗" }.to_owned(),
+            )
+        } else if f.name == HOOKED_COMMIT {
+            let plain = b
+                .figures
+                .iter()
+                .find(|p| p.size == f.size && p.name == PLAIN_COMMIT)
+                .map_or(f64::NAN, Figure::median);
+            let ratio = med / plain;
+            (
+                format!("≤ {HOOKED_RATIO}× without hooks ({ratio:.2}×)"),
+                if ratio <= HOOKED_RATIO { "✓" } else { "✗" }.to_owned(),
             )
         } else if f.name.starts_with("20 concurrent") {
             let rate = f.items.unwrap_or_default() as f64 / (med / 1e3);

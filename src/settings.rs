@@ -34,6 +34,9 @@ pub const HOSTNAME: &str = "HOSTNAME";
 /// `XDG_CONFIG_HOME`: the user's config directory, where their formulas live.
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 
+/// `core.commentChar`: what starts a comment line of a commit message.
+pub const COMMENT_CHAR: &str = "core.commentChar";
+
 /// `beads.sessionTimeout`: how long a silent session counts as alive.
 pub const SESSION_TIMEOUT: &str = "beads.sessionTimeout";
 /// `beads.snapshotMaxFile`: the largest file a worktree snapshot stores.
@@ -164,6 +167,12 @@ pub const CONFIG: &[Setting] = &[
         name: "core.fsyncObjectFiles",
         source: Source::GitConfig,
         meaning: "git's older switch for syncing object files; honoured as git does.",
+    },
+    Setting {
+        name: COMMENT_CHAR,
+        source: Source::GitConfig,
+        meaning: "The character that starts a comment line of a commit message, as in git \
+                  (default #): the prepare-commit-msg hook puts its trailers above those lines.",
     },
     Setting {
         name: SESSION_TIMEOUT,

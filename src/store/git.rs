@@ -281,7 +281,7 @@ impl Git<'_> {
     ) -> Result<(), StoreError> {
         let what = || format!("rewrite the commit message in {}", file.display());
         let text = std::fs::read_to_string(file).map_err(io_err(what()))?;
-        let comment = match self.config_string("core.commentChar").as_deref() {
+        let comment = match self.config_string(crate::settings::COMMENT_CHAR).as_deref() {
             Some("auto") | None => '#',
             Some(c) => c.chars().next().unwrap_or('#'),
         };
