@@ -638,3 +638,17 @@ fn codex_rollouts_count_the_growth_of_their_running_totals() {
     );
     assert_eq!(s["models"][0]["to"], "gpt-5.1-codex", "{s}");
 }
+
+#[test]
+fn a_session_found_crashed_keeps_the_turns_only_its_local_ledger_had() {
+    let (_sb, repo, mut t, id) = started(&[]);
+    t.assistant("msg_1", "claude-haiku-4-5-20251001", [10, 20, 0, 0], 1);
+    t.write();
+    stop(&repo, &t);
+    repo.beads(&["session", "start"]);
+    let s = repo.beads_json(&["session", "show", &id]);
+    let s = session(&s);
+    assert_eq!(s["end"], "crashed", "{s}");
+    assert_eq!(s["usage"]["tokens"], 30, "{s}");
+    assert_eq!(s["ledger"].as_array().map(Vec::len), Some(1), "{s}");
+}
