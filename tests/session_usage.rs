@@ -413,6 +413,19 @@ fn a_prompt_hears_new_mail_once_and_when_a_turn_cost_too_much() {
     );
     assert!(context.contains("rebase first"), "{context}");
     assert_eq!(prompt(&repo, &t), "", "each message is told once");
+    repo.beads(&[
+        "--as-person",
+        "mail",
+        "send",
+        "claude1",
+        "-s",
+        "also this",
+        "-m",
+        "x",
+    ]);
+    let primed = repo.beads(&["prime"]);
+    assert!(primed.contains("also this"), "{primed}");
+    assert_eq!(prompt(&repo, &t), "", "what prime showed is not told again");
 
     repo.git(&["config", "beads.freshAfter", "1k"]);
     t.assistant("msg_1", "claude-opus-4-5-20251101", [10, 500, 0, 2000], 0);

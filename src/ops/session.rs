@@ -759,6 +759,10 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     });
     let hook = hook_items(&view, &agent)?;
     let (unread_mail, mail) = super::mail::unread(store, name, 3)?;
+    // What prime shows the session is not told again before its next prompt.
+    if let Some(s) = session.as_ref().filter(|s| s.is_open()) {
+        super::usage::tell(store, &s.id, mail.clone())?;
+    }
     let resumed = match session.as_ref().and_then(|s| s.resumes.clone()) {
         Some(from) => {
             let old = load_session(&view, &from)?;

@@ -898,6 +898,31 @@ pub fn fresh(store: &Store, s: &Session) -> Option<Fresh> {
     })
 }
 
+/// Of `mail`, the messages session `id` has not been told of yet, which are noted in its
+/// local ledger as told now.
+pub(crate) fn tell(
+    store: &Store,
+    id: &BeadId,
+    mail: Vec<crate::store::MailSummary>,
+) -> Result<Vec<crate::store::MailSummary>> {
+    let ledger = Ledger::read(store, id)?;
+    let told = ledger.delivered();
+    let new: Vec<_> = mail
+        .into_iter()
+        .filter(|m| !told.contains(m.id.as_str()))
+        .collect();
+    if !new.is_empty() {
+        store.append_ledger(
+            id,
+            &[LedgerEntry::Delivered {
+                at: now(),
+                mail: new.iter().map(|m| m.id.clone()).collect(),
+            }],
+        )?;
+    }
+    Ok(new)
+}
+
 /// What a harness adds to the context of a new prompt.
 #[derive(Clone, Debug)]
 pub struct PromptContext {
@@ -923,22 +948,8 @@ pub fn prompt_context(store: &Store, actor: &Actor) -> Result<PromptContext> {
         });
     };
     let s = with_local(store, load_session(&store.view()?, id)?)?;
-    let ledger = Ledger::read(store, id)?;
-    let told = ledger.delivered();
     let (_, unread) = super::mail::unread(store, agent, usize::MAX)?;
-    let mail: Vec<_> = unread
-        .into_iter()
-        .filter(|m| !told.contains(m.id.as_str()))
-        .collect();
-    if !mail.is_empty() {
-        store.append_ledger(
-            id,
-            &[LedgerEntry::Delivered {
-                at: now(),
-                mail: mail.iter().map(|m| m.id.clone()).collect(),
-            }],
-        )?;
-    }
+    let mail = tell(store, id, unread)?;
     Ok(PromptContext {
         verdict,
         fresh: fresh(store, &s),
