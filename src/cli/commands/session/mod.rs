@@ -161,7 +161,9 @@ fn read_hook_input() -> Result<HookInput, CliError> {
         return Ok(input.clone());
     }
     let mut text = String::new();
-    std::io::stdin().take(1 << 20).read_to_string(&mut text)?;
+    // A PreToolUse input carries the tool's whole input (a file being written): room
+    // for large ones, not for an endless stream.
+    std::io::stdin().take(64 << 20).read_to_string(&mut text)?;
     let input = if text.trim().is_empty() {
         HookInput::default()
     } else {
