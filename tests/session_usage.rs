@@ -175,6 +175,9 @@ fn turns_from_the_transcript_are_ledger_lines_with_spend_and_swaps_and_no_commit
     t.write();
     stop(&repo, &t);
     stop(&repo, &t);
+    t.user("only a prompt, no answer yet");
+    t.write();
+    stop(&repo, &t);
     assert_eq!(
         repo.commit_count("refs/beads/main"),
         commits,

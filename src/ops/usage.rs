@@ -708,8 +708,11 @@ fn read_turn(
     path: &Path,
     turn: bool,
 ) -> Result<Option<LedgerEntry>> {
-    let shown = path.display().to_string();
-    let chunk = match read_transcript(path, ledger.cursor(&shown), &ledger.seen()) {
+    let chunk = match read_transcript(
+        path,
+        ledger.cursor(&path.display().to_string()),
+        &ledger.seen(),
+    ) {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
@@ -720,7 +723,9 @@ fn read_turn(
             .into());
         }
     };
-    if chunk.messages.is_empty() && ledger.cursor(&shown) == Some(&chunk.cursor) {
+    // Lines without a new message (a prompt, tool results) are read again with the
+    // next turn's rather than recorded as a turn of their own.
+    if chunk.messages.is_empty() {
         return Ok(None);
     }
     let prices = Prices::load(store);
