@@ -668,3 +668,22 @@ fn a_session_found_crashed_keeps_the_turns_only_its_local_ledger_had() {
     assert_eq!(s["usage"]["tokens"], 30, "{s}");
     assert_eq!(s["ledger"].as_array().map(Vec::len), Some(1), "{s}");
 }
+
+#[test]
+fn hooks_set_up_for_every_project_do_nothing_outside_a_repository() {
+    let (sb, repo) = Sandbox::with_store();
+    let nowhere = sb.path().join("not-a-repo");
+    std::fs::create_dir_all(&nowhere).expect("mkdir");
+    for (event, verb) in [
+        ("PreToolUse", "guard"),
+        ("Stop", "heartbeat"),
+        ("UserPromptSubmit", "prompt"),
+    ] {
+        let input = json!({"session_id": "x", "cwd": nowhere, "hook_event_name": event});
+        let mut cmd = repo.beads_command(&[], &["session", verb, "--hook-input"]);
+        cmd.current_dir(&nowhere);
+        let out = common::feed(&mut cmd, input.to_string().as_bytes());
+        let stdout = common::expect_success(format_args!("{event} outside a repository"), &out);
+        assert_eq!(stdout, "", "{event}");
+    }
+}
