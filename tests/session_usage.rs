@@ -175,6 +175,9 @@ fn turns_from_the_transcript_are_ledger_lines_with_spend_and_swaps_and_no_commit
     t.write();
     stop(&repo, &t);
     stop(&repo, &t);
+    t.user("only a prompt, no answer yet");
+    t.write();
+    stop(&repo, &t);
     assert_eq!(
         repo.commit_count("refs/beads/main"),
         commits,
@@ -413,6 +416,19 @@ fn a_prompt_hears_new_mail_once_and_when_a_turn_cost_too_much() {
     );
     assert!(context.contains("rebase first"), "{context}");
     assert_eq!(prompt(&repo, &t), "", "each message is told once");
+    repo.beads(&[
+        "--as-person",
+        "mail",
+        "send",
+        "claude1",
+        "-s",
+        "also this",
+        "-m",
+        "x",
+    ]);
+    let primed = repo.beads(&["prime"]);
+    assert!(primed.contains("also this"), "{primed}");
+    assert_eq!(prompt(&repo, &t), "", "what prime showed is not told again");
 
     repo.git(&["config", "beads.freshAfter", "1k"]);
     t.assistant("msg_1", "claude-opus-4-5-20251101", [10, 500, 0, 2000], 0);
@@ -637,4 +653,37 @@ fn codex_rollouts_count_the_growth_of_their_running_totals() {
         "no default price for OpenAI models"
     );
     assert_eq!(s["models"][0]["to"], "gpt-5.1-codex", "{s}");
+}
+
+#[test]
+fn a_session_found_crashed_keeps_the_turns_only_its_local_ledger_had() {
+    let (_sb, repo, mut t, id) = started(&[]);
+    t.assistant("msg_1", "claude-haiku-4-5-20251001", [10, 20, 0, 0], 1);
+    t.write();
+    stop(&repo, &t);
+    repo.beads(&["session", "start"]);
+    let s = repo.beads_json(&["session", "show", &id]);
+    let s = session(&s);
+    assert_eq!(s["end"], "crashed", "{s}");
+    assert_eq!(s["usage"]["tokens"], 30, "{s}");
+    assert_eq!(s["ledger"].as_array().map(Vec::len), Some(1), "{s}");
+}
+
+#[test]
+fn hooks_set_up_for_every_project_do_nothing_outside_a_repository() {
+    let (sb, repo) = Sandbox::with_store();
+    let nowhere = sb.path().join("not-a-repo");
+    std::fs::create_dir_all(&nowhere).expect("mkdir");
+    for (event, verb) in [
+        ("PreToolUse", "guard"),
+        ("Stop", "heartbeat"),
+        ("UserPromptSubmit", "prompt"),
+    ] {
+        let input = json!({"session_id": "x", "cwd": nowhere, "hook_event_name": event});
+        let mut cmd = repo.beads_command(&[], &["session", verb, "--hook-input"]);
+        cmd.current_dir(&nowhere);
+        let out = common::feed(&mut cmd, input.to_string().as_bytes());
+        let stdout = common::expect_success(format_args!("{event} outside a repository"), &out);
+        assert_eq!(stdout, "", "{event}");
+    }
 }

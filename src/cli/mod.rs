@@ -115,8 +115,17 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(dir) => cwd.join(dir),
         None => cwd,
     };
+    let store = match ops::discover(&dir) {
+        Ok(store) => store,
+        // A harness hook set up for every project (`setup --global`) also runs where
+        // there is no repository: there is nothing to do there.
+        Err(ops::OpError::Store(ops::StoreError::NotARepo { .. })) if c::from_hook(&command) => {
+            return out.finish();
+        }
+        Err(e) => return Err(e.into()),
+    };
     let ctx = Ctx {
-        store: ops::discover(&dir)?,
+        store,
         as_agent: cli.as_agent,
         as_person: cli.as_person,
     };

@@ -117,6 +117,12 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         .as_bytes(),
         10,
     );
+    // The turns a session that ran here left in its local ledger go into its record
+    // if this start ends it.
+    let left = match binding(store)?.and_then(|b| b.session) {
+        Some(old) => Some((Unflushed::of(store, &old)?, old)),
+        None => None,
+    };
     let start = Start {
         actor: Actor::agent(agent, Some(id.clone()), head_agent.authority.clone()),
         agent,
@@ -125,6 +131,7 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         host: host(),
         timeout: timeout_secs(store),
         opts: &opts,
+        left: left.as_ref(),
     };
     let session = write(store, &start.actor, |tx| {
         let mut a = load_active(tx, agent)?;
@@ -149,6 +156,12 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
             session: Some(session.id.clone()),
         }),
     )?;
+    if let Some((u, old)) = &left
+        && *old != session.id
+        && !load_session(&store.view()?, old)?.is_open()
+    {
+        u.done(store, old, None)?;
+    }
     super::usage::begin_ledger(store, &session)?;
     Ok(session)
 }
@@ -166,6 +179,8 @@ struct Start<'a> {
     /// How long a silent session counts as alive, in seconds.
     timeout: u64,
     opts: &'a StartOptions,
+    /// The turns only the local ledger has of the session last bound here.
+    left: Option<&'a (Unflushed, BeadId)>,
 }
 
 impl Start<'_> {
@@ -213,6 +228,9 @@ impl Start<'_> {
             }
             .into());
         };
+        if let Some((u, _)) = self.left.filter(|(_, id)| *id == old_id) {
+            u.apply(&mut old);
+        }
         if end == EndReason::Crashed {
             old.crash = Some(CrashNote {
                 detected_at: at,
@@ -870,6 +888,10 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
             .is_some_and(|(from, subject)| m.from == *from && m.subject == *subject)
     })?;
     broken.extend(unread.broken);
+    // What prime shows the session is not told again before its next prompt.
+    if let Some(s) = session.as_ref().filter(|s| s.is_open()) {
+        super::usage::tell(store, &s.id, unread.top.clone())?;
+    }
     let resumes = session.as_ref().and_then(|s| s.resumes.clone());
     let resumed = match session_or_broken(resumes.as_ref(), &mut broken)? {
         Some(old) => {

@@ -708,8 +708,11 @@ fn read_turn(
     path: &Path,
     turn: bool,
 ) -> Result<Option<LedgerEntry>> {
-    let shown = path.display().to_string();
-    let chunk = match read_transcript(path, ledger.cursor(&shown), &ledger.seen()) {
+    let chunk = match read_transcript(
+        path,
+        ledger.cursor(&path.display().to_string()),
+        &ledger.seen(),
+    ) {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
@@ -720,7 +723,9 @@ fn read_turn(
             .into());
         }
     };
-    if chunk.messages.is_empty() && ledger.cursor(&shown) == Some(&chunk.cursor) {
+    // Lines without a new message (a prompt, tool results) are read again with the
+    // next turn's rather than recorded as a turn of their own.
+    if chunk.messages.is_empty() {
         return Ok(None);
     }
     let prices = Prices::load(store);
@@ -898,6 +903,31 @@ pub fn fresh(store: &Store, s: &Session) -> Option<Fresh> {
     })
 }
 
+/// Of `mail`, the messages session `id` has not been told of yet, which are noted in its
+/// local ledger as told now.
+pub(crate) fn tell(
+    store: &Store,
+    id: &BeadId,
+    mail: Vec<crate::store::MailSummary>,
+) -> Result<Vec<crate::store::MailSummary>> {
+    let ledger = Ledger::read(store, id)?;
+    let told = ledger.delivered();
+    let new: Vec<_> = mail
+        .into_iter()
+        .filter(|m| !told.contains(m.id.as_str()))
+        .collect();
+    if !new.is_empty() {
+        store.append_ledger(
+            id,
+            &[LedgerEntry::Delivered {
+                at: now(),
+                mail: new.iter().map(|m| m.id.clone()).collect(),
+            }],
+        )?;
+    }
+    Ok(new)
+}
+
 /// What a harness adds to the context of a new prompt.
 #[derive(Clone, Debug)]
 pub struct PromptContext {
@@ -923,23 +953,8 @@ pub fn prompt_context(store: &Store, actor: &Actor) -> Result<PromptContext> {
         });
     };
     let s = with_local(store, load_session(&store.view()?, id)?)?;
-    let ledger = Ledger::read(store, id)?;
-    let told = ledger.delivered();
     let unread = super::mail::unread(store, agent, usize::MAX)?;
-    let mail: Vec<_> = unread
-        .top
-        .into_iter()
-        .filter(|m| !told.contains(m.id.as_str()))
-        .collect();
-    if !mail.is_empty() {
-        store.append_ledger(
-            id,
-            &[LedgerEntry::Delivered {
-                at: now(),
-                mail: mail.iter().map(|m| m.id.clone()).collect(),
-            }],
-        )?;
-    }
+    let mail = tell(store, id, unread.top)?;
     Ok(PromptContext {
         verdict,
         fresh: fresh(store, &s),

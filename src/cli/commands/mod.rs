@@ -195,6 +195,11 @@ pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliErr
     }
 }
 
+/// Whether `command` runs from a harness hook (`session … --hook-input`).
+pub fn from_hook(command: &Command) -> bool {
+    matches!(command, Command::Session(s) if session::from_hook(s))
+}
+
 /// Runs `command` when it needs no repository (completions, install-man); gives the
 /// others back, for [`run`] once the store is found.
 pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>, CliError> {

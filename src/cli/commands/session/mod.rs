@@ -161,7 +161,9 @@ fn read_hook_input() -> Result<HookInput, CliError> {
         return Ok(input.clone());
     }
     let mut text = String::new();
-    std::io::stdin().take(1 << 20).read_to_string(&mut text)?;
+    // A PreToolUse input carries the tool's whole input (a file being written): room
+    // for large ones, not for an endless stream.
+    std::io::stdin().take(64 << 20).read_to_string(&mut text)?;
     let input = if text.trim().is_empty() {
         HookInput::default()
     } else {
@@ -174,7 +176,15 @@ fn read_hook_input() -> Result<HookInput, CliError> {
 /// Where the store of `cmd` is to be opened when it runs from a harness hook
 /// (`--hook-input`) whose input names a `cwd`: there, not where the hook process runs.
 pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
-    let from_hook = match cmd {
+    if !from_hook(cmd) {
+        return Ok(None);
+    }
+    Ok(read_hook_input()?.cwd)
+}
+
+/// Whether `cmd` runs from a harness hook (`--hook-input`).
+pub fn from_hook(cmd: &SessionCommand) -> bool {
+    match cmd {
         SessionCommand::Start(a) => a.hook.on(),
         SessionCommand::End(a) => a.hook.on(),
         SessionCommand::Heartbeat(a) => a.hook.on(),
@@ -182,11 +192,7 @@ pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
         SessionCommand::Prompt(a) => a.hook.on(),
         SessionCommand::Flush(a) => a.hook.on(),
         _ => false,
-    };
-    if !from_hook {
-        return Ok(None);
     }
-    Ok(read_hook_input()?.cwd)
 }
 
 /// Whether a verb run from a harness hook (`--hook-input`) has nothing to do: it reads
