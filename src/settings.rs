@@ -53,6 +53,12 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
     Setting {
+        name: "BD_JSON_ENVELOPE",
+        source: Source::Env,
+        meaning: "Set to 1, every --json document (list or object) and every --json error is \
+                  wrapped as {\"schema_version\":1,\"data\":...}, as bd does.",
+    },
+    Setting {
         name: "GIT_AUTHOR_NAME",
         source: Source::Env,
         meaning: "The name that authors store commits and is written as created_by, \

@@ -121,7 +121,7 @@ fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
         "one commit"
     );
     let m = repo.bead_json(&mol);
-    assert_eq!(m["type"], "molecule");
+    assert_eq!(m["issue_type"], "molecule");
     assert_eq!(m["title"], "Feature: login");
     assert_eq!(m["description"], "Build login end to end.");
     assert_eq!(m["extra"]["formula"], "feature");
@@ -742,7 +742,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     assert_eq!(summary, wisp.replace("-wisp-", "-"));
     let s = repo.bead_json(&summary);
     assert_eq!(s["status"], "closed");
-    assert_eq!(s["type"], "molecule");
+    assert_eq!(s["issue_type"], "molecule");
     assert_eq!(s["extra"]["squashed_from"], wisp.as_str());
     assert!(
         s["description"]

@@ -151,6 +151,14 @@ word_enum_impl!(
     }
 );
 
+impl BeadType {
+    /// Whether beads of this type hold other work rather than being work: epics and
+    /// molecules, whose open children are the work (so `ready` leaves them out).
+    pub fn is_container(self) -> bool {
+        matches!(self, BeadType::Epic | BeadType::Molecule)
+    }
+}
+
 impl DepKind {
     /// Whether this kind of link can keep a bead from being ready: `blocks` until the
     /// other is done, `parent-child` only while the parent is held back itself.

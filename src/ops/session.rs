@@ -686,7 +686,13 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         .map(|h| h.commit.to_string())
         .unwrap_or_default();
     let Some(name) = &actor.agent else {
-        let ready = super::ready(store, None, 5)?;
+        let ready = super::ready(
+            store,
+            &super::ListFilter {
+                limit: 5,
+                ..super::ListFilter::default()
+            },
+        )?;
         if let Some(b) = ready.broken.first() {
             return Err(BeadError::Broken {
                 path: b.path.clone(),

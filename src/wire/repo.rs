@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Doc, Documented, Field};
+use super::{Doc, Documented, Field, Shape};
 use crate::ops::{
     Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, NotesSync, Outcome,
     Severity, SyncReport, WorktreeAdded as Added,
@@ -27,6 +27,7 @@ pub struct Initialized<'a> {
 
 impl Documented for Initialized<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "init",
         fields: &[
             Field::new("prefix"),
@@ -96,6 +97,7 @@ impl<'a> Log<'a> {
 
 impl Documented for Log<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "log, session log",
         fields: &[Field::noted(
             "log",
@@ -157,6 +159,7 @@ impl<'a> Imported<'a> {
 
 impl Documented for Imported<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "import",
         fields: &[
             Field::new("source"),
@@ -190,6 +193,7 @@ pub struct Exported<'a> {
 
 impl Documented for Exported<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "export -o FILE",
         fields: &[
             Field::new("format"),
@@ -213,6 +217,7 @@ pub struct ManInstalled<'a> {
 
 impl Documented for ManInstalled<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "install-man",
         fields: &[
             Field::new("dir"),
@@ -231,6 +236,7 @@ pub struct Pruned {
 
 impl Documented for Pruned {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "gc",
         fields: &[Field::new("pruned")],
     };
@@ -276,6 +282,7 @@ impl<'a> From<&'a DoctorReport> for Doctor<'a> {
 
 impl Documented for Doctor<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "doctor",
         fields: &[
             Field::noted("findings", ": [{check, severity, path, message, fixed}]"),
@@ -296,6 +303,7 @@ pub struct ClaudeSetup<'a> {
 
 impl Documented for ClaudeSetup<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "setup claude",
         fields: &[Field::new("settings"), Field::new("added")],
     };
@@ -340,6 +348,7 @@ impl<'a> Synced<'a> {
 
 impl Documented for Synced<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "sync, pull, push",
         fields: &[
             Field::new("remote"),
@@ -372,6 +381,7 @@ pub struct RemoteSetup<'a> {
 
 impl Documented for RemoteSetup<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "remote setup",
         fields: &[Field::new("remote"), Field::new("added")],
     };
@@ -386,6 +396,7 @@ pub struct Provenance<'a> {
 
 impl Documented for Provenance<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "provenance",
         fields: &[Field::new("provenance")],
     };
@@ -405,6 +416,7 @@ pub struct Hooks<'a, R> {
 
 impl<R> Documented for Hooks<'_, R> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "hooks install, uninstall, status",
         fields: &[
             Field::noted("layout", ": {dir, hooks_dir, managers, advice}"),
@@ -427,6 +439,7 @@ pub struct WorktreeAdded<'a> {
 
 impl Documented for WorktreeAdded<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "worktree add",
         fields: &[
             Field::new("worktree"),
@@ -436,5 +449,107 @@ impl Documented for WorktreeAdded<'_> {
             Field::new("branch"),
             Field::new("by_hook"),
         ],
+    };
+}
+
+/// The version of bd whose commands and `--json` documents git-beads speaks, as
+/// `version` reports it.
+pub const BD_VERSION: &str = "1.0.5";
+
+/// What `version` prints: bd's fields (`version`, `build`) and git-beads' own version.
+#[derive(Serialize)]
+pub struct Version<'a> {
+    /// The bd version spoken ([`BD_VERSION`]).
+    pub version: &'a str,
+    /// The build: `git-beads`.
+    pub build: &'a str,
+    /// git-beads' own version.
+    pub git_beads_version: &'a str,
+}
+
+impl Documented for Version<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "version",
+        fields: &[
+            Field::new("version"),
+            Field::new("build"),
+            Field::new("git_beads_version"),
+        ],
+    };
+}
+
+/// What `info` prints: where the store is and what it holds (`database_path` is
+/// bd's name for where the data lives: here the git dir whose refs hold the store).
+#[derive(Serialize)]
+pub struct Info<'a> {
+    /// The git dir every worktree shares.
+    pub database_path: &'a Path,
+    /// How the data is kept: `git`.
+    pub mode: &'a str,
+    /// The ref that holds the store.
+    pub store_ref: &'a str,
+    /// The commit it points at.
+    pub head: &'a str,
+    /// The prefix of new ids.
+    pub prefix: &'a str,
+    /// The format of the store's tree.
+    pub format: u32,
+    /// How many beads it holds (tombstones aside).
+    pub issue_count: usize,
+}
+
+impl Documented for Info<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "info, where",
+        fields: &[
+            Field::new("database_path"),
+            Field::new("mode"),
+            Field::new("store_ref"),
+            Field::new("head"),
+            Field::new("prefix"),
+            Field::new("format"),
+            Field::new("issue_count"),
+        ],
+    };
+}
+
+/// A word and what it means, for `types` and `statuses`.
+#[derive(Serialize)]
+pub struct Word<'a> {
+    /// The word.
+    pub name: &'a str,
+    /// What it means.
+    pub description: &'a str,
+}
+
+/// What `types` prints: bd's `core_types`.
+#[derive(Serialize)]
+pub struct Types<'a> {
+    /// Every type a bead can have.
+    pub core_types: Vec<Word<'a>>,
+}
+
+impl Documented for Types<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "types",
+        fields: &[Field::noted("core_types", ": [{name, description}]")],
+    };
+}
+
+/// What `statuses` prints: bd's `built_in_statuses`.
+#[derive(Serialize)]
+pub struct Statuses<'a> {
+    /// Every status a bead can have.
+    pub built_in_statuses: Vec<Word<'a>>,
+}
+
+impl Documented for Statuses<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "statuses",
+        fields: &[Field::noted("built_in_statuses", ": [{name, description}]")],
     };
 }

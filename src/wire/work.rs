@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
 use super::session::{session, sessions};
-use super::{Doc, Documented, Field};
+use super::{Doc, Documented, Field, Shape};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
 
@@ -22,6 +22,7 @@ pub struct OneAgent<'a> {
 
 impl Documented for OneAgent<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "agent create, show, update, retire, bind",
         fields: &[Field::new("agent")],
     };
@@ -37,6 +38,7 @@ pub struct Agents<'a> {
 
 impl Documented for Agents<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "agent list",
         fields: &[Field::new("agents")],
     };
@@ -54,6 +56,7 @@ pub struct Slung<'a> {
 
 impl Documented for Slung<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "sling",
         fields: &[Field::new("bead"), Field::new("agent")],
     };
@@ -70,6 +73,7 @@ pub struct Unslung<'a> {
 
 impl Documented for Unslung<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "unsling",
         fields: &[Field::new("agent"), Field::new("removed")],
     };
@@ -86,6 +90,7 @@ pub struct Hook<'a> {
 
 impl Documented for Hook<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "hook AGENT",
         fields: &[
             Field::new("agent"),
@@ -104,6 +109,7 @@ pub struct OneSession<'a> {
 
 impl Documented for OneSession<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session show, end, heartbeat, model, usage, handoff",
         fields: &[Field::new("session")],
     };
@@ -119,6 +125,7 @@ pub struct Sessions<'a> {
 
 impl Documented for Sessions<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session list",
         fields: &[Field::new("sessions")],
     };
@@ -136,6 +143,7 @@ pub struct Snapped<'a> {
 
 impl Documented for Snapped<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session snapshot",
         fields: &[
             Field::new("session"),
@@ -171,6 +179,7 @@ impl<'a> From<&'a crate::ops::Resumed> for Resumed<'a> {
 
 impl Documented for Resumed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session resume",
         fields: &[
             Field::new("session"),
@@ -190,6 +199,7 @@ pub struct Primed<'a> {
 
 impl Documented for Primed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "prime, session start",
         fields: &[Field::noted(
             "prime",
@@ -209,6 +219,7 @@ pub struct OneMessage<'a> {
 
 impl Documented for OneMessage<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mail send, reply, read, peek, ack, archive",
         fields: &[Field::new("message")],
     };
@@ -227,6 +238,7 @@ pub struct Inbox<'a> {
 
 impl Documented for Inbox<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mail inbox",
         fields: &[
             Field::new("agent"),
@@ -246,6 +258,7 @@ pub struct Messages<'a> {
 
 impl Documented for Messages<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mail thread, mail search",
         fields: &[Field::new("messages")],
     };
@@ -296,6 +309,7 @@ pub struct Formulas<'a> {
 
 impl Documented for Formulas<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula list",
         fields: &[
             Field::new("formulas"),
@@ -323,6 +337,7 @@ pub struct FormulaShown<'a> {
 
 impl Documented for FormulaShown<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula show",
         fields: &[
             Field::new("formula"),
@@ -347,6 +362,7 @@ pub struct FormulaChecked<'a> {
 
 impl Documented for FormulaChecked<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula validate",
         fields: &[
             Field::new("valid"),
@@ -365,6 +381,7 @@ pub struct MoleculeProgress<'a> {
 
 impl Documented for MoleculeProgress<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol progress",
         fields: &[Field::new("progress")],
     };
@@ -394,6 +411,7 @@ impl<'a> From<&'a crate::ops::Current> for Current<'a> {
 
 impl Documented for Current<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol current",
         fields: &[
             Field::new("progress"),
@@ -412,6 +430,7 @@ pub struct Molecules<'a> {
 
 impl Documented for Molecules<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol list",
         fields: &[Field::new("molecules")],
     };
@@ -443,6 +462,7 @@ impl<'a> From<&'a crate::ops::Poured> for Poured<'a> {
 
 impl Documented for Poured<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol pour, mol wisp",
         fields: &[
             Field::new("molecule"),
@@ -479,6 +499,7 @@ impl<'a> From<&'a crate::ops::Squashed> for Squashed<'a> {
 
 impl Documented for Squashed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol squash",
         fields: &[
             Field::new("summary"),
@@ -512,6 +533,7 @@ impl<'a> From<&'a crate::ops::Burned> for Burned<'a> {
 
 impl Documented for Burned<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol burn",
         fields: &[
             Field::new("molecule"),
