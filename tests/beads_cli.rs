@@ -860,9 +860,9 @@ fn log_shows_history_with_readable_diffs() {
     repo.beads(&["close", &id, "--reason", "done"]);
 
     let v = repo.beads_json(&["log"]);
-    let log = v["log"].as_array().expect("log");
+    let log = v.as_array().expect("log");
     assert_eq!(
-        log_subjects(&v["log"]),
+        log_subjects(&v),
         [
             format!("close {id}: Logged"),
             format!("update {id}: Logged"),
@@ -879,14 +879,14 @@ fn log_shows_history_with_readable_diffs() {
     assert_eq!(log[0]["changes"][0]["change"], "modified");
     assert_eq!(log[3]["changes"][0]["change"], "added");
     assert_eq!(
-        repo.beads_json(&["log", "-n", "2"])["log"]
+        repo.beads_json(&["log", "-n", "2"])
             .as_array()
             .map(Vec::len),
         Some(2)
     );
 
     let v = repo.beads_json(&["log", &id]);
-    let log = v["log"].as_array().expect("log");
+    let log = v.as_array().expect("log");
     assert_eq!(log.len(), 3, "only the steps that touched {id}: {v}");
     let update_diff = log[1]["changes"][0]["diff"].as_str().expect("diff");
     assert!(

@@ -312,7 +312,7 @@ fn pours_take_an_assignee_defaults_and_a_path() {
     assert_eq!(poured["molecule"]["title"], "Feature: x");
     // A molecule listing shows both.
     let all = repo.beads_json(&["mol", "list"]);
-    assert_eq!(all["molecules"].as_array().map(Vec::len), Some(2));
+    assert_eq!(all.as_array().map(Vec::len), Some(2));
     let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "current"]);
     assert_eq!(code, 1);
     assert!(err.contains("name it"), "{err}");
@@ -768,7 +768,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     let local = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/local/wisps"]);
     assert!(local.trim().is_empty(), "{local}");
     assert!(
-        repo.beads_json(&["mol", "list", "--all"])["molecules"]
+        repo.beads_json(&["mol", "list", "--all"])
             .as_array()
             .expect("molecules")
             .iter()

@@ -45,6 +45,7 @@ fn check(repo: &Repo, seen: &mut BTreeSet<&'static str>, commands: &str, args: &
             assert_eq!(obj["schema_version"], 1, "{args:?}: {v}");
             check_fields(d, args, obj, &v);
         }
+        Shape::ListOf(_) => assert!(v.is_array(), "{args:?}: not a bare array: {v}"),
         Shape::List => {
             let items = v
                 .as_array()

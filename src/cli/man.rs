@@ -496,8 +496,9 @@ fn json_section() -> Section {
             })
             .collect();
         let shape = match doc.shape {
-            wire::Shape::Object => "object",
-            wire::Shape::List => "array",
+            wire::Shape::Object => "object".to_owned(),
+            wire::Shape::List => "array".to_owned(),
+            wire::Shape::ListOf(what) => format!("array of {what}"),
         };
         s.item(&format!("{} ({shape})", doc.commands), &fields.join(", "));
     }

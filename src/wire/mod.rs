@@ -81,6 +81,8 @@ pub enum Shape {
     Object,
     /// A bare array of objects (no `schema_version`); the fields are each item's.
     List,
+    /// A bare array of things another document describes (what each item is).
+    ListOf(&'static str),
 }
 
 /// The shape of one kind of document: the commands that print it and its fields.

@@ -79,8 +79,9 @@ impl<'a> From<&'a LogEntry> for LogCommit<'a> {
     }
 }
 
-/// History: `log`, `session log`.
+/// History, a bare array of commits: `log`, `session log`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Log<'a> {
     /// The commits, newest first.
     pub log: Vec<LogCommit<'a>>,
@@ -97,12 +98,16 @@ impl<'a> Log<'a> {
 
 impl Documented for Log<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::List,
         commands: "log, session log",
-        fields: &[Field::noted(
-            "log",
-            ": [{commit, author, email, time, message, changes: [{path, change, diff}]}]",
-        )],
+        fields: &[
+            Field::new("commit"),
+            Field::new("author"),
+            Field::new("email"),
+            Field::new("time"),
+            Field::new("message"),
+            Field::noted("changes", ": [{path, change, diff}]"),
+        ],
     };
 }
 

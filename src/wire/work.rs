@@ -28,8 +28,9 @@ impl Documented for OneAgent<'_> {
     };
 }
 
-/// Every agent: `agent list`.
+/// Every agent, a bare array: `agent list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Agents<'a> {
     /// The agents.
     #[serde(serialize_with = "agents")]
@@ -38,9 +39,9 @@ pub struct Agents<'a> {
 
 impl Documented for Agents<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::ListOf("agents, each as agent show prints it"),
         commands: "agent list",
-        fields: &[Field::new("agents")],
+        fields: &[],
     };
 }
 
@@ -115,8 +116,9 @@ impl Documented for OneSession<'_> {
     };
 }
 
-/// Sessions: `session list`.
+/// Sessions, a bare array: `session list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Sessions<'a> {
     /// The sessions.
     #[serde(serialize_with = "sessions")]
@@ -125,9 +127,9 @@ pub struct Sessions<'a> {
 
 impl Documented for Sessions<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::ListOf("sessions, each as session show prints it"),
         commands: "session list",
-        fields: &[Field::new("sessions")],
+        fields: &[],
     };
 }
 
@@ -248,8 +250,9 @@ impl Documented for Inbox<'_> {
     };
 }
 
-/// Messages: `mail thread`, `mail search`.
+/// Messages, a bare array: `mail thread`, `mail search`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Messages<'a> {
     /// The messages.
     #[serde(serialize_with = "messages")]
@@ -258,9 +261,9 @@ pub struct Messages<'a> {
 
 impl Documented for Messages<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::ListOf("messages, each as mail read prints it"),
         commands: "mail thread, mail search",
-        fields: &[Field::new("messages")],
+        fields: &[],
     };
 }
 
@@ -421,8 +424,9 @@ impl Documented for Current<'_> {
     };
 }
 
-/// Every molecule: `mol list`.
+/// Every molecule, a bare array: `mol list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Molecules<'a> {
     /// Each molecule's progress.
     pub molecules: &'a [Progress],
@@ -430,9 +434,9 @@ pub struct Molecules<'a> {
 
 impl Documented for Molecules<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::ListOf("molecules' progress, each as mol progress prints it"),
         commands: "mol list",
-        fields: &[Field::new("molecules")],
+        fields: &[],
     };
 }
 
