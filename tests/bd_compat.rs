@@ -344,3 +344,19 @@ fn ids_without_prefix_actor_and_the_small_commands() {
     assert_eq!(items(&v)[0]["status"], "open");
     assert!(items(&v)[0].get("defer_until").is_none(), "{v}");
 }
+
+#[test]
+fn bds_newer_types_are_there() {
+    let (_sb, repo) = Sandbox::with_store();
+    for (word, kind) in [
+        ("adr", "decision"),
+        ("decision", "decision"),
+        ("spike", "spike"),
+        ("story", "story"),
+        ("milestone", "milestone"),
+    ] {
+        let v = repo.beads_json(&["create", word, "-t", word]);
+        assert_eq!(v["issue_type"], kind);
+    }
+    assert_eq!(repo.beads_json(&["count", "-t", "dec"])["count"], 2);
+}

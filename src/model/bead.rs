@@ -124,6 +124,15 @@ word_enum_impl!(
         Rig = "rig",
         /// A role (a bd/Gas Town record).
         Role = "role",
+        // Later additions go last: the index keeps a type as its position here.
+        /// A decision and why it was made (bd's `decision`, an ADR).
+        Decision = "decision",
+        /// A time-boxed investigation.
+        Spike = "spike",
+        /// A piece of user-visible behaviour.
+        Story = "story",
+        /// A point that a set of work reaches.
+        Milestone = "milestone",
     }
 );
 

@@ -10,7 +10,7 @@ use crate::wire;
 /// with bd's names: each takes a comma-separated list or repeats.
 #[derive(clap::Args, Debug, Default)]
 pub struct SelectArgs {
-    /// Only beads of these types (`bug,feature`; `feat`, `mr`, `mol` are accepted).
+    /// Only beads of these types (`bug,feature`; bd's `feat`, `mr`, `mol`, `dec` too).
     #[arg(short = 't', long = "type", value_delimiter = ',', value_parser = parse_type)]
     pub kinds: Vec<BeadType>,
     /// Leave out beads of these types.
@@ -70,12 +70,13 @@ fn parse_status(s: &str) -> Result<StatusWord, String> {
     }
 }
 
-/// Parses a type, with bd's short names (`feat`, `mr`, `mol`).
+/// Parses a type, with bd's short names (`feat`, `mr`, `mol`, `dec`, `adr`).
 pub fn parse_type(s: &str) -> Result<BeadType, String> {
     let word = match s {
         "feat" => "feature",
         "mr" => "merge-request",
         "mol" => "molecule",
+        "dec" | "adr" => "decision",
         s => s,
     };
     word.parse()
