@@ -264,6 +264,16 @@ fn create_update_and_close_take_bds_flags() {
     assert_eq!(reopened["status"], "open");
     assert_eq!(reopened["comments"][0]["text"], "Reopened: Regressed");
     repo.beads(&["note", &id, "last words"]);
+
+    // close --suggest-next names the next ready bead, --claim-next takes it.
+    let next = repo.create("Next up", &["-p", "0"]);
+    let out = repo.beads_output(&["close", quick, "--suggest-next"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("ready next: {next}")), "{said}");
+    let out = repo.beads_output(&["close", &id, "--claim-next"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("claimed {next}")), "{said}");
+    assert_eq!(repo.bead_json(&next)["status"], "in_progress");
     assert_eq!(repo.bead_json(&id)["notes"], "N\nmore\nlast words");
 }
 

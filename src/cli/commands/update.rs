@@ -74,6 +74,12 @@ pub struct CloseArgs {
     /// Read why from this file (`-` for stdin).
     #[arg(long = "reason-file", conflicts_with = "reason")]
     pub reason_file: Option<std::path::PathBuf>,
+    /// Then say (on stderr) which bead is ready next.
+    #[arg(long = "suggest-next")]
+    pub suggest_next: bool,
+    /// Then claim the next ready bead, atomically, and say which (on stderr).
+    #[arg(long = "claim-next", conflicts_with = "suggest_next")]
+    pub claim_next: bool,
 }
 
 /// Arguments of `reopen`.
@@ -173,7 +179,24 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
         None => a.reason,
     };
     let beads = ops::close(&ctx.store, &actor, &ids, reason.as_deref())?;
-    report(ctx, out, beads, "closed")
+    report(ctx, out, beads, "closed")?;
+    let next = ops::ListFilter {
+        limit: 1,
+        ..ops::ListFilter::default()
+    };
+    if a.claim_next {
+        match ops::ready_claim(&ctx.store, &actor, &next)? {
+            Some(b) => out.note(format!("claimed {}: {}", b.id, b.title)),
+            None => out.note("nothing is ready next"),
+        }
+    } else if a.suggest_next {
+        let ready = ops::ready(&ctx.store, &next)?;
+        match ready.beads().next() {
+            Some(b) => out.note(format!("ready next: {} {}", b.id(), b.title())),
+            None => out.note("nothing is ready next"),
+        }
+    }
+    Ok(())
 }
 
 /// Runs `reopen`.
