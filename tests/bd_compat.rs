@@ -274,6 +274,8 @@ fn create_update_and_close_take_bds_flags() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains(&format!("claimed {next}")), "{said}");
     assert_eq!(repo.bead_json(&next)["status"], "in_progress");
+    let current = repo.beads_json(&["show", "--current"]);
+    assert_eq!(ids(&current), [next.as_str()], "what alice works on");
     assert_eq!(repo.bead_json(&id)["notes"], "N\nmore\nlast words");
 }
 

@@ -7,8 +7,11 @@ use crate::ops;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The beads to show (an id without its prefix will do where it is unambiguous).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "current")]
     pub ids: Vec<String>,
+    /// Show what you are working on: the beads in progress assigned to you.
+    #[arg(long, conflicts_with = "ids")]
+    pub current: bool,
     /// One line per bead, as `list` prints it.
     #[arg(long)]
     pub short: bool,
@@ -19,7 +22,10 @@ pub struct Args {
 
 /// Runs `show`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
-    let ids = super::resolve_ids(ctx, &args.ids)?;
+    let ids = match args.current {
+        true => current(ctx)?,
+        false => super::resolve_ids(ctx, &args.ids)?,
+    };
     if args.children {
         for id in &ids {
             super::list::children(
@@ -58,4 +64,19 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         out.bead(b)?;
     }
     Ok(())
+}
+
+/// The beads in progress assigned to the actor, most important first.
+fn current(ctx: &Ctx) -> Result<Vec<crate::model::BeadId>, CliError> {
+    let actor = ctx.actor()?;
+    let filter = ops::ListFilter {
+        statuses: vec![crate::model::Status::InProgress],
+        assignee: Some(actor.id),
+        ..ops::ListFilter::default()
+    };
+    let listing = ops::list(&ctx.store, &filter)?;
+    Ok(listing
+        .beads()
+        .filter_map(|b| crate::model::BeadId::parse(b.id()).ok())
+        .collect())
 }
