@@ -10,8 +10,7 @@ use serde::{Serialize, Serializer};
 
 use super::rfc3339;
 use crate::model::{self, BeadId, BeadType, Conflict, DepKind, Status, Timestamp};
-use crate::ops::Detailed;
-use crate::store::Summary;
+use crate::ops::{Detailed, Summary};
 
 /// The fields bd writes at the top of an issue that git-beads keeps in a bead's
 /// `extra` (as an import from bd found them, or as `create --design` put them): they
