@@ -795,6 +795,13 @@ impl Bench<'_> {
                 ("search", vec!["search", NEEDLE], false),
                 ("prime (agent with hook and mail)", vec!["prime"], true),
                 ("mail inbox", vec!["mail", "inbox"], true),
+                // What bd's tools run, with bd's default limits (issue 23).
+                ("bd: ready --json", vec!["ready", "--json"], false),
+                ("bd: blocked --json", vec!["blocked", "--json"], false),
+                ("bd: list --json", vec!["list", "--json"], false),
+                ("bd: show --json", vec!["show", mid, "--json"], false),
+                ("bd: count --json", vec!["count", "--json"], false),
+                ("bd: stats --json", vec!["stats", "--json"], false),
             ];
             for (name, args, as_agent) in reads {
                 let mut c = self.beads_cmd(&dir, &args);
@@ -806,7 +813,7 @@ impl Bench<'_> {
             }
             let all = self.beads_cmd(&dir, &["list", "--all", "--json"]);
             let shown: serde_json::Value = serde_json::from_str(&all.output()?)?;
-            let count = shown["beads"].as_array().map_or(0, Vec::len);
+            let count = shown.as_array().map_or(0, Vec::len);
             let r = time_same(runs, &scratch, &all)?;
             self.record(n, "list --all --json", "git-beads", r, Some(count), "");
             // With no cache, the first read builds the whole index from the documents:
@@ -1508,6 +1515,9 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     }
     if name == "search" {
         return Some((hot, "ms (as a hot read)"));
+    }
+    if name.starts_with("bd: ") {
+        return Some((if size >= 100_000 { 10.0 } else { 5.0 }, "ms"));
     }
     if name.starts_with("ready after one write") {
         return Some((if size >= 100_000 { 20.0 } else { hot }, "ms"));

@@ -68,6 +68,12 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
     Setting {
+        name: "BD_JSON_ENVELOPE",
+        source: Source::Env,
+        meaning: "Set to 1, every --json document (list or object) and every --json error is \
+                  wrapped as {\"schema_version\":1,\"data\":...}, as bd does.",
+    },
+    Setting {
         name: CODEX_HOME,
         source: Source::Env,
         meaning: "Codex CLI's config directory (default $HOME/.codex): where setup codex \

@@ -156,7 +156,7 @@ fn budget_overrun_exits_non_zero_and_prime_shows_what_is_left() {
     );
     let sessions = repo.beads_json(&["session", "list"]);
     assert_eq!(
-        sessions["sessions"][0]["usage"]["tokens"], 1100,
+        sessions[0]["usage"]["tokens"], 1100,
         "the usage itself is recorded"
     );
 }
@@ -431,7 +431,7 @@ fn claude_code_hooks_record_the_harness_session_and_continue_it() {
     let primed = run(&["session", "start", "--hook-input"]);
     assert!(primed.contains("you are agent claude1"), "{primed}");
     run(&["session", "start", "--hook-input"]);
-    let sessions = repo.beads_json(&["session", "list"])["sessions"].clone();
+    let sessions = repo.beads_json(&["session", "list"]);
     assert_eq!(
         sessions.as_array().map(Vec::len),
         Some(1),
@@ -441,7 +441,7 @@ fn claude_code_hooks_record_the_harness_session_and_continue_it() {
     run(&["session", "heartbeat", "--hook-input"]);
     run(&["session", "end", "--hook-input"]);
     run(&["session", "end", "--hook-input"]);
-    let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
+    let s = repo.beads_json(&["session", "list"])[0].clone();
     assert_eq!(s["end"], "clean");
 }
 
@@ -483,7 +483,7 @@ fn claude_code_hooks_open_the_store_at_the_inputs_cwd() {
     let primed = run(&["session", "start", "--hook-input"]);
     assert!(primed.contains("you are agent claude1"), "{primed}");
     run(&["session", "end", "--hook-input"]);
-    let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
+    let s = repo.beads_json(&["session", "list"])[0].clone();
     assert_eq!(
         (&s["harness_id"], &s["end"]),
         (&"abc-123".into(), &"clean".into()),

@@ -89,7 +89,7 @@ fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
     assert!(ok, "{f}");
     let agent = repo.beads_json(&["agent", "show", "w"])["agent"].clone();
     assert!(agent.get("hook").is_none(), "{agent}");
-    let s = repo.beads_json(&["session", "list"])["sessions"][0].clone();
+    let s = repo.beads_json(&["session", "list"])[0].clone();
     assert_eq!(s["end"], "crashed");
     let (ok, f) = findings(&repo, &[]);
     assert!(ok, "{f}");

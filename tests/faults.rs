@@ -181,10 +181,9 @@ fn syncs_killed_at_random_moments_lose_nothing_acknowledged() {
     assert_eq!(a.store_tree(), b.store_tree());
     for r in clones {
         assert_all_there(r, &acked, &r.path.display().to_string());
-        assert_eq!(
-            r.beads_json(&["list", "--all"])["broken"],
-            Value::Array(vec![])
-        );
+        let listed = r.beads_output(&["list", "--all"]);
+        let warned = String::from_utf8_lossy(&listed.stderr);
+        assert!(!warned.contains("does not parse"), "{warned}");
         r.assert_fsck_clean();
     }
     assert_bare_fsck_clean(&a, &remote);

@@ -70,7 +70,7 @@ fn many_single_writes_leave_git_nothing_to_warn_about() {
         assert!(stderr.is_empty(), "git {args:?} warned: {}", head(&stderr));
     }
     assert_eq!(
-        repo.beads_json(&["show", &id])["beads"][0]["title"],
+        repo.beads_json(&["show", &id])[0]["title"],
         format!("title {}", WRITES - 1)
     );
 }

@@ -446,16 +446,11 @@ fn yaml_bombs_and_deep_nesting_in_the_store_are_reported_never_fatal() {
             assert!(out.status.success(), "{what}: {args:?}: {err}");
             assert!(!err.contains("panicked"), "{what}: {args:?}: {err}");
         }
-        let listed: Value =
-            serde_json::from_slice(&beads(&repo, &["--json", "list", "--all"]).stdout)
-                .expect("json");
+        let listed = beads(&repo, &["--json", "list", "--all"]);
+        let warned = String::from_utf8_lossy(&listed.stderr);
         assert!(
-            listed["broken"]
-                .as_array()
-                .expect("broken")
-                .iter()
-                .any(|b| b["path"] == doc_path(&id).as_str()),
-            "{what}: {listed}"
+            warned.contains(&format!("{} does not parse", doc_path(&id))),
+            "{what}: {warned}"
         );
         // The broken documents themselves: a clear error naming them.
         for args in [

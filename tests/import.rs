@@ -129,7 +129,7 @@ fn check_bead(bead: &Value, r: &Value) {
     assert_eq!(bead["title"], r["title"], "{}", ctx("title"));
     assert_eq!(bead["status"], want_status(r), "{}", ctx("status"));
     assert_eq!(bead["priority"], r["priority"], "{}", ctx("priority"));
-    assert_eq!(bead["type"], want_type(r), "{}", ctx("type"));
+    assert_eq!(bead["issue_type"], want_type(r), "{}", ctx("type"));
     for field in [
         "description",
         "notes",
@@ -171,8 +171,8 @@ fn check_bead(bead: &Value, r: &Value) {
             a.iter()
                 .map(|d| {
                     (
-                        d["id"].as_str().unwrap_or_default().to_owned(),
-                        d["type"].as_str().unwrap_or_default().to_owned(),
+                        id_of(d).as_str().unwrap_or_default().to_owned(),
+                        kind_of(d).as_str().unwrap_or_default().to_owned(),
                     )
                 })
                 .collect()
@@ -312,7 +312,10 @@ fn check_fixture(path: &Path) {
         want_status_counts
     );
     assert_eq!(
-        counts(all.iter().map(|b| b["type"].as_str().unwrap_or_default())),
+        counts(
+            all.iter()
+                .map(|b| b["issue_type"].as_str().unwrap_or_default())
+        ),
         want_type_counts
     );
 
@@ -326,7 +329,7 @@ fn check_fixture(path: &Path) {
         let mut args = vec!["show"];
         args.extend_from_slice(chunk);
         let shown = repo.beads_json(&args);
-        let beads = shown["beads"].as_array().expect("beads");
+        let beads = shown.as_array().expect("beads");
         assert_eq!(beads.len(), chunk.len());
         for b in beads {
             check_bead(b, by_id[b["id"].as_str().expect("id")]);
@@ -338,7 +341,7 @@ fn check_fixture(path: &Path) {
     let mut dangling = 0;
     for b in &all {
         for d in b["dependencies"].as_array().into_iter().flatten() {
-            let target = d["id"].as_str().expect("dependency id");
+            let target = id_of(d).as_str().expect("dependency id");
             if !in_store.contains(target) {
                 assert!(
                     !by_id.contains_key(target),
@@ -641,4 +644,16 @@ fn a_yaml_record_out_of_range_is_refused_with_its_line() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("beads.yaml:12:"), "{stderr}");
     assert!(stderr.contains("priority 99"), "{stderr}");
+}
+
+/// The bead a dependency names, as a bead in full (`id`) or a list item
+/// (`depends_on_id`) writes it.
+fn id_of(dep: &Value) -> &Value {
+    dep.get("depends_on_id").unwrap_or(&dep["id"])
+}
+
+/// The kind of a dependency, as a bead in full (`dependency_type`) or a list item
+/// (`type`) writes it.
+fn kind_of(dep: &Value) -> &Value {
+    dep.get("dependency_type").unwrap_or(&dep["type"])
 }

@@ -364,7 +364,7 @@ fn assert_comments_once(r: &Repo, all: &[&Ack]) {
     let mut args = vec!["show"];
     args.extend(&ids);
     let shown = r.beads_json(&args);
-    for bead in shown["beads"].as_array().expect("beads") {
+    for bead in shown.as_array().expect("beads") {
         let id = bead["id"].as_str().expect("id");
         let have: Vec<&str> = bead["comments"]
             .as_array()

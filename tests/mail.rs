@@ -15,9 +15,12 @@ fn primed(v: &Value) -> &Value {
     &v["prime"]
 }
 
-/// The ids of the messages of a mail listing, in order.
+/// The ids of the messages of a mail listing (a bare array, or an inbox), in order.
 fn ids(v: &Value) -> Vec<String> {
-    common::ids_in(v, "messages")
+    match v.is_array() {
+        true => common::ids(v),
+        false => common::ids_in(v, "messages"),
+    }
 }
 
 #[test]
@@ -79,7 +82,7 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
     assert_eq!(ids(&ann), vec![reply.to_owned()]);
     let thread = repo.beads_json(&["mail", "thread", reply]);
     assert_eq!(ids(&thread), vec![urgent.clone(), reply.to_owned()]);
-    assert_eq!(thread["messages"][1]["subject"], "Re: Build is red");
+    assert_eq!(thread[1]["subject"], "Re: Build is red");
 
     let acked = bobs.beads_json(&["mail", "ack", &urgent])["message"].clone();
     assert!(acked["delivery"]["bob"]["acked_at"].is_string());
@@ -90,7 +93,7 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
         vec![urgent.clone()]
     );
     assert_eq!(ids(&bobs.beads_json(&["mail", "inbox", "--all"])).len(), 2);
-    let found = bobs.beads_json(&["mail", "search", "ROUTINE"])["messages"].clone();
+    let found = bobs.beads_json(&["mail", "search", "ROUTINE"]);
     assert_eq!(found.as_array().map(Vec::len), Some(1));
 
     // Reading again changes nothing.

@@ -121,7 +121,7 @@ fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
         "one commit"
     );
     let m = repo.bead_json(&mol);
-    assert_eq!(m["type"], "molecule");
+    assert_eq!(m["issue_type"], "molecule");
     assert_eq!(m["title"], "Feature: login");
     assert_eq!(m["description"], "Build login end to end.");
     assert_eq!(m["extra"]["formula"], "feature");
@@ -312,7 +312,7 @@ fn pours_take_an_assignee_defaults_and_a_path() {
     assert_eq!(poured["molecule"]["title"], "Feature: x");
     // A molecule listing shows both.
     let all = repo.beads_json(&["mol", "list"]);
-    assert_eq!(all["molecules"].as_array().map(Vec::len), Some(2));
+    assert_eq!(all.as_array().map(Vec::len), Some(2));
     let (code, _, err) = repo.beads_fail_with_stdout(&["mol", "current"]);
     assert_eq!(code, 1);
     assert!(err.contains("name it"), "{err}");
@@ -742,7 +742,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     assert_eq!(summary, wisp.replace("-wisp-", "-"));
     let s = repo.bead_json(&summary);
     assert_eq!(s["status"], "closed");
-    assert_eq!(s["type"], "molecule");
+    assert_eq!(s["issue_type"], "molecule");
     assert_eq!(s["extra"]["squashed_from"], wisp.as_str());
     assert!(
         s["description"]
@@ -768,7 +768,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
     let local = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/local/wisps"]);
     assert!(local.trim().is_empty(), "{local}");
     assert!(
-        repo.beads_json(&["mol", "list", "--all"])["molecules"]
+        repo.beads_json(&["mol", "list", "--all"])
             .as_array()
             .expect("molecules")
             .iter()

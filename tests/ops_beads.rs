@@ -79,7 +79,7 @@ fn update_changes_only_the_fields_it_is_given() {
     let changed = ops::update(
         &lib.store,
         &lib.me,
-        &b.id,
+        std::slice::from_ref(&b.id),
         Changes {
             title: Some("Fix the login form".into()),
             priority: Some(0),
@@ -88,6 +88,7 @@ fn update_changes_only_the_fields_it_is_given() {
         },
     )
     .expect("update")
+    .remove(0)
     .bead;
     assert_eq!(changed.title, "Fix the login form");
     assert_eq!(changed.priority, 0);
@@ -119,7 +120,7 @@ fn close_and_reopen_move_a_bead_out_of_and_back_into_the_list() {
         listed(&lib).is_empty(),
         "closed beads are not listed by default"
     );
-    ops::reopen(&lib.store, &lib.me, std::slice::from_ref(&b.id)).expect("reopen");
+    ops::reopen(&lib.store, &lib.me, std::slice::from_ref(&b.id), None).expect("reopen");
     assert_eq!(lib.show(&b.id).status, Status::Open);
     assert_eq!(listed(&lib), [b.id.as_str()]);
 }
@@ -142,7 +143,7 @@ fn a_deleted_bead_becomes_a_tombstone() {
         title: Some("New".into()),
         ..Default::default()
     };
-    assert!(ops::update(&lib.store, &lib.me, &b.id, retitle).is_err());
+    assert!(ops::update(&lib.store, &lib.me, std::slice::from_ref(&b.id), retitle).is_err());
 }
 
 fn claim() -> Changes {
@@ -156,19 +157,20 @@ fn claim() -> Changes {
 fn a_claim_takes_the_bead_and_a_second_claimant_is_refused() {
     let lib = Lib::new();
     let b = lib.create("Fix login");
-    let claimed = ops::update(&lib.store, &lib.me, &b.id, claim())
+    let claimed = ops::update(&lib.store, &lib.me, std::slice::from_ref(&b.id), claim())
         .expect("claim")
+        .remove(0)
         .bead;
     assert_eq!(claimed.status, Status::InProgress);
     assert_eq!(claimed.assignee.as_deref(), Some("alice"));
     let bob = Actor::person("bob", "bob@example.com");
     assert!(matches!(
-        ops::update(&lib.store, &bob, &b.id, claim()),
+        ops::update(&lib.store, &bob, std::slice::from_ref(&b.id), claim()),
         Err(OpError::Bead(BeadError::ClaimedBy { id, holder })) if id == b.id && holder == "alice"
     ));
     assert_eq!(lib.show(&b.id).assignee.as_deref(), Some("alice"));
     // Claiming again what one already holds is fine.
-    ops::update(&lib.store, &lib.me, &b.id, claim()).expect("claim again");
+    ops::update(&lib.store, &lib.me, std::slice::from_ref(&b.id), claim()).expect("claim again");
 }
 
 #[test]
@@ -181,7 +183,7 @@ fn two_claims_at_once_have_exactly_one_winner() {
         let store = open(&lib.repo.path);
         let actor = Actor::person(who, &format!("{who}@example.com"));
         start.wait();
-        ops::update(&store, &actor, &b.id, claim()).map(|_| who)
+        ops::update(&store, &actor, std::slice::from_ref(&b.id), claim()).map(|_| who)
     });
     let winners: Vec<&str> = results
         .iter()
@@ -210,7 +212,7 @@ fn ready_claim_takes_the_most_urgent_ready_bead() {
             ..bead("Urgent")
         },
     );
-    let taken = ops::ready_claim(&lib.store, &lib.me, None)
+    let taken = ops::ready_claim(&lib.store, &lib.me, &ops::ListFilter::default())
         .expect("ready claim")
         .expect("something is ready");
     assert_eq!(taken.id, urgent.id);
@@ -233,11 +235,11 @@ fn a_blocker_keeps_its_dependent_out_of_ready_until_it_is_closed() {
         }]
     );
     let ready = |lib: &Lib| -> Vec<String> {
-        let r = ops::ready(&lib.store, None, 0).expect("ready");
+        let r = ops::ready(&lib.store, &ops::ListFilter::default()).expect("ready");
         r.beads().map(|b| b.id().to_owned()).collect()
     };
     assert_eq!(ready(&lib), [login.id.as_str()]);
-    let blocked = ops::blocked(&lib.store).expect("blocked");
+    let blocked = ops::blocked(&lib.store, None).expect("blocked");
     let waits: Vec<(String, Vec<String>)> = blocked
         .beads()
         .map(|(b, by)| {
@@ -251,7 +253,13 @@ fn a_blocker_keeps_its_dependent_out_of_ready_until_it_is_closed() {
 
     ops::close(&lib.store, &lib.me, std::slice::from_ref(&login.id), None).expect("close");
     assert_eq!(ready(&lib), [docs.id.as_str()]);
-    assert_eq!(ops::blocked(&lib.store).expect("blocked").beads().len(), 0);
+    assert_eq!(
+        ops::blocked(&lib.store, None)
+            .expect("blocked")
+            .beads()
+            .len(),
+        0
+    );
 }
 
 #[test]

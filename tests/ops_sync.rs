@@ -106,7 +106,7 @@ fn both_sides_changing_a_bead_merge_and_keep_the_losing_value() {
             title: Some(title.into()),
             ..Default::default()
         };
-        ops::update(&c.store, &c.me, &b.id, changes).expect("update");
+        ops::update(&c.store, &c.me, std::slice::from_ref(&b.id), changes).expect("update");
     };
     retitle(&c1, "alice's title");
     ops::add_label(&c1.store, &c1.me, &b.id, "from-alice").expect("label");

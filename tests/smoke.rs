@@ -8,11 +8,11 @@ fn create_show_close_round_trip() {
     let id = repo.create("Write the tests", &["-p", "1", "-l", "qa"]);
     assert!(id.starts_with("bd-"), "{id}");
     let shown = repo.beads_json(&["show", &id]);
-    assert_eq!(shown["beads"][0]["title"], "Write the tests");
-    assert_eq!(shown["beads"][0]["created_by"], "alice");
+    assert_eq!(shown[0]["title"], "Write the tests");
+    assert_eq!(shown[0]["created_by"], "alice");
     repo.beads(&["close", &id, "--reason", "done"]);
     let shown = repo.beads_json(&["show", &id]);
-    assert_eq!(shown["beads"][0]["status"], "closed");
+    assert_eq!(shown[0]["status"], "closed");
     let yaml = repo.git(&[
         "show",
         &format!("refs/beads/main:beads/{}/{id}.yaml", &id[3..5]),

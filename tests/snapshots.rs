@@ -124,7 +124,7 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
     // The evidence log follows the resume chain.
     there.beads(&["comment", &step, "picked up on clone b"]);
     let log = there.beads_json(&["session", "log", &new_id]);
-    let subjects = log_subjects(&log["log"]);
+    let subjects = log_subjects(&log);
     assert!(
         subjects.iter().any(|s| s.starts_with("comment on")),
         "{subjects:?}"
@@ -201,7 +201,7 @@ fn size_cap_retention_and_snapshots_on_end() {
         1,
         "{snaps}"
     );
-    let sessions = repo.beads_json(&["session", "list"])["sessions"].clone();
+    let sessions = repo.beads_json(&["session", "list"]);
     let pruned_records = sessions
         .as_array()
         .expect("sessions")

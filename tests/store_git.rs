@@ -205,8 +205,8 @@ fn commits_are_authored_by_the_git_identity() {
     repo.beads(&["close", &b]);
     assert!(author("refs/beads/main").starts_with("Dora <dora@example.org>|"));
     let log = repo.beads_json(&["log", "-n", "1"]);
-    assert_eq!(log["log"][0]["author"], "Dora");
-    assert_eq!(log["log"][0]["email"], "dora@example.org");
+    assert_eq!(log[0]["author"], "Dora");
+    assert_eq!(log[0]["email"], "dora@example.org");
 }
 
 /// Every answer a read command gives, as raw JSON text.

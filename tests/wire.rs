@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{Repo, Sandbox, write_file};
-use git_beads::wire::{DOCUMENTS, Doc};
+use git_beads::wire::{DOCUMENTS, Doc, Shape};
 use serde_json::Value;
 
 /// Documents no command below prints, each with the reason.
@@ -31,16 +31,39 @@ fn doc(commands: &str) -> &'static Doc {
         .unwrap_or_else(|| panic!("no document for {commands:?}"))
 }
 
-/// Runs `args` with `--json` and checks its top-level fields against the document of
-/// `commands`; returns the output.
+/// Runs `args` with `--json` and checks its shape against the document of `commands`:
+/// an object's top-level fields, or each object of a list; returns the output.
 fn check(repo: &Repo, seen: &mut BTreeSet<&'static str>, commands: &str, args: &[&str]) -> Value {
     let d = doc(commands);
     seen.insert(d.commands);
     let v = repo.beads_json(args);
-    let obj = v
-        .as_object()
-        .unwrap_or_else(|| panic!("{args:?}: not an object: {v}"));
-    assert_eq!(obj["schema_version"], 1, "{args:?}: {v}");
+    match d.shape {
+        Shape::Object => {
+            let obj = v
+                .as_object()
+                .unwrap_or_else(|| panic!("{args:?}: not an object: {v}"));
+            assert_eq!(obj["schema_version"], 1, "{args:?}: {v}");
+            check_fields(d, args, obj, &v);
+        }
+        Shape::ListOf(_) => assert!(v.is_array(), "{args:?}: not a bare array: {v}"),
+        Shape::List => {
+            let items = v
+                .as_array()
+                .unwrap_or_else(|| panic!("{args:?}: not a bare array: {v}"));
+            for item in items {
+                match item.as_object() {
+                    Some(obj) => check_fields(d, args, obj, &v),
+                    None => assert!(d.fields.is_empty(), "{args:?}: {item} is no object"),
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Checks one object's fields (besides `schema_version`) against the document.
+fn check_fields(d: &Doc, args: &[&str], obj: &serde_json::Map<String, Value>, v: &Value) {
+    let commands = d.commands;
     let printed: BTreeSet<&str> = obj
         .keys()
         .map(String::as_str)
@@ -59,7 +82,6 @@ fn check(repo: &Repo, seen: &mut BTreeSet<&'static str>, commands: &str, args: &
             f.name
         );
     }
-    v
 }
 
 #[test]
@@ -71,33 +93,47 @@ fn every_document_matches_what_its_commands_print() {
     let seen = &mut seen;
 
     check(&repo, seen, "init", &["init"]);
-    let a = check(
-        &repo,
-        seen,
-        "create, update, dep add, dep remove, label add, label remove",
-        &["create", "First"],
-    )["bead"]["id"]
+    let one = "create, dep add, dep remove, label add, label remove";
+    let a = check(&repo, seen, one, &["create", "First"])["id"]
         .as_str()
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let one = "create, update, dep add, dep remove, label add, label remove";
+    let many = "show, update, close, reopen, delete, release, ready --claim";
     check(
         &repo,
         seen,
-        one,
+        many,
         &["update", &a, "--title", "First, renamed"],
     );
     check(&repo, seen, one, &["dep", "add", &b, &a]);
     check(&repo, seen, one, &["label", "add", &a, "ui"]);
-    let many = "show, close, reopen, delete, release";
     check(&repo, seen, many, &["show", &a]);
-    let listing = "list, ready, search";
+    let listing = "list, ready, search, children";
     check(&repo, seen, listing, &["list"]);
     check(&repo, seen, listing, &["ready"]);
     check(&repo, seen, listing, &["search", "renamed"]);
     check(&repo, seen, "blocked", &["blocked"]);
     check(&repo, seen, "stale", &["stale"]);
+    check(&repo, seen, listing, &["children", &a]);
+    check(&repo, seen, "count", &["count"]);
+    check(&repo, seen, "version", &["version"]);
+    check(&repo, seen, "stats, status", &["stats"]);
+    check(&repo, seen, "info, where", &["info"]);
+    check(&repo, seen, "info, where", &["where"]);
+    check(&repo, seen, "types", &["types"]);
+    check(&repo, seen, "statuses", &["statuses"]);
+    check(&repo, seen, "dep list", &["dep", "list", &b]);
+    check(&repo, seen, "dep cycles", &["dep", "cycles"]);
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    repo.create("Its child", &["--parent", &epic]);
+    check(&repo, seen, "epic status", &["epic", "status"]);
+    check(
+        &repo,
+        seen,
+        "epic close-eligible",
+        &["epic", "close-eligible", "--dry-run"],
+    );
     check(&repo, seen, "dep tree", &["dep", "tree", &b]);
     check(&repo, seen, "label list", &["label", "list", &a]);
     check(&repo, seen, "label list-all", &["label", "list-all"]);
@@ -109,7 +145,7 @@ fn every_document_matches_what_its_commands_print() {
     );
     check(&repo, seen, "comments", &["comments", &a]);
     check(&repo, seen, "log, session log", &["log"]);
-    check(&repo, seen, "ready --claim", &["ready", "--claim"]);
+    check(&repo, seen, many, &["ready", "--claim"]);
     check(&repo, seen, many, &["close", &a]);
     check(&repo, seen, many, &["reopen", &a]);
 

@@ -26,6 +26,17 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The word `--json` errors name this kind by (their `code`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Usage => "usage",
+            Kind::Conflict => "conflict",
+            Kind::Store => "store",
+            Kind::Denied => "denied",
+        }
+    }
+
     /// The documented exit code of this kind of failure.
     pub fn exit_code(self) -> u8 {
         match self {
@@ -86,6 +97,16 @@ impl CliError {
             let _ = writeln!(out, "hint: {h}");
         }
         out
+    }
+
+    /// The failure as a `--json` document.
+    pub fn to_wire(&self) -> crate::wire::Failure<'_> {
+        crate::wire::Failure {
+            error: &self.message,
+            code: self.kind.code(),
+            causes: &self.causes,
+            hint: (!self.hints.is_empty()).then(|| self.hints.join("; ")),
+        }
     }
 
     fn with_causes(mut self, mut source: Option<&(dyn std::error::Error + 'static)>) -> CliError {

@@ -409,9 +409,10 @@ fn bead_section() -> Section {
             &format!(
                 "A list of {{id, type}}: the beads this one depends on. Types: {}. Of these, {} \
                  keeps a bead from being ready until the other is closed; {} does not (a \
-                 child is ready while its parent is open, and so is the parent), but a \
-                 parent that is blocked, deferred or waiting on a blocker holds its \
-                 children back. The others only link.",
+                 child is ready while its parent is open; an epic or a molecule is never \
+                 ready itself, its open children are the work), but a parent that is \
+                 blocked, deferred or waiting on a blocker holds its children back. The \
+                 others only link.",
                 words(DepKind::ALL),
                 DepKind::Blocks,
                 DepKind::ParentChild,
@@ -451,22 +452,31 @@ fn json_section() -> Section {
         roman("With "),
         bold("--json"),
         roman(
-            ", a command prints exactly one JSON document on stdout and nothing else there: \
-             an object whose ",
+            ", a command prints exactly one JSON document on stdout and nothing else there, \
+             in the shapes bd 1.x prints: a command that answers with a list prints a bare \
+             array; one that answers with one thing prints an object whose ",
         ),
         bold("schema_version"),
         roman(format!(
-            " field is {JSON_SCHEMA_VERSION}. Fields may be added in any release without \
-             changing the version; a field that is removed, renamed or changes meaning \
-             raises it. Talk, warnings and errors go to stderr."
+            " field ({JSON_SCHEMA_VERSION}) sits beside its fields. With "
+        )),
+        bold("BD_JSON_ENVELOPE=1"),
+        roman(format!(
+            " in the environment every document, list or object, is wrapped as \
+             {{\"schema_version\":{JSON_SCHEMA_VERSION},\"data\":...}}. Fields may be added in \
+             any release without changing the version; a field that is removed, renamed or \
+             changes meaning raises it. Talk and warnings go to stderr; an error is a JSON \
+             object on stderr, {{\"error\", \"code\", \"schema_version\"}}, as bd writes it."
         )),
     ])
     .para(
-        "A bead is the object of its document (see BEADS); timestamps are RFC 3339 in UTC. \
-         A summary, as listed by list, ready, search and blocked, has id, title, status, \
-         priority, type, assignee (absent when none), labels, dependencies, created_at and \
-         updated_at. broken lists the documents of the store that do not parse: {path, error}; \
-         they are reported, never hidden.",
+        "A bead in full has bd's field names (issue_type, close_reason, dependencies, \
+         dependency_count, dependent_count, comment_count, parent, and bd's fields that \
+         git-beads keeps in extra: design, acceptance_criteria, external_ref, ...) with \
+         git-beads' own (created_by, updated_by, extra, conflicts) beside them; timestamps \
+         are RFC 3339 in UTC. A list item, as list, ready, search and blocked print it, has \
+         its dependencies as bd's records {issue_id, depends_on_id, type}. Documents of the \
+         store that do not parse are reported on stderr, never hidden.",
     )
     .para(
         "JSON carries every string exactly as it is stored. Human output shows the control \
@@ -474,7 +484,7 @@ fn json_section() -> Section {
          C1 controls, U+202A to U+202E and U+2066 to U+2069) escaped, the way Rust writes \
          them in a string, so that a document from a remote cannot act on the terminal.",
     )
-    .para("The top-level fields, by command:");
+    .para("The fields, by command (of each item, for a list):");
     for doc in wire::DOCUMENTS {
         let fields: Vec<String> = doc
             .fields
@@ -485,7 +495,12 @@ fn json_section() -> Section {
                 note => format!("{} {note}", f.name),
             })
             .collect();
-        s.item(doc.commands, &fields.join(", "));
+        let shape = match doc.shape {
+            wire::Shape::Object => "object".to_owned(),
+            wire::Shape::List => "array".to_owned(),
+            wire::Shape::ListOf(what) => format!("array of {what}"),
+        };
+        s.item(&format!("{} ({shape})", doc.commands), &fields.join(", "));
     }
     s
 }

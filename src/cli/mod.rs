@@ -40,6 +40,10 @@ pub struct Cli {
     /// Act as yourself (your git identity), ignoring `GIT_BEADS_AGENT` and the worktree's binding.
     #[arg(long, global = true, conflicts_with = "as_agent")]
     pub as_person: bool,
+    /// bd's actor name: act as the agent of that name when there is one, otherwise as
+    /// yourself recorded under that name (created_by, updated_by, claims).
+    #[arg(long, value_name = "NAME", global = true, conflicts_with_all = ["as_agent", "as_person"])]
+    pub actor: Option<String>,
     /// The command.
     #[command(subcommand)]
     pub command: c::Command,
@@ -53,12 +57,17 @@ pub struct Ctx {
     pub as_agent: Option<AgentName>,
     /// `--as-person`: act under the git identity whatever is bound.
     pub as_person: bool,
+    /// `--actor`: bd's actor name.
+    pub actor: Option<String>,
 }
 
 impl Ctx {
     /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
     /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
+        if let Some(name) = &self.actor {
+            return Ok(ops::acting_as_named(&self.store, name)?);
+        }
         Ok(ops::acting(
             &self.store,
             self.as_agent.as_ref(),
@@ -73,7 +82,7 @@ impl Ctx {
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(hook) = c::git_hook::quick(&args) {
-        return exit_code(c::git_hook::run_quick(hook));
+        return exit_code(c::git_hook::run_quick(hook), false);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -87,17 +96,22 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    exit_code(run(cli))
+    let json = cli.json;
+    exit_code(run(cli), json)
 }
 
-/// The exit code of a command's outcome, with its error printed (a closed pipe
-/// exits quietly).
-fn exit_code(result: Result<(), CliError>) -> ExitCode {
+/// The exit code of a command's outcome, with its error printed (as JSON under
+/// `--json`; a closed pipe exits quietly).
+fn exit_code(result: Result<(), CliError>, json: bool) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            output::warn(e.render().trim_end());
+            if json {
+                output::json_error(&e);
+            } else {
+                output::warn(e.render().trim_end());
+            }
             ExitCode::from(e.kind.exit_code())
         }
     }
@@ -128,6 +142,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         store,
         as_agent: cli.as_agent,
         as_person: cli.as_person,
+        actor: cli.actor,
     };
     c::run(&ctx, command, &mut out)?;
     out.finish()

@@ -22,6 +22,8 @@ use crate::wire::JSON_SCHEMA_VERSION;
 pub struct Out {
     /// Print JSON instead of text.
     pub json: bool,
+    /// `BD_JSON_ENVELOPE=1`: wrap every document as `{"schema_version":1,"data":…}`.
+    envelope: bool,
     quiet: bool,
     color: bool,
     stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
@@ -31,11 +33,27 @@ pub struct Out {
     captured: Option<String>,
 }
 
+/// An object with `schema_version` beside its fields.
 #[derive(Serialize)]
-struct Envelope<'a, T: Serialize> {
+struct Versioned<'a, T: Serialize> {
     schema_version: u32,
     #[serde(flatten)]
     body: &'a T,
+}
+
+/// Any document, object or array, under `data` (`BD_JSON_ENVELOPE=1`).
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    schema_version: u32,
+    data: &'a T,
+}
+
+/// The environment variable that asks for bd's uniform envelope.
+pub const ENVELOPE_ENV: &str = "BD_JSON_ENVELOPE";
+
+/// Whether `BD_JSON_ENVELOPE=1` asks for the uniform envelope (as bd reads it).
+pub fn envelope_wanted() -> bool {
+    std::env::var_os(ENVELOPE_ENV).is_some_and(|v| v == "1")
 }
 
 impl Out {
@@ -45,6 +63,7 @@ impl Out {
         let color = !json && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
         Out {
             json,
+            envelope: envelope_wanted(),
             quiet,
             color,
             stdout: std::io::BufWriter::new(stdout.lock()),
@@ -110,15 +129,34 @@ impl Out {
         )
     }
 
-    /// Writes one JSON document: `body`'s fields plus `schema_version`.
+    /// Writes an object document: `body`'s fields with `schema_version` beside them
+    /// (or `body` under `data` with `BD_JSON_ENVELOPE=1`).
     pub fn json<T: Serialize>(&mut self, body: &T) -> Result<(), CliError> {
-        serde_json::to_writer(
-            &mut self.stdout,
-            &Envelope {
+        if self.envelope {
+            return self.json_list(body);
+        }
+        let doc = Versioned {
+            schema_version: JSON_SCHEMA_VERSION,
+            body,
+        };
+        self.write_json(&doc)
+    }
+
+    /// Writes a list document: a bare array, as bd prints lists (or the array under
+    /// `data` with `BD_JSON_ENVELOPE=1`).
+    pub fn json_list<T: Serialize>(&mut self, list: &T) -> Result<(), CliError> {
+        if self.envelope {
+            let doc = Envelope {
                 schema_version: JSON_SCHEMA_VERSION,
-                body,
-            },
-        )?;
+                data: list,
+            };
+            return self.write_json(&doc);
+        }
+        self.write_json(list)
+    }
+
+    fn write_json<T: Serialize>(&mut self, doc: &T) -> Result<(), CliError> {
+        serde_json::to_writer(&mut self.stdout, doc)?;
         writeln!(self.stdout)?;
         Ok(())
     }
@@ -306,6 +344,27 @@ fn padded(out: &mut String, text: &str, width: usize) {
         false => written.chars().count(),
     };
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
+}
+
+/// Writes a failure as a JSON object on stderr, as bd does under `--json`:
+/// `schema_version` beside `error` and `code` (under `data` with `BD_JSON_ENVELOPE=1`).
+pub fn json_error(e: &CliError) {
+    let failure = e.to_wire();
+    let text = if envelope_wanted() {
+        serde_json::to_string(&Envelope {
+            schema_version: JSON_SCHEMA_VERSION,
+            data: &failure,
+        })
+    } else {
+        serde_json::to_string(&Versioned {
+            schema_version: JSON_SCHEMA_VERSION,
+            body: &failure,
+        })
+    };
+    match text {
+        Ok(text) => eprintln!("{text}"),
+        Err(_) => warn(e.render().trim_end()),
+    }
 }
 
 /// Writes a warning or other talk to stderr, even with `--quiet`, its control

@@ -89,7 +89,7 @@ pub fn budget_text(b: &Budget) -> String {
 /// Prints history entries: JSON, or one line per step with its changes or diffs.
 pub fn log(out: &mut Out, entries: &[LogEntry]) -> Result<(), CliError> {
     if out.json {
-        return out.json(&wire::Log::new(entries));
+        return out.json_list(&wire::Log::new(entries));
     }
     for e in entries {
         let subject = e.message.lines().next().unwrap_or_default();

@@ -124,6 +124,15 @@ word_enum_impl!(
         Rig = "rig",
         /// A role (a bd/Gas Town record).
         Role = "role",
+        // Later additions go last: the index keeps a type as its position here.
+        /// A decision and why it was made (bd's `decision`, an ADR).
+        Decision = "decision",
+        /// A time-boxed investigation.
+        Spike = "spike",
+        /// A piece of user-visible behaviour.
+        Story = "story",
+        /// A point that a set of work reaches.
+        Milestone = "milestone",
     }
 );
 
@@ -150,6 +159,14 @@ word_enum_impl!(
         Tracks = "tracks",
     }
 );
+
+impl BeadType {
+    /// Whether beads of this type hold other work rather than being work: epics and
+    /// molecules, whose open children are the work (so `ready` leaves them out).
+    pub fn is_container(self) -> bool {
+        matches!(self, BeadType::Epic | BeadType::Molecule)
+    }
+}
 
 impl DepKind {
     /// Whether this kind of link can keep a bead from being ready: `blocks` until the

@@ -100,6 +100,24 @@ pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
     Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
 }
 
+/// The identity bd's `--actor NAME` stands for: the agent of that name when there is
+/// one, otherwise the person's git identity recorded under that name.
+pub fn acting_as_named(store: &Store, name: &str) -> Result<Actor> {
+    if let Ok(agent) = AgentName::parse(name) {
+        let head = store.require_head()?;
+        if store
+            .read_doc::<Agent>(head.tree, &refs::agent_path(&agent))?
+            .is_some()
+        {
+            return acting(store, Some(&agent), false);
+        }
+    }
+    crate::model::check_name("actor", name)?;
+    let mut me = super::whoami(store)?;
+    me.id = name.to_owned();
+    Ok(me)
+}
+
 /// Resolves who is acting: the person's git identity when `as_person`, else
 /// `explicit` (from `--as` or `GIT_BEADS_AGENT`), else the agent bound to this
 /// worktree, else the person's git identity. An agent acts under the authority of its

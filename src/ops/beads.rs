@@ -60,6 +60,12 @@ pub struct NewBead {
     pub parent: Option<BeadId>,
     /// Dependencies on existing beads.
     pub dependencies: Vec<Dependency>,
+    /// Notes.
+    pub notes: String,
+    /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`).
+    pub fields: Vec<(String, String)>,
+    /// The id to give it instead of a fresh one (it must be free).
+    pub id: Option<BeadId>,
 }
 
 fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
@@ -97,38 +103,61 @@ pub(crate) fn fresh_id(
 pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
     permit(actor, Capability::Create)?;
     let bead = write(store, actor, |tx| {
-        let meta = tx.meta()?;
-        let id = match &new.parent {
-            Some(parent) => {
-                require_live(tx, parent)?;
-                next_child(tx, parent)?
-            }
-            None => fresh_id(tx, &meta.prefix, &new.title, actor)?,
-        };
-        let mut bead = Bead::new(id, new.title.clone(), &actor.id, now());
-        bead.description = new.description.clone();
-        bead.kind = new.kind.unwrap_or(BeadType::Task);
-        bead.priority = new.priority.unwrap_or(2);
-        bead.assignee = new.assignee.clone();
-        bead.labels = new.labels.iter().cloned().collect();
-        if let Some(parent) = &new.parent {
-            bead.add_dependency(Dependency {
-                id: parent.clone(),
-                kind: DepKind::ParentChild,
-            });
-        }
-        for dep in &new.dependencies {
-            if dep.id == bead.id {
-                return Err(BeadError::SelfDependency(dep.id.clone()).into());
-            }
-            require_live(tx, &dep.id)?;
-            bead.add_dependency(dep.clone());
-        }
-        check_bead(None, &bead)?;
+        let bead = new_bead(tx, actor, &new)?;
         tx.put_bead(&bead)?;
         tx.set_message(format!("create {}: {}", bead.id, bead.title));
         Ok(bead)
     })?;
+    Ok(bead)
+}
+
+/// The bead [`create`] would make, checked the same way, without making it.
+pub fn create_preview(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
+    permit(actor, Capability::Create)?;
+    new_bead(&store.view()?, actor, &new)
+}
+
+/// The bead `new` asks for, against the store as `tx` sees it.
+fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
+    let meta = tx.meta()?;
+    let id = match (&new.id, &new.parent) {
+        (Some(id), _) => {
+            if tx.bead_exists(id)? {
+                return Err(BeadError::Taken(id.clone()).into());
+            }
+            id.clone()
+        }
+        (None, Some(parent)) => {
+            require_live(tx, parent)?;
+            next_child(tx, parent)?
+        }
+        (None, None) => fresh_id(tx, &meta.prefix, &new.title, actor)?,
+    };
+    if let Some(parent) = new.parent.as_ref().filter(|_| new.id.is_some()) {
+        require_live(tx, parent)?;
+    }
+    let mut bead = Bead::new(id, new.title.clone(), &actor.id, now());
+    bead.description = new.description.clone();
+    bead.notes = new.notes.clone();
+    set_fields(&mut bead, &new.fields);
+    bead.kind = new.kind.unwrap_or(BeadType::Task);
+    bead.priority = new.priority.unwrap_or(2);
+    bead.assignee = new.assignee.clone();
+    bead.labels = new.labels.iter().cloned().collect();
+    if let Some(parent) = &new.parent {
+        bead.add_dependency(Dependency {
+            id: parent.clone(),
+            kind: DepKind::ParentChild,
+        });
+    }
+    for dep in &new.dependencies {
+        if dep.id == bead.id {
+            return Err(BeadError::SelfDependency(dep.id.clone()).into());
+        }
+        require_live(tx, &dep.id)?;
+        bead.add_dependency(dep.clone());
+    }
+    check_bead(None, &bead)?;
     Ok(bead)
 }
 
@@ -260,6 +289,15 @@ pub struct Changes {
     pub remove_labels: Vec<String>,
     /// Claim it: in_progress and assigned to the actor, failing if someone else holds it.
     pub claim: bool,
+    /// Text to add at the end of the notes, on a line of its own.
+    pub append_notes: Option<String>,
+    /// The labels it is to have, instead of the ones it has.
+    pub set_labels: Option<Vec<String>>,
+    /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`);
+    /// an empty value removes one.
+    pub fields: Vec<(String, String)>,
+    /// A new parent (`Some(None)` removes the parent).
+    pub parent: Option<Option<BeadId>>,
 }
 
 impl Changes {
@@ -274,6 +312,10 @@ impl Changes {
             || self.assignee.is_some()
             || !self.add_labels.is_empty()
             || !self.remove_labels.is_empty()
+            || self.append_notes.is_some()
+            || self.set_labels.is_some()
+            || !self.fields.is_empty()
+            || self.parent.is_some()
     }
 }
 
@@ -311,8 +353,9 @@ pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
     Ok(())
 }
 
-/// Changes fields of one bead; asked for the values it already has, it writes nothing.
-pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<Edited> {
+/// Changes fields of beads, in one commit; asked for the values they already have,
+/// it writes nothing.
+pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Result<Vec<Edited>> {
     check_changes(&c)?;
     if c.claim {
         permit(actor, Capability::Claim)?;
@@ -320,8 +363,17 @@ pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<E
     if c.edits_fields() {
         permit(actor, Capability::Update)?;
     }
+    if let Some(Some(parent)) = &c.parent {
+        let head = store.require_head()?;
+        if store.read_bead(head.tree, parent)?.is_none() {
+            return Err(BeadError::NotFound(parent.clone()).into());
+        }
+        if ids.contains(parent) {
+            return Err(BeadError::SelfDependency(parent.clone()).into());
+        }
+    }
     let verb = if c.claim { "claim" } else { "update" };
-    let mut beads = change_each(store, actor, std::slice::from_ref(id), verb, |bead| {
+    change_each(store, actor, ids, verb, |bead| {
         if c.claim {
             claim(bead, actor)?;
         }
@@ -352,9 +404,39 @@ pub fn update(store: &Store, actor: &Actor, id: &BeadId, c: Changes) -> Result<E
         for l in &c.remove_labels {
             bead.labels.remove(l);
         }
+        if let Some(labels) = &c.set_labels {
+            bead.labels = labels.iter().cloned().collect();
+        }
+        if let Some(more) = &c.append_notes {
+            if !bead.notes.is_empty() && !bead.notes.ends_with('\n') {
+                bead.notes.push('\n');
+            }
+            bead.notes.push_str(more);
+        }
+        set_fields(bead, &c.fields);
+        if let Some(parent) = &c.parent {
+            bead.dependencies.retain(|d| d.kind != DepKind::ParentChild);
+            if let Some(p) = parent {
+                bead.add_dependency(Dependency {
+                    id: p.clone(),
+                    kind: DepKind::ParentChild,
+                });
+            }
+        }
         Ok(())
-    })?;
-    Ok(beads.remove(0))
+    })
+}
+
+/// Sets bd's fields that a bead keeps in `extra`; an empty value removes one.
+fn set_fields(bead: &mut Bead, fields: &[(String, String)]) {
+    for (k, v) in fields {
+        if v.is_empty() {
+            bead.extra.remove(k);
+        } else {
+            bead.extra
+                .insert(k.clone(), serde_json::Value::String(v.clone()));
+        }
+    }
 }
 
 fn set_status(bead: &mut Bead, status: Status) {
@@ -390,11 +472,29 @@ pub fn close(
     })
 }
 
-/// Reopens closed beads; a bead already open is left as it is.
-pub fn reopen(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Edited>> {
+/// Reopens closed beads; a bead already open is left as it is. A reason is added to
+/// its comments, as bd records it.
+pub fn reopen(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     change_each(store, actor, ids, "reopen", |bead| {
+        if bead.status == Status::Open {
+            return Ok(());
+        }
         set_status(bead, Status::Open);
+        if let Some(r) = reason {
+            let at = now();
+            bead.comments.push(Comment {
+                id: comment_id(bead, &actor.id, at),
+                author: actor.id.clone(),
+                created_at: at,
+                text: format!("Reopened: {r}"),
+            });
+        }
         Ok(())
     })
 }
@@ -507,28 +607,30 @@ fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String 
 
 /// Adds a label to a bead (unchanged when it has it already).
 pub fn add_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Edited> {
-    update(
+    let mut edited = update(
         store,
         actor,
-        id,
+        std::slice::from_ref(id),
         Changes {
             add_labels: vec![label.to_owned()],
             ..Changes::default()
         },
-    )
+    )?;
+    Ok(edited.remove(0))
 }
 
 /// Removes a label from a bead (unchanged when it does not have it).
 pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> Result<Edited> {
-    update(
+    let mut edited = update(
         store,
         actor,
-        id,
+        std::slice::from_ref(id),
         Changes {
             remove_labels: vec![label.to_owned()],
             ..Changes::default()
         },
-    )
+    )?;
+    Ok(edited.remove(0))
 }
 
 /// Makes `id` depend on `on`. A dependency on itself, on an unknown bead, or one that

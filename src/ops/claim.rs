@@ -180,7 +180,8 @@ pub fn update_on(
             super::beads::claim(b, actor)
         })?;
     }
-    super::update(store, actor, id, changes)
+    let mut edited = super::update(store, actor, std::slice::from_ref(id), changes)?;
+    Ok(edited.pop().expect("update returns one bead per id"))
 }
 
 /// `sling` (see [`super::sling`]) once `remote` holds the claim of the bead for the

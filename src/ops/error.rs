@@ -153,6 +153,20 @@ pub enum BeadError {
     /// No bead has this id.
     #[error("no bead {0}")]
     NotFound(BeadId),
+    /// No bead has an id whose part after the prefix is this.
+    #[error("no bead {0}")]
+    UnknownId(String),
+    /// Several beads have an id whose part after the prefix is this.
+    #[error("{given} is ambiguous: {}", joined(.matches, ", "))]
+    AmbiguousId {
+        /// What was given.
+        given: String,
+        /// The beads it could mean.
+        matches: Vec<BeadId>,
+    },
+    /// A bead with this id exists already.
+    #[error("{0} exists already")]
+    Taken(BeadId),
     /// The bead is deleted (a tombstone), so it cannot change.
     #[error("{0} is deleted")]
     Deleted(BeadId),
@@ -267,8 +281,9 @@ impl BeadError {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            BeadError::NotFound(_) => ErrorKind::NotFound,
+            BeadError::NotFound(_) | BeadError::UnknownId(_) => ErrorKind::NotFound,
             BeadError::Deleted(_)
+            | BeadError::Taken(_)
             | BeadError::ClaimedBy { .. }
             | BeadError::ClaimRefStuck { .. }
             | BeadError::NotHeld { .. }
@@ -278,6 +293,7 @@ impl BeadError {
             | BeadError::PrefixMismatch { .. }
             | BeadError::NoFreeId => ErrorKind::Conflict,
             BeadError::DeleteByStatus
+            | BeadError::AmbiguousId { .. }
             | BeadError::SelfDependency(_)
             | BeadError::Cycle(_)
             | BeadError::NoSuchDependency { .. }

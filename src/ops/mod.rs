@@ -28,16 +28,16 @@ use crate::store::{self, Meta, Tx, View};
 /// the store replaces its files.
 pub use crate::store::{Replacement, replace_file};
 pub use agent::{
-    AgentChanges, Binding, NewAgent, acting, bind, binding, create_agent, list_agents,
-    retire_agent, show_agent, unbind, update_agent,
+    AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding, create_agent,
+    list_agents, retire_agent, show_agent, unbind, update_agent,
 };
 pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
     push_alongside,
 };
 pub use beads::{
-    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create, delete, init,
-    release, remove_dependency, remove_label, reopen, update,
+    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create,
+    create_preview, delete, init, release, remove_dependency, remove_label, reopen, update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
@@ -63,8 +63,10 @@ pub use provenance::{
     sync_notes,
 };
 pub use query::{
-    Blocked, DepNode, LabelCount, ListFilter, Listing, blocked, dep_tree, labels_all, list, ready,
-    ready_claim, ready_claim_on, search, show,
+    Blocked, DepNode, Dependents, Detailed, EpicProgress, LabelCount, ListFilter, Listing, Sort,
+    Stats, StoreInfo, blocked, close_eligible_epics, dep_cycles, dep_tree, detail, epic_status,
+    labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, search, show, stats,
+    store_info,
 };
 pub use session::{
     DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
@@ -73,9 +75,9 @@ pub use session::{
     start_session, swap_model, unsling,
 };
 pub use setup::{
-    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Synced, add_trailers,
-    common_dir, config_bool, config_string, discover, has_store, initialize, rebase_in_progress,
-    refs, sync_with_notes, workdir,
+    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Summary, Synced,
+    add_trailers, common_dir, config_bool, config_string, discover, has_store, initialize,
+    rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sync::{
     KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, resolve,

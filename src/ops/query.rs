@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{BeadError, Result, beads::claim, now, write};
 use crate::model::{Actor, Bead, BeadId, BeadType, DepKind, Status};
-use crate::store::{BeadRow, Broken, Index, Part, Row, Store};
+use crate::store::{BeadRow, Broken, Index, Part, Row, Store, Summary};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
@@ -19,24 +19,153 @@ pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
         .collect()
 }
 
-/// Which beads a listing keeps.
+/// The bead `given` names: an id, or an id without its prefix (`a1b2` for `bd-a1b2`)
+/// where exactly one bead has it. Text that cannot be an id fails as malformed.
+pub fn resolve_id(store: &Store, given: &str) -> Result<BeadId> {
+    let err = match BeadId::parse(given) {
+        Ok(id) => return Ok(id),
+        Err(e) => e,
+    };
+    let plain = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._".contains(c);
+    if given.is_empty() || !given.chars().all(plain) {
+        return Err(err.into());
+    }
+    let index = load_index(store)?;
+    let mut matches: Vec<BeadId> = index
+        .rows()
+        .filter(|s| s.status() != Status::Deleted)
+        .filter(|s| {
+            s.id()
+                .split_once('-')
+                .is_some_and(|(_, rest)| rest == given)
+        })
+        .filter_map(|s| BeadId::parse(s.id()).ok())
+        .collect();
+    match matches.len() {
+        0 => Err(BeadError::UnknownId(given.to_owned()).into()),
+        1 => Ok(matches.remove(0)),
+        _ => Err(BeadError::AmbiguousId {
+            given: given.to_owned(),
+            matches,
+        }
+        .into()),
+    }
+}
+
+/// A bead with the store read around it, as `show` prints it.
+#[derive(Clone, Debug)]
+pub struct Detailed {
+    /// The bead.
+    pub bead: Bead,
+    /// Per dependency, in the bead's order: the bead depended on, when it is in the store.
+    pub targets: Vec<Option<Summary>>,
+    /// How many beads depend on this one (any kind of dependency).
+    pub dependent_count: usize,
+}
+
+/// Reads the store around `beads`: what each depends on, how many depend on each.
+pub fn detail(store: &Store, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
+    let index = load_index(store)?;
+    let dependents = Dependents::of(&index);
+    Ok(beads
+        .into_iter()
+        .map(|bead| {
+            let targets = bead
+                .dependencies
+                .iter()
+                .map(|d| index.get(d.id.as_str()).map(|t| t.to_summary()))
+                .collect();
+            let dependent_count = index
+                .get(bead.id.as_str())
+                .map_or(0, |r| dependents.count(&r));
+            Detailed {
+                bead,
+                targets,
+                dependent_count,
+            }
+        })
+        .collect())
+}
+
+/// How many beads depend on each bead of an index, by row.
+pub struct Dependents(Vec<u32>);
+
+impl Dependents {
+    fn of(index: &Index) -> Dependents {
+        let mut counts = vec![0u32; index.row_count()];
+        for s in index.rows() {
+            for d in s.dependencies() {
+                if let Some(t) = d.target {
+                    counts[t.row().get()] += 1;
+                }
+            }
+        }
+        Dependents(counts)
+    }
+
+    /// How many beads depend on `s`.
+    pub fn count(&self, s: &BeadRow<'_>) -> usize {
+        self.0.get(s.row().get()).map_or(0, |&n| n as usize)
+    }
+}
+
+/// Which beads a listing keeps, and in what order it lists them.
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
     /// Only these statuses; when empty, every status but closed and deleted
     /// (closed too when `all` is set).
     pub statuses: Vec<Status>,
-    /// Only these types.
+    /// Only these types (any of them).
     pub kinds: Vec<BeadType>,
-    /// Only this priority.
-    pub priority: Option<u8>,
+    /// None of these types.
+    pub exclude_kinds: Vec<BeadType>,
+    /// Only these priorities (any of them).
+    pub priorities: Vec<u8>,
     /// Only beads assigned to this name.
     pub assignee: Option<String>,
+    /// Only beads assigned to nobody.
+    pub unassigned: bool,
     /// Only beads carrying every one of these labels.
     pub labels: Vec<String>,
+    /// Only beads carrying at least one of these labels.
+    pub labels_any: Vec<String>,
+    /// Only beads carrying none of these labels.
+    pub exclude_labels: Vec<String>,
+    /// Only the descendants of this bead (through `parent-child`, at any depth).
+    pub parent: Option<String>,
+    /// Only beads whose title contains this text (case-insensitive).
+    pub title_contains: Option<String>,
     /// Include closed beads.
     pub all: bool,
+    /// The order.
+    pub sort: Sort,
+    /// The order reversed.
+    pub reverse: bool,
     /// At most this many (0: no limit).
     pub limit: usize,
+}
+
+/// The order of a listing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Highest priority first, then oldest (bd's `priority`).
+    #[default]
+    Priority,
+    /// Oldest first.
+    Oldest,
+    /// Newest first (bd's `created`).
+    Created,
+    /// Most recently changed first.
+    Updated,
+    /// By id.
+    Id,
+    /// By title.
+    Title,
+    /// By status, then priority.
+    Status,
+    /// bd's `hybrid`: what was made in the last 48 hours by priority first, then the
+    /// rest oldest first.
+    Hybrid,
 }
 
 impl ListFilter {
@@ -51,16 +180,53 @@ impl ListFilter {
         } else {
             self.statuses.contains(&status)
         };
+        let kind = s.kind();
         status_ok
-            && (self.kinds.is_empty() || self.kinds.contains(&s.kind()))
-            && self.priority.is_none_or(|p| p == s.priority())
+            && (self.kinds.is_empty() || self.kinds.contains(&kind))
+            && !self.exclude_kinds.contains(&kind)
+            && (self.priorities.is_empty() || self.priorities.contains(&s.priority()))
             && self
                 .assignee
                 .as_deref()
                 .is_none_or(|a| s.assignee() == Some(a))
+            && (!self.unassigned || s.assignee().is_none())
             && self.labels.iter().all(|l| s.has_label(l))
+            && (self.labels_any.is_empty() || self.labels_any.iter().any(|l| s.has_label(l)))
+            && !self.exclude_labels.iter().any(|l| s.has_label(l))
+            && self
+                .title_contains
+                .as_deref()
+                .is_none_or(|t| contains_folded(s.title(), t))
+            && self.parent.as_deref().is_none_or(|p| descends_from(*s, p))
     }
 }
+
+/// Whether `text` contains `needle`, ignoring case.
+fn contains_folded(text: &str, needle: &str) -> bool {
+    text.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// Whether `s` is a descendant of bead `parent` through `parent-child` links (a
+/// cycle that arrived by sync ends the walk).
+fn descends_from(s: BeadRow<'_>, parent: &str) -> bool {
+    let mut at = s;
+    for _ in 0..MAX_DEPTH {
+        let Some(up) = at.dependencies().find(|d| d.kind == DepKind::ParentChild) else {
+            return false;
+        };
+        if up.id() == parent {
+            return true;
+        }
+        match up.target {
+            Some(t) => at = t,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// How far up a chain of parents a walk goes.
+const MAX_DEPTH: usize = 64;
 
 /// Beads found by a query, read in place from the index, plus the documents that
 /// could not be read.
@@ -78,26 +244,49 @@ impl Listing {
     pub fn beads(&self) -> impl ExactSizeIterator<Item = BeadRow<'_>> {
         self.rows.iter().map(|&r| self.index.row(r))
     }
-}
 
-/// Highest priority first, then oldest, then by id.
-fn by_priority_then_age(index: &Index) -> impl Fn(&Row, &Row) -> Ordering + '_ {
-    |&a, &b| {
-        let (a, b) = (index.row(a), index.row(b));
-        (a.priority(), a.created_us())
-            .cmp(&(b.priority(), b.created_us()))
-            .then_with(|| a.id().cmp(b.id()))
+    /// How many beads depend on each bead listed.
+    pub fn dependents(&self) -> Dependents {
+        Dependents::of(&self.index)
     }
 }
 
-/// The first `limit` of `rows` (all for 0) by priority then age. The index keeps its
-/// table in that order, so the sort mostly merges two runs: the table's rows and the
-/// beads changed since it was written.
-fn listing(index: Index, mut rows: Vec<Row>, limit: usize) -> Listing {
+/// The order `sort` asks for; ties go by id.
+fn order(index: &Index, sort: Sort, reverse: bool) -> impl Fn(&Row, &Row) -> Ordering + '_ {
+    let hybrid_since = now().timestamp_micros() - 48 * 3_600_000_000;
+    move |&a, &b| {
+        let (a, b) = (index.row(a), index.row(b));
+        let by = match sort {
+            Sort::Priority => (a.priority(), a.created_us()).cmp(&(b.priority(), b.created_us())),
+            Sort::Oldest => a.created_us().cmp(&b.created_us()),
+            Sort::Created => b.created_us().cmp(&a.created_us()),
+            Sort::Updated => b.updated_us().cmp(&a.updated_us()),
+            Sort::Id => Ordering::Equal,
+            Sort::Title => a.title().cmp(b.title()),
+            Sort::Status => (a.status(), a.priority()).cmp(&(b.status(), b.priority())),
+            Sort::Hybrid => {
+                let recent = |r: &BeadRow<'_>| r.created_us() >= hybrid_since;
+                match (recent(&a), recent(&b)) {
+                    (true, true) => a.priority().cmp(&b.priority()),
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                    (false, false) => a.created_us().cmp(&b.created_us()),
+                }
+            }
+        };
+        let by = by.then_with(|| a.id().cmp(b.id()));
+        if reverse { by.reverse() } else { by }
+    }
+}
+
+/// The first `filter.limit` of `rows` (all for 0) in `filter`'s order. The index keeps
+/// its table by priority then age, so that sort mostly merges two runs: the table's
+/// rows and the beads changed since it was written.
+fn listing(index: Index, mut rows: Vec<Row>, filter: &ListFilter) -> Listing {
     let total = rows.len();
-    rows.sort_by(by_priority_then_age(&index));
-    if limit > 0 {
-        rows.truncate(limit);
+    rows.sort_by(order(&index, filter.sort, filter.reverse));
+    if filter.limit > 0 {
+        rows.truncate(filter.limit);
     }
     Listing {
         rows,
@@ -121,7 +310,7 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
         .filter(|s| filter.keeps(s))
         .map(|s| s.row())
         .collect();
-    Ok(listing(index, rows, filter.limit))
+    Ok(listing(index, rows, filter))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
@@ -137,7 +326,7 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
         .into_iter()
         .filter(|&r| filter.keeps(&index.row(r)))
         .collect();
-    Ok(listing(index, rows, filter.limit))
+    Ok(listing(index, rows, &filter))
 }
 
 /// Works out, for every bead, what keeps it from being ready.
@@ -195,30 +384,37 @@ impl Blockers {
     }
 }
 
-fn ready_in(index: &Index, assignee: Option<&str>) -> Vec<Row> {
+/// The open beads `filter` keeps (its statuses aside) that are work, not containers,
+/// and that nothing unfinished blocks.
+fn ready_in(index: &Index, filter: &ListFilter) -> Vec<Row> {
     let mut blockers = Blockers::new(index);
+    let filter = ListFilter {
+        statuses: vec![Status::Open],
+        ..filter.clone()
+    };
     index
         .rows()
-        .filter(|s| s.status() == Status::Open)
-        .filter(|s| assignee.is_none_or(|a| s.assignee() == Some(a)))
+        .filter(|s| !s.kind().is_container())
+        .filter(|s| filter.keeps(s))
         .filter(|s| blockers.of(*s).is_empty())
         .map(|s| s.row())
         .collect()
 }
 
-/// Open beads with no unfinished blocker, transitively; highest priority first, then oldest.
-pub fn ready(store: &Store, assignee: Option<&str>, limit: usize) -> Result<Listing> {
+/// Open work with no unfinished blocker, transitively, that `filter` keeps (epics and
+/// molecules are left out: their open children are the work); in `filter`'s order.
+pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
     let index = load_index(store)?;
-    let ready = ready_in(&index, assignee);
-    Ok(listing(index, ready, limit))
+    let ready = ready_in(&index, filter);
+    Ok(listing(index, ready, filter))
 }
 
-/// Claims the first ready bead (that nobody else holds) for `actor`, atomically.
-/// Returns `None` when nothing is ready.
-pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Result<Option<Bead>> {
+/// Claims the first ready bead `filter` keeps (that nobody else holds) for `actor`,
+/// atomically. Returns `None` when nothing is ready.
+pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<Option<Bead>> {
     super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
-        for id in claim_candidates(tx.index()?, actor, assignee) {
+        for id in claim_candidates(tx.index()?, actor, filter) {
             let id = BeadId::parse(&id)?;
             let Some(mut bead) = tx.bead(&id)? else {
                 continue;
@@ -238,9 +434,9 @@ pub fn ready_claim(store: &Store, actor: &Actor, assignee: Option<&str>) -> Resu
 
 /// The ids of the ready beads `actor` may claim (nobody else holds them), the one to
 /// take first first.
-fn claim_candidates(index: &Index, actor: &Actor, assignee: Option<&str>) -> Vec<String> {
-    let mut candidates = ready_in(index, assignee);
-    candidates.sort_by(by_priority_then_age(index));
+fn claim_candidates(index: &Index, actor: &Actor, filter: &ListFilter) -> Vec<String> {
+    let mut candidates = ready_in(index, filter);
+    candidates.sort_by(order(index, filter.sort, filter.reverse));
     candidates
         .into_iter()
         .map(|r| index.row(r))
@@ -279,7 +475,7 @@ const REMOTE_CLAIM_TRIES: usize = 10;
 pub fn ready_claim_on(
     store: &Store,
     actor: &Actor,
-    assignee: Option<&str>,
+    filter: &ListFilter,
     remote: &str,
 ) -> Result<Option<Bead>> {
     super::agent::permit(actor, crate::model::Capability::Claim)?;
@@ -289,7 +485,7 @@ pub fn ready_claim_on(
     let mut last = None;
     for _ in 0..REMOTE_CLAIM_TRIES {
         let index = load_index(store)?;
-        let candidates: Vec<String> = claim_candidates(&index, actor, assignee)
+        let candidates: Vec<String> = claim_candidates(&index, actor, filter)
             .into_iter()
             .filter(|id| !lost.contains(id))
             .collect();
@@ -301,16 +497,16 @@ pub fn ready_claim_on(
         let id = BeadId::parse(&id)?;
         match super::claim::claim_on_remote(store, actor, &id, remote, &mut |b| claim(b, actor)) {
             Ok(()) => {
-                return super::beads::update(
+                let mut edited = super::beads::update(
                     store,
                     actor,
-                    &id,
+                    std::slice::from_ref(&id),
                     super::Changes {
                         claim: true,
                         ..Default::default()
                     },
-                )
-                .map(|e| Some(e.bead));
+                )?;
+                return Ok(edited.pop().map(|e| e.bead));
             }
             Err(e) if e.kind() == super::ErrorKind::Conflict => {
                 lost.insert(id.to_string());
@@ -336,6 +532,11 @@ pub struct Blocked {
 }
 
 impl Blocked {
+    /// How many beads depend on each bead listed.
+    pub fn dependents(&self) -> Dependents {
+        Dependents::of(&self.index)
+    }
+
     /// Each blocked bead, highest priority first, then oldest, with the ids of what
     /// it waits on, sorted.
     pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
@@ -347,21 +548,23 @@ impl Blocked {
     }
 }
 
-/// Every unfinished bead that waits on others, and what it waits on.
-pub fn blocked(store: &Store) -> Result<Blocked> {
+/// Every unfinished bead that waits on others (only the descendants of `parent`,
+/// when given), and what it waits on.
+pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
     let index = load_index(store)?;
     let mut blockers = Blockers::new(&index);
     let mut rows: Vec<(Row, Vec<Row>)> = index
         .rows()
         .filter(|s| !s.status().is_done())
+        .filter(|s| parent.is_none_or(|p| descends_from(*s, p.as_str())))
         .filter_map(|s| {
             let by = blockers.of(s);
             (!by.is_empty()).then(|| (s.row(), by.to_vec()))
         })
         .collect();
-    let order = by_priority_then_age(&index);
-    rows.sort_by(|a, b| order(&a.0, &b.0));
-    drop(order);
+    let by = order(&index, Sort::Priority, false);
+    rows.sort_by(|a, b| by(&a.0, &b.0));
+    drop(by);
     Ok(Blocked {
         rows,
         broken: index.broken().to_vec(),
@@ -443,4 +646,221 @@ pub fn labels_all(store: &Store) -> Result<Vec<LabelCount>> {
             count,
         })
         .collect())
+}
+
+/// What `stats` counts: beads by status, the ready and the blocked, epics whose
+/// children are all closed, and how long closed beads took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Every bead but tombstones.
+    pub total: usize,
+    /// Open.
+    pub open: usize,
+    /// In progress.
+    pub in_progress: usize,
+    /// Closed.
+    pub closed: usize,
+    /// Unfinished beads held back: marked blocked, or waiting on an unfinished blocker.
+    pub blocked: usize,
+    /// Deferred.
+    pub deferred: usize,
+    /// Ready (as `ready` counts them).
+    pub ready: usize,
+    /// Tombstones.
+    pub tombstones: usize,
+    /// Pinned.
+    pub pinned: usize,
+    /// On a hook.
+    pub hooked: usize,
+    /// Unfinished epics with children, all of them closed.
+    pub epics_eligible_for_closure: usize,
+    /// The mean time from creation to the last change of closed beads, in hours.
+    pub average_lead_time_hours: f64,
+}
+
+/// Counts the store for `stats`.
+pub fn stats(store: &Store) -> Result<Stats> {
+    let index = load_index(store)?;
+    let mut st = Stats {
+        ready: ready_in(&index, &ListFilter::default()).len(),
+        epics_eligible_for_closure: epics(&index)?.iter().filter(|e| e.eligible()).count(),
+        ..Stats::default()
+    };
+    let mut blockers = Blockers::new(&index);
+    let mut lead_us = 0i128;
+    for s in index.rows() {
+        let status = s.status();
+        match status {
+            Status::Open => st.open += 1,
+            Status::InProgress => st.in_progress += 1,
+            Status::Closed => {
+                st.closed += 1;
+                lead_us += i128::from(s.updated_us() - s.created_us());
+            }
+            Status::Blocked => {}
+            Status::Deferred => st.deferred += 1,
+            Status::Hooked => st.hooked += 1,
+            Status::Pinned => st.pinned += 1,
+            Status::Deleted => st.tombstones += 1,
+        }
+        if status != Status::Deleted {
+            st.total += 1;
+        }
+        if !status.is_done() && (status == Status::Blocked || !blockers.of(s).is_empty()) {
+            st.blocked += 1;
+        }
+    }
+    if st.closed > 0 {
+        st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
+    }
+    Ok(st)
+}
+
+/// An epic and how far its children are.
+#[derive(Clone, Debug)]
+pub struct EpicProgress {
+    /// The epic.
+    pub epic: Summary,
+    /// How many children it has (tombstones aside).
+    pub total_children: usize,
+    /// How many of them are closed.
+    pub closed_children: usize,
+}
+
+impl EpicProgress {
+    /// Whether the epic is unfinished and every one of its children is closed.
+    pub fn eligible(&self) -> bool {
+        !self.epic.status.is_done()
+            && self.total_children > 0
+            && self.closed_children == self.total_children
+    }
+}
+
+/// Every epic that is not deleted, with how far its direct children are, by id.
+fn epics(index: &Index) -> Result<Vec<EpicProgress>> {
+    let mut children: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for s in index.rows().filter(|s| s.status() != Status::Deleted) {
+        for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
+            let e = children.entry(d.id()).or_default();
+            e.0 += 1;
+            if s.status() == Status::Closed {
+                e.1 += 1;
+            }
+        }
+    }
+    let mut out: Vec<EpicProgress> = index
+        .rows()
+        .filter(|s| s.kind() == BeadType::Epic && s.status() != Status::Deleted)
+        .map(|s| {
+            let (total, closed) = children.get(s.id()).copied().unwrap_or_default();
+            EpicProgress {
+                epic: s.to_summary(),
+                total_children: total,
+                closed_children: closed,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.epic.id.cmp(&b.epic.id));
+    Ok(out)
+}
+
+/// Every epic with how far its children are (`epic status`).
+pub fn epic_status(store: &Store) -> Result<Vec<EpicProgress>> {
+    epics(&load_index(store)?)
+}
+
+/// Closes every epic whose children are all closed (`epic close-eligible`); returns
+/// what was closed (or would be, with `dry_run`).
+pub fn close_eligible_epics(store: &Store, actor: &Actor, dry_run: bool) -> Result<Vec<BeadId>> {
+    let ids: Vec<BeadId> = epic_status(store)?
+        .into_iter()
+        .filter(EpicProgress::eligible)
+        .filter_map(|e| BeadId::parse(&e.epic.id).ok())
+        .collect();
+    if !dry_run && !ids.is_empty() {
+        super::close(store, actor, &ids, Some("all children closed"))?;
+    }
+    Ok(ids)
+}
+
+/// Every cycle of blocking dependencies (`blocks`, `parent-child`), each as the ids
+/// on it, from its smallest id round; none unless one arrived by sync or import.
+pub fn dep_cycles(store: &Store) -> Result<Vec<Vec<String>>> {
+    let index = load_index(store)?;
+    // 0 unseen, 1 on the current path, 2 done.
+    let mut state = vec![0u8; index.row_count()];
+    let mut found = std::collections::BTreeSet::new();
+    for s in index.rows() {
+        let mut path = Vec::new();
+        walk_cycles(s, &mut state, &mut path, &mut found);
+    }
+    Ok(found.into_iter().collect())
+}
+
+fn walk_cycles<'a>(
+    s: BeadRow<'a>,
+    state: &mut [u8],
+    path: &mut Vec<BeadRow<'a>>,
+    found: &mut std::collections::BTreeSet<Vec<String>>,
+) {
+    let at = s.row().get();
+    match state[at] {
+        2 => return,
+        1 => {
+            if let Some(start) = path.iter().position(|p| p.row() == s.row()) {
+                let mut ids: Vec<String> =
+                    path[start..].iter().map(|p| p.id().to_owned()).collect();
+                if let Some(min) = (0..ids.len()).min_by(|&a, &b| ids[a].cmp(&ids[b])) {
+                    ids.rotate_left(min);
+                }
+                found.insert(ids);
+            }
+            return;
+        }
+        _ => {}
+    }
+    state[at] = 1;
+    path.push(s);
+    for d in s.dependencies().filter(|d| d.kind.is_blocking()) {
+        if let Some(t) = d.target {
+            walk_cycles(t, state, path, found);
+        }
+    }
+    path.pop();
+    state[at] = 2;
+}
+
+/// Where the store is and what it holds, for `info` and `where`.
+#[derive(Clone, Debug)]
+pub struct StoreInfo {
+    /// The git dir every worktree shares (the store lives in its refs).
+    pub common_dir: std::path::PathBuf,
+    /// The ref that holds the store.
+    pub store_ref: &'static str,
+    /// The commit it points at.
+    pub head: String,
+    /// The prefix of new ids.
+    pub prefix: String,
+    /// The format of the store's tree.
+    pub format: u32,
+    /// How many beads it holds (tombstones aside).
+    pub beads: usize,
+}
+
+/// Describes the store (`info`, `where`).
+pub fn store_info(store: &Store) -> Result<StoreInfo> {
+    let head = store.require_head()?;
+    let meta = store.view()?.meta()?;
+    let index = load_index(store)?;
+    Ok(StoreInfo {
+        common_dir: store.common_dir().to_owned(),
+        store_ref: crate::store::refs::MAIN.as_str(),
+        head: head.commit.to_string(),
+        prefix: meta.prefix.as_str().to_owned(),
+        format: meta.format,
+        beads: index
+            .rows()
+            .filter(|s| s.status() != Status::Deleted)
+            .count(),
+    })
 }

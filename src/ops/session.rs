@@ -835,7 +835,13 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         .map(|h| h.commit.to_string())
         .unwrap_or_default();
     let Some(name) = &actor.agent else {
-        let ready = super::ready(store, None, 5)?;
+        let ready = super::ready(
+            store,
+            &super::ListFilter {
+                limit: 5,
+                ..super::ListFilter::default()
+            },
+        )?;
         return Ok(Prime {
             agent: None,
             session: None,

@@ -3,200 +3,308 @@
 
 use serde::Serialize;
 
-use super::bead::{bead, beads, maybe_bead};
-use super::{Doc, Documented, Field, rfc3339};
+use super::bead::{Bead as WireBead, Brief, Comment as WireComment, DepRecord, bead, parent_of};
+use super::{Doc, Documented, Field, Shape, rfc3339};
 use crate::model::{Bead, BeadId, BeadType, Comment, DepKind, Status};
-use crate::ops::{BeadRow, Broken, DepNode};
+use crate::ops::{BeadRow, DepNode, Dependents, Detailed};
 
-/// One bead in full: `create`, `update`, `dep add|remove`, `label add|remove`.
+/// The fields of a bead in full, as the manual lists them.
+pub const BEAD_FIELDS: &[Field] = &[
+    Field::new("id"),
+    Field::new("title"),
+    Field::optional("description"),
+    Field::optional("notes"),
+    Field::new("status"),
+    Field::new("priority"),
+    Field::new("issue_type"),
+    Field::optional("assignee"),
+    Field::optional("design"),
+    Field::optional("acceptance_criteria"),
+    Field::optional("external_ref"),
+    Field::optional("owner"),
+    Field::optional("estimated_minutes"),
+    Field::optional("due_at"),
+    Field::optional("defer_until"),
+    Field::optional("started_at"),
+    Field::optional("spec_id"),
+    Field::optional("metadata"),
+    Field::optional("ephemeral"),
+    Field::optional("pinned"),
+    Field::optional("is_template"),
+    Field::optional("sender"),
+    Field::optional("source_system"),
+    Field::optional("closed_by_session"),
+    Field::new("labels"),
+    Field::noted(
+        "dependencies",
+        ": [{id, title, status, priority, issue_type, ..., dependency_type}]",
+    ),
+    Field::new("dependency_count"),
+    Field::optional("dependent_count"),
+    Field::new("comment_count"),
+    Field::optional("parent"),
+    Field::optional_noted("comments", ": [{id, issue_id, author, text, created_at}]"),
+    Field::new("created_at"),
+    Field::new("created_by"),
+    Field::new("updated_at"),
+    Field::new("updated_by"),
+    Field::optional("closed_at"),
+    Field::optional("close_reason"),
+    Field::optional("deleted_at"),
+    Field::optional("deleted_by"),
+    Field::optional("delete_reason"),
+    Field::optional("extra"),
+    Field::optional("conflicts"),
+];
+
+/// One bead in full, its fields beside `schema_version`: `create`, `dep add|remove`,
+/// `label add|remove`.
 #[derive(Serialize)]
 pub struct OneBead<'a> {
     /// The bead.
-    #[serde(serialize_with = "bead")]
-    pub bead: &'a Bead,
+    #[serde(flatten)]
+    pub bead: WireBead<'a>,
 }
 
 impl Documented for OneBead<'_> {
     const DOC: Doc = Doc {
-        commands: "create, update, dep add, dep remove, label add, label remove",
-        fields: &[Field::new("bead")],
+        shape: Shape::Object,
+        commands: "create, dep add, dep remove, label add, label remove",
+        fields: BEAD_FIELDS,
     };
 }
 
-/// Beads in full: `show`, `close`, `reopen`, `delete`.
+/// Beads in full, a bare array: `show`, `update`, `close`, `reopen`, `delete`.
 #[derive(Serialize)]
-pub struct Beads<'a> {
-    /// The beads.
-    #[serde(serialize_with = "beads")]
-    pub beads: &'a [Bead],
+#[serde(transparent)]
+pub struct Beads<'a>(pub Vec<WireBead<'a>>);
+
+impl<'a> Beads<'a> {
+    /// The beads, with the store read around them.
+    pub fn detailed(beads: &'a [Detailed]) -> Self {
+        Beads(beads.iter().map(WireBead::detailed).collect())
+    }
 }
 
 impl Documented for Beads<'_> {
     const DOC: Doc = Doc {
-        commands: "show, close, reopen, delete, release",
-        fields: &[Field::noted("beads", "(full beads)")],
+        shape: Shape::List,
+        commands: "show, update, close, reopen, delete, release, ready --claim",
+        fields: BEAD_FIELDS,
     };
 }
 
-/// A summary of a bead, as `list`, `ready`, `search` and `blocked` print it.
+/// A summary of a bead, as `list`, `ready`, `search` and `blocked` print it: bd's
+/// list item.
 #[derive(Serialize)]
 pub struct Summary<'a> {
     id: &'a str,
     title: &'a str,
     status: Status,
     priority: u8,
-    #[serde(rename = "type")]
-    kind: BeadType,
+    issue_type: BeadType,
     #[serde(skip_serializing_if = "Option::is_none")]
     assignee: Option<&'a str>,
     labels: Vec<&'a str>,
-    dependencies: Vec<Dep<'a>>,
+    dependencies: Vec<DepRecord<'a>>,
+    dependency_count: usize,
+    dependent_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<&'a str>,
     created_at: String,
     updated_at: String,
 }
 
-/// A dependency, as a bead document writes it.
-#[derive(Serialize)]
-struct Dep<'a> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: DepKind,
-}
+/// The fields of a summary, as the manual lists them.
+const SUMMARY_FIELDS: &[Field] = &[
+    Field::new("id"),
+    Field::new("title"),
+    Field::new("status"),
+    Field::new("priority"),
+    Field::new("issue_type"),
+    Field::optional("assignee"),
+    Field::new("labels"),
+    Field::noted("dependencies", ": [{issue_id, depends_on_id, type}]"),
+    Field::new("dependency_count"),
+    Field::new("dependent_count"),
+    Field::optional("parent"),
+    Field::new("created_at"),
+    Field::new("updated_at"),
+];
 
-impl<'a> From<BeadRow<'a>> for Summary<'a> {
-    fn from(s: BeadRow<'a>) -> Self {
+impl<'a> Summary<'a> {
+    /// The summary of `s`, which `dependents` beads depend on.
+    pub fn new(s: BeadRow<'a>, dependents: &Dependents) -> Self {
+        let id = s.id();
+        let dependencies: Vec<DepRecord<'a>> = s
+            .dependencies()
+            .map(|d| DepRecord::new(id, d.id(), d.kind))
+            .collect();
         Summary {
-            id: s.id(),
+            id,
             title: s.title(),
             status: s.status(),
             priority: s.priority(),
-            kind: s.kind(),
+            issue_type: s.kind(),
             assignee: s.assignee(),
             labels: s.labels().collect(),
-            dependencies: s
-                .dependencies()
-                .map(|d| Dep {
-                    id: d.id(),
-                    kind: d.kind,
-                })
-                .collect(),
+            dependency_count: dependencies.len(),
+            dependencies,
+            dependent_count: dependents.count(&s),
+            parent: parent_of(s.dependencies().map(|d| (d.kind, d.id()))),
             created_at: rfc3339(s.created_at()),
             updated_at: rfc3339(s.updated_at()),
         }
     }
 }
 
-/// Summaries of the beads a query found: `list`, `ready`, `search`.
+/// Summaries of the beads a query found, a bare array: `list`, `ready`, `search`.
 #[derive(Serialize)]
-pub struct Listing<'a> {
-    /// The beads shown.
-    pub beads: Vec<Summary<'a>>,
-    /// How many matched (more than shown when limited).
-    pub total: usize,
-    /// The documents that do not parse.
-    pub broken: &'a [Broken],
-}
+#[serde(transparent)]
+pub struct Listing<'a>(pub Vec<Summary<'a>>);
 
 impl Documented for Listing<'_> {
     const DOC: Doc = Doc {
-        commands: "list, ready, search",
+        shape: Shape::List,
+        commands: "list, ready, search, children",
+        fields: SUMMARY_FIELDS,
+    };
+}
+
+/// How many beads the filters keep: `count`.
+#[derive(Serialize)]
+pub struct Count {
+    /// The number.
+    pub count: usize,
+}
+
+impl Documented for Count {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "count",
+        fields: &[Field::new("count")],
+    };
+}
+
+/// What `stale` prints: a bare array of the stale beads.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Stale<'a>(pub &'a [crate::ops::StaleBead]);
+
+impl Documented for Stale<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "stale",
         fields: &[
-            Field::noted("beads", "(summaries)"),
-            Field::new("total"),
-            Field::new("broken"),
+            Field::new("id"),
+            Field::new("title"),
+            Field::new("status"),
+            Field::new("holder"),
+            Field::noted(
+                "why",
+                ": retired, no-session, ended (with end), silent or old-claim (with since)",
+            ),
         ],
     };
 }
 
-/// The bead `ready --claim` claimed.
-#[derive(Serialize)]
-pub struct Claimed<'a> {
-    /// The bead, `null` when nothing is ready.
-    #[serde(serialize_with = "maybe_bead")]
-    pub bead: Option<&'a Bead>,
-}
-
-impl Documented for Claimed<'_> {
-    const DOC: Doc = Doc {
-        commands: "ready --claim",
-        fields: &[Field::noted("bead", "(null when nothing is ready)")],
-    };
-}
-
-/// What `stale` prints.
-#[derive(Serialize)]
-pub struct Stale<'a> {
-    /// The stale beads, by id.
-    pub stale: &'a [crate::ops::StaleBead],
-}
-
-impl Documented for Stale<'_> {
-    const DOC: Doc = Doc {
-        commands: "stale",
-        fields: &[Field::noted(
-            "stale",
-            "(each: id, title, status, holder, why: retired, no-session, ended (with end), silent or old-claim (with since))",
-        )],
-    };
-}
-
-/// One blocked bead and what blocks it.
+/// One blocked bead and what blocks it: a summary with `blocked_by`.
 #[derive(Serialize)]
 pub struct BlockedBead<'a> {
     /// The bead.
+    #[serde(flatten)]
     pub bead: Summary<'a>,
+    /// How many unfinished beads it waits on.
+    pub blocked_by_count: usize,
     /// The ids of the unfinished beads it waits on.
     pub blocked_by: Vec<&'a str>,
 }
 
-/// What `blocked` prints.
+/// What `blocked` prints: a bare array of blocked beads.
 #[derive(Serialize)]
-pub struct BlockedReport<'a> {
-    /// Each blocked bead.
-    pub blocked: Vec<BlockedBead<'a>>,
-    /// The documents that do not parse.
-    pub broken: &'a [Broken],
-}
+#[serde(transparent)]
+pub struct BlockedReport<'a>(pub Vec<BlockedBead<'a>>);
 
 impl Documented for BlockedReport<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::List,
         commands: "blocked",
         fields: &[
-            Field::noted("blocked", ": [{bead (summary), blocked_by}]"),
-            Field::new("broken"),
+            Field::new("id"),
+            Field::new("title"),
+            Field::new("status"),
+            Field::new("priority"),
+            Field::new("issue_type"),
+            Field::optional("assignee"),
+            Field::new("labels"),
+            Field::noted("dependencies", ": [{issue_id, depends_on_id, type}]"),
+            Field::new("dependency_count"),
+            Field::new("dependent_count"),
+            Field::optional("parent"),
+            Field::new("created_at"),
+            Field::new("updated_at"),
+            Field::new("blocked_by_count"),
+            Field::new("blocked_by"),
         ],
     };
 }
 
-/// A bead's comments: `comments`.
+/// A bead's comments, oldest first, a bare array: `comments`.
 #[derive(Serialize)]
-pub struct Comments<'a> {
-    /// The bead.
-    pub id: &'a BeadId,
-    /// Its comments, oldest first.
-    pub comments: &'a [Comment],
+#[serde(transparent)]
+pub struct Comments<'a>(pub Vec<WireComment<'a>>);
+
+/// The fields of a comment, as the manual lists them.
+const COMMENT_FIELDS: &[Field] = &[
+    Field::new("id"),
+    Field::new("issue_id"),
+    Field::new("author"),
+    Field::new("text"),
+    Field::new("created_at"),
+];
+
+impl<'a> Comments<'a> {
+    /// The comments of bead `id`.
+    pub fn new(id: &'a BeadId, comments: &'a [Comment]) -> Self {
+        Comments(
+            comments
+                .iter()
+                .map(|c| WireComment::new(id.as_str(), c))
+                .collect(),
+        )
+    }
 }
 
 impl Documented for Comments<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::List,
         commands: "comments",
-        fields: &[Field::new("id"), Field::new("comments")],
+        fields: COMMENT_FIELDS,
     };
 }
 
-/// The comment `comment` (or `comments add`) added.
+/// The comment `comment` (or `comments add`) added, its fields beside `schema_version`.
 #[derive(Serialize)]
 pub struct CommentAdded<'a> {
-    /// The bead.
-    pub id: &'a BeadId,
     /// The comment.
-    pub comment: &'a Comment,
+    #[serde(flatten)]
+    pub comment: WireComment<'a>,
+}
+
+impl<'a> CommentAdded<'a> {
+    /// Comment `c` of bead `id`.
+    pub fn new(id: &'a BeadId, c: &'a Comment) -> Self {
+        CommentAdded {
+            comment: WireComment::new(id.as_str(), c),
+        }
+    }
 }
 
 impl Documented for CommentAdded<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "comment, comments add",
-        fields: &[Field::new("id"), Field::new("comment")],
+        fields: COMMENT_FIELDS,
     };
 }
 
@@ -234,6 +342,7 @@ pub struct DepTree<'a> {
 
 impl Documented for DepTree<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "dep tree",
         fields: &[Field::noted(
             "tree",
@@ -242,19 +351,16 @@ impl Documented for DepTree<'_> {
     };
 }
 
-/// A bead's labels: `label list`.
+/// A bead's labels, sorted, a bare array of strings: `label list`.
 #[derive(Serialize)]
-pub struct Labels<'a> {
-    /// The bead.
-    pub id: &'a BeadId,
-    /// Its labels, sorted.
-    pub labels: Vec<&'a str>,
-}
+#[serde(transparent)]
+pub struct Labels<'a>(pub Vec<&'a str>);
 
 impl Documented for Labels<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::List,
         commands: "label list",
-        fields: &[Field::new("id"), Field::new("labels")],
+        fields: &[],
     };
 }
 
@@ -267,17 +373,16 @@ pub struct LabelCount<'a> {
     pub count: usize,
 }
 
-/// Every label in use: `label list-all`.
+/// Every label in use, a bare array: `label list-all`.
 #[derive(Serialize)]
-pub struct LabelCounts<'a> {
-    /// The labels.
-    pub labels: Vec<LabelCount<'a>>,
-}
+#[serde(transparent)]
+pub struct LabelCounts<'a>(pub Vec<LabelCount<'a>>);
 
 impl Documented for LabelCounts<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::List,
         commands: "label list-all",
-        fields: &[Field::noted("labels", ": [{label, count}]")],
+        fields: &[Field::new("label"), Field::new("count")],
     };
 }
 
@@ -295,7 +400,170 @@ pub struct Resolved<'a> {
 
 impl Documented for Resolved<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "resolve",
         fields: &[Field::new("id"), Field::new("cleared"), Field::new("bead")],
+    };
+}
+
+/// What `stats` (or `status`) prints: bd's `summary`.
+#[derive(Serialize)]
+pub struct Stats {
+    /// The counts.
+    pub summary: StatsSummary,
+}
+
+/// The counts of `stats`, with bd's names.
+#[derive(Serialize)]
+pub struct StatsSummary {
+    total_issues: usize,
+    open_issues: usize,
+    in_progress_issues: usize,
+    closed_issues: usize,
+    blocked_issues: usize,
+    deferred_issues: usize,
+    ready_issues: usize,
+    tombstone_issues: usize,
+    pinned_issues: usize,
+    hooked_issues: usize,
+    epics_eligible_for_closure: usize,
+    average_lead_time_hours: f64,
+}
+
+impl From<&crate::ops::Stats> for Stats {
+    fn from(s: &crate::ops::Stats) -> Self {
+        Stats {
+            summary: StatsSummary {
+                total_issues: s.total,
+                open_issues: s.open,
+                in_progress_issues: s.in_progress,
+                closed_issues: s.closed,
+                blocked_issues: s.blocked,
+                deferred_issues: s.deferred,
+                ready_issues: s.ready,
+                tombstone_issues: s.tombstones,
+                pinned_issues: s.pinned,
+                hooked_issues: s.hooked,
+                epics_eligible_for_closure: s.epics_eligible_for_closure,
+                average_lead_time_hours: s.average_lead_time_hours,
+            },
+        }
+    }
+}
+
+impl Documented for Stats {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "stats, status",
+        fields: &[Field::noted(
+            "summary",
+            ": {total_issues, open_issues, in_progress_issues, closed_issues, \
+             blocked_issues, deferred_issues, ready_issues, tombstone_issues, pinned_issues, \
+             hooked_issues, epics_eligible_for_closure, average_lead_time_hours}",
+        )],
+    };
+}
+
+/// One epic and how far its children are.
+#[derive(Serialize)]
+pub struct EpicStatus<'a> {
+    epic: EpicBrief<'a>,
+    total_children: usize,
+    closed_children: usize,
+    eligible_for_close: bool,
+}
+
+/// The epic of an [`EpicStatus`].
+#[derive(Serialize)]
+struct EpicBrief<'a> {
+    id: &'a str,
+    #[serde(flatten)]
+    fields: Brief<'a>,
+}
+
+impl<'a> From<&'a crate::ops::EpicProgress> for EpicStatus<'a> {
+    fn from(e: &'a crate::ops::EpicProgress) -> Self {
+        EpicStatus {
+            epic: EpicBrief {
+                id: &e.epic.id,
+                fields: Brief::from(&e.epic),
+            },
+            total_children: e.total_children,
+            closed_children: e.closed_children,
+            eligible_for_close: e.eligible(),
+        }
+    }
+}
+
+/// What `epic status` prints: a bare array.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct EpicStatuses<'a>(pub Vec<EpicStatus<'a>>);
+
+impl Documented for EpicStatuses<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "epic status",
+        fields: &[
+            Field::noted("epic", ": {id, title, status, priority, issue_type, ...}"),
+            Field::new("total_children"),
+            Field::new("closed_children"),
+            Field::new("eligible_for_close"),
+        ],
+    };
+}
+
+/// What `epic close-eligible` closed (or would close).
+#[derive(Serialize)]
+pub struct ClosedEpics<'a> {
+    /// The epics.
+    pub closed: &'a [BeadId],
+    /// Whether nothing was changed (`--dry-run`).
+    pub dry_run: bool,
+}
+
+impl Documented for ClosedEpics<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "epic close-eligible",
+        fields: &[Field::new("closed"), Field::new("dry_run")],
+    };
+}
+
+/// What `dep list` prints: a bare array of what a bead depends on, as `show` lists
+/// them (with `dependency_type`).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct DepList<'a>(pub Vec<super::bead::Linked<'a>>);
+
+impl Documented for DepList<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "dep list",
+        fields: &[
+            Field::new("id"),
+            Field::optional("title"),
+            Field::optional("status"),
+            Field::optional("priority"),
+            Field::optional("issue_type"),
+            Field::optional("assignee"),
+            Field::optional("labels"),
+            Field::optional("created_at"),
+            Field::optional("updated_at"),
+            Field::new("dependency_type"),
+        ],
+    };
+}
+
+/// What `dep cycles` prints: a bare array of cycles, each an array of ids.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct DepCycles<'a>(pub &'a [Vec<String>]);
+
+impl Documented for DepCycles<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "dep cycles",
+        fields: &[],
     };
 }

@@ -16,7 +16,7 @@ mod session;
 mod work;
 
 pub use agent::{Agent, Message};
-pub use bead::Bead;
+pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use repo::*;
 pub use session::Session;
@@ -55,6 +55,15 @@ impl Field {
         }
     }
 
+    /// A field that is left out when it has no value, with a note on its shape.
+    pub const fn optional_noted(name: &'static str, note: &'static str) -> Field {
+        Field {
+            name,
+            note,
+            optional: true,
+        }
+    }
+
     /// A field that is left out when it has no value.
     pub const fn optional(name: &'static str) -> Field {
         Field {
@@ -65,12 +74,25 @@ impl Field {
     }
 }
 
+/// Whether a document is one object or a list, as bd prints them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// One object, its `schema_version` beside its fields.
+    Object,
+    /// A bare array of objects (no `schema_version`); the fields are each item's.
+    List,
+    /// A bare array of things another document describes (what each item is).
+    ListOf(&'static str),
+}
+
 /// The shape of one kind of document: the commands that print it and its fields.
 #[derive(Clone, Copy, Debug)]
 pub struct Doc {
+    /// One object or a bare array.
+    pub shape: Shape,
     /// The commands, as the manual lists them (`create, update`).
     pub commands: &'static str,
-    /// The top-level fields, besides `schema_version`.
+    /// The top-level fields besides `schema_version` (of each item, for a list).
     pub fields: &'static [Field],
 }
 
@@ -86,9 +108,14 @@ pub const DOCUMENTS: &[Doc] = &[
     OneBead::DOC,
     Beads::DOC,
     Listing::DOC,
-    Claimed::DOC,
     BlockedReport::DOC,
     Stale::DOC,
+    Count::DOC,
+    Stats::DOC,
+    EpicStatuses::DOC,
+    ClosedEpics::DOC,
+    DepList::DOC,
+    DepCycles::DOC,
     Comments::DOC,
     CommentAdded::DOC,
     DepTree::DOC,
@@ -129,7 +156,28 @@ pub const DOCUMENTS: &[Doc] = &[
     Provenance::DOC,
     Hooks::<()>::DOC,
     WorktreeAdded::DOC,
+    Version::DOC,
+    Info::DOC,
+    Types::DOC,
+    Statuses::DOC,
 ];
+
+/// A failure under `--json`, as bd writes one on stderr: `error` and `code`, with
+/// git-beads' causes and hints beside them.
+#[derive(serde::Serialize)]
+pub struct Failure<'a> {
+    /// The one-line message.
+    pub error: &'a str,
+    /// What kind of failure: `user`, `usage`, `conflict`, `store` or `denied` (the
+    /// exit code says the same).
+    pub code: &'a str,
+    /// The chain of causes, outermost first.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub causes: &'a [String],
+    /// What the user can do about it, as one line (bd's `hint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
 
 /// An RFC 3339 time in UTC as every document writes it (`2026-01-01T00:00:00Z`).
 fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Doc, Documented, Field};
+use super::{Doc, Documented, Field, Shape};
 use crate::ops::{
     Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync,
     Outcome, Severity, SyncReport, WorktreeAdded as Added,
@@ -27,6 +27,7 @@ pub struct Initialized<'a> {
 
 impl Documented for Initialized<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "init",
         fields: &[
             Field::new("prefix"),
@@ -78,8 +79,9 @@ impl<'a> From<&'a LogEntry> for LogCommit<'a> {
     }
 }
 
-/// History: `log`, `session log`.
+/// History, a bare array of commits: `log`, `session log`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Log<'a> {
     /// The commits, newest first.
     pub log: Vec<LogCommit<'a>>,
@@ -96,11 +98,16 @@ impl<'a> Log<'a> {
 
 impl Documented for Log<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::List,
         commands: "log, session log",
-        fields: &[Field::noted(
-            "log",
-            ": [{commit, author, email, time, message, changes: [{path, change, diff}]}]",
-        )],
+        fields: &[
+            Field::new("commit"),
+            Field::new("author"),
+            Field::new("email"),
+            Field::new("time"),
+            Field::new("message"),
+            Field::noted("changes", ": [{path, change, diff}]"),
+        ],
     };
 }
 
@@ -157,6 +164,7 @@ impl<'a> Imported<'a> {
 
 impl Documented for Imported<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "import",
         fields: &[
             Field::new("source"),
@@ -190,6 +198,7 @@ pub struct Exported<'a> {
 
 impl Documented for Exported<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "export -o FILE",
         fields: &[
             Field::new("format"),
@@ -213,6 +222,7 @@ pub struct ManInstalled<'a> {
 
 impl Documented for ManInstalled<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "install-man",
         fields: &[
             Field::new("dir"),
@@ -231,6 +241,7 @@ pub struct Pruned {
 
 impl Documented for Pruned {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "gc",
         fields: &[Field::new("pruned")],
     };
@@ -278,6 +289,7 @@ impl<'a> From<&'a DoctorReport> for Doctor<'a> {
 
 impl Documented for Doctor<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "doctor",
         fields: &[
             Field::noted(
@@ -311,6 +323,7 @@ pub struct Setup<'a> {
 
 impl Documented for Setup<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "setup claude, setup codex, setup gemini, setup agents-md",
         fields: &[
             Field::new("harness"),
@@ -361,6 +374,7 @@ impl<'a> Synced<'a> {
 
 impl Documented for Synced<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "sync, pull, push",
         fields: &[
             Field::new("remote"),
@@ -393,6 +407,7 @@ pub struct RemoteSetup<'a> {
 
 impl Documented for RemoteSetup<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "remote setup",
         fields: &[Field::new("remote"), Field::new("added")],
     };
@@ -407,6 +422,7 @@ pub struct Provenance<'a> {
 
 impl Documented for Provenance<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "provenance",
         fields: &[Field::new("provenance")],
     };
@@ -426,6 +442,7 @@ pub struct Hooks<'a, R> {
 
 impl<R> Documented for Hooks<'_, R> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "hooks install, uninstall, status",
         fields: &[
             Field::noted("layout", ": {dir, hooks_dir, managers, advice}"),
@@ -448,6 +465,7 @@ pub struct WorktreeAdded<'a> {
 
 impl Documented for WorktreeAdded<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "worktree add",
         fields: &[
             Field::new("worktree"),
@@ -457,5 +475,107 @@ impl Documented for WorktreeAdded<'_> {
             Field::new("branch"),
             Field::new("by_hook"),
         ],
+    };
+}
+
+/// The version of bd whose commands and `--json` documents git-beads speaks, as
+/// `version` reports it.
+pub const BD_VERSION: &str = "1.0.5";
+
+/// What `version` prints: bd's fields (`version`, `build`) and git-beads' own version.
+#[derive(Serialize)]
+pub struct Version<'a> {
+    /// The bd version spoken ([`BD_VERSION`]).
+    pub version: &'a str,
+    /// The build: `git-beads`.
+    pub build: &'a str,
+    /// git-beads' own version.
+    pub git_beads_version: &'a str,
+}
+
+impl Documented for Version<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "version",
+        fields: &[
+            Field::new("version"),
+            Field::new("build"),
+            Field::new("git_beads_version"),
+        ],
+    };
+}
+
+/// What `info` prints: where the store is and what it holds (`database_path` is
+/// bd's name for where the data lives: here the git dir whose refs hold the store).
+#[derive(Serialize)]
+pub struct Info<'a> {
+    /// The git dir every worktree shares.
+    pub database_path: &'a Path,
+    /// How the data is kept: `git`.
+    pub mode: &'a str,
+    /// The ref that holds the store.
+    pub store_ref: &'a str,
+    /// The commit it points at.
+    pub head: &'a str,
+    /// The prefix of new ids.
+    pub prefix: &'a str,
+    /// The format of the store's tree.
+    pub format: u32,
+    /// How many beads it holds (tombstones aside).
+    pub issue_count: usize,
+}
+
+impl Documented for Info<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "info, where",
+        fields: &[
+            Field::new("database_path"),
+            Field::new("mode"),
+            Field::new("store_ref"),
+            Field::new("head"),
+            Field::new("prefix"),
+            Field::new("format"),
+            Field::new("issue_count"),
+        ],
+    };
+}
+
+/// A word and what it means, for `types` and `statuses`.
+#[derive(Serialize)]
+pub struct Word<'a> {
+    /// The word.
+    pub name: &'a str,
+    /// What it means.
+    pub description: &'a str,
+}
+
+/// What `types` prints: bd's `core_types`.
+#[derive(Serialize)]
+pub struct Types<'a> {
+    /// Every type a bead can have.
+    pub core_types: Vec<Word<'a>>,
+}
+
+impl Documented for Types<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "types",
+        fields: &[Field::noted("core_types", ": [{name, description}]")],
+    };
+}
+
+/// What `statuses` prints: bd's `built_in_statuses`.
+#[derive(Serialize)]
+pub struct Statuses<'a> {
+    /// Every status a bead can have.
+    pub built_in_statuses: Vec<Word<'a>>,
+}
+
+impl Documented for Statuses<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "statuses",
+        fields: &[Field::noted("built_in_statuses", ": [{name, description}]")],
     };
 }

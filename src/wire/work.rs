@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
 use super::session::{session, sessions};
-use super::{Doc, Documented, Field};
+use super::{Doc, Documented, Field, Shape};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
 
@@ -22,13 +22,15 @@ pub struct OneAgent<'a> {
 
 impl Documented for OneAgent<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "agent create, show, update, retire, bind",
         fields: &[Field::new("agent")],
     };
 }
 
-/// Every agent: `agent list`.
+/// Every agent, a bare array: `agent list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Agents<'a> {
     /// The agents.
     #[serde(serialize_with = "agents")]
@@ -37,8 +39,9 @@ pub struct Agents<'a> {
 
 impl Documented for Agents<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::ListOf("agents, each as agent show prints it"),
         commands: "agent list",
-        fields: &[Field::new("agents")],
+        fields: &[],
     };
 }
 
@@ -54,6 +57,7 @@ pub struct Slung<'a> {
 
 impl Documented for Slung<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "sling",
         fields: &[Field::new("bead"), Field::new("agent")],
     };
@@ -70,6 +74,7 @@ pub struct Unslung<'a> {
 
 impl Documented for Unslung<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "unsling",
         fields: &[Field::new("agent"), Field::new("removed")],
     };
@@ -86,6 +91,7 @@ pub struct Hook<'a> {
 
 impl Documented for Hook<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "hook AGENT",
         fields: &[
             Field::new("agent"),
@@ -104,13 +110,15 @@ pub struct OneSession<'a> {
 
 impl Documented for OneSession<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session show, end, heartbeat, model, usage, handoff",
         fields: &[Field::new("session")],
     };
 }
 
-/// Sessions: `session list`.
+/// Sessions, a bare array: `session list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Sessions<'a> {
     /// The sessions.
     #[serde(serialize_with = "sessions")]
@@ -119,8 +127,9 @@ pub struct Sessions<'a> {
 
 impl Documented for Sessions<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::ListOf("sessions, each as session show prints it"),
         commands: "session list",
-        fields: &[Field::new("sessions")],
+        fields: &[],
     };
 }
 
@@ -136,6 +145,7 @@ pub struct Snapped<'a> {
 
 impl Documented for Snapped<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session snapshot",
         fields: &[
             Field::new("session"),
@@ -171,6 +181,7 @@ impl<'a> From<&'a crate::ops::Resumed> for Resumed<'a> {
 
 impl Documented for Resumed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "session resume",
         fields: &[
             Field::new("session"),
@@ -190,6 +201,7 @@ pub struct Primed<'a> {
 
 impl Documented for Primed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "prime, session start",
         fields: &[Field::noted(
             "prime",
@@ -210,6 +222,7 @@ pub struct OneMessage<'a> {
 
 impl Documented for OneMessage<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mail send, reply, read, peek, ack, archive",
         fields: &[Field::new("message")],
     };
@@ -228,6 +241,7 @@ pub struct Inbox<'a> {
 
 impl Documented for Inbox<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mail inbox",
         fields: &[
             Field::new("agent"),
@@ -237,8 +251,9 @@ impl Documented for Inbox<'_> {
     };
 }
 
-/// Messages: `mail thread`, `mail search`.
+/// Messages, a bare array: `mail thread`, `mail search`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Messages<'a> {
     /// The messages.
     #[serde(serialize_with = "messages")]
@@ -247,8 +262,9 @@ pub struct Messages<'a> {
 
 impl Documented for Messages<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::ListOf("messages, each as mail read prints it"),
         commands: "mail thread, mail search",
-        fields: &[Field::new("messages")],
+        fields: &[],
     };
 }
 
@@ -297,6 +313,7 @@ pub struct Formulas<'a> {
 
 impl Documented for Formulas<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula list",
         fields: &[
             Field::new("formulas"),
@@ -324,6 +341,7 @@ pub struct FormulaShown<'a> {
 
 impl Documented for FormulaShown<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula show",
         fields: &[
             Field::new("formula"),
@@ -348,6 +366,7 @@ pub struct FormulaChecked<'a> {
 
 impl Documented for FormulaChecked<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "formula validate",
         fields: &[
             Field::new("valid"),
@@ -366,6 +385,7 @@ pub struct MoleculeProgress<'a> {
 
 impl Documented for MoleculeProgress<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol progress",
         fields: &[Field::new("progress")],
     };
@@ -395,6 +415,7 @@ impl<'a> From<&'a crate::ops::Current> for Current<'a> {
 
 impl Documented for Current<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol current",
         fields: &[
             Field::new("progress"),
@@ -404,8 +425,9 @@ impl Documented for Current<'_> {
     };
 }
 
-/// Every molecule: `mol list`.
+/// Every molecule, a bare array: `mol list`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Molecules<'a> {
     /// Each molecule's progress.
     pub molecules: &'a [Progress],
@@ -413,8 +435,9 @@ pub struct Molecules<'a> {
 
 impl Documented for Molecules<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::ListOf("molecules' progress, each as mol progress prints it"),
         commands: "mol list",
-        fields: &[Field::new("molecules")],
+        fields: &[],
     };
 }
 
@@ -444,6 +467,7 @@ impl<'a> From<&'a crate::ops::Poured> for Poured<'a> {
 
 impl Documented for Poured<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol pour, mol wisp",
         fields: &[
             Field::new("molecule"),
@@ -480,6 +504,7 @@ impl<'a> From<&'a crate::ops::Squashed> for Squashed<'a> {
 
 impl Documented for Squashed<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol squash",
         fields: &[
             Field::new("summary"),
@@ -513,6 +538,7 @@ impl<'a> From<&'a crate::ops::Burned> for Burned<'a> {
 
 impl Documented for Burned<'_> {
     const DOC: Doc = Doc {
+        shape: Shape::Object,
         commands: "mol burn",
         fields: &[
             Field::new("molecule"),

@@ -83,7 +83,8 @@ pub fn beads(repo: &Repo, args: &[&str]) -> Output {
 }
 
 /// Asserts that a failed run failed the way git-beads fails on purpose: a documented
-/// exit code (never a panic's 101 or a signal), an `error:` line first, no panic text.
+/// exit code (never a panic's 101 or a signal), an `error:` line (or, under `--json`,
+/// a JSON error) first, no panic text.
 pub fn assert_clean_failure(out: &Output, what: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
@@ -93,8 +94,14 @@ pub fn assert_clean_failure(out: &Output, what: &str) {
         out.status
     );
     assert!(!err.contains("panicked"), "{what}: {err}");
+    // Under --json the error is bd's JSON object on stderr instead.
+    let clear = |l: &str| {
+        l.starts_with("error:")
+            || serde_json::from_str::<serde_json::Value>(l)
+                .is_ok_and(|v| v["error"].is_string() && v["schema_version"] == 1)
+    };
     assert!(
-        err.lines().next().is_some_and(|l| l.starts_with("error:")),
+        err.lines().next().is_some_and(clear),
         "{what}: no clear error: {err}"
     );
 }

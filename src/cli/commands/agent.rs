@@ -109,7 +109,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
         AgentCommand::List => {
             let agents = ops::list_agents(&ctx.store)?;
             if out.json {
-                return out.json(&wire::Agents { agents: &agents });
+                return out.json_list(&wire::Agents { agents: &agents });
             }
             for a in &agents {
                 out.line(format!(

@@ -48,10 +48,7 @@ pub fn comments(ctx: &Ctx, args: CommentsArgs, out: &mut Out) -> Result<(), CliE
     };
     let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?.remove(0);
     if out.json {
-        return out.json(&wire::Comments {
-            id: &id,
-            comments: &bead.comments,
-        });
+        return out.json_list(&wire::Comments::new(&id, &bead.comments));
     }
     for c in &bead.comments {
         out.line(format!(
@@ -74,10 +71,7 @@ pub fn add(ctx: &Ctx, a: AddArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let comment = ops::add_comment(&ctx.store, &actor, &a.id, &a.text, a.author.as_deref())?;
     if out.json {
-        return out.json(&wire::CommentAdded {
-            id: &a.id,
-            comment: &comment,
-        });
+        return out.json(&wire::CommentAdded::new(&a.id, &comment));
     }
     out.note(format!("commented on {}", a.id));
     Ok(())

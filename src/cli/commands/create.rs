@@ -1,4 +1,4 @@
-//! `git beads create`.
+//! `git beads create` and `git beads q` (quick create).
 
 use super::{parse_dep, parse_priority};
 use crate::cli::{Ctx, error::CliError, output::Out};
@@ -9,13 +9,35 @@ use crate::wire;
 /// Arguments of `create`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The title.
-    pub title: String,
+    /// The title (or `--title`).
+    #[arg(required_unless_present = "title_flag")]
+    pub title: Option<String>,
+    /// The title, as a flag.
+    #[arg(long = "title", id = "title_flag", conflicts_with = "title")]
+    pub title_flag: Option<String>,
     /// The description.
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "body")]
     pub description: Option<String>,
+    /// Read the description from this file (`-` for stdin).
+    #[arg(long = "body-file", visible_alias = "description-file", conflicts_with_all = ["description", "stdin"])]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Read the description from stdin.
+    #[arg(long, conflicts_with = "description")]
+    pub stdin: bool,
+    /// Design notes (bd's `design`).
+    #[arg(long)]
+    pub design: Option<String>,
+    /// Acceptance criteria (bd's `acceptance_criteria`).
+    #[arg(long)]
+    pub acceptance: Option<String>,
+    /// Notes.
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// An external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
+    #[arg(long = "external-ref")]
+    pub external_ref: Option<String>,
     /// The type.
-    #[arg(short = 't', long = "type", default_value = "task")]
+    #[arg(short = 't', long = "type", default_value = "task", value_parser = super::list::parse_type)]
     pub kind: BeadType,
     /// The priority, 0 (critical) … 4 (backlog).
     #[arg(short, long, value_parser = parse_priority, default_value = "2")]
@@ -23,36 +45,108 @@ pub struct Args {
     /// Who works on it.
     #[arg(short, long)]
     pub assignee: Option<String>,
-    /// A label (repeatable).
-    #[arg(short, long = "label")]
+    /// Labels (comma-separated or repeatable).
+    #[arg(short, long = "label", visible_alias = "labels", value_delimiter = ',')]
     pub labels: Vec<String>,
     /// Make it the next child of this bead (its id becomes `<parent>.<n>`).
     #[arg(long)]
-    pub parent: Option<BeadId>,
+    pub parent: Option<String>,
     /// Dependencies: `ID` (blocks) or `KIND:ID`, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_dep)]
     pub deps: Vec<Dependency>,
+    /// Give it this id instead of a fresh one.
+    #[arg(long)]
+    pub id: Option<BeadId>,
+    /// Print nothing but the id (the same as without --json).
+    #[arg(long)]
+    pub silent: bool,
+    /// Check everything and print what would be made, without making it.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+/// Arguments of `q`: create and print only the id.
+#[derive(clap::Args, Debug)]
+pub struct QuickArgs {
+    /// The title.
+    pub title: String,
+    /// The type.
+    #[arg(short = 't', long = "type", default_value = "task", value_parser = super::list::parse_type)]
+    pub kind: BeadType,
+    /// The priority, 0 (critical) … 4 (backlog).
+    #[arg(short, long, value_parser = parse_priority, default_value = "2")]
+    pub priority: u8,
+    /// Labels (comma-separated or repeatable).
+    #[arg(short, long = "label", value_delimiter = ',')]
+    pub labels: Vec<String>,
 }
 
 /// Runs `create`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let description = match (&args.body_file, args.stdin) {
+        (Some(path), _) => super::read_text(path)?,
+        (None, true) => super::read_text(std::path::Path::new("-"))?,
+        (None, false) => args.description.unwrap_or_default(),
+    };
+    let parent = match &args.parent {
+        Some(p) => Some(super::resolve_id(ctx, p)?),
+        None => None,
+    };
+    let fields = [
+        ("design", args.design),
+        ("acceptance_criteria", args.acceptance),
+        ("external_ref", args.external_ref),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+    .collect();
+    let new = NewBead {
+        title: args.title.or(args.title_flag).unwrap_or_default(),
+        description,
+        kind: Some(args.kind),
+        priority: Some(args.priority),
+        assignee: args.assignee,
+        labels: args.labels,
+        parent,
+        dependencies: args.deps,
+        notes: args.notes.unwrap_or_default(),
+        fields,
+        id: args.id,
+    };
+    if args.dry_run {
+        let bead = ops::create_preview(&ctx.store, &actor, new)?;
+        if out.json {
+            return out.json(&wire::OneBead {
+                bead: wire::Bead::plain(&bead),
+            });
+        }
+        out.note(format!("would create {}: {}", bead.id, bead.title));
+        return Ok(());
+    }
+    let bead = ops::create(&ctx.store, &actor, new)?;
+    if out.json && !args.silent {
+        let detailed = ops::detail(&ctx.store, vec![bead])?;
+        return out.json(&wire::OneBead {
+            bead: wire::Bead::detailed(&detailed[0]),
+        });
+    }
+    out.line(bead.id.as_str())
+}
+
+/// Runs `q`: creates a bead and prints its id alone, `--json` or not.
+pub fn quick(ctx: &Ctx, args: QuickArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let bead = ops::create(
         &ctx.store,
         &actor,
         NewBead {
             title: args.title,
-            description: args.description.unwrap_or_default(),
             kind: Some(args.kind),
             priority: Some(args.priority),
-            assignee: args.assignee,
             labels: args.labels,
-            parent: args.parent,
-            dependencies: args.deps,
+            ..NewBead::default()
         },
     )?;
-    if out.json {
-        return out.json(&wire::OneBead { bead: &bead });
-    }
     out.line(bead.id.as_str())
 }

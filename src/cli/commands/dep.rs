@@ -1,4 +1,4 @@
-//! `git beads dep add|remove|tree`.
+//! `git beads dep add|remove|tree|list|cycles`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadId, DepKind};
@@ -14,6 +14,10 @@ pub enum DepCommand {
     Remove(EdgeArgs),
     /// Show what ID depends on, transitively.
     Tree(TreeArgs),
+    /// List what ID depends on, with the beads depended on.
+    List(TreeArgs),
+    /// Find cycles of blocking dependencies (only sync or import can bring one).
+    Cycles,
 }
 
 /// Arguments of `dep add` and `dep remove`.
@@ -28,11 +32,11 @@ pub struct EdgeArgs {
     pub kind: Option<DepKind>,
 }
 
-/// Arguments of `dep tree`.
+/// Arguments of `dep tree` and `dep list`.
 #[derive(clap::Args, Debug)]
 pub struct TreeArgs {
-    /// The root of the tree.
-    pub id: BeadId,
+    /// The bead (an id without its prefix will do where it is unambiguous).
+    pub id: String,
 }
 
 /// Runs `dep`.
@@ -44,7 +48,9 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let ops::Edited { bead, changed } =
                 ops::add_dependency(&ctx.store, &actor, &a.id, &a.depends_on, kind)?;
             if out.json {
-                return out.json(&wire::OneBead { bead: &bead });
+                return out.json(&wire::OneBead {
+                    bead: wire::Bead::plain(&bead),
+                });
             }
             let already = if changed { "now" } else { "already" };
             out.note(format!(
@@ -57,13 +63,47 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let actor = ctx.actor()?;
             let bead = ops::remove_dependency(&ctx.store, &actor, &a.id, &a.depends_on, a.kind)?;
             if out.json {
-                return out.json(&wire::OneBead { bead: &bead });
+                return out.json(&wire::OneBead {
+                    bead: wire::Bead::plain(&bead),
+                });
             }
             out.note(format!("{} no longer depends on {}", a.id, a.depends_on));
             Ok(())
         }
+        DepCommand::List(a) => {
+            let id = super::resolve_id(ctx, &a.id)?;
+            let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?;
+            let detailed = ops::detail(&ctx.store, bead)?;
+            if out.json {
+                return out.json_list(&wire::DepList(wire::linked(&detailed[0])));
+            }
+            for (d, t) in detailed[0]
+                .bead
+                .dependencies
+                .iter()
+                .zip(&detailed[0].targets)
+            {
+                let title = t.as_ref().map_or("(missing)", |t| t.title.as_str());
+                out.line(format!("{} [{}] {title}", d.id, d.kind))?;
+            }
+            Ok(())
+        }
+        DepCommand::Cycles => {
+            let cycles = ops::dep_cycles(&ctx.store)?;
+            if out.json {
+                return out.json_list(&wire::DepCycles(&cycles));
+            }
+            for c in &cycles {
+                out.line(c.join(" → "))?;
+            }
+            if cycles.is_empty() {
+                out.note("no dependency cycles");
+            }
+            Ok(())
+        }
         DepCommand::Tree(a) => {
-            let tree = ops::dep_tree(&ctx.store, &a.id)?;
+            let id = super::resolve_id(ctx, &a.id)?;
+            let tree = ops::dep_tree(&ctx.store, &id)?;
             if out.json {
                 return out.json(&wire::DepTree {
                     tree: wire::Node::from(&tree),

@@ -77,6 +77,7 @@ pub fn run_quick(q: Quick) -> Result<(), CliError> {
         store: ops::discover(&std::env::current_dir()?)?,
         as_agent: q.agent,
         as_person: false,
+        actor: None,
     };
     run_hook(&ctx, &q.name, &q.args, &mut out)?;
     out.finish()

@@ -42,10 +42,9 @@ pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> 
         LabelCommand::List(a) => {
             let bead = ops::show(&ctx.store, std::slice::from_ref(&a.id))?.remove(0);
             if out.json {
-                return out.json(&wire::Labels {
-                    id: &a.id,
-                    labels: bead.labels.iter().map(String::as_str).collect(),
-                });
+                return out.json_list(&wire::Labels(
+                    bead.labels.iter().map(String::as_str).collect(),
+                ));
             }
             for l in &bead.labels {
                 out.line(l)?;
@@ -55,15 +54,15 @@ pub fn run(ctx: &Ctx, cmd: LabelCommand, out: &mut Out) -> Result<(), CliError> 
         LabelCommand::ListAll => {
             let labels = ops::labels_all(&ctx.store)?;
             if out.json {
-                return out.json(&wire::LabelCounts {
-                    labels: labels
+                return out.json_list(&wire::LabelCounts(
+                    labels
                         .iter()
                         .map(|l| wire::LabelCount {
                             label: &l.label,
                             count: l.count,
                         })
                         .collect(),
-                });
+                ));
             }
             for l in &labels {
                 out.line(format!("{:<24} {}", l.label, l.count))?;
@@ -81,7 +80,9 @@ fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError
         ops::remove_label(&ctx.store, &actor, &a.id, &a.label)?
     };
     if out.json {
-        return out.json(&wire::OneBead { bead: &bead });
+        return out.json(&wire::OneBead {
+            bead: wire::Bead::plain(&bead),
+        });
     }
     out.note(match (changed, add) {
         (true, true) => format!("added label {} to {}", a.label, a.id),

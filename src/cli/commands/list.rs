@@ -3,41 +3,146 @@
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadType, Status};
-use crate::ops::{self, ListFilter, Listing};
+use crate::ops::{self, ListFilter, Listing, Sort};
 use crate::wire;
 
-/// Filters shared by `list` and `search`.
-#[derive(clap::Args, Debug)]
-pub struct FilterArgs {
-    /// Only beads with this status (repeatable).
-    #[arg(short, long = "status")]
-    pub statuses: Vec<Status>,
-    /// Only beads of this type (repeatable).
-    #[arg(short = 't', long = "type")]
+/// The filters every query shares (`list`, `search`, `ready`, `count`, `children`),
+/// with bd's names: each takes a comma-separated list or repeats.
+#[derive(clap::Args, Debug, Default)]
+pub struct SelectArgs {
+    /// Only beads of these types (`bug,feature`; bd's `feat`, `mr`, `mol`, `dec` too).
+    #[arg(short = 't', long = "type", value_delimiter = ',', value_parser = parse_type)]
     pub kinds: Vec<BeadType>,
-    /// Only beads of this priority.
-    #[arg(short, long, value_parser = parse_priority)]
-    pub priority: Option<u8>,
+    /// Leave out beads of these types.
+    #[arg(long = "exclude-type", value_delimiter = ',', value_parser = parse_type)]
+    pub exclude_kinds: Vec<BeadType>,
+    /// Only beads of these priorities (`0,1` or `P0,P1`).
+    #[arg(short, long = "priority", value_delimiter = ',', value_parser = parse_priority)]
+    pub priorities: Vec<u8>,
     /// Only beads assigned to this name.
     #[arg(short, long)]
     pub assignee: Option<String>,
-    /// Only beads with this label (repeatable; all must match).
-    #[arg(short, long = "label")]
+    /// Only beads assigned to nobody.
+    #[arg(short = 'u', long = "unassigned", visible_alias = "no-assignee")]
+    pub unassigned: bool,
+    /// Only beads with all of these labels.
+    #[arg(short, long = "label", value_delimiter = ',')]
     pub labels: Vec<String>,
+    /// Only beads with at least one of these labels.
+    #[arg(long = "label-any", value_delimiter = ',')]
+    pub labels_any: Vec<String>,
+    /// Leave out beads with any of these labels.
+    #[arg(long = "exclude-label", value_delimiter = ',')]
+    pub exclude_labels: Vec<String>,
+    /// Only the descendants of this bead (through parent-child links).
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// Only beads whose title contains this text (case-insensitive).
+    #[arg(long = "title-contains", visible_alias = "title")]
+    pub title_contains: Option<String>,
 }
 
-impl FilterArgs {
-    fn into_filter(self, all: bool, limit: usize) -> ListFilter {
+/// The status filter of `list`, `search` and `count`.
+#[derive(clap::Args, Debug, Default)]
+pub struct StatusArgs {
+    /// Only beads with these statuses (`open,in_progress`); `all` for every one but
+    /// deleted.
+    #[arg(short, long = "status", value_delimiter = ',', value_parser = parse_status)]
+    pub statuses: Vec<StatusWord>,
+}
+
+/// A word `--status` takes: a status, or `all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusWord {
+    /// Every status but deleted.
+    All,
+    /// This status.
+    Is(Status),
+}
+
+fn parse_status(s: &str) -> Result<StatusWord, String> {
+    match s {
+        "all" => Ok(StatusWord::All),
+        s => s
+            .parse()
+            .map(StatusWord::Is)
+            .map_err(|e: crate::model::ParseEnumError| format!("{e}, or all")),
+    }
+}
+
+/// Parses a type, with bd's short names (`feat`, `mr`, `mol`, `dec`, `adr`).
+pub fn parse_type(s: &str) -> Result<BeadType, String> {
+    let word = match s {
+        "feat" => "feature",
+        "mr" => "merge-request",
+        "mol" => "molecule",
+        "dec" | "adr" => "decision",
+        s => s,
+    };
+    word.parse()
+        .map_err(|e: crate::model::ParseEnumError| e.to_string())
+}
+
+impl SelectArgs {
+    /// The filter these arguments ask for, with `statuses` (empty: open work) and
+    /// `all` (closed beads too).
+    pub fn into_filter(self, statuses: StatusArgs, all: bool, limit: usize) -> ListFilter {
+        let every = statuses.statuses.contains(&StatusWord::All);
         ListFilter {
-            statuses: self.statuses,
+            statuses: match every {
+                true => Vec::new(),
+                false => statuses
+                    .statuses
+                    .into_iter()
+                    .filter_map(|w| match w {
+                        StatusWord::Is(s) => Some(s),
+                        StatusWord::All => None,
+                    })
+                    .collect(),
+            },
             kinds: self.kinds,
-            priority: self.priority,
+            exclude_kinds: self.exclude_kinds,
+            priorities: self.priorities,
             assignee: self.assignee,
+            unassigned: self.unassigned,
             labels: self.labels,
-            all,
+            labels_any: self.labels_any,
+            exclude_labels: self.exclude_labels,
+            parent: self.parent,
+            title_contains: self.title_contains,
+            all: all || every,
             limit,
+            ..ListFilter::default()
         }
     }
+}
+
+/// The orders `list --sort` offers.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ListSort {
+    /// Highest priority first, then oldest.
+    Priority,
+    /// Newest first.
+    Created,
+    /// Most recently changed first.
+    Updated,
+    /// By status, then priority.
+    Status,
+    /// By id.
+    Id,
+    /// By title.
+    Title,
+}
+
+/// The orders `ready --sort` offers (bd's policies).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ReadySort {
+    /// Highest priority first, then oldest.
+    Priority,
+    /// Oldest first.
+    Oldest,
+    /// Recent work by priority first, then the rest oldest first.
+    Hybrid,
 }
 
 /// Arguments of `list`.
@@ -45,24 +150,42 @@ impl FilterArgs {
 pub struct ListArgs {
     /// Filters.
     #[command(flatten)]
-    pub filter: FilterArgs,
+    pub select: SelectArgs,
+    /// The status filter.
+    #[command(flatten)]
+    pub status: StatusArgs,
     /// Include closed beads and lift the limit.
     #[arg(long)]
     pub all: bool,
     /// Show at most this many (0: no limit).
     #[arg(short = 'n', long, default_value = "50")]
     pub limit: usize,
+    /// The order.
+    #[arg(long, value_enum, default_value = "priority")]
+    pub sort: ListSort,
+    /// Reverse the order.
+    #[arg(short, long)]
+    pub reverse: bool,
+    /// Accepted for bd's tools: the list is always flat (`--tree=false`).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub tree: Option<bool>,
+    /// Accepted for bd's tools: the list is always flat.
+    #[arg(long)]
+    pub flat: bool,
 }
 
 /// Arguments of `ready`.
 #[derive(clap::Args, Debug)]
 pub struct ReadyArgs {
-    /// Only beads assigned to this name.
-    #[arg(short, long)]
-    pub assignee: Option<String>,
+    /// Filters.
+    #[command(flatten)]
+    pub select: SelectArgs,
     /// Show at most this many (0: no limit).
-    #[arg(short = 'n', long, default_value = "0")]
+    #[arg(short = 'n', long, default_value = "100")]
     pub limit: usize,
+    /// The order.
+    #[arg(short, long, value_enum, default_value = "priority")]
+    pub sort: ReadySort,
     /// Claim the first ready bead atomically and print it.
     #[arg(long)]
     pub claim: bool,
@@ -73,7 +196,11 @@ pub struct ReadyArgs {
 
 /// Arguments of `blocked`.
 #[derive(clap::Args, Debug)]
-pub struct BlockedArgs {}
+pub struct BlockedArgs {
+    /// Only the descendants of this bead.
+    #[arg(long)]
+    pub parent: Option<String>,
+}
 
 /// Arguments of `search`.
 #[derive(clap::Args, Debug)]
@@ -82,20 +209,49 @@ pub struct SearchArgs {
     pub text: String,
     /// Filters.
     #[command(flatten)]
-    pub filter: FilterArgs,
+    pub select: SelectArgs,
+    /// The status filter.
+    #[command(flatten)]
+    pub status: StatusArgs,
     /// Show at most this many (0: no limit).
     #[arg(short = 'n', long, default_value = "0")]
     pub limit: usize,
 }
 
+/// Arguments of `count`.
+#[derive(clap::Args, Debug)]
+pub struct CountArgs {
+    /// Filters.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// The status filter (default: every status but deleted).
+    #[command(flatten)]
+    pub status: StatusArgs,
+}
+
+/// Arguments of `children`.
+#[derive(clap::Args, Debug)]
+pub struct ChildrenArgs {
+    /// The parent.
+    pub id: String,
+    /// Filters.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// The status filter (default: every status but deleted).
+    #[command(flatten)]
+    pub status: StatusArgs,
+}
+
 fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), CliError> {
     out.warn_broken(&listing.broken);
     if out.json {
-        return out.json(&wire::Listing {
-            beads: listing.beads().map(wire::Summary::from).collect(),
-            total: listing.total,
-            broken: &listing.broken,
-        });
+        let dependents = listing.dependents();
+        return out.json_list(&wire::Listing(
+            listing
+                .beads()
+                .map(|s| wire::Summary::new(s, &dependents))
+                .collect(),
+        ));
     }
     for s in listing.beads() {
         out.summary_line(&s)?;
@@ -115,13 +271,49 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
 /// Runs `list`.
 pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let limit = if args.all { 0 } else { args.limit };
-    let listing = ops::list(&ctx.store, &args.filter.into_filter(args.all, limit))?;
+    let filter = ListFilter {
+        sort: match args.sort {
+            ListSort::Priority => Sort::Priority,
+            ListSort::Created => Sort::Created,
+            ListSort::Updated => Sort::Updated,
+            ListSort::Status => Sort::Status,
+            ListSort::Id => Sort::Id,
+            ListSort::Title => Sort::Title,
+        },
+        reverse: args.reverse,
+        ..args.select.into_filter(args.status, args.all, limit)
+    };
+    let listing = ops::list(&ctx.store, &filter)?;
     print_listing(out, &listing, "no beads match")
+}
+
+/// Runs `count`: how many beads the filters keep (every status but deleted by
+/// default, as bd counts).
+pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> {
+    let listing = ops::list(&ctx.store, &args.select.into_filter(args.status, true, 0))?;
+    out.warn_broken(&listing.broken);
+    if out.json {
+        return out.json(&wire::Count {
+            count: listing.total,
+        });
+    }
+    out.line(listing.total.to_string())
+}
+
+/// Runs `children`: the descendants of a bead, as `list` prints them.
+pub fn children(ctx: &Ctx, args: ChildrenArgs, out: &mut Out) -> Result<(), CliError> {
+    let id = super::resolve_id(ctx, &args.id)?;
+    let select = SelectArgs {
+        parent: Some(id.to_string()),
+        ..args.select
+    };
+    let listing = ops::list(&ctx.store, &select.into_filter(args.status, true, 0))?;
+    print_listing(out, &listing, &format!("{id} has no children"))
 }
 
 /// Runs `search`.
 pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError> {
-    let filter = args.filter.into_filter(true, args.limit);
+    let filter = args.select.into_filter(args.status, true, args.limit);
     let listing = ops::search(&ctx.store, &args.text, &filter)?;
     print_listing(out, &listing, "no beads match")
 }
@@ -129,17 +321,24 @@ pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError
 /// Runs `ready`.
 pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> {
     args.at.only_with_claim(args.claim)?;
+    let filter = ListFilter {
+        sort: match args.sort {
+            ReadySort::Priority => Sort::Priority,
+            ReadySort::Oldest => Sort::Oldest,
+            ReadySort::Hybrid => Sort::Hybrid,
+        },
+        ..args
+            .select
+            .into_filter(StatusArgs::default(), false, args.limit)
+    };
     if args.claim {
         let actor = ctx.actor()?;
-        let assignee = args.assignee.as_deref();
         let bead = match args.at.remote(ctx, out)? {
-            Some(remote) => ops::ready_claim_on(&ctx.store, &actor, assignee, &remote)?,
-            None => ops::ready_claim(&ctx.store, &actor, assignee)?,
+            Some(remote) => ops::ready_claim_on(&ctx.store, &actor, &filter, &remote)?,
+            None => ops::ready_claim(&ctx.store, &actor, &filter)?,
         };
         if out.json {
-            return out.json(&wire::Claimed {
-                bead: bead.as_ref(),
-            });
+            return super::print_beads(ctx, out, bead.into_iter().collect());
         }
         return match bead {
             Some(b) => {
@@ -152,25 +351,30 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
             }
         };
     }
-    let listing = ops::ready(&ctx.store, args.assignee.as_deref(), args.limit)?;
+    let listing = ops::ready(&ctx.store, &filter)?;
     print_listing(out, &listing, "nothing is ready")
 }
 
 /// Runs `blocked`.
-pub fn blocked(ctx: &Ctx, _args: BlockedArgs, out: &mut Out) -> Result<(), CliError> {
-    let blocked = ops::blocked(&ctx.store)?;
+pub fn blocked(ctx: &Ctx, args: BlockedArgs, out: &mut Out) -> Result<(), CliError> {
+    let parent = match &args.parent {
+        Some(p) => Some(super::resolve_id(ctx, p)?),
+        None => None,
+    };
+    let blocked = ops::blocked(&ctx.store, parent.as_ref())?;
     out.warn_broken(&blocked.broken);
     if out.json {
-        return out.json(&wire::BlockedReport {
-            blocked: blocked
+        let dependents = blocked.dependents();
+        return out.json_list(&wire::BlockedReport(
+            blocked
                 .beads()
                 .map(|(bead, blocked_by)| wire::BlockedBead {
-                    bead: wire::Summary::from(bead),
+                    bead: wire::Summary::new(bead, &dependents),
+                    blocked_by_count: blocked_by.len(),
                     blocked_by,
                 })
                 .collect(),
-            broken: &blocked.broken,
-        });
+        ));
     }
     let mut line = String::new();
     for (bead, by) in blocked.beads() {

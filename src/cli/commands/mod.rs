@@ -6,12 +6,14 @@ pub mod completions;
 pub mod create;
 pub mod dep;
 pub mod doctor;
+pub mod epic;
 pub mod export;
 pub mod formula;
 pub mod gc;
 pub mod git_hook;
 pub mod hooks;
 pub mod import;
+pub mod info;
 pub mod init;
 pub mod install_man;
 pub mod label;
@@ -27,8 +29,10 @@ pub mod setup;
 pub mod show;
 pub mod sling;
 pub mod stale;
+pub mod stats;
 pub mod sync;
 pub mod update;
+pub mod version;
 pub mod worktree;
 
 use clap::Subcommand;
@@ -44,6 +48,8 @@ pub enum Command {
     Init(init::Args),
     /// Create a bead and print its id.
     Create(create::Args),
+    /// Create a bead quickly and print only its id (bd's `q`).
+    Q(create::QuickArgs),
     /// Show beads in full.
     Show(show::Args),
     /// List beads (open ones by default).
@@ -70,15 +76,40 @@ pub enum Command {
     /// Manage labels.
     #[command(subcommand)]
     Label(label::LabelCommand),
-    /// Show open beads that nothing unfinished blocks: the work queue.
+    /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
-    /// `parent-child` link does not: a child is ready while its parent is open (and
-    /// so is the parent), unless the parent is itself blocked, deferred or waiting on
-    /// an unfinished blocker.
+    /// `parent-child` link does not: a child is ready while its parent is open, unless
+    /// the parent is itself blocked, deferred or waiting on an unfinished blocker.
+    /// Epics and molecules are containers, not work, and never ready themselves: their
+    /// open children are the work (as in bd). At most 100 by default, as in bd.
     Ready(list::ReadyArgs),
     /// Show what blocks what.
     Blocked(list::BlockedArgs),
+    /// Count the beads the filters keep (every status but deleted by default).
+    Count(list::CountArgs),
+    /// Count beads by status, ready and blocked ones, epics ready to close.
+    #[command(visible_alias = "status")]
+    Stats(stats::Args),
+    /// Epics and how far their children are.
+    #[command(subcommand)]
+    Epic(epic::EpicCommand),
+    /// Put beads off: status deferred, optionally until a time (bd's `defer_until`).
+    Defer(update::DeferArgs),
+    /// Take beads off deferral: status open again.
+    Undefer(update::UndeferArgs),
+    /// Add to a bead's notes, on a line of their own.
+    Note(update::NoteArgs),
+    /// Show where the store is and what it holds.
+    Info(info::Args),
+    /// Print where the store is (the git dir whose refs hold it).
+    Where(info::Args),
+    /// List the types a bead can have.
+    Types(info::WordsArgs),
+    /// List the statuses a bead can have.
+    Statuses(info::WordsArgs),
+    /// List a bead's descendants (through parent-child links).
+    Children(list::ChildrenArgs),
     /// Find beads by text in their id, title or description.
     Search(list::SearchArgs),
     /// Show the history of the store or of one bead.
@@ -184,6 +215,9 @@ pub enum Command {
     /// --notes=beads` shows the same notes. Notes follow their commits through amend and
     /// rebase, and `git beads sync` shares them.
     Provenance(provenance::Args),
+    /// Print the version as bd prints its own: the bd version whose commands and JSON
+    /// git-beads speaks, then git-beads' own.
+    Version(version::Args),
 }
 
 /// Where to look for the store of `command`, when not in the current directory: the
@@ -206,6 +240,9 @@ pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>
     match command {
         Command::Completions(a) => completions::run(a, out)?,
         Command::InstallMan(a) => install_man::run(a, out)?,
+        Command::Version(a) => version::run(a, out)?,
+        Command::Types(a) => info::types(a, out)?,
+        Command::Statuses(a) => info::statuses(a, out)?,
         command => return Ok(Some(command)),
     }
     Ok(None)
@@ -216,6 +253,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
     match command {
         Command::Init(a) => init::run(ctx, a, out),
         Command::Create(a) => create::run(ctx, a, out),
+        Command::Q(a) => create::quick(ctx, a, out),
         Command::Show(a) => show::run(ctx, a, out),
         Command::List(a) => list::list(ctx, a, out),
         Command::Update(a) => update::update(ctx, a, out),
@@ -230,12 +268,25 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Label(a) => label::run(ctx, a, out),
         Command::Ready(a) => list::ready(ctx, a, out),
         Command::Blocked(a) => list::blocked(ctx, a, out),
+        Command::Count(a) => list::count(ctx, a, out),
+        Command::Stats(a) => stats::run(ctx, a, out),
+        Command::Epic(a) => epic::run(ctx, a, out),
+        Command::Defer(a) => update::defer(ctx, a, out),
+        Command::Undefer(a) => update::undefer(ctx, a, out),
+        Command::Note(a) => update::note(ctx, a, out),
+        Command::Info(a) => info::run(ctx, a, out, false),
+        Command::Where(a) => info::run(ctx, a, out, true),
+        Command::Children(a) => list::children(ctx, a, out),
         Command::Search(a) => list::search(ctx, a, out),
         Command::Log(a) => log::run(ctx, a, out),
         Command::Import(a) => import::run(ctx, a, out),
         Command::Export(a) => export::run(ctx, a, out),
         // Run by `run_standalone`, without a repository.
-        Command::Completions(_) | Command::InstallMan(_) => Ok(()),
+        Command::Completions(_)
+        | Command::InstallMan(_)
+        | Command::Version(_)
+        | Command::Types(_)
+        | Command::Statuses(_) => Ok(()),
         Command::Agent(a) => agent::run(ctx, a, out),
         Command::Sling(a) => sling::sling(ctx, a, out),
         Command::Unsling(a) => sling::unsling(ctx, a, out),
@@ -338,6 +389,40 @@ pub fn parse_dep(s: &str) -> Result<Dependency, String> {
     };
     let id = BeadId::parse(id).map_err(|e| e.to_string())?;
     Ok(Dependency { id, kind })
+}
+
+/// Prints beads in full as `bd show` does: a bare array, each bead with what it
+/// depends on and how many depend on it.
+fn print_beads(ctx: &Ctx, out: &mut Out, beads: Vec<crate::model::Bead>) -> Result<(), CliError> {
+    let detailed = crate::ops::detail(&ctx.store, beads)?;
+    out.json_list(&crate::wire::Beads::detailed(&detailed))
+}
+
+/// The bead `given` names: an id, or an id without its prefix where unambiguous.
+/// Text that cannot be an id is a usage error, as clap reports a malformed value.
+fn resolve_id(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
+    crate::ops::resolve_id(&ctx.store, given).map_err(|e| match e {
+        crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
+        e => e.into(),
+    })
+}
+
+/// The beads `given` names (see [`resolve_id`]).
+fn resolve_ids(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
+    given.iter().map(|g| resolve_id(ctx, g)).collect()
+}
+
+/// Reads a text file, or stdin for `-`.
+fn read_text(path: &std::path::Path) -> Result<String, CliError> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text)?;
+    } else {
+        text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::user(format!("cannot read {}: {e}", path.display())))?;
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

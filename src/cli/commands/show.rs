@@ -1,23 +1,61 @@
 //! `git beads show`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::BeadId;
 use crate::ops;
-use crate::wire;
 
 /// Arguments of `show`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The beads to show.
-    #[arg(required = true)]
-    pub ids: Vec<BeadId>,
+    /// The beads to show (an id without its prefix will do where it is unambiguous).
+    #[arg(required_unless_present = "current")]
+    pub ids: Vec<String>,
+    /// Show what you are working on: the beads in progress assigned to you.
+    #[arg(long, conflicts_with = "ids")]
+    pub current: bool,
+    /// One line per bead, as `list` prints it.
+    #[arg(long)]
+    pub short: bool,
+    /// Show the beads' descendants instead, as `children` lists them.
+    #[arg(long)]
+    pub children: bool,
 }
 
 /// Runs `show`.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
-    let beads = ops::show(&ctx.store, &args.ids)?;
+    let ids = match args.current {
+        true => current(ctx)?,
+        false => super::resolve_ids(ctx, &args.ids)?,
+    };
+    if args.children {
+        for id in &ids {
+            super::list::children(
+                ctx,
+                super::list::ChildrenArgs {
+                    id: id.to_string(),
+                    select: super::list::SelectArgs::default(),
+                    status: super::list::StatusArgs::default(),
+                },
+                out,
+            )?;
+        }
+        return Ok(());
+    }
+    let beads = ops::show(&ctx.store, &ids)?;
     if out.json {
-        return out.json(&wire::Beads { beads: &beads });
+        return super::print_beads(ctx, out, beads);
+    }
+    if args.short {
+        let filter = ops::ListFilter {
+            all: true,
+            ..ops::ListFilter::default()
+        };
+        let listing = ops::list(&ctx.store, &filter)?;
+        for id in &ids {
+            if let Some(row) = listing.beads().find(|r| r.id() == id.as_str()) {
+                out.summary_line(&row)?;
+            }
+        }
+        return Ok(());
     }
     for (i, b) in beads.iter().enumerate() {
         if i > 0 {
@@ -26,4 +64,19 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         out.bead(b)?;
     }
     Ok(())
+}
+
+/// The beads in progress assigned to the actor, most important first.
+fn current(ctx: &Ctx) -> Result<Vec<crate::model::BeadId>, CliError> {
+    let actor = ctx.actor()?;
+    let filter = ops::ListFilter {
+        statuses: vec![crate::model::Status::InProgress],
+        assignee: Some(actor.id),
+        ..ops::ListFilter::default()
+    };
+    let listing = ops::list(&ctx.store, &filter)?;
+    Ok(listing
+        .beads()
+        .filter_map(|b| crate::model::BeadId::parse(b.id()).ok())
+        .collect())
 }

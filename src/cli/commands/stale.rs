@@ -23,7 +23,7 @@ pub fn stale(ctx: &Ctx, a: StaleArgs, out: &mut Out) -> Result<(), CliError> {
     let older_than = a.older_than.unwrap_or(ops::DEFAULT_STALE_SECS);
     let stale = ops::stale(&ctx.store, older_than)?;
     if out.json {
-        return out.json(&wire::Stale { stale: &stale });
+        return out.json_list(&wire::Stale(&stale));
     }
     if stale.is_empty() {
         out.note("nothing in progress is stale");

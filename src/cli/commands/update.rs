@@ -4,13 +4,13 @@ use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadId, BeadType, Status};
 use crate::ops::{self, Changes, Edited};
-use crate::wire;
 
 /// Arguments of `update`.
 #[derive(clap::Args, Debug)]
 pub struct UpdateArgs {
-    /// The bead to change.
-    pub id: BeadId,
+    /// The beads to change (an id without its prefix will do where it is unambiguous).
+    #[arg(required = true)]
+    pub ids: Vec<String>,
     /// New title.
     #[arg(long)]
     pub title: Option<String>,
@@ -20,6 +20,21 @@ pub struct UpdateArgs {
     /// New notes.
     #[arg(long)]
     pub notes: Option<String>,
+    /// Add to the end of the notes, on a line of their own.
+    #[arg(long = "append-notes", conflicts_with = "notes")]
+    pub append_notes: Option<String>,
+    /// New design notes (bd's `design`).
+    #[arg(long)]
+    pub design: Option<String>,
+    /// New acceptance criteria (bd's `acceptance_criteria`).
+    #[arg(long)]
+    pub acceptance: Option<String>,
+    /// New external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
+    #[arg(long = "external-ref")]
+    pub external_ref: Option<String>,
+    /// A new parent ("" removes it).
+    #[arg(long)]
+    pub parent: Option<String>,
     /// New status.
     #[arg(short, long)]
     pub status: Option<Status>,
@@ -38,6 +53,10 @@ pub struct UpdateArgs {
     /// Remove a label (repeatable).
     #[arg(long = "remove-label")]
     pub remove_labels: Vec<String>,
+    /// The labels it is to have, instead of the ones it has (comma-separated or
+    /// repeatable).
+    #[arg(long = "set-labels", value_delimiter = ',')]
+    pub set_labels: Option<Vec<String>>,
     /// Claim it: in_progress and assigned to you, atomically; fails if someone else holds it.
     #[arg(long)]
     pub claim: bool,
@@ -51,10 +70,19 @@ pub struct UpdateArgs {
 pub struct CloseArgs {
     /// The beads to close.
     #[arg(required = true)]
-    pub ids: Vec<BeadId>,
+    pub ids: Vec<String>,
     /// Why.
     #[arg(short, long)]
     pub reason: Option<String>,
+    /// Read why from this file (`-` for stdin).
+    #[arg(long = "reason-file", conflicts_with = "reason")]
+    pub reason_file: Option<std::path::PathBuf>,
+    /// Then say (on stderr) which bead is ready next.
+    #[arg(long = "suggest-next")]
+    pub suggest_next: bool,
+    /// Then claim the next ready bead, atomically, and say which (on stderr).
+    #[arg(long = "claim-next", conflicts_with = "suggest_next")]
+    pub claim_next: bool,
 }
 
 /// Arguments of `reopen`.
@@ -62,7 +90,10 @@ pub struct CloseArgs {
 pub struct ReopenArgs {
     /// The beads to reopen.
     #[arg(required = true)]
-    pub ids: Vec<BeadId>,
+    pub ids: Vec<String>,
+    /// Why (added to its comments).
+    #[arg(short, long)]
+    pub reason: Option<String>,
 }
 
 /// Arguments of `delete`.
@@ -70,7 +101,7 @@ pub struct ReopenArgs {
 pub struct DeleteArgs {
     /// The beads to delete.
     #[arg(required = true)]
-    pub ids: Vec<BeadId>,
+    pub ids: Vec<String>,
     /// Why.
     #[arg(short, long)]
     pub reason: Option<String>,
@@ -88,10 +119,10 @@ pub struct ReleaseArgs {
 }
 
 /// Reports what `verb` did to each bead, and which of them already were so.
-fn report(out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(), CliError> {
+fn report(ctx: &Ctx, out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(), CliError> {
     if out.json {
         let beads: Vec<Bead> = edited.into_iter().map(|e| e.bead).collect();
-        return out.json(&wire::Beads { beads: &beads });
+        return super::print_beads(ctx, out, beads);
     }
     for Edited { bead: b, changed } in &edited {
         if *changed {
@@ -106,6 +137,20 @@ fn report(out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(), CliError
 /// Runs `update`.
 pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
+    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let parent = match a.parent.as_deref() {
+        None => None,
+        Some("") => Some(None),
+        Some(p) => Some(Some(super::resolve_id(ctx, p)?)),
+    };
+    let fields = [
+        ("design", a.design),
+        ("acceptance_criteria", a.acceptance),
+        ("external_ref", a.external_ref),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+    .collect();
     let changes = Changes {
         title: a.title,
         description: a.description,
@@ -117,50 +162,185 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         add_labels: a.add_labels,
         remove_labels: a.remove_labels,
         claim: a.claim,
+        append_notes: a.append_notes,
+        set_labels: a.set_labels,
+        fields,
+        parent,
     };
     let claim = changes.claim;
     a.at.only_with_claim(claim)?;
     let remote = if claim { a.at.remote(ctx, out)? } else { None };
-    let Edited { bead, changed } = match remote {
-        Some(remote) => ops::update_on(&ctx.store, &actor, &a.id, changes, &remote)?,
-        None => ops::update(&ctx.store, &actor, &a.id, changes)?,
+    let edited = match remote {
+        Some(remote) => ids
+            .iter()
+            .map(|id| ops::update_on(&ctx.store, &actor, id, changes.clone(), &remote))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => ops::update(&ctx.store, &actor, &ids, changes)?,
     };
     if out.json {
-        return out.json(&wire::OneBead { bead: &bead });
+        let beads: Vec<Bead> = edited.into_iter().map(|e| e.bead).collect();
+        return super::print_beads(ctx, out, beads);
     }
-    out.note(match (changed, claim) {
-        (true, true) => format!("claimed {}: {}", bead.id, bead.title),
-        (true, false) => format!("updated {}: {}", bead.id, bead.title),
-        (false, true) => format!("{} is already claimed by {}", bead.id, actor.id),
-        (false, false) => format!("{} already has those values", bead.id),
-    });
+    for Edited { bead, changed } in &edited {
+        out.note(match (changed, claim) {
+            (true, true) => format!("claimed {}: {}", bead.id, bead.title),
+            (true, false) => format!("updated {}: {}", bead.id, bead.title),
+            (false, true) => format!("{} is already claimed by {}", bead.id, actor.id),
+            (false, false) => format!("{} already has those values", bead.id),
+        });
+    }
     Ok(())
 }
 
 /// Runs `close`.
 pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let beads = ops::close(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
-    report(out, beads, "closed")
+    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let reason = match &a.reason_file {
+        Some(path) => Some(super::read_text(path)?.trim_end().to_owned()),
+        None => a.reason,
+    };
+    let beads = ops::close(&ctx.store, &actor, &ids, reason.as_deref())?;
+    report(ctx, out, beads, "closed")?;
+    let next = ops::ListFilter {
+        limit: 1,
+        ..ops::ListFilter::default()
+    };
+    if a.claim_next {
+        match ops::ready_claim(&ctx.store, &actor, &next)? {
+            Some(b) => out.note(format!("claimed {}: {}", b.id, b.title)),
+            None => out.note("nothing is ready next"),
+        }
+    } else if a.suggest_next {
+        let ready = ops::ready(&ctx.store, &next)?;
+        match ready.beads().next() {
+            Some(b) => out.note(format!("ready next: {} {}", b.id(), b.title())),
+            None => out.note("nothing is ready next"),
+        }
+    }
+    Ok(())
 }
 
 /// Runs `reopen`.
 pub fn reopen(ctx: &Ctx, a: ReopenArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let beads = ops::reopen(&ctx.store, &actor, &a.ids)?;
-    report(out, beads, "reopened")
+    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let beads = ops::reopen(&ctx.store, &actor, &ids, a.reason.as_deref())?;
+    report(ctx, out, beads, "reopened")
 }
 
 /// Runs `delete`.
 pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let beads = ops::delete(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
-    report(out, beads, "deleted")
+    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let beads = ops::delete(&ctx.store, &actor, &ids, a.reason.as_deref())?;
+    report(ctx, out, beads, "deleted")
+}
+
+/// Arguments of `defer`.
+#[derive(clap::Args, Debug)]
+pub struct DeferArgs {
+    /// The beads to put off.
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+    /// Until when: an RFC 3339 time, a date (`2026-07-01`), `+2d` (m, h, d, w) or
+    /// `tomorrow`.
+    #[arg(long, value_parser = parse_until)]
+    pub until: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Arguments of `undefer`.
+#[derive(clap::Args, Debug)]
+pub struct UndeferArgs {
+    /// The beads to take off deferral.
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+}
+
+/// Arguments of `note`.
+#[derive(clap::Args, Debug)]
+pub struct NoteArgs {
+    /// The bead.
+    pub id: String,
+    /// The text to add.
+    pub text: String,
+}
+
+/// Parses when a deferral ends.
+fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    let now = chrono::Utc::now();
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Ok(d.and_time(chrono::NaiveTime::MIN).and_utc());
+    }
+    if s == "tomorrow" {
+        return Ok(now + chrono::Duration::days(1));
+    }
+    let bad = || format!("{s:?} is not a time (2026-07-01, an RFC 3339 time, +2d, tomorrow)");
+    let rest = s.strip_prefix('+').ok_or_else(bad)?;
+    let (n, unit) = rest.split_at(rest.len().saturating_sub(1));
+    let n: i64 = n.parse().map_err(|_| bad())?;
+    let step = match unit {
+        "m" => chrono::Duration::minutes(n),
+        "h" => chrono::Duration::hours(n),
+        "d" => chrono::Duration::days(n),
+        "w" => chrono::Duration::weeks(n),
+        _ => return Err(bad()),
+    };
+    Ok(now + step)
+}
+
+/// Runs `update` with `changes` on `ids` and reports as `update` does.
+fn change(
+    ctx: &Ctx,
+    out: &mut Out,
+    ids: &[String],
+    changes: Changes,
+    verb: &str,
+) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let ids = super::resolve_ids(ctx, ids)?;
+    let edited = ops::update(&ctx.store, &actor, &ids, changes)?;
+    report(ctx, out, edited, verb)
+}
+
+/// Runs `defer`.
+pub fn defer(ctx: &Ctx, a: DeferArgs, out: &mut Out) -> Result<(), CliError> {
+    let until = a
+        .until
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    let changes = Changes {
+        status: Some(Status::Deferred),
+        fields: vec![("defer_until".to_owned(), until.unwrap_or_default())],
+        ..Changes::default()
+    };
+    change(ctx, out, &a.ids, changes, "deferred")
+}
+
+/// Runs `undefer`.
+pub fn undefer(ctx: &Ctx, a: UndeferArgs, out: &mut Out) -> Result<(), CliError> {
+    let changes = Changes {
+        status: Some(Status::Open),
+        fields: vec![("defer_until".to_owned(), String::new())],
+        ..Changes::default()
+    };
+    change(ctx, out, &a.ids, changes, "undeferred")
+}
+
+/// Runs `note`.
+pub fn note(ctx: &Ctx, a: NoteArgs, out: &mut Out) -> Result<(), CliError> {
+    let changes = Changes {
+        append_notes: Some(a.text),
+        ..Changes::default()
+    };
+    change(ctx, out, std::slice::from_ref(&a.id), changes, "noted")
 }
 
 /// Runs `release`.
 pub fn release(ctx: &Ctx, a: ReleaseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let beads = ops::release(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
-    report(out, beads, "released")
+    report(ctx, out, beads, "released")
 }

@@ -50,7 +50,7 @@ fn one(out: &mut Out, message: &Message) -> Result<(), CliError> {
 /// Prints messages, a blank line between them.
 pub(super) fn many(out: &mut Out, messages: &[Message]) -> Result<(), CliError> {
     if out.json {
-        return out.json(&wire::Messages { messages });
+        return out.json_list(&wire::Messages { messages });
     }
     for (i, m) in messages.iter().enumerate() {
         if i > 0 {

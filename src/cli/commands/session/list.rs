@@ -17,7 +17,7 @@ pub struct ListArgs {
 pub fn run(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let sessions = ops::list_sessions(&ctx.store, a.agent.as_ref())?;
     if out.json {
-        return out.json(&wire::Sessions {
+        return out.json_list(&wire::Sessions {
             sessions: &sessions,
         });
     }

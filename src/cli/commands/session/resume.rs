@@ -36,6 +36,7 @@ pub fn run(ctx: &Ctx, a: ResumeArgs, out: &mut Out) -> Result<(), CliError> {
         store: ops::discover(&r.worktree)?,
         as_agent: Some(r.session.agent.clone()),
         as_person: false,
+        actor: None,
     };
     print_prime(&there, out, false)
 }

@@ -1,0 +1,374 @@
+//! bd's words on git-beads: the commands and flags bd's tools and prompts use, and
+//! `--json` in bd 1.x's shapes, through the real binary in real repositories.
+
+mod common;
+
+use common::{Repo, Sandbox, write_file};
+use serde_json::Value;
+
+/// The items of a list document (a bare array, as bd prints lists).
+fn items(v: &Value) -> &Vec<Value> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not a bare array: {v}"))
+}
+
+/// The ids of a list document, in order.
+fn ids(v: &Value) -> Vec<&str> {
+    items(v)
+        .iter()
+        .map(|b| b["id"].as_str().expect("id"))
+        .collect()
+}
+
+/// `git beads --json ARGS` with `env`, asserting success: (stdout parsed, stderr).
+fn json_env(repo: &Repo, env: &[(&str, &str)], args: &[&str]) -> (Value, String) {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = repo.beads_output_env(env, &all);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {err}");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    (v, err)
+}
+
+#[test]
+fn json_has_bds_shapes_and_the_envelope_wraps_every_document() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("First", &["-t", "bug", "-p", "1"]);
+    let b = repo.create("Second", &["--deps", &a]);
+
+    // A list is a bare array; `jq '.[0].id'` works.
+    let ready = repo.beads_json(&["ready"]);
+    assert_eq!(ids(&ready), [a.as_str()]);
+    let item = &items(&ready)[0];
+    assert_eq!(item["issue_type"], "bug");
+    assert_eq!(item.get("type"), None, "{item}");
+    assert_eq!(item["dependency_count"], 0);
+    assert_eq!(item["dependent_count"], 1, "{b} depends on it");
+    assert!(item.get("schema_version").is_none(), "{item}");
+    let listed = repo.beads_json(&["list"]);
+    let second = items(&listed)
+        .iter()
+        .find(|x| x["id"] == b.as_str())
+        .expect("listed");
+    assert_eq!(
+        second["dependencies"],
+        serde_json::json!([{"issue_id": b, "depends_on_id": a, "type": "blocks"}])
+    );
+
+    // One thing is an object with schema_version beside its fields.
+    let made = repo.beads_json(&["create", "Third", "-p", "3"]);
+    assert_eq!(made["schema_version"], 1);
+    assert_eq!(made["title"], "Third");
+    assert_eq!(made["issue_type"], "task");
+    // show is bd's array of beads in full, what they depend on named.
+    let shown = repo.beads_json(&["show", &b]);
+    let full = &items(&shown)[0];
+    assert_eq!(full["dependencies"][0]["id"], a.as_str());
+    assert_eq!(full["dependencies"][0]["title"], "First");
+    assert_eq!(full["dependencies"][0]["dependency_type"], "blocks");
+    assert_eq!(full["dependency_count"], 1);
+
+    // BD_JSON_ENVELOPE=1: {"schema_version":1,"data":...} for lists and objects alike.
+    let env = [("BD_JSON_ENVELOPE", "1")];
+    let (v, _) = json_env(&repo, &env, &["ready"]);
+    assert_eq!(v["schema_version"], 1);
+    let third = made["id"].as_str().expect("id");
+    assert_eq!(ids(&v["data"]), [a.as_str(), third]);
+    let (v, _) = json_env(&repo, &env, &["count"]);
+    assert_eq!(
+        v,
+        serde_json::json!({"schema_version": 1, "data": {"count": 3}})
+    );
+
+    // An error under --json is bd's object on stderr, with git-beads' exit code.
+    let out = repo.beads_output(&["--json", "show", "bd-zzzzz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
+    assert_eq!(e["schema_version"], 1);
+    assert_eq!(e["code"], "user");
+    assert!(
+        e["error"].as_str().is_some_and(|m| m.contains("bd-zzzzz")),
+        "{e}"
+    );
+    let out = repo.beads_output_env(&env, &["--json", "show", "bd-zzzzz"]);
+    let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
+    assert_eq!(e["data"]["code"], "user", "{e}");
+}
+
+#[test]
+fn version_speaks_as_bd_does() {
+    let (_sb, repo) = Sandbox::with_store();
+    let text = repo.beads(&["version"]);
+    assert!(text.starts_with("bd version 1."), "{text}");
+    assert!(text.contains("git-beads"), "{text}");
+    let v = repo.beads_json(&["version"]);
+    assert_eq!(v["build"], "git-beads");
+    assert_eq!(v["git_beads_version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn filters_take_comma_lists_and_all() {
+    let (_sb, repo) = Sandbox::with_store();
+    let bug = repo.create("Bug", &["-t", "bug", "-p", "0", "-l", "ui,api"]);
+    let feat = repo.create("Feature", &["-t", "feature", "-p", "1", "-l", "api"]);
+    let task = repo.create("Task", &["-p", "3", "-a", "bob"]);
+    let done = repo.create("Done", &["-p", "2"]);
+    repo.beads(&["close", done.as_str()]);
+    repo.beads(&["update", feat.as_str(), "--status", "in_progress"]);
+    let list = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["list"];
+        all.extend_from_slice(args);
+        ids(&repo.beads_json(&all))
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        list(&["--status", "open,in_progress"]),
+        [bug.as_str(), feat.as_str(), task.as_str()]
+    );
+    assert_eq!(
+        list(&["--status", "all"]),
+        [bug.as_str(), feat.as_str(), done.as_str(), task.as_str()]
+    );
+    assert_eq!(list(&["-p", "0,1"]), [bug.as_str(), feat.as_str()]);
+    assert_eq!(list(&["-l", "ui,api"]), [bug.as_str()]);
+    assert_eq!(list(&["--label-any", "ui,nothing"]), [bug.as_str()]);
+    assert_eq!(list(&["--exclude-label", "api"]), [task.as_str()]);
+    assert_eq!(list(&["-t", "bug,feat"]), [bug.as_str(), feat.as_str()]);
+    assert_eq!(list(&["--exclude-type", "bug,task"]), [feat.as_str()]);
+    assert_eq!(list(&["--no-assignee"]), [bug.as_str(), feat.as_str()]);
+    assert_eq!(list(&["--title", "eat"]), [feat.as_str()]);
+    assert_eq!(list(&["--title-contains", "TASK"]), [task.as_str()]);
+    assert_eq!(list(&["--sort", "id", "-r"]).len(), 3);
+    assert_eq!(
+        list(&["--sort", "priority", "-r"]),
+        [task.as_str(), feat.as_str(), bug.as_str()]
+    );
+    assert_eq!(
+        list(&["--tree=false"]),
+        [bug.as_str(), feat.as_str(), task.as_str()]
+    );
+    assert_eq!(list(&["--flat", "--limit", "1"]), [bug.as_str()]);
+
+    // ready: -u, -l, -t, -p, sorts, bd's default limit.
+    let ready = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["ready"];
+        all.extend_from_slice(args);
+        ids(&repo.beads_json(&all))
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(ready(&[]), [bug.as_str(), task.as_str()]);
+    assert_eq!(ready(&["-u"]), [bug.as_str()]);
+    assert_eq!(
+        ready(&["--unassigned", "-t", "bug", "-p", "0", "-l", "ui"]),
+        [bug.as_str()]
+    );
+    assert_eq!(ready(&["-s", "oldest"]), [bug.as_str(), task.as_str()]);
+    assert_eq!(ready(&["-s", "hybrid", "--limit", "1"]), [bug.as_str()]);
+    for i in 0..101 {
+        repo.create(&format!("More {i}"), &["-p", "4"]);
+    }
+    assert_eq!(ready(&[]).len(), 100, "bd's default limit");
+    assert_eq!(ready(&["--limit", "0"]).len(), 103);
+    assert_eq!(repo.beads_json(&["count", "-p", "4"])["count"], 101);
+    assert_eq!(
+        repo.beads_json(&["count", "--status", "closed"])["count"],
+        1
+    );
+}
+
+#[test]
+fn create_update_and_close_take_bds_flags() {
+    let (sb, repo) = Sandbox::with_store();
+    let body = sb.path().join("body.md");
+    write_file(&body, "From a file.\n");
+    let v = repo.beads_json(&[
+        "create",
+        "--title",
+        "Flagged",
+        "--body-file",
+        body.to_str().expect("utf-8"),
+        "--design",
+        "REST",
+        "--acceptance",
+        "Two reviews",
+        "--notes",
+        "N",
+        "--external-ref",
+        "gh-9",
+        "-l",
+        "a,b",
+    ]);
+    assert_eq!(v["description"], "From a file.\n");
+    assert_eq!(v["design"], "REST");
+    assert_eq!(v["acceptance_criteria"], "Two reviews");
+    assert_eq!(v["external_ref"], "gh-9");
+    assert_eq!(v["notes"], "N");
+    assert_eq!(v["labels"], serde_json::json!(["a", "b"]));
+    let id = v["id"].as_str().expect("id").to_owned();
+
+    // --id, --silent, --dry-run, q.
+    let given = repo.beads(&["--json", "create", "Named", "--id", "bd-named1", "--silent"]);
+    assert_eq!(given.trim(), "bd-named1", "--silent prints only the id");
+    let (code, _) = repo.beads_fail(&["create", "Again", "--id", "bd-named1"]);
+    assert_eq!(code, 3, "an id that is taken");
+    let head = repo.store_head();
+    let v = repo.beads_json(&["create", "Maybe", "--dry-run"]);
+    assert_eq!(v["title"], "Maybe");
+    assert_eq!(repo.store_head(), head, "--dry-run writes nothing");
+    let quick = repo.beads(&["--json", "q", "Quick one", "-t", "bug"]);
+    let quick = quick.trim();
+    assert!(quick.starts_with("bd-"), "q prints only the id: {quick}");
+
+    // update: several ids, --append-notes, --set-labels, --parent, bd's fields.
+    let parent = repo.create("Parent", &["-t", "epic"]);
+    let v = repo.beads_json(&[
+        "update",
+        &id,
+        quick,
+        "--append-notes",
+        "more",
+        "--set-labels",
+        "x,y",
+        "--parent",
+        &parent,
+        "--design",
+        "gRPC",
+    ]);
+    let updated = items(&v);
+    assert_eq!(updated.len(), 2);
+    assert_eq!(updated[0]["notes"], "N\nmore");
+    assert_eq!(updated[1]["notes"], "more");
+    for b in updated {
+        assert_eq!(b["labels"], serde_json::json!(["x", "y"]));
+        assert_eq!(b["parent"], parent.as_str());
+        assert_eq!(b["design"], "gRPC");
+    }
+    let children = repo.beads_json(&["children", &parent]);
+    assert_eq!(ids(&children).len(), 2);
+    let v = repo.beads_json(&["update", &id, "--parent", ""]);
+    assert!(items(&v)[0].get("parent").is_none(), "{v}");
+
+    // close --reason-file, note, reopen --reason.
+    let why = sb.path().join("why.txt");
+    write_file(&why, "Shipped in 1.2\n");
+    let v = repo.beads_json(&["close", &id, "--reason-file", why.to_str().expect("utf-8")]);
+    assert_eq!(items(&v)[0]["close_reason"], "Shipped in 1.2");
+    let v = repo.beads_json(&["reopen", &id, "--reason", "Regressed"]);
+    let reopened = &items(&v)[0];
+    assert_eq!(reopened["status"], "open");
+    assert_eq!(reopened["comments"][0]["text"], "Reopened: Regressed");
+    repo.beads(&["note", &id, "last words"]);
+
+    // close --suggest-next names the next ready bead, --claim-next takes it.
+    let next = repo.create("Next up", &["-p", "0"]);
+    let out = repo.beads_output(&["close", quick, "--suggest-next"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("ready next: {next}")), "{said}");
+    let out = repo.beads_output(&["close", &id, "--claim-next"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("claimed {next}")), "{said}");
+    assert_eq!(repo.bead_json(&next)["status"], "in_progress");
+    let current = repo.beads_json(&["show", "--current"]);
+    assert_eq!(ids(&current), [next.as_str()], "what alice works on");
+    assert_eq!(repo.bead_json(&id)["notes"], "N\nmore\nlast words");
+}
+
+#[test]
+fn ids_without_prefix_actor_and_the_small_commands() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("Alpha", &[]);
+    let short = a.strip_prefix("bd-").expect("prefix");
+    assert_eq!(
+        items(&repo.beads_json(&["show", short]))[0]["id"],
+        a.as_str()
+    );
+    repo.beads(&["update", short, "-p", "0"]);
+    let (code, err) = repo.beads_fail(&["show", "zzzzzz"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = repo.beads_fail(&["show", "Not An Id"]);
+    assert_eq!(code, 2, "{err}");
+
+    // --actor: recorded under that name.
+    let v = repo.beads_json(&["--actor", "reviewer", "update", &a, "--claim"]);
+    assert_eq!(items(&v)[0]["assignee"], "reviewer");
+    assert_eq!(items(&v)[0]["updated_by"], "reviewer");
+
+    // show --short, stats, info, where, types, statuses.
+    let line = repo.beads(&["show", &a, "--short"]);
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(line.contains("Alpha"), "{line}");
+    let b = repo.create("Beta", &["--deps", &a]);
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let s = repo.beads_json(&["stats"])["summary"].clone();
+    assert_eq!(s["total_issues"], 4);
+    assert_eq!(s["in_progress_issues"], 1);
+    assert_eq!(s["blocked_issues"], 1, "{s}");
+    assert_eq!(s["ready_issues"], 1, "the child; the epic is no work: {s}");
+    assert_eq!(repo.beads_json(&["status"])["summary"], s);
+    let info = repo.beads_json(&["info"]);
+    assert_eq!(info["prefix"], "bd");
+    assert_eq!(info["issue_count"], 4);
+    let place = repo.beads(&["where"]);
+    assert!(place.trim().ends_with(".git"), "{place}");
+    let types = repo.beads_json(&["types"]);
+    assert!(
+        items(&types["core_types"])
+            .iter()
+            .any(|t| t["name"] == "epic")
+    );
+    let statuses = repo.beads_json(&["statuses"]);
+    assert!(
+        items(&statuses["built_in_statuses"])
+            .iter()
+            .any(|t| t["name"] == "in_progress")
+    );
+
+    // epic status and close-eligible.
+    let v = repo.beads_json(&["epic", "status"]);
+    assert_eq!(items(&v)[0]["epic"]["id"], epic.as_str());
+    assert_eq!(items(&v)[0]["total_children"], 1);
+    assert_eq!(items(&v)[0]["eligible_for_close"], false);
+    repo.beads(&["close", &child]);
+    let v = repo.beads_json(&["epic", "close-eligible", "--dry-run"]);
+    assert_eq!(v["closed"], serde_json::json!([epic]));
+    assert_eq!(repo.bead_json(&epic)["status"], "open", "a dry run");
+    repo.beads(&["epic", "close-eligible"]);
+    assert_eq!(repo.bead_json(&epic)["status"], "closed");
+
+    // dep list, dep cycles (none can be made here).
+    let deps = repo.beads_json(&["dep", "list", &b]);
+    assert_eq!(items(&deps)[0]["id"], a.as_str());
+    assert_eq!(items(&deps)[0]["dependency_type"], "blocks");
+    assert_eq!(repo.beads_json(&["dep", "cycles"]), serde_json::json!([]));
+
+    // defer --until, undefer.
+    let v = repo.beads_json(&["defer", &b, "--until", "2030-01-02"]);
+    assert_eq!(items(&v)[0]["status"], "deferred");
+    assert_eq!(items(&v)[0]["defer_until"], "2030-01-02T00:00:00Z");
+    let v = repo.beads_json(&["undefer", &b]);
+    assert_eq!(items(&v)[0]["status"], "open");
+    assert!(items(&v)[0].get("defer_until").is_none(), "{v}");
+}
+
+#[test]
+fn bds_newer_types_are_there() {
+    let (_sb, repo) = Sandbox::with_store();
+    for (word, kind) in [
+        ("adr", "decision"),
+        ("decision", "decision"),
+        ("spike", "spike"),
+        ("story", "story"),
+        ("milestone", "milestone"),
+    ] {
+        let v = repo.beads_json(&["create", word, "-t", word]);
+        assert_eq!(v["issue_type"], kind);
+    }
+    assert_eq!(repo.beads_json(&["count", "-t", "dec"])["count"], 2);
+}
