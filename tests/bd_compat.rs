@@ -372,3 +372,50 @@ fn bds_newer_types_are_there() {
     }
     assert_eq!(repo.beads_json(&["count", "-t", "dec"])["count"], 2);
 }
+
+#[test]
+fn config_is_kept_in_the_store_and_syncs_key_by_key() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+
+    c1.beads(&["config", "set", "types.custom", "gate,review"]);
+    assert_eq!(
+        c1.beads(&["config", "get", "types.custom"]),
+        "gate,review\n"
+    );
+    let (got, _) = json_env(&c1, &[], &["config", "get", "types.custom"]);
+    assert_eq!(got["key"], "types.custom");
+    assert_eq!(got["value"], "gate,review");
+    let (unset, _) = json_env(&c1, &[], &["config", "get", "nothing.here"]);
+    assert_eq!(unset["value"], Value::Null, "{unset}");
+    // Setting the value it has makes no commit.
+    let head = c1.store_head();
+    c1.beads(&["config", "set", "types.custom", "gate,review"]);
+    assert_eq!(c1.store_head(), head);
+
+    // Each clone sets its own key; after syncing both have both.
+    c2.beads(&["config", "set", "status.custom", "review"]);
+    c1.sync();
+    c2.sync();
+    c1.sync();
+    for clone in [&c1, &c2] {
+        let (all, _) = json_env(clone, &[], &["config", "list"]);
+        assert_eq!(all["types.custom"], "gate,review", "{all}");
+        assert_eq!(all["status.custom"], "review", "{all}");
+    }
+    let (doctor, _) = json_env(&c1, &[], &["doctor"]);
+    assert_eq!(doctor["findings"], serde_json::json!([]), "{doctor}");
+
+    c2.beads(&["config", "unset", "types.custom"]);
+    c2.sync();
+    c1.sync();
+    assert_eq!(c1.beads(&["config", "list"]), "status.custom = review\n");
+
+    // A machine's own setting stays in git config, and the store is untouched.
+    let head = c1.store_head();
+    let (code, err) = c1.beads_fail(&["config", "set", "beads.claimRemote", "origin"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("git config beads.claimRemote"), "{err}");
+    assert_eq!(c1.store_head(), head);
+}

@@ -19,6 +19,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("resolve", "needs a sync conflict; tests/sync.rs runs it"),
     (
+        "config list",
+        "its fields are the settings' keys; tests/bd_compat.rs runs it",
+    ),
+    (
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
@@ -137,6 +141,15 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "dep tree", &["dep", "tree", &b]);
     check(&repo, seen, "label list", &["label", "list", &a]);
     check(&repo, seen, "label list-all", &["label", "list-all"]);
+    let setting = "config get, config set, config unset";
+    check(
+        &repo,
+        seen,
+        setting,
+        &["config", "set", "types.custom", "gate"],
+    );
+    check(&repo, seen, setting, &["config", "get", "types.custom"]);
+    check(&repo, seen, setting, &["config", "unset", "types.custom"]);
     check(
         &repo,
         seen,

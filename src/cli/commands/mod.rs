@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod comments;
 pub mod completions;
+pub mod config;
 pub mod create;
 pub mod dep;
 pub mod doctor;
@@ -76,6 +77,12 @@ pub enum Command {
     /// Manage labels.
     #[command(subcommand)]
     Label(label::LabelCommand),
+    /// The project's settings, kept in the store so that sync shares them.
+    ///
+    /// `types.custom` and `status.custom` (comma lists) are bd's names for custom
+    /// types and statuses. Settings of one machine (`beads.*`) stay in git config.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
@@ -266,6 +273,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Comment(a) => comments::add(ctx, a, out),
         Command::Dep(a) => dep::run(ctx, a, out),
         Command::Label(a) => label::run(ctx, a, out),
+        Command::Config(a) => config::run(ctx, a, out),
         Command::Ready(a) => list::ready(ctx, a, out),
         Command::Blocked(a) => list::blocked(ctx, a, out),
         Command::Count(a) => list::count(ctx, a, out),
