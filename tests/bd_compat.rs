@@ -419,3 +419,50 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
     assert!(err.contains("git config beads.claimRemote"), "{err}");
     assert_eq!(c1.store_head(), head);
 }
+
+#[test]
+fn create_and_update_take_bds_due_defer_and_estimate() {
+    let (_sb, repo) = Sandbox::with_store();
+    let (made, _) = json_env(
+        &repo,
+        &[],
+        &[
+            "create",
+            "Planned",
+            "--due",
+            "2027-01-15",
+            "--defer",
+            "2027-01-01T09:30:00Z",
+            "--estimate",
+            "90",
+        ],
+    );
+    let id = made["id"].as_str().expect("id").to_owned();
+    assert_eq!(made["status"], "deferred", "{made}");
+    assert_eq!(made["due_at"], "2027-01-15T00:00:00Z", "{made}");
+    assert_eq!(made["defer_until"], "2027-01-01T09:30:00Z", "{made}");
+    assert_eq!(made["estimated_minutes"], 90, "{made}");
+    let (ready, _) = json_env(&repo, &[], &["ready"]);
+    assert!(!ids(&ready).contains(&id.as_str()), "{ready}");
+
+    // An empty --due removes it; the estimate is a number, in the export too.
+    repo.beads(&["update", &id, "--due", "", "--estimate", "30", "-s", "open"]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    let bead = &items(&shown)[0];
+    assert_eq!(bead["due_at"], Value::Null, "{bead}");
+    assert_eq!(bead["estimated_minutes"], 30, "{bead}");
+    assert_eq!(bead["status"], "open", "{bead}");
+    let export = repo.beads(&["export"]);
+    let record: Value =
+        serde_json::from_str(export.lines().next().expect("a record")).expect("a JSON record");
+    assert_eq!(record["estimated_minutes"], 30, "{record}");
+
+    // --defer on update puts it off again.
+    repo.beads(&["update", &id, "--defer", "2027-02-01"]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(items(&shown)[0]["status"], "deferred", "{shown}");
+    assert_eq!(items(&shown)[0]["defer_until"], "2027-02-01T00:00:00Z");
+
+    let (code, err) = repo.beads_fail(&["create", "Bad", "--due", "someday"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -32,6 +32,9 @@ pub struct UpdateArgs {
     /// New external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
     #[arg(long = "external-ref")]
     pub external_ref: Option<String>,
+    /// Due, deferral and estimate.
+    #[command(flatten)]
+    pub plan: PlanArgs,
     /// A new parent ("" removes it).
     #[arg(long)]
     pub parent: Option<String>,
@@ -143,19 +146,14 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         Some("") => Some(None),
         Some(p) => Some(Some(super::resolve_id(ctx, p)?)),
     };
-    let fields = [
-        ("design", a.design),
-        ("acceptance_criteria", a.acceptance),
-        ("external_ref", a.external_ref),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-    .collect();
+    let fields = text_fields(a.design, a.acceptance, a.external_ref)
+        .chain(a.plan.fields())
+        .collect();
     let changes = Changes {
         title: a.title,
         description: a.description,
         notes: a.notes,
-        status: a.status,
+        status: a.status.or(a.plan.status()),
         priority: a.priority,
         kind: a.kind,
         assignee: a.assignee,
@@ -266,6 +264,70 @@ pub struct NoteArgs {
     pub text: String,
 }
 
+/// bd's planning fields of `create` and `update`: when a bead is due, until when it
+/// is put off, and how long it should take.
+#[derive(clap::Args, Debug, Default)]
+pub struct PlanArgs {
+    /// When it is due (bd's `due_at`): a time as `defer --until` takes it; "" removes it.
+    #[arg(long, value_parser = parse_when)]
+    pub due: Option<String>,
+    /// Put it off until then (status deferred, bd's `defer_until`): a time as `defer
+    /// --until` takes it.
+    #[arg(long, value_parser = parse_until)]
+    pub defer: Option<chrono::DateTime<chrono::Utc>>,
+    /// How long it should take, in minutes (bd's `estimated_minutes`).
+    #[arg(long, value_name = "MINUTES")]
+    pub estimate: Option<u32>,
+}
+
+impl PlanArgs {
+    /// The fields these set, as bd writes them; an empty `--due` removes `due_at`.
+    pub fn fields(&self) -> Vec<(String, serde_json::Value)> {
+        let time = |t: &chrono::DateTime<chrono::Utc>| {
+            t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        let due = self.due.clone().map(serde_json::Value::from);
+        let defer = self.defer.as_ref().map(|t| time(t).into());
+        let estimate = self.estimate.map(serde_json::Value::from);
+        [
+            ("due_at", due),
+            ("defer_until", defer),
+            ("estimated_minutes", estimate),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+        .collect()
+    }
+
+    /// The status `--defer` asks for.
+    pub fn status(&self) -> Option<Status> {
+        self.defer.map(|_| Status::Deferred)
+    }
+}
+
+/// bd's text fields of `create` and `update` that live in `extra`, those given.
+pub fn text_fields(
+    design: Option<String>,
+    acceptance: Option<String>,
+    external_ref: Option<String>,
+) -> impl Iterator<Item = (String, serde_json::Value)> {
+    [
+        ("design", design),
+        ("acceptance_criteria", acceptance),
+        ("external_ref", external_ref),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.into())))
+}
+
+/// Parses a time as [`parse_until`] does, written as RFC 3339; "" stays "" (removal).
+fn parse_when(s: &str) -> Result<String, String> {
+    match s {
+        "" => Ok(String::new()),
+        s => parse_until(s).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }
+}
+
 /// Parses when a deferral ends.
 fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     let now = chrono::Utc::now();
@@ -313,7 +375,7 @@ pub fn defer(ctx: &Ctx, a: DeferArgs, out: &mut Out) -> Result<(), CliError> {
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     let changes = Changes {
         status: Some(Status::Deferred),
-        fields: vec![("defer_until".to_owned(), until.unwrap_or_default())],
+        fields: vec![("defer_until".to_owned(), until.unwrap_or_default().into())],
         ..Changes::default()
     };
     change(ctx, out, &a.ids, changes, "deferred")
@@ -323,7 +385,7 @@ pub fn defer(ctx: &Ctx, a: DeferArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn undefer(ctx: &Ctx, a: UndeferArgs, out: &mut Out) -> Result<(), CliError> {
     let changes = Changes {
         status: Some(Status::Open),
-        fields: vec![("defer_until".to_owned(), String::new())],
+        fields: vec![("defer_until".to_owned(), serde_json::Value::Null)],
         ..Changes::default()
     };
     change(ctx, out, &a.ids, changes, "undeferred")
