@@ -466,3 +466,58 @@ fn create_and_update_take_bds_due_defer_and_estimate() {
     let (code, err) = repo.beads_fail(&["create", "Bad", "--due", "someday"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn duplicate_supersede_and_dep_relate_link_as_bd_does() {
+    let (_sb, repo) = Sandbox::with_store();
+    let canonical = repo.create("Login fails", &[]);
+    let dup = repo.create("Cannot log in", &[]);
+    let old = repo.create("Old plan", &[]);
+    let new = repo.create("New plan", &[]);
+
+    let (closed, _) = json_env(&repo, &[], &["duplicate", &dup, "--of", &canonical]);
+    let bead = &items(&closed)[0];
+    assert_eq!(bead["status"], "closed", "{bead}");
+    assert_eq!(bead["close_reason"], format!("duplicate of {canonical}"));
+    let head = repo.store_head();
+    repo.beads(&["duplicate", &dup, "--of", &canonical]);
+    assert_eq!(repo.store_head(), head, "marking it again changes nothing");
+
+    // bd's direction: the old bead carries `supersedes` on its replacement.
+    repo.beads(&["supersede", &old, "--with", &new]);
+    let (shown, _) = json_env(&repo, &[], &["show", &dup, &old]);
+    let links: Vec<(Value, Value)> = items(&shown)
+        .iter()
+        .map(|b| {
+            let d = &b["dependencies"][0];
+            (d["id"].clone(), d["dependency_type"].clone())
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (Value::from(canonical.as_str()), Value::from("duplicates")),
+            (Value::from(new.as_str()), Value::from("supersedes")),
+        ]
+    );
+    assert_eq!(items(&shown)[1]["status"], "closed");
+
+    // dep relate links both ways, in one commit.
+    let before = repo.commit_count("refs/beads/main");
+    repo.beads(&["dep", "relate", &canonical, &new]);
+    assert_eq!(repo.commit_count("refs/beads/main"), before + 1);
+    let (shown, _) = json_env(&repo, &[], &["show", &canonical, &new]);
+    for (bead, other) in items(&shown).iter().zip([&new, &canonical]) {
+        assert!(
+            bead["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .any(|d| d["id"] == other.as_str() && d["dependency_type"] == "related"),
+            "{bead}"
+        );
+    }
+
+    let (code, err) = repo.beads_fail(&["supersede", &new, "--with", &new]);
+    assert_eq!(code, 1, "{err}");
+}

@@ -103,13 +103,14 @@ fn every_document_matches_what_its_commands_print() {
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let many = "show, update, close, reopen, delete, release, ready --claim";
+    let many = "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate";
     check(
         &repo,
         seen,
         many,
         &["update", &a, "--title", "First, renamed"],
     );
+    check(&repo, seen, many, &["dep", "relate", &a, &b]);
     check(&repo, seen, one, &["dep", "add", &b, &a]);
     check(&repo, seen, one, &["label", "add", &a, "ui"]);
     check(&repo, seen, many, &["show", &a]);

@@ -678,6 +678,70 @@ pub fn add_dependency(
     Ok(bead)
 }
 
+/// Closes `id` as replaced by `by`, in one commit: bd's `duplicate --of` (`kind`
+/// duplicates) and `supersede --with` (`kind` supersedes). `id` gets the `kind`
+/// dependency on `by` and is closed with `reason`; a bead closed already keeps its
+/// reason.
+pub fn close_replaced(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    by: &BeadId,
+    kind: DepKind,
+    reason: &str,
+) -> Result<Edited> {
+    permit(actor, Capability::Update)?;
+    permit(actor, Capability::Close)?;
+    if id == by {
+        return Err(BeadError::SelfDependency(id.clone()).into());
+    }
+    write(store, actor, |tx| {
+        let mut bead = require_live(tx, id)?;
+        require_live(tx, by)?;
+        let linked = bead.add_dependency(Dependency {
+            id: by.clone(),
+            kind,
+        });
+        let closing = bead.status != Status::Closed;
+        if closing {
+            set_status(&mut bead, Status::Closed);
+            bead.close_reason = Some(reason.to_owned());
+        }
+        let changed = linked || closing;
+        if changed {
+            bead.touch(&actor.id, now());
+            tx.put_bead(&bead)?;
+            tx.set_message(format!("close: {id} {} {by}", kind.relation()));
+        }
+        Ok(Edited { bead, changed })
+    })
+}
+
+/// Links `a` and `b` both ways with `related` (bd's `dep relate`), in one commit.
+pub fn relate(store: &Store, actor: &Actor, a: &BeadId, b: &BeadId) -> Result<Vec<Edited>> {
+    permit(actor, Capability::Update)?;
+    if a == b {
+        return Err(BeadError::SelfDependency(a.clone()).into());
+    }
+    write(store, actor, |tx| {
+        let mut edited = Vec::with_capacity(2);
+        for (this, other) in [(a, b), (b, a)] {
+            let mut bead = require_live(tx, this)?;
+            let changed = bead.add_dependency(Dependency {
+                id: other.clone(),
+                kind: DepKind::Related,
+            });
+            if changed {
+                bead.touch(&actor.id, now());
+                tx.put_bead(&bead)?;
+            }
+            edited.push(Edited { bead, changed });
+        }
+        tx.set_message(format!("dep relate: {a} {b}"));
+        Ok(edited)
+    })
+}
+
 /// A path of blocking dependencies from `from` to `to`, if there is one, starting at `to`.
 fn blocking_path(tx: &View<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<BeadId>>> {
     let index = tx.index()?;

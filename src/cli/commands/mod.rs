@@ -101,6 +101,10 @@ pub enum Command {
     /// Epics and how far their children are.
     #[command(subcommand)]
     Epic(epic::EpicCommand),
+    /// Close a bead as a duplicate of another (a `duplicates` dependency on it).
+    Duplicate(update::DuplicateArgs),
+    /// Close a bead as replaced by another (a `supersedes` dependency on it).
+    Supersede(update::SupersedeArgs),
     /// Put beads off: status deferred, optionally until a time (bd's `defer_until`).
     Defer(update::DeferArgs),
     /// Take beads off deferral: status open again.
@@ -279,6 +283,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Count(a) => list::count(ctx, a, out),
         Command::Stats(a) => stats::run(ctx, a, out),
         Command::Epic(a) => epic::run(ctx, a, out),
+        Command::Duplicate(a) => update::duplicate(ctx, a, out),
+        Command::Supersede(a) => update::supersede(ctx, a, out),
         Command::Defer(a) => update::defer(ctx, a, out),
         Command::Undefer(a) => update::undefer(ctx, a, out),
         Command::Note(a) => update::note(ctx, a, out),

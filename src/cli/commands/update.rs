@@ -2,7 +2,7 @@
 
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, BeadType, Status};
+use crate::model::{Bead, BeadId, BeadType, DepKind, Status};
 use crate::ops::{self, Changes, Edited};
 
 /// Arguments of `update`.
@@ -233,6 +233,60 @@ pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let ids = super::resolve_ids(ctx, &a.ids)?;
     let beads = ops::delete(&ctx.store, &actor, &ids, a.reason.as_deref())?;
     report(ctx, out, beads, "deleted")
+}
+
+/// Arguments of `duplicate`.
+#[derive(clap::Args, Debug)]
+pub struct DuplicateArgs {
+    /// The duplicate, to close.
+    pub id: String,
+    /// The bead it duplicates, which stays.
+    #[arg(long = "of", value_name = "ID")]
+    pub of: String,
+}
+
+/// Arguments of `supersede`.
+#[derive(clap::Args, Debug)]
+pub struct SupersedeArgs {
+    /// The bead replaced, to close.
+    pub id: String,
+    /// The bead that replaces it.
+    #[arg(long = "with", value_name = "ID")]
+    pub with: String,
+}
+
+/// Runs `duplicate`.
+pub fn duplicate(ctx: &Ctx, a: DuplicateArgs, out: &mut Out) -> Result<(), CliError> {
+    replaced(ctx, out, &a.id, &a.of, DepKind::Duplicates, "duplicate of")
+}
+
+/// Runs `supersede`.
+pub fn supersede(ctx: &Ctx, a: SupersedeArgs, out: &mut Out) -> Result<(), CliError> {
+    replaced(
+        ctx,
+        out,
+        &a.id,
+        &a.with,
+        DepKind::Supersedes,
+        "superseded by",
+    )
+}
+
+/// Closes `id` as replaced by `by` (a `kind` dependency), with the reason `why BY`.
+fn replaced(
+    ctx: &Ctx,
+    out: &mut Out,
+    id: &str,
+    by: &str,
+    kind: DepKind,
+    why: &str,
+) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let id = super::resolve_id(ctx, id)?;
+    let by = super::resolve_id(ctx, by)?;
+    let reason = format!("{why} {by}");
+    let edited = ops::close_replaced(&ctx.store, &actor, &id, &by, kind, &reason)?;
+    report(ctx, out, vec![edited], "closed")
 }
 
 /// Arguments of `defer`.
