@@ -213,6 +213,11 @@ fn beads_ui_shows_the_issues_epics_and_board_of_git_beads() {
     assert_eq!(seen["in_progress"], json!([first]));
     assert_eq!(seen["priority"], 0, "{seen}");
     assert_eq!(seen["labels"], json!(["ui"]), "{seen}");
+    assert_eq!(seen["acceptance"], "Cards move", "{seen}");
+    assert_eq!(seen["comments"], json!(["On it"]), "{seen}");
+    assert_eq!(seen["created"], true, "{seen}");
+    assert_eq!(seen["created_type"], "bug", "{seen}");
+    assert_eq!(seen["deleted"], true, "{seen}");
     assert_eq!(seen["closed_status"], "closed", "{seen}");
     assert_eq!(seen["closed"], json!([first]));
     assert_eq!(seen["ready_after"], sorted(&[&second, &loose]), "{seen}");

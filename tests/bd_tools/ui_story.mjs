@@ -115,6 +115,25 @@ try {
   out.priority = bead(prio, 'priority');
   const label = await request(ws, pending, 'label-add', { id: to_start, label: 'ui' });
   out.labels = bead(label, 'labels');
+  const edited = await request(ws, pending, 'edit-text', {
+    id: to_start,
+    field: 'acceptance',
+    value: 'Cards move'
+  });
+  out.acceptance = bead(edited, 'acceptance_criteria');
+  const commented = await request(ws, pending, 'add-comment', { id: to_start, text: 'On it' });
+  out.comments = commented.ok
+    ? commented.payload.map((c) => c.text)
+    : JSON.stringify(commented.error);
+  const made = await request(ws, pending, 'create-issue', { title: 'Made on the board', type: 'bug' });
+  out.created = made.ok ? made.payload.created : JSON.stringify(made.error);
+  const all = await view(ws, pending, 'all-issues');
+  const fresh = all.find((it) => it.title === 'Made on the board');
+  out.created_type = fresh ? fresh.issue_type : null;
+  const gone = fresh
+    ? await request(ws, pending, 'delete-issue', { id: fresh.id })
+    : { ok: false, error: 'nothing to delete' };
+  out.deleted = gone.ok ? gone.payload.deleted : JSON.stringify(gone.error);
   const closed = await request(ws, pending, 'update-status', { id: to_start, status: 'closed' });
   out.closed_status = bead(closed, 'status');
   out.closed = ids(await view(ws, pending, 'closed-issues'));

@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     pub design: Option<String>,
     /// Acceptance criteria (bd's `acceptance_criteria`).
-    #[arg(long)]
+    #[arg(long, visible_alias = "acceptance-criteria")]
     pub acceptance: Option<String>,
     /// Notes.
     #[arg(long)]

@@ -27,7 +27,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     pub design: Option<String>,
     /// New acceptance criteria (bd's `acceptance_criteria`).
-    #[arg(long)]
+    #[arg(long, visible_alias = "acceptance-criteria")]
     pub acceptance: Option<String>,
     /// New external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
     #[arg(long = "external-ref")]
@@ -108,6 +108,10 @@ pub struct DeleteArgs {
     /// Why.
     #[arg(short, long)]
     pub reason: Option<String>,
+    /// bd's "delete without a preview": git-beads never previews (a deleted bead stays
+    /// as a tombstone), so this changes nothing; taken so bd's tools run unchanged.
+    #[arg(short, long)]
+    pub force: bool,
 }
 
 /// Arguments of `release`.
