@@ -421,7 +421,7 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
 }
 
 #[test]
-fn create_and_update_take_bds_due_defer_and_estimate() {
+fn create_and_update_take_bds_due_defer_estimate_and_metadata() {
     let (_sb, repo) = Sandbox::with_store();
     let (made, _) = json_env(
         &repo,
@@ -465,6 +465,19 @@ fn create_and_update_take_bds_due_defer_and_estimate() {
 
     let (code, err) = repo.beads_fail(&["create", "Bad", "--due", "someday"]);
     assert_eq!(code, 2, "{err}");
+
+    // bd's --metadata: a JSON object in place of the one there, "" removes it.
+    repo.beads(&["update", &id, "--metadata", r#"{"team":"ui","points":3}"#]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(
+        items(&shown)[0]["metadata"],
+        serde_json::json!({"team": "ui", "points": 3})
+    );
+    let (code, err) = repo.beads_fail(&["update", &id, "--metadata", "[1]"]);
+    assert_eq!(code, 2, "{err}");
+    repo.beads(&["update", &id, "--metadata", ""]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(items(&shown)[0]["metadata"], Value::Null, "{shown}");
 }
 
 #[test]

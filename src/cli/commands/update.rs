@@ -35,6 +35,9 @@ pub struct UpdateArgs {
     /// Due, deferral and estimate.
     #[command(flatten)]
     pub plan: PlanArgs,
+    /// bd's custom metadata: a JSON object, in place of the one it has ("" removes it).
+    #[arg(long, value_name = "JSON", value_parser = parse_metadata)]
+    pub metadata: Option<serde_json::Value>,
     /// A new parent ("" removes it).
     #[arg(long)]
     pub parent: Option<String>,
@@ -152,6 +155,7 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     };
     let fields = text_fields(a.design, a.acceptance, a.external_ref)
         .chain(a.plan.fields())
+        .chain(a.metadata.map(|m| ("metadata".to_owned(), m)))
         .collect();
     let changes = Changes {
         title: a.title,
@@ -383,6 +387,18 @@ fn parse_when(s: &str) -> Result<String, String> {
     match s {
         "" => Ok(String::new()),
         s => parse_until(s).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }
+}
+
+/// Parses `--metadata`: a JSON object, or "" (`null`: removal).
+fn parse_metadata(s: &str) -> Result<serde_json::Value, String> {
+    if s.is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err(format!("{s:?} is not a JSON object")),
+        Err(e) => Err(format!("{s:?} is not JSON: {e}")),
     }
 }
 
