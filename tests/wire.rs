@@ -19,6 +19,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("resolve", "needs a sync conflict; tests/sync.rs runs it"),
     (
+        "config list",
+        "its fields are the settings' keys; tests/bd_compat.rs runs it",
+    ),
+    (
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
@@ -99,13 +103,14 @@ fn every_document_matches_what_its_commands_print() {
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let many = "show, update, close, reopen, delete, release, ready --claim";
+    let many = "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate";
     check(
         &repo,
         seen,
         many,
         &["update", &a, "--title", "First, renamed"],
     );
+    check(&repo, seen, many, &["dep", "relate", &a, &b]);
     check(&repo, seen, one, &["dep", "add", &b, &a]);
     check(&repo, seen, one, &["label", "add", &a, "ui"]);
     check(&repo, seen, many, &["show", &a]);
@@ -137,6 +142,15 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "dep tree", &["dep", "tree", &b]);
     check(&repo, seen, "label list", &["label", "list", &a]);
     check(&repo, seen, "label list-all", &["label", "list-all"]);
+    let setting = "config get, config set, config unset";
+    check(
+        &repo,
+        seen,
+        setting,
+        &["config", "set", "types.custom", "gate"],
+    );
+    check(&repo, seen, setting, &["config", "get", "types.custom"]);
+    check(&repo, seen, setting, &["config", "unset", "types.custom"]);
     check(
         &repo,
         seen,

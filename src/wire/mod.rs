@@ -121,6 +121,8 @@ pub const DOCUMENTS: &[Doc] = &[
     DepTree::DOC,
     Labels::DOC,
     LabelCounts::DOC,
+    Setting::DOC,
+    Settings::DOC,
     Log::DOC,
     Imported::DOC,
     Exported::DOC,
