@@ -4,6 +4,7 @@ mod actor;
 mod agent;
 pub mod bd;
 mod bead;
+pub mod doc;
 mod formula;
 mod id;
 mod mail;
