@@ -7,10 +7,11 @@ use serde::Serialize;
 
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
+use super::prime::{HookEntry, PrimeReport};
 use super::session::{session, sessions};
 use super::{Doc, Documented, Field, Shape};
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
-use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
+use crate::ops::{FoundFormula, InboxEntry, Origin, Progress};
 
 /// One agent: `agent create|show|update|retire|bind`.
 #[derive(Serialize)]
@@ -86,7 +87,7 @@ pub struct Hook<'a> {
     /// The agent.
     pub agent: &'a AgentName,
     /// Each bead on the hook, with its molecule's progress when it is one.
-    pub hook: &'a [HookItem],
+    pub hook: Vec<HookEntry<'a>>,
 }
 
 impl Documented for Hook<'_> {
@@ -196,7 +197,7 @@ impl Documented for Resumed<'_> {
 #[derive(Serialize)]
 pub struct Primed<'a> {
     /// Who it is, its hook, how the last session ended, its mail.
-    pub prime: &'a Prime,
+    pub prime: PrimeReport<'a>,
 }
 
 impl Documented for Primed<'_> {
