@@ -21,7 +21,7 @@ pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use prime::{
     Handoff, HookEntry, MailLine, MailMarks, Previous, PrimeReport, ResumedSession, Unreadable,
-    hook_entries,
+    hook_entries, unreadable,
 };
 pub use repo::*;
 pub use session::Session;

@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
+use super::MoleculeState;
 use crate::model::{
     Agent, Bead, BeadId, BudgetLeft, CrashNote, EndReason, Session, SkippedFile, Timestamp,
 };
-use crate::ops::{HandoffNote, HookItem, PreviousSession, Progress, ResumedFrom};
+use crate::ops::{Broken, HandoffNote, HookItem, PreviousSession, ResumedFrom};
 
 /// One bead on a hook, with its molecule's progress when it is one.
 #[derive(Serialize)]
@@ -15,14 +16,14 @@ pub struct HookEntry<'a> {
     pub bead: &'a Bead,
     /// Its progress, when it is a molecule (left out otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub progress: Option<&'a Progress>,
+    pub progress: Option<MoleculeState<'a>>,
 }
 
 impl<'a> From<&'a HookItem> for HookEntry<'a> {
     fn from(item: &'a HookItem) -> Self {
         HookEntry {
             bead: &item.bead,
-            progress: item.progress.as_ref(),
+            progress: item.progress.as_ref().map(MoleculeState::from),
         }
     }
 }
@@ -142,6 +143,17 @@ pub struct Unreadable<'a> {
     pub error: &'a str,
 }
 
+/// Each document of `broken`, as the JSON names it.
+pub fn unreadable(broken: &[Broken]) -> Vec<Unreadable<'_>> {
+    broken
+        .iter()
+        .map(|b| Unreadable {
+            path: &b.path,
+            error: &b.error,
+        })
+        .collect()
+}
+
 /// What a fresh session needs, as `prime` prints it.
 #[derive(Serialize)]
 pub struct PrimeReport<'a> {
@@ -206,14 +218,7 @@ impl<'a> From<&'a crate::ops::Prime> for PrimeReport<'a> {
                 .collect(),
             store_commit: &p.store_commit,
             ready: &p.ready,
-            broken: p
-                .broken
-                .iter()
-                .map(|b| Unreadable {
-                    path: &b.path,
-                    error: &b.error,
-                })
-                .collect(),
+            broken: unreadable(&p.broken),
         }
     }
 }
