@@ -20,8 +20,8 @@ pub use agent::{Agent, Message};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use prime::{
-    Handoff, HookEntry, MailLine, MailMarks, Previous, PrimeReport, ResumedSession, Unreadable,
-    hook_entries, unreadable,
+    Handoff, HookEntry, InboxLine, MailLine, MailMarks, Previous, PrimeReport, ResumedSession,
+    Unreadable, hook_entries, unreadable,
 };
 pub use repo::*;
 pub use session::Session;

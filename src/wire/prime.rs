@@ -7,7 +7,9 @@ use super::MoleculeState;
 use crate::model::{
     Agent, Bead, BeadId, BudgetLeft, CrashNote, EndReason, Session, SkippedFile, Timestamp,
 };
-use crate::ops::{Broken, HandoffNote, HookItem, PreviousSession, ResumedFrom};
+use crate::ops::{
+    Broken, HandoffNote, HookItem, InboxEntry, MailSummary, PreviousSession, ResumedFrom,
+};
 
 /// One bead on a hook, with its molecule's progress when it is one.
 #[derive(Serialize)]
@@ -121,6 +123,48 @@ pub struct MailLine<'a> {
     pub delivery: Vec<MailMarks<'a>>,
 }
 
+impl<'a> From<&'a MailSummary> for MailLine<'a> {
+    fn from(m: &'a MailSummary) -> Self {
+        MailLine {
+            id: &m.id,
+            from: &m.from,
+            subject: &m.subject,
+            priority: m.priority,
+            thread: &m.thread,
+            sent_us: m.sent_us,
+            delivery: m
+                .delivery
+                .iter()
+                .map(|d| MailMarks {
+                    agent: &d.agent,
+                    read: d.read,
+                    acked: d.acked,
+                    archived: d.archived,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One line of an inbox: the message in short, and whether the reader read it.
+#[derive(Serialize)]
+pub struct InboxLine<'a> {
+    /// The message.
+    #[serde(flatten)]
+    pub message: MailLine<'a>,
+    /// Whether the reader has read it.
+    pub read: bool,
+}
+
+impl<'a> From<&'a InboxEntry> for InboxLine<'a> {
+    fn from(e: &'a InboxEntry) -> Self {
+        InboxLine {
+            message: MailLine::from(&e.summary),
+            read: e.read,
+        }
+    }
+}
+
 /// One recipient's marks on a message.
 #[derive(Serialize)]
 pub struct MailMarks<'a> {
@@ -194,28 +238,7 @@ impl<'a> From<&'a crate::ops::Prime> for PrimeReport<'a> {
             budget_left: p.budget_left.as_ref(),
             resumed: p.resumed.as_ref().map(ResumedSession::from),
             unread_mail: p.unread_mail,
-            mail: p
-                .mail
-                .iter()
-                .map(|m| MailLine {
-                    id: &m.id,
-                    from: &m.from,
-                    subject: &m.subject,
-                    priority: m.priority,
-                    thread: &m.thread,
-                    sent_us: m.sent_us,
-                    delivery: m
-                        .delivery
-                        .iter()
-                        .map(|d| MailMarks {
-                            agent: &d.agent,
-                            read: d.read,
-                            acked: d.acked,
-                            archived: d.archived,
-                        })
-                        .collect(),
-                })
-                .collect(),
+            mail: p.mail.iter().map(MailLine::from).collect(),
             store_commit: &p.store_commit,
             ready: &p.ready,
             broken: unreadable(&p.broken),

@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
-use super::prime::{HookEntry, PrimeReport};
+use super::prime::{HookEntry, InboxLine, PrimeReport};
 use super::session::{session, sessions};
 use super::{Doc, Documented, Field, Shape};
 use crate::model::Status;
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
-use crate::ops::{FoundFormula, InboxEntry, Origin, Progress, StepState};
+use crate::ops::{FoundFormula, Origin, Progress, StepState};
 
 /// One agent: `agent create|show|update|retire|bind`.
 #[derive(Serialize)]
@@ -238,7 +238,7 @@ pub struct Inbox<'a> {
     /// How many messages it has not read.
     pub unread: usize,
     /// The messages.
-    pub messages: &'a [InboxEntry],
+    pub messages: Vec<InboxLine<'a>>,
 }
 
 impl Documented for Inbox<'_> {
