@@ -5,6 +5,7 @@ mod agent;
 pub mod bd;
 mod bead;
 pub mod config;
+pub mod doc;
 mod formula;
 mod id;
 mod mail;

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::{Doc, Documented, Field, Shape};
 use crate::ops::{
-    Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync,
-    Outcome, Severity, SyncReport, WorktreeAdded as Added,
+    CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync, Outcome,
+    Severity, SyncReport, WorktreeAdded as Added,
 };
 
 /// What `init` did.
@@ -193,7 +193,7 @@ pub struct Exported<'a> {
     /// How many beads.
     pub beads: usize,
     /// The documents that do not parse (left out).
-    pub broken: &'a [Broken],
+    pub broken: Vec<super::Unreadable<'a>>,
 }
 
 impl Documented for Exported<'_> {
