@@ -657,3 +657,27 @@ fn id_of(dep: &Value) -> &Value {
 fn kind_of(dep: &Value) -> &Value {
     dep.get("dependency_type").unwrap_or(&dep["type"])
 }
+
+#[test]
+fn show_leaves_out_an_author_the_record_did_not_name() {
+    let sb = Sandbox::new();
+    let repo = sb.repo_with_store("work", "importer");
+    let path = sb.path().join("anon.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"id":"bd-anon","title":"nobody wrote this","status":"open","priority":2,"#,
+            r#""issue_type":"task","created_at":"2025-01-02T03:04:05Z","updated_at":"2025-01-02T03:04:05Z"}"#,
+            "\n"
+        ),
+    )
+    .expect("write");
+    repo.beads(&["import", path.to_str().expect("utf-8")]);
+    let shown = repo.beads(&["show", "bd-anon"]);
+    let line = shown
+        .lines()
+        .find(|l| l.contains("created "))
+        .unwrap_or_else(|| panic!("no created line in {shown}"));
+    assert!(!line.contains("by  ") && !line.contains("by ·"), "{line}");
+    assert!(line.contains("updated 2025-01-02"), "{line}");
+}

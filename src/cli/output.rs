@@ -248,11 +248,11 @@ impl Out {
             self.line(format!("  labels: {}", labels.join(", ")))?;
         }
         self.line(format!(
-            "  created {} by {} · updated {} by {}",
+            "  created {}{} · updated {}{}",
             b.created_at.format("%Y-%m-%d %H:%M"),
-            b.created_by,
+            by(&b.created_by),
             b.updated_at.format("%Y-%m-%d %H:%M"),
-            b.updated_by
+            by(&b.updated_by)
         ))?;
         if let Some(at) = b.closed_at {
             let reason = b.close_reason.as_deref().unwrap_or("no reason given");
@@ -371,4 +371,13 @@ pub fn json_error(e: &CliError) {
 /// characters escaped (newlines stay).
 pub fn warn(text: impl AsRef<str>) {
     eprintln!("{}", model::escape_controls(text.as_ref(), Layout::Lines));
+}
+
+/// " by WHO", or nothing when nobody is recorded (a bead imported without its author).
+fn by(who: &str) -> String {
+    if who.is_empty() {
+        String::new()
+    } else {
+        format!(" by {who}")
+    }
 }
