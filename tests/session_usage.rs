@@ -648,9 +648,15 @@ fn codex_rollouts_count_the_growth_of_their_running_totals() {
     );
     assert_eq!(ledger[0]["tool_calls"], 1);
     assert_eq!(ledger[1]["tokens"], 1700, "the growth of the totals: {s}");
-    assert_eq!(
+    assert_ne!(
         ledger[1]["unpriced"], true,
-        "no default price for OpenAI models"
+        "OpenAI models have prices: {s}"
+    );
+    // gpt-5.1-codex at gpt-5's price: 500 input, 200 output, 1 000 cached input.
+    let spend = ledger[1]["spend"].as_f64().expect("spend");
+    assert!(
+        close(spend, (500.0 * 1.25 + 200.0 * 10.0 + 1000.0 * 0.125) / 1e6),
+        "{s}"
     );
     assert_eq!(s["models"][0]["to"], "gpt-5.1-codex", "{s}");
 }
@@ -686,4 +692,33 @@ fn hooks_set_up_for_every_project_do_nothing_outside_a_repository() {
         let stdout = common::expect_success(format_args!("{event} outside a repository"), &out);
         assert_eq!(stdout, "", "{event}");
     }
+}
+
+#[test]
+fn a_turn_over_fresh_after_is_named_by_prime_and_the_prompt_hook() {
+    let (_sb, repo, mut t, _id) = started(&[]);
+    repo.git(&["config", "beads.freshAfter", "100"]);
+    t.assistant("msg_1", "claude-haiku-4-5-20251001", [10, 20, 0, 0], 0);
+    t.write();
+    stop(&repo, &t);
+    let quiet = repo.beads_json(&["prime"]);
+    assert!(quiet["prime"]["fresh"].is_null(), "30 tokens: {quiet}");
+
+    t.assistant("msg_2", "claude-haiku-4-5-20251001", [100, 30, 0, 0], 0);
+    t.write();
+    stop(&repo, &t);
+    let primed = repo.beads_json(&["prime"]);
+    let fresh = &primed["prime"]["fresh"];
+    assert_eq!(fresh["tokens"], 130, "{primed}");
+    assert_eq!(fresh["after_tokens"], 100, "{primed}");
+    assert!(fresh.get("after_spend").is_none(), "{primed}");
+    assert!(
+        repo.beads(&["prime"])
+            .contains("more than beads.freshAfter (100 tokens)"),
+        "human prime says so too"
+    );
+    assert!(
+        prompt(&repo, &t).contains("more than beads.freshAfter"),
+        "and the prompt hook"
+    );
 }

@@ -822,6 +822,8 @@ pub struct Prime {
     /// The documents prime read around because they do not parse: everything else is
     /// shown.
     pub broken: Vec<Broken>,
+    /// The session's last turn, when it cost more than `beads.freshAfter`.
+    pub fresh: Option<super::usage::Fresh>,
 }
 
 /// Gathers what a session needs at its start. A store that cannot be read is an
@@ -857,6 +859,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
                 .map(|s| format!("{} P{} {}", s.id(), s.priority(), s.title()))
                 .collect(),
             broken: ready.broken,
+            fresh: None,
         });
     };
     let agent = load(&view, name)?;
@@ -910,6 +913,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         None => None,
     };
     Ok(Prime {
+        fresh: session.as_ref().and_then(|s| super::usage::fresh(store, s)),
         resumed,
         unread_mail: unread.count,
         mail: unread.top,

@@ -70,9 +70,10 @@ impl Price {
     }
 }
 
-/// Anthropic's list prices of current Claude models, by model id prefix (the longest
-/// matching prefix wins). A model missing here has no price unless `beads.price` gives
-/// one: its tokens are recorded and its spend is unknown.
+/// List prices of current Claude (Anthropic) and OpenAI models, by model id prefix (the
+/// longest matching prefix wins). OpenAI bills no cache writes (Codex reports none), so
+/// theirs cost what input does. A model missing here has no price unless `beads.price`
+/// gives one: its tokens are recorded and its spend is unknown.
 pub const DEFAULT_PRICES: &[(&str, Price)] = &[
     ("claude-opus-4-5", Price::new(5.0, 25.0, 6.25, 0.5)),
     ("claude-opus-4-1", Price::new(15.0, 75.0, 18.75, 1.5)),
@@ -82,6 +83,18 @@ pub const DEFAULT_PRICES: &[(&str, Price)] = &[
     ("claude-haiku-4-5", Price::new(1.0, 5.0, 1.25, 0.1)),
     ("claude-3-7-sonnet", Price::new(3.0, 15.0, 3.75, 0.3)),
     ("claude-3-5-haiku", Price::new(0.8, 4.0, 1.0, 0.08)),
+    ("gpt-5", Price::new(1.25, 10.0, 1.25, 0.125)),
+    ("gpt-5-mini", Price::new(0.25, 2.0, 0.25, 0.025)),
+    ("gpt-5-nano", Price::new(0.05, 0.4, 0.05, 0.005)),
+    ("gpt-4.1", Price::new(2.0, 8.0, 2.0, 0.5)),
+    ("gpt-4.1-mini", Price::new(0.4, 1.6, 0.4, 0.1)),
+    ("gpt-4.1-nano", Price::new(0.1, 0.4, 0.1, 0.025)),
+    ("gpt-4o", Price::new(2.5, 10.0, 2.5, 1.25)),
+    ("gpt-4o-mini", Price::new(0.15, 0.6, 0.15, 0.075)),
+    ("o3", Price::new(2.0, 8.0, 2.0, 0.5)),
+    ("o3-mini", Price::new(1.1, 4.4, 1.1, 0.55)),
+    ("o4-mini", Price::new(1.1, 4.4, 1.1, 0.275)),
+    ("codex-mini", Price::new(1.5, 6.0, 1.5, 0.375)),
 ];
 
 /// The prices in effect: `beads.price` entries (`MODEL INPUT OUTPUT CACHE_WRITE

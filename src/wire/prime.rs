@@ -8,7 +8,8 @@ use crate::model::{
     Agent, Bead, BeadId, BudgetLeft, CrashNote, EndReason, Session, SkippedFile, Timestamp,
 };
 use crate::ops::{
-    Broken, HandoffNote, HookItem, InboxEntry, MailSummary, PreviousSession, ResumedFrom,
+    Broken, Fresh, FreshAfter, HandoffNote, HookItem, InboxEntry, MailSummary, PreviousSession,
+    ResumedFrom,
 };
 
 /// One bead on a hook, with its molecule's progress when it is one.
@@ -225,6 +226,38 @@ pub struct PrimeReport<'a> {
     pub ready: &'a [String],
     /// The documents read around because they do not parse.
     pub broken: Vec<Unreadable<'a>>,
+    /// The last turn, when it cost more than `beads.freshAfter`.
+    pub fresh: Option<FreshTurn>,
+}
+
+/// A turn that cost more than `beads.freshAfter`: the signal to start a fresh session.
+#[derive(Serialize)]
+pub struct FreshTurn {
+    /// Its tokens.
+    pub tokens: u64,
+    /// Its spend, in dollars.
+    pub spend: f64,
+    /// The ceiling in tokens, when `beads.freshAfter` counts tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_tokens: Option<u64>,
+    /// The ceiling in dollars, when `beads.freshAfter` counts spend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_spend: Option<f64>,
+}
+
+impl From<&Fresh> for FreshTurn {
+    fn from(f: &Fresh) -> Self {
+        let (after_tokens, after_spend) = match f.after {
+            FreshAfter::Tokens(t) => (Some(t), None),
+            FreshAfter::Spend(d) => (None, Some(d)),
+        };
+        FreshTurn {
+            tokens: f.line.tokens,
+            spend: f.line.spend,
+            after_tokens,
+            after_spend,
+        }
+    }
 }
 
 impl<'a> From<&'a crate::ops::Prime> for PrimeReport<'a> {
@@ -242,6 +275,7 @@ impl<'a> From<&'a crate::ops::Prime> for PrimeReport<'a> {
             store_commit: &p.store_commit,
             ready: &p.ready,
             broken: unreadable(&p.broken),
+            fresh: p.fresh.as_ref().map(FreshTurn::from),
         }
     }
 }

@@ -208,8 +208,9 @@ impl Documented for Primed<'_> {
         fields: &[Field::noted(
             "prime",
             ": {agent, session, resumed, handoff, previous, hook, budget_left, unread_mail, \
-             mail, store_commit, ready, broken}; broken names the documents read around \
-             because they do not parse: [{path, error}]",
+             mail, store_commit, ready, broken, fresh}; broken names the documents read \
+             around because they do not parse: [{path, error}]; fresh, when the last turn \
+             cost more than beads.freshAfter: {tokens, spend, after_tokens | after_spend}",
         )],
     };
 }

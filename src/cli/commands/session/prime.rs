@@ -49,8 +49,8 @@ pub(super) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(
     print_identity(out, agent, &p)?;
     print_previous(out, &p)?;
     print_work(out, agent, &p)?;
-    if let Some(f) = p.session.as_ref().and_then(|s| ops::fresh(&ctx.store, s)) {
-        out.line(super::prompt::fresh_text(&f))?;
+    if let Some(f) = &p.fresh {
+        out.line(super::prompt::fresh_text(f))?;
     }
     out.line("When done: `git beads close ID`; to pass work on: `git beads handoff -m NOTE`.")
 }
