@@ -722,3 +722,91 @@ fn a_turn_over_fresh_after_is_named_by_prime_and_the_prompt_hook() {
         "and the prompt hook"
     );
 }
+
+/// A Gemini CLI session record (its JSONL session file): `gemini` messages are written
+/// again as their tokens and tool calls are filled in.
+fn gemini_record(id: &str, model: &str, tokens: Option<[u64; 4]>, calls: &[&str]) -> String {
+    let mut r = json!({"id": id, "timestamp": "2026-01-01T00:00:00.000Z", "type": "gemini",
+                       "content": "working on it", "model": model});
+    if let Some([input, output, cached, thoughts]) = tokens {
+        r["tokens"] = json!({"input": input, "output": output, "cached": cached,
+                             "thoughts": thoughts, "tool": 0,
+                             "total": input + output + thoughts});
+    }
+    if !calls.is_empty() {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|c| {
+                json!({"id": c, "name": "run_shell_command", "args": {"command": "ls"},
+                            "status": "success", "timestamp": "2026-01-01T00:00:01.000Z"})
+            })
+            .collect();
+        r["toolCalls"] = Value::Array(calls);
+    }
+    format!("{r}\n")
+}
+
+#[test]
+fn gemini_session_files_count_each_response_once_with_its_model() {
+    let (sb, repo, _t, id) = started(&[]);
+    let path = sb.path().join("session-2026-01-01T00-00-abc.jsonl");
+    let after_agent = |repo: &Repo| {
+        hook(
+            repo,
+            "AfterAgent",
+            &path,
+            json!({"prompt": "go", "prompt_response": "done"}),
+            &["session", "heartbeat", "--hook-input=gemini"],
+        )
+    };
+    let meta =
+        json!({"sessionId": "abc", "projectHash": "h", "startTime": "2026-01-01T00:00:00.000Z"});
+    let user = json!({"id": "u1", "timestamp": "2026-01-01T00:00:00.000Z", "type": "user", "content": "go"});
+    let mut text = format!("{meta}\n{user}\n")
+        + &gemini_record("g1", "gemini-2.5-pro", None, &[])
+        + &gemini_record("g1", "gemini-2.5-pro", Some([1000, 200, 600, 50]), &[])
+        + &gemini_record(
+            "g1",
+            "gemini-2.5-pro",
+            Some([1000, 200, 600, 50]),
+            &["call-1"],
+        );
+    std::fs::write(&path, &text).expect("write");
+    after_agent(&repo);
+    text += &gemini_record(
+        "g1",
+        "gemini-2.5-pro",
+        Some([1000, 200, 600, 50]),
+        &["call-1"],
+    );
+    text += &gemini_record(
+        "g2",
+        "gemini-2.5-flash",
+        Some([2000, 100, 0, 0]),
+        &["call-2"],
+    );
+    std::fs::write(&path, &text).expect("write");
+    after_agent(&repo);
+
+    let s = repo.beads_json(&["session", "show", &id]);
+    let s = session(&s);
+    let ledger = s["ledger"].as_array().expect("ledger");
+    assert_eq!(ledger.len(), 2, "{s}");
+    assert_eq!(
+        ledger[0]["by_kind"],
+        json!({"input": 400, "output": 250, "cache_write": 0, "cache_read": 600}),
+        "cached tokens are read from the cache, thoughts bill as output: {s}"
+    );
+    assert_eq!(ledger[0]["tool_calls"], 1, "{s}");
+    let first = (400.0 * 1.25 + 250.0 * 10.0 + 600.0 * 0.125) / 1e6;
+    assert!(
+        close(ledger[0]["spend"].as_f64().expect("spend"), first),
+        "{s}"
+    );
+    assert_eq!(
+        ledger[1]["tokens"], 2100,
+        "a record written again counts once: {s}"
+    );
+    assert_eq!(ledger[1]["tool_calls"], 1, "{s}");
+    assert_eq!(s["models"][0]["to"], "gemini-2.5-flash", "{s}");
+}

@@ -1,7 +1,7 @@
 //! What a session spends, as its harness says: the turns read from the harness'
-//! transcript (Claude Code's JSONL), priced, written to the session's local ledger at
-//! once and folded into the store at intervals; and the budget guard a harness asks
-//! before every tool call, which reads only that ledger.
+//! transcript (Claude Code's JSONL, Codex CLI's rollout, Gemini CLI's session file), priced,
+//! written to the session's local ledger at once and folded into the store at intervals;
+//! and the budget guard a harness asks before every tool call, which reads only that ledger.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Seek, SeekFrom};
@@ -70,9 +70,10 @@ impl Price {
     }
 }
 
-/// List prices of current Claude (Anthropic) and OpenAI models, by model id prefix (the
-/// longest matching prefix wins). OpenAI bills no cache writes (Codex reports none), so
-/// theirs cost what input does. A model missing here has no price unless `beads.price`
+/// List prices of current Claude (Anthropic), OpenAI and Gemini (Google, prompts up to
+/// 200 000 tokens) models, by model id prefix (the longest matching prefix wins).
+/// OpenAI and Google bill no cache writes (their harnesses report none), so theirs
+/// cost what input does. A model missing here has no price unless `beads.price`
 /// gives one: its tokens are recorded and its spend is unknown.
 pub const DEFAULT_PRICES: &[(&str, Price)] = &[
     ("claude-opus-4-5", Price::new(5.0, 25.0, 6.25, 0.5)),
@@ -95,6 +96,10 @@ pub const DEFAULT_PRICES: &[(&str, Price)] = &[
     ("o3-mini", Price::new(1.1, 4.4, 1.1, 0.55)),
     ("o4-mini", Price::new(1.1, 4.4, 1.1, 0.275)),
     ("codex-mini", Price::new(1.5, 6.0, 1.5, 0.375)),
+    ("gemini-2.5-pro", Price::new(1.25, 10.0, 1.25, 0.125)),
+    ("gemini-2.5-flash", Price::new(0.3, 2.5, 0.3, 0.03)),
+    ("gemini-2.5-flash-lite", Price::new(0.1, 0.4, 0.1, 0.01)),
+    ("gemini-3-pro", Price::new(2.0, 12.0, 2.0, 0.2)),
 ];
 
 /// The prices in effect: `beads.price` entries (`MODEL INPUT OUTPUT CACHE_WRITE
@@ -138,8 +143,9 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The fields of a transcript line that count: Claude Code's (an `assistant` line with
-/// its API message) or a Codex CLI rollout's (`turn_context`, `event_msg` and
-/// `response_item` lines with a `payload`).
+/// its API message), a Codex CLI rollout's (`turn_context`, `event_msg` and
+/// `response_item` lines with a `payload`), or a Gemini CLI session file's (a `gemini`
+/// message record, written again each time its tokens or tool calls are filled in).
 #[derive(Deserialize)]
 struct TranscriptLine {
     #[serde(rename = "type")]
@@ -149,6 +155,84 @@ struct TranscriptLine {
     uuid: Option<String>,
     message: Option<ApiMessage>,
     payload: Option<CodexPayload>,
+    id: Option<String>,
+    model: Option<String>,
+    /// Read as Gemini's only on a `gemini` line, so that another harness' field of the
+    /// same name never makes its line unreadable.
+    tokens: Option<serde_json::Value>,
+    #[serde(rename = "toolCalls")]
+    tool_calls: Option<serde_json::Value>,
+}
+
+/// The tokens of one Gemini response, as Gemini CLI records them from the API's
+/// `usageMetadata` (`input` counts the cached tokens too; `thoughts` bill as output).
+#[derive(Deserialize)]
+struct GeminiTokens {
+    #[serde(default)]
+    input: u64,
+    #[serde(default)]
+    output: u64,
+    #[serde(default)]
+    cached: u64,
+    #[serde(default)]
+    thoughts: u64,
+    #[serde(default)]
+    tool: u64,
+}
+
+impl GeminiTokens {
+    fn kinds(&self) -> TokenKinds {
+        TokenKinds {
+            input: self.input.saturating_sub(self.cached) + self.tool,
+            output: self.output + self.thoughts,
+            cache_write: 0,
+            cache_read: self.cached,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct GeminiCall {
+    id: Option<String>,
+}
+
+impl TranscriptLine {
+    /// The messages a Gemini record stands for: its response, keyed by its id, once its
+    /// tokens are filled in, and one per tool call, keyed by the call's id, so that each
+    /// counts once however often the record is written again.
+    fn gemini_messages(self) -> Vec<(String, Message)> {
+        let Some(id) = self.id else {
+            return Vec::new();
+        };
+        let tokens = self
+            .tokens
+            .and_then(|t| serde_json::from_value::<GeminiTokens>(t).ok());
+        let calls = self
+            .tool_calls
+            .and_then(|c| serde_json::from_value::<Vec<GeminiCall>>(c).ok())
+            .unwrap_or_default();
+        let mut out: Vec<(String, Message)> = tokens
+            .map(|t| {
+                let m = Message {
+                    model: self.model,
+                    tokens: t.kinds(),
+                    tools: BTreeSet::new(),
+                };
+                (format!("gemini:{id}"), m)
+            })
+            .into_iter()
+            .collect();
+        out.extend(calls.into_iter().filter_map(|c| {
+            let call = c.id?;
+            let m = Message {
+                model: None,
+                tokens: TokenKinds::default(),
+                tools: BTreeSet::from([call.clone()]),
+            };
+            Some((format!("gemini-call:{call}"), m))
+        }));
+        out
+    }
 }
 
 #[derive(Deserialize)]
@@ -348,6 +432,15 @@ fn read_transcript(
                 codex.model = p.model.clone().or(codex.model);
             }
             codex.add(p);
+            continue;
+        }
+        if l.kind.as_deref() == Some("gemini") {
+            for (key, m) in l.gemini_messages() {
+                if !seen.contains(&key) && !messages.contains_key(&key) {
+                    order.push(key.clone());
+                    messages.insert(key, m);
+                }
+            }
             continue;
         }
         let (Some("assistant"), Some(m)) = (l.kind.as_deref(), &l.message) else {
