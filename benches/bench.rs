@@ -355,6 +355,14 @@ fn children_cpu_ms() -> Option<f64> {
     Some((cutime + cstime) * 10.0)
 }
 
+/// The CPU time a task has run for, in ns (the first field of Linux's
+/// `/proc/<task>/schedstat`: `thread-self`, or a process id for its main thread),
+/// exact where the clock-tick counts of `/proc/<pid>/stat` are 10 ms coarse.
+fn cpu_ns(task: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{task}/schedstat")).ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
 // ---------------------------------------------------------------------------------------
 // Data
 
@@ -1008,22 +1016,32 @@ impl Bench<'_> {
         let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ready","arguments":{}}}"#;
         let server = git_beads::cli::mcp::Server::new(dir.to_owned(), None, false, None);
         let mut times = Vec::with_capacity(runs);
+        let mut cpu = 0.0;
         for i in 0..=runs {
-            let start = Instant::now();
+            let (start, cpu_start) = (Instant::now(), cpu_ns("thread-self"));
             let answer = server.answer(call).ok_or("no answer")?;
             if i > 0 {
                 times.push(start.elapsed());
+                cpu += cpu_ns("thread-self").zip(cpu_start).map_or(f64::NAN, |(b, a)| b - a);
             }
             if answer["result"]["isError"] != false {
                 return Err(format!("mcp ready failed: {answer}").into());
             }
         }
-        let timed = |runs| Timed {
+        let timed = |runs, cpu: f64| Timed {
             runs,
             peak: None,
-            cpu: None,
+            cpu: cpu.is_finite().then_some(cpu),
         };
-        self.record(n, MCP_IN_PROCESS, "git-beads", timed(times), None, "");
+        let per_call = |ns: f64| ns / runs as f64 / 1e6;
+        self.record(
+            n,
+            MCP_IN_PROCESS,
+            "git-beads",
+            timed(times, per_call(cpu)),
+            None,
+            "",
+        );
 
         let mut c = Command::new(&self.o.bin);
         c.arg("mcp").current_dir(dir);
@@ -1037,14 +1055,17 @@ impl Bench<'_> {
         let mut output = std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?);
         let mut times = Vec::with_capacity(runs);
         let mut line = String::new();
+        let server_cpu = format!("{}", child.id());
+        let mut cpu = 0.0;
         for i in 0..=runs {
-            let start = Instant::now();
+            let (start, cpu_start) = (Instant::now(), cpu_ns(&server_cpu));
             writeln!(input, "{call}")?;
             input.flush()?;
             line.clear();
             std::io::BufRead::read_line(&mut output, &mut line)?;
             if i > 0 {
                 times.push(start.elapsed());
+                cpu += cpu_ns(&server_cpu).zip(cpu_start).map_or(f64::NAN, |(b, a)| b - a);
             }
             if !line.contains(r#""isError":false"#) {
                 return Err(format!("mcp ready over a pipe failed: {line}").into());
@@ -1052,7 +1073,14 @@ impl Bench<'_> {
         }
         drop(input);
         child.wait()?;
-        self.record(n, MCP_PIPE, "git-beads", timed(times), None, "");
+        self.record(
+            n,
+            MCP_PIPE,
+            "git-beads",
+            timed(times, per_call(cpu)),
+            None,
+            "",
+        );
         Ok(())
     }
 
