@@ -1022,7 +1022,9 @@ impl Bench<'_> {
             let answer = server.answer(call).ok_or("no answer")?;
             if i > 0 {
                 times.push(start.elapsed());
-                cpu += cpu_ns("thread-self").zip(cpu_start).map_or(f64::NAN, |(b, a)| b - a);
+                cpu += cpu_ns("thread-self")
+                    .zip(cpu_start)
+                    .map_or(f64::NAN, |(b, a)| b - a);
             }
             if answer["result"]["isError"] != false {
                 return Err(format!("mcp ready failed: {answer}").into());
@@ -1065,7 +1067,9 @@ impl Bench<'_> {
             std::io::BufRead::read_line(&mut output, &mut line)?;
             if i > 0 {
                 times.push(start.elapsed());
-                cpu += cpu_ns(&server_cpu).zip(cpu_start).map_or(f64::NAN, |(b, a)| b - a);
+                cpu += cpu_ns(&server_cpu)
+                    .zip(cpu_start)
+                    .map_or(f64::NAN, |(b, a)| b - a);
             }
             if !line.contains(r#""isError":false"#) {
                 return Err(format!("mcp ready over a pipe failed: {line}").into());
