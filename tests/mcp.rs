@@ -288,6 +288,9 @@ fn a_write_by_the_cli_between_two_calls_is_seen_by_the_second() {
     // And the other way: the server's write is the CLI's next read.
     server.doc("claim", json!({"id": second}));
     assert_eq!(repo.bead_json(&second)["assignee"], "nux");
+    // Without an id, a claim takes the next ready bead, until none is left.
+    assert_eq!(server.doc("claim", json!({}))[0]["id"], id.as_str());
+    assert_eq!(server.doc("claim", json!({})), json!([]));
     assert_eq!(server.close(), Some(0));
 }
 
