@@ -355,6 +355,14 @@ fn children_cpu_ms() -> Option<f64> {
     Some((cutime + cstime) * 10.0)
 }
 
+/// The CPU time a task has run for, in ns (the first field of Linux's
+/// `/proc/<task>/schedstat`: `thread-self`, or a process id for its main thread),
+/// exact where the clock-tick counts of `/proc/<pid>/stat` are 10 ms coarse.
+fn cpu_ns(task: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{task}/schedstat")).ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
 // ---------------------------------------------------------------------------------------
 // Data
 
@@ -811,6 +819,7 @@ impl Bench<'_> {
                 let r = time_same(runs, &scratch, &c)?;
                 self.record(n, name, "git-beads", r, None, "");
             }
+            self.mcp_figures(n, &dir)?;
             let all = self.beads_cmd(&dir, &["list", "--all", "--json"]);
             let shown: serde_json::Value = serde_json::from_str(&all.output()?)?;
             let count = shown.as_array().map_or(0, Vec::len);
@@ -995,6 +1004,87 @@ impl Bench<'_> {
         if !o.keep {
             let _ = std::fs::remove_dir_all(&root);
         }
+        Ok(())
+    }
+
+    /// An MCP `ready` call (the tool, with its default limit of 100, as `ready --json`
+    /// answers), beside the `ready` process above: in process, through the server's
+    /// dispatch of one JSON-RPC line (each call opens the store anew, as the server
+    /// does), and over a pipe to one long-lived `git beads mcp`.
+    fn mcp_figures(&mut self, n: usize, dir: &Path) -> Res<()> {
+        let runs = self.o.runs.max(20);
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ready","arguments":{}}}"#;
+        let server = git_beads::cli::mcp::Server::new(dir.to_owned(), None, false, None);
+        let mut times = Vec::with_capacity(runs);
+        let mut cpu = 0.0;
+        for i in 0..=runs {
+            let (start, cpu_start) = (Instant::now(), cpu_ns("thread-self"));
+            let answer = server.answer(call).ok_or("no answer")?;
+            if i > 0 {
+                times.push(start.elapsed());
+                cpu += cpu_ns("thread-self")
+                    .zip(cpu_start)
+                    .map_or(f64::NAN, |(b, a)| b - a);
+            }
+            if answer["result"]["isError"] != false {
+                return Err(format!("mcp ready failed: {answer}").into());
+            }
+        }
+        let timed = |runs, cpu: f64| Timed {
+            runs,
+            peak: None,
+            cpu: cpu.is_finite().then_some(cpu),
+        };
+        let per_call = |ns: f64| ns / runs as f64 / 1e6;
+        self.record(
+            n,
+            MCP_IN_PROCESS,
+            "git-beads",
+            timed(times, per_call(cpu)),
+            None,
+            "",
+        );
+
+        let mut c = Command::new(&self.o.bin);
+        c.arg("mcp").current_dir(dir);
+        hermetic(&mut c);
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let mut input = child.stdin.take().ok_or("no stdin")?;
+        let mut output = std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut times = Vec::with_capacity(runs);
+        let mut line = String::new();
+        let server_cpu = format!("{}", child.id());
+        let mut cpu = 0.0;
+        for i in 0..=runs {
+            let (start, cpu_start) = (Instant::now(), cpu_ns(&server_cpu));
+            writeln!(input, "{call}")?;
+            input.flush()?;
+            line.clear();
+            std::io::BufRead::read_line(&mut output, &mut line)?;
+            if i > 0 {
+                times.push(start.elapsed());
+                cpu += cpu_ns(&server_cpu)
+                    .zip(cpu_start)
+                    .map_or(f64::NAN, |(b, a)| b - a);
+            }
+            if !line.contains(r#""isError":false"#) {
+                return Err(format!("mcp ready over a pipe failed: {line}").into());
+            }
+        }
+        drop(input);
+        child.wait()?;
+        self.record(
+            n,
+            MCP_PIPE,
+            "git-beads",
+            timed(times, per_call(cpu)),
+            None,
+            "",
+        );
         Ok(())
     }
 
@@ -1490,6 +1580,12 @@ fn load() -> String {
 /// The figure of a read that finds no index cache and builds it from every document.
 const REBUILD: &str = "index rebuild (ready with no cache)";
 
+/// The MCP `ready` call in process.
+const MCP_IN_PROCESS: &str = "mcp: ready (in process)";
+
+/// The MCP `ready` call over a pipe to a running server.
+const MCP_PIPE: &str = "mcp: ready (over a pipe to git beads mcp)";
+
 /// The most memory a command may take, at any store size (issue 9: at 100 000 beads).
 const PEAK_MB: f64 = 200.0;
 
@@ -1515,6 +1611,9 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     }
     if name == "search" {
         return Some((hot, "ms (as a hot read)"));
+    }
+    if name == MCP_IN_PROCESS {
+        return Some((1.0, "ms"));
     }
     if name.starts_with("bd: ") {
         return Some((if size >= 100_000 { 10.0 } else { 5.0 }, "ms"));

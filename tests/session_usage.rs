@@ -525,7 +525,10 @@ fn setup_merges_checks_and_removes_the_hooks_of_every_harness() {
         "startup|resume|clear"
     );
     let config = std::fs::read_to_string(repo.path.join(".codex/config.toml")).expect("config");
-    assert_eq!(config, "[features]\ncodex_hooks = true\n");
+    assert_eq!(
+        config,
+        "[features]\ncodex_hooks = true\n\n[mcp_servers.git-beads]\ncommand = \"git\"\nargs = [\"beads\", \"mcp\"]\n"
+    );
     repo.beads(&["setup", "codex", "--check"]);
 
     common::write_file(&repo.path.join("AGENTS.md"), "# Rules\n\nBe kind.\n");

@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod error;
 pub mod man;
+pub mod mcp;
 pub mod output;
 pub mod render;
 
@@ -70,14 +71,16 @@ impl Ctx {
     /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
     /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
+        Ok(self.acting()?)
+    }
+
+    /// [`Ctx::actor`] with the operation's own typed error, for a caller (the MCP
+    /// server) that reports errors by their kind.
+    pub fn acting(&self) -> ops::Result<Actor> {
         if let Some(name) = &self.actor {
-            return Ok(ops::acting_as_named(&self.store, name)?);
+            return ops::acting_as_named(&self.store, name);
         }
-        Ok(ops::acting(
-            &self.store,
-            self.as_agent.as_ref(),
-            self.as_person,
-        )?)
+        ops::acting(&self.store, self.as_agent.as_ref(), self.as_person)
     }
 }
 

@@ -346,6 +346,15 @@ fn padded(out: &mut String, text: &str, width: usize) {
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
 }
 
+/// An object document as `--json` prints it (without bd's envelope), as a value:
+/// `body`'s fields with `schema_version` beside them.
+pub fn versioned<T: Serialize>(body: &T) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(Versioned {
+        schema_version: JSON_SCHEMA_VERSION,
+        body,
+    })
+}
+
 /// Writes a failure as a JSON object on stderr, as bd does under `--json`:
 /// `schema_version` beside `error` and `code` (under `data` with `BD_JSON_ENVELOPE=1`).
 pub fn json_error(e: &CliError) {

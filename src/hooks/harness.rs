@@ -200,7 +200,32 @@ pub enum SetupError {
     },
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, SetupError> {
+/// The refusal of settings file `path`, which is not the JSON object it must be.
+pub(super) fn not_an_object(path: &Path, reason: &str) -> SetupError {
+    SetupError::NotAnObject {
+        path: path.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// The JSON settings in `path` (an empty object when there are none yet).
+pub(super) fn read_json(path: &Path) -> Result<Value, SetupError> {
+    Ok(match read_text(path)? {
+        Some(text) if !text.trim().is_empty() => {
+            serde_json::from_str(&text).map_err(|e| not_an_object(path, &e.to_string()))?
+        }
+        _ => json!({}),
+    })
+}
+
+/// Writes JSON settings to `path`, pretty-printed as the harnesses write them.
+pub(super) fn write_json(path: &Path, settings: &Value) -> Result<(), SetupError> {
+    let mut text = serde_json::to_string_pretty(settings).unwrap_or_default();
+    text.push('\n');
+    write_text(path, &text)
+}
+
+pub(super) fn read_text(path: &Path) -> Result<Option<String>, SetupError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -208,7 +233,7 @@ fn read_text(path: &Path) -> Result<Option<String>, SetupError> {
     }
 }
 
-fn write_text(path: &Path, text: &str) -> Result<(), SetupError> {
+pub(super) fn write_text(path: &Path, text: &str) -> Result<(), SetupError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(super::FileError::on("create", dir))?;
     }
@@ -220,16 +245,8 @@ fn write_text(path: &Path, text: &str) -> Result<(), SetupError> {
 /// Wires `harness`' hooks into its settings file `path` as `mode` says, keeping
 /// everything that is not git-beads'.
 pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupError> {
-    let not_object = |reason: &str| SetupError::NotAnObject {
-        path: path.to_owned(),
-        reason: reason.into(),
-    };
-    let mut settings: Value = match read_text(path)? {
-        Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(&text).map_err(|e| not_object(&e.to_string()))?
-        }
-        _ => json!({}),
-    };
+    let not_object = |reason: &str| not_an_object(path, reason);
+    let mut settings = read_json(path)?;
     let hooks = settings
         .as_object_mut()
         .ok_or_else(|| not_object("the top level is not an object"))?
@@ -309,9 +326,7 @@ pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupE
         top.remove("hooks");
     }
     if mode != Mode::Check && report.added + report.removed > 0 {
-        let mut text = serde_json::to_string_pretty(&settings).unwrap_or_default();
-        text.push('\n');
-        write_text(path, &text)?;
+        write_json(path, &settings)?;
     }
     Ok(report)
 }

@@ -21,6 +21,7 @@ pub mod label;
 pub mod list;
 pub mod log;
 pub mod mail;
+pub mod mcp;
 pub mod mol;
 pub mod provenance;
 pub mod remote;
@@ -125,6 +126,19 @@ pub enum Command {
     Search(list::SearchArgs),
     /// Show the history of the store or of one bead.
     Log(log::Args),
+    /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
+    ///
+    /// One process serves a whole agent session: the tools an agent works with (prime,
+    /// ready, claim, show, create, update, close, comment, dep_add, mail_send,
+    /// mail_inbox, mail_read, mail_reply, handoff, mol_current, mol_progress,
+    /// session_usage) and prime as the resource beads://prime. Each call runs in this
+    /// process against the store as it is then, acting as every command does (--as,
+    /// GIT_BEADS_AGENT, the worktree's binding), with the same checks; results are the
+    /// documents `--json` prints, failures carry a kind (not_found, conflict, denied,
+    /// budget, invalid, store). It holds no lock between calls, waits on stdin without
+    /// using the CPU and exits when stdin closes. `git beads setup claude|codex|gemini`
+    /// registers it.
+    Mcp(mcp::Args),
     /// Import an export of the beads `bd` tracker (or git-beads' own YAML export).
     ///
     /// The whole import is one commit. Every record becomes a bead, deleted ones (bd
@@ -293,6 +307,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Children(a) => list::children(ctx, a, out),
         Command::Search(a) => list::search(ctx, a, out),
         Command::Log(a) => log::run(ctx, a, out),
+        Command::Mcp(a) => mcp::run(ctx, a, out),
         Command::Import(a) => import::run(ctx, a, out),
         Command::Export(a) => export::run(ctx, a, out),
         // Run by `run_standalone`, without a repository.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::hooks::harness::{self, Harness, Mode, Report};
+use crate::hooks::mcp;
 use crate::settings;
 use crate::wire;
 
@@ -12,13 +13,16 @@ use crate::wire;
 #[derive(clap::Subcommand, Debug)]
 pub enum SetupCommand {
     /// Write Claude Code hooks into .claude/settings.json (merging with what is there):
-    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop, PreCompact, SessionEnd.
+    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop, PreCompact, SessionEnd;
+    /// and register `git beads mcp` as the MCP server git-beads in .mcp.json.
     Claude(SetupArgs),
     /// Write Codex CLI hooks into .codex/hooks.json and turn them on in .codex/config.toml:
-    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, PreCompact.
+    /// SessionStart, UserPromptSubmit, PreToolUse, Stop, PreCompact; and register
+    /// `git beads mcp` as [mcp_servers.git-beads] in .codex/config.toml.
     Codex(SetupArgs),
     /// Write Gemini CLI hooks into .gemini/settings.json: SessionStart, BeforeAgent,
-    /// BeforeTool, AfterAgent, PreCompress, SessionEnd.
+    /// BeforeTool, AfterAgent, PreCompress, SessionEnd; and register `git beads mcp`
+    /// under mcpServers.git-beads there.
     Gemini(SetupArgs),
     /// Write a marked git-beads section into AGENTS.md (or another instructions file),
     /// for harnesses without hooks: the agent primes and reports its usage itself.
@@ -31,7 +35,7 @@ pub struct SetupArgs {
     /// Change nothing: report what differs from what setup writes (exit 1 if anything does).
     #[arg(long, conflicts_with = "remove")]
     pub check: bool,
-    /// Remove git-beads' hooks, and nothing else.
+    /// Remove git-beads' hooks and its MCP server entry, and nothing else.
     #[arg(long)]
     pub remove: bool,
     /// The user's settings (~/.claude, ~/.gemini, $CODEX_HOME or ~/.codex) instead of
@@ -157,7 +161,8 @@ fn settings_dir(ctx: &Ctx, h: Harness, global: bool) -> Result<PathBuf, CliError
     })
 }
 
-/// Applies `a` to `h`'s hooks file (and Codex's config.toml).
+/// Applies `a` to `h`'s hooks file (and Codex's config.toml), and to the file that
+/// registers `git beads mcp` with it.
 fn hooks(ctx: &Ctx, h: Harness, a: SetupArgs) -> Result<Vec<Report>, CliError> {
     let dir = settings_dir(ctx, h, a.global)?;
     let mode = a.mode();
@@ -170,5 +175,7 @@ fn hooks(ctx: &Ctx, h: Harness, a: SetupArgs) -> Result<Vec<Report>, CliError> {
         };
         reports.push(harness::codex_feature(&config, mode).map_err(setup_error)?);
     }
+    let servers = mcp::servers_file(h, &dir, a.global);
+    reports.push(mcp::register(h, &servers, mode).map_err(setup_error)?);
     Ok(reports)
 }

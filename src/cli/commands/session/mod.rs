@@ -35,6 +35,7 @@ pub use handoff::{HandoffArgs, run as handoff};
 pub use heartbeat::HeartbeatArgs;
 pub use list::ListArgs;
 pub use model::ModelArgs;
+pub(crate) use prime::print_prime;
 pub use prime::{PrimeArgs, run as prime};
 pub use prompt::PromptArgs;
 pub use resume::ResumeArgs;

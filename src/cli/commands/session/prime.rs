@@ -19,7 +19,7 @@ pub fn run(ctx: &Ctx, _a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
 /// (resumed, handed off), how the last session ended, its hook, mail and budget.
 /// Documents that do not parse are named on stderr, or, for a harness hook
 /// (`from_hook`), in the output the harness hands the agent, which never sees stderr.
-pub(super) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(), CliError> {
+pub(crate) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let p = ops::prime(&ctx.store, &actor)?;
     if !from_hook || out.json {

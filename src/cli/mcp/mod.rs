@@ -1,0 +1,318 @@
+//! `git beads mcp`: a Model Context Protocol server over stdio, one process for a
+//! whole agent session.
+//!
+//! The transport is MCP's stdio one: JSON-RPC 2.0 messages, one per line, on stdin
+//! and stdout. The server answers `initialize`, `ping`, `tools/list`, `tools/call`,
+//! `resources/list`, `resources/templates/list` and `resources/read`, and takes the
+//! client's notifications (`notifications/initialized`, `…/cancelled`) without a
+//! reply. Every call runs in this process against a store opened for that call, so a
+//! write made by the CLI or another worktree between two calls is seen by the second,
+//! and no lock is held between calls. Between calls the server blocks reading stdin
+//! and costs nothing; it ends when stdin closes.
+//!
+//! A bad call never ends the server: a message that is not JSON, an unknown method
+//! or tool and arguments that do not fit the tool's schema get JSON-RPC errors; a
+//! tool that fails gets a result with `isError` and the failure's `kind`.
+
+mod tools;
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::cli::Ctx;
+use crate::model::AgentName;
+use crate::ops;
+
+pub use tools::ToolError;
+
+/// The protocol revisions this server speaks, newest first.
+const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The one resource: what `git beads prime` prints.
+const PRIME_URI: &str = "beads://prime";
+
+/// The longest message read: a document may hold 16 MiB of text, escaped in JSON.
+const MAX_MESSAGE: usize = 4 * ops::MAX_DOCUMENT;
+
+/// JSON-RPC's error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+/// MCP's code for a resource that does not exist.
+const RESOURCE_NOT_FOUND: i64 = -32002;
+
+/// What the server tells a client about itself when it connects.
+const INSTRUCTIONS: &str = "git-beads keeps this repository's work items (beads), agents, \
+sessions and mail in git. Start with the prime tool (or the beads://prime resource): who \
+you are, the work on your hook, your mail. Take work with ready and claim, record progress \
+with comment, finish with close, and pass unfinished work to your next session with handoff.";
+
+/// A JSON-RPC error answer.
+#[derive(Debug)]
+struct RpcError {
+    code: i64,
+    message: String,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The server: where the store is and who acts, as the command line gave them.
+pub struct Server {
+    dir: PathBuf,
+    as_agent: Option<AgentName>,
+    as_person: bool,
+    actor: Option<String>,
+}
+
+impl Server {
+    /// A server for the repository at `dir`, acting as the CLI's `--as`,
+    /// `--as-person` and `--actor` say (unset: `GIT_BEADS_AGENT`, then the agent
+    /// bound to the worktree, then the git identity, as for every command).
+    pub fn new(
+        dir: PathBuf,
+        as_agent: Option<AgentName>,
+        as_person: bool,
+        actor: Option<String>,
+    ) -> Server {
+        Server {
+            dir,
+            as_agent,
+            as_person,
+            actor,
+        }
+    }
+
+    /// Serves messages from `input` until it ends, writing each answer to `output`
+    /// as one line. Only a failure to read or write ends it early.
+    pub fn serve(&self, mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = std::io::Read::take(&mut input, MAX_MESSAGE as u64 + 1)
+                .read_until(b'\n', &mut line)?;
+            if read == 0 {
+                return Ok(());
+            }
+            let answer = if line.len() > MAX_MESSAGE && !line.ends_with(b"\n") {
+                skip_line(&mut input)?;
+                Some(failure(
+                    Value::Null,
+                    RpcError::new(
+                        INVALID_REQUEST,
+                        format!("a message is longer than the {MAX_MESSAGE} byte limit"),
+                    ),
+                ))
+            } else {
+                match std::str::from_utf8(&line) {
+                    Ok(text) if text.trim().is_empty() => None,
+                    Ok(text) => self.answer(text),
+                    Err(_) => Some(failure(
+                        Value::Null,
+                        RpcError::new(PARSE_ERROR, "a message is not UTF-8"),
+                    )),
+                }
+            };
+            if let Some(answer) = answer {
+                serde_json::to_writer(&mut output, &answer)?;
+                output.write_all(b"\n")?;
+                output.flush()?;
+            }
+        }
+    }
+
+    /// The answer to one message (a line of JSON), or `None` for a notification or a
+    /// response, which get none.
+    pub fn answer(&self, text: &str) -> Option<Value> {
+        let message: Value = match serde_json::from_str(text) {
+            Ok(m) => m,
+            Err(e) => {
+                return Some(failure(
+                    Value::Null,
+                    RpcError::new(PARSE_ERROR, format!("not JSON: {e}")),
+                ));
+            }
+        };
+        let Some(fields) = message.as_object() else {
+            return Some(failure(
+                Value::Null,
+                RpcError::new(INVALID_REQUEST, "a message must be a JSON-RPC object"),
+            ));
+        };
+        let id = fields.get("id").cloned();
+        let Some(method) = fields.get("method").and_then(Value::as_str) else {
+            // A response (the server asks the client nothing) is dropped; anything
+            // else that names itself by an id is told what is wrong with it.
+            let response = fields.contains_key("result") || fields.contains_key("error");
+            return id.filter(|_| !response).map(|id| {
+                failure(
+                    id,
+                    RpcError::new(INVALID_REQUEST, "a request must name its method"),
+                )
+            });
+        };
+        let id = id?;
+        let params = fields.get("params").cloned().unwrap_or_else(|| json!({}));
+        Some(match self.request(method, &params) {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(e) => failure(id, e),
+        })
+    }
+
+    /// The result of request `method`.
+    fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        match method {
+            "initialize" => Ok(initialize(params)),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(json!({"tools": tools::list()})),
+            "tools/call" => self.call(params),
+            "resources/list" => Ok(json!({"resources": [{
+                "uri": PRIME_URI,
+                "name": "prime",
+                "title": "What this session needs to know",
+                "description": "What `git beads prime` prints: who you are, your hook, \
+                    how the last session ended, your unread mail.",
+                "mimeType": "text/markdown",
+            }]})),
+            "resources/templates/list" => Ok(json!({"resourceTemplates": []})),
+            "resources/read" => self.read(params),
+            _ => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("no method {method:?}"),
+            )),
+        }
+    }
+
+    /// A fresh context for one call: the store opened anew, so nothing read before
+    /// is trusted.
+    fn context(&self) -> Result<Ctx, ToolError> {
+        Ok(Ctx {
+            store: ops::discover(&self.dir)?,
+            as_agent: self.as_agent.clone(),
+            as_person: self.as_person,
+            actor: self.actor.clone(),
+        })
+    }
+
+    /// `tools/call`: arguments that do not fit the tool are a JSON-RPC error; a tool
+    /// that fails is a result with `isError`.
+    fn call(&self, params: &Value) -> Result<Value, RpcError> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs a tool name"))?;
+        let tool = tools::find(name)
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown tool {name:?}")))?;
+        let empty = serde_json::Map::new();
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(args)) => args,
+            Some(_) => {
+                return Err(RpcError::new(
+                    INVALID_PARAMS,
+                    format!("the arguments of {name} must be an object"),
+                ));
+            }
+        };
+        let args = tool
+            .check(args)
+            .map_err(|e| RpcError::new(INVALID_PARAMS, format!("{name}: {e}")))?;
+        // A bug in one call must not end the session the server serves.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.context().and_then(|ctx| tool.run(&ctx, &args))
+        }));
+        let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
+        Ok(match outcome {
+            Ok(doc) => {
+                let text = doc.to_string();
+                let structured = match doc {
+                    Value::Object(_) => doc,
+                    list => json!({ "items": list }),
+                };
+                json!({
+                    "content": [{"type": "text", "text": text}],
+                    "structuredContent": structured,
+                    "isError": false,
+                })
+            }
+            Err(e) => {
+                let message = e.to_string();
+                json!({
+                    "content": [{"type": "text", "text": format!("{}: {message}", e.kind())}],
+                    "structuredContent": {"error": message, "kind": e.kind()},
+                    "isError": true,
+                })
+            }
+        })
+    }
+
+    /// `resources/read`: the prime text, as the harness hook shows it.
+    fn read(&self, params: &Value) -> Result<Value, RpcError> {
+        let uri = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, "resources/read needs a uri"))?;
+        if uri != PRIME_URI {
+            return Err(RpcError::new(
+                RESOURCE_NOT_FOUND,
+                format!("no resource {uri:?}"),
+            ));
+        }
+        let text = self
+            .context()
+            .and_then(|ctx| tools::prime_text(&ctx))
+            .unwrap_or_else(|e| format!("# git-beads\nprime failed ({}): {e}\n", e.kind()));
+        Ok(json!({"contents": [{"uri": PRIME_URI, "mimeType": "text/markdown", "text": text}]}))
+    }
+}
+
+/// `initialize`: the revision asked for when this server speaks it, else its newest.
+fn initialize(params: &Value) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let version = asked
+        .filter(|v| PROTOCOL_VERSIONS.contains(v))
+        .unwrap_or(PROTOCOL_VERSIONS[0]);
+    json!({
+        "protocolVersion": version,
+        "capabilities": {
+            "tools": {"listChanged": false},
+            "resources": {"listChanged": false, "subscribe": false},
+        },
+        "serverInfo": {"name": "git-beads", "version": env!("CARGO_PKG_VERSION")},
+        "instructions": INSTRUCTIONS,
+    })
+}
+
+/// A JSON-RPC error answer to request `id`.
+fn failure(id: Value, e: RpcError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
+}
+
+/// Reads past the rest of an overlong line, without keeping it.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                input.consume(n);
+            }
+        }
+    }
+}

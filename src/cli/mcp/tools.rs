@@ -1,0 +1,756 @@
+//! The MCP server's tools: one table, from which both the argument schemas that
+//! `tools/list` shows and the checks that `tools/call` makes are derived. Each tool
+//! makes the `ops` calls its command makes and answers with the document that
+//! command prints under `--json` (the same wire types).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::cli::commands::{list::parse_type, parse_dep, session};
+use crate::cli::{Ctx, error::Kind, output};
+use crate::model::{BeadId, DepKind, Status};
+use crate::ops::{self, Changes, ErrorKind, MailError, OpError, SessionError};
+use crate::wire;
+
+/// Why a tool failed, with the kind an agent acts on.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The operation failed.
+    #[error(transparent)]
+    Op(#[from] OpError),
+    /// An argument has the right JSON type but a value the tool refuses.
+    #[error("{0}")]
+    Invalid(String),
+    /// The answer could not be put into JSON.
+    #[error("the answer could not be encoded: {0}")]
+    Encode(#[from] serde_json::Error),
+    /// A command's renderer failed (the prime resource is `prime`'s text).
+    #[error("{}", .0.message)]
+    Cli(crate::cli::error::CliError),
+    /// The tool panicked (a bug); the server goes on.
+    #[error("the tool failed unexpectedly (a bug in git-beads); nothing more is known")]
+    Panicked,
+}
+
+impl ToolError {
+    /// What kind of failure: `not_found`, `conflict` (a claim held by someone else),
+    /// `denied` (a capability the actor lacks), `budget` (a session over budget),
+    /// `invalid` (input refused), `store` (the store could not be read or written) or
+    /// `internal`.
+    pub fn kind(&self) -> &'static str {
+        let op = match self {
+            ToolError::Op(e) => e,
+            ToolError::Invalid(_) => return "invalid",
+            ToolError::Cli(e) => {
+                return match e.kind {
+                    Kind::Conflict => "conflict",
+                    Kind::Store => "store",
+                    Kind::Denied => "denied",
+                    Kind::User | Kind::Usage => "invalid",
+                };
+            }
+            ToolError::Encode(_) | ToolError::Panicked => return "internal",
+        };
+        match op.kind() {
+            _ if matches!(
+                op,
+                OpError::Session(
+                    SessionError::OverBudget { .. } | SessionError::BudgetSpent { .. }
+                )
+            ) =>
+            {
+                "budget"
+            }
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Denied => "denied",
+            ErrorKind::Store => "store",
+        }
+    }
+}
+
+type Outcome = Result<Value, ToolError>;
+
+/// The JSON type of an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    /// A string.
+    Text,
+    /// An array of strings.
+    Texts,
+    /// A whole number, 0 or more.
+    Count,
+    /// A priority, 0 (critical) … 4 (backlog).
+    Priority,
+    /// A number, 0 or more.
+    Amount,
+    /// true or false.
+    Flag,
+}
+
+/// One argument of a tool.
+struct Param {
+    name: &'static str,
+    ty: Ty,
+    required: bool,
+    doc: &'static str,
+}
+
+const fn req(name: &'static str, ty: Ty, doc: &'static str) -> Param {
+    Param {
+        name,
+        ty,
+        required: true,
+        doc,
+    }
+}
+
+const fn opt(name: &'static str, ty: Ty, doc: &'static str) -> Param {
+    Param {
+        name,
+        ty,
+        required: false,
+        doc,
+    }
+}
+
+/// One tool: its name, what it does, its arguments and how it runs.
+pub struct Tool {
+    name: &'static str,
+    doc: &'static str,
+    read_only: bool,
+    params: &'static [Param],
+    run: fn(&Ctx, &Args<'_>) -> Outcome,
+}
+
+/// A tool's arguments, checked against its parameters.
+pub struct Args<'a>(&'a Map<String, Value>);
+
+impl Args<'_> {
+    /// A string argument (`None` when left out or null).
+    fn text(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
+
+    /// A required string argument (checked present before the tool runs).
+    fn required(&self, name: &str) -> &str {
+        self.text(name).unwrap_or_default()
+    }
+
+    /// A string argument, owned.
+    fn string(&self, name: &str) -> Option<String> {
+        self.text(name).map(str::to_owned)
+    }
+
+    /// An array of strings (empty when left out).
+    fn texts(&self, name: &str) -> Vec<String> {
+        self.0
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(Into::into).collect())
+            .unwrap_or_default()
+    }
+
+    /// A whole number.
+    fn count(&self, name: &str) -> Option<u64> {
+        self.0.get(name).and_then(Value::as_u64)
+    }
+
+    /// A priority (checked to be 0 … 4).
+    fn priority(&self, name: &str) -> Option<u8> {
+        self.count(name).and_then(|p| u8::try_from(p).ok())
+    }
+
+    /// A number.
+    fn amount(&self, name: &str) -> Option<f64> {
+        self.0.get(name).and_then(Value::as_f64)
+    }
+
+    /// A flag (false when left out).
+    fn flag(&self, name: &str) -> bool {
+        self.0.get(name).and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// A bead named by argument `name`: an id, or one without its prefix where that
+    /// is unambiguous.
+    fn bead(&self, ctx: &Ctx, name: &str) -> Result<Option<BeadId>, ToolError> {
+        self.text(name)
+            .map(|given| ops::resolve_id(&ctx.store, given))
+            .transpose()
+            .map_err(Into::into)
+    }
+
+    /// A required bead argument (see [`Args::bead`]).
+    fn required_bead(&self, ctx: &Ctx, name: &str) -> Result<BeadId, ToolError> {
+        Ok(ops::resolve_id(&ctx.store, self.required(name))?)
+    }
+
+    /// A message (or molecule) id: parsed, not looked up among the beads.
+    fn id(&self, name: &str) -> Result<Option<BeadId>, ToolError> {
+        self.text(name)
+            .map(BeadId::parse)
+            .transpose()
+            .map_err(|e| OpError::from(e).into())
+    }
+
+    /// A required message (or molecule) id.
+    fn required_id(&self, name: &str) -> Result<BeadId, ToolError> {
+        Ok(BeadId::parse(self.required(name)).map_err(OpError::from)?)
+    }
+
+    /// A bead type, its short names (`feat`, `mr`) taken as the CLI takes them.
+    fn kind(&self, name: &str) -> Result<Option<crate::model::BeadType>, ToolError> {
+        self.text(name)
+            .map(parse_type)
+            .transpose()
+            .map_err(ToolError::Invalid)
+    }
+
+    /// A word argument parsed as `T` (a status, a dependency kind).
+    fn word<T>(&self, name: &str) -> Result<Option<T>, ToolError>
+    where
+        T: std::str::FromStr,
+        T::Err: Into<OpError>,
+    {
+        self.text(name)
+            .map(str::parse::<T>)
+            .transpose()
+            .map_err(|e| e.into().into())
+    }
+}
+
+impl Tool {
+    /// Checks `args` against the parameters: no unknown names, the right JSON types,
+    /// the required ones there. A null counts as left out.
+    pub fn check<'a>(&self, args: &'a Map<String, Value>) -> Result<Args<'a>, String> {
+        for (name, value) in args {
+            let Some(p) = self.params.iter().find(|p| p.name == name) else {
+                return Err(format!("unknown argument {name:?}"));
+            };
+            if value.is_null() {
+                continue;
+            }
+            let fits = match p.ty {
+                Ty::Text => value.is_string(),
+                Ty::Texts => value
+                    .as_array()
+                    .is_some_and(|a| a.iter().all(Value::is_string)),
+                Ty::Count => value.is_u64(),
+                Ty::Priority => value.as_u64().is_some_and(|p| p <= 4),
+                Ty::Amount => value.as_f64().is_some_and(|n| n.is_finite() && n >= 0.0),
+                Ty::Flag => value.is_boolean(),
+            };
+            if !fits {
+                return Err(format!("{name} must be {}", what(p.ty)));
+            }
+        }
+        if let Some(p) = self
+            .params
+            .iter()
+            .find(|p| p.required && args.get(p.name).is_none_or(Value::is_null))
+        {
+            return Err(format!("{} is required", p.name));
+        }
+        Ok(Args(args))
+    }
+
+    /// Runs the tool with checked arguments.
+    pub fn run(&self, ctx: &Ctx, args: &Args<'_>) -> Outcome {
+        (self.run)(ctx, args)
+    }
+
+    /// The tool as `tools/list` describes it, with the JSON schema of its arguments.
+    fn describe(&self) -> Value {
+        let mut properties = Map::new();
+        for p in self.params {
+            let mut schema = match p.ty {
+                Ty::Text => json!({"type": "string"}),
+                Ty::Texts => json!({"type": "array", "items": {"type": "string"}}),
+                Ty::Count => json!({"type": "integer", "minimum": 0}),
+                Ty::Priority => json!({"type": "integer", "minimum": 0, "maximum": 4}),
+                Ty::Amount => json!({"type": "number", "minimum": 0}),
+                Ty::Flag => json!({"type": "boolean"}),
+            };
+            schema["description"] = json!(p.doc);
+            properties.insert(p.name.into(), schema);
+        }
+        let required: Vec<&str> = self
+            .params
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect();
+        json!({
+            "name": self.name,
+            "description": self.doc,
+            "inputSchema": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            },
+            "annotations": {"readOnlyHint": self.read_only},
+        })
+    }
+}
+
+/// How an argument of type `ty` is described in an error.
+fn what(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Text => "a string",
+        Ty::Texts => "an array of strings",
+        Ty::Count => "a whole number, 0 or more",
+        Ty::Priority => "a priority: 0 (critical) … 4 (backlog)",
+        Ty::Amount => "a number, 0 or more",
+        Ty::Flag => "true or false",
+    }
+}
+
+/// Every tool, as `tools/list` describes them.
+pub fn list() -> Vec<Value> {
+    TOOLS.iter().map(Tool::describe).collect()
+}
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// What `git beads prime` prints for the acting agent, as a harness hook shows it
+/// (documents that do not parse are named in the text).
+pub fn prime_text(ctx: &Ctx) -> Result<String, ToolError> {
+    let mut out = output::Out::new(false, true);
+    out.capture();
+    session::print_prime(ctx, &mut out, true).map_err(ToolError::Cli)?;
+    Ok(out.take_captured())
+}
+
+/// An object document as `--json` prints it.
+fn object<T: Serialize>(body: &T) -> Outcome {
+    Ok(output::versioned(body)?)
+}
+
+/// A list document as `--json` prints it (a bare array).
+fn array<T: Serialize>(list: &T) -> Outcome {
+    Ok(serde_json::to_value(list)?)
+}
+
+/// Beads in full, as `show --json` prints them.
+fn beads(ctx: &Ctx, beads: Vec<crate::model::Bead>) -> Outcome {
+    let detailed = ops::detail(&ctx.store, beads)?;
+    array(&wire::Beads::detailed(&detailed))
+}
+
+const ID: Param = req(
+    "id",
+    Ty::Text,
+    "The bead's id (its prefix may be left out).",
+);
+
+const TOOLS: &[Tool] = &[
+    Tool {
+        name: "prime",
+        doc: "What a fresh session needs: who you are, the work on your hook, how the \
+              last session ended, your unread mail and budget left (`git beads prime --json`).",
+        read_only: true,
+        params: &[],
+        run: prime,
+    },
+    Tool {
+        name: "ready",
+        doc: "Open work that nothing unfinished blocks, most important first \
+              (`git beads ready --json`).",
+        read_only: true,
+        params: &[
+            opt(
+                "limit",
+                Ty::Count,
+                "At most this many (default 100, 0: all).",
+            ),
+            opt("type", Ty::Text, "Only beads of this type."),
+            opt("priority", Ty::Priority, "Only beads of this priority."),
+            opt("assignee", Ty::Text, "Only beads assigned to this name."),
+            opt("unassigned", Ty::Flag, "Only beads assigned to nobody."),
+            opt("labels", Ty::Texts, "Only beads carrying all these labels."),
+        ],
+        run: ready,
+    },
+    Tool {
+        name: "claim",
+        doc: "Claim a bead atomically: in_progress and assigned to you; fails with kind \
+              conflict when someone else holds it. Without an id, claims the next ready \
+              bead (an empty list when nothing is ready).",
+        read_only: false,
+        params: &[opt(
+            "id",
+            Ty::Text,
+            "The bead to claim (default: the next ready one).",
+        )],
+        run: claim,
+    },
+    Tool {
+        name: "show",
+        doc: "A bead in full, with what it depends on and how many depend on it \
+              (`git beads show ID --json`).",
+        read_only: true,
+        params: &[ID],
+        run: show,
+    },
+    Tool {
+        name: "create",
+        doc: "Create a bead (`git beads create --json`).",
+        read_only: false,
+        params: &[
+            req("title", Ty::Text, "One line."),
+            opt("description", Ty::Text, "Long text."),
+            opt(
+                "type",
+                Ty::Text,
+                "task (default), bug, feature, epic, chore, …",
+            ),
+            opt(
+                "priority",
+                Ty::Priority,
+                "0 (critical) … 4 (backlog); default 2.",
+            ),
+            opt("assignee", Ty::Text, "Who works on it."),
+            opt("labels", Ty::Texts, "Labels."),
+            opt("parent", Ty::Text, "Make it the next child of this bead."),
+            opt(
+                "deps",
+                Ty::Texts,
+                "Dependencies: ID (blocks) or KIND:ID (related:bd-a1).",
+            ),
+        ],
+        run: create,
+    },
+    Tool {
+        name: "update",
+        doc: "Change fields of a bead (`git beads update ID --json`).",
+        read_only: false,
+        params: &[
+            ID,
+            opt("title", Ty::Text, "New title."),
+            opt("description", Ty::Text, "New description."),
+            opt("notes", Ty::Text, "New notes."),
+            opt(
+                "append_notes",
+                Ty::Text,
+                "Add to the end of the notes, on a line of their own.",
+            ),
+            opt(
+                "status",
+                Ty::Text,
+                "open, in_progress, blocked, deferred, hooked, pinned, closed.",
+            ),
+            opt("priority", Ty::Priority, "New priority."),
+            opt("type", Ty::Text, "New type."),
+            opt("assignee", Ty::Text, "New assignee (\"\" clears it)."),
+            opt("add_labels", Ty::Texts, "Labels to add."),
+            opt("remove_labels", Ty::Texts, "Labels to remove."),
+        ],
+        run: update,
+    },
+    Tool {
+        name: "close",
+        doc: "Close a bead (`git beads close ID --json`).",
+        read_only: false,
+        params: &[ID, opt("reason", Ty::Text, "Why.")],
+        run: close,
+    },
+    Tool {
+        name: "comment",
+        doc: "Add a comment to a bead (`git beads comment ID TEXT --json`).",
+        read_only: false,
+        params: &[ID, req("text", Ty::Text, "The comment.")],
+        run: comment,
+    },
+    Tool {
+        name: "dep_add",
+        doc: "Make a bead depend on another (`git beads dep add ID DEPENDS_ON --json`).",
+        read_only: false,
+        params: &[
+            req("id", Ty::Text, "The dependent bead."),
+            req("depends_on", Ty::Text, "The bead it depends on."),
+            opt(
+                "type",
+                Ty::Text,
+                "blocks (default), parent-child, related, discovered-from, duplicates, \
+                 supersedes, replies-to.",
+            ),
+        ],
+        run: dep_add,
+    },
+    Tool {
+        name: "mail_send",
+        doc: "Send mail to agents, @role or @all; to yourself for a note to your next \
+              session (`git beads mail send --json`).",
+        read_only: false,
+        params: &[
+            req("to", Ty::Texts, "Agent names, @role or @all."),
+            req("subject", Ty::Text, "The subject."),
+            opt("body", Ty::Text, "The body."),
+            opt("priority", Ty::Priority, "0 (urgent) … 4; default 2."),
+            opt("reply_to", Ty::Text, "The message this answers."),
+        ],
+        run: mail_send,
+    },
+    Tool {
+        name: "mail_inbox",
+        doc: "Your mail, unread first (`git beads mail inbox --json`).",
+        read_only: true,
+        params: &[opt("all", Ty::Flag, "Archived messages too.")],
+        run: mail_inbox,
+    },
+    Tool {
+        name: "mail_read",
+        doc: "A message in full, marked read (`git beads mail read ID --json`).",
+        read_only: false,
+        params: &[req("id", Ty::Text, "The message id (msg-…).")],
+        run: mail_read,
+    },
+    Tool {
+        name: "mail_reply",
+        doc: "Reply to a message, in its thread (`git beads mail reply ID --json`).",
+        read_only: false,
+        params: &[
+            req("id", Ty::Text, "The message id (msg-…)."),
+            req("body", Ty::Text, "The reply."),
+        ],
+        run: mail_reply,
+    },
+    Tool {
+        name: "handoff",
+        doc: "Leave a note for your next session and end this one; the work on your hook \
+              stays for it (`git beads handoff -m NOTE --json`).",
+        read_only: false,
+        params: &[req("message", Ty::Text, "The note for the next session.")],
+        run: handoff,
+    },
+    Tool {
+        name: "mol_current",
+        doc: "Where you stand in your molecule: the steps to work now \
+              (`git beads mol current --json`).",
+        read_only: true,
+        params: &[opt(
+            "id",
+            Ty::Text,
+            "The molecule (default: the one on your hook).",
+        )],
+        run: mol_current,
+    },
+    Tool {
+        name: "mol_progress",
+        doc: "A molecule's steps and how far they are (`git beads mol progress ID --json`).",
+        read_only: true,
+        params: &[req("id", Ty::Text, "The molecule or wisp.")],
+        run: mol_progress,
+    },
+    Tool {
+        name: "session_usage",
+        doc: "Report what this session spent; fails with kind budget once it is over \
+              budget (`git beads session usage --json`).",
+        read_only: false,
+        params: &[
+            opt("turn", Ty::Flag, "This closes a turn."),
+            opt("tokens", Ty::Count, "Tokens used."),
+            opt("spend", Ty::Amount, "Dollars spent."),
+            opt("tool_calls", Ty::Count, "Tool calls made."),
+        ],
+        run: session_usage,
+    },
+];
+
+fn prime(ctx: &Ctx, _: &Args<'_>) -> Outcome {
+    let p = ops::prime(&ctx.store, &ctx.acting()?)?;
+    object(&wire::Primed {
+        prime: wire::PrimeReport::from(&p),
+    })
+}
+
+fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let limit = a.count("limit").unwrap_or(100);
+    let filter = ops::ListFilter {
+        kinds: a.kind("type")?.into_iter().collect(),
+        priorities: a.priority("priority").into_iter().collect(),
+        assignee: a.string("assignee"),
+        unassigned: a.flag("unassigned"),
+        labels: a.texts("labels"),
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        ..ops::ListFilter::default()
+    };
+    let listing = ops::ready(&ctx.store, &filter)?;
+    let dependents = listing.dependents();
+    array(&wire::Listing(
+        listing
+            .beads()
+            .map(|s| wire::Summary::new(s, &dependents))
+            .collect(),
+    ))
+}
+
+fn claim(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let remote = ops::claim_remote(&ctx.store, None, false)?;
+    let Some(id) = a.bead(ctx, "id")? else {
+        let next = ops::ListFilter::default();
+        let bead = match &remote {
+            Some(remote) => ops::ready_claim_on(&ctx.store, &actor, &next, remote)?,
+            None => ops::ready_claim(&ctx.store, &actor, &next)?,
+        };
+        return beads(ctx, bead.into_iter().collect());
+    };
+    let changes = Changes {
+        claim: true,
+        ..Changes::default()
+    };
+    let edited = match &remote {
+        Some(remote) => vec![ops::update_on(&ctx.store, &actor, &id, changes, remote)?],
+        None => ops::update(&ctx.store, &actor, &[id], changes)?,
+    };
+    beads(ctx, edited.into_iter().map(|e| e.bead).collect())
+}
+
+fn show(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.required_bead(ctx, "id")?;
+    beads(ctx, ops::show(&ctx.store, &[id])?)
+}
+
+fn create(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let dependencies = a
+        .texts("deps")
+        .iter()
+        .map(|d| parse_dep(d))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(ToolError::Invalid)?;
+    let new = ops::NewBead {
+        title: a.required("title").to_owned(),
+        description: a.string("description").unwrap_or_default(),
+        kind: a.kind("type")?,
+        priority: Some(a.priority("priority").unwrap_or(2)),
+        assignee: a.string("assignee"),
+        labels: a.texts("labels"),
+        parent: a.bead(ctx, "parent")?,
+        dependencies,
+        ..ops::NewBead::default()
+    };
+    let bead = ops::create(&ctx.store, &actor, new)?;
+    let detailed = ops::detail(&ctx.store, vec![bead])?;
+    object(&wire::OneBead {
+        bead: wire::Bead::detailed(&detailed[0]),
+    })
+}
+
+fn update(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let changes = Changes {
+        title: a.string("title"),
+        description: a.string("description"),
+        notes: a.string("notes"),
+        append_notes: a.string("append_notes"),
+        status: a.word::<Status>("status")?,
+        priority: a.priority("priority"),
+        kind: a.kind("type")?,
+        assignee: a.string("assignee"),
+        add_labels: a.texts("add_labels"),
+        remove_labels: a.texts("remove_labels"),
+        ..Changes::default()
+    };
+    let edited = ops::update(&ctx.store, &actor, &[id], changes)?;
+    beads(ctx, edited.into_iter().map(|e| e.bead).collect())
+}
+
+fn close(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let edited = ops::close(&ctx.store, &actor, &[id], a.text("reason"))?;
+    beads(ctx, edited.into_iter().map(|e| e.bead).collect())
+}
+
+fn comment(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let c = ops::add_comment(&ctx.store, &actor, &id, a.required("text"), None)?;
+    object(&wire::CommentAdded::new(&id, &c))
+}
+
+fn dep_add(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let on = a.required_bead(ctx, "depends_on")?;
+    let kind = a.word::<DepKind>("type")?.unwrap_or(DepKind::Blocks);
+    let edited = ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
+    object(&wire::OneBead {
+        bead: wire::Bead::plain(&edited.bead),
+    })
+}
+
+fn mail_send(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let new = ops::NewMessage {
+        to: a.texts("to"),
+        subject: a.required("subject").to_owned(),
+        body: a.string("body").unwrap_or_default(),
+        priority: a.priority("priority"),
+        reply_to: a.id("reply_to")?,
+        ..ops::NewMessage::default()
+    };
+    let m = ops::send(&ctx.store, &ctx.acting()?, new)?;
+    object(&wire::OneMessage { message: &m })
+}
+
+fn mail_inbox(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let agent = ctx
+        .acting()?
+        .agent
+        .ok_or(OpError::Mail(MailError::NoMailbox))?;
+    let entries = ops::inbox(&ctx.store, &agent, a.flag("all"))?;
+    object(&wire::Inbox {
+        agent: &agent,
+        unread: entries.iter().filter(|e| !e.read).count(),
+        messages: entries.iter().map(wire::InboxLine::from).collect(),
+    })
+}
+
+fn mail_read(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.required_id("id")?;
+    let m = ops::mark(&ctx.store, &ctx.acting()?, &id, ops::Mark::Read)?;
+    object(&wire::OneMessage { message: &m })
+}
+
+fn mail_reply(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.required_id("id")?;
+    let m = ops::reply(&ctx.store, &ctx.acting()?, &id, a.required("body"))?;
+    object(&wire::OneMessage { message: &m })
+}
+
+fn handoff(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let s = ops::handoff(&ctx.store, &ctx.acting()?, a.required("message"))?;
+    object(&wire::OneSession { session: &s })
+}
+
+fn mol_current(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.id("id")?;
+    let c = ops::current(&ctx.store, &ctx.acting()?, id.as_ref())?;
+    object(&wire::Current::from(&c))
+}
+
+fn mol_progress(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let p = ops::molecule_progress(&ctx.store, &a.required_id("id")?)?;
+    object(&wire::MoleculeProgress {
+        progress: wire::MoleculeState::from(&p),
+    })
+}
+
+fn session_usage(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let report = ops::UsageReport {
+        turn: a.flag("turn"),
+        tokens: a.count("tokens").unwrap_or(0),
+        spend: a.amount("spend").unwrap_or(0.0),
+        tool_calls: a.count("tool_calls").unwrap_or(0),
+    };
+    let s = ops::record_usage(&ctx.store, &ctx.acting()?, report)?;
+    object(&wire::OneSession { session: &s })
+}

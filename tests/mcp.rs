@@ -1,0 +1,437 @@
+//! `git beads mcp`: the MCP server driven by a client no one here wrote (the official
+//! MCP Python SDK, `mcp` from PyPI) through an agent's session, and by raw JSON-RPC
+//! lines: a write by the CLI between two calls is seen by the second, bad input gets
+//! an error and changes nothing, and the server lives on until its input closes.
+//! `setup` registers it with the harnesses.
+//!
+//! The SDK is the one `.ci/run` installs into `target/bd-tools/venv` (beside
+//! beads-mcp, see tests/bd_tools.rs); where it cannot be had the story says so on
+//! stderr and passes, except with `CI=true`, where it fails.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use common::{Repo, Sandbox, expect_success, write_file};
+use serde_json::{Value, json};
+
+/// The agent's session, in Python.
+const STORY: &str = include_str!("mcp/story.py");
+
+/// The tools the server offers.
+const TOOLS: [&str; 17] = [
+    "claim",
+    "close",
+    "comment",
+    "create",
+    "dep_add",
+    "handoff",
+    "mail_inbox",
+    "mail_read",
+    "mail_reply",
+    "mail_send",
+    "mol_current",
+    "mol_progress",
+    "prime",
+    "ready",
+    "session_usage",
+    "show",
+    "update",
+];
+
+/// The virtualenv's python, where `.ci/run` (or tests/bd_tools.rs) puts it.
+fn venv_python() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bd-tools/venv/bin/python")
+}
+
+/// Whether `python` imports the MCP client.
+fn has_sdk(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-c", "import mcp.client.stdio"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The virtualenv with the MCP SDK, made (as `.ci/run` makes it) unless it is there;
+/// or why it cannot be.
+fn install_sdk() -> Result<PathBuf, String> {
+    let python = venv_python();
+    if has_sdk(&python) {
+        return Ok(python);
+    }
+    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+        match out.status.success() {
+            true => Ok(()),
+            false => Err(format!(
+                "{what} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )),
+        }
+    };
+    let dir = python.parent().and_then(Path::parent).expect("venv dir");
+    run(
+        Command::new("python3").arg("-m").arg("venv").arg(dir),
+        "python3 -m venv",
+    )?;
+    run(
+        Command::new(&python).args(["-m", "pip", "install", "-q", "mcp"]),
+        "pip install mcp",
+    )?;
+    match has_sdk(&python) {
+        true => Ok(python),
+        false => Err("mcp is not importable after pip install".to_owned()),
+    }
+}
+
+/// The SDK's python, or `None` (with a visible reason) when it cannot be had outside CI.
+fn sdk_or_skip() -> Option<PathBuf> {
+    match install_sdk() {
+        Ok(python) => Some(python),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI=true and the MCP Python SDK cannot be installed: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipping: the MCP Python SDK cannot be installed here: {why}");
+            None
+        }
+    }
+}
+
+/// A running `git beads mcp`, spoken to one JSON-RPC line at a time.
+struct Server {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Server {
+    /// Starts the server in `repo` (with `args` after `mcp`) and initializes it.
+    fn start(repo: &Repo, args: &[&str]) -> Server {
+        let mut all = vec!["mcp"];
+        all.extend_from_slice(args);
+        let mut child = repo
+            .beads_command(&[], &all)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let input = child.stdin.take();
+        let output = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = Server {
+            child,
+            input,
+            output,
+            next: 0,
+        };
+        let init = server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "tests/mcp.rs", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    /// Writes one line.
+    fn send(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("stdin open");
+        input.write_all(line.as_bytes()).expect("write");
+        input.write_all(b"\n").expect("write");
+        input.flush().expect("flush");
+    }
+
+    /// Reads one answer.
+    fn receive(&mut self) -> Value {
+        let mut line = String::new();
+        self.output.read_line(&mut line).expect("read");
+        assert!(!line.is_empty(), "the server ended");
+        serde_json::from_str(&line).expect("an answer is one line of JSON")
+    }
+
+    /// Sends request `method` and returns the whole answer.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&line.to_string());
+        let answer = self.receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
+    /// Calls tool `name`; returns the call's result (a JSON-RPC error fails).
+    fn call(&mut self, name: &str, args: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": name, "arguments": args}));
+        assert!(answer["error"].is_null(), "{name}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// Calls tool `name` and returns the document it answered with.
+    fn doc(&mut self, name: &str, args: Value) -> Value {
+        let result = self.call(name, args);
+        assert_eq!(result["isError"], false, "{name}: {result}");
+        let text = result["content"][0]["text"].as_str().expect("text");
+        serde_json::from_str(text).expect("the text is the JSON document")
+    }
+
+    /// Calls tool `name`, which must fail; returns the failure's kind.
+    fn failed(&mut self, name: &str, args: Value) -> String {
+        let result = self.call(name, args);
+        assert_eq!(result["isError"], true, "{name}: {result}");
+        result["structuredContent"]["kind"]
+            .as_str()
+            .expect("a kind")
+            .to_owned()
+    }
+
+    /// Closes stdin and waits for the server to end; returns its exit code.
+    fn close(mut self) -> Option<i32> {
+        drop(self.input.take());
+        self.child.wait().expect("the server ends").code()
+    }
+}
+
+/// The JSON-RPC error code of an answer.
+fn error_code(answer: &Value) -> i64 {
+    answer["error"]["code"].as_i64().unwrap_or_else(|| {
+        panic!("not a JSON-RPC error: {answer}");
+    })
+}
+
+/// A store with an agent bound and a session running, and one bead ready.
+fn agent_store(sb: &Sandbox) -> (Repo, String) {
+    let repo = sb.store();
+    repo.bind_new_agent("nux", &[]);
+    repo.beads(&["agent", "create", "rival"]);
+    repo.start_session(&[]);
+    let id = repo.create("Fix the login page", &[]);
+    (repo, id)
+}
+
+#[test]
+fn the_python_sdk_runs_an_agent_session_through_the_server() {
+    let Some(python) = sdk_or_skip() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    let story = sb.path().join("story.py");
+    write_file(&story, STORY);
+    let out = repo
+        .command(python.to_str().expect("utf-8 path"))
+        .arg(&story)
+        .args([&id, "nux", "rival"])
+        .output()
+        .expect("python runs");
+    let text = expect_success("the MCP story", &out);
+    let seen: Value = serde_json::from_str(text.trim()).expect("the story prints JSON");
+
+    assert_eq!(seen["server"], "git-beads");
+    assert_eq!(seen["tools"], json!(TOOLS));
+    assert_eq!(seen["prime"]["prime"]["agent"]["name"], "nux", "{seen}");
+    assert_eq!(seen["ready"][0]["id"], id.as_str());
+    assert_eq!(seen["claim"][0]["status"], "in_progress");
+    assert_eq!(seen["claim"][0]["assignee"], "nux");
+    assert_eq!(seen["other_claim"]["kind"], "conflict", "{seen}");
+    assert_eq!(seen["comment"]["text"], "halfway there", "{seen}");
+    assert_eq!(seen["show"][0]["comments"][0]["text"], "halfway there");
+    assert_eq!(seen["close"][0]["status"], "closed");
+    assert_eq!(seen["close"][0]["close_reason"], "done");
+    assert_eq!(seen["unknown"]["kind"], "not_found");
+    let sent = seen["sent"]["message"]["id"]
+        .as_str()
+        .expect("a message id");
+    let inbox: Vec<&str> = seen["inbox"]["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert!(inbox.contains(&sent), "{seen}");
+    assert_eq!(seen["read"]["message"]["subject"], "note to self");
+    assert_eq!(seen["handoff"]["session"]["end"], "handoff", "{seen}");
+    assert_eq!(seen["resources"], json!(["beads://prime"]));
+    assert!(
+        seen["prime_text"]
+            .as_str()
+            .expect("text")
+            .contains("you are agent nux"),
+        "{seen}"
+    );
+
+    // What the tools did is what the CLI sees.
+    let bead = repo.bead_json(&id);
+    assert_eq!(bead["status"], "closed");
+    assert_eq!(bead["comments"][0]["author"], "nux");
+}
+
+#[test]
+fn a_write_by_the_cli_between_two_calls_is_seen_by_the_second() {
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    let mut server = Server::start(&repo, &[]);
+    let ready = server.doc("ready", json!({}));
+    assert_eq!(common::ids(&ready), vec![id.clone()]);
+    let second = repo.create("Write the release notes", &["-p", "0"]);
+    let ready = server.doc("ready", json!({}));
+    assert_eq!(common::ids(&ready), vec![second.clone(), id.clone()]);
+    repo.beads(&["update", &id, "--title", "Fix the login form"]);
+    assert_eq!(
+        server.doc("show", json!({"id": id}))[0]["title"],
+        "Fix the login form"
+    );
+    // And the other way: the server's write is the CLI's next read.
+    server.doc("claim", json!({"id": second}));
+    assert_eq!(repo.bead_json(&second)["assignee"], "nux");
+    // Without an id, a claim takes the next ready bead, until none is left.
+    assert_eq!(server.doc("claim", json!({}))[0]["id"], id.as_str());
+    assert_eq!(server.doc("claim", json!({})), json!([]));
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn bad_input_gets_an_error_changes_nothing_and_the_server_lives_on() {
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    let before = repo.store_head();
+    let mut server = Server::start(&repo, &[]);
+
+    let unknown = server.request("tools/call", json!({"name": "rm_rf", "arguments": {}}));
+    assert_eq!(error_code(&unknown), -32602, "{unknown}");
+    let method = server.request("beads/explode", json!({}));
+    assert_eq!(error_code(&method), -32601, "{method}");
+    for args in [
+        json!({"id": id, "reason": 7}),
+        json!({"id": id, "force": true}),
+        json!({"reason": "no id"}),
+        json!([id]),
+    ] {
+        let bad = server.request("tools/call", json!({"name": "close", "arguments": args}));
+        assert_eq!(error_code(&bad), -32602, "{args}: {bad}");
+    }
+    let priority = server.request(
+        "tools/call",
+        json!({"name": "create", "arguments": {"title": "x", "priority": 9}}),
+    );
+    assert_eq!(error_code(&priority), -32602, "{priority}");
+    server.send("{this is not json");
+    assert_eq!(error_code(&server.receive()), -32700);
+    server.send("[1, 2, 3]");
+    assert_eq!(error_code(&server.receive()), -32600);
+
+    let hostile = format!("{id}\u{1b}]0;owned\u{7}\n../../HEAD");
+    for (tool, args) in [
+        ("show", json!({"id": hostile})),
+        ("claim", json!({"id": hostile})),
+        ("close", json!({"id": hostile})),
+        ("comment", json!({"id": hostile, "text": "x"})),
+        ("mail_read", json!({"id": hostile})),
+    ] {
+        assert_eq!(server.failed(tool, args), "invalid", "{tool}");
+    }
+    let huge = "x".repeat(1 << 20);
+    assert_eq!(server.failed("create", json!({"title": huge})), "invalid");
+    assert_eq!(
+        server.failed("comment", json!({"id": id, "text": "x".repeat(17 << 20)})),
+        "invalid"
+    );
+    assert_eq!(
+        server.failed("mail_read", json!({"id": "msg-nosuch"})),
+        "not_found"
+    );
+
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+    assert_eq!(
+        repo.store_head(),
+        before,
+        "a refused call changed the store"
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn tools_list_describes_every_tool_with_a_schema() {
+    let (_sb, repo) = Sandbox::with_store();
+    let mut server = Server::start(&repo, &[]);
+    let listed = server.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, TOOLS);
+    for t in tools {
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert_eq!(t["inputSchema"]["additionalProperties"], false, "{t}");
+    }
+    let close = tools.iter().find(|t| t["name"] == "close").expect("close");
+    assert_eq!(close["inputSchema"]["required"], json!(["id"]));
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn it_acts_as_the_agent_as_names_and_denies_what_it_may_not_do() {
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    repo.beads(&["agent", "create", "reader", "--can", "create"]);
+    let mut server = Server::start(&repo, &["--as", "reader"]);
+    assert_eq!(
+        server.doc("prime", json!({}))["prime"]["agent"]["name"],
+        "reader"
+    );
+    assert_eq!(server.failed("claim", json!({"id": id})), "denied");
+    assert_eq!(server.close(), Some(0));
+    let mut person = Server::start(&repo, &["--as-person"]);
+    assert_eq!(person.failed("mail_inbox", json!({"all": true})), "invalid");
+    assert_eq!(person.close(), Some(0));
+}
+
+#[test]
+fn setup_registers_the_server_with_each_harness_once() {
+    let (sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".mcp.json"),
+        r#"{"mcpServers":{"beads":{"command":"beads-mcp"}}}"#,
+    );
+    repo.beads(&["setup", "claude"]);
+    let path = repo.path.join(".mcp.json");
+    let once = std::fs::read_to_string(&path).expect(".mcp.json");
+    let v: Value = serde_json::from_str(&once).expect("JSON");
+    assert_eq!(
+        v["mcpServers"]["git-beads"],
+        json!({"command": "git", "args": ["beads", "mcp"]})
+    );
+    assert_eq!(v["mcpServers"]["beads"]["command"], "beads-mcp");
+    repo.beads(&["setup", "claude"]);
+    assert_eq!(std::fs::read_to_string(&path).expect(".mcp.json"), once);
+    repo.beads(&["setup", "claude", "--check"]);
+    repo.beads(&["setup", "claude", "--remove"]);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect(".mcp.json")).expect("JSON");
+    assert_eq!(v, json!({"mcpServers":{"beads":{"command":"beads-mcp"}}}));
+
+    repo.beads(&["setup", "gemini"]);
+    let gemini: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path.join(".gemini/settings.json")).expect("settings"),
+    )
+    .expect("JSON");
+    assert_eq!(gemini["mcpServers"]["git-beads"]["command"], "git");
+    common::write_file(
+        &repo.path.join(".gemini/settings.json"),
+        &json!({"hooks": gemini["hooks"]}).to_string(),
+    );
+    let (code, out, _) = repo.beads_fail_with_stdout(&["setup", "gemini", "--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("mcpServers.git-beads (missing)"), "{out}");
+
+    repo.beads(&["setup", "codex", "--global"]);
+    let config = std::fs::read_to_string(sb.path().join(".codex/config.toml")).expect("config");
+    assert!(
+        config
+            .contains("[mcp_servers.git-beads]\ncommand = \"git\"\nargs = [\"beads\", \"mcp\"]\n"),
+        "{config}"
+    );
+}
