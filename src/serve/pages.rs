@@ -573,8 +573,8 @@ pub(super) async fn session_page(State(app): State<App>, Path(given): Path<Strin
     .await
 }
 
-/// The ledger of `s` as an SVG plot: running tokens and spend per line, model swaps
-/// marked where the model changes.
+/// The ledger of `s` as an SVG plot: running tokens and spend per line, each model
+/// swap marked at the first line after it.
 fn ledger_svg(s: &Session) -> String {
     const W: f64 = 720.0;
     const H: f64 = 220.0;
@@ -614,22 +614,18 @@ fn ledger_svg(s: &Session) -> String {
         sp = points(&spend),
         mid = W / 2.0,
     );
-    let mut model: Option<&str> = None;
-    for (i, l) in lines.iter().enumerate() {
-        let Some(m) = l.model.as_deref() else { continue };
-        if model.is_some_and(|was| was != m) {
-            let _ = write!(
-                out,
-                "<line class=\"swap\" x1=\"{xi:.1}\" y1=\"{PAD}\" x2=\"{xi:.1}\" y2=\"{b}\"/>\
-                 <text class=\"swap\" x=\"{tx:.1}\" y=\"{ty}\">{m}</text>",
-                xi = x(i),
-                tx = x(i) + 3.0,
-                ty = PAD + 12.0,
-                b = H - PAD,
-                m = esc(m),
-            );
-        }
-        model = Some(m);
+    for swap in s.models.iter().filter(|m| m.from.is_some()) {
+        let i = lines.iter().position(|l| l.at >= swap.at).unwrap_or(lines.len() - 1);
+        let _ = write!(
+            out,
+            "<line class=\"swap\" x1=\"{xi:.1}\" y1=\"{PAD}\" x2=\"{xi:.1}\" y2=\"{b}\"/>\
+             <text class=\"swap\" x=\"{tx:.1}\" y=\"{ty}\">{m}</text>",
+            xi = x(i),
+            tx = x(i) + 3.0,
+            ty = PAD + 12.0,
+            b = H - PAD,
+            m = esc(&swap.to),
+        );
     }
     let _ = write!(
         out,
