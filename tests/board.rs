@@ -42,7 +42,10 @@ impl Server {
     fn start(repo: &Repo, extra: &[&str]) -> Server {
         let mut args = vec!["serve", "--port", "0"];
         args.extend_from_slice(extra);
-        let mut child = repo.beads_command(&[], &args).spawn().expect("serve starts");
+        let mut child = repo
+            .beads_command(&[], &args)
+            .spawn()
+            .expect("serve starts");
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut line)
@@ -65,7 +68,13 @@ impl Server {
     }
 
     /// Sends one raw HTTP/1.1 request and returns the status and the whole answer.
-    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (u16, String) {
         let addr = self.addr();
         let mut stream = TcpStream::connect(&addr).expect("connect");
         let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
@@ -95,7 +104,10 @@ impl Server {
     fn csrf(&self) -> String {
         let (status, page) = self.request("GET", "/", &[], "");
         assert_eq!(status, 200, "{page}");
-        let at = page.find("name=\"csrf-token\" content=\"").expect("a csrf meta tag") + 27;
+        let at = page
+            .find("name=\"csrf-token\" content=\"")
+            .expect("a csrf meta tag")
+            + 27;
         page[at..at + 32].to_owned()
     }
 
@@ -131,7 +143,10 @@ fn writes_need_the_csrf_token_and_the_boards_own_origin() {
     let (status, page) = server.post(&format!("/bead/{id}/claim"), "go=claim");
     assert_eq!(status, 403, "{page}");
     assert!(page.contains("CSRF token"), "{page}");
-    let (status, page) = server.post(&format!("/bead/{id}/claim"), &format!("csrf={}0&go=claim", &csrf[..31]));
+    let (status, page) = server.post(
+        &format!("/bead/{id}/claim"),
+        &format!("csrf={}0&go=claim", &csrf[..31]),
+    );
     assert_eq!(status, 403, "a wrong token: {page}");
     let (status, page) = server.request(
         "POST",
@@ -140,19 +155,38 @@ fn writes_need_the_csrf_token_and_the_boards_own_origin() {
         &format!("csrf={csrf}&go=claim"),
     );
     assert_eq!(status, 403, "another origin: {page}");
-    let (status, page) = server.request("POST", &format!("/bead/{id}/claim"), &[], &format!("csrf={csrf}"));
+    let (status, page) = server.request(
+        "POST",
+        &format!("/bead/{id}/claim"),
+        &[],
+        &format!("csrf={csrf}"),
+    );
     assert_eq!(status, 403, "no Origin and no Referer: {page}");
     assert_eq!(repo.store_head(), before, "a refused write changes nothing");
 
-    let (status, page) = server.post(&format!("/bead/{id}/claim"), &format!("csrf={csrf}&go=claim"));
+    let (status, page) = server.post(
+        &format!("/bead/{id}/claim"),
+        &format!("csrf={csrf}&go=claim"),
+    );
     assert_eq!(status, 303, "{page}");
-    assert_eq!(repo.commit_count("refs/beads/main"), repo.commit_count(&before) + 1, "one commit");
-    assert!(last_store_commit(&repo).starts_with("alice <alice@example.com>"), "{}", last_store_commit(&repo));
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        repo.commit_count(&before) + 1,
+        "one commit"
+    );
+    assert!(
+        last_store_commit(&repo).starts_with("alice <alice@example.com>"),
+        "{}",
+        last_store_commit(&repo)
+    );
     let bead = repo.bead_json(&id);
     assert_eq!(bead["status"], "in_progress");
     assert_eq!(bead["assignee"], "alice");
 
-    let (status, page) = server.post("/create", &format!("csrf={csrf}&title=From+the+page&type=bug&priority=1"));
+    let (status, page) = server.post(
+        "/create",
+        &format!("csrf={csrf}&title=From+the+page&type=bug&priority=1"),
+    );
     assert_eq!(status, 303, "{page}");
     let made = repo.beads_json(&["list", "--title-contains", "From the page"]);
     assert_eq!(made[0]["issue_type"], "bug", "{made}");
@@ -176,7 +210,8 @@ fn a_read_only_board_refuses_writes_and_shows_the_store() {
     assert!(page.contains("Only to look at"), "{page}");
     let (status, json) = server.request("GET", "/api/board", &[], "");
     assert_eq!(status, 200);
-    let body: Value = serde_json::from_str(json.split("\r\n\r\n").nth(1).expect("a body")).expect("JSON");
+    let body: Value =
+        serde_json::from_str(json.split("\r\n\r\n").nth(1).expect("a body")).expect("JSON");
     assert_eq!(body["columns"][0]["name"], "ready");
     assert_eq!(body["columns"][0]["cards"][0]["id"], id.as_str());
 }
@@ -194,7 +229,10 @@ fn off_loopback_the_board_needs_a_token() {
     assert_eq!(status, 401);
     let (status, answer) = server.request("GET", "/?token=s3cret", &[], "");
     assert_eq!(status, 200);
-    assert!(answer.contains("beads_token=s3cret"), "the token becomes a cookie: {answer}");
+    assert!(
+        answer.contains("beads_token=s3cret"),
+        "the token becomes a cookie: {answer}"
+    );
     let (status, _) = server.request("GET", "/agents", &[("Cookie", "beads_token=s3cret")], "");
     assert_eq!(status, 200);
 }
@@ -203,7 +241,9 @@ fn off_loopback_the_board_needs_a_token() {
 /// it is there) and Chromium; or why it cannot be had.
 fn browser() -> Result<PathBuf, String> {
     if !Path::new(CHROMIUM).exists() {
-        return Err(format!("{CHROMIUM} is missing (`apt-get install chromium`)"));
+        return Err(format!(
+            "{CHROMIUM} is missing (`apt-get install chromium`)"
+        ));
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bd-tools/npm");
     let pkg = dir.join("node_modules/playwright-core");
@@ -216,7 +256,10 @@ fn browser() -> Result<PathBuf, String> {
             .output()
             .map_err(|e| format!("npm: {e}"))?;
         if !out.status.success() {
-            return Err(format!("npm install failed: {}", String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "npm install failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
     }
     Ok(pkg)
@@ -248,15 +291,36 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
         "spend=5,tokens=400000",
     ]);
     let session = repo.start_session(&["--agent", "nux", "--model", "claude-sonnet-4"]);
-    for (i, tokens) in ["12000", "30000", "18000", "42000", "25000", "36000"].iter().enumerate() {
+    for (i, tokens) in ["12000", "30000", "18000", "42000", "25000", "36000"]
+        .iter()
+        .enumerate()
+    {
         if i == 3 {
             repo.beads(&["session", "model", "claude-opus-4"]);
         }
-        let spend = format!("{:.2}", tokens.parse::<f64>().expect("a number") / 100_000.0 * (1 + i / 3) as f64);
-        repo.beads(&["session", "usage", "--turn", "--tokens", tokens, "--spend", &spend, "--tool-calls", "3"]);
+        let spend = format!(
+            "{:.2}",
+            tokens.parse::<f64>().expect("a number") / 100_000.0 * (1 + i / 3) as f64
+        );
+        repo.beads(&[
+            "session",
+            "usage",
+            "--turn",
+            "--tokens",
+            tokens,
+            "--spend",
+            &spend,
+            "--tool-calls",
+            "3",
+        ]);
     }
     let ready = vec![docs, xss, claim.clone()];
-    (repo, [ready, vec![draw], vec![ship], vec![old]], claim, session)
+    (
+        repo,
+        [ready, vec![draw], vec![ship], vec![old]],
+        claim,
+        session,
+    )
 }
 
 /// The ids of a column the browser saw, sorted.
@@ -307,26 +371,42 @@ fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
     let text = expect_success("the browser story", &out);
     let doc: Value = serde_json::from_str(text.trim()).expect("the story prints JSON");
 
-    for (name, mut want) in ["ready", "in_progress", "blocked", "closed"].into_iter().zip(columns) {
+    for (name, mut want) in ["ready", "in_progress", "blocked", "closed"]
+        .into_iter()
+        .zip(columns)
+    {
         want.sort();
         assert_eq!(seen(&doc, name), want, "column {name}: {doc}");
     }
     assert_eq!(doc["xss_text"], 1, "the HTML title shows as text: {doc}");
     assert_eq!(doc["injected_images"], 0, "{doc}");
-    assert_eq!(doc["dialogs"], serde_json::json!([]), "no script ran: {doc}");
+    assert_eq!(
+        doc["dialogs"],
+        serde_json::json!([]),
+        "no script ran: {doc}"
+    );
     assert_eq!(doc["live"]["same_page"], true, "{doc}");
     assert_eq!(doc["no_csrf_status"], 403, "{doc}");
 
     let fields = doc["after_claim"].as_str().expect("text");
-    assert!(fields.contains("in_progress") && fields.contains("alice"), "{fields}");
+    assert!(
+        fields.contains("in_progress") && fields.contains("alice"),
+        "{fields}"
+    );
     let last = last_store_commit(&repo);
     assert!(last.starts_with("alice <alice@example.com>"), "{last}");
     let log = repo.git(&["log", "-1", "--format=%B", "refs/beads/main"]);
-    assert!(log.contains(&claim), "the claim's commit names the bead: {log}");
+    assert!(
+        log.contains(&claim),
+        "the claim's commit names the bead: {log}"
+    );
     assert_eq!(repo.bead_json(&claim)["assignee"], "alice");
 
     let agents = doc["agents_text"].as_str().expect("text");
-    assert!(agents.contains("nux") && agents.contains("claude-opus-4"), "{agents}");
+    assert!(
+        agents.contains("nux") && agents.contains("claude-opus-4"),
+        "{agents}"
+    );
     assert!(agents.contains("of $5.00"), "the budget bar: {agents}");
     assert_eq!(doc["session_swaps"], 1, "one model swap marked: {doc}");
     assert_eq!(doc["session_points"], 6, "a point per turn: {doc}");

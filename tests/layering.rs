@@ -14,7 +14,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("wire", &["ops", "model"]),
     ("hooks", &["ops", "model", "settings", "wire"]),
     ("serve", &["wire", "ops", "model", "settings"]),
-    ("cli", &["wire", "ops", "model", "hooks", "settings", "serve"]),
+    (
+        "cli",
+        &["wire", "ops", "model", "hooks", "settings", "serve"],
+    ),
 ];
 
 /// Outside crates a room may not name at all: YAML goes through the store's codec

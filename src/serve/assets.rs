@@ -18,7 +18,10 @@ pub(super) async fn asset(Path(name): Path<String>) -> Response {
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
     (
-        [(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")],
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
         body,
     )
         .into_response()

@@ -114,7 +114,10 @@ pub fn bar(done: f64, total: f64, label: &str) -> String {
 
 /// An error page's body.
 pub fn error_body(message: &str) -> String {
-    format!("<h1>Cannot do that</h1><p class=\"error\">{}</p>", esc(message))
+    format!(
+        "<h1>Cannot do that</h1><p class=\"error\">{}</p>",
+        esc(message)
+    )
 }
 
 #[cfg(test)]

@@ -42,7 +42,9 @@ pub(super) async fn watch(app: App) {
 }
 
 /// `/events`: a `change` event with the new commit each time the store moves.
-pub(super) async fn events(State(app): State<App>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+pub(super) async fn events(
+    State(app): State<App>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let rx = app.head.subscribe();
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.changed().await.ok()?;

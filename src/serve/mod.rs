@@ -140,7 +140,11 @@ fn random_token() -> String {
         // No /dev/urandom: the standard library's per-process random hash keys.
         for chunk in bytes.chunks_mut(8) {
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u128(std::time::SystemTime::now().elapsed().map_or(0, |d| d.as_nanos()));
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .elapsed()
+                    .map_or(0, |d| d.as_nanos()),
+            );
             chunk.copy_from_slice(&h.finish().to_le_bytes());
         }
     }

@@ -8,9 +8,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
+use super::App;
 use super::board::{self, Board, BoardError, BoardQuery, Card, ColumnKind};
 use super::html::{age, bar, bead_link, error_body, esc, form, page, session_link, time, url_part};
-use super::App;
 use crate::model::{Agent, Bead, BeadId, BeadType, Session};
 use crate::ops::{self, ErrorKind, ListFilter, LogEntry, OpError, Store};
 use crate::wire;
@@ -32,7 +32,11 @@ impl Failure {
 
     /// The failure as an error page.
     pub(super) fn page(self, csrf: &str) -> Response {
-        (self.status, Html(page("error", csrf, &error_body(&self.message)))).into_response()
+        (
+            self.status,
+            Html(page("error", csrf, &error_body(&self.message))),
+        )
+            .into_response()
     }
 }
 
@@ -207,7 +211,11 @@ fn board_html(b: &Board, q: &BoardQuery, csrf: &str) -> String {
         label = esc(&q.label),
         assignee = esc(&q.assignee),
         kind = select("type", &q.kind, &type_options(Some("any type"))),
-        prio = select("priority", &q.priority, &priority_options(Some("any priority"))),
+        prio = select(
+            "priority",
+            &q.priority,
+            &priority_options(Some("any priority"))
+        ),
     );
     out.push_str(&form(
         "/create",
@@ -280,7 +288,11 @@ fn bead_actions(b: &Bead, agents: &[Agent], csrf: &str) -> String {
         .map(|a| (a.name.to_string(), a.name.to_string()))
         .collect();
     let mut out = String::from("<section class=\"actions\">");
-    out.push_str(&form(&at("claim"), csrf, "<button name=\"go\" value=\"claim\">Claim</button>"));
+    out.push_str(&form(
+        &at("claim"),
+        csrf,
+        "<button name=\"go\" value=\"claim\">Claim</button>",
+    ));
     out.push_str(&form(
         &at("close"),
         csrf,
@@ -341,13 +353,25 @@ fn bead_html(store: &Store, b: &Bead, csrf: &str) -> Result<String, Failure> {
     let mut row = |k: &str, v: String| {
         let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
     };
-    row("status", format!("<span class=\"status\">{}</span>", esc(b.status.as_str())));
+    row(
+        "status",
+        format!("<span class=\"status\">{}</span>", esc(b.status.as_str())),
+    );
     row("priority", format!("P{}", b.priority));
     row("type", esc(b.kind.as_str()));
     row("assignee", esc(b.assignee.as_deref().unwrap_or("—")));
-    row("labels", esc(&b.labels.iter().cloned().collect::<Vec<_>>().join(", ")));
-    row("created", format!("{} by {}", time(&b.created_at), esc(&b.created_by)));
-    row("updated", format!("{} by {}", time(&b.updated_at), esc(&b.updated_by)));
+    row(
+        "labels",
+        esc(&b.labels.iter().cloned().collect::<Vec<_>>().join(", ")),
+    );
+    row(
+        "created",
+        format!("{} by {}", time(&b.created_at), esc(&b.created_by)),
+    );
+    row(
+        "updated",
+        format!("{} by {}", time(&b.updated_at), esc(&b.updated_by)),
+    );
     if let Some(at) = &b.closed_at {
         let reason = b.close_reason.as_deref().unwrap_or("");
         row("closed", format!("{} {}", time(at), esc(reason)));
@@ -357,14 +381,27 @@ fn bead_html(store: &Store, b: &Bead, csrf: &str) -> Result<String, Failure> {
         let _ = write!(out, "<pre class=\"text\">{}</pre>", esc(&b.description));
     }
     if !b.notes.is_empty() {
-        let _ = write!(out, "<h2>Notes</h2><pre class=\"text\">{}</pre>", esc(&b.notes));
+        let _ = write!(
+            out,
+            "<h2>Notes</h2><pre class=\"text\">{}</pre>",
+            esc(&b.notes)
+        );
     }
     out.push_str("<h2>Depends on</h2><ul class=\"deps\">");
-    for d in detailed.iter().flat_map(|d| d.bead.dependencies.iter().zip(&d.targets)) {
+    for d in detailed
+        .iter()
+        .flat_map(|d| d.bead.dependencies.iter().zip(&d.targets))
+    {
         let (dep, target) = d;
         let what = target
             .as_ref()
-            .map(|t| format!(" {} <span class=\"status\">{}</span>", esc(&t.title), esc(t.status.as_str())))
+            .map(|t| {
+                format!(
+                    " {} <span class=\"status\">{}</span>",
+                    esc(&t.title),
+                    esc(t.status.as_str())
+                )
+            })
             .unwrap_or_else(|| " (not in the store)".to_owned());
         let _ = write!(
             out,
@@ -521,7 +558,10 @@ fn agents_html(agents: &[Agent], sessions: &[Session]) -> String {
         }
         out.push_str("</ul>");
         let mine: Vec<&Session> = sessions.iter().filter(|s| s.agent == a.name).collect();
-        match mine.iter().find(|s| s.ended_at.is_none() && a.session.as_ref() == Some(&s.id)) {
+        match mine
+            .iter()
+            .find(|s| s.ended_at.is_none() && a.session.as_ref() == Some(&s.id))
+        {
             Some(s) => {
                 let _ = write!(
                     out,
@@ -615,7 +655,10 @@ fn ledger_svg(s: &Session) -> String {
         mid = W / 2.0,
     );
     for swap in s.models.iter().filter(|m| m.from.is_some()) {
-        let i = lines.iter().position(|l| l.at >= swap.at).unwrap_or(lines.len() - 1);
+        let i = lines
+            .iter()
+            .position(|l| l.at >= swap.at)
+            .unwrap_or(lines.len() - 1);
         let _ = write!(
             out,
             "<line class=\"swap\" x1=\"{xi:.1}\" y1=\"{PAD}\" x2=\"{xi:.1}\" y2=\"{b}\"/>\
@@ -653,10 +696,20 @@ fn session_html(s: &Session) -> String {
     row("started", time(&s.started_at));
     row("heartbeat", time(&s.heartbeat_at));
     if let Some(at) = &s.ended_at {
-        row("ended", format!("{} ({})", time(at), esc(s.end.map_or("—", |e| e.as_str()))));
+        row(
+            "ended",
+            format!("{} ({})", time(at), esc(s.end.map_or("—", |e| e.as_str()))),
+        );
     }
     if let Some(c) = &s.crash {
-        row("crash", format!("found {} at step {}", time(&c.detected_at), esc(c.step.as_deref().unwrap_or("?"))));
+        row(
+            "crash",
+            format!(
+                "found {} at step {}",
+                time(&c.detected_at),
+                esc(c.step.as_deref().unwrap_or("?"))
+            ),
+        );
     }
     row(
         "usage",
@@ -665,7 +718,10 @@ fn session_html(s: &Session) -> String {
             s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
         ),
     );
-    row("store at start", format!("<code>{}</code>", esc(&s.store_at_start)));
+    row(
+        "store at start",
+        format!("<code>{}</code>", esc(&s.store_at_start)),
+    );
     if let Some(end) = &s.store_at_end {
         row("store at end", format!("<code>{}</code>", esc(end)));
     }
@@ -690,7 +746,9 @@ fn session_html(s: &Session) -> String {
     if s.snapshots.is_empty() {
         out.push_str("<p class=\"muted\">none</p>");
     } else {
-        out.push_str("<table class=\"list\"><tr><th>n</th><th>at</th><th>tree</th><th>left out</th></tr>");
+        out.push_str(
+            "<table class=\"list\"><tr><th>n</th><th>at</th><th>tree</th><th>left out</th></tr>",
+        );
         for n in &s.snapshots {
             let _ = write!(
                 out,

@@ -73,9 +73,14 @@ pub(super) async fn guard_token(State(app): State<App>, req: Request, next: Next
         .flat_map(|q| q.split('&'))
         .filter_map(|kv| kv.split_once('='))
         .any(|(k, v)| k == "token" && same_secret(v, &url_part(&token)));
-    let in_cookie = cookie(req.headers(), TOKEN_COOKIE).is_some_and(|v| same_secret(v, &url_part(&token)));
+    let in_cookie =
+        cookie(req.headers(), TOKEN_COOKIE).is_some_and(|v| same_secret(v, &url_part(&token)));
     if !in_query && !in_cookie {
-        return (StatusCode::UNAUTHORIZED, "this board needs its token: open the URL `git beads serve` printed\n").into_response();
+        return (
+            StatusCode::UNAUTHORIZED,
+            "this board needs its token: open the URL `git beads serve` printed\n",
+        )
+            .into_response();
     }
     let mut response = next.run(req).await;
     if in_query && !in_cookie {
@@ -169,18 +174,27 @@ async fn perform(
 
 /// A priority from a form.
 fn priority(text: &str) -> Result<u8, Failure> {
-    text.parse::<u8>()
-        .ok()
-        .filter(|p| *p <= 4)
-        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, format!("priority {text:?} is not 0–4")))
+    text.parse::<u8>().ok().filter(|p| *p <= 4).ok_or_else(|| {
+        Failure::new(
+            StatusCode::BAD_REQUEST,
+            format!("priority {text:?} is not 0–4"),
+        )
+    })
 }
 
 /// `POST /create`: a new bead; the browser goes to its page.
-pub(super) async fn create(State(app): State<App>, headers: HeaderMap, form: axum::Form<WriteForm>) -> Response {
+pub(super) async fn create(
+    State(app): State<App>,
+    headers: HeaderMap,
+    form: axum::Form<WriteForm>,
+) -> Response {
     perform(app, headers, form.0, "/".to_owned(), |store, me, f| {
         let kind = match f.kind.as_str() {
             "" => None,
-            k => Some(k.parse::<BeadType>().map_err(|e| Failure::new(StatusCode::BAD_REQUEST, e.to_string()))?),
+            k => Some(
+                k.parse::<BeadType>()
+                    .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, e.to_string()))?,
+            ),
         };
         let priority = match f.priority.as_str() {
             "" => None,
@@ -214,7 +228,15 @@ pub(super) async fn act(
         let ids = std::slice::from_ref(&id);
         match action.as_str() {
             "claim" => {
-                ops::update(store, me, ids, Changes { claim: true, ..Changes::default() })?;
+                ops::update(
+                    store,
+                    me,
+                    ids,
+                    Changes {
+                        claim: true,
+                        ..Changes::default()
+                    },
+                )?;
             }
             "close" => {
                 let reason = Some(f.text.trim()).filter(|r| !r.is_empty());
@@ -225,7 +247,15 @@ pub(super) async fn act(
             }
             "priority" => {
                 let p = priority(&f.priority)?;
-                ops::update(store, me, ids, Changes { priority: Some(p), ..Changes::default() })?;
+                ops::update(
+                    store,
+                    me,
+                    ids,
+                    Changes {
+                        priority: Some(p),
+                        ..Changes::default()
+                    },
+                )?;
             }
             "label" if f.go == "remove" => {
                 ops::remove_label(store, me, &id, f.text.trim())?;
@@ -242,7 +272,10 @@ pub(super) async fn act(
                 ops::resolve(store, me, &id, Some(f.text.as_str()))?;
             }
             other => {
-                return Err(Failure::new(StatusCode::NOT_FOUND, format!("no action {other:?}")));
+                return Err(Failure::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no action {other:?}"),
+                ));
             }
         }
         Ok(None)

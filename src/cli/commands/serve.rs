@@ -51,8 +51,14 @@ pub fn run(ctx: &Ctx, a: Args, out: &mut Out) -> Result<(), CliError> {
 
 /// Opens `url` in the desktop's browser; says so when it cannot.
 fn open_browser(url: &str, out: &Out) {
-    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
     if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
-        out.note(format!("cannot open a browser ({opener}: {e}); open {url} yourself"));
+        out.note(format!(
+            "cannot open a browser ({opener}: {e}); open {url} yourself"
+        ));
     }
 }
