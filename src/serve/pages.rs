@@ -608,7 +608,8 @@ pub(super) async fn session_page(State(app): State<App>, Path(given): Path<Strin
         let id = BeadId::parse_session(&given)
             .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, e.to_string()))?;
         let s = ops::show_session(store, &id)?;
-        Ok((format!("session {}", s.id), session_html(&s)))
+        let changes = ops::session_log(store, &id)?;
+        Ok((format!("session {}", s.id), session_html(&s, &changes)))
     })
     .await
 }
@@ -680,8 +681,9 @@ fn ledger_svg(s: &Session) -> String {
     out
 }
 
-/// The body of a session page.
-fn session_html(s: &Session) -> String {
+/// The body of a session page: its fields, budget, ledger plot, model swaps,
+/// snapshots and the store changes it made (`changes`).
+fn session_html(s: &Session, changes: &[LogEntry]) -> String {
     let mut out = format!(
         "<h1>Session {} of {}</h1><div id=\"session\" data-live><table class=\"fields\">",
         esc(s.id.as_str()),
@@ -761,6 +763,8 @@ fn session_html(s: &Session) -> String {
         }
         out.push_str("</table>");
     }
+    out.push_str("<h2>Store changes</h2>");
+    history_html(&mut out, changes);
     out.push_str("</div>");
     out
 }
