@@ -193,6 +193,79 @@ fn writes_need_the_csrf_token_and_the_boards_own_origin() {
     assert_eq!(made[0]["priority"], 1, "{made}");
 }
 
+/// Posts `body` (the CSRF token added) to `path` and checks that it made exactly one
+/// store commit, authored by alice; returns the bead's JSON afterwards.
+fn one_commit(server: &Server, repo: &Repo, csrf: &str, path: &str, body: &str, id: &str) -> Value {
+    let before = repo.store_head();
+    let (status, page) = server.post(path, &format!("csrf={csrf}&{body}"));
+    assert_eq!(status, 303, "{path} {body}: {page}");
+    assert_eq!(
+        repo.commit_count(&format!("{before}..refs/beads/main")),
+        1,
+        "{path} {body}: one commit"
+    );
+    let last = last_store_commit(repo);
+    assert!(
+        last.starts_with("alice <alice@example.com>"),
+        "{path}: {last}"
+    );
+    repo.bead_json(id)
+}
+
+#[test]
+fn every_write_from_the_page_is_one_commit_as_the_person() {
+    let sb = Sandbox::new();
+    let (c1, c2, id) = sb.two_clones_sharing("Contested", &[]);
+    c1.beads(&["update", &id, "-p", "1"]);
+    c2.beads(&["update", &id, "-p", "4"]);
+    c1.sync();
+    c2.sync();
+    c1.sync();
+    c1.beads(&["agent", "create", "nux"]);
+    let server = Server::start(&c1, &[]);
+    let csrf = server.csrf();
+    let at = |action: &str| format!("/bead/{id}/{action}");
+
+    let (status, page) = server.request("GET", &format!("/bead/{id}"), &[], "");
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("Conflicts") && page.contains("Resolve"),
+        "{page}"
+    );
+    let b = one_commit(&server, &c1, &csrf, &at("resolve"), "text=priority", &id);
+    assert_eq!(b["conflicts"], Value::Null, "{b}");
+    let b = one_commit(
+        &server,
+        &c1,
+        &csrf,
+        &at("comment"),
+        "text=Looks+%3Cgood%3E",
+        &id,
+    );
+    assert_eq!(b["comments"][0]["text"], "Looks <good>", "{b}");
+    assert_eq!(b["comments"][0]["author"], "alice", "{b}");
+    let b = one_commit(&server, &c1, &csrf, &at("priority"), "priority=0", &id);
+    assert_eq!(b["priority"], 0);
+    let b = one_commit(&server, &c1, &csrf, &at("label"), "text=ui&go=add", &id);
+    assert_eq!(b["labels"], serde_json::json!(["ui"]));
+    let b = one_commit(&server, &c1, &csrf, &at("label"), "text=ui&go=remove", &id);
+    assert_eq!(b["labels"], serde_json::json!([]));
+    let b = one_commit(&server, &c1, &csrf, &at("sling"), "agent=nux", &id);
+    assert_eq!(b["assignee"], "nux", "{b}");
+    let hook = c1.beads_json(&["hook", "nux"]);
+    assert!(hook.to_string().contains(&id), "{hook}");
+    let b = one_commit(&server, &c1, &csrf, &at("close"), "text=done+here", &id);
+    assert_eq!(b["status"], "closed");
+    assert_eq!(b["close_reason"], "done here");
+
+    let (status, page) = server.post(&at("priority"), &format!("csrf={csrf}&priority=9"));
+    assert_eq!(status, 400, "{page}");
+    let (status, _) = server.request("GET", "/?priority=9", &[], "");
+    assert_eq!(status, 400);
+    let (status, _) = server.request("GET", "/bead/bd-nope", &[], "");
+    assert_eq!(status, 404);
+}
+
 #[test]
 fn a_read_only_board_refuses_writes_and_shows_the_store() {
     let (_sb, repo) = Sandbox::with_store();

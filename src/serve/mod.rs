@@ -142,7 +142,7 @@ fn random_token() -> String {
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
             h.write_u128(
                 std::time::SystemTime::now()
-                    .elapsed()
+                    .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_nanos()),
             );
             chunk.copy_from_slice(&h.finish().to_le_bytes());

@@ -4,22 +4,19 @@
 "use strict";
 (function () {
   const dot = document.getElementById("live");
-  let pending = null;
   async function refresh() {
-    const res = await fetch(location.href, { headers: { "X-Beads-Live": "1" } });
+    const res = await fetch(location.href);
     if (!res.ok) return;
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     for (const fresh of doc.querySelectorAll("[data-live][id]")) {
       const old = document.getElementById(fresh.id);
       if (old) old.replaceWith(document.adoptNode(fresh));
     }
-    document.body.dataset.head = pending || "";
-    document.dispatchEvent(new CustomEvent("beads:refreshed"));
   }
   function connect() {
     const events = new EventSource("/events");
     events.addEventListener("open", () => { if (dot) dot.className = "on"; });
-    events.addEventListener("change", (e) => { pending = e.data; refresh(); });
+    events.addEventListener("change", refresh);
     events.addEventListener("error", () => { if (dot) dot.className = "off"; });
   }
   connect();
