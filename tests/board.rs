@@ -338,8 +338,8 @@ fn browser() -> Result<PathBuf, String> {
     Ok(pkg)
 }
 
-/// A store with a bead in each column, one titled with HTML, and an agent whose live
-/// session has a ledger with a model swap. Returns the repository, the ids by column
+/// A store with a bead in each column, one titled with HTML, and an agent with a bead
+/// on its hook and a live session whose ledger has a model swap. Returns the repository, the ids by column
 /// (ready, in progress, blocked, closed), the bead to claim and the session's id.
 fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
     let repo = sb.store();
@@ -363,6 +363,8 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
         "--budget",
         "spend=5,tokens=400000",
     ]);
+    let hooked = repo.create("Review the board", &["-l", "ui"]);
+    repo.beads(&["sling", &hooked, "nux"]);
     let session = repo.start_session(&["--agent", "nux", "--model", "claude-sonnet-4"]);
     for (i, tokens) in ["12000", "30000", "18000", "42000", "25000", "36000"]
         .iter()
@@ -390,7 +392,7 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
     let ready = vec![docs, xss, claim.clone()];
     (
         repo,
-        [ready, vec![draw], vec![ship], vec![old]],
+        [ready, vec![draw, hooked], vec![ship], vec![old]],
         claim,
         session,
     )
@@ -481,6 +483,7 @@ fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
         "{agents}"
     );
     assert!(agents.contains("of $5.00"), "the budget bar: {agents}");
+    assert!(agents.contains("Review the board"), "the hook: {agents}");
     assert_eq!(doc["session_swaps"], 1, "one model swap marked: {doc}");
     assert_eq!(doc["session_points"], 6, "a point per turn: {doc}");
     for shot in ["board.png", "agent.png", "session.png"] {

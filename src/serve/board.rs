@@ -83,7 +83,7 @@ impl BoardQuery {
 pub enum ColumnKind {
     /// Open work nothing unfinished blocks.
     Ready,
-    /// Claimed work.
+    /// Claimed work, and work on an agent's hook.
     InProgress,
     /// Unfinished work that waits on other beads, or is marked blocked.
     Blocked,
@@ -213,7 +213,7 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
     let progress = ops::list(
         store,
         &ListFilter {
-            statuses: vec![Status::InProgress],
+            statuses: vec![Status::InProgress, Status::Hooked],
             ..filter.clone()
         },
     )?;
@@ -233,10 +233,11 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
             ..filter.clone()
         },
     )?;
+    let taken = |s: Status| matches!(s, Status::InProgress | Status::Hooked);
     let waits: HashSet<&str> = waiting.beads().map(|(r, _)| r.id()).collect();
     let mut blocked: Vec<(BeadRow<'_>, Vec<String>)> = waiting
         .beads()
-        .filter(|(r, _)| r.status() != Status::InProgress && filter.keeps(r))
+        .filter(|(r, _)| !taken(r.status()) && filter.keeps(r))
         .map(|(r, by)| (r, by.into_iter().map(str::to_owned).collect()))
         .collect();
     blocked.extend(

@@ -12,7 +12,7 @@ use super::App;
 use super::board::{self, Board, BoardError, BoardQuery, Card, ColumnKind};
 use super::html::{age, bar, bead_link, error_body, esc, form, page, session_link, time, url_part};
 use crate::model::{Agent, Bead, BeadId, BeadType, Session};
-use crate::ops::{self, ErrorKind, ListFilter, LogEntry, OpError, Store};
+use crate::ops::{self, ErrorKind, HookItem, ListFilter, LogEntry, OpError, Store};
 use crate::wire;
 
 /// A page that could not be made: its status and what to say.
@@ -495,8 +495,12 @@ fn history_html(out: &mut String, entries: &[LogEntry]) {
 pub(super) async fn agents_page(State(app): State<App>) -> Response {
     html_page(&app, |store, _| {
         let agents = ops::list_agents(store)?;
+        let hooks = agents
+            .iter()
+            .map(|a| ops::hook(store, &a.name))
+            .collect::<Result<Vec<_>, _>>()?;
         let sessions = ops::list_sessions(store, None)?;
-        Ok(("agents".to_owned(), agents_html(&agents, &sessions)))
+        Ok(("agents".to_owned(), agents_html(&agents, &hooks, &sessions)))
     })
     .await
 }
@@ -532,14 +536,15 @@ fn budget_bars(out: &mut String, s: &Session) {
     }
 }
 
-/// The body of the agents page.
-fn agents_html(agents: &[Agent], sessions: &[Session]) -> String {
+/// The body of the agents page: each agent with what is on its hook (`hooks`, in the
+/// agents' order) and its sessions.
+fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) -> String {
     let now = chrono::Utc::now();
     let mut out = String::from("<h1>Agents</h1><div id=\"agents\" data-live>");
     if agents.is_empty() {
         out.push_str("<p class=\"muted\">no agents yet</p>");
     }
-    for a in agents {
+    for (a, hook) in agents.iter().zip(hooks) {
         let _ = write!(
             out,
             "<section class=\"agent\" id=\"agent-{anchor}\"><h2>{name}</h2><div class=\"meta\">{role} · {status} · model {model}</div>",
@@ -550,10 +555,20 @@ fn agents_html(agents: &[Agent], sessions: &[Session]) -> String {
             model = esc(a.model.as_deref().unwrap_or("—")),
         );
         out.push_str("<h3>Hook</h3><ul>");
-        for id in &a.hook {
-            let _ = write!(out, "<li>{}</li>", bead_link(id.as_str()));
+        for item in hook {
+            let _ = write!(
+                out,
+                "<li>{} {} <span class=\"status\">{}</span>",
+                bead_link(item.bead.id.as_str()),
+                esc(&item.bead.title),
+                esc(item.bead.status.as_str())
+            );
+            if let Some(p) = &item.progress {
+                out.push_str(&steps_bar(p));
+            }
+            out.push_str("</li>");
         }
-        if a.hook.is_empty() {
+        if hook.is_empty() {
             out.push_str("<li class=\"muted\">empty</li>");
         }
         out.push_str("</ul>");
@@ -769,6 +784,15 @@ fn session_html(s: &Session, changes: &[LogEntry]) -> String {
     out
 }
 
+/// A molecule's progress as a bar.
+fn steps_bar(p: &ops::Progress) -> String {
+    bar(
+        p.done as f64,
+        p.total as f64,
+        &format!("{} of {} steps", p.done, p.total),
+    )
+}
+
 /// `/molecules`: each molecule with its steps as a progress bar.
 pub(super) async fn molecules_page(State(app): State<App>) -> Response {
     html_page(&app, |store, _| {
@@ -785,11 +809,7 @@ pub(super) async fn molecules_page(State(app): State<App>) -> Response {
                 esc(&m.title),
                 if m.wisp { " <i>(wisp)</i>" } else { "" }
             );
-            out.push_str(&bar(
-                m.done as f64,
-                m.total as f64,
-                &format!("{} of {} steps", m.done, m.total),
-            ));
+            out.push_str(&steps_bar(m));
             out.push_str("<ol class=\"steps\">");
             for st in &m.steps {
                 let _ = write!(
