@@ -266,6 +266,81 @@ fn every_write_from_the_page_is_one_commit_as_the_person() {
     assert_eq!(status, 404);
 }
 
+/// A formula of three steps: two that need the first.
+const FORMULA: &str = "name: trio
+title: Trio
+steps:
+  - id: plan
+    title: Plan it
+  - id: left
+    title: Build the left
+    needs: [plan]
+  - id: right
+    title: Build the right
+    needs: [plan]
+";
+
+/// The body of a raw HTTP answer.
+fn body(answer: &str) -> &str {
+    answer.split("\r\n\r\n").nth(1).unwrap_or_default()
+}
+
+#[test]
+fn molecules_mail_and_the_log_have_pages_of_their_own() {
+    let (_sb, repo) = Sandbox::with_store();
+    let config = repo.path.parent().expect("sandbox").join("config");
+    let repo = repo.with_env("XDG_CONFIG_HOME", config);
+    repo.formula("trio.yaml", FORMULA);
+    let mol = repo.beads(&["mol", "pour", "trio"]).trim().to_owned();
+    repo.beads(&["agent", "create", "nux"]);
+    repo.beads(&[
+        "mail",
+        "send",
+        "nux",
+        "-s",
+        "<script>alert(2)</script>",
+        "-m",
+        "Body & soul",
+    ]);
+    let server = Server::start(&repo, &[]);
+
+    let (status, page) = server.request("GET", "/molecules", &[], "");
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&mol) && page.contains("0 of 3 steps"),
+        "{page}"
+    );
+    let graph = &page[page.find("<svg class=\"graph\"").expect("a graph")..];
+    let graph = &graph[..graph.find("</svg>").expect("its end")];
+    assert_eq!(graph.matches("<line").count(), 2, "two needs: {graph}");
+    assert_eq!(graph.matches("<rect class=\"ready\"").count(), 1, "{graph}");
+
+    let (status, page) = server.request("GET", "/mail", &[], "");
+    assert_eq!(status, 200);
+    let page = body(&page);
+    assert!(
+        page.contains("&lt;script&gt;alert(2)&lt;/script&gt;"),
+        "{page}"
+    );
+    assert!(!page.contains("<script>alert"), "{page}");
+    let at = page.find("href=\"/mail/").expect("a link to the thread") + 12;
+    let link = &page[at - 6..at + page[at..].find('"').expect("its end")];
+    let (status, thread) = server.request("GET", link, &[], "");
+    assert_eq!(status, 200, "{link}");
+    assert!(body(&thread).contains("Body &amp; soul"), "{thread}");
+
+    let (status, log) = server.request("GET", "/log", &[], "");
+    assert_eq!(status, 200);
+    assert!(body(&log).contains("&lt;alice@example.com&gt;"), "{log}");
+    let (status, json) = server.request("GET", "/api/log", &[], "");
+    assert_eq!(status, 200);
+    let entries: Value = serde_json::from_str(body(&json)).expect("JSON");
+    assert!(
+        entries.as_array().is_some_and(|a| a.len() >= 3),
+        "{entries}"
+    );
+}
+
 #[test]
 fn a_read_only_board_refuses_writes_and_shows_the_store() {
     let (_sb, repo) = Sandbox::with_store();

@@ -793,15 +793,98 @@ fn steps_bar(p: &ops::Progress) -> String {
     )
 }
 
+/// A molecule's steps as a dependency graph (SVG): a column per depth, each step
+/// after the steps it needs (its `blocks` dependencies on other steps).
+fn steps_graph(steps: &[ops::StepState], beads: &[Bead]) -> String {
+    const W: usize = 170;
+    const H: usize = 30;
+    const GAP_X: usize = 40;
+    const GAP_Y: usize = 10;
+    let at: std::collections::HashMap<&str, usize> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, st)| (st.id.as_str(), i))
+        .collect();
+    let mut needs = vec![Vec::new(); steps.len()];
+    for b in beads {
+        if let Some(&i) = at.get(b.id.as_str()) {
+            needs[i] = b
+                .dependencies
+                .iter()
+                .filter(|d| d.kind == crate::model::DepKind::Blocks)
+                .filter_map(|d| at.get(d.id.as_str()).copied())
+                .collect();
+        }
+    }
+    // Longest path from a step that needs nothing; a cycle stops after n rounds.
+    let mut depth = vec![0usize; steps.len()];
+    for _ in 0..steps.len() {
+        for i in 0..steps.len() {
+            depth[i] = needs[i].iter().map(|&n| depth[n] + 1).max().unwrap_or(0);
+        }
+    }
+    let mut row_in = vec![0usize; steps.len() + 1];
+    let mut pos = Vec::with_capacity(steps.len());
+    for &d in &depth {
+        pos.push((d * (W + GAP_X), row_in[d] * (H + GAP_Y)));
+        row_in[d] += 1;
+    }
+    let width = (depth.iter().max().map_or(0, |d| d + 1)) * (W + GAP_X);
+    let height = row_in.iter().max().copied().unwrap_or(0) * (H + GAP_Y);
+    let mut out = format!(
+        "<svg class=\"graph\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"steps and what they need\">"
+    );
+    for (i, ns) in needs.iter().enumerate() {
+        for &n in ns {
+            let _ = write!(
+                out,
+                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                pos[n].0 + W,
+                pos[n].1 + H / 2,
+                pos[i].0,
+                pos[i].1 + H / 2
+            );
+        }
+    }
+    for (st, (x, y)) in steps.iter().zip(&pos) {
+        let class = if st.status.is_done() {
+            "done"
+        } else if st.ready {
+            "ready"
+        } else {
+            "waiting"
+        };
+        let title: String = st.title.chars().take(22).collect();
+        let _ = write!(
+            out,
+            "<a href=\"/bead/{href}\"><rect class=\"{class}\" x=\"{x}\" y=\"{y}\" width=\"{W}\" height=\"{H}\" rx=\"4\"/>\
+             <text x=\"{tx}\" y=\"{ty}\">{title}</text></a>",
+            href = url_part(st.id.as_str()),
+            tx = x + 8,
+            ty = y + H / 2 + 4,
+            title = esc(&title),
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
 /// `/molecules`: each molecule with its steps as a progress bar.
 pub(super) async fn molecules_page(State(app): State<App>) -> Response {
     html_page(&app, |store, _| {
         let mols = ops::list_molecules(store, true)?;
+        let step_beads = mols
+            .iter()
+            .map(|m| {
+                let ids: Vec<BeadId> = m.steps.iter().map(|st| st.id.clone()).collect();
+                ops::show(store, &ids)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut out = String::from("<h1>Molecules</h1><div id=\"molecules\" data-live>");
         if mols.is_empty() {
             out.push_str("<p class=\"muted\">no molecules yet</p>");
         }
-        for m in &mols {
+        for (m, beads) in mols.iter().zip(&step_beads) {
             let _ = write!(
                 out,
                 "<section class=\"molecule\"><h2>{} {}{}</h2>",
@@ -810,6 +893,7 @@ pub(super) async fn molecules_page(State(app): State<App>) -> Response {
                 if m.wisp { " <i>(wisp)</i>" } else { "" }
             );
             out.push_str(&steps_bar(m));
+            out.push_str(&steps_graph(&m.steps, beads));
             out.push_str("<ol class=\"steps\">");
             for st in &m.steps {
                 let _ = write!(
