@@ -1,6 +1,6 @@
 //! `git beads serve`: the board in the browser. A front end like the CLI: it calls
 //! `ops` and renders its answers, as HTML pages (every store value escaped by
-//! [`html::esc`]) and as JSON built from the `wire` types.
+//! `html::esc`) and as JSON built from the `wire` types.
 //!
 //! One HTTP/1 server on a current-thread tokio runtime. The store is opened once and
 //! used by one request at a time, off the runtime's thread; a task reads
@@ -25,7 +25,6 @@ use axum::routing::{get, post};
 use crate::ops::{OpError, Store};
 
 pub use board::{Board, BoardQuery, Card, Column, ColumnKind, board};
-pub use html::esc;
 
 /// How `serve` listens and what it allows.
 #[derive(Clone, Debug)]
