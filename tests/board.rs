@@ -536,6 +536,10 @@ fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
         "no script ran: {doc}"
     );
     assert_eq!(doc["live"]["same_page"], true, "{doc}");
+    eprintln!(
+        "the CLI write showed on the page {} ms after it returned",
+        doc["live"]["ms"]
+    );
     assert_eq!(doc["no_csrf_status"], 403, "{doc}");
 
     let fields = doc["after_claim"].as_str().expect("text");

@@ -37,8 +37,13 @@ async function columns(page) {
     // A write from the CLI shows on the open page without a reload.
     const marker = await page.evaluate(() => { window.__notReloaded = true; return true; });
     const created = execFileSync("git", ["beads", "q", "Written from the command line"]).toString().trim();
+    const written = Date.now();
     await page.waitForSelector(`#col-ready .card[data-id="${created}"]`, { timeout: 1000 });
-    out.live = { created, same_page: marker && (await page.evaluate(() => window.__notReloaded === true)) };
+    out.live = {
+      created,
+      ms: Date.now() - written,
+      same_page: marker && (await page.evaluate(() => window.__notReloaded === true)),
+    };
 
     // A post without the CSRF token is refused, even from the board's own origin.
     out.no_csrf_status = await page.evaluate(async (id) => {
