@@ -69,6 +69,27 @@ pub fn form(action: &str, csrf: &str, fields: &str) -> String {
     )
 }
 
+/// A table of named fields, a row at a time; each value is HTML already (escaped).
+#[derive(Default)]
+pub struct Fields(String);
+
+impl Fields {
+    /// Adds the row `key`: `value`.
+    pub fn add(&mut self, key: &str, value: impl AsRef<str>) {
+        let _ = write!(
+            self.0,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            esc(key),
+            value.as_ref()
+        );
+    }
+
+    /// The table.
+    pub fn finish(self) -> String {
+        format!("<table class=\"fields\">{}</table>", self.0)
+    }
+}
+
 /// A link to bead `id`.
 pub fn bead_link(id: &str) -> String {
     format!(

@@ -10,7 +10,9 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::App;
 use super::board::{self, Board, BoardError, BoardQuery, Card, ColumnKind};
-use super::html::{age, bar, bead_link, error_body, esc, form, page, session_link, time, url_part};
+use super::html::{
+    Fields, age, bar, bead_link, error_body, esc, form, page, session_link, time, url_part,
+};
 use crate::model::{Agent, Bead, BeadId, BeadType, Session};
 use crate::ops::{self, ErrorKind, HookItem, ListFilter, LogEntry, OpError, Store};
 use crate::wire;
@@ -349,34 +351,32 @@ fn bead_html(store: &Store, b: &Bead, csrf: &str) -> Result<String, Failure> {
         esc(&b.title)
     );
     out.push_str(&bead_actions(b, &agents, csrf));
-    out.push_str("<div id=\"bead\" data-live><table class=\"fields\">");
-    let mut row = |k: &str, v: String| {
-        let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
-    };
-    row(
+    out.push_str("<div id=\"bead\" data-live>");
+    let mut fields = Fields::default();
+    fields.add(
         "status",
         format!("<span class=\"status\">{}</span>", esc(b.status.as_str())),
     );
-    row("priority", format!("P{}", b.priority));
-    row("type", esc(b.kind.as_str()));
-    row("assignee", esc(b.assignee.as_deref().unwrap_or("—")));
-    row(
+    fields.add("priority", format!("P{}", b.priority));
+    fields.add("type", esc(b.kind.as_str()));
+    fields.add("assignee", esc(b.assignee.as_deref().unwrap_or("—")));
+    fields.add(
         "labels",
         esc(&b.labels.iter().cloned().collect::<Vec<_>>().join(", ")),
     );
-    row(
+    fields.add(
         "created",
         format!("{} by {}", time(&b.created_at), esc(&b.created_by)),
     );
-    row(
+    fields.add(
         "updated",
         format!("{} by {}", time(&b.updated_at), esc(&b.updated_by)),
     );
     if let Some(at) = &b.closed_at {
         let reason = b.close_reason.as_deref().unwrap_or("");
-        row("closed", format!("{} {}", time(at), esc(reason)));
+        fields.add("closed", format!("{} {}", time(at), esc(reason)));
     }
-    out.push_str("</table>");
+    out.push_str(&fields.finish());
     if !b.description.is_empty() {
         let _ = write!(out, "<pre class=\"text\">{}</pre>", esc(&b.description));
     }
@@ -578,18 +578,14 @@ fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) 
             .find(|s| s.ended_at.is_none() && a.session.as_ref() == Some(&s.id))
         {
             Some(s) => {
-                let _ = write!(
-                    out,
-                    "<h3>Live session {}</h3><table class=\"fields\"><tr><th>model</th><td>{}</td></tr>\
-                     <tr><th>turns</th><td>{}</td></tr><tr><th>tokens</th><td>{}</td></tr>\
-                     <tr><th>spend</th><td>${:.2}</td></tr><tr><th>heartbeat</th><td>{} ago</td></tr></table>",
-                    session_link(s.id.as_str()),
-                    esc(s.model.as_deref().unwrap_or("—")),
-                    s.usage.turns,
-                    s.usage.tokens,
-                    s.usage.spend,
-                    age(&s.heartbeat_at, &now),
-                );
+                let _ = write!(out, "<h3>Live session {}</h3>", session_link(s.id.as_str()));
+                let mut fields = Fields::default();
+                fields.add("model", esc(s.model.as_deref().unwrap_or("—")));
+                fields.add("turns", s.usage.turns.to_string());
+                fields.add("tokens", s.usage.tokens.to_string());
+                fields.add("spend", format!("${:.2}", s.usage.spend));
+                fields.add("heartbeat", format!("{} ago", age(&s.heartbeat_at, &now)));
+                out.push_str(&fields.finish());
                 budget_bars(&mut out, s);
             }
             None => out.push_str("<h3>No live session</h3>"),
@@ -700,26 +696,24 @@ fn ledger_svg(s: &Session) -> String {
 /// snapshots and the store changes it made (`changes`).
 fn session_html(s: &Session, changes: &[LogEntry]) -> String {
     let mut out = format!(
-        "<h1>Session {} of {}</h1><div id=\"session\" data-live><table class=\"fields\">",
+        "<h1>Session {} of {}</h1><div id=\"session\" data-live>",
         esc(s.id.as_str()),
         esc(s.agent.as_str())
     );
-    let mut row = |k: &str, v: String| {
-        let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
-    };
-    row("model", esc(s.model.as_deref().unwrap_or("—")));
-    row("worktree", esc(&s.worktree));
-    row("host", esc(&s.host));
-    row("started", time(&s.started_at));
-    row("heartbeat", time(&s.heartbeat_at));
+    let mut fields = Fields::default();
+    fields.add("model", esc(s.model.as_deref().unwrap_or("—")));
+    fields.add("worktree", esc(&s.worktree));
+    fields.add("host", esc(&s.host));
+    fields.add("started", time(&s.started_at));
+    fields.add("heartbeat", time(&s.heartbeat_at));
     if let Some(at) = &s.ended_at {
-        row(
+        fields.add(
             "ended",
             format!("{} ({})", time(at), esc(s.end.map_or("—", |e| e.as_str()))),
         );
     }
     if let Some(c) = &s.crash {
-        row(
+        fields.add(
             "crash",
             format!(
                 "found {} at step {}",
@@ -728,21 +722,21 @@ fn session_html(s: &Session, changes: &[LogEntry]) -> String {
             ),
         );
     }
-    row(
+    fields.add(
         "usage",
         format!(
             "{} turns · {} tokens · ${:.2} · {} tool calls",
             s.usage.turns, s.usage.tokens, s.usage.spend, s.usage.tool_calls
         ),
     );
-    row(
+    fields.add(
         "store at start",
         format!("<code>{}</code>", esc(&s.store_at_start)),
     );
     if let Some(end) = &s.store_at_end {
-        row("store at end", format!("<code>{}</code>", esc(end)));
+        fields.add("store at end", format!("<code>{}</code>", esc(end)));
     }
-    out.push_str("</table>");
+    out.push_str(&fields.finish());
     budget_bars(&mut out, s);
     out.push_str("<h2>Ledger</h2>");
     out.push_str(&ledger_svg(s));
