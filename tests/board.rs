@@ -341,6 +341,61 @@ fn molecules_mail_and_the_log_have_pages_of_their_own() {
     );
 }
 
+/// The ids of column `n` of `/api/board?QUERY`, and how many beads it holds.
+fn column_of(server: &Server, query: &str, n: usize) -> (Vec<String>, u64) {
+    let (status, answer) = server.request("GET", &format!("/api/board?{query}"), &[], "");
+    assert_eq!(status, 200, "{answer}");
+    let doc: Value = serde_json::from_str(body(&answer)).expect("JSON");
+    let col = &doc["columns"][n];
+    let ids = col["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .map(|c| c["id"].as_str().expect("an id").to_owned())
+        .collect();
+    (ids, col["total"].as_u64().expect("a total"))
+}
+
+#[test]
+fn the_board_filters_searches_and_pages_its_columns() {
+    let (_sb, repo) = Sandbox::with_store();
+    for i in 0..55 {
+        repo.beads(&["q", &format!("Card number {i}")]);
+    }
+    let bug = repo.create(
+        "A zephyr of a bug",
+        &["-t", "bug", "-p", "0", "-l", "ui", "-a", "bob"],
+    );
+    let server = Server::start(&repo, &[]);
+
+    let (ids, total) = column_of(&server, "", 0);
+    assert_eq!((ids.len(), total), (50, 56), "50 cards of 56");
+    assert_eq!(ids[0], bug, "highest priority first");
+    let (_, page) = server.request("GET", "/", &[], "");
+    assert!(
+        page.contains("more (6 not shown)") && page.contains("href=\"/?ready=100\""),
+        "{page}"
+    );
+    let (ids, _) = column_of(&server, "ready=100", 0);
+    assert_eq!(ids.len(), 56);
+
+    for query in [
+        "label=ui",
+        "type=bug",
+        "assignee=bob",
+        "priority=0",
+        "q=zephyr",
+        "q=ZEPHYR&label=ui",
+    ] {
+        assert_eq!(
+            column_of(&server, query, 0),
+            (vec![bug.clone()], 1),
+            "{query}"
+        );
+    }
+    assert_eq!(column_of(&server, "q=zephyr&type=task", 0).1, 0);
+}
+
 #[test]
 fn a_read_only_board_refuses_writes_and_shows_the_store() {
     let (_sb, repo) = Sandbox::with_store();
