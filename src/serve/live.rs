@@ -22,13 +22,17 @@ pub(super) fn head_of(store: &Store) -> Result<String, OpError> {
         .unwrap_or_default())
 }
 
-/// Reads the ref once a tick and publishes the commit when it changed. A read that
-/// fails (a ref being rewritten) is tried again on the next tick.
+/// Reads the ref once a tick while a page listens, and publishes the commit when it
+/// changed: with no page open a tick reads nothing. A read that fails (a ref being
+/// rewritten) is tried again on the next tick.
 pub(super) async fn watch(app: App) {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
+        if app.head.receiver_count() == 0 {
+            continue;
+        }
         if let Ok(head) = app.with_store(head_of).await {
             app.head.send_if_modified(|old| {
                 let moved = *old != head;
