@@ -41,7 +41,7 @@ usage: cargo bench --bench bench -- [options]
   --br PATH         the beads_rust binary (default: `br` on PATH)
   --br-size N       the store size at which to compare with br (default 10000)
   --no-br           skip the beads_rust comparison
-  --skip LIST       skip figure groups: reads,writes,hooks,sync,merge,import,concurrency,br
+  --skip LIST       skip figure groups: reads,serve,writes,hooks,sync,merge,import,concurrency,br
   --keep            keep the built stores
 ";
 
@@ -325,6 +325,61 @@ fn time_each(runs: usize, scratch: &Path, mut each: impl FnMut(usize) -> Res<Cmd
 
 fn time_same(runs: usize, scratch: &Path, cmd: &Cmd) -> Res<Timed> {
     time_each(runs, scratch, |_| Ok(cmd.clone()))
+}
+
+/// The figure of the board in the browser.
+const SERVE_BOARD: &str = "serve: the board's columns (GET /)";
+
+/// Starts `serve --read-only` on the store in `dir` and times `runs` requests of the
+/// board, from sending the request to the last byte of its HTML (the columns), over
+/// one connection each, after one warm-up request.
+fn serve_board(o: &Opts, dir: &Path, runs: usize) -> Res<Timed> {
+    use std::io::{BufRead, Read};
+    let mut cmd = Command::new(&o.bin);
+    hermetic(&mut cmd);
+    let mut child = cmd
+        .current_dir(dir)
+        .args(["serve", "--port", "0", "--read-only"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?).read_line(&mut url)?;
+    let addr = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let get = || -> Res<Duration> {
+        let start = Instant::now();
+        let mut s = std::net::TcpStream::connect(&addr)?;
+        write!(
+            s,
+            "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut page = String::new();
+        s.read_to_string(&mut page)?;
+        let took = start.elapsed();
+        match page.starts_with("HTTP/1.1 200") && page.contains("id=\"col-closed\"") {
+            true => Ok(took),
+            false => Err(format!(
+                "the board did not come back: {}",
+                &page[..page.len().min(200)]
+            )
+            .into()),
+        }
+    };
+    let timed = (|| -> Res<Vec<Duration>> {
+        get()?;
+        (0..runs).map(|_| get()).collect()
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok(Timed {
+        runs: timed?,
+        peak: None,
+        cpu: None,
+    })
 }
 
 /// What [`time_each`] measured.
@@ -852,6 +907,18 @@ impl Bench<'_> {
                 r.no_cpu(),
                 None,
                 "",
+            );
+        }
+
+        if !o.skips("serve") {
+            let t = serve_board(o, &dir, runs)?;
+            self.record(
+                n,
+                SERVE_BOARD,
+                "git-beads",
+                t,
+                None,
+                "request to the whole page",
             );
         }
 
@@ -1597,6 +1664,9 @@ const HOOKED_COMMIT: &str = "git commit in a session, with the hooks";
 const HOOKED_RATIO: f64 = 1.5;
 
 fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
+    if name == SERVE_BOARD {
+        return Some((300.0, "ms"));
+    }
     let hot = if size >= 100_000 { 25.0 } else { 10.0 };
     let point = [
         "show",

@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod merge;
 pub mod model;
 pub mod ops;
+pub mod serve;
 pub mod settings;
 pub mod store;
 pub mod wire;

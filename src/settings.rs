@@ -97,6 +97,12 @@ pub const ENVIRONMENT: &[Setting] = &[
                   the agent bound to the worktree. --as-person ignores it.",
     },
     Setting {
+        name: "GIT_BEADS_SERVE_TOKEN",
+        source: Source::Env,
+        meaning: "The token `serve` requires of every request, like --token (which \
+                  overrides it); needed when --host is not a loopback address.",
+    },
+    Setting {
         name: "GIT_BEADS_SYNC",
         source: Source::Env,
         meaning: "Set (not read) by git-beads for every git it runs to sync, so that hooks \

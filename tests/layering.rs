@@ -13,7 +13,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ops", &["store", "merge", "model", "settings"]),
     ("wire", &["ops", "model"]),
     ("hooks", &["ops", "model", "settings", "wire"]),
-    ("cli", &["wire", "ops", "model", "hooks", "settings"]),
+    ("serve", &["wire", "ops", "model", "settings"]),
+    (
+        "cli",
+        &["wire", "ops", "model", "hooks", "settings", "serve"],
+    ),
 ];
 
 /// Outside crates a room may not name at all: YAML goes through the store's codec

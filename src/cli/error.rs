@@ -255,3 +255,20 @@ impl From<serde_json::Error> for CliError {
         CliError::new(Kind::Store, format!("could not write JSON: {e}"))
     }
 }
+
+impl From<crate::serve::ServeError> for CliError {
+    fn from(e: crate::serve::ServeError) -> CliError {
+        use crate::serve::ServeError;
+        match e {
+            ServeError::Op(e) => e.into(),
+            ServeError::TokenRequired { .. } => CliError::new(Kind::Usage, e.to_string())
+                .hint("give one with --token TOKEN (or GIT_BEADS_SERVE_TOKEN)"),
+            ServeError::Bind { .. } => CliError::user(e.to_string())
+                .with_causes(std::error::Error::source(&e))
+                .hint("pick another port with --port (0: any free port)"),
+            ServeError::Server(_) => {
+                CliError::new(Kind::Store, e.to_string()).with_causes(std::error::Error::source(&e))
+            }
+        }
+    }
+}

@@ -89,6 +89,11 @@ impl Out {
         self.verbatim(&model::escape_controls(text.as_ref(), Layout::Line))
     }
 
+    /// Sends what was written to stdout now (a server prints its URL, then runs).
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        Ok(self.stdout.flush()?)
+    }
+
     /// Writes `text` and a newline to stdout exactly as they are: for what a program
     /// reads (an export, a completion script), never for data shown to a person.
     pub fn verbatim(&mut self, text: &str) -> Result<(), CliError> {

@@ -169,7 +169,8 @@ pub enum Sort {
 }
 
 impl ListFilter {
-    fn keeps(&self, s: &BeadRow<'_>) -> bool {
+    /// Whether the filter keeps bead `s` (its limit and order aside).
+    pub fn keeps(&self, s: &BeadRow<'_>) -> bool {
         let status = s.status();
         let status_ok = if self.statuses.is_empty() {
             match status {

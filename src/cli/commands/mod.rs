@@ -26,6 +26,7 @@ pub mod mol;
 pub mod provenance;
 pub mod remote;
 pub mod resolve;
+pub mod serve;
 pub mod session;
 pub mod setup;
 pub mod show;
@@ -139,6 +140,15 @@ pub enum Command {
     /// using the CPU and exits when stdin closes. `git beads setup claude|codex|gemini`
     /// registers it.
     Mcp(mcp::Args),
+    /// Serve the board in the browser: beads, agents, sessions, molecules, mail, log.
+    ///
+    /// Listens on 127.0.0.1 (port 7433 by default) and prints the board's URL. Pages
+    /// update live when the store moves (a write here, a sync, another worktree).
+    /// Writes from the page are made as you (your git identity), one commit each, and
+    /// need the server's CSRF token and a same-origin request; --read-only refuses
+    /// them. A --host that is not loopback needs --token. Every asset is in the
+    /// binary: no network needed.
+    Serve(serve::Args),
     /// Import an export of the beads `bd` tracker (or git-beads' own YAML export).
     ///
     /// The whole import is one commit. Every record becomes a bead, deleted ones (bd
@@ -308,6 +318,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Search(a) => list::search(ctx, a, out),
         Command::Log(a) => log::run(ctx, a, out),
         Command::Mcp(a) => mcp::run(ctx, a, out),
+        Command::Serve(a) => serve::run(ctx, a, out),
         Command::Import(a) => import::run(ctx, a, out),
         Command::Export(a) => export::run(ctx, a, out),
         // Run by `run_standalone`, without a repository.
