@@ -423,8 +423,13 @@ fn step_lines<'a>(source: &'a str, id: &'a str) -> impl Iterator<Item = usize> +
     source.lines().enumerate().filter_map(move |(i, l)| {
         let l = l.trim_start();
         let l = l.strip_prefix("- ").map(str::trim_start).unwrap_or(l);
-        let v = l.strip_prefix("id:")?;
-        (v.trim().trim_matches(['"', '\'']) == id).then_some(i + 1)
+        // YAML `id: x`, TOML `id = "x"`, JSON `"id": "x",`.
+        let v = l
+            .strip_prefix("id:")
+            .or_else(|| l.strip_prefix("id").and_then(|r| r.trim_start().strip_prefix('=')))
+            .or_else(|| l.strip_prefix("\"id\"").and_then(|r| r.trim_start().strip_prefix(':')))?;
+        let v = v.trim().trim_end_matches(',');
+        (v.trim_matches(['"', '\'']) == id).then_some(i + 1)
     })
 }
 
@@ -555,6 +560,18 @@ pub struct RenderedStep {
     pub acceptance: Option<String>,
     /// The positions (in [`Rendered::steps`]) of the steps it needs, each before it.
     pub needs: Vec<usize>,
+    /// Its bead type, when not a task.
+    pub kind: Option<crate::model::BeadType>,
+    /// Its priority, when not the default.
+    pub priority: Option<u8>,
+    /// Its labels.
+    pub labels: Vec<String>,
+    /// Who works on it, when not the pour's assignee.
+    pub assignee: Option<String>,
+    /// Its working notes.
+    pub notes: String,
+    /// Data kept on the step bead (a gate, metadata, what it expects).
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 impl Formula {
@@ -817,6 +834,12 @@ impl Formula {
                     .map(|a| fill_at(at("acceptance"), a))
                     .transpose()?,
                 needs,
+                kind: None,
+                priority: None,
+                labels: Vec::new(),
+                assignee: None,
+                notes: String::new(),
+                extra: BTreeMap::new(),
             });
         }
         Ok(Rendered {

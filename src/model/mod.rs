@@ -3,8 +3,10 @@
 mod actor;
 mod agent;
 pub mod bd;
+mod bd_formula;
 mod bead;
 pub mod config;
+mod cook;
 pub mod doc;
 mod formula;
 mod id;
@@ -23,6 +25,13 @@ pub use agent::{
 pub(crate) use bead::word_enum;
 pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
+};
+pub use bd_formula::{
+    Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
+    GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
+};
+pub use cook::{
+    CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match, sample_values,
 };
 pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
