@@ -178,9 +178,10 @@ impl CookError {
 }
 
 impl BdFormula {
-    /// Every problem that shows without cooking: its name and type, variables that
-    /// are required and have a default, step ids defined twice, priorities out of
-    /// range, conditions that do not parse. Empty when none.
+    /// Every problem that shows without cooking: its name and type, step ids defined
+    /// twice, priorities out of range, conditions that do not parse. Empty when none.
+    /// (A variable both required and defaulted, which Gas Town ships, takes its
+    /// default.)
     pub fn problems(&self) -> Vec<CookError> {
         let mut out = Vec::new();
         if !is_formula_name(&self.formula) {
@@ -188,11 +189,6 @@ impl BdFormula {
         }
         if !matches!(self.kind(), "workflow" | "expansion" | "aspect" | "convoy") {
             out.push(CookError::BadType(self.kind().to_owned()));
-        }
-        for (name, v) in self.vars.iter().chain(&self.inputs) {
-            if v.required && v.default.is_some() {
-                out.push(FormulaError::RequiredWithDefault(name.clone()).into());
-            }
         }
         let mut seen = HashSet::new();
         let none = BTreeMap::new();
@@ -320,9 +316,16 @@ fn merge_into(into: &mut BdFormula, from: BdFormula) {
     into.kind = from.kind.or(into.kind.take());
 }
 
+/// Cooks `f` as validation does: with a sample value for each required variable
+/// (its own or a parent's) that has no default.
+pub fn trial_cook(f: &BdFormula, lookup: &Lookup<'_>) -> Result<Cooked, CookError> {
+    let given = sample_values(&resolve(f, lookup, 0)?);
+    cook(f, &given, lookup)
+}
+
 /// A value for each required variable without a default, for a trial cook: the
 /// first allowed value, else a plain value its pattern accepts.
-pub fn sample_values(f: &BdFormula) -> BTreeMap<String, String> {
+fn sample_values(f: &BdFormula) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for (name, v) in f.vars.iter().chain(&f.inputs) {
         if !v.required || v.default.is_some() {
@@ -763,8 +766,10 @@ impl Cooking<'_, '_> {
                         }
                     }
                     if iteration.is_empty() {
-                        c.needs.extend(s.needs.iter().chain(&s.depends_on).cloned());
-                        c.needs.extend(previous_last.clone());
+                        match &previous_last {
+                            Some(last) => c.needs.push(last.clone()),
+                            None => c.needs.extend(s.needs.iter().chain(&s.depends_on).cloned()),
+                        }
                         if let Some(until) = &l.until {
                             c.labels.push(format!(
                                 "loop:{}",
@@ -1112,6 +1117,7 @@ fn gates(steps: &mut Vec<BdStep>) {
             "mail" => "Mail".to_owned(),
             "gh:run" => format!("GitHub run {}", gate.id.as_deref().unwrap_or("")),
             "gh:pr" => format!("GitHub pull request {}", gate.await_id.as_deref().unwrap_or("")),
+            "conditional" => format!("Condition {}", gate.condition.as_deref().unwrap_or("")),
             other => format!("Gate {other}"),
         };
         let mut g = BdStep {
@@ -1243,10 +1249,17 @@ fn finish(
         let s = &steps[i];
         let mut n: Vec<usize> = needs[i].iter().map(|&j| position[j]).collect();
         n.sort_unstable();
+        // A step of type human is itself a gate that waits for a person (bd's word).
         let gate = s
             .metadata
             .get("gate")
-            .and_then(|g| serde_json::from_value::<Gate>(g.clone()).ok());
+            .and_then(|g| serde_json::from_value::<Gate>(g.clone()).ok())
+            .or_else(|| {
+                (s.kind.as_deref() == Some("human")).then(|| Gate {
+                    kind: "human".into(),
+                    ..Gate::default()
+                })
+            });
         cooked.push(CookedStep {
             key: s.id.clone(),
             title: fill(if s.title.trim().is_empty() { &s.id } else { &s.title }),
@@ -1326,13 +1339,17 @@ impl Cooked {
             .map(|s| {
                 let mut extra: BTreeMap<String, Value> = BTreeMap::new();
                 let mut expected = s.expected.clone();
-                let kind = s.kind.as_deref().and_then(|k| match k.parse::<BeadType>() {
-                    Ok(t) => Some(t),
-                    Err(_) => {
-                        expected.push(format!("expected: step type {k:?} (poured as a task)"));
-                        None
-                    }
-                });
+                let kind = if s.gate.is_some() {
+                    Some(BeadType::Gate)
+                } else {
+                    s.kind.as_deref().and_then(|k| match k.parse::<BeadType>() {
+                        Ok(t) => Some(t),
+                        Err(_) => {
+                            expected.push(format!("expected: step type {k:?} (poured as a task)"));
+                            None
+                        }
+                    })
+                };
                 if !s.metadata.is_empty() {
                     extra.insert("metadata".into(), json!(s.metadata));
                 }

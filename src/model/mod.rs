@@ -31,7 +31,7 @@ pub use bd_formula::{
     GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
 };
 pub use cook::{
-    CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match, sample_values,
+    CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match, trial_cook,
 };
 pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,

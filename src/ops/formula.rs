@@ -437,8 +437,7 @@ fn trial_cooks(store: &Store, formulas: &mut [FoundFormula]) {
             continue;
         }
         let lib = Library::new(store, Some(&f.path));
-        let given = crate::model::sample_values(bd);
-        if let Err(e) = crate::model::cook(bd, &given, &|n: &str| lib.find(n)) {
+        if let Err(e) = crate::model::trial_cook(bd, &|n: &str| lib.find(n)) {
             let source = std::fs::read_to_string(&f.path).unwrap_or_default();
             f.problems.push(e.locate(&f.file, &source));
         }
