@@ -143,7 +143,10 @@ fn poured_needs(cooked: &Value, poured: &Value, key: &str) -> Vec<String> {
 
 /// The id of the bead poured for cooked step `key`.
 fn poured_id(cooked: &Value, poured: &Value, key: &str) -> String {
-    let at = keys(cooked).iter().position(|k| k == key).expect("cooked step");
+    let at = keys(cooked)
+        .iter()
+        .position(|k| k == key)
+        .expect("cooked step");
     poured["steps"][at]["id"].as_str().expect("id").to_owned()
 }
 
@@ -353,7 +356,10 @@ fn an_expansion_replaces_its_target_with_the_template() {
         "shiny's implement became rule-of-five's five passes"
     );
     assert_eq!(strs(&step(&c, "implement.draft")["needs"]), ["design"]);
-    assert_eq!(step(&c, "implement.draft")["title"], "Draft: Implement login");
+    assert_eq!(
+        step(&c, "implement.draft")["title"],
+        "Draft: Implement login"
+    );
     assert_eq!(
         strs(&step(&c, "review")["needs"]),
         ["implement.refine-4"],
@@ -391,7 +397,10 @@ fn a_convoy_pours_its_legs_side_by_side_then_the_synthesis() {
     let legs: Vec<String> = keys(&c).into_iter().filter(|k| k != "synthesis").collect();
     assert_eq!(legs.len(), 10, "{c}");
     for l in &legs {
-        assert!(strs(&step(&c, l)["needs"]).is_empty(), "{l} waits for nothing");
+        assert!(
+            strs(&step(&c, l)["needs"]).is_empty(),
+            "{l} waits for nothing"
+        );
     }
     let mut needs = strs(&step(&c, "synthesis")["needs"]);
     needs.sort();
@@ -491,7 +500,12 @@ fn gates_are_beads_that_block_until_resolved() {
     repo.beads(&["gate", "resolve", &approve, "--reason", "looks good"]);
     let now = repo.beads_json(&["mol", "current", &mol]);
     assert_eq!(now["steps"][0]["id"], id_of("ship").as_str());
-    assert!(repo.beads_json(&["human"]).as_array().expect("list").is_empty());
+    assert!(
+        repo.beads_json(&["human"])
+            .as_array()
+            .expect("list")
+            .is_empty()
+    );
 }
 
 #[test]
@@ -509,7 +523,10 @@ fn a_gh_gate_is_unavailable_without_gh() {
         .expect("listed");
     let state = gh["state"].as_str().expect("state");
     if common::installed("gh") {
-        assert!(matches!(state, "waiting" | "unavailable" | "resolved"), "{gh}");
+        assert!(
+            matches!(state, "waiting" | "unavailable" | "resolved"),
+            "{gh}"
+        );
     } else {
         assert_eq!(state, "unavailable", "{gh}");
     }
@@ -518,7 +535,11 @@ fn a_gh_gate_is_unavailable_without_gh() {
 #[test]
 fn formulas_convert_between_toml_json_and_yaml_and_read_back() {
     let (_sb, repo) = repo_with("bd");
-    let original = cook(&repo, "gh-issue-to-pr", &["--var", "issue_number=7", "--var", "repo=a/b"]);
+    let original = cook(
+        &repo,
+        "gh-issue-to-pr",
+        &["--var", "issue_number=7", "--var", "repo=a/b"],
+    );
     for (to, file) in [
         ("yaml", "converted/again.formula.yaml"),
         ("json", "converted/again.formula.json"),
@@ -532,7 +553,11 @@ fn formulas_convert_between_toml_json_and_yaml_and_read_back() {
         let path = dir.path().join(file);
         write_file(&path, &text);
         let path = path.to_str().expect("utf-8");
-        let back = cook(&repo, path, &["--var", "issue_number=7", "--var", "repo=a/b"]);
+        let back = cook(
+            &repo,
+            path,
+            &["--var", "issue_number=7", "--var", "repo=a/b"],
+        );
         assert_eq!(back["steps"], original["steps"], "{to}");
     }
 }
@@ -566,7 +591,10 @@ fn a_crashed_session_on_a_gas_town_molecule_resumes_at_its_step() {
     let poured = pour(&repo, "mol-polecat-work", &["--var", "issue=bd-42"]);
     let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
     let total = poured["steps"].as_array().expect("steps").len();
-    let second = poured["steps"][1]["title"].as_str().expect("title").to_owned();
+    let second = poured["steps"][1]["title"]
+        .as_str()
+        .expect("title")
+        .to_owned();
     repo.beads(&["agent", "create", "rig/polecat"]);
     repo.beads(&["sling", &mol, "rig/polecat"]);
     repo.beads(&["agent", "bind", "rig/polecat"]);

@@ -725,7 +725,9 @@ impl Cooking<'_, '_> {
             }
             let kinds = [l.count.is_some(), l.until.is_some(), l.range.is_some()];
             if kinds.iter().filter(|k| **k).count() != 1 {
-                return Err(bad("has a loop that needs exactly one of count, until and range".into()));
+                return Err(bad(
+                    "has a loop that needs exactly one of count, until and range".into(),
+                ));
             }
             let iterations: Vec<Option<i64>> = if let Some(n) = l.count {
                 (1..=i64::from(n)).map(|_| None).collect()
@@ -735,7 +737,11 @@ impl Cooking<'_, '_> {
                     .ok_or_else(|| bad(format!("has a loop range {r:?} that is not START..END")))?;
                 let (a, b) = match (eval_bound(a, self.values), eval_bound(b, self.values)) {
                     (Some(a), Some(b)) if b >= a => (a, b),
-                    _ => return Err(bad(format!("has a loop range {r:?} that does not evaluate"))),
+                    _ => {
+                        return Err(bad(format!(
+                            "has a loop range {r:?} that does not evaluate"
+                        )));
+                    }
                 };
                 if usize::try_from(b - a).unwrap_or(usize::MAX) >= MAX_STEPS {
                     return Err(CookError::TooMany);
@@ -893,7 +899,10 @@ fn expansion_steps(
     local.extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
     let subs = vec![
         ("{target.title}".to_owned(), target.title.clone()),
-        ("{target.description}".to_owned(), target.description.clone()),
+        (
+            "{target.description}".to_owned(),
+            target.description.clone(),
+        ),
         ("{target}".to_owned(), target.id.clone()),
     ];
     let mut out: Vec<BdStep> = exp.template.clone();
@@ -902,7 +911,11 @@ fn expansion_steps(
         substitute_step(s, &subs);
         s.title = fill_known(&s.title, &local);
         s.description = fill_known(&s.description, &local);
-        if s.needs.iter().chain(&s.depends_on).all(|n| !ids.contains(n)) {
+        if s.needs
+            .iter()
+            .chain(&s.depends_on)
+            .all(|n| !ids.contains(n))
+        {
             s.needs
                 .extend(target.needs.iter().chain(&target.depends_on).cloned());
         }
@@ -969,7 +982,11 @@ fn flatten(steps: Vec<BdStep>) -> Vec<BdStep> {
         let mut ids = Vec::with_capacity(children.len());
         let mut kids = Vec::with_capacity(children.len());
         for mut c in children {
-            if c.needs.iter().chain(&c.depends_on).all(|n| !sibling.contains(n)) {
+            if c.needs
+                .iter()
+                .chain(&c.depends_on)
+                .all(|n| !sibling.contains(n))
+            {
                 c.needs.extend(parent_needs.iter().cloned());
             }
             if c.assignee.is_none() {
@@ -1028,10 +1045,7 @@ fn advice_step(a: &AdviceStep, target: &BdStep) -> BdStep {
     ];
     BdStep {
         id: substitute(&a.id, &subs),
-        title: substitute(
-            if a.title.is_empty() { &a.id } else { &a.title },
-            &subs,
-        ),
+        title: substitute(if a.title.is_empty() { &a.id } else { &a.title }, &subs),
         description: substitute(&a.description, &subs),
         kind: a.kind.clone(),
         assignee: target.assignee.clone(),
@@ -1068,7 +1082,12 @@ fn apply_advice(advice: &[super::bd_formula::Advice], steps: &mut Vec<BdStep>) {
                 .chain(rule.after.iter())
                 .collect();
             let mut before_steps = Vec::new();
-            let mut prev: Vec<String> = target.needs.iter().chain(&target.depends_on).cloned().collect();
+            let mut prev: Vec<String> = target
+                .needs
+                .iter()
+                .chain(&target.depends_on)
+                .cloned()
+                .collect();
             for a in befores {
                 let mut s = advice_step(a, &target);
                 s.needs = prev;
@@ -1116,7 +1135,10 @@ fn gates(steps: &mut Vec<BdStep>) {
             "timer" => format!("Wait {}", gate.timeout.as_deref().unwrap_or("")),
             "mail" => "Mail".to_owned(),
             "gh:run" => format!("GitHub run {}", gate.id.as_deref().unwrap_or("")),
-            "gh:pr" => format!("GitHub pull request {}", gate.await_id.as_deref().unwrap_or("")),
+            "gh:pr" => format!(
+                "GitHub pull request {}",
+                gate.await_id.as_deref().unwrap_or("")
+            ),
             "conditional" => format!("Condition {}", gate.condition.as_deref().unwrap_or("")),
             other => format!("Gate {other}"),
         };
@@ -1147,7 +1169,12 @@ fn expectations(s: &BdStep) -> Vec<String> {
     let mut out: Vec<String> = s
         .extra
         .iter()
-        .map(|(k, v)| format!("expected: `{k}` = {} (meaningful to bd or Gas Town, not run here)", short(v)))
+        .map(|(k, v)| {
+            format!(
+                "expected: `{k}` = {} (meaningful to bd or Gas Town, not run here)",
+                short(v)
+            )
+        })
         .collect();
     if let Some(o) = &s.on_complete {
         out.push(format!(
@@ -1157,16 +1184,26 @@ fn expectations(s: &BdStep) -> Vec<String> {
         ));
     }
     if let Some(w) = s.metadata.get("waits_for") {
-        out.push(format!("expected: waits for {w} of its children (close it by hand when one is done)"));
+        out.push(format!(
+            "expected: waits for {w} of its children (close it by hand when one is done)"
+        ));
     }
     if let Some(Value::Object(g)) = s.metadata.get("gate")
         && let Some(Value::String(kind)) = g.get("type")
-        && !matches!(kind.as_str(), "human" | "timer" | "mail" | "gh:pr" | "gh:run")
+        && !matches!(
+            kind.as_str(),
+            "human" | "timer" | "mail" | "gh:pr" | "gh:run"
+        )
     {
-        out.push(format!("expected: a {kind} gate, checked by its worker; resolve it by hand"));
+        out.push(format!(
+            "expected: a {kind} gate, checked by its worker; resolve it by hand"
+        ));
     }
     if let Some(l) = s.metadata.get("loop") {
-        out.push(format!("expected: repeat until {} (the worker decides; pour again for another pass)", l["until"]));
+        out.push(format!(
+            "expected: repeat until {} (the worker decides; pour again for another pass)",
+            l["until"]
+        ));
     }
     out
 }
@@ -1236,7 +1273,9 @@ fn finish(
         needs.push(n);
     }
     let order = topo_order(&needs).ok_or_else(|| {
-        let stuck = (0..steps.len()).find(|&i| needs[i].contains(&i)).unwrap_or(0);
+        let stuck = (0..steps.len())
+            .find(|&i| needs[i].contains(&i))
+            .unwrap_or(0);
         CookError::Cycle(steps[stuck].id.clone())
     })?;
     let mut position = vec![0usize; steps.len()];
@@ -1262,7 +1301,11 @@ fn finish(
             });
         cooked.push(CookedStep {
             key: s.id.clone(),
-            title: fill(if s.title.trim().is_empty() { &s.id } else { &s.title }),
+            title: fill(if s.title.trim().is_empty() {
+                &s.id
+            } else {
+                &s.title
+            }),
             description: fill(&s.description),
             notes: fill(&s.notes),
             acceptance: s.acceptance.as_deref().map(fill),
@@ -1277,17 +1320,19 @@ fn finish(
             expected: expectations(s),
         });
     }
-    let expected = f
-        .extra
-        .iter()
-        .map(|(k, v)| format!("expected: `{k}` = {} (meaningful to bd or Gas Town, not run here)", short(v)))
-        .chain(
-            f.compose
-                .iter()
-                .flat_map(|c| &c.extra)
-                .map(|(k, _)| format!("expected: compose.{k} (bonding at run time, not done here)")),
-        )
-        .collect();
+    let expected =
+        f.extra
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "expected: `{k}` = {} (meaningful to bd or Gas Town, not run here)",
+                    short(v)
+                )
+            })
+            .chain(f.compose.iter().flat_map(|c| &c.extra).map(|(k, _)| {
+                format!("expected: compose.{k} (bonding at run time, not done here)")
+            }))
+            .collect();
     let title = match f.extra.get("title") {
         Some(Value::String(t)) => fill(t),
         _ => f.formula.clone(),
@@ -1431,7 +1476,15 @@ mod tests {
         let keys: Vec<&str> = c.steps.iter().map(|s| s.key.as_str()).collect();
         assert_eq!(
             keys,
-            ["a", "w.iter1.x", "w.iter1.y", "w.iter2.x", "w.iter2.y", "w", "z"]
+            [
+                "a",
+                "w.iter1.x",
+                "w.iter1.y",
+                "w.iter2.x",
+                "w.iter2.y",
+                "w",
+                "z"
+            ]
         );
         assert_eq!(c.steps[3].needs, [2]);
         assert_eq!(c.steps[6].needs, [5]);

@@ -67,6 +67,13 @@ Where formulas are found:
 A formula of the repository wins over a user formula of the same name. Wherever
 a command takes a formula NAME, a path to a formula file works too.
 
+bd's and Gas Town's formulas (*.formula.toml, *.formula.json, or YAML with a
+`formula:` key) are read from the same folders in their own language: vars, steps
+with needs/depends_on, children, condition, loop, gate, compose (expand, map,
+branch, aspects), advice, expansion templates and convoy legs. `formula cook NAME`
+shows the steps a pour of one makes; what has no meaning here is kept on the step
+under `expected`. The keys below are those of git-beads' own YAML formulas.
+
 Keys of a formula:
   name         What `mol pour NAME` calls it (default: the file name without
                .yaml, .yml and .formula). Letters, digits, '.', '_' and '-'.
@@ -426,8 +433,14 @@ fn step_lines<'a>(source: &'a str, id: &'a str) -> impl Iterator<Item = usize> +
         // YAML `id: x`, TOML `id = "x"`, JSON `"id": "x",`.
         let v = l
             .strip_prefix("id:")
-            .or_else(|| l.strip_prefix("id").and_then(|r| r.trim_start().strip_prefix('=')))
-            .or_else(|| l.strip_prefix("\"id\"").and_then(|r| r.trim_start().strip_prefix(':')))?;
+            .or_else(|| {
+                l.strip_prefix("id")
+                    .and_then(|r| r.trim_start().strip_prefix('='))
+            })
+            .or_else(|| {
+                l.strip_prefix("\"id\"")
+                    .and_then(|r| r.trim_start().strip_prefix(':'))
+            })?;
         let v = v.trim().trim_end_matches(',');
         (v.trim_matches(['"', '\'']) == id).then_some(i + 1)
     })

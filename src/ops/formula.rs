@@ -314,6 +314,18 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
         return read_formula(&path, name, Origin::File)
             .map_err(|p| super::FormulaError::File(p).into());
     }
+    // The file named after the formula in the folder that wins spares reading every
+    // formula; the catalog settles every other case (a name unlike its file's).
+    if let Some((origin, dir)) = formula_dirs(store).into_iter().next()
+        && let Some(path) = candidate_files(name)
+            .into_iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.is_file())
+        && let Ok(f) = read_formula(&path, &shown(store, &path), origin)
+        && f.formula.name == name
+    {
+        return Ok(f);
+    }
     let cat = catalog(store)?;
     if let Some(f) = cat.formulas.into_iter().find(|f| f.formula.name == name) {
         return Ok(f);
@@ -394,13 +406,19 @@ impl<'a> Library<'a> {
                     .cloned()
             })
             .map(|f| as_bd(&f));
-        self.read.borrow_mut().insert(name.to_owned(), found.clone());
+        self.read
+            .borrow_mut()
+            .insert(name.to_owned(), found.clone());
         found
     }
 }
 
 /// Cooks formula `found` with `vars`: every step a pour would make, writing nothing.
-pub fn cook(store: &Store, found: &FoundFormula, vars: &BTreeMap<String, String>) -> Result<Cooked> {
+pub fn cook(
+    store: &Store,
+    found: &FoundFormula,
+    vars: &BTreeMap<String, String>,
+) -> Result<Cooked> {
     found.require_valid()?;
     let lib = Library::new(store, Some(&found.path));
     crate::model::cook(&as_bd(found), vars, &|n: &str| lib.find(n))

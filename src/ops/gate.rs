@@ -71,7 +71,15 @@ fn ask_gh(gate: &Gate) -> Option<bool> {
         _ => return None,
     };
     let out = std::process::Command::new("gh")
-        .args([what, "view", id, "--json", field, "--jq", &format!(".{field}")])
+        .args([
+            what,
+            "view",
+            id,
+            "--json",
+            field,
+            "--jq",
+            &format!(".{field}"),
+        ])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
@@ -184,7 +192,12 @@ pub fn resolve_gate(
         .into());
     }
     if !bead.status.is_done() {
-        super::close(store, actor, std::slice::from_ref(id), Some(reason.unwrap_or("resolved")))?;
+        super::close(
+            store,
+            actor,
+            std::slice::from_ref(id),
+            Some(reason.unwrap_or("resolved")),
+        )?;
     }
     let bead = super::require(&store.view_of(on)?, id)?;
     let gate = gate_of(&bead);

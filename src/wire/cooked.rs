@@ -100,7 +100,10 @@ impl Documented for CookedFormula<'_> {
                 "steps",
                 "in pour order: id, title, type, needs (ids), and priority, labels, assignee, gate, condition, description, acceptance, expected when set",
             ),
-            Field::noted("expected", "what the formula expects that has no meaning here"),
+            Field::noted(
+                "expected",
+                "what the formula expects that has no meaning here",
+            ),
         ],
     };
 }
