@@ -41,7 +41,8 @@ usage: cargo bench --bench bench -- [options]
   --br PATH         the beads_rust binary (default: `br` on PATH)
   --br-size N       the store size at which to compare with br (default 10000)
   --no-br           skip the beads_rust comparison
-  --skip LIST       skip figure groups: reads,serve,writes,hooks,sync,merge,import,concurrency,br
+  --skip LIST       skip figure groups: reads,serve,writes,hooks,sync,merge,import,concurrency,
+                    br,formulas (an empty --sizes '' leaves only the fixture and formulas)
   --keep            keep the built stores
 ";
 
@@ -90,6 +91,7 @@ impl Opts {
                 "--sizes" => {
                     o.sizes = val("--sizes")?
                         .split(',')
+                        .filter(|s| !s.trim().is_empty())
                         .map(|s| s.trim().replace('_', "").parse::<usize>())
                         .collect::<Result<_, _>>()?
                 }
@@ -1435,6 +1437,92 @@ impl Bench<'_> {
         Ok(())
     }
 
+    /// Cooking and pouring the largest vendored formula (Gas Town's
+    /// towers-of-hanoi-10) into a fresh store: in process through the library, and as
+    /// whole `formula cook` and `mol pour` runs.
+    fn formulas(&mut self) -> Res<()> {
+        let o = self.o;
+        let name = "towers-of-hanoi-10";
+        let dir = o.work.join("formulas").join("store");
+        fresh_repo(&dir)?;
+        beads(o, &dir, &["init", "-q"])?;
+        let formulas = dir.join(".beads/formulas");
+        std::fs::create_dir_all(&formulas)?;
+        let vendored =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formulas/gastown");
+        for entry in std::fs::read_dir(vendored)? {
+            let path = entry?.path();
+            if path.to_string_lossy().ends_with(".formula.toml") {
+                std::fs::copy(&path, formulas.join(path.file_name().ok_or("no name")?))?;
+            }
+        }
+        eprintln!("\n== formulas: {name} ({}) ==", load());
+        let store = Store::discover(&dir)?;
+        let found = ops::find_formula(&store, name)?;
+        let opts = ops::PourOptions::default();
+        let steps = ops::cook(&store, &found, &opts.vars)?.steps.len();
+        let mut cooked = Vec::with_capacity(o.runs);
+        let mut poured = Vec::with_capacity(o.runs);
+        for _ in 0..=o.runs {
+            let t = Instant::now();
+            let found = ops::find_formula(&store, name)?;
+            ops::cook(&store, &found, &opts.vars)?;
+            cooked.push(t.elapsed());
+            let t = Instant::now();
+            let found = ops::find_formula(&store, name)?;
+            ops::pour(&store, &actor(), &found, &opts)?;
+            poured.push(t.elapsed());
+        }
+        // The first round warms the caches, as the warm-up of `time_each` does.
+        let timed = |mut runs: Vec<Duration>| {
+            runs.remove(0);
+            Timed {
+                runs,
+                peak: None,
+                cpu: None,
+            }
+        };
+        let note = "in process: find the formula, read, cook (and pour: one commit)";
+        self.record(
+            steps,
+            &format!("cook {name} (library)"),
+            "git-beads",
+            timed(cooked),
+            Some(steps),
+            note,
+        );
+        self.record(
+            steps,
+            &format!("cook + pour {name} (library)"),
+            "git-beads",
+            timed(poured),
+            Some(steps),
+            note,
+        );
+        let scratch = self.scratch.clone();
+        let cook = self.beads_cmd(&dir, &["formula", "cook", name, "-q"]);
+        let r = time_same(o.runs, &scratch, &cook)?;
+        self.record(
+            steps,
+            &format!("formula cook {name}"),
+            "git-beads",
+            r,
+            Some(steps),
+            "",
+        );
+        let pour = self.beads_cmd(&dir, &["mol", "pour", name, "-q"]);
+        let r = time_same(o.runs, &scratch, &pour)?;
+        self.record(
+            steps,
+            &format!("mol pour {name}"),
+            "git-beads",
+            r,
+            Some(steps),
+            "",
+        );
+        Ok(())
+    }
+
     fn fixture(&mut self) -> Res<()> {
         let o = self.o;
         let Some(fixture) = o.fixture.clone() else {
@@ -1685,6 +1773,9 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     if name == MCP_IN_PROCESS {
         return Some((1.0, "ms"));
     }
+    if name.contains("towers-of-hanoi") {
+        return Some((20.0, "ms"));
+    }
     if name.starts_with("bd: ") {
         return Some((if size >= 100_000 { 10.0 } else { 5.0 }, "ms"));
     }
@@ -1925,6 +2016,9 @@ fn run() -> Res<()> {
     };
     if !o.skips("import") {
         b.fixture()?;
+    }
+    if !o.skips("formulas") {
+        b.formulas()?;
     }
     for &n in &o.sizes {
         b.size(n)?;

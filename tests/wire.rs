@@ -257,6 +257,19 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "formula list", &["formula", "list"]);
     check(&repo, seen, "formula show", &["formula", "show", "chore"]);
     check(&repo, seen, "formula validate", &["formula", "validate"]);
+    write_file(
+        &repo.path.join(".beads/formulas/signoff.formula.toml"),
+        "formula = \"signoff\"\n[[steps]]\nid = \"ok\"\ntitle = \"Sign off\"\ntype = \"human\"\n",
+    );
+    check(&repo, seen, "formula cook", &["formula", "cook", "signoff"]);
+    let signed = repo.beads_json(&["mol", "pour", "signoff"])["steps"][0]["id"]
+        .as_str()
+        .expect("gate id")
+        .to_owned();
+    let gates = "gate list, gate resolve, human";
+    check(&repo, seen, gates, &["gate", "list"]);
+    check(&repo, seen, gates, &["human"]);
+    check(&repo, seen, gates, &["gate", "resolve", &signed]);
     let mol = check(&repo, seen, "mol pour, mol wisp", &["mol", "pour", "chore"])["molecule"]["id"]
         .as_str()
         .expect("molecule id")

@@ -67,6 +67,13 @@ Where formulas are found:
 A formula of the repository wins over a user formula of the same name. Wherever
 a command takes a formula NAME, a path to a formula file works too.
 
+bd's and Gas Town's formulas (*.formula.toml, *.formula.json, or YAML with a
+`formula:` key) are read from the same folders in their own language: vars, steps
+with needs/depends_on, children, condition, loop, gate, compose (expand, map,
+branch, aspects), advice, expansion templates and convoy legs. `formula cook NAME`
+shows the steps a pour of one makes; what has no meaning here is kept on the step
+under `expected`. The keys below are those of git-beads' own YAML formulas.
+
 Keys of a formula:
   name         What `mol pour NAME` calls it (default: the file name without
                .yaml, .yml and .formula). Letters, digits, '.', '_' and '-'.
@@ -423,8 +430,19 @@ fn step_lines<'a>(source: &'a str, id: &'a str) -> impl Iterator<Item = usize> +
     source.lines().enumerate().filter_map(move |(i, l)| {
         let l = l.trim_start();
         let l = l.strip_prefix("- ").map(str::trim_start).unwrap_or(l);
-        let v = l.strip_prefix("id:")?;
-        (v.trim().trim_matches(['"', '\'']) == id).then_some(i + 1)
+        // YAML `id: x`, TOML `id = "x"`, JSON `"id": "x",`.
+        let v = l
+            .strip_prefix("id:")
+            .or_else(|| {
+                l.strip_prefix("id")
+                    .and_then(|r| r.trim_start().strip_prefix('='))
+            })
+            .or_else(|| {
+                l.strip_prefix("\"id\"")
+                    .and_then(|r| r.trim_start().strip_prefix(':'))
+            })?;
+        let v = v.trim().trim_end_matches(',');
+        (v.trim_matches(['"', '\'']) == id).then_some(i + 1)
     })
 }
 
@@ -555,6 +573,18 @@ pub struct RenderedStep {
     pub acceptance: Option<String>,
     /// The positions (in [`Rendered::steps`]) of the steps it needs, each before it.
     pub needs: Vec<usize>,
+    /// Its bead type, when not a task.
+    pub kind: Option<crate::model::BeadType>,
+    /// Its priority, when not the default.
+    pub priority: Option<u8>,
+    /// Its labels.
+    pub labels: Vec<String>,
+    /// Who works on it, when not the pour's assignee.
+    pub assignee: Option<String>,
+    /// Its working notes.
+    pub notes: String,
+    /// Data kept on the step bead (a gate, metadata, what it expects).
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 impl Formula {
@@ -817,6 +847,12 @@ impl Formula {
                     .map(|a| fill_at(at("acceptance"), a))
                     .transpose()?,
                 needs,
+                kind: None,
+                priority: None,
+                labels: Vec::new(),
+                assignee: None,
+                notes: String::new(),
+                extra: BTreeMap::new(),
             });
         }
         Ok(Rendered {

@@ -3,8 +3,10 @@
 mod actor;
 mod agent;
 pub mod bd;
+mod bd_formula;
 mod bead;
 pub mod config;
+mod cook;
 pub mod doc;
 mod formula;
 mod id;
@@ -20,9 +22,17 @@ pub use agent::{
     Agent, AgentError, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
     GIT_HOOK_NAMES, parse_duration,
 };
+pub use bd_formula::{
+    Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
+    GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
+};
 pub(crate) use bead::word_enum;
 pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
+};
+pub use cook::{
+    CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
+    trial_cook,
 };
 pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,

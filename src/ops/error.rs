@@ -602,6 +602,17 @@ pub enum FormulaError {
     /// The formula cannot be rendered with the variables given.
     #[error(transparent)]
     Render(#[from] model::FormulaError),
+    /// The formula cannot be cooked (bd's language) with the variables given.
+    #[error(transparent)]
+    Cook(#[from] model::CookError),
+    /// The formula cannot be written in the syntax asked for.
+    #[error("formula {name} cannot be converted: {message}")]
+    Convert {
+        /// The formula.
+        name: String,
+        /// What the writer said.
+        message: String,
+    },
 }
 
 impl FormulaError {
@@ -609,9 +620,11 @@ impl FormulaError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             FormulaError::NotFound { .. } => ErrorKind::NotFound,
-            FormulaError::File(_) | FormulaError::NotValid { .. } | FormulaError::Render(_) => {
-                ErrorKind::Invalid
-            }
+            FormulaError::File(_)
+            | FormulaError::NotValid { .. }
+            | FormulaError::Render(_)
+            | FormulaError::Cook(_)
+            | FormulaError::Convert { .. } => ErrorKind::Invalid,
         }
     }
 }
@@ -680,6 +693,14 @@ pub enum MoleculeError {
         /// Whether it is a wisp (which can be burned instead).
         wisp: bool,
     },
+    /// The bead is not a gate.
+    #[error("{id} is a {kind}, not a gate")]
+    NotAGate {
+        /// The bead.
+        id: BeadId,
+        /// What it is.
+        kind: model::BeadType,
+    },
     /// Burn only discards wisps.
     #[error("{id} is stored in {stored_in}, not a wisp: burn discards wisps only")]
     NotAWisp {
@@ -703,7 +724,8 @@ impl MoleculeError {
             | MoleculeError::NothingHooked(_)
             | MoleculeError::Refused { .. }
             | MoleculeError::MixedRefs { .. }
-            | MoleculeError::NotAWisp { .. } => ErrorKind::Invalid,
+            | MoleculeError::NotAWisp { .. }
+            | MoleculeError::NotAGate { .. } => ErrorKind::Invalid,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::Result;
-use crate::model::{Formula, FormulaError, Problem};
+use crate::model::{BdFormula, Cooked, Formula, FormulaError, Problem};
 use crate::settings;
 use crate::store::{Store, codec};
 
@@ -45,6 +45,10 @@ pub struct FoundFormula {
     pub origin: Origin,
     /// What is wrong with it; empty when it is valid.
     pub problems: Vec<Problem>,
+    /// The formula in bd's language, for a `*.formula.toml` or `*.formula.json` file
+    /// (or YAML of that shape); `None` for a git-beads YAML formula.
+    #[serde(skip)]
+    pub bd: Option<Box<BdFormula>>,
 }
 
 impl FoundFormula {
@@ -100,11 +104,38 @@ fn formula_dirs(store: &Store) -> Vec<(Origin, PathBuf)> {
     out
 }
 
+/// The languages a formula file can be written in, told by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// YAML: git-beads' own formulas, or bd's language (a `formula:` key).
+    Yaml,
+    /// bd's `*.formula.toml`.
+    Toml,
+    /// bd's `*.formula.json`.
+    Json,
+}
+
+/// The syntax of a formula file: `*.yaml` and `*.yml`, bd's `*.formula.toml` and
+/// `*.formula.json`; `None` for other files.
+fn syntax_of(path: &Path) -> Option<Syntax> {
+    let name = path.file_name()?.to_str()?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => Some(Syntax::Yaml),
+        Some("toml") if name.ends_with(".formula.toml") => Some(Syntax::Toml),
+        Some("json") if name.ends_with(".formula.json") => Some(Syntax::Json),
+        _ => None,
+    }
+}
+
 fn is_formula_file(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    )
+    syntax_of(path).is_some()
+}
+
+/// Whether a YAML text is written in bd's language (a top-level `formula:` key).
+fn is_bd_yaml(source: &str) -> bool {
+    source
+        .lines()
+        .any(|l| l.starts_with("formula:") || l.starts_with("\"formula\":"))
 }
 
 /// The name a formula file gives when it has no `name:` (`release.formula.yaml` → `release`).
@@ -130,6 +161,38 @@ pub(crate) fn read_formula(
         message: format!("cannot be read: {e}"),
     })?;
     let source = String::from_utf8_lossy(&bytes).into_owned();
+    let syntax = syntax_of(path).unwrap_or(Syntax::Yaml);
+    if syntax != Syntax::Yaml || is_bd_yaml(&source) {
+        let parsed = match syntax {
+            Syntax::Toml => BdFormula::from_toml(&source),
+            Syntax::Json => BdFormula::from_json(&source),
+            Syntax::Yaml => codec::decode::<BdFormula>(&bytes).map_err(|e| {
+                let (at, message) = e.located();
+                FormulaError::Yaml {
+                    message,
+                    line: at.map(|a| a.0),
+                    column: at.map(|a| a.1),
+                }
+            }),
+        };
+        let mut bd = parsed.map_err(|e| e.locate(file, &source))?;
+        if bd.formula.is_empty() {
+            bd.formula = name_from_file(path);
+        }
+        let problems = bd
+            .problems()
+            .iter()
+            .map(|p| p.locate(file, &source))
+            .collect();
+        return Ok(FoundFormula {
+            formula: bd.summary(),
+            file: file.to_owned(),
+            path: path.to_owned(),
+            origin,
+            problems,
+            bd: Some(Box::new(bd)),
+        });
+    }
     let mut formula: Formula = codec::decode(&bytes).map_err(|e| {
         let (at, message) = e.located();
         FormulaError::Yaml {
@@ -153,6 +216,7 @@ pub(crate) fn read_formula(
         path: path.to_owned(),
         origin,
         problems,
+        bd: None,
     })
 }
 
@@ -250,6 +314,18 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
         return read_formula(&path, name, Origin::File)
             .map_err(|p| super::FormulaError::File(p).into());
     }
+    // The file named after the formula in the folder that wins spares reading every
+    // formula; the catalog settles every other case (a name unlike its file's).
+    if let Some((origin, dir)) = formula_dirs(store).into_iter().next()
+        && let Some(path) = candidate_files(name)
+            .into_iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.is_file())
+        && let Ok(f) = read_formula(&path, &shown(store, &path), origin)
+        && f.formula.name == name
+    {
+        return Ok(f);
+    }
     let cat = catalog(store)?;
     if let Some(f) = cat.formulas.into_iter().find(|f| f.formula.name == name) {
         return Ok(f);
@@ -260,6 +336,130 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
         unreadable: cat.unreadable,
     }
     .into())
+}
+
+/// The formula in bd's language (a git-beads YAML formula is translated).
+pub fn as_bd(found: &FoundFormula) -> BdFormula {
+    match &found.bd {
+        Some(bd) => (**bd).clone(),
+        None => BdFormula::from_formula(&found.formula),
+    }
+}
+
+/// The files a formula called `name` may be in, most likely first.
+fn candidate_files(name: &str) -> [String; 6] {
+    [
+        format!("{name}.formula.toml"),
+        format!("{name}.formula.json"),
+        format!("{name}.formula.yaml"),
+        format!("{name}.yaml"),
+        format!("{name}.formula.yml"),
+        format!("{name}.yml"),
+    ]
+}
+
+/// Finds the formulas a formula names (parents, expansions, aspects): first beside
+/// it, then in the formula folders by file name, then in the whole catalog; each
+/// read once.
+struct Library<'a> {
+    store: &'a Store,
+    dirs: Vec<(Origin, PathBuf)>,
+    read: std::cell::RefCell<BTreeMap<String, Option<BdFormula>>>,
+    catalog: std::cell::OnceCell<Vec<FoundFormula>>,
+}
+
+impl<'a> Library<'a> {
+    fn new(store: &'a Store, beside: Option<&Path>) -> Library<'a> {
+        let mut dirs = Vec::new();
+        if let Some(dir) = beside.and_then(Path::parent) {
+            dirs.push((Origin::File, dir.to_owned()));
+        }
+        dirs.extend(formula_dirs(store));
+        Library {
+            store,
+            dirs,
+            read: Default::default(),
+            catalog: Default::default(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Option<BdFormula> {
+        if let Some(known) = self.read.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self
+            .dirs
+            .iter()
+            .flat_map(|(origin, dir)| {
+                candidate_files(name)
+                    .into_iter()
+                    .map(move |f| (*origin, dir.join(f)))
+            })
+            .filter(|(_, p)| p.is_file())
+            .find_map(|(origin, p)| read_formula(&p, &shown(self.store, &p), origin).ok())
+            .filter(|f| f.formula.name == name)
+            .or_else(|| {
+                self.catalog
+                    .get_or_init(|| catalog(self.store).map(|c| c.formulas).unwrap_or_default())
+                    .iter()
+                    .find(|f| f.formula.name == name)
+                    .cloned()
+            })
+            .map(|f| as_bd(&f));
+        self.read
+            .borrow_mut()
+            .insert(name.to_owned(), found.clone());
+        found
+    }
+}
+
+/// Cooks formula `found` with `vars`: every step a pour would make, writing nothing.
+pub fn cook(
+    store: &Store,
+    found: &FoundFormula,
+    vars: &BTreeMap<String, String>,
+) -> Result<Cooked> {
+    found.require_valid()?;
+    let lib = Library::new(store, Some(&found.path));
+    crate::model::cook(&as_bd(found), vars, &|n: &str| lib.find(n))
+        .map_err(|e| super::FormulaError::Cook(e).into())
+}
+
+/// The formula in another syntax: a git-beads YAML formula as itself or in bd's
+/// language; a bd formula in TOML, JSON or YAML of bd's shape.
+pub fn convert(found: &FoundFormula, to: Syntax) -> Result<String> {
+    let bd = as_bd(found);
+    let text = match to {
+        Syntax::Yaml if found.bd.is_none() => {
+            codec::encode(&found.formula).map_err(|e| e.to_string())
+        }
+        Syntax::Yaml => codec::encode(&bd).map_err(|e| e.to_string()),
+        Syntax::Toml => bd.to_toml(),
+        Syntax::Json => bd.to_json().map(|t| t + "\n"),
+    };
+    text.map_err(|message| {
+        super::FormulaError::Convert {
+            name: found.formula.name.clone(),
+            message,
+        }
+        .into()
+    })
+}
+
+/// Cooks each bd formula of `formulas` that has no other problem, with a sample
+/// value for each required variable, and adds what fails to its problems.
+fn trial_cooks(store: &Store, formulas: &mut [FoundFormula]) {
+    for f in formulas.iter_mut() {
+        let Some(bd) = &f.bd else { continue };
+        if !f.problems.is_empty() {
+            continue;
+        }
+        let lib = Library::new(store, Some(&f.path));
+        if let Err(e) = crate::model::trial_cook(bd, &|n: &str| lib.find(n)) {
+            let source = std::fs::read_to_string(&f.path).unwrap_or_default();
+            f.problems.push(e.locate(&f.file, &source));
+        }
+    }
 }
 
 /// What `formula validate` found.
@@ -279,12 +479,18 @@ pub fn validate(store: &Store, file: Option<&Path>) -> Result<Validation> {
             let shown = path.display().to_string();
             v.checked.push(shown.clone());
             match read_formula(path, &shown, Origin::File) {
-                Ok(f) => v.problems.extend(f.problems),
+                Ok(f) => {
+                    let mut one = [f];
+                    trial_cooks(store, &mut one);
+                    let [f] = one;
+                    v.problems.extend(f.problems);
+                }
                 Err(p) => v.problems.push(p),
             }
         }
         None => {
-            let cat = catalog(store)?;
+            let mut cat = catalog(store)?;
+            trial_cooks(store, &mut cat.formulas);
             let mut all: Vec<&FoundFormula> = cat.formulas.iter().chain(&cat.shadowed).collect();
             all.sort_by(|a, b| a.file.cmp(&b.file));
             for f in all {

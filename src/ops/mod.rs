@@ -10,6 +10,7 @@ mod doctor;
 mod error;
 mod export;
 mod formula;
+mod gate;
 mod history;
 mod import;
 mod mail;
@@ -51,6 +52,8 @@ pub use error::{
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
+pub use formula::{Syntax, as_bd, convert, cook};
+pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use mail::{

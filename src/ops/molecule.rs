@@ -31,6 +31,13 @@ pub const VARIABLES_KEY: &str = "variables";
 pub(crate) const STEP_KEY: &str = "step";
 /// The key, in a step's `extra`, of its acceptance text (bd's field name).
 pub const ACCEPTANCE_KEY: &str = "acceptance_criteria";
+/// The key, in a molecule's `extra`, of its formula's type (bd's formulas).
+pub const FORMULA_TYPE_KEY: &str = "formula_type";
+/// The key, in a molecule's `extra`, of its formula's phase (`vapor`, …).
+pub const PHASE_KEY: &str = "phase";
+/// The key, in a molecule's or step's `extra`, of what its formula expects that
+/// has no meaning here.
+pub const EXPECTED_KEY: &str = "expected";
 /// The key, in a wisp's `extra`, marking it local-only (bd's field name).
 pub const EPHEMERAL_KEY: &str = "ephemeral";
 /// The key, in a squashed molecule's `extra`, of how many steps it had.
@@ -329,7 +336,24 @@ pub fn pour(
     if let Some(a) = &opts.assignee {
         check_name("assignee", a)?;
     }
-    let r = formula.render(&opts.vars).map_err(FormulaError::Render)?;
+    let (r, cooked) = match &found.bd {
+        None => (
+            formula.render(&opts.vars).map_err(FormulaError::Render)?,
+            None,
+        ),
+        Some(_) => {
+            let c = super::formula::cook(store, found, &opts.vars)?;
+            (c.rendered(), Some(c))
+        }
+    };
+    for s in &r.steps {
+        if let Some(a) = &s.assignee {
+            check_name("assignee", a)?;
+        }
+        for l in &s.labels {
+            crate::model::check_label(l)?;
+        }
+    }
     let refused = |what: &str, error: crate::model::TextError| MoleculeError::Refused {
         formula: formula.name.clone(),
         what: what.to_owned(),
@@ -370,6 +394,15 @@ pub fn pour(
         if opts.wisp {
             mol.extra.insert(EPHEMERAL_KEY.into(), json!(true));
         }
+        if let Some(c) = &cooked {
+            mol.extra.insert(FORMULA_TYPE_KEY.into(), json!(c.kind));
+            if let Some(p) = &c.phase {
+                mol.extra.insert(PHASE_KEY.into(), json!(p));
+            }
+            if !c.expected.is_empty() {
+                mol.extra.insert(EXPECTED_KEY.into(), json!(c.expected));
+            }
+        }
         let ids: Vec<BeadId> = (1..=r.steps.len())
             .map(|n| id.child(u32::try_from(n).unwrap_or(u32::MAX)))
             .collect();
@@ -377,7 +410,16 @@ pub fn pour(
         for (s, sid) in r.steps.iter().zip(&ids) {
             let mut b = Bead::new(sid.clone(), s.title.clone(), &actor.id, at);
             b.description = s.description.clone();
-            b.assignee = opts.assignee.clone();
+            b.assignee = s.assignee.clone().or_else(|| opts.assignee.clone());
+            b.notes = s.notes.clone();
+            if let Some(k) = s.kind {
+                b.kind = k;
+            }
+            if let Some(p) = s.priority {
+                b.priority = p;
+            }
+            b.labels.extend(s.labels.iter().cloned());
+            b.extra.extend(s.extra.clone());
             b.add_dependency(Dependency {
                 id: id.clone(),
                 kind: DepKind::ParentChild,

@@ -11,6 +11,7 @@
 mod agent;
 mod bead;
 mod beads;
+mod cooked;
 mod prime;
 mod repo;
 mod session;
@@ -19,6 +20,7 @@ mod work;
 pub use agent::{Agent, Message};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
+pub use cooked::{CookedFormula, CookedStepLine, GateLine, Gates};
 pub use prime::{
     Handoff, HookEntry, InboxLine, MailLine, MailMarks, Previous, PrimeReport, ResumedSession,
     Unreadable, hook_entries, unreadable,
@@ -151,6 +153,8 @@ pub const DOCUMENTS: &[Doc] = &[
     Formulas::DOC,
     FormulaShown::DOC,
     FormulaChecked::DOC,
+    CookedFormula::DOC,
+    Gates::DOC,
     MoleculeProgress::DOC,
     Current::DOC,
     Molecules::DOC,

@@ -1,4 +1,5 @@
-//! `git beads formula list`, `show` and `validate`: the workflow templates.
+//! `git beads formula list`, `show`, `validate`, `cook` and `convert`: the workflow
+//! templates.
 
 use std::path::PathBuf;
 
@@ -22,6 +23,48 @@ pub enum FormulaCommand {
     ///
     /// Reports each problem as FILE:LINE: MESSAGE and exits 1 when there is any.
     Validate(ValidateArgs),
+    /// Show what pouring a formula would create, writing nothing.
+    ///
+    /// Expands everything bd's formula language says (extends, conditions, loops,
+    /// expansions, aspects and advice, branches, gates, convoy legs) into the steps
+    /// and edges a pour makes, each step with what it needs.
+    Cook(CookArgs),
+    /// Print a formula in another syntax: yaml, toml or json.
+    ///
+    /// A bd formula converted to YAML keeps bd's keys (formula, vars, steps), which
+    /// git-beads reads back as bd's language.
+    Convert(ConvertArgs),
+}
+
+/// Arguments of `formula cook`.
+#[derive(clap::Args, Debug)]
+pub struct CookArgs {
+    /// The formula's name, or the path of a formula file.
+    pub name: String,
+    /// A variable's value (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = super::mol::parse_var)]
+    pub vars: Vec<(String, String)>,
+}
+
+/// The syntaxes `formula convert` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ConvertTo {
+    /// YAML.
+    Yaml,
+    /// TOML, as bd writes `*.formula.toml`.
+    Toml,
+    /// JSON, as bd writes `*.formula.json`.
+    Json,
+}
+
+/// Arguments of `formula convert`.
+#[derive(clap::Args, Debug)]
+pub struct ConvertArgs {
+    /// The formula's name, or the path of a formula file.
+    pub name: String,
+    /// The syntax to write.
+    #[arg(long, value_enum)]
+    pub to: ConvertTo,
 }
 
 /// Arguments of `formula show`.
@@ -44,7 +87,59 @@ pub fn run(ctx: &Ctx, cmd: FormulaCommand, out: &mut Out) -> Result<(), CliError
         FormulaCommand::List => list(ctx, out),
         FormulaCommand::Show(a) => show(ctx, a, out),
         FormulaCommand::Validate(a) => validate(ctx, a, out),
+        FormulaCommand::Cook(a) => cook(ctx, a, out),
+        FormulaCommand::Convert(a) => convert(ctx, a, out),
     }
+}
+
+fn cook(ctx: &Ctx, a: CookArgs, out: &mut Out) -> Result<(), CliError> {
+    let vars = super::mol::vars_of(a.vars)?;
+    let found = ops::find_formula(&ctx.store, &a.name)?;
+    let c = ops::cook(&ctx.store, &found, &vars)?;
+    if out.json {
+        return out.json(&wire::CookedFormula::from(&c));
+    }
+    out.line(format!(
+        "{}  ({} v{}, {}, {})",
+        c.title,
+        c.name,
+        c.version,
+        c.kind,
+        count(c.steps.len(), "step")
+    ))?;
+    for (n, s) in c.steps.iter().enumerate() {
+        let needs: Vec<String> = s.needs.iter().map(|&i| (i + 1).to_string()).collect();
+        let needs = if needs.is_empty() {
+            String::new()
+        } else {
+            format!("  (needs {})", needs.join(", "))
+        };
+        let kind = match (&s.gate, s.kind.as_deref()) {
+            (Some(g), _) => format!(" [gate {}]", g.kind),
+            (None, Some(k)) if k != "task" => format!(" [{k}]"),
+            _ => String::new(),
+        };
+        out.line(format!("  {}. {}: {}{kind}{needs}", n + 1, s.key, s.title))?;
+        for e in &s.expected {
+            out.line(format!("       {e}"))?;
+        }
+    }
+    for e in &c.expected {
+        out.line(format!("  {e}"))?;
+    }
+    out.note("nothing was written; `git beads mol pour` makes these beads");
+    Ok(())
+}
+
+fn convert(ctx: &Ctx, a: ConvertArgs, out: &mut Out) -> Result<(), CliError> {
+    let found = ops::find_formula(&ctx.store, &a.name)?;
+    let to = match a.to {
+        ConvertTo::Yaml => ops::Syntax::Yaml,
+        ConvertTo::Toml => ops::Syntax::Toml,
+        ConvertTo::Json => ops::Syntax::Json,
+    };
+    let text = ops::convert(&found, to)?;
+    out.verbatim(text.trim_end_matches('\n'))
 }
 
 fn first_line(s: &str) -> &str {

@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod epic;
 pub mod export;
 pub mod formula;
+pub mod gate;
 pub mod gc;
 pub mod git_hook;
 pub mod hooks;
@@ -207,12 +208,19 @@ pub enum Command {
     Gc(gc::Args),
     /// Check the store and repair what is safe.
     Doctor(doctor::Args),
-    /// List, show and check formulas: YAML templates of workflows.
+    /// List, show, check, cook and convert formulas: templates of workflows (YAML, or
+    /// bd's and Gas Town's TOML and JSON).
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
     Formula(formula::FormulaCommand),
     /// Pour formulas into molecules (or local-only wisps) and follow them step by step.
     #[command(subcommand)]
     Mol(mol::MolCommand),
+    /// List and resolve gates: the beads a formula's steps wait for (a person, a
+    /// timer, mail, a GitHub pull request or run).
+    #[command(subcommand)]
+    Gate(gate::GateCommand),
+    /// List the human gates: steps waiting for a person's approval.
+    Human(gate::ListArgs),
     /// Share the store with a remote: fetch, merge without loss, push.
     ///
     /// Fetches the remote's beads into refs/beads/remotes/REMOTE/ (never shown by
@@ -340,6 +348,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Doctor(a) => doctor::run(ctx, a, out),
         Command::Formula(a) => formula::run(ctx, a, out),
         Command::Mol(a) => mol::run(ctx, a, out),
+        Command::Gate(a) => gate::run(ctx, a, out),
+        Command::Human(a) => gate::human(ctx, a, out),
         Command::Sync(a) => sync::sync(ctx, a, out),
         Command::Pull(a) => sync::pull(ctx, a, out),
         Command::Push(a) => sync::push(ctx, a, out),

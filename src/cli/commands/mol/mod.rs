@@ -13,7 +13,7 @@ use crate::model::BeadId;
 
 pub use current::CurrentArgs;
 pub use list::ListArgs;
-pub use pour::{PourArgs, parse_var};
+pub use pour::{PourArgs, parse_var, vars_of};
 
 /// The verbs of `mol`.
 #[derive(clap::Subcommand, Debug)]

@@ -28,14 +28,20 @@ pub fn parse_var(s: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Runs `mol pour` (or `mol wisp`, when `wisp`): prints the molecule's id.
-pub fn run(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliError> {
+/// The `--var` values as a map, refusing a name given twice.
+pub fn vars_of(given: Vec<(String, String)>) -> Result<BTreeMap<String, String>, CliError> {
     let mut vars = BTreeMap::new();
-    for (k, v) in a.vars {
+    for (k, v) in given {
         if vars.insert(k.clone(), v).is_some() {
             return Err(CliError::user(format!("--var {k} is given more than once")));
         }
     }
+    Ok(vars)
+}
+
+/// Runs `mol pour` (or `mol wisp`, when `wisp`): prints the molecule's id.
+pub fn run(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliError> {
+    let vars = vars_of(a.vars)?;
     let found = ops::find_formula(&ctx.store, &a.formula)?;
     let opts = PourOptions {
         vars,

@@ -1,0 +1,615 @@
+//! bd's and Gas Town's formulas (`*.formula.toml`), vendored under
+//! tests/fixtures/formulas/ with their licences, read, cooked and poured by the real
+//! binary; the structure of several checked by hand; a poured Gas Town formula worked
+//! across a crashed session.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{Repo, Sandbox, strs, write_file};
+use serde_json::Value;
+
+fn fixtures(project: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/formulas")
+        .join(project)
+}
+
+/// The formula files of one vendored project, sorted.
+fn formula_files(project: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures(project))
+        .expect("fixtures")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".formula.toml") || n.ends_with(".formula.json"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A repository with a store whose `.beads/formulas/` holds every formula of `project`.
+fn repo_with(project: &str) -> (Sandbox, Repo) {
+    let (sb, repo) = Sandbox::with_store();
+    let dir = repo.path.join(".beads/formulas");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for f in formula_files(project) {
+        std::fs::copy(&f, dir.join(f.file_name().expect("name"))).expect("copy");
+    }
+    (sb, repo)
+}
+
+fn name_of(path: &Path) -> String {
+    let n = path.file_name().and_then(|n| n.to_str()).expect("name");
+    n.trim_end_matches(".toml")
+        .trim_end_matches(".json")
+        .trim_end_matches(".formula")
+        .to_owned()
+}
+
+/// A value each required variable's pattern accepts.
+fn sample(var: &str) -> &'static str {
+    match var {
+        "version" => "1.2.3",
+        "issue_number" | "pr_number" => "42",
+        "repo" => "owner/repo",
+        _ => "sample-value",
+    }
+}
+
+/// The variables `formula cook NAME` says it needs, with a sample value each.
+fn required_vars(repo: &Repo, name: &str) -> BTreeMap<String, String> {
+    let out = repo.beads_output(&["formula", "cook", name]);
+    if out.status.success() {
+        return BTreeMap::new();
+    }
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let list = err
+        .split("needs a value for ")
+        .nth(1)
+        .and_then(|r| r.split(" (pass").next())
+        .unwrap_or_else(|| panic!("{name} fails to cook for another reason:\n{err}"));
+    list.split(", ")
+        .map(|q| {
+            let v = q.trim_matches('"').to_owned();
+            let s = sample(&v).to_owned();
+            (v, s)
+        })
+        .collect()
+}
+
+fn var_args(vars: &BTreeMap<String, String>) -> Vec<String> {
+    vars.iter()
+        .flat_map(|(k, v)| ["--var".to_owned(), format!("{k}={v}")])
+        .collect()
+}
+
+fn cook(repo: &Repo, name: &str, vars: &[&str]) -> Value {
+    let mut args = vec!["formula", "cook", name];
+    args.extend_from_slice(vars);
+    repo.beads_json(&args)
+}
+
+fn pour(repo: &Repo, name: &str, vars: &[&str]) -> Value {
+    let mut args = vec!["mol", "pour", name];
+    args.extend_from_slice(vars);
+    repo.beads_json(&args)
+}
+
+fn keys(cooked: &Value) -> Vec<String> {
+    cooked["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+fn step<'a>(cooked: &'a Value, id: &str) -> &'a Value {
+    cooked["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no step {id} in {cooked}"))
+}
+
+/// The cooked step ids the poured bead of cooked step `key` blocks on: a pour
+/// writes the cooked steps in order, `<molecule>.1`, `.2`, ….
+fn poured_needs(cooked: &Value, poured: &Value, key: &str) -> Vec<String> {
+    let keys = keys(cooked);
+    let steps = poured["steps"].as_array().expect("steps");
+    let by_id: BTreeMap<&str, &str> = steps
+        .iter()
+        .zip(&keys)
+        .map(|(s, k)| (s["id"].as_str().expect("id"), k.as_str()))
+        .collect();
+    let at = keys.iter().position(|k| k == key).expect("cooked step");
+    let mut out: Vec<String> = steps[at]["dependencies"]
+        .as_array()
+        .expect("deps")
+        .iter()
+        .filter(|d| d["type"] == "blocks")
+        .map(|d| by_id[d["depends_on_id"].as_str().expect("id")].to_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The id of the bead poured for cooked step `key`.
+fn poured_id(cooked: &Value, poured: &Value, key: &str) -> String {
+    let at = keys(cooked)
+        .iter()
+        .position(|k| k == key)
+        .expect("cooked step");
+    poured["steps"][at]["id"].as_str().expect("id").to_owned()
+}
+
+/// Every formula bd and Gas Town ship validates, cooks, and pours with its required
+/// variables given: one step bead per cooked step, with the cooked step's needs.
+fn every_formula_of(project: &str) {
+    let (_sb, repo) = repo_with(project);
+    let v = repo.beads_json(&["formula", "validate"]);
+    assert_eq!(v["valid"], true, "{v}");
+    let files = formula_files(project);
+    assert_eq!(strs(&v["checked"]).len(), files.len(), "{v}");
+    for f in &files {
+        let name = name_of(f);
+        let vars = required_vars(&repo, &name);
+        let args = var_args(&vars);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let cooked = cook(&repo, &name, &args);
+        let n = cooked["steps"].as_array().expect("steps").len();
+        assert!(n > 0, "{name} cooks to no steps");
+        let poured = pour(&repo, &name, &args);
+        let steps = poured["steps"].as_array().expect("steps");
+        assert_eq!(steps.len(), n, "{name}: one bead per cooked step");
+        for s in cooked["steps"].as_array().expect("steps").iter().take(40) {
+            let key = s["id"].as_str().expect("id");
+            let mut want = strs(&s["needs"]);
+            want.sort();
+            assert_eq!(
+                poured_needs(&cooked, &poured, key),
+                want,
+                "{name}: needs of {key}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_bd_formula_validates_cooks_and_pours() {
+    every_formula_of("bd");
+}
+
+#[test]
+fn every_gastown_formula_validates_cooks_and_pours() {
+    every_formula_of("gastown");
+}
+
+#[test]
+fn the_vendored_formulas_carry_their_licences() {
+    for project in ["bd", "gastown"] {
+        let text = std::fs::read_to_string(fixtures(project).join("LICENSE")).expect("LICENSE");
+        assert!(text.contains("MIT License"), "{project}");
+    }
+}
+
+const LOOPS: &str = r#"formula = "loops"
+version = 1
+
+[vars.passes]
+default = "3"
+
+[[steps]]
+id = "prepare"
+title = "Prepare"
+
+[[steps]]
+id = "review"
+title = "Review rounds"
+needs = ["prepare"]
+[steps.loop]
+count = 2
+[[steps.loop.body]]
+id = "read"
+title = "Read"
+[[steps.loop.body]]
+id = "note"
+title = "Note findings"
+needs = ["read"]
+
+[[steps]]
+id = "pass"
+title = "Passes"
+needs = ["review"]
+[steps.loop]
+range = "1..{passes}"
+var = "n"
+[[steps.loop.body]]
+id = "run"
+title = "Pass {n} of {passes}"
+
+[[steps]]
+id = "ship"
+title = "Ship"
+needs = ["pass"]
+"#;
+
+#[test]
+fn a_loop_unrolls_each_iteration_after_the_one_before() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(&repo.path.join(".beads/formulas/loops.formula.toml"), LOOPS);
+    let c = cook(&repo, "loops", &[]);
+    assert_eq!(
+        keys(&c),
+        [
+            "prepare",
+            "review.iter1.read",
+            "review.iter1.note",
+            "review.iter2.read",
+            "review.iter2.note",
+            "review",
+            "pass.iter1.run",
+            "pass.iter2.run",
+            "pass.iter3.run",
+            "pass",
+            "ship"
+        ]
+    );
+    assert_eq!(strs(&step(&c, "review.iter1.read")["needs"]), ["prepare"]);
+    assert_eq!(
+        strs(&step(&c, "review.iter2.read")["needs"]),
+        ["review.iter1.note"]
+    );
+    assert_eq!(strs(&step(&c, "review")["needs"]), ["review.iter2.note"]);
+    assert_eq!(step(&c, "pass.iter2.run")["title"], "Pass 2 of {passes}");
+    let c = cook(&repo, "loops", &["--var", "passes=1"]);
+    assert!(keys(&c).contains(&"pass.iter1.run".to_owned()));
+    assert!(!keys(&c).contains(&"pass.iter2.run".to_owned()));
+}
+
+const CONDITIONAL: &str = r#"formula = "conditional"
+version = 1
+
+[vars.docs]
+description = "Whether to write docs."
+default = "false"
+
+[vars.env]
+default = "staging"
+
+[[steps]]
+id = "build"
+title = "Build"
+
+[[steps]]
+id = "docs"
+title = "Write docs"
+needs = ["build"]
+condition = "{{docs}}"
+
+[[steps]]
+id = "approve"
+title = "Production approval"
+needs = ["build"]
+condition = "{{env}} == production"
+
+[[steps]]
+id = "release"
+title = "Release to {{env}}"
+needs = ["docs", "approve"]
+"#;
+
+#[test]
+fn a_condition_keeps_or_drops_its_step_both_ways() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/conditional.formula.toml"),
+        CONDITIONAL,
+    );
+    let off = cook(&repo, "conditional", &[]);
+    assert_eq!(keys(&off), ["build", "release"]);
+    assert_eq!(
+        strs(&step(&off, "release")["needs"]),
+        Vec::<String>::new(),
+        "edges to dropped steps go with them"
+    );
+    assert_eq!(step(&off, "release")["title"], "Release to staging");
+    let on = cook(
+        &repo,
+        "conditional",
+        &["--var", "docs=yes", "--var", "env=production"],
+    );
+    assert_eq!(keys(&on), ["build", "docs", "approve", "release"]);
+    assert_eq!(strs(&step(&on, "release")["needs"]), ["docs", "approve"]);
+    assert_eq!(step(&on, "docs")["condition"], "{{docs}}");
+    let cooked = cook(&repo, "conditional", &["--var", "docs=yes"]);
+    let poured = pour(&repo, "conditional", &["--var", "docs=yes"]);
+    assert_eq!(poured["steps"].as_array().map(Vec::len), Some(3));
+    assert_eq!(poured_needs(&cooked, &poured, "release"), ["docs"]);
+}
+
+#[test]
+fn an_expansion_replaces_its_target_with_the_template() {
+    let (_sb, repo) = repo_with("gastown");
+    let c = cook(&repo, "shiny-enterprise", &["--var", "feature=login"]);
+    let k = keys(&c);
+    assert_eq!(
+        k,
+        [
+            "design",
+            "implement.draft",
+            "implement.refine-1",
+            "implement.refine-2",
+            "implement.refine-3",
+            "implement.refine-4",
+            "review",
+            "test",
+            "submit"
+        ],
+        "shiny's implement became rule-of-five's five passes"
+    );
+    assert_eq!(strs(&step(&c, "implement.draft")["needs"]), ["design"]);
+    assert_eq!(
+        step(&c, "implement.draft")["title"],
+        "Draft: Implement login"
+    );
+    assert_eq!(
+        strs(&step(&c, "review")["needs"]),
+        ["implement.refine-4"],
+        "what needed the target needs the template's last step"
+    );
+}
+
+#[test]
+fn an_aspect_wraps_its_targets_in_advice() {
+    let (_sb, repo) = repo_with("gastown");
+    let c = cook(&repo, "shiny-secure", &["--var", "feature=login"]);
+    let k = keys(&c);
+    let at = |id: &str| k.iter().position(|x| x == id).expect(id);
+    assert!(at("implement-security-prescan") < at("implement"));
+    assert!(at("implement") < at("implement-security-postscan"));
+    assert_eq!(
+        strs(&step(&c, "implement")["needs"]),
+        ["implement-security-prescan"]
+    );
+    assert_eq!(
+        strs(&step(&c, "review")["needs"]),
+        ["implement-security-postscan"]
+    );
+    assert_eq!(
+        strs(&step(&c, "submit-security-postscan")["needs"]),
+        ["submit"]
+    );
+}
+
+#[test]
+fn a_convoy_pours_its_legs_side_by_side_then_the_synthesis() {
+    let (_sb, repo) = repo_with("gastown");
+    let c = cook(&repo, "code-review", &["--var", "pr=42"]);
+    assert_eq!(c["type"], "convoy");
+    let legs: Vec<String> = keys(&c).into_iter().filter(|k| k != "synthesis").collect();
+    assert_eq!(legs.len(), 10, "{c}");
+    for l in &legs {
+        assert!(
+            strs(&step(&c, l)["needs"]).is_empty(),
+            "{l} waits for nothing"
+        );
+    }
+    let mut needs = strs(&step(&c, "synthesis")["needs"]);
+    needs.sort();
+    let mut want = legs.clone();
+    want.sort();
+    assert_eq!(needs, want);
+    assert!(
+        c["expected"]
+            .as_array()
+            .expect("expected")
+            .iter()
+            .any(|e| e.as_str().is_some_and(|e| e.contains("`prompts`"))),
+        "Gas Town's prompts are kept and reported: {c}"
+    );
+    let poured = pour(&repo, "code-review", &["--var", "pr=42"]);
+    assert_eq!(poured_needs(&c, &poured, "synthesis"), want);
+}
+
+const GATES: &str = r#"formula = "gates"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+
+[[steps]]
+id = "soak"
+title = "Soak in staging"
+needs = ["build"]
+[steps.gate]
+type = "timer"
+timeout = "0s"
+
+[[steps]]
+id = "approve"
+title = "Sign off the release"
+type = "human"
+needs = ["soak"]
+
+[[steps]]
+id = "ship"
+title = "Ship"
+needs = ["approve"]
+gt_command = "gt done"
+"#;
+
+#[test]
+fn gates_are_beads_that_block_until_resolved() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(&repo.path.join(".beads/formulas/gates.formula.toml"), GATES);
+    let c = cook(&repo, "gates", &[]);
+    assert_eq!(keys(&c), ["build", "soak.gate", "soak", "approve", "ship"]);
+    assert_eq!(step(&c, "soak.gate")["gate"]["type"], "timer");
+    assert_eq!(strs(&step(&c, "soak")["needs"]), ["soak.gate"]);
+    assert!(
+        step(&c, "ship")["expected"][0]
+            .as_str()
+            .is_some_and(|e| e.contains("gt_command")),
+        "{c}"
+    );
+    let poured = pour(&repo, "gates", &[]);
+    let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+    let id_of = |key: &str| poured_id(&c, &poured, key);
+    let (timer, approve) = (id_of("soak.gate"), id_of("approve"));
+    assert_eq!(
+        poured["steps"][1]["issue_type"], "gate",
+        "a gate is a bead of type gate"
+    );
+    repo.beads(&["close", &id_of("build")]);
+    let gates = repo.beads_json(&["gate", "list", "--all"]);
+    let timer_line = gates
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|g| g["id"] == timer.as_str())
+        .expect("timer gate listed");
+    assert_eq!(timer_line["state"], "resolved", "{gates}");
+    assert_eq!(
+        timer_line["status"], "closed",
+        "a timer gate whose time is over is resolved when read"
+    );
+    let human = repo.beads_json(&["human"]);
+    assert_eq!(human[0]["id"], approve.as_str(), "{human}");
+    assert_eq!(human[0]["state"], "waiting");
+    let now = repo.beads_json(&["mol", "current", &mol]);
+    assert_eq!(now["steps"][0]["id"], id_of("soak").as_str());
+    repo.beads(&["close", &id_of("soak")]);
+    let now = repo.beads_json(&["mol", "current", &mol]);
+    assert_eq!(
+        now["steps"][0]["id"],
+        approve.as_str(),
+        "ship waits for the human gate"
+    );
+    let (code, err) = repo.beads_fail(&["gate", "resolve", &id_of("ship")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not a gate"), "{err}");
+    repo.beads(&["gate", "resolve", &approve, "--reason", "looks good"]);
+    let now = repo.beads_json(&["mol", "current", &mol]);
+    assert_eq!(now["steps"][0]["id"], id_of("ship").as_str());
+    assert!(
+        repo.beads_json(&["human"])
+            .as_array()
+            .expect("list")
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_gh_gate_is_unavailable_without_gh() {
+    let (_sb, repo) = repo_with("bd");
+    let c = cook(&repo, "beads-release", &["--var", "version=1.2.3"]);
+    assert_eq!(step(&c, "await-ci.gate")["gate"]["type"], "gh:run");
+    pour(&repo, "beads-release", &["--var", "version=1.2.3"]);
+    let gates = repo.beads_json(&["gate", "list"]);
+    let gh = gates
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|g| g["type"] == "gh:run")
+        .expect("listed");
+    let state = gh["state"].as_str().expect("state");
+    if common::installed("gh") {
+        assert!(
+            matches!(state, "waiting" | "unavailable" | "resolved"),
+            "{gh}"
+        );
+    } else {
+        assert_eq!(state, "unavailable", "{gh}");
+    }
+}
+
+#[test]
+fn formulas_convert_between_toml_json_and_yaml_and_read_back() {
+    let (_sb, repo) = repo_with("bd");
+    let original = cook(
+        &repo,
+        "gh-issue-to-pr",
+        &["--var", "issue_number=7", "--var", "repo=a/b"],
+    );
+    for (to, file) in [
+        ("yaml", "converted/again.formula.yaml"),
+        ("json", "converted/again.formula.json"),
+        ("toml", "converted/again.formula.toml"),
+    ] {
+        let text = repo.beads(&["formula", "convert", "gh-issue-to-pr", "--to", to]);
+        let text = text.replace("formula: gh-issue-to-pr", "formula: again");
+        let text = text.replace("\"formula\": \"gh-issue-to-pr\"", "\"formula\": \"again\"");
+        let text = text.replace("formula = \"gh-issue-to-pr\"", "formula = \"again\"");
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join(file);
+        write_file(&path, &text);
+        let path = path.to_str().expect("utf-8");
+        let back = cook(
+            &repo,
+            path,
+            &["--var", "issue_number=7", "--var", "repo=a/b"],
+        );
+        assert_eq!(back["steps"], original["steps"], "{to}");
+    }
+}
+
+#[test]
+fn malformed_toml_is_reported_with_file_and_line() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/broken.formula.toml"),
+        "formula = \"broken\"\n\n[[steps]]\nid = \"a\"\ntitle = \n",
+    );
+    write_file(
+        &repo.path.join(".beads/formulas/dangling.formula.toml"),
+        "formula = \"dangling\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n\n[[steps]]\nid = \"b\"\ntitle = \"B\"\nneeds = [\"zz\"]\n",
+    );
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(".beads/formulas/broken.formula.toml:5:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(".beads/formulas/dangling.formula.toml:7: step \"b\" needs \"zz\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_crashed_session_on_a_gas_town_molecule_resumes_at_its_step() {
+    let (_sb, repo) = repo_with("gastown");
+    let poured = pour(&repo, "mol-polecat-work", &["--var", "issue=bd-42"]);
+    let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+    let total = poured["steps"].as_array().expect("steps").len();
+    let second = poured["steps"][1]["title"]
+        .as_str()
+        .expect("title")
+        .to_owned();
+    repo.beads(&["agent", "create", "rig/polecat"]);
+    repo.beads(&["sling", &mol, "rig/polecat"]);
+    repo.beads(&["agent", "bind", "rig/polecat"]);
+    repo.start_session(&[]);
+    repo.beads(&["close", &format!("{mol}.1")]);
+    // The session dies here: it never ends.
+
+    let p = repo.beads_json(&["session", "start"])["prime"].clone();
+    assert_eq!(p["previous"]["end"], "crashed", "{p}");
+    let standing = p["previous"]["crash"]["step"].as_str().expect("where");
+    assert!(
+        standing.contains(&format!("step 2 of {total}")) && standing.contains(&format!("{mol}.2")),
+        "{standing}"
+    );
+    let text = repo.beads(&["prime"]);
+    assert!(text.contains("CRASHED"), "{text}");
+    assert!(text.contains(&second), "prime names the step:\n{text}");
+}
