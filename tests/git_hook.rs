@@ -48,12 +48,16 @@ fn installed_shims_call_git_hook() {
     let sb = Sandbox::new();
     let (repo, session) = agent_at_work(&sb);
     repo.beads(&["hooks", "install"]);
-    let hook = std::fs::read_to_string(repo.common_dir().join("hooks/post-commit"))
-        .expect("read the hook");
+    let hooks = repo.common_dir().join("hooks");
+    let hook = std::fs::read_to_string(hooks.join("prepare-commit-msg")).expect("read the hook");
     assert!(
-        hook.contains("git-beads git-hook post-commit \"$@\""),
+        hook.contains("git-beads git-hook prepare-commit-msg \"$@\""),
         "{hook}"
     );
+    // post-commit starts no git-beads: it queues the commit for its note.
+    let hook = std::fs::read_to_string(hooks.join("post-commit")).expect("read the hook");
+    assert!(hook.contains("/beads/notes-queue"), "{hook}");
+    assert!(!hook.contains("git-beads git-hook"), "{hook}");
     repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
     assert_recorded(&repo, &session);
 }
@@ -76,9 +80,12 @@ fn shims_of_earlier_versions_keep_working_until_reinstalled() {
     assert_eq!(post_commit(&status)["state"], "outdated", "{status}");
     let installed = repo.beads_json(&["hooks", "install"]);
     assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
-    let hook = std::fs::read_to_string(dir.join("post-commit")).expect("read the hook");
-    assert!(hook.contains("git-beads git-hook post-commit"), "{hook}");
-    assert!(!hook.contains("git beads hook "), "{hook}");
+    for hook in ["prepare-commit-msg", "post-commit"] {
+        let text = std::fs::read_to_string(dir.join(hook)).expect("read the hook");
+        assert!(!text.contains("git beads hook "), "{text}");
+    }
+    repo.commit_file("login2.rs", "fn login() {}\n", "login: again");
+    assert_recorded(&repo, &session);
 }
 
 #[test]

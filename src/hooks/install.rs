@@ -97,6 +97,11 @@ pub enum InstallError {
 /// the user meant).
 const SHIM_START: &str = "if command -v git-beads >/dev/null 2>&1 ";
 
+/// How the post-commit shim's line starts: it runs no git-beads at all, only queues
+/// the new commit, in the shell, when prepare-commit-msg said a session makes it; the
+/// next git-beads command writes the queued commits' provenance notes.
+const QUEUE_SHIM_START: &str = "d=${GIT_DIR:-.git}; ";
+
 /// The shim of a git hook.
 pub fn shim(hook: &str) -> Option<&'static str> {
     SHIMS.iter().find(|(n, _)| *n == hook).map(|(_, s)| *s)
@@ -361,6 +366,7 @@ fn without_block(text: &str) -> String {
         None => match lines.get(begin + 1) {
             Some(l)
                 if l.starts_with(SHIM_START)
+                    || l.starts_with(QUEUE_SHIM_START)
                     || l.starts_with("git-beads git-hook ")
                     || l.starts_with("git beads git-hook ")
                     || l.starts_with("git beads hook ") =>
@@ -684,6 +690,12 @@ mod tests {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
+            if *name == "post-commit" {
+                assert!(lines[1].starts_with(QUEUE_SHIM_START), "{}", lines[1]);
+                assert!(lines[1].contains("/beads/notes-queue"), "{}", lines[1]);
+                assert!(!lines[1].contains("git-beads"), "{}", lines[1]);
+                continue;
+            }
             assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
             assert!(
                 lines[1].contains(&format!("; then git-beads git-hook {name} \"$@\"")),

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use gix::ObjectId;
 
 use super::tree::{Node, entries};
-use super::{Head, Store, StoreError, git_err, refs};
-use crate::model::Actor;
+use super::{Head, Store, StoreError, git_err, io_err, refs};
+use crate::model::{Actor, AgentName, BeadId};
 
 /// The largest note git-beads reads; a larger one is left as it is.
 pub const MAX_NOTE: u64 = 1024 * 1024;
@@ -117,11 +117,8 @@ impl Store {
     /// The note on `commit` under the notes ref `name` (`refs/notes/beads` or a
     /// tracking ref), if it has one.
     pub(crate) fn note(&self, name: &str, commit: ObjectId) -> Result<Option<Vec<u8>>, StoreError> {
-        let Some(head) = self.ref_head(name)? else {
-            return Ok(None);
-        };
-        match self.find_note(head.tree, commit)? {
-            Some((_, blob)) => self.read_blob(blob).map(Some),
+        match self.ref_head(name)? {
+            Some(head) => self.note_in(head.tree, commit),
             None => Ok(None),
         }
     }
@@ -230,5 +227,114 @@ impl Store {
             )?;
         }
         Ok(())
+    }
+}
+
+/// The file (per worktree) in which prepare-commit-msg leaves who makes the commit
+/// under way (`AGENT SESSION`), for the post-commit shim to queue with its id.
+const COMMIT_PENDING: &str = "commit-pending";
+/// The file (shared by the worktrees) of commits whose provenance note is still to
+/// be written: one `COMMIT AGENT SESSION` line each, appended by the post-commit shim.
+const NOTES_QUEUE: &str = "notes-queue";
+/// The queue taken by a fold that has not finished (kept until its notes are written).
+const NOTES_QUEUE_TAKEN: &str = "notes-queue.taken";
+
+/// A commit the post-commit shim queued for its provenance note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueuedCommit {
+    /// The commit.
+    pub commit: ObjectId,
+    /// The agent whose session made it.
+    pub agent: AgentName,
+    /// The session.
+    pub session: BeadId,
+}
+
+impl QueuedCommit {
+    fn parse(line: &str) -> Option<QueuedCommit> {
+        let mut words = line.split_whitespace();
+        let commit = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
+        let agent = words.next()?.parse().ok()?;
+        let session = BeadId::parse(words.next()?).ok()?;
+        Some(QueuedCommit {
+            commit,
+            agent,
+            session,
+        })
+    }
+}
+
+impl Store {
+    /// Says who makes the commit under way in this worktree (`None`: no session, so
+    /// the post-commit shim queues nothing).
+    pub(crate) fn set_commit_pending(
+        &self,
+        who: Option<(&AgentName, &BeadId)>,
+    ) -> Result<(), StoreError> {
+        let path = self.worktree_file(COMMIT_PENDING);
+        let Some((agent, session)) = who else {
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(io_err(format!("remove {}", path.display()))(e))
+                }
+                _ => Ok(()),
+            };
+        };
+        // The shim appends to the queue in this directory; it cannot make it.
+        let local = self.local_dir();
+        std::fs::create_dir_all(&local).map_err(io_err(format!("create {}", local.display())))?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
+        }
+        std::fs::write(&path, format!("{agent} {session}\n"))
+            .map_err(io_err(format!("write {}", path.display())))
+    }
+
+    /// Whether commits wait in the queue for their provenance notes (one `stat`).
+    pub(crate) fn has_queued_commits(&self) -> bool {
+        let dir = self.local_dir();
+        dir.join(NOTES_QUEUE).exists() || dir.join(NOTES_QUEUE_TAKEN).exists()
+    }
+
+    /// Takes the queued commits and hands them to `write` (which writes their notes),
+    /// then forgets them; commits queued meanwhile wait for the next call. Folds run
+    /// one at a time, and a fold that stopped halfway is finished by the next one
+    /// (writing a note that is there already adds nothing). Lines that do not parse
+    /// are dropped.
+    pub(crate) fn take_queued_commits<E: From<StoreError>>(
+        &self,
+        write: impl FnOnce(&[QueuedCommit]) -> Result<(), E>,
+    ) -> Result<usize, E> {
+        let dir = self.local_dir();
+        let (queue, taken) = (dir.join(NOTES_QUEUE), dir.join(NOTES_QUEUE_TAKEN));
+        let lock_path = dir.join("notes-queue.lock");
+        let _lock = super::lock::WriteLock::acquire(&lock_path)
+            .map_err(io_err(format!("lock {}", lock_path.display())))?;
+        if !taken.exists() {
+            match std::fs::rename(&queue, &taken) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+                r => r.map_err(io_err(format!("take {}", queue.display())))?,
+            }
+        }
+        let text = std::fs::read_to_string(&taken)
+            .map_err(io_err(format!("read {}", taken.display())))?;
+        let entries: Vec<QueuedCommit> = text.lines().filter_map(QueuedCommit::parse).collect();
+        if !entries.is_empty() {
+            write(&entries)?;
+        }
+        std::fs::remove_file(&taken).map_err(io_err(format!("remove {}", taken.display())))?;
+        Ok(entries.len())
+    }
+
+    /// The note of `commit` in the notes tree `tree`, if it has one.
+    pub(crate) fn note_in(
+        &self,
+        tree: ObjectId,
+        commit: ObjectId,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.find_note(tree, commit)? {
+            Some((_, blob)) => self.read_blob(blob).map(Some),
+            None => Ok(None),
+        }
     }
 }
