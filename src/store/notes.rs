@@ -15,6 +15,11 @@ use crate::model::{Actor, AgentName, BeadId};
 /// The largest note git-beads reads; a larger one is left as it is.
 pub const MAX_NOTE: u64 = 1024 * 1024;
 
+/// How many notes a flat notes tree holds before it is fanned out into directories
+/// of two hex digits (git notes fans out at the same size), so that adding a note
+/// rewrites a tree of a 256th of the notes, not one of all of them.
+const FANOUT_AT: usize = 256;
+
 impl Store {
     /// The commit and tree of `refs/notes/beads`, or `None` before the first note.
     pub(crate) fn notes_head(&self) -> Result<Option<Head>, StoreError> {
@@ -134,7 +139,8 @@ impl Store {
 
     /// Writes the notes tree `base` (`None`: empty) with `edits` applied: a note blob
     /// for a commit, or `None` to remove its note. Each note keeps its place; new
-    /// ones follow the tree's fan-out.
+    /// ones follow the tree's fan-out, and a flat tree that outgrows [`FANOUT_AT`]
+    /// notes is fanned out.
     pub(crate) fn write_notes_tree(
         &self,
         base: Option<ObjectId>,
@@ -165,9 +171,52 @@ impl Store {
                     .map_err(git_err(format!("place the note at {path}")))?;
             }
         }
-        Ok(editor
+        let tree = editor
             .write()
             .map_err(git_err("write the notes tree"))?
+            .detach();
+        self.fan_out(tree)
+    }
+
+    /// `tree` with its notes moved into directories named by their first two hex
+    /// digits (`ab/cdef…`), when it has no such directory and holds more than
+    /// [`FANOUT_AT`] notes; else `tree` as it is.
+    fn fan_out(&self, tree: ObjectId) -> Result<ObjectId, StoreError> {
+        let hex_len = self.repo.object_hash().len_in_hex();
+        let here = entries(&self.repo, tree)?;
+        if here
+            .iter()
+            .any(|(n, node)| n.len() == 2 && matches!(node, Node::Tree(_)))
+        {
+            return Ok(tree);
+        }
+        let flat: Vec<(&String, ObjectId)> = here
+            .iter()
+            .filter_map(|(n, node)| match node {
+                Node::Blob(b) if n.len() == hex_len && n.bytes().all(|c| c.is_ascii_hexdigit()) => {
+                    Some((n, *b))
+                }
+                _ => None,
+            })
+            .collect();
+        if flat.len() <= FANOUT_AT {
+            return Ok(tree);
+        }
+        let mut editor = self
+            .repo
+            .edit_tree(tree)
+            .map_err(git_err(format!("edit notes tree {tree}")))?;
+        for (name, blob) in flat {
+            let path = format!("{}/{}", &name[..2], &name[2..]);
+            editor
+                .remove(name.as_str())
+                .map_err(git_err(format!("remove the note at {name}")))?
+                .upsert(path.as_str(), gix::object::tree::EntryKind::Blob, blob)
+                .map_err(git_err(format!("place the note at {path}")))?;
+        }
+        Ok(editor
+            .write()
+            .map_err(git_err("write the fanned-out notes tree"))?
             .detach())
     }
 
@@ -336,5 +385,66 @@ impl Store {
             Some((_, blob)) => self.read_blob(blob).map(Some),
             None => Ok(None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "a")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "a")
+            .env("GIT_COMMITTER_EMAIL", "a@example.com")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// Points `refs/notes/beads` at a commit of notes tree `tree`, as git reads it.
+    fn publish(dir: &std::path::Path, tree: ObjectId) {
+        let commit = git(dir, &["commit-tree", &tree.to_string(), "-m", "notes"]);
+        git(dir, &["update-ref", "refs/notes/beads", commit.trim()]);
+    }
+
+    #[test]
+    fn a_growing_notes_tree_fans_out_and_git_reads_it() {
+        let (dir, store) = Store::temp_for_tests();
+        let blob = store.write_blob(b"---\nagent: a\n").expect("blob");
+        let commit = |i: usize| ObjectId::from_hex(format!("{i:040x}").as_bytes()).expect("id");
+        let edits: BTreeMap<ObjectId, Option<ObjectId>> =
+            (1..=FANOUT_AT).map(|i| (commit(i), Some(blob))).collect();
+        let flat = store.write_notes_tree(None, &edits).expect("tree");
+        assert!(
+            entries(&store.repo, flat)
+                .expect("entries")
+                .values()
+                .all(|n| matches!(n, Node::Blob(_)))
+        );
+        let one_more = BTreeMap::from([(commit(FANOUT_AT + 1), Some(blob))]);
+        let fanned = store.write_notes_tree(Some(flat), &one_more).expect("tree");
+        let root = entries(&store.repo, fanned).expect("entries");
+        assert!(root.values().all(|n| matches!(n, Node::Tree(_))));
+        assert_eq!(store.notes_in(fanned).expect("notes").len(), FANOUT_AT + 1);
+        // A later note goes into the fan-out, and git reads every one of them.
+        let later = BTreeMap::from([(commit(FANOUT_AT + 2), Some(blob))]);
+        let tree = store.write_notes_tree(Some(fanned), &later).expect("tree");
+        assert!(
+            entries(&store.repo, tree)
+                .expect("entries")
+                .values()
+                .all(|n| matches!(n, Node::Tree(_)))
+        );
+        publish(dir.path(), tree);
+        let listed = git(dir.path(), &["notes", "--ref=beads", "list"]);
+        assert_eq!(listed.lines().count(), FANOUT_AT + 2);
+        assert!(listed.contains(&commit(FANOUT_AT + 2).to_string()));
     }
 }
