@@ -11,7 +11,8 @@ use super::molecule;
 use super::session::load_session;
 use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
-    Actor, Authority, BeadId, BeadType, Provenance, Status, count, note_documents, union_note_documents,
+    Actor, Authority, BeadId, BeadType, Provenance, Status, count, note_documents,
+    union_note_documents,
 };
 use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
 
@@ -231,7 +232,11 @@ pub fn fold_queued_notes(store: &Store) -> Result<usize> {
         let message = match records.as_slice() {
             [(commit, _)] => format!(
                 "notes: provenance of {commit} (session {})",
-                author.session.as_ref().map(BeadId::as_str).unwrap_or_default()
+                author
+                    .session
+                    .as_ref()
+                    .map(BeadId::as_str)
+                    .unwrap_or_default()
             ),
             _ => format!("notes: provenance of {}", count(records.len(), "commit")),
         };

@@ -365,8 +365,8 @@ impl Store {
                 r => r.map_err(io_err(format!("take {}", queue.display())))?,
             }
         }
-        let text = std::fs::read_to_string(&taken)
-            .map_err(io_err(format!("read {}", taken.display())))?;
+        let text =
+            std::fs::read_to_string(&taken).map_err(io_err(format!("read {}", taken.display())))?;
         let entries: Vec<QueuedCommit> = text.lines().filter_map(QueuedCommit::parse).collect();
         if !entries.is_empty() {
             write(&entries)?;
