@@ -99,7 +99,9 @@ const SHIM_START: &str = "if command -v git-beads >/dev/null 2>&1 ";
 
 /// How the post-commit shim's line starts: it runs no git-beads at all, only queues
 /// the new commit, in the shell, when prepare-commit-msg said a session makes it; the
-/// next git-beads command writes the queued commits' provenance notes.
+/// next git-beads command writes the queued commits' provenance notes. It reads the
+/// commit's id from HEAD and the loose branch ref git has just written (asking
+/// `git rev-parse` only where those do not say, as with reftable or packed refs).
 const QUEUE_SHIM_START: &str = "d=${GIT_DIR:-.git}; ";
 
 /// The shim of a git hook.
