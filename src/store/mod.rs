@@ -37,7 +37,7 @@ pub use git::{Git, RefPush};
 pub use history::HistoryEntry;
 pub use index::{BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary};
 pub(crate) use lock::WriteLock;
-pub use notes::{MAX_NOTE, QueuedCommit};
+pub use notes::MAX_NOTE;
 use read::decode_bead;
 pub(crate) use read::decode_doc;
 pub use read::{FORMAT, Head, Meta};
