@@ -372,3 +372,165 @@ fn bds_newer_types_are_there() {
     }
     assert_eq!(repo.beads_json(&["count", "-t", "dec"])["count"], 2);
 }
+
+#[test]
+fn config_is_kept_in_the_store_and_syncs_key_by_key() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+
+    c1.beads(&["config", "set", "types.custom", "gate,review"]);
+    assert_eq!(
+        c1.beads(&["config", "get", "types.custom"]),
+        "gate,review\n"
+    );
+    let (got, _) = json_env(&c1, &[], &["config", "get", "types.custom"]);
+    assert_eq!(got["key"], "types.custom");
+    assert_eq!(got["value"], "gate,review");
+    let (unset, _) = json_env(&c1, &[], &["config", "get", "nothing.here"]);
+    assert_eq!(unset["value"], Value::Null, "{unset}");
+    // Setting the value it has makes no commit.
+    let head = c1.store_head();
+    c1.beads(&["config", "set", "types.custom", "gate,review"]);
+    assert_eq!(c1.store_head(), head);
+
+    // Each clone sets its own key; after syncing both have both.
+    c2.beads(&["config", "set", "status.custom", "review"]);
+    c1.sync();
+    c2.sync();
+    c1.sync();
+    for clone in [&c1, &c2] {
+        let (all, _) = json_env(clone, &[], &["config", "list"]);
+        assert_eq!(all["types.custom"], "gate,review", "{all}");
+        assert_eq!(all["status.custom"], "review", "{all}");
+    }
+    let (doctor, _) = json_env(&c1, &[], &["doctor"]);
+    assert_eq!(doctor["findings"], serde_json::json!([]), "{doctor}");
+
+    c2.beads(&["config", "unset", "types.custom"]);
+    c2.sync();
+    c1.sync();
+    assert_eq!(c1.beads(&["config", "list"]), "status.custom = review\n");
+
+    // A machine's own setting stays in git config, and the store is untouched.
+    let head = c1.store_head();
+    let (code, err) = c1.beads_fail(&["config", "set", "beads.claimRemote", "origin"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("git config beads.claimRemote"), "{err}");
+    assert_eq!(c1.store_head(), head);
+}
+
+#[test]
+fn create_and_update_take_bds_due_defer_estimate_and_metadata() {
+    let (_sb, repo) = Sandbox::with_store();
+    let (made, _) = json_env(
+        &repo,
+        &[],
+        &[
+            "create",
+            "Planned",
+            "--due",
+            "2027-01-15",
+            "--defer",
+            "2027-01-01T09:30:00Z",
+            "--estimate",
+            "90",
+        ],
+    );
+    let id = made["id"].as_str().expect("id").to_owned();
+    assert_eq!(made["status"], "deferred", "{made}");
+    assert_eq!(made["due_at"], "2027-01-15T00:00:00Z", "{made}");
+    assert_eq!(made["defer_until"], "2027-01-01T09:30:00Z", "{made}");
+    assert_eq!(made["estimated_minutes"], 90, "{made}");
+    let (ready, _) = json_env(&repo, &[], &["ready"]);
+    assert!(!ids(&ready).contains(&id.as_str()), "{ready}");
+
+    // An empty --due removes it; the estimate is a number, in the export too.
+    repo.beads(&["update", &id, "--due", "", "--estimate", "30", "-s", "open"]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    let bead = &items(&shown)[0];
+    assert_eq!(bead["due_at"], Value::Null, "{bead}");
+    assert_eq!(bead["estimated_minutes"], 30, "{bead}");
+    assert_eq!(bead["status"], "open", "{bead}");
+    let export = repo.beads(&["export"]);
+    let record: Value =
+        serde_json::from_str(export.lines().next().expect("a record")).expect("a JSON record");
+    assert_eq!(record["estimated_minutes"], 30, "{record}");
+
+    // --defer on update puts it off again.
+    repo.beads(&["update", &id, "--defer", "2027-02-01"]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(items(&shown)[0]["status"], "deferred", "{shown}");
+    assert_eq!(items(&shown)[0]["defer_until"], "2027-02-01T00:00:00Z");
+
+    let (code, err) = repo.beads_fail(&["create", "Bad", "--due", "someday"]);
+    assert_eq!(code, 2, "{err}");
+
+    // bd's --metadata: a JSON object in place of the one there, "" removes it.
+    repo.beads(&["update", &id, "--metadata", r#"{"team":"ui","points":3}"#]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(
+        items(&shown)[0]["metadata"],
+        serde_json::json!({"team": "ui", "points": 3})
+    );
+    let (code, err) = repo.beads_fail(&["update", &id, "--metadata", "[1]"]);
+    assert_eq!(code, 2, "{err}");
+    repo.beads(&["update", &id, "--metadata", ""]);
+    let (shown, _) = json_env(&repo, &[], &["show", &id]);
+    assert_eq!(items(&shown)[0]["metadata"], Value::Null, "{shown}");
+}
+
+#[test]
+fn duplicate_supersede_and_dep_relate_link_as_bd_does() {
+    let (_sb, repo) = Sandbox::with_store();
+    let canonical = repo.create("Login fails", &[]);
+    let dup = repo.create("Cannot log in", &[]);
+    let old = repo.create("Old plan", &[]);
+    let new = repo.create("New plan", &[]);
+
+    let (closed, _) = json_env(&repo, &[], &["duplicate", &dup, "--of", &canonical]);
+    let bead = &items(&closed)[0];
+    assert_eq!(bead["status"], "closed", "{bead}");
+    assert_eq!(bead["close_reason"], format!("duplicate of {canonical}"));
+    let head = repo.store_head();
+    repo.beads(&["duplicate", &dup, "--of", &canonical]);
+    assert_eq!(repo.store_head(), head, "marking it again changes nothing");
+
+    // bd's direction: the old bead carries `supersedes` on its replacement.
+    repo.beads(&["supersede", &old, "--with", &new]);
+    let (shown, _) = json_env(&repo, &[], &["show", &dup, &old]);
+    let links: Vec<(Value, Value)> = items(&shown)
+        .iter()
+        .map(|b| {
+            let d = &b["dependencies"][0];
+            (d["id"].clone(), d["dependency_type"].clone())
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (Value::from(canonical.as_str()), Value::from("duplicates")),
+            (Value::from(new.as_str()), Value::from("supersedes")),
+        ]
+    );
+    assert_eq!(items(&shown)[1]["status"], "closed");
+
+    // dep relate links both ways, in one commit.
+    let before = repo.commit_count("refs/beads/main");
+    repo.beads(&["dep", "relate", &canonical, &new]);
+    assert_eq!(repo.commit_count("refs/beads/main"), before + 1);
+    let (shown, _) = json_env(&repo, &[], &["show", &canonical, &new]);
+    for (bead, other) in items(&shown).iter().zip([&new, &canonical]) {
+        assert!(
+            bead["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .any(|d| d["id"] == other.as_str() && d["dependency_type"] == "related"),
+            "{bead}"
+        );
+    }
+
+    let (code, err) = repo.beads_fail(&["supersede", &new, "--with", &new]);
+    assert_eq!(code, 1, "{err}");
+}

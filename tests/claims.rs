@@ -19,7 +19,7 @@ fn claim_refs(remote: &std::path::Path, sb: &Sandbox) -> Vec<String> {
 
 /// The bead a `show --json` document holds (the one place this file reads its shape).
 fn shown(doc: &Value) -> &Value {
-    &doc["beads"][0]
+    &doc[0]
 }
 
 #[test]

@@ -16,6 +16,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["wire", "ops", "model", "hooks", "settings"]),
 ];
 
+/// Outside crates a room may not name at all: YAML goes through the store's codec
+/// only, git through the store only, so the pure rooms stay pure.
+const FORBIDDEN_CRATES: &[(&str, &[&str])] = &[
+    ("model", &["serde_yaml", "serde_norway", "gix"]),
+    ("merge", &["serde_yaml", "serde_norway", "gix"]),
+];
+
 /// Files allowed to reach past the table, each with the room it may also use and why
 /// (none today: a file that needs one says so here).
 const EXCEPTIONS: &[(&str, &str, &str)] = &[];
@@ -142,6 +149,61 @@ fn imports_run_the_intended_way() {
         "imports against the intended directions:\n  {}",
         problems.join("\n  ")
     );
+}
+
+/// Every outside crate of `crates` that `text` names as a path (`name::…`), with the
+/// offset where it is named.
+fn crates_named<'c>(text: &str, crates: &[&'c str]) -> Vec<(usize, &'c str)> {
+    let mut named = Vec::new();
+    for name in crates {
+        for (at, _) in text.match_indices(&format!("{name}::")) {
+            let before = text[..at].chars().next_back();
+            if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                named.push((at, *name));
+            }
+        }
+    }
+    named
+}
+
+#[test]
+fn pure_rooms_name_no_yaml_or_git_crate() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    for (room, crates) in FORBIDDEN_CRATES {
+        let mut files = Vec::new();
+        let dir = src.join(room);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        }
+        let single = src.join(format!("{room}.rs"));
+        if single.is_file() {
+            files.push(single);
+        }
+        for file in files {
+            let text = without_comments(&std::fs::read_to_string(&file).expect("read"));
+            for (at, name) in crates_named(&text, crates) {
+                let line = text[..at].matches('\n').count() + 1;
+                let rel = file.strip_prefix(&src).expect("under src").display();
+                problems.push(format!("src/{rel}:{line}: {room} names {name}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "crates the pure rooms may not use:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn the_crate_scanner_finds_outside_paths_only() {
+    let text = "use serde_yaml::Value;\nlet v: crate::serde_yaml::X = my_serde_yaml::y();";
+    let named: Vec<&str> = crates_named(text, &["serde_yaml"])
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(named, ["serde_yaml"]);
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn session(v: &Value) -> &Value {
 
 /// The sessions of a `session list --json` answer.
 fn sessions(v: &Value) -> &Vec<Value> {
-    v["sessions"].as_array().expect("a list of sessions")
+    v.as_array().expect("a list of sessions")
 }
 
 /// A Claude Code transcript: one JSON object per line.

@@ -19,6 +19,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("resolve", "needs a sync conflict; tests/sync.rs runs it"),
     (
+        "config list",
+        "its fields are the settings' keys; tests/bd_compat.rs runs it",
+    ),
+    (
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
@@ -84,6 +88,40 @@ fn check_fields(d: &Doc, args: &[&str], obj: &serde_json::Map<String, Value>, v:
     }
 }
 
+/// Checks the object `v` printed in field `field` of the document of `commands`
+/// against the fields its note names (`: {a, b}` or `: [{a, b}]`): none printed that
+/// the note does not name, and with `all`, every one it names printed.
+fn check_nested(commands: &str, field: &str, v: &Value, all: bool) {
+    let f = doc(commands)
+        .fields
+        .iter()
+        .find(|f| f.name == field)
+        .unwrap_or_else(|| panic!("{commands}: no field {field}"));
+    let inner = f
+        .note
+        .split_once('{')
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map(|(names, _)| names)
+        .unwrap_or_else(|| panic!("{commands}: the note of {field} names no fields"));
+    let documented: BTreeSet<&str> = inner.split(',').map(str::trim).collect();
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{field}: not an object: {v}"));
+    let printed: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
+    let undocumented: Vec<&&str> = printed.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "{commands}: {field} holds fields the manual does not name: {undocumented:?}\n{v}"
+    );
+    if all {
+        let missing: Vec<&&str> = documented.difference(&printed).collect();
+        assert!(
+            missing.is_empty(),
+            "{commands}: {field} lacks documented fields {missing:?}\n{v}"
+        );
+    }
+}
+
 #[test]
 fn every_document_matches_what_its_commands_print() {
     let sb = Sandbox::new();
@@ -99,13 +137,14 @@ fn every_document_matches_what_its_commands_print() {
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let many = "show, update, close, reopen, delete, release, ready --claim";
+    let many = "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate";
     check(
         &repo,
         seen,
         many,
         &["update", &a, "--title", "First, renamed"],
     );
+    check(&repo, seen, many, &["dep", "relate", &a, &b]);
     check(&repo, seen, one, &["dep", "add", &b, &a]);
     check(&repo, seen, one, &["label", "add", &a, "ui"]);
     check(&repo, seen, many, &["show", &a]);
@@ -137,6 +176,15 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "dep tree", &["dep", "tree", &b]);
     check(&repo, seen, "label list", &["label", "list", &a]);
     check(&repo, seen, "label list-all", &["label", "list-all"]);
+    let setting = "config get, config set, config unset";
+    check(
+        &repo,
+        seen,
+        setting,
+        &["config", "set", "types.custom", "gate"],
+    );
+    check(&repo, seen, setting, &["config", "get", "types.custom"]);
+    check(&repo, seen, setting, &["config", "unset", "types.custom"]);
     check(
         &repo,
         seen,
@@ -162,14 +210,18 @@ fn every_document_matches_what_its_commands_print() {
     );
     check(&repo, seen, "agent list", &["agent", "list"]);
     check(&repo, seen, "sling", &["sling", &b, "rig/nux"]);
-    check(&repo, seen, "hook AGENT", &["hook", "rig/nux"]);
+    let hook = check(&repo, seen, "hook AGENT", &["hook", "rig/nux"]);
+    for item in hook["hook"].as_array().expect("the hook is a list") {
+        check_nested("hook AGENT", "hook", item, false);
+    }
     repo.beads(&["agent", "bind", "rig/nux"]);
     let sid = check(&repo, seen, "prime, session start", &["session", "start"])["prime"]["session"]
         ["id"]
         .as_str()
         .expect("session id")
         .to_owned();
-    check(&repo, seen, "prime, session start", &["prime"]);
+    let primed = check(&repo, seen, "prime, session start", &["prime"]);
+    check_nested("prime, session start", "prime", &primed["prime"], true);
     let session = "session show, end, heartbeat, model, usage, handoff";
     check(&repo, seen, session, &["session", "show", &sid]);
     check(&repo, seen, "session list", &["session", "list"]);

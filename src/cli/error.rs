@@ -180,6 +180,9 @@ impl From<OpError> for CliError {
 /// What the user can do about `e`, in commands and flags of the CLI.
 fn hint(e: &OpError) -> Option<String> {
     let h = match e {
+        OpError::SettingsKey(crate::model::config::KeyError::Local(key)) => {
+            format!("set it with `git config {key} VALUE`")
+        }
         OpError::Bead(BeadError::NotFound(_)) => {
             "`git beads list --all` shows every bead but the deleted ones, `git beads list --status deleted` those"
                 .into()

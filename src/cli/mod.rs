@@ -44,6 +44,11 @@ pub struct Cli {
     /// yourself recorded under that name (created_by, updated_by, claims).
     #[arg(long, value_name = "NAME", global = true, conflicts_with_all = ["as_agent", "as_person"])]
     pub actor: Option<String>,
+    /// bd's sandbox mode (no daemon, no auto-sync). git-beads has neither: it syncs
+    /// only when asked, so the flag changes nothing; it is taken so bd's tools (beads-ui
+    /// passes it on every call) run unchanged.
+    #[arg(long, global = true)]
+    pub sandbox: bool,
     /// The command.
     #[command(subcommand)]
     pub command: c::Command,

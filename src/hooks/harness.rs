@@ -188,16 +188,8 @@ pub struct Report {
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     /// The settings file could not be read or written.
-    #[error("could not {what} {path}: {source}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] super::FileError),
     /// The existing settings are not a JSON object.
     #[error("{path} is not a JSON object ({reason}); fix it by hand first, nothing was changed")]
     NotAnObject {
@@ -212,27 +204,17 @@ fn read_text(path: &Path) -> Result<Option<String>, SetupError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(SetupError::Io {
-            what: "read",
-            path: path.to_owned(),
-            source,
-        }),
+        Err(source) => Err(super::FileError::on("read", path)(source).into()),
     }
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), SetupError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| SetupError::Io {
-            what: "create",
-            path: dir.to_owned(),
-            source,
-        })?;
+        std::fs::create_dir_all(dir).map_err(super::FileError::on("create", dir))?;
     }
-    crate::ops::replace_file(path, text.as_bytes(), false).map_err(|source| SetupError::Io {
-        what: "write",
-        path: path.to_owned(),
-        source,
-    })
+    crate::ops::replace_file(path, text.as_bytes(), false)
+        .map_err(super::FileError::on("write", path))?;
+    Ok(())
 }
 
 /// Wires `harness`' hooks into its settings file `path` as `mode` says, keeping
@@ -458,11 +440,7 @@ pub fn instructions(path: &Path, mode: Mode) -> Result<Report, SetupError> {
     match mode {
         Mode::Check => {}
         Mode::Remove if new.is_empty() => {
-            std::fs::remove_file(path).map_err(|source| SetupError::Io {
-                what: "remove",
-                path: path.to_owned(),
-                source,
-            })?;
+            std::fs::remove_file(path).map_err(super::FileError::on("remove", path))?;
         }
         _ => write_text(path, &new)?,
     }

@@ -69,16 +69,8 @@ const LEFTHOOK_ARGS: &[(&str, &str)] = &[
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     /// A hook file could not be read or written.
-    #[error("could not {what} {path}: {source}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] super::FileError),
     /// A hook file holds the first line of git-beads' block but not its last.
     #[error(
         "{path} holds a damaged git-beads block (`{BEGIN}` without `{END}`); fix it by hand or pass --force"
@@ -310,11 +302,7 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(InstallError::Io {
-            what: "read",
-            path: path.to_owned(),
-            source,
-        }),
+        Err(source) => Err(super::FileError::on("read", path)(source).into()),
     }
 }
 
@@ -403,13 +391,7 @@ fn is_empty_script(text: &str) -> bool {
 }
 
 fn write_script(path: &Path, text: &str) -> Result<(), InstallError> {
-    let io = |what: &'static str| {
-        move |source| InstallError::Io {
-            what,
-            path: path.to_owned(),
-            source,
-        }
-    };
+    let io = |what: &'static str| super::FileError::on(what, path);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io("create the directory of"))?;
     }
@@ -427,16 +409,15 @@ fn write_script(path: &Path, text: &str) -> Result<(), InstallError> {
             .set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(io("make executable"))?;
     }
-    file.commit(false).map_err(io("replace"))
+    file.commit(false).map_err(io("replace"))?;
+    Ok(())
 }
 
 fn remove_file(path: &Path) -> Result<(), InstallError> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(InstallError::Io {
-            what: "remove",
-            path: path.to_owned(),
-            source: e,
-        }),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(super::FileError::on("remove", path)(e).into())
+        }
         _ => Ok(()),
     }
 }

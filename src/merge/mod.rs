@@ -1,8 +1,9 @@
 //! Three-way merge of store documents: pure functions over model values, no I/O.
 //!
 //! Sync merges two states of the store per document and per field (see
-//! DESIGN.md): beads with [`merge_bead`], documents of any other kind with the
-//! generic [`merge_value`], long text with [`merge_text`]. Every merge here is
+//! DESIGN.md): [`merge_document`] chooses for each document between the typed
+//! [`merge_bead`], the generic [`merge_value`] (long text inside both with
+//! [`merge_text`]) and keeping a version whole. Every merge here is
 //!
 //! - deterministic: the same inputs give the same output;
 //! - symmetric: merging A into B and B into A give the same output, because the
@@ -13,10 +14,12 @@
 //!   in the document's `conflicts:` list.
 
 mod bead;
+mod document;
 mod text;
 mod value;
 
 pub use bead::{merge_bead, merge_list, merge_set};
+pub use document::{DocOutcome, Read, Version, WholeReason, merge_document};
 pub use text::{TextOutcome, merge_text};
 pub use value::{ValueOutcome, merge_value};
 
@@ -45,6 +48,16 @@ pub enum Side {
     A,
     /// The second version passed.
     B,
+}
+
+impl Side {
+    /// The other side.
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
 }
 
 /// Puts two versions in their fixed order: `(winner, loser)`, the winner having the

@@ -1,14 +1,13 @@
-//! The generic three-way merge of a YAML document whose schema this module does
-//! not know (agents, sessions, mail, and whatever comes next).
+//! The generic three-way merge of a document whose schema this module does not
+//! know (agents, sessions, mail, and whatever comes next).
 //!
-//! Works on `serde_yaml::Value` trees, which keep the key order of mappings; the
-//! store's codec does the parsing and the encoding.
-
-use serde_yaml::{Mapping, Value};
+//! Works on the model's generic document trees ([`crate::model::doc`]), which keep
+//! the key order of mappings; the store's codec does the parsing and the encoding.
 
 use super::text::merge_text;
 use super::{Side, pick};
 use crate::model::Timestamp;
+use crate::model::doc::{Mapping, Value};
 
 /// The root keys that say when and by whom a document last changed.
 const UPDATED_AT: &str = "updated_at";
@@ -29,7 +28,7 @@ pub struct ValueOutcome {
     pub keep_loser: Option<Side>,
 }
 
-/// Merges two versions of a generic YAML document against their common ancestor
+/// Merges two versions of a generic document against their common ancestor
 /// (`None` when both sides created it independently), field by field:
 ///
 /// - a value changed on one side takes that side; a key added on one side is kept,
@@ -79,8 +78,7 @@ pub fn merge_value(base: Option<&Value>, a: &Value, b: &Value) -> ValueOutcome {
         };
     }
     let list = value.as_mapping_mut().and_then(|root| {
-        root.entry(Value::String(CONFLICTS.into()))
-            .or_insert_with(|| Value::Sequence(Vec::new()))
+        root.get_or_insert_with(CONFLICTS.into(), || Value::Sequence(Vec::new()))
             .as_sequence_mut()
     });
     match list {
@@ -161,7 +159,7 @@ impl Merger {
         // when its winning version did.
         let mut out = self.mapping("", base, w, l, &[UPDATED_AT, UPDATED_BY, CONFLICTS]);
         fn seq(m: Option<&Mapping>) -> Option<Option<&Vec<Value>>> {
-            m.and_then(|m| m.get(CONFLICTS)).map(Value::as_sequence)
+            m.and_then(|m| m.get_str(CONFLICTS)).map(Value::as_sequence)
         }
         match (seq(base), seq(Some(w)), seq(Some(l))) {
             (None | Some(Some(_)), None | Some(Some(_)), None | Some(Some(_))) => {
@@ -171,15 +169,15 @@ impl Merger {
                     seq(Some(l)).flatten().map(Vec::as_slice).unwrap_or(&[]),
                 );
                 if list.is_empty() {
-                    out.shift_remove(CONFLICTS);
+                    out.remove_str(CONFLICTS);
                 } else {
                     out.insert(CONFLICTS.into(), Value::Sequence(list));
                 }
             }
             _ => {
                 // Not a list of conflicts: an ordinary field.
-                let b = base.and_then(|b| b.get(CONFLICTS));
-                if let (Some(x), Some(y)) = (w.get(CONFLICTS), l.get(CONFLICTS)) {
+                let b = base.and_then(|b| b.get_str(CONFLICTS));
+                if let (Some(x), Some(y)) = (w.get_str(CONFLICTS), l.get_str(CONFLICTS)) {
                     let v = self.node(CONFLICTS, b, x, y);
                     out.insert(CONFLICTS.into(), v);
                 }
@@ -197,7 +195,7 @@ impl Merger {
         skip: &[&str],
     ) -> Mapping {
         let mut out = Mapping::new();
-        let keys = w.keys().chain(l.keys().filter(|k| !w.contains_key(*k)));
+        let keys = w.keys().chain(l.keys().filter(|k| !w.contains_key(k)));
         for k in keys {
             if k.as_str().is_some_and(|k| skip.contains(&k)) {
                 if let Some(v) = w.get(k).or_else(|| l.get(k)) {
@@ -316,7 +314,7 @@ impl Merger {
 fn ids(seq: &[Value]) -> Option<Vec<Value>> {
     let mut out: Vec<Value> = Vec::with_capacity(seq.len());
     for v in seq {
-        let id = v.as_mapping()?.get("id")?;
+        let id = v.as_mapping()?.get_str("id")?;
         if !matches!(id, Value::String(_) | Value::Number(_)) || out.contains(id) {
             return None;
         }
@@ -330,54 +328,71 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A document written as JSON (this module reads no YAML).
     fn y(s: &str) -> Value {
-        serde_yaml::from_str(s).expect("yaml")
+        fn tree(v: serde_json::Value) -> Value {
+            match v {
+                serde_json::Value::Null => Value::Null,
+                serde_json::Value::Bool(b) => Value::Bool(b),
+                serde_json::Value::Number(n) => Value::from(n.as_i64().expect("an integer")),
+                serde_json::Value::String(s) => Value::String(s),
+                serde_json::Value::Array(a) => Value::Sequence(a.into_iter().map(tree).collect()),
+                serde_json::Value::Object(o) => Value::Mapping(
+                    o.into_iter()
+                        .map(|(k, v)| (Value::String(k), tree(v)))
+                        .collect(),
+                ),
+            }
+        }
+        tree(serde_json::from_str(s).expect("json"))
     }
 
     #[test]
     fn field_wise_with_conflicts() {
         let base = y(
-            "name: a\nrole: x\nlist: [1, 2]\nbody: \"l1\\nl2\\nl3\\n\"\nupdated_at: '2026-01-01T00:00:00Z'\nupdated_by: c\n",
+            r#"{"name": "a", "role": "x", "list": [1, 2], "body": "l1\nl2\nl3\n", "updated_at": "2026-01-01T00:00:00Z", "updated_by": "c"}"#,
         );
         let a = y(
-            "name: A\nrole: y\nlist: [1, 2, 3]\nbody: \"L1\\nl2\\nl3\\n\"\nupdated_at: '2026-01-01T00:00:05Z'\nupdated_by: alice\n",
+            r#"{"name": "A", "role": "y", "list": [1, 2, 3], "body": "L1\nl2\nl3\n", "updated_at": "2026-01-01T00:00:05Z", "updated_by": "alice"}"#,
         );
         let b = y(
-            "name: a\nrole: z\nlist: [2, 4]\nbody: \"l1\\nl2\\nL3\\n\"\nupdated_at: '2026-01-01T00:00:09Z'\nupdated_by: bob\nnew: 1\n",
+            r#"{"name": "a", "role": "z", "list": [2, 4], "body": "l1\nl2\nL3\n", "updated_at": "2026-01-01T00:00:09Z", "updated_by": "bob", "new": 1}"#,
         );
         let m = merge_value(Some(&base), &a, &b);
         assert_eq!(m, merge_value(Some(&base), &b, &a));
         let v = &m.value;
-        assert_eq!(v["name"], y("A"));
-        assert_eq!(v["role"], y("z"), "bob is later");
+        assert_eq!(v["name"], y(r#""A""#));
+        assert_eq!(v["role"], y(r#""z""#), "bob is later");
         assert_eq!(
             v["list"],
             y("[2, 4, 1, 3]"),
             "ordered union, nothing dropped"
         );
-        assert_eq!(v["body"], y("\"L1\\nl2\\nL3\\n\""));
+        assert_eq!(v["body"], y(r#""L1\nl2\nL3\n""#));
         assert_eq!(v["new"], y("1"));
-        assert_eq!(v["updated_by"], y("bob"));
+        assert_eq!(v["updated_by"], y(r#""bob""#));
         assert_eq!(m.conflicts, 1);
         assert_eq!(
             v["conflicts"],
-            y("[{field: role, value: y, actor: alice, at: '2026-01-01T00:00:05Z'}]")
+            y(
+                r#"[{"field": "role", "value": "y", "actor": "alice", "at": "2026-01-01T00:00:05Z"}]"#
+            )
         );
         assert_eq!(m.keep_loser, None);
     }
 
     #[test]
     fn sequences_of_records_merge_by_id() {
-        let base = y("msgs: [{id: m1, read: false}]");
-        let a = y("msgs: [{id: m1, read: true}, {id: m2, read: false}]");
-        let b = y("msgs: [{id: m1, read: false, flag: x}, {id: m3}]");
+        let base = y(r#"{"msgs": [{"id": "m1", "read": false}]}"#);
+        let a = y(r#"{"msgs": [{"id": "m1", "read": true}, {"id": "m2", "read": false}]}"#);
+        let b = y(r#"{"msgs": [{"id": "m1", "read": false, "flag": "x"}, {"id": "m3"}]}"#);
         let m = merge_value(Some(&base), &a, &b);
         assert_eq!(m, merge_value(Some(&base), &b, &a));
         let msgs = m.value["msgs"].as_sequence().expect("list");
         assert_eq!(msgs.len(), 3);
-        let m1 = msgs.iter().find(|v| v["id"] == y("m1")).expect("m1");
+        let m1 = msgs.iter().find(|v| v["id"] == y(r#""m1""#)).expect("m1");
         assert_eq!(m1["read"], y("true"));
-        assert_eq!(m1["flag"], y("x"));
+        assert_eq!(m1["flag"], y(r#""x""#));
     }
 
     #[test]
@@ -386,24 +401,24 @@ mod tests {
         assert_eq!(m.conflicts, 1);
         assert!(m.keep_loser.is_some());
         let m = merge_value(
-            Some(&y("{a: 1, conflicts: 7}")),
-            &y("{a: 2, conflicts: 7}"),
-            &y("{a: 3, conflicts: 7}"),
+            Some(&y(r#"{"a": 1, "conflicts": 7}"#)),
+            &y(r#"{"a": 2, "conflicts": 7}"#),
+            &y(r#"{"a": 3, "conflicts": 7}"#),
         );
         assert!(m.keep_loser.is_some());
     }
 
     #[test]
     fn removal_against_change() {
-        let base = y("a: 1\nb: 1\nupdated_by: c");
-        let a = y("b: 1\nupdated_by: x");
-        let b = y("a: 2\nb: 1\nupdated_by: y");
+        let base = y(r#"{"a": 1, "b": 1, "updated_by": "c"}"#);
+        let a = y(r#"{"b": 1, "updated_by": "x"}"#);
+        let b = y(r#"{"a": 2, "b": 1, "updated_by": "y"}"#);
         // bob (y) wins and changed `a`: the change stays.
         let m = merge_value(Some(&base), &a, &b);
         assert_eq!(m.value["a"], y("2"));
         assert_eq!(m.conflicts, 0);
         // When the remover wins, the changed value is kept in conflicts.
-        let a = y("b: 1\nupdated_by: z");
+        let a = y(r#"{"b": 1, "updated_by": "z"}"#);
         let m = merge_value(Some(&base), &a, &b);
         assert!(m.value.get("a").is_none());
         assert_eq!(m.conflicts, 1);
@@ -413,7 +428,7 @@ mod tests {
         prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            (0i64..5).prop_map(|n| Value::Number(n.into())),
+            (0i64..5).prop_map(Value::from),
             prop::sample::select(vec!["x", "y", "l1\nl2\n", "l1\nL2\n", "a\nb"])
                 .prop_map(|s| Value::String(s.into())),
         ]

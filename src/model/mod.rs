@@ -4,6 +4,8 @@ mod actor;
 mod agent;
 pub mod bd;
 mod bead;
+pub mod config;
+pub mod doc;
 mod formula;
 mod id;
 mod mail;

@@ -50,6 +50,8 @@ pub struct NewBead {
     pub description: String,
     /// The type (task when unset).
     pub kind: Option<BeadType>,
+    /// The status (open when unset).
+    pub status: Option<Status>,
     /// The priority (2 when unset).
     pub priority: Option<u8>,
     /// Who works on it.
@@ -62,8 +64,9 @@ pub struct NewBead {
     pub dependencies: Vec<Dependency>,
     /// Notes.
     pub notes: String,
-    /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`).
-    pub fields: Vec<(String, String)>,
+    /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`,
+    /// `due_at`, `defer_until`, `estimated_minutes`).
+    pub fields: Vec<(String, serde_json::Value)>,
     /// The id to give it instead of a fresh one (it must be free).
     pub id: Option<BeadId>,
 }
@@ -141,6 +144,7 @@ fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
     bead.notes = new.notes.clone();
     set_fields(&mut bead, &new.fields);
     bead.kind = new.kind.unwrap_or(BeadType::Task);
+    bead.status = new.status.unwrap_or(Status::Open);
     bead.priority = new.priority.unwrap_or(2);
     bead.assignee = new.assignee.clone();
     bead.labels = new.labels.iter().cloned().collect();
@@ -293,9 +297,9 @@ pub struct Changes {
     pub append_notes: Option<String>,
     /// The labels it is to have, instead of the ones it has.
     pub set_labels: Option<Vec<String>>,
-    /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`);
-    /// an empty value removes one.
-    pub fields: Vec<(String, String)>,
+    /// bd's fields kept in `extra` (as for [`NewBead::fields`]); `null` or an empty
+    /// string removes one.
+    pub fields: Vec<(String, serde_json::Value)>,
     /// A new parent (`Some(None)` removes the parent).
     pub parent: Option<Option<BeadId>>,
 }
@@ -428,13 +432,12 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
 }
 
 /// Sets bd's fields that a bead keeps in `extra`; an empty value removes one.
-fn set_fields(bead: &mut Bead, fields: &[(String, String)]) {
+fn set_fields(bead: &mut Bead, fields: &[(String, serde_json::Value)]) {
     for (k, v) in fields {
-        if v.is_empty() {
+        if v.is_null() || v.as_str() == Some("") {
             bead.extra.remove(k);
         } else {
-            bead.extra
-                .insert(k.clone(), serde_json::Value::String(v.clone()));
+            bead.extra.insert(k.clone(), v.clone());
         }
     }
 }
@@ -673,6 +676,70 @@ pub fn add_dependency(
         })
     })?;
     Ok(bead)
+}
+
+/// Closes `id` as replaced by `by`, in one commit: bd's `duplicate --of` (`kind`
+/// duplicates) and `supersede --with` (`kind` supersedes). `id` gets the `kind`
+/// dependency on `by` and is closed with `reason`; a bead closed already keeps its
+/// reason.
+pub fn close_replaced(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    by: &BeadId,
+    kind: DepKind,
+    reason: &str,
+) -> Result<Edited> {
+    permit(actor, Capability::Update)?;
+    permit(actor, Capability::Close)?;
+    if id == by {
+        return Err(BeadError::SelfDependency(id.clone()).into());
+    }
+    write(store, actor, |tx| {
+        let mut bead = require_live(tx, id)?;
+        require_live(tx, by)?;
+        let linked = bead.add_dependency(Dependency {
+            id: by.clone(),
+            kind,
+        });
+        let closing = bead.status != Status::Closed;
+        if closing {
+            set_status(&mut bead, Status::Closed);
+            bead.close_reason = Some(reason.to_owned());
+        }
+        let changed = linked || closing;
+        if changed {
+            bead.touch(&actor.id, now());
+            tx.put_bead(&bead)?;
+            tx.set_message(format!("close: {id} {} {by}", kind.relation()));
+        }
+        Ok(Edited { bead, changed })
+    })
+}
+
+/// Links `a` and `b` both ways with `related` (bd's `dep relate`), in one commit.
+pub fn relate(store: &Store, actor: &Actor, a: &BeadId, b: &BeadId) -> Result<Vec<Edited>> {
+    permit(actor, Capability::Update)?;
+    if a == b {
+        return Err(BeadError::SelfDependency(a.clone()).into());
+    }
+    write(store, actor, |tx| {
+        let mut edited = Vec::with_capacity(2);
+        for (this, other) in [(a, b), (b, a)] {
+            let mut bead = require_live(tx, this)?;
+            let changed = bead.add_dependency(Dependency {
+                id: other.clone(),
+                kind: DepKind::Related,
+            });
+            if changed {
+                bead.touch(&actor.id, now());
+                tx.put_bead(&bead)?;
+            }
+            edited.push(Edited { bead, changed });
+        }
+        tx.set_message(format!("dep relate: {a} {b}"));
+        Ok(edited)
+    })
 }
 
 /// A path of blocking dependencies from `from` to `to`, if there is one, starting at `to`.

@@ -182,8 +182,9 @@ const STRAY: &str = "no document of any kind: git-beads neither reads nor writes
 
 /// The entries at the root of the store's tree that git-beads does not keep there.
 fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
-    const KNOWN: [&str; 7] = [
+    const KNOWN: [&str; 8] = [
         refs::META_PATH,
+        refs::CONFIG_PATH,
         refs::BEADS_DIR,
         refs::AGENTS_DIR,
         refs::SESSIONS_DIR,

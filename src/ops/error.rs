@@ -76,6 +76,9 @@ pub enum OpError {
     /// Provenance notes.
     #[error(transparent)]
     Provenance(#[from] ProvenanceError),
+    /// A settings key was refused.
+    #[error(transparent)]
+    SettingsKey(#[from] model::config::KeyError),
 }
 
 impl OpError {
@@ -83,7 +86,9 @@ impl OpError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             OpError::Store(_) => ErrorKind::Store,
-            OpError::Id(_) | OpError::Word(_) | OpError::Text(_) => ErrorKind::Invalid,
+            OpError::Id(_) | OpError::Word(_) | OpError::Text(_) | OpError::SettingsKey(_) => {
+                ErrorKind::Invalid
+            }
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

@@ -2,8 +2,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
-
 use super::agent::{list_agents, permit};
 use super::{AgentError, MailError, Result, now, refuse_new, write};
 use crate::model::{
@@ -224,10 +222,9 @@ pub fn mark(store: &Store, actor: &Actor, id: &BeadId, mark: Mark) -> Result<Mes
 }
 
 /// One line of an inbox.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct InboxEntry {
     /// The message, as the index knows it.
-    #[serde(flatten)]
     pub summary: MailSummary,
     /// Whether the reader has read it.
     pub read: bool,

@@ -5,6 +5,7 @@ mod agent;
 mod alongside;
 mod beads;
 mod claim;
+mod config;
 mod doctor;
 mod error;
 mod export;
@@ -36,10 +37,12 @@ pub use alongside::{
     push_alongside,
 };
 pub use beads::{
-    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, create,
-    create_preview, delete, init, release, remove_dependency, remove_label, reopen, update,
+    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_replaced,
+    create, create_preview, delete, init, relate, release, remove_dependency, remove_label, reopen,
+    update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
+pub use config::{set_setting, setting, settings, unset_setting};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
@@ -75,8 +78,8 @@ pub use session::{
     start_session, swap_model, unsling,
 };
 pub use setup::{
-    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, SYNC_ENV, Store, Summary, Synced,
-    add_trailers, common_dir, config_bool, config_string, discover, has_store, initialize,
+    BeadRow, Broken, FORMAT, Initialized, MAX_DOCUMENT, MailSummary, SYNC_ENV, Store, Summary,
+    Synced, add_trailers, common_dir, config_bool, config_string, discover, has_store, initialize,
     rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sync::{

@@ -42,7 +42,7 @@ pub const SQUASHED_FROM_KEY: &str = "squashed_from";
 const WISP_MARK: &str = "wisp-";
 
 /// One step of a molecule and where it stands.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct StepState {
     /// The step bead.
     pub id: BeadId,
@@ -53,18 +53,15 @@ pub struct StepState {
     /// Whether it can be worked now: unfinished and nothing unfinished blocks it.
     pub ready: bool,
     /// The step's id in its formula.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     /// What to do, for a step that is ready.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// How to tell it is done, for a step that is ready.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<String>,
 }
 
 /// How far a molecule has come.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Progress {
     /// The molecule bead.
     pub molecule: BeadId,
@@ -73,7 +70,6 @@ pub struct Progress {
     /// Its status.
     pub status: Status,
     /// Whether it is a wisp (kept on this machine only).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub wisp: bool,
     /// Steps done.
     pub done: usize,
@@ -457,7 +453,7 @@ pub fn molecule_progress(store: &Store, id: &BeadId) -> Result<Progress> {
 }
 
 /// The step(s) of a molecule that can be worked now.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Current {
     /// Where the molecule stands.
     pub progress: Progress,

@@ -720,12 +720,11 @@ pub(crate) fn release_finished(
 }
 
 /// One piece of work on a hook, with the molecule's progress when it is one.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct HookItem {
     /// The bead.
     pub bead: Bead,
     /// Its progress, when it is a molecule.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
 }
 
@@ -759,7 +758,7 @@ pub fn hook(store: &Store, agent: &AgentName) -> Result<Vec<HookItem>> {
 }
 
 /// How the previous session ended, as prime reports it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct PreviousSession {
     /// Its id.
     pub id: BeadId,
@@ -774,7 +773,7 @@ pub struct PreviousSession {
 }
 
 /// A note left by a handoff.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct HandoffNote {
     /// The session that left it.
     pub from: BeadId,
@@ -785,7 +784,7 @@ pub struct HandoffNote {
 }
 
 /// Where a resumed session came from.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct ResumedFrom {
     /// The session resumed.
     pub session: BeadId,
@@ -796,7 +795,7 @@ pub struct ResumedFrom {
 }
 
 /// Everything a fresh session needs to know, short enough for an agent's context.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Prime {
     /// The agent, when one is acting here.
     pub agent: Option<Agent>,

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
-use crate::model::{Actor, Bead, BeadId, Prefix, count};
+use crate::model::{Actor, Bead, BeadId, Prefix, count, doc};
 use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
 };
@@ -870,13 +870,11 @@ struct DocMerge {
     lost: Option<(ObjectId, String)>,
 }
 
-/// Merges two versions `a` and `b` of the document at `path` against `base`.
+/// Merges two versions `a` and `b` of the document at `path` against `base`: reads
+/// and decodes them, lets [`merge::merge_document`] merge them, and encodes the result.
 ///
-/// Beads (documents under `beads/` that the bead model represents exactly) get
-/// the typed merge; every other YAML document the generic one. A version that does
-/// not parse, or a file that is not YAML, cannot be merged: one version stays in
-/// place (one that parses beats one that does not, then the greater bytes) and the
-/// other is kept under `lost+found/`, reported, never dropped.
+/// A file that is not YAML is never read: one version stays in place (the greater
+/// blob) and the other is kept under `lost+found/`, reported, never dropped.
 fn merge_document(
     store: &Store,
     path: &str,
@@ -896,8 +894,8 @@ fn merge_document(
     let a_bytes = store.read_blob(a)?;
     let b_bytes = store.read_blob(b)?;
     let base_bytes = base.map(|id| store.read_blob(id)).transpose()?;
-    let whole = |a_ok: bool, b_ok: bool, reason: String| {
-        let (keep, lose) = match merge::choose_whole(&a_bytes, a_ok, &b_bytes, b_ok) {
+    let whole = |keep: Side, reason: String| {
+        let (keep, lose) = match keep {
             Side::A => (a, b),
             Side::B => (b, a),
         };
@@ -918,61 +916,46 @@ fn merge_document(
                 conflicts,
                 lost: None,
             },
-            Err(e) => whole(true, true, format!("the merge cannot be written: {e}")),
+            Err(e) => whole(
+                merge::choose_whole(&a_bytes, true, &b_bytes, true),
+                format!("the merge cannot be written: {e}"),
+            ),
         };
     let id = refs::bead_id_of_path(path).and_then(|id| BeadId::parse(id).ok());
-    let typed = |base: Option<Bead>, x: Bead, y: Bead| {
-        let merged = merge::merge_bead(base.as_ref(), &x, &y);
-        written(codec::encode(&merged.value), merged.conflicts)
-    };
-    // The common case first: three beads exactly as git-beads writes them.
+    // The common case first: three beads exactly as git-beads writes them, which
+    // merge_document would give to the typed merge too, read without a generic tree.
     if let Some(id) = &id
         && let Some((base, x, y)) =
             canonical_versions(id, base_bytes.as_deref(), &a_bytes, &b_bytes)
     {
-        return Ok(typed(base, x, y));
+        let merged = merge::merge_bead(base.as_ref(), &x, &y);
+        return Ok(written(codec::encode(&merged.value), merged.conflicts));
     }
-    let av = codec::decode::<codec::Value>(&a_bytes);
-    let bv = codec::decode::<codec::Value>(&b_bytes);
-    let (av, bv) = match (av, bv) {
-        (Ok(av), Ok(bv)) => (av, bv),
-        (av, bv) => {
-            let reason = match (&av, &bv) {
-                (Err(e), _) | (_, Err(e)) => format!("a version does not parse: {e}"),
-                _ => String::new(),
-            };
-            return Ok(whole(av.is_ok(), bv.is_ok(), reason));
+    let version = |bytes| read_version(id.as_ref(), bytes);
+    let base_version = base_bytes.as_deref().map(version);
+    let merged = merge::merge_document(
+        base_version.as_ref(),
+        &version(&a_bytes),
+        &version(&b_bytes),
+    );
+    Ok(match merged {
+        merge::DocOutcome::Bead(m) => written(codec::encode(&m.value), m.conflicts),
+        merge::DocOutcome::Tree(m) => written(codec::encode(&m.value), m.conflicts),
+        merge::DocOutcome::Whole { keep, why } => whole(keep, why.to_string()),
+    })
+}
+
+/// One version of a document for [`merge::merge_document`]: its tree, and the bead
+/// it holds when it is a document of bead `id` that the bead model represents exactly.
+fn read_version<'b>(id: Option<&BeadId>, bytes: &'b [u8]) -> merge::Version<'b> {
+    let read = match codec::decode_doc(bytes) {
+        Ok(tree) => {
+            let bead = id.and_then(|id| exact_bead(id, &tree, bytes).map(Box::new));
+            merge::Read::Tree { tree, bead }
         }
+        Err(e) => merge::Read::Unreadable(e.to_string()),
     };
-    let basev = base_bytes
-        .as_deref()
-        .and_then(|bytes| codec::decode::<codec::Value>(bytes).ok());
-    if let Some(id) = &id {
-        let exact = |v: &codec::Value, bytes: &[u8]| exact_bead(id, v, bytes);
-        let base_bead = match (&basev, &base_bytes) {
-            (Some(v), Some(bytes)) => exact(v, bytes).map(Some),
-            _ => Some(None),
-        };
-        if let (Some(x), Some(y), Some(base_bead)) =
-            (exact(&av, &a_bytes), exact(&bv, &b_bytes), base_bead)
-        {
-            return Ok(typed(base_bead, x, y));
-        }
-    }
-    let merged = merge::merge_value(basev.as_ref(), &av, &bv);
-    if let Some(side) = merged.keep_loser {
-        // Values lost with no `conflicts:` list to keep them in: both versions whole.
-        let (keep, lose) = if side == Side::A { (b, a) } else { (a, b) };
-        return Ok(DocMerge {
-            content: Content::Version(keep),
-            conflicts: 0,
-            lost: Some((
-                lose,
-                "the document has no conflicts: list to keep the losing values in".into(),
-            )),
-        });
-    }
-    Ok(written(codec::encode(&merged.value), merged.conflicts))
+    merge::Version { bytes, read }
 }
 
 /// The base (if any) and the two versions of bead `id`, when each document is
@@ -1003,7 +986,7 @@ fn canonical_bead(id: &BeadId, bytes: &[u8]) -> Option<Bead> {
 /// The bead in a document, if the bead model represents the document exactly (so
 /// the typed merge drops nothing, not even fields a newer git-beads wrote) and it
 /// is the bead its path names.
-fn exact_bead(id: &BeadId, value: &codec::Value, bytes: &[u8]) -> Option<Bead> {
+fn exact_bead(id: &BeadId, value: &doc::Value, bytes: &[u8]) -> Option<Bead> {
     let bead: Bead = codec::decode(bytes).ok()?;
     let back = codec::to_value(&bead).ok()?;
     (bead.id == *id && back == *value).then_some(bead)
@@ -1095,7 +1078,7 @@ mod tests {
                 let value = codec::to_value(&b).expect("converts");
                 let mut pairs: Vec<_> = value.as_mapping().expect("a mapping").iter().collect();
                 pairs.reverse();
-                let reversed: codec::Mapping = pairs
+                let reversed: doc::Mapping = pairs
                     .into_iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
@@ -1191,7 +1174,7 @@ mod tests {
                 let id = BeadId::parse(refs::bead_id_of_path(&path).expect("a bead path"))
                     .expect("an id");
                 let bytes = store.read_blob(blob).expect("reads");
-                let exact = codec::decode::<codec::Value>(&bytes)
+                let exact = codec::decode_doc(&bytes)
                     .ok()
                     .and_then(|v| exact_bead(&id, &v, &bytes));
                 match canonical_bead(&id, &bytes) {

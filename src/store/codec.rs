@@ -3,12 +3,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// A document as a generic tree of YAML values, in the order its keys were read:
-/// what the generic merge works on.
-pub use serde_yaml::Value;
-
-/// A YAML mapping, keys in their order.
-pub use serde_yaml::Mapping;
+use crate::model::doc;
 
 /// The largest document the store will decode, in bytes. Anything larger is
 /// reported as broken instead of being parsed.
@@ -69,9 +64,39 @@ pub fn encode<T: Serialize>(value: &T) -> Result<String, CodecError> {
 }
 
 /// Converts a value to the generic YAML tree that the merge of unknown documents
-/// works on (equal to what decoding its canonical encoding gives).
-pub fn to_value<T: Serialize>(value: &T) -> Result<Value, CodecError> {
-    Ok(serde_yaml::to_value(value)?)
+/// works on (equal to what [`decode_doc`] of its canonical encoding gives).
+pub fn to_value<T: Serialize>(value: &T) -> Result<doc::Value, CodecError> {
+    Ok(from_yaml(serde_yaml::to_value(value)?))
+}
+
+/// Decodes a YAML document into the generic tree, keys in the order they were read.
+pub fn decode_doc(bytes: &[u8]) -> Result<doc::Value, CodecError> {
+    decode::<serde_yaml::Value>(bytes).map(from_yaml)
+}
+
+/// The generic tree of a YAML value, node for node.
+fn from_yaml(value: serde_yaml::Value) -> doc::Value {
+    use serde_yaml::Value as Y;
+    match value {
+        Y::Null => doc::Value::Null,
+        Y::Bool(b) => doc::Value::Bool(b),
+        Y::Number(n) => doc::Value::Number(match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => doc::Number::PosInt(u),
+            (None, Some(i)) => doc::Number::NegInt(i),
+            (None, None) => doc::Number::Float(n.as_f64().unwrap_or(f64::NAN)),
+        }),
+        Y::String(s) => doc::Value::String(s),
+        Y::Sequence(s) => doc::Value::Sequence(s.into_iter().map(from_yaml).collect()),
+        Y::Mapping(m) => doc::Value::Mapping(
+            m.into_iter()
+                .map(|(k, v)| (from_yaml(k), from_yaml(v)))
+                .collect(),
+        ),
+        Y::Tagged(t) => doc::Value::Tagged(Box::new(doc::Tagged {
+            tag: t.tag.to_string(),
+            value: from_yaml(t.value),
+        })),
+    }
 }
 
 /// Decodes a YAML document, refusing oversized, non-UTF-8 or too deeply nested

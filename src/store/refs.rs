@@ -34,6 +34,9 @@ pub const WISPS: RefName = RefName("refs/beads/local/wisps");
 /// The document at the root of the store's tree that records its format and prefix.
 pub const META_PATH: &str = "meta.yaml";
 
+/// Where the project's settings (`config set`) are kept in the tree.
+pub const CONFIG_PATH: &str = "config.yaml";
+
 /// git's file of packed refs, in the common git dir; its lock guards every ref.
 pub(crate) const PACKED_REFS: &str = "packed-refs";
 

@@ -14,6 +14,7 @@ use super::{
     FORMAT, Head, Meta, Store, StoreError, codec, decode_bead, decode_doc, group, io_err, pack,
     refs, tree,
 };
+use crate::model::config::Settings;
 use crate::model::{Actor, Bead, BeadId};
 
 /// How often a writer re-applies its operation when the ref moved under it
@@ -244,6 +245,16 @@ impl Tx<'_> {
         self.put(refs::META_PATH, meta, "meta.yaml")
     }
 
+    /// Stages the project's settings; none removes their document.
+    pub fn put_settings(&mut self, settings: &Settings) -> Result<(), StoreError> {
+        if settings.is_empty() {
+            self.writes
+                .insert(refs::CONFIG_PATH.to_owned(), Staged::Remove);
+            return Ok(());
+        }
+        self.put(refs::CONFIG_PATH, settings, refs::CONFIG_PATH)
+    }
+
     /// Stages a bead's document.
     pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
         self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
@@ -309,6 +320,15 @@ impl View<'_> {
             return Err(StoreError::NewerFormat { found: meta.format });
         }
         Ok(meta)
+    }
+
+    /// The project's settings (`config set`), as staged or stored; none before the
+    /// first is set.
+    pub fn settings(&self) -> Result<Settings, StoreError> {
+        self.read(refs::CONFIG_PATH)?
+            .map(|bytes| decode_doc(refs::CONFIG_PATH, &bytes))
+            .transpose()
+            .map(Option::unwrap_or_default)
     }
 
     /// The bead `id`, as staged or stored.

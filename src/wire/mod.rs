@@ -11,6 +11,7 @@
 mod agent;
 mod bead;
 mod beads;
+mod prime;
 mod repo;
 mod session;
 mod work;
@@ -18,6 +19,10 @@ mod work;
 pub use agent::{Agent, Message};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
+pub use prime::{
+    Handoff, HookEntry, InboxLine, MailLine, MailMarks, Previous, PrimeReport, ResumedSession,
+    Unreadable, hook_entries, unreadable,
+};
 pub use repo::*;
 pub use session::Session;
 pub use work::*;
@@ -121,6 +126,8 @@ pub const DOCUMENTS: &[Doc] = &[
     DepTree::DOC,
     Labels::DOC,
     LabelCounts::DOC,
+    Setting::DOC,
+    Settings::DOC,
     Log::DOC,
     Imported::DOC,
     Exported::DOC,

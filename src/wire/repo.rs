@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::{Doc, Documented, Field, Shape};
 use crate::ops::{
-    Broken, CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync,
-    Outcome, Severity, SyncReport, WorktreeAdded as Added,
+    CommitProvenance, DoctorReport, ImportReport, KeptDoc, LogEntry, Moved, NotesSync, Outcome,
+    Severity, SyncReport, WorktreeAdded as Added,
 };
 
 /// What `init` did.
@@ -193,7 +193,7 @@ pub struct Exported<'a> {
     /// How many beads.
     pub beads: usize,
     /// The documents that do not parse (left out).
-    pub broken: &'a [Broken],
+    pub broken: Vec<super::Unreadable<'a>>,
 }
 
 impl Documented for Exported<'_> {
@@ -577,5 +577,40 @@ impl Documented for Statuses<'_> {
         shape: Shape::Object,
         commands: "statuses",
         fields: &[Field::noted("built_in_statuses", ": [{name, description}]")],
+    };
+}
+
+/// One setting of the project, as `config get`, `set` and `unset` print it (bd's
+/// shape): its key and value (`null` when it is not set).
+#[derive(Serialize)]
+pub struct Setting<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// The value, `null` when not set.
+    pub value: Option<&'a str>,
+}
+
+impl Documented for Setting<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "config get, config set, config unset",
+        fields: &[
+            Field::new("key"),
+            Field::noted("value", "null when not set"),
+        ],
+    };
+}
+
+/// Every setting of the project, as `config list` prints them (bd's shape): one
+/// field per key, its value a string.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Settings<'a>(pub &'a crate::model::config::Settings);
+
+impl Documented for Settings<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "config list",
+        fields: &[Field::noted("KEY", "one field per setting: its value")],
     };
 }

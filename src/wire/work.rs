@@ -7,10 +7,12 @@ use serde::Serialize;
 
 use super::agent::{agent, agents, message, messages};
 use super::bead::{bead, beads};
+use super::prime::{HookEntry, InboxLine, PrimeReport};
 use super::session::{session, sessions};
 use super::{Doc, Documented, Field, Shape};
+use crate::model::Status;
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
-use crate::ops::{FoundFormula, HookItem, InboxEntry, Origin, Prime, Progress};
+use crate::ops::{FoundFormula, Origin, Progress, StepState};
 
 /// One agent: `agent create|show|update|retire|bind`.
 #[derive(Serialize)]
@@ -86,7 +88,7 @@ pub struct Hook<'a> {
     /// The agent.
     pub agent: &'a AgentName,
     /// Each bead on the hook, with its molecule's progress when it is one.
-    pub hook: &'a [HookItem],
+    pub hook: Vec<HookEntry<'a>>,
 }
 
 impl Documented for Hook<'_> {
@@ -196,7 +198,7 @@ impl Documented for Resumed<'_> {
 #[derive(Serialize)]
 pub struct Primed<'a> {
     /// Who it is, its hook, how the last session ended, its mail.
-    pub prime: &'a Prime,
+    pub prime: PrimeReport<'a>,
 }
 
 impl Documented for Primed<'_> {
@@ -236,7 +238,7 @@ pub struct Inbox<'a> {
     /// How many messages it has not read.
     pub unread: usize,
     /// The messages.
-    pub messages: &'a [InboxEntry],
+    pub messages: Vec<InboxLine<'a>>,
 }
 
 impl Documented for Inbox<'_> {
@@ -376,11 +378,88 @@ impl Documented for FormulaChecked<'_> {
     };
 }
 
+/// How far a molecule has come: the `progress` of `mol progress`, `mol current`
+/// and a hook entry, and each item of `mol list`.
+#[derive(Serialize)]
+pub struct MoleculeState<'a> {
+    /// The molecule bead.
+    pub molecule: &'a BeadId,
+    /// Its title.
+    pub title: &'a str,
+    /// Its status.
+    pub status: Status,
+    /// Whether it is a wisp (left out when it is not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wisp: bool,
+    /// Steps done.
+    pub done: usize,
+    /// Steps in all.
+    pub total: usize,
+    /// The number (1-based) of the first unfinished step; `null` when all are done.
+    pub at_step: Option<usize>,
+    /// The steps that can be worked now.
+    pub current: &'a [BeadId],
+    /// Every step, in order.
+    pub steps: Vec<StepLine<'a>>,
+}
+
+impl<'a> From<&'a Progress> for MoleculeState<'a> {
+    fn from(p: &'a Progress) -> Self {
+        MoleculeState {
+            molecule: &p.molecule,
+            title: &p.title,
+            status: p.status,
+            wisp: p.wisp,
+            done: p.done,
+            total: p.total,
+            at_step: p.at_step,
+            current: &p.current,
+            steps: p.steps.iter().map(StepLine::from).collect(),
+        }
+    }
+}
+
+/// One step of a molecule and where it stands.
+#[derive(Serialize)]
+pub struct StepLine<'a> {
+    /// The step bead.
+    pub id: &'a BeadId,
+    /// Its title.
+    pub title: &'a str,
+    /// Its status.
+    pub status: Status,
+    /// Whether it can be worked now.
+    pub ready: bool,
+    /// The step's id in its formula (left out when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<&'a str>,
+    /// What to do, for a step that is ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// How to tell it is done, for a step that is ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<&'a str>,
+}
+
+impl<'a> From<&'a StepState> for StepLine<'a> {
+    fn from(s: &'a StepState) -> Self {
+        StepLine {
+            id: &s.id,
+            title: &s.title,
+            status: s.status,
+            ready: s.ready,
+            step: s.step.as_deref(),
+            description: s.description.as_deref(),
+            acceptance: s.acceptance.as_deref(),
+        }
+    }
+}
+
 /// Where a molecule stands: `mol progress`.
 #[derive(Serialize)]
 pub struct MoleculeProgress<'a> {
     /// Its progress.
-    pub progress: &'a Progress,
+    pub progress: MoleculeState<'a>,
 }
 
 impl Documented for MoleculeProgress<'_> {
@@ -395,7 +474,7 @@ impl Documented for MoleculeProgress<'_> {
 #[derive(Serialize)]
 pub struct Current<'a> {
     /// Where the molecule stands.
-    pub progress: &'a Progress,
+    pub progress: MoleculeState<'a>,
     /// Where it stands, in words.
     pub position: &'a str,
     /// The ready step beads in full.
@@ -406,7 +485,7 @@ pub struct Current<'a> {
 impl<'a> From<&'a crate::ops::Current> for Current<'a> {
     fn from(c: &'a crate::ops::Current) -> Self {
         Current {
-            progress: &c.progress,
+            progress: MoleculeState::from(&c.progress),
             position: &c.position,
             steps: &c.steps,
         }
@@ -430,7 +509,7 @@ impl Documented for Current<'_> {
 #[serde(transparent)]
 pub struct Molecules<'a> {
     /// Each molecule's progress.
-    pub molecules: &'a [Progress],
+    pub molecules: Vec<MoleculeState<'a>>,
 }
 
 impl Documented for Molecules<'_> {

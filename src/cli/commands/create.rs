@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     pub design: Option<String>,
     /// Acceptance criteria (bd's `acceptance_criteria`).
-    #[arg(long)]
+    #[arg(long, visible_alias = "acceptance-criteria")]
     pub acceptance: Option<String>,
     /// Notes.
     #[arg(long)]
@@ -36,6 +36,9 @@ pub struct Args {
     /// An external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
     #[arg(long = "external-ref")]
     pub external_ref: Option<String>,
+    /// Due, deferral and estimate.
+    #[command(flatten)]
+    pub plan: super::update::PlanArgs,
     /// The type.
     #[arg(short = 't', long = "type", default_value = "task", value_parser = super::list::parse_type)]
     pub kind: BeadType,
@@ -93,18 +96,14 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         Some(p) => Some(super::resolve_id(ctx, p)?),
         None => None,
     };
-    let fields = [
-        ("design", args.design),
-        ("acceptance_criteria", args.acceptance),
-        ("external_ref", args.external_ref),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-    .collect();
+    let fields = super::update::text_fields(args.design, args.acceptance, args.external_ref)
+        .chain(args.plan.fields())
+        .collect();
     let new = NewBead {
         title: args.title.or(args.title_flag).unwrap_or_default(),
         description,
         kind: Some(args.kind),
+        status: args.plan.status(),
         priority: Some(args.priority),
         assignee: args.assignee,
         labels: args.labels,

@@ -1,4 +1,4 @@
-//! `git beads dep add|remove|tree|list|cycles`.
+//! `git beads dep add|remove|tree|list|cycles|relate`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{BeadId, DepKind};
@@ -18,6 +18,17 @@ pub enum DepCommand {
     List(TreeArgs),
     /// Find cycles of blocking dependencies (only sync or import can bring one).
     Cycles,
+    /// Link two beads both ways as related (bd's `relates-to`), in one commit.
+    Relate(RelateArgs),
+}
+
+/// Arguments of `dep relate`.
+#[derive(clap::Args, Debug)]
+pub struct RelateArgs {
+    /// One bead.
+    pub a: String,
+    /// The other.
+    pub b: String,
 }
 
 /// Arguments of `dep add` and `dep remove`.
@@ -42,6 +53,17 @@ pub struct TreeArgs {
 /// Runs `dep`.
 pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
+        DepCommand::Relate(a) => {
+            let actor = ctx.actor()?;
+            let (one, other) = (super::resolve_id(ctx, &a.a)?, super::resolve_id(ctx, &a.b)?);
+            let edited = ops::relate(&ctx.store, &actor, &one, &other)?;
+            if out.json {
+                let beads = edited.into_iter().map(|e| e.bead).collect();
+                return super::print_beads(ctx, out, beads);
+            }
+            out.note(format!("{one} and {other} are related"));
+            Ok(())
+        }
         DepCommand::Add(a) => {
             let actor = ctx.actor()?;
             let kind = a.kind.unwrap_or(DepKind::Blocks);

@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
                     format: format.as_str(),
                     path,
                     beads: export.beads,
-                    broken: &export.broken,
+                    broken: wire::unreadable(&export.broken),
                 });
             }
             out.note(format!(

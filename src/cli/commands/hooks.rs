@@ -46,7 +46,7 @@ impl From<InstallError> for CliError {
         match e {
             InstallError::Op(e) => e.into(),
             InstallError::Damaged { .. } => CliError::new(Kind::Conflict, e.to_string()),
-            InstallError::Io { .. } => CliError::new(Kind::Store, e.to_string()),
+            InstallError::Io(_) => CliError::new(Kind::Store, e.to_string()),
         }
     }
 }

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod comments;
 pub mod completions;
+pub mod config;
 pub mod create;
 pub mod dep;
 pub mod doctor;
@@ -76,6 +77,12 @@ pub enum Command {
     /// Manage labels.
     #[command(subcommand)]
     Label(label::LabelCommand),
+    /// The project's settings, kept in the store so that sync shares them.
+    ///
+    /// `types.custom` and `status.custom` (comma lists) are bd's names for custom
+    /// types and statuses. Settings of one machine (`beads.*`) stay in git config.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
@@ -94,6 +101,10 @@ pub enum Command {
     /// Epics and how far their children are.
     #[command(subcommand)]
     Epic(epic::EpicCommand),
+    /// Close a bead as a duplicate of another (a `duplicates` dependency on it).
+    Duplicate(update::DuplicateArgs),
+    /// Close a bead as replaced by another (a `supersedes` dependency on it).
+    Supersede(update::SupersedeArgs),
     /// Put beads off: status deferred, optionally until a time (bd's `defer_until`).
     Defer(update::DeferArgs),
     /// Take beads off deferral: status open again.
@@ -267,11 +278,14 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Comment(a) => comments::add(ctx, a, out),
         Command::Dep(a) => dep::run(ctx, a, out),
         Command::Label(a) => label::run(ctx, a, out),
+        Command::Config(a) => config::run(ctx, a, out),
         Command::Ready(a) => list::ready(ctx, a, out),
         Command::Blocked(a) => list::blocked(ctx, a, out),
         Command::Count(a) => list::count(ctx, a, out),
         Command::Stats(a) => stats::run(ctx, a, out),
         Command::Epic(a) => epic::run(ctx, a, out),
+        Command::Duplicate(a) => update::duplicate(ctx, a, out),
+        Command::Supersede(a) => update::supersede(ctx, a, out),
         Command::Defer(a) => update::defer(ctx, a, out),
         Command::Undefer(a) => update::undefer(ctx, a, out),
         Command::Note(a) => update::note(ctx, a, out),

@@ -109,7 +109,7 @@ pub fn hook(ctx: &Ctx, a: HookArgs, out: &mut Out) -> Result<(), CliError> {
     if out.json {
         return out.json(&wire::Hook {
             agent: &agent,
-            hook: &items,
+            hook: wire::hook_entries(&items),
         });
     }
     if items.is_empty() {

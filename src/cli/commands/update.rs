@@ -2,7 +2,7 @@
 
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, BeadType, Status};
+use crate::model::{Bead, BeadId, BeadType, DepKind, Status};
 use crate::ops::{self, Changes, Edited};
 
 /// Arguments of `update`.
@@ -27,11 +27,17 @@ pub struct UpdateArgs {
     #[arg(long)]
     pub design: Option<String>,
     /// New acceptance criteria (bd's `acceptance_criteria`).
-    #[arg(long)]
+    #[arg(long, visible_alias = "acceptance-criteria")]
     pub acceptance: Option<String>,
     /// New external reference (`gh-9`, `jira-ABC`; bd's `external_ref`).
     #[arg(long = "external-ref")]
     pub external_ref: Option<String>,
+    /// Due, deferral and estimate.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// bd's custom metadata: a JSON object, in place of the one it has ("" removes it).
+    #[arg(long, value_name = "JSON", value_parser = parse_metadata)]
+    pub metadata: Option<serde_json::Value>,
     /// A new parent ("" removes it).
     #[arg(long)]
     pub parent: Option<String>,
@@ -105,6 +111,10 @@ pub struct DeleteArgs {
     /// Why.
     #[arg(short, long)]
     pub reason: Option<String>,
+    /// bd's "delete without a preview": git-beads never previews (a deleted bead stays
+    /// as a tombstone), so this changes nothing; taken so bd's tools run unchanged.
+    #[arg(short, long)]
+    pub force: bool,
 }
 
 /// Arguments of `release`.
@@ -143,19 +153,15 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         Some("") => Some(None),
         Some(p) => Some(Some(super::resolve_id(ctx, p)?)),
     };
-    let fields = [
-        ("design", a.design),
-        ("acceptance_criteria", a.acceptance),
-        ("external_ref", a.external_ref),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-    .collect();
+    let fields = text_fields(a.design, a.acceptance, a.external_ref)
+        .chain(a.plan.fields())
+        .chain(a.metadata.map(|m| ("metadata".to_owned(), m)))
+        .collect();
     let changes = Changes {
         title: a.title,
         description: a.description,
         notes: a.notes,
-        status: a.status,
+        status: a.status.or(a.plan.status()),
         priority: a.priority,
         kind: a.kind,
         assignee: a.assignee,
@@ -237,6 +243,60 @@ pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     report(ctx, out, beads, "deleted")
 }
 
+/// Arguments of `duplicate`.
+#[derive(clap::Args, Debug)]
+pub struct DuplicateArgs {
+    /// The duplicate, to close.
+    pub id: String,
+    /// The bead it duplicates, which stays.
+    #[arg(long = "of", value_name = "ID")]
+    pub of: String,
+}
+
+/// Arguments of `supersede`.
+#[derive(clap::Args, Debug)]
+pub struct SupersedeArgs {
+    /// The bead replaced, to close.
+    pub id: String,
+    /// The bead that replaces it.
+    #[arg(long = "with", value_name = "ID")]
+    pub with: String,
+}
+
+/// Runs `duplicate`.
+pub fn duplicate(ctx: &Ctx, a: DuplicateArgs, out: &mut Out) -> Result<(), CliError> {
+    replaced(ctx, out, &a.id, &a.of, DepKind::Duplicates, "duplicate of")
+}
+
+/// Runs `supersede`.
+pub fn supersede(ctx: &Ctx, a: SupersedeArgs, out: &mut Out) -> Result<(), CliError> {
+    replaced(
+        ctx,
+        out,
+        &a.id,
+        &a.with,
+        DepKind::Supersedes,
+        "superseded by",
+    )
+}
+
+/// Closes `id` as replaced by `by` (a `kind` dependency), with the reason `why BY`.
+fn replaced(
+    ctx: &Ctx,
+    out: &mut Out,
+    id: &str,
+    by: &str,
+    kind: DepKind,
+    why: &str,
+) -> Result<(), CliError> {
+    let actor = ctx.actor()?;
+    let id = super::resolve_id(ctx, id)?;
+    let by = super::resolve_id(ctx, by)?;
+    let reason = format!("{why} {by}");
+    let edited = ops::close_replaced(&ctx.store, &actor, &id, &by, kind, &reason)?;
+    report(ctx, out, vec![edited], "closed")
+}
+
 /// Arguments of `defer`.
 #[derive(clap::Args, Debug)]
 pub struct DeferArgs {
@@ -264,6 +324,82 @@ pub struct NoteArgs {
     pub id: String,
     /// The text to add.
     pub text: String,
+}
+
+/// bd's planning fields of `create` and `update`: when a bead is due, until when it
+/// is put off, and how long it should take.
+#[derive(clap::Args, Debug, Default)]
+pub struct PlanArgs {
+    /// When it is due (bd's `due_at`): a time as `defer --until` takes it; "" removes it.
+    #[arg(long, value_parser = parse_when)]
+    pub due: Option<String>,
+    /// Put it off until then (status deferred, bd's `defer_until`): a time as `defer
+    /// --until` takes it.
+    #[arg(long, value_parser = parse_until)]
+    pub defer: Option<chrono::DateTime<chrono::Utc>>,
+    /// How long it should take, in minutes (bd's `estimated_minutes`).
+    #[arg(long, value_name = "MINUTES")]
+    pub estimate: Option<u32>,
+}
+
+impl PlanArgs {
+    /// The fields these set, as bd writes them; an empty `--due` removes `due_at`.
+    pub fn fields(&self) -> Vec<(String, serde_json::Value)> {
+        let time = |t: &chrono::DateTime<chrono::Utc>| {
+            t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        let due = self.due.clone().map(serde_json::Value::from);
+        let defer = self.defer.as_ref().map(|t| time(t).into());
+        let estimate = self.estimate.map(serde_json::Value::from);
+        [
+            ("due_at", due),
+            ("defer_until", defer),
+            ("estimated_minutes", estimate),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+        .collect()
+    }
+
+    /// The status `--defer` asks for.
+    pub fn status(&self) -> Option<Status> {
+        self.defer.map(|_| Status::Deferred)
+    }
+}
+
+/// bd's text fields of `create` and `update` that live in `extra`, those given.
+pub fn text_fields(
+    design: Option<String>,
+    acceptance: Option<String>,
+    external_ref: Option<String>,
+) -> impl Iterator<Item = (String, serde_json::Value)> {
+    [
+        ("design", design),
+        ("acceptance_criteria", acceptance),
+        ("external_ref", external_ref),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.into())))
+}
+
+/// Parses a time as [`parse_until`] does, written as RFC 3339; "" stays "" (removal).
+fn parse_when(s: &str) -> Result<String, String> {
+    match s {
+        "" => Ok(String::new()),
+        s => parse_until(s).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }
+}
+
+/// Parses `--metadata`: a JSON object, or "" (`null`: removal).
+fn parse_metadata(s: &str) -> Result<serde_json::Value, String> {
+    if s.is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err(format!("{s:?} is not a JSON object")),
+        Err(e) => Err(format!("{s:?} is not JSON: {e}")),
+    }
 }
 
 /// Parses when a deferral ends.
@@ -313,7 +449,7 @@ pub fn defer(ctx: &Ctx, a: DeferArgs, out: &mut Out) -> Result<(), CliError> {
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
     let changes = Changes {
         status: Some(Status::Deferred),
-        fields: vec![("defer_until".to_owned(), until.unwrap_or_default())],
+        fields: vec![("defer_until".to_owned(), until.unwrap_or_default().into())],
         ..Changes::default()
     };
     change(ctx, out, &a.ids, changes, "deferred")
@@ -323,7 +459,7 @@ pub fn defer(ctx: &Ctx, a: DeferArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn undefer(ctx: &Ctx, a: UndeferArgs, out: &mut Out) -> Result<(), CliError> {
     let changes = Changes {
         status: Some(Status::Open),
-        fields: vec![("defer_until".to_owned(), String::new())],
+        fields: vec![("defer_until".to_owned(), serde_json::Value::Null)],
         ..Changes::default()
     };
     change(ctx, out, &a.ids, changes, "undeferred")

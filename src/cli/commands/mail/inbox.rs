@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx, a: InboxArgs, out: &mut Out) -> Result<(), CliError> {
         return out.json(&wire::Inbox {
             agent: &agent,
             unread,
-            messages: &entries,
+            messages: entries.iter().map(wire::InboxLine::from).collect(),
         });
     }
     for e in &entries {

@@ -16,7 +16,9 @@ pub struct ListArgs {
 pub fn run(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let all = ops::list_molecules(&ctx.store, a.all)?;
     if out.json {
-        return out.json_list(&wire::Molecules { molecules: &all });
+        return out.json_list(&wire::Molecules {
+            molecules: all.iter().map(wire::MoleculeState::from).collect(),
+        });
     }
     if all.is_empty() {
         out.note("no molecules");

@@ -9,7 +9,9 @@ use crate::wire;
 pub fn run(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
     let p = ops::molecule_progress(&ctx.store, &a.id)?;
     if out.json {
-        return out.json(&wire::MoleculeProgress { progress: &p });
+        return out.json(&wire::MoleculeProgress {
+            progress: wire::MoleculeState::from(&p),
+        });
     }
     print_progress(out, &p)
 }

@@ -26,7 +26,9 @@ pub(super) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(
         out.warn_broken(&p.broken);
     }
     if out.json {
-        return out.json(&wire::Primed { prime: &p });
+        return out.json(&wire::Primed {
+            prime: wire::PrimeReport::from(&p),
+        });
     }
     let broken = |out: &mut Out| -> Result<(), CliError> {
         if from_hook {
