@@ -56,7 +56,7 @@ fn installed_shims_call_git_hook() {
     );
     // post-commit starts no git-beads: it queues the commit for its note.
     let hook = std::fs::read_to_string(hooks.join("post-commit")).expect("read the hook");
-    assert!(hook.contains("/beads/notes-queue"), "{hook}");
+    assert!(hook.contains("/beads/notes-queue.d/"), "{hook}");
     assert!(!hook.contains("git-beads git-hook"), "{hook}");
     repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
     assert_recorded(&repo, &session);

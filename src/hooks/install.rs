@@ -675,7 +675,7 @@ mod tests {
             assert_eq!(lines[0], "#!/bin/sh");
             if *name == "post-commit" {
                 assert!(lines[1].starts_with(QUEUE_SHIM_START), "{}", lines[1]);
-                assert!(lines[1].contains("/beads/notes-queue"), "{}", lines[1]);
+                assert!(lines[1].contains("/beads/notes-queue.d/"), "{}", lines[1]);
                 assert!(!lines[1].contains("git-beads"), "{}", lines[1]);
                 continue;
             }

@@ -11,7 +11,7 @@ use super::molecule;
 use super::session::load_session;
 use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
-    Actor, Authority, BeadId, BeadType, Provenance, Status, count, note_documents,
+    Actor, AgentName, Authority, BeadId, BeadType, Provenance, Status, count, note_documents,
     union_note_documents,
 };
 use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
@@ -156,7 +156,22 @@ fn add_records(
     records: &[(ObjectId, String)],
     message: &str,
 ) -> Result<bool> {
-    store.advance_notes(actor, |head| -> Result<_> {
+    add_records_unless(store, actor, records, message, |old, doc| {
+        note_documents(old).iter().any(|d| d == doc)
+    })
+}
+
+/// [`add_records`], skipping a record wherever `holds(note, record)` says the
+/// commit's note (as it stands in the notes ref, or with this call's earlier records
+/// added) has it already.
+fn add_records_unless(
+    store: &Store,
+    actor: &Actor,
+    records: &[(ObjectId, String)],
+    message: &str,
+    holds: impl Fn(&str, &str) -> bool,
+) -> Result<bool> {
+    store.advance_notes(actor, |store, head| -> Result<_> {
         let mut texts: BTreeMap<ObjectId, String> = BTreeMap::new();
         for (commit, doc) in records {
             let old = match texts.get(commit) {
@@ -169,7 +184,7 @@ fn add_records(
                 },
             };
             let new_text = match old {
-                Some(old) if note_documents(&old).contains(doc) => continue,
+                Some(old) if holds(&old, doc) => continue,
                 Some(old) => {
                     // Keep what is there as it is, and add this record after it.
                     let mut t = old.trim_end().to_owned();
@@ -195,6 +210,21 @@ fn add_records(
     })
 }
 
+/// Whether the note `text` holds a record of the session that the record `doc` is
+/// of (a `doc` that does not decode is looked for as it is).
+fn same_session_record(text: &str, doc: &str) -> bool {
+    let session = |d: &str| {
+        codec::decode::<Provenance>(d.as_bytes())
+            .ok()
+            .map(|r| (r.agent, r.session))
+    };
+    let docs = note_documents(text);
+    match session(doc) {
+        Some(s) => docs.iter().any(|d| session(d).as_ref() == Some(&s)),
+        None => docs.iter().any(|d| d == doc),
+    }
+}
+
 /// Says who makes the commit now under way in this worktree, for the post-commit
 /// shim to queue it (see [`fold_queued_notes`]): the session `actor` runs here, or
 /// nobody (`None`: the commit is queued for no note).
@@ -208,7 +238,10 @@ pub fn expect_commit(store: &Store, actor: Option<&Actor>) -> Result<()> {
 /// record says what its session was doing at that commit: every git-beads command
 /// folds the queue before it reads or changes anything, so the store is still as it
 /// was then. A commit whose session has ended meanwhile, or whose agent or session
-/// cannot be read, gets no note.
+/// cannot be read, gets no note; one whose note has a record of its session already
+/// (git copied it there on an amend, or a fold was killed after writing it) keeps
+/// its note as it is. The queue forgets a commit only once its note is durably in
+/// the notes ref.
 pub fn fold_queued_notes(store: &Store) -> Result<usize> {
     if !store.has_queued_commits() {
         return Ok(0);
@@ -216,14 +249,27 @@ pub fn fold_queued_notes(store: &Store) -> Result<usize> {
     store.take_queued_commits(|queued| -> Result<()> {
         let mut records = Vec::new();
         let mut author = None;
+        // Each session's record, worked out once however many commits it made.
+        let mut docs: BTreeMap<(&AgentName, &BeadId), Option<String>> = BTreeMap::new();
         for q in queued {
             let actor = Actor::agent(&q.agent, Some(q.session.clone()), Authority::default());
-            // A session that cannot be read leaves its commit without a note, rather
-            // than keeping every later command from folding the rest.
-            let Ok(Some(rec)) = current_provenance(store, &actor) else {
+            let doc = match docs.get(&(&q.agent, &q.session)) {
+                Some(doc) => doc.clone(),
+                None => {
+                    // A session that cannot be read leaves its commits without a
+                    // note, rather than keeping every later command from folding.
+                    let doc = match current_provenance(store, &actor) {
+                        Ok(Some(rec)) => Some(encode_record(&rec)?.trim().to_owned()),
+                        _ => None,
+                    };
+                    docs.insert((&q.agent, &q.session), doc.clone());
+                    doc
+                }
+            };
+            let Some(doc) = doc else {
                 continue;
             };
-            records.push((q.commit, encode_record(&rec)?.trim().to_owned()));
+            records.push((q.commit, doc));
             author.get_or_insert(actor);
         }
         let Some(author) = author else {
@@ -240,7 +286,7 @@ pub fn fold_queued_notes(store: &Store) -> Result<usize> {
             ),
             _ => format!("notes: provenance of {}", count(records.len(), "commit")),
         };
-        add_records(store, &author, &records, &message)?;
+        add_records_unless(store, &author, &records, &message, same_session_record)?;
         Ok(())
     })
 }
@@ -319,7 +365,7 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
         None => None,
     };
     store.check_remote_tree(remote, theirs.tree, trusted)?;
-    store.advance_notes(actor, |head| -> Result<_> {
+    store.advance_notes(actor, |store, head| -> Result<_> {
         let mut report = NotesSync::default();
         let Some(ours) = head else {
             report.fetched = store.notes_in(theirs.tree)?.len();

@@ -224,11 +224,13 @@ impl Store {
     /// and returns a value and, optionally, the commit to move to with the reflog
     /// message. git itself writes the ref too (it copies notes on amend and rebase)
     /// without that lock, so the move is a compare-and-swap that `decide` retries on
-    /// the new head when it loses.
+    /// the new head when it loses. `decide` writes its objects through the store it
+    /// is handed; they reach the disk before the ref moves, and the ref after, as the
+    /// fsync policy asks, so a note reported written survives a crash.
     pub(crate) fn advance_notes<T, E>(
         &self,
         actor: &Actor,
-        mut decide: impl FnMut(Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
+        mut decide: impl FnMut(&Store, Option<Head>) -> Result<(T, Option<(ObjectId, String)>), E>,
     ) -> Result<T, E>
     where
         E: From<StoreError>,
@@ -236,19 +238,25 @@ impl Store {
         let _lock = self.write_lock()?;
         for _ in 0..super::tx::MAX_ATTEMPTS {
             let head = self.notes_head()?;
-            let (value, target) = decide(head)?;
+            let mut buffered = self.buffered();
+            let (value, target) = decide(&buffered, head)?;
             let Some((commit, message)) = target else {
                 return Ok(value);
             };
-            if Some(commit) == head.map(|h| h.commit)
-                || self.move_ref(
-                    refs::NOTES.as_str(),
-                    head.map(|h| h.commit),
-                    commit,
-                    actor,
-                    &message,
-                )?
-            {
+            if Some(commit) == head.map(|h| h.commit) {
+                return Ok(value);
+            }
+            self.write_buffered(&mut buffered)?;
+            if self.move_ref(
+                refs::NOTES.as_str(),
+                head.map(|h| h.commit),
+                commit,
+                actor,
+                &message,
+            )? {
+                if self.fsync_policy().refs {
+                    self.sync_ref(refs::NOTES.as_str())?;
+                }
                 return Ok(value);
             }
         }
@@ -282,11 +290,13 @@ impl Store {
 /// The file (per worktree) in which prepare-commit-msg leaves who makes the commit
 /// under way (`AGENT SESSION`), for the post-commit shim to queue with its id.
 const COMMIT_PENDING: &str = "commit-pending";
-/// The file (shared by the worktrees) of commits whose provenance note is still to
-/// be written: one `COMMIT AGENT SESSION` line each, appended by the post-commit shim.
-const NOTES_QUEUE: &str = "notes-queue";
-/// The queue taken by a fold that has not finished (kept until its notes are written).
-const NOTES_QUEUE_TAKEN: &str = "notes-queue.taken";
+/// The folder (shared by the worktrees) of commits whose provenance note is still to
+/// be written: one file per commit, named by its id and holding `AGENT SESSION` and a
+/// newline, written by the post-commit shim with one `echo` (so a reader finds it
+/// empty, or whole with its newline).
+pub(crate) const NOTES_QUEUE: &str = "notes-queue.d";
+/// The lock that keeps folds of the queue one at a time.
+const NOTES_QUEUE_LOCK: &str = "notes-queue.lock";
 
 /// A commit the post-commit shim queued for its provenance note.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,17 +309,32 @@ pub struct QueuedCommit {
     pub session: BeadId,
 }
 
-impl QueuedCommit {
-    fn parse(line: &str) -> Option<QueuedCommit> {
-        let mut words = line.split_whitespace();
-        let commit = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
-        let agent = words.next()?.parse().ok()?;
-        let session = BeadId::parse(words.next()?).ok()?;
-        Some(QueuedCommit {
-            commit,
-            agent,
-            session,
-        })
+/// What one file of the queue holds.
+enum QueueFile {
+    /// Nothing yet, or not its final newline: the shim is still writing it.
+    Writing,
+    /// A queued commit.
+    Commit(QueuedCommit),
+    /// Something complete that names no commit and session.
+    Unreadable,
+}
+
+impl QueueFile {
+    /// What the queue's file `name`, holding `text`, says.
+    fn parse(name: &str, text: &[u8]) -> QueueFile {
+        let Some(line) = text.strip_suffix(b"\n") else {
+            return QueueFile::Writing;
+        };
+        let parsed = || {
+            let commit = ObjectId::from_hex(name.as_bytes()).ok()?;
+            let (agent, session) = std::str::from_utf8(line).ok()?.trim().split_once(' ')?;
+            Some(QueuedCommit {
+                commit,
+                agent: agent.parse().ok()?,
+                session: BeadId::parse(session.trim()).ok()?,
+            })
+        };
+        parsed().map_or(QueueFile::Unreadable, QueueFile::Commit)
     }
 }
 
@@ -329,9 +354,9 @@ impl Store {
                 _ => Ok(()),
             };
         };
-        // The shim appends to the queue in this directory; it cannot make it.
-        let local = self.local_dir();
-        std::fs::create_dir_all(&local).map_err(io_err(format!("create {}", local.display())))?;
+        // The shim writes into the queue's folder; it cannot make it.
+        let queue = self.local_dir().join(NOTES_QUEUE);
+        std::fs::create_dir_all(&queue).map_err(io_err(format!("create {}", queue.display())))?;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
         }
@@ -339,39 +364,60 @@ impl Store {
             .map_err(io_err(format!("write {}", path.display())))
     }
 
-    /// Whether commits wait in the queue for their provenance notes (one `stat`).
+    /// Whether commits wait in the queue for their provenance notes (one look at
+    /// its folder).
     pub(crate) fn has_queued_commits(&self) -> bool {
-        let dir = self.local_dir();
-        dir.join(NOTES_QUEUE).exists() || dir.join(NOTES_QUEUE_TAKEN).exists()
+        std::fs::read_dir(self.local_dir().join(NOTES_QUEUE))
+            .is_ok_and(|mut entries| entries.next().is_some())
     }
 
-    /// Takes the queued commits and hands them to `write` (which writes their notes),
-    /// then forgets them; commits queued meanwhile wait for the next call. Folds run
-    /// one at a time, and a fold that stopped halfway is finished by the next one
-    /// (writing a note that is there already adds nothing). Lines that do not parse
-    /// are dropped.
+    /// Hands the queued commits to `write` (which must have their notes durably in
+    /// `refs/notes/beads` when it returns), then deletes exactly the files it was
+    /// handed. A file the shim is still writing is left for the next call, and so is
+    /// everything when `write` fails; a file that is complete but does not parse is
+    /// deleted. Folds run one at a time; one killed halfway leaves its files for the
+    /// next, so `write` must skip a commit whose note has the record already.
+    /// Returns how many commits were handed to `write`.
     pub(crate) fn take_queued_commits<E: From<StoreError>>(
         &self,
         write: impl FnOnce(&[QueuedCommit]) -> Result<(), E>,
     ) -> Result<usize, E> {
         let dir = self.local_dir();
-        let (queue, taken) = (dir.join(NOTES_QUEUE), dir.join(NOTES_QUEUE_TAKEN));
-        let lock_path = dir.join("notes-queue.lock");
+        let lock_path = dir.join(NOTES_QUEUE_LOCK);
         let _lock = super::lock::WriteLock::acquire(&lock_path)
             .map_err(io_err(format!("lock {}", lock_path.display())))?;
-        if !taken.exists() {
-            match std::fs::rename(&queue, &taken) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-                r => r.map_err(io_err(format!("take {}", queue.display())))?,
+        let queue = dir.join(NOTES_QUEUE);
+        let listing = match std::fs::read_dir(&queue) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            r => r.map_err(io_err(format!("list {}", queue.display())))?,
+        };
+        let (mut entries, mut taken) = (Vec::new(), Vec::new());
+        for entry in listing {
+            let entry = entry.map_err(io_err(format!("list {}", queue.display())))?;
+            let path = entry.path();
+            let text = match std::fs::read(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                r => r.map_err(io_err(format!("read {}", path.display())))?,
+            };
+            let name = entry.file_name();
+            match QueueFile::parse(&name.to_string_lossy(), &text) {
+                QueueFile::Writing => continue,
+                QueueFile::Commit(q) => entries.push(q),
+                QueueFile::Unreadable => {}
             }
+            taken.push(path);
         }
-        let text =
-            std::fs::read_to_string(&taken).map_err(io_err(format!("read {}", taken.display())))?;
-        let entries: Vec<QueuedCommit> = text.lines().filter_map(QueuedCommit::parse).collect();
         if !entries.is_empty() {
             write(&entries)?;
         }
-        std::fs::remove_file(&taken).map_err(io_err(format!("remove {}", taken.display())))?;
+        for path in taken {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_err(format!("remove {}", path.display()))(e).into());
+                }
+                _ => {}
+            }
+        }
         Ok(entries.len())
     }
 
