@@ -699,6 +699,8 @@ fn commit_with_path(repo: &Repo, path: &std::ffi::OsStr, file: &str, message: &s
 fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
+    // prepare-commit-msg starts git-beads only while a session runs here.
+    agent_at_work(&repo);
     let broken = sb.path().join("broken-bin");
     write_script(
         &broken.join("git-beads"),
@@ -732,6 +734,7 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
 fn a_missing_git_beads_costs_one_line_per_hook() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
+    agent_at_work(&repo);
     // A PATH with git and nothing else: no git-beads anywhere git looks.
     let only_git = sb.path().join("only-git");
     std::fs::create_dir_all(&only_git).expect("mkdir");
@@ -749,6 +752,11 @@ fn a_missing_git_beads_costs_one_line_per_hook() {
         ["git-beads: not found on PATH; the prepare-commit-msg hook did not run"],
         "{err}"
     );
+    // Outside a session that hook has nothing to do, so it does not look.
+    repo.beads(&["session", "end"]);
+    let out = commit_with_path(&repo, only_git.as_os_str(), "n.txt", "no session");
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
 }
 
 #[test]
