@@ -294,7 +294,7 @@ const COMMIT_PENDING: &str = "commit-pending";
 /// be written: one file per commit, named by its id and holding `AGENT SESSION` and a
 /// newline, written by the post-commit shim with one `echo` (so a reader finds it
 /// empty, or whole with its newline).
-pub(crate) const NOTES_QUEUE: &str = "notes-queue.d";
+const NOTES_QUEUE: &str = "notes-queue.d";
 /// The lock that keeps folds of the queue one at a time.
 const NOTES_QUEUE_LOCK: &str = "notes-queue.lock";
 
