@@ -461,6 +461,32 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_file_is_read_only_once_the_shim_wrote_it_whole() {
+        let id = "0123456789abcdef0123456789abcdef01234567";
+        assert!(matches!(QueueFile::parse(id, b""), QueueFile::Writing));
+        assert!(matches!(
+            QueueFile::parse(id, b"rig/nux ses-1"),
+            QueueFile::Writing
+        ));
+        let QueueFile::Commit(q) = QueueFile::parse(id, b"rig/nux ses-1\n") else {
+            panic!("a whole file names its commit");
+        };
+        assert_eq!(q.commit.to_string(), id);
+        assert_eq!(q.agent.as_str(), "rig/nux");
+        assert_eq!(q.session.as_str(), "ses-1");
+        for (name, text) in [
+            ("not-a-commit", &b"rig/nux ses-1\n"[..]),
+            (id, b"rig/nux\n"),
+            (id, b"\xff ses-1\n"),
+        ] {
+            assert!(
+                matches!(QueueFile::parse(name, text), QueueFile::Unreadable),
+                "{name} {text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_growing_notes_tree_fans_out_and_git_reads_it() {
         let (dir, store) = Store::temp_for_tests();
         let blob = store.write_blob(b"---\nagent: a\n").expect("blob");
