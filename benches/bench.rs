@@ -1293,36 +1293,41 @@ impl Bench<'_> {
         git(&wt, &["add", "bench.txt"])?;
         commit(&none, 0)?.run()?;
         commit(&with, 1)?.run()?;
-        let (mut plain, mut hooked) = (Vec::new(), Vec::new());
-        let (mut plain_cpu, mut hooked_cpu) = (Some(0.0), Some(0.0));
-        let timed = |hooks_path: &str, i: usize, cpu: &mut Option<f64>| -> Res<Duration> {
-            let cmd = commit(hooks_path, i)?;
-            let before = children_cpu_ms();
-            let took = cmd.run()?;
-            *cpu = match (*cpu, before, children_cpu_ms()) {
-                (Some(sum), Some(a), Some(b)) => Some(sum + b - a),
-                _ => None,
+        // The two kinds of commit, alternating, `o.runs` of each (numbered from
+        // `first`, so every commit changes the file).
+        let alternate = |first: usize, a: &str, b: &str| -> Res<(Timed, Timed)> {
+            let (mut a_runs, mut b_runs) = (Vec::new(), Vec::new());
+            let (mut a_cpu, mut b_cpu) = (Some(0.0), Some(0.0));
+            let timed = |hooks_path: &str, i: usize, cpu: &mut Option<f64>| -> Res<Duration> {
+                let cmd = commit(hooks_path, i)?;
+                let before = children_cpu_ms();
+                let took = cmd.run()?;
+                *cpu = match (*cpu, before, children_cpu_ms()) {
+                    (Some(sum), Some(x), Some(y)) => Some(sum + y - x),
+                    _ => None,
+                };
+                Ok(took)
             };
-            Ok(took)
+            for i in 1..=o.runs {
+                a_runs.push(timed(a, first + 2 * i, &mut a_cpu)?);
+                b_runs.push(timed(b, first + 2 * i + 1, &mut b_cpu)?);
+            }
+            let runs = o.runs as f64;
+            let timed = |runs_of: Vec<Duration>, cpu: Option<f64>| Timed {
+                runs: runs_of,
+                peak: None,
+                cpu: cpu.map(|c| c / runs),
+            };
+            Ok((timed(a_runs, a_cpu), timed(b_runs, b_cpu)))
         };
-        for i in 1..=o.runs {
-            plain.push(timed(&none, 2 * i, &mut plain_cpu)?);
-            hooked.push(timed(&with, 2 * i + 1, &mut hooked_cpu)?);
-        }
-        let runs = o.runs as f64;
-        let plain = Timed {
-            runs: plain,
-            peak: None,
-            cpu: plain_cpu.map(|c| c / runs),
-        };
-        let hooked = Timed {
-            runs: hooked,
-            peak: None,
-            cpu: hooked_cpu.map(|c| c / runs),
-        };
+        let (plain, hooked) = alternate(0, &none, &with)?;
         self.record(n, PLAIN_COMMIT, "git", plain, None, "");
         self.record(n, HOOKED_COMMIT, "git-beads", hooked, None, "");
+        // Outside a session the hooks start no git-beads at all.
         beads(o, &wt, &["session", "end", "-q"])?;
+        let (plain, hooked) = alternate(2 * o.runs + 2, &none, &with)?;
+        self.record(n, PLAIN_COMMIT_NO_SESSION, "git", plain, None, "");
+        self.record(n, HOOKED_COMMIT_NO_SESSION, "git-beads", hooked, None, "");
         beads(o, dir, &["hooks", "uninstall", "-q"])?;
         git(
             dir,
@@ -1748,6 +1753,10 @@ const PEAK_MB: f64 = 200.0;
 const PLAIN_COMMIT: &str = "git commit in a session, no hooks";
 /// The same commit with the hooks installed.
 const HOOKED_COMMIT: &str = "git commit in a session, with the hooks";
+/// A commit in a worktree whose session has ended, without the hooks.
+const PLAIN_COMMIT_NO_SESSION: &str = "git commit outside a session, no hooks";
+/// The same commit with the hooks installed.
+const HOOKED_COMMIT_NO_SESSION: &str = "git commit outside a session, with the hooks";
 /// How much slower the hooks may make a commit (issue 17).
 const HOOKED_RATIO: f64 = 1.5;
 
@@ -1879,11 +1888,18 @@ fn report(b: &Bench<'_>) -> String {
                 format!("peak ≤ {PEAK_MB} MB"),
                 if mb <= PEAK_MB { "✓" } else { "✗" }.to_owned(),
             )
-        } else if f.name == HOOKED_COMMIT {
+        } else if let Some(plain_name) = [
+            (HOOKED_COMMIT, PLAIN_COMMIT),
+            (HOOKED_COMMIT_NO_SESSION, PLAIN_COMMIT_NO_SESSION),
+        ]
+        .iter()
+        .find(|(hooked, _)| f.name == *hooked)
+        .map(|(_, plain)| *plain)
+        {
             let plain = b
                 .figures
                 .iter()
-                .find(|p| p.size == f.size && p.name == PLAIN_COMMIT)
+                .find(|p| p.size == f.size && p.name == plain_name)
                 .map_or(f64::NAN, Figure::median);
             let ratio = med / plain;
             (

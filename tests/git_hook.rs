@@ -48,12 +48,16 @@ fn installed_shims_call_git_hook() {
     let sb = Sandbox::new();
     let (repo, session) = agent_at_work(&sb);
     repo.beads(&["hooks", "install"]);
-    let hook = std::fs::read_to_string(repo.common_dir().join("hooks/post-commit"))
-        .expect("read the hook");
+    let hooks = repo.common_dir().join("hooks");
+    let hook = std::fs::read_to_string(hooks.join("prepare-commit-msg")).expect("read the hook");
     assert!(
-        hook.contains("git-beads git-hook post-commit \"$@\""),
+        hook.contains("git-beads git-hook prepare-commit-msg \"$@\""),
         "{hook}"
     );
+    // post-commit starts no git-beads: it queues the commit for its note.
+    let hook = std::fs::read_to_string(hooks.join("post-commit")).expect("read the hook");
+    assert!(hook.contains("/beads/notes-queue.d/"), "{hook}");
+    assert!(!hook.contains("git-beads git-hook"), "{hook}");
     repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
     assert_recorded(&repo, &session);
 }
@@ -76,9 +80,12 @@ fn shims_of_earlier_versions_keep_working_until_reinstalled() {
     assert_eq!(post_commit(&status)["state"], "outdated", "{status}");
     let installed = repo.beads_json(&["hooks", "install"]);
     assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
-    let hook = std::fs::read_to_string(dir.join("post-commit")).expect("read the hook");
-    assert!(hook.contains("git-beads git-hook post-commit"), "{hook}");
-    assert!(!hook.contains("git beads hook "), "{hook}");
+    for hook in ["prepare-commit-msg", "post-commit"] {
+        let text = std::fs::read_to_string(dir.join(hook)).expect("read the hook");
+        assert!(!text.contains("git beads hook "), "{text}");
+    }
+    repo.commit_file("login2.rs", "fn login() {}\n", "login: again");
+    assert_recorded(&repo, &session);
 }
 
 #[test]
@@ -139,4 +146,56 @@ fn trailers_are_placed_as_git_interpret_trailers_places_them() {
             .unwrap_or_else(|| text.to_owned());
         assert_eq!(ours, by_git, "for the message {text:?}");
     }
+}
+
+#[test]
+fn a_commit_outside_a_session_starts_no_git_beads() {
+    let sb = Sandbox::new();
+    let (repo, session) = agent_at_work(&sb);
+    repo.beads(&["hooks", "install"]);
+    // A `git-beads` first on PATH that notes each start, then runs the real one.
+    let wrapper = sb.path().join("counting-bin");
+    std::fs::create_dir_all(&wrapper).expect("wrapper dir");
+    let starts = sb.path().join("starts");
+    write_script(
+        &wrapper.join("git-beads"),
+        &format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            starts.display(),
+            common::bin().display()
+        ),
+    );
+    let mut path = std::ffi::OsString::from(&wrapper);
+    path.push(":");
+    path.push(common::path_env());
+    let repo = repo.with_env("PATH", path);
+    // The hooks' starts (the test's own `git beads` commands go through it too).
+    let started = || -> String {
+        let all = std::fs::read_to_string(&starts).unwrap_or_default();
+        all.lines()
+            .filter(|l| l.starts_with("git-hook "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+
+    // In the session: prepare-commit-msg's git-beads, and nothing for post-commit.
+    repo.commit_file("a.rs", "// a\n", "a: in the session");
+    let said = started();
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.starts_with("git-hook prepare-commit-msg "), "{said}");
+    assert_recorded(&repo, &session);
+
+    // Outside any session (ended, or the agent unbound): no git-beads at all.
+    repo.beads(&["session", "end"]);
+    std::fs::remove_file(&starts).expect("reset");
+    let plain = repo.commit_file("b.rs", "// b\n", "b: after the session");
+    repo.beads(&["agent", "unbind"]);
+    repo.commit_file("c.rs", "// c\n", "c: unbound");
+    assert_eq!(started(), "", "no git-beads starts outside a session");
+    let message = repo.git(&["log", "-1", "--format=%B", &plain]);
+    assert!(!message.contains("Beads-"), "{message}");
+    assert!(
+        repo.beads_json(&["provenance", &plain])["provenance"]["note"].is_null(),
+        "no note outside a session"
+    );
 }

@@ -89,6 +89,16 @@ pub enum InstallError {
 /// the user meant).
 const SHIM_START: &str = "if command -v git-beads >/dev/null 2>&1 ";
 
+/// How the lines of the shims that first read git-beads' state in the git dir
+/// start, in the shell: post-commit runs no git-beads at all, only queues the new
+/// commit when prepare-commit-msg said a session makes it (the next git-beads
+/// command writes the queued commits' provenance notes; the shim reads the commit's
+/// id from HEAD and the loose branch ref git has just written, asking `git
+/// rev-parse` only where those do not say, as with reftable or packed refs);
+/// prepare-commit-msg runs git-beads only while the worktree's binding names a
+/// session.
+const STATE_SHIM_START: &str = "d=${GIT_DIR:-.git}; ";
+
 /// The shim of a git hook.
 pub fn shim(hook: &str) -> Option<&'static str> {
     SHIMS.iter().find(|(n, _)| *n == hook).map(|(_, s)| *s)
@@ -349,6 +359,7 @@ fn without_block(text: &str) -> String {
         None => match lines.get(begin + 1) {
             Some(l)
                 if l.starts_with(SHIM_START)
+                    || l.starts_with(STATE_SHIM_START)
                     || l.starts_with("git-beads git-hook ")
                     || l.starts_with("git beads git-hook ")
                     || l.starts_with("git beads hook ") =>
@@ -665,7 +676,18 @@ mod tests {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
-            assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
+            if *name == "post-commit" {
+                assert!(lines[1].starts_with(STATE_SHIM_START), "{}", lines[1]);
+                assert!(lines[1].contains("/beads/notes-queue.d/"), "{}", lines[1]);
+                assert!(!lines[1].contains("git-beads"), "{}", lines[1]);
+                continue;
+            }
+            if *name == "prepare-commit-msg" {
+                assert!(lines[1].starts_with(STATE_SHIM_START), "{}", lines[1]);
+                assert!(lines[1].contains("/beads/worktree.yaml"), "{}", lines[1]);
+            } else {
+                assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
+            }
             assert!(
                 lines[1].contains(&format!("; then git-beads git-hook {name} \"$@\"")),
                 "{name}: {}",

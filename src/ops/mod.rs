@@ -65,8 +65,8 @@ pub use molecule::{
     current, list_molecules, locate, molecule_progress, pour, progress, squash,
 };
 pub use provenance::{
-    CommitProvenance, NotesSync, configure_notes, notes_configured, provenance, record_commit,
-    sync_notes,
+    CommitProvenance, NotesSync, configure_notes, expect_commit, fold_queued_notes,
+    notes_configured, provenance, record_commit, sync_notes,
 };
 pub use query::{
     Blocked, DepNode, Dependents, Detailed, EpicProgress, LabelCount, ListFilter, Listing, Sort,

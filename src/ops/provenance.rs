@@ -11,7 +11,8 @@ use super::molecule;
 use super::session::load_session;
 use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
-    Actor, BeadId, BeadType, Provenance, Status, count, note_documents, union_note_documents,
+    Actor, AgentName, Authority, BeadId, BeadType, Provenance, Status, count, note_documents,
+    union_note_documents,
 };
 use crate::store::{MAX_NOTE, ObjectId, Pushed, RefPush, Store, StoreError, codec, refs};
 
@@ -142,33 +143,152 @@ pub fn record_commit(store: &Store, actor: &Actor) -> Result<Option<(ObjectId, P
         return Ok(None);
     }
     let message = format!("notes: provenance of {commit} (session {})", rec.session);
-    let written = store.advance_notes(actor, |head| -> Result<_> {
-        let existing = match head {
-            Some(h) => store.note(refs::NOTES.as_str(), commit)?.map(|n| (h, n)),
-            None => None,
-        };
-        let new_text = match &existing {
-            Some((_, note)) => {
-                let old = String::from_utf8_lossy(note);
-                if note_documents(&old).contains(&doc) {
-                    return Ok((false, None));
+    let written = add_records(store, actor, &[(commit, doc)], &message)?;
+    Ok(written.then_some((commit, rec)))
+}
+
+/// Adds each record (commit, YAML document) to its commit's note, in one commit of
+/// `refs/notes/beads` made by `actor`: after what the note holds, and not when it
+/// holds that record already. Returns whether anything was written.
+fn add_records(
+    store: &Store,
+    actor: &Actor,
+    records: &[(ObjectId, String)],
+    message: &str,
+) -> Result<bool> {
+    add_records_unless(store, actor, records, message, |old, doc| {
+        note_documents(old).iter().any(|d| d == doc)
+    })
+}
+
+/// [`add_records`], skipping a record wherever `holds(note, record)` says the
+/// commit's note (as it stands in the notes ref, or with this call's earlier records
+/// added) has it already.
+fn add_records_unless(
+    store: &Store,
+    actor: &Actor,
+    records: &[(ObjectId, String)],
+    message: &str,
+    holds: impl Fn(&str, &str) -> bool,
+) -> Result<bool> {
+    store.advance_notes(actor, |store, head| -> Result<_> {
+        let mut texts: BTreeMap<ObjectId, String> = BTreeMap::new();
+        for (commit, doc) in records {
+            let old = match texts.get(commit) {
+                Some(t) => Some(t.clone()),
+                None => match head {
+                    Some(h) => store
+                        .note_in(h.tree, *commit)?
+                        .map(|n| String::from_utf8_lossy(&n).into_owned()),
+                    None => None,
+                },
+            };
+            let new_text = match old {
+                Some(old) if holds(&old, doc) => continue,
+                Some(old) => {
+                    // Keep what is there as it is, and add this record after it.
+                    let mut t = old.trim_end().to_owned();
+                    t.push_str("\n\n");
+                    t.push_str(&crate::model::join_note_documents(&[doc]));
+                    t
                 }
-                // Keep what is there as it is, and add this record after it.
-                let mut t = old.trim_end().to_owned();
-                t.push_str("\n\n");
-                t.push_str(&crate::model::join_note_documents(&[&doc]));
-                t
-            }
-            None => crate::model::join_note_documents(&[&doc]),
-        };
-        let blob = store.write_blob(new_text.as_bytes())?;
-        let edits = BTreeMap::from([(commit, Some(blob))]);
+                None => crate::model::join_note_documents(&[doc]),
+            };
+            texts.insert(*commit, new_text);
+        }
+        if texts.is_empty() {
+            return Ok((false, None));
+        }
+        let mut edits = BTreeMap::new();
+        for (commit, text) in &texts {
+            edits.insert(*commit, Some(store.write_blob(text.as_bytes())?));
+        }
         let tree = store.write_notes_tree(head.map(|h| h.tree), &edits)?;
         let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
-        let note_commit = store.write_commit(tree, &parents, actor, &message)?;
-        Ok((true, Some((note_commit, message.clone()))))
-    })?;
-    Ok(written.then_some((commit, rec)))
+        let note_commit = store.write_commit(tree, &parents, actor, message)?;
+        Ok((true, Some((note_commit, message.to_owned()))))
+    })
+}
+
+/// Whether the note `text` holds a record of the session that the record `doc` is
+/// of (a `doc` that does not decode is looked for as it is).
+fn same_session_record(text: &str, doc: &str) -> bool {
+    let session = |d: &str| {
+        codec::decode::<Provenance>(d.as_bytes())
+            .ok()
+            .map(|r| (r.agent, r.session))
+    };
+    let docs = note_documents(text);
+    match session(doc) {
+        Some(s) => docs.iter().any(|d| session(d).as_ref() == Some(&s)),
+        None => docs.iter().any(|d| d == doc),
+    }
+}
+
+/// Says who makes the commit now under way in this worktree, for the post-commit
+/// shim to queue it (see [`fold_queued_notes`]): the session `actor` runs here, or
+/// nobody (`None`: the commit is queued for no note).
+pub fn expect_commit(store: &Store, actor: Option<&Actor>) -> Result<()> {
+    let who = actor.and_then(|a| a.agent.as_ref().zip(a.session.as_ref()));
+    Ok(store.set_commit_pending(who)?)
+}
+
+/// Writes the provenance notes of the commits the post-commit shim queued, all in
+/// one commit of `refs/notes/beads`, and returns how many commits were queued. Each
+/// record says what its session was doing at that commit: every git-beads command
+/// folds the queue before it reads or changes anything, so the store is still as it
+/// was then. A commit whose session has ended meanwhile, or whose agent or session
+/// cannot be read, gets no note; one whose note has a record of its session already
+/// (git copied it there on an amend, or a fold was killed after writing it) keeps
+/// its note as it is. The queue forgets a commit only once its note is durably in
+/// the notes ref.
+pub fn fold_queued_notes(store: &Store) -> Result<usize> {
+    if !store.has_queued_commits() {
+        return Ok(0);
+    }
+    store.take_queued_commits(|queued| -> Result<()> {
+        let mut records = Vec::new();
+        let mut author = None;
+        // Each session's record, worked out once however many commits it made.
+        let mut docs: BTreeMap<(&AgentName, &BeadId), Option<String>> = BTreeMap::new();
+        for q in queued {
+            let actor = Actor::agent(&q.agent, Some(q.session.clone()), Authority::default());
+            let doc = match docs.get(&(&q.agent, &q.session)) {
+                Some(doc) => doc.clone(),
+                None => {
+                    // A session that cannot be read leaves its commits without a
+                    // note, rather than keeping every later command from folding.
+                    let doc = match current_provenance(store, &actor) {
+                        Ok(Some(rec)) => Some(encode_record(&rec)?.trim().to_owned()),
+                        _ => None,
+                    };
+                    docs.insert((&q.agent, &q.session), doc.clone());
+                    doc
+                }
+            };
+            let Some(doc) = doc else {
+                continue;
+            };
+            records.push((q.commit, doc));
+            author.get_or_insert(actor);
+        }
+        let Some(author) = author else {
+            return Ok(());
+        };
+        let message = match records.as_slice() {
+            [(commit, _)] => format!(
+                "notes: provenance of {commit} (session {})",
+                author
+                    .session
+                    .as_ref()
+                    .map(BeadId::as_str)
+                    .unwrap_or_default()
+            ),
+            _ => format!("notes: provenance of {}", count(records.len(), "commit")),
+        };
+        add_records_unless(store, &author, &records, &message, same_session_record)?;
+        Ok(())
+    })
 }
 
 /// A commit's provenance, as `git beads provenance` shows it.
@@ -245,7 +365,7 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
         None => None,
     };
     store.check_remote_tree(remote, theirs.tree, trusted)?;
-    store.advance_notes(actor, |head| -> Result<_> {
+    store.advance_notes(actor, |store, head| -> Result<_> {
         let mut report = NotesSync::default();
         let Some(ours) = head else {
             report.fetched = store.notes_in(theirs.tree)?.len();

@@ -73,8 +73,13 @@ pub fn quick(argv: &[OsString]) -> Option<Quick> {
 /// Runs a hook [`quick`] read, as `git-hook` would.
 pub fn run_quick(q: Quick) -> Result<(), CliError> {
     let mut out = Out::new(false, false);
+    let store = ops::discover(&std::env::current_dir()?)?;
+    // prepare-commit-msg runs on every commit: it folds the queue only where it must.
+    if q.name != "prepare-commit-msg" {
+        crate::cli::fold_queued_notes(&store);
+    }
     let ctx = Ctx {
-        store: ops::discover(&std::env::current_dir()?)?,
+        store,
         as_agent: q.agent,
         as_person: false,
         actor: None,

@@ -23,6 +23,12 @@ pub enum HooksCommand {
     /// provenance notes follow their commits through amend and rebase, and sets up the
     /// remotes so that `git pull` brings beads.
     ///
+    /// Of a commit's hooks only prepare-commit-msg starts git-beads, and only while a
+    /// session runs in the worktree (its shim reads the worktree's binding first).
+    /// post-commit queues the commit in the shell; its provenance note is written, and
+    /// shows in `git log --notes=beads`, when the next git-beads command runs (any
+    /// command writes the queued notes first).
+    ///
     /// A failure inside git-beads never stops your git command: the hook prints one
     /// line and git goes on. Set `git config beads.hooks.strict true` to make a failing
     /// pre-push or prepare-commit-msg stop the push or the commit instead.
