@@ -1,9 +1,12 @@
 //! A fleet: many clones of one real bare remote, each a loop of real processes
 //! (`sync; ready --claim; create; sync`) running at once. No sync gives up, no
-//! bead is acknowledged to two claimers, and after a final round every clone holds
-//! the same store with every acknowledged write in it.
+//! bead is acknowledged to two claimers, the remote advertises at most one replica
+//! ref per clone and none once they are quiet, and after a final round every clone
+//! holds the same store with every acknowledged write in it, as does the remote's
+//! `refs/beads/main`.
 //!
-//! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10.
+//! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10, and
+//! `GIT_BEADS_FLEET=20x5` any other size.
 
 mod common;
 
@@ -24,6 +27,13 @@ struct Tally {
 
 /// The fleet's size: (clones, rounds).
 fn size() -> (usize, usize) {
+    if let Some((n, r)) = std::env::var("GIT_BEADS_FLEET")
+        .ok()
+        .and_then(|v| v.split_once('x').map(|(n, r)| (n.parse(), r.parse())))
+        && let (Ok(n), Ok(r)) = (n, r)
+    {
+        return (n, r);
+    }
     if std::env::var_os("GIT_BEADS_STRESS").is_some_and(|v| v == "1") {
         (50, 10)
     } else {
@@ -86,10 +96,37 @@ fn a_fleet_shares_one_remote_without_losing_or_doubling() {
         c.git(&["config", "beads.claimRemote", "origin"]);
     }
     let start = std::sync::Barrier::new(n);
-    let tallies = on_threads(clones.iter().enumerate(), |(who, c)| {
-        start.wait();
-        work(c, who, rounds)
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let replica_refs = |sb: &Sandbox| -> usize {
+        sb.git(
+            &remote,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/beads/replicas/",
+            ],
+        )
+        .lines()
+        .count()
+    };
+    let (tallies, most) = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(replica_refs(&sb));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            most
+        });
+        let tallies = on_threads(clones.iter().enumerate(), |(who, c)| {
+            start.wait();
+            work(c, who, rounds)
+        });
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (tallies, watcher.join().expect("the watcher"))
     });
+    eprintln!("fleet of {n}: at most {most} replica refs on the remote at once");
+    assert!(most <= n, "one replica ref per clone at most, saw {most}");
 
     let failed: Vec<&String> = tallies.iter().flat_map(|t| &t.failed_syncs).collect();
     assert!(
@@ -114,7 +151,14 @@ fn a_fleet_shares_one_remote_without_losing_or_doubling() {
     assert!(!holders.is_empty(), "somebody claimed something");
 
     let all: Vec<&Repo> = clones.iter().collect();
-    converge(&all);
+    let tree = converge(&all);
+    assert_eq!(replica_refs(&sb), 0, "quiet clones leave no replica refs");
+    assert_eq!(
+        sb.git(&remote, &["rev-parse", "refs/beads/main^{tree}"])
+            .trim(),
+        tree,
+        "the remote's main holds it all"
+    );
     let created: BTreeSet<&str> = tallies
         .iter()
         .flat_map(|t| &t.created)

@@ -239,8 +239,9 @@ fn clones_syncing_at_the_same_time() {
     assert_eq!(have.len(), made.len());
 }
 
-/// When the remote moves between the fetch and the push, the push's lease fails and
-/// sync goes around again: fetch, merge, push.
+/// When the remote moves between the fetch and the push, the push's lease fails, and
+/// sync publishes to the clone's own replica ref instead, at once; the next sync of
+/// any clone merges it and folds it into `refs/beads/main`.
 #[test]
 fn a_remote_that_moves_during_sync_is_merged_again() {
     let sb = Sandbox::new();
@@ -272,14 +273,26 @@ fn a_remote_that_moves_during_sync_is_merged_again() {
     c2.sync();
     let v = c1.sync();
     assert!(marker.exists(), "the hook ran");
-    assert_eq!(v["rounds"], 2, "{v}");
+    assert_eq!(v["rounds"], 1, "{v}");
     assert_eq!(v["pushed"], true, "{v}");
+    let replica = v["replica"].as_str().expect("pushed to its replica ref");
+    assert!(replica.starts_with("refs/beads/replicas/r-"), "{v}");
+    let on_remote =
+        |prefix: &str| sb.git(&remote, &["for-each-ref", "--format=%(refname)", prefix]);
+    assert_eq!(on_remote("refs/beads/replicas/").trim(), replica);
     std::fs::remove_file(&hook).expect("remove hook");
-    c2.sync();
-    assert_eq!(c1.store_tree(), c2.store_tree());
-    let titles = c2.listed("title");
-    assert!(titles.contains(&"sneaked in".to_owned()), "{titles:?}");
+    let folded = c2.sync();
+    assert_eq!(folded["replica"], Value::Null, "{folded}");
     c2.bead_json(&mine);
+    assert_eq!(
+        on_remote("refs/beads/replicas/"),
+        "",
+        "folded into main and deleted"
+    );
+    c1.sync();
+    assert_eq!(c1.store_tree(), c2.store_tree());
+    let titles = c1.listed("title");
+    assert!(titles.contains(&"sneaked in".to_owned()), "{titles:?}");
 }
 
 /// A fresh clone gets every bead with `sync`, or with `init`; plain `git fetch`

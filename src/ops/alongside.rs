@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::provenance::{NotesSync, merge_notes};
-use super::sync::integrate;
+use super::sync::{integrate, integrate_replicas};
 use super::{KeptDoc, Outcome, Result, SyncReport};
 use crate::model::{Actor, Capability};
 use crate::store::{ObjectId, Pushed, RefPush, Store, check_remote_name, refs};
@@ -50,6 +50,8 @@ pub(crate) fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<
     let theirs = store.tracking_head(remote)?;
     let mut report = SyncReport::empty(remote, false);
     integrate(store, actor, remote, theirs, &mut report, &mut |_| {})?;
+    let replicas = store.tracked_replicas(remote)?;
+    integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
     let notes = merge_notes(store, actor, remote)?;
     Ok(Folded {
         remote: remote.to_owned(),
@@ -228,6 +230,11 @@ pub fn has_unfolded(store: &Store) -> Result<bool> {
             && !contains(store, local, theirs)?
         {
             return Ok(true);
+        }
+        for (_, theirs) in store.tracked_replicas(&remote)? {
+            if !contains(store, local, theirs)? {
+                return Ok(true);
+            }
         }
         if let Some(theirs) = store.ref_head(&refs::tracking_notes(&remote))?
             && !contains(store, local_notes, theirs.commit)?

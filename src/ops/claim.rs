@@ -123,13 +123,15 @@ pub(crate) fn claimed_elsewhere(
     let Some(head) = store.head()? else {
         return Ok(Default::default());
     };
-    let mut out = std::collections::BTreeSet::new();
-    for (id, commit) in store.tracked_claims(remote)? {
-        if store.merge_bases(commit, head.commit)? != [commit] {
-            out.insert(id);
-        }
-    }
-    Ok(out)
+    let claims = store.tracked_claims(remote)?;
+    let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
+    let merged = store.in_history(head.commit, &commits)?;
+    Ok(claims
+        .into_iter()
+        .zip(merged)
+        .filter(|(_, merged)| !merged)
+        .map(|((id, _), _)| id)
+        .collect())
 }
 
 /// Deletes on `remote` the claim refs (as last fetched) whose claim the local store
@@ -140,12 +142,15 @@ pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize>
         return Ok(0);
     };
     let mut finished = Vec::new();
-    for (id, commit) in store.tracked_claims(remote)? {
+    let claims = store.tracked_claims(remote)?;
+    let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
+    let merged = store.in_history(head.commit, &commits)?;
+    for ((id, commit), merged) in claims.into_iter().zip(merged) {
         let Ok(bead_id) = BeadId::parse(&id) else {
             continue;
         };
         // A claim this store has not merged yet may be one it knows nothing of.
-        if store.merge_bases(commit, head.commit)? != [commit] {
+        if !merged {
             continue;
         }
         let claimed = store.read_bead(store.commit_tree(commit)?, &bead_id)?;

@@ -14,7 +14,7 @@ use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
 use crate::model::{Actor, Bead, BeadId, Prefix, count, doc};
 use crate::store::{
-    Entry, EntryKind, Head, ObjectId, Pushed, RemoteError, Store, StoreError, codec, refs,
+    Entry, EntryKind, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError, codec, refs,
 };
 
 /// How long `sync` goes on fetching, merging and pushing again while the remote
@@ -135,6 +135,10 @@ pub struct SyncReport {
     pub configured: bool,
     /// Documents that could not be merged field by field, kept whole.
     pub kept: Vec<KeptDoc>,
+    /// The replica ref this sync pushed to because `refs/beads/main` was moving under
+    /// it (`None`: it moved `refs/beads/main`, or pushed nothing); the next sync of any
+    /// clone folds it into `refs/beads/main`.
+    pub replica: Option<String>,
 }
 
 impl SyncReport {
@@ -152,6 +156,7 @@ impl SyncReport {
             rounds: 0,
             configured,
             kept: Vec::new(),
+            replica: None,
         }
     }
 }
@@ -213,7 +218,10 @@ pub fn adopt(
         },
     };
     store.git().check_remote(&name)?;
-    let Some(theirs) = store.fetch_beads(&name, talk)? else {
+    let main = store.fetch_beads(&name, talk)?;
+    let replicas = store.tracked_replicas(&name)?;
+    // A remote whose first pushes all went to replica refs has no main yet.
+    let Some(theirs) = main.or_else(|| replicas.first().map(|(_, c)| *c)) else {
         return Ok(None);
     };
     let tree = store.commit_tree(theirs)?;
@@ -241,7 +249,32 @@ pub fn adopt(
             )),
         }
     })?;
+    if adopted {
+        let mut report = SyncReport::empty(&name, false);
+        integrate_replicas(store, actor, &name, &replicas, &mut report, &mut |_| {})?;
+    }
     Ok(adopted.then_some(name))
+}
+
+/// Merges into the local store the replica refs of `remote` as last fetched: the
+/// work of clones that published there while `refs/beads/main` was moving.
+pub(super) fn integrate_replicas(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    replicas: &[(String, ObjectId)],
+    report: &mut SyncReport,
+    progress: &mut dyn FnMut(SyncEvent),
+) -> Result<()> {
+    let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
+    let held = match store.head()? {
+        Some(h) => store.in_history(h.commit, &heads)?,
+        None => vec![false; heads.len()],
+    };
+    for (head, _) in heads.into_iter().zip(held).filter(|(_, held)| !held) {
+        integrate(store, actor, remote, Some(head), report, progress)?;
+    }
+    Ok(())
 }
 
 /// Syncs the store with a remote (or only pulls, or only pushes; see [`SyncMode`]).
@@ -261,6 +294,7 @@ pub fn sync(
     let _sync = store.sync_lock()?;
     let configured = store.setup_remote(&remote)?;
     let mut report = SyncReport::empty(&remote, configured);
+    let me = store.replica_id()?;
     let mut last = String::new();
     // A time budget, not a count of rounds: with many clones pushing one ref, a
     // clone may lose many rounds in a row, and the randomized pauses below thin the
@@ -281,6 +315,7 @@ pub fn sync(
             remote: remote.clone(),
         });
         let theirs = store.fetch_beads(&remote, opts.talk)?;
+        let replicas = store.tracked_replicas(&remote)?;
         if opts.mode == SyncMode::Push {
             let local = store.require_head()?;
             let behind = match theirs {
@@ -292,6 +327,7 @@ pub fn sync(
             }
         } else {
             integrate(store, actor, &remote, theirs, &mut report, progress)?;
+            integrate_replicas(store, actor, &remote, &replicas, &mut report, progress)?;
         }
         let local = store.head()?;
         report.head = local.map(|h| h.commit.to_string());
@@ -301,7 +337,19 @@ pub fn sync(
         let Some(local) = local else {
             return Err(OpError::Store(StoreError::NotInitialized));
         };
-        if Some(local.commit) == theirs {
+        // Every replica ref the local store holds is folded into `refs/beads/main` by
+        // the same atomic push that moves it there, and deleted.
+        let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
+        let held = store.in_history(local.commit, &heads)?;
+        let folded = replicas.iter().zip(held).filter(|(_, held)| *held);
+        let folded: Vec<RefPush> = folded
+            .map(|((id, head), _)| RefPush {
+                name: refs::replica_ref(id),
+                expected: Some(*head),
+                new: None,
+            })
+            .collect();
+        if Some(local.commit) == theirs && folded.is_empty() {
             report.pushed = true;
             super::claim::drop_finished_claims(store, &remote)?;
             return Ok(report);
@@ -309,20 +357,57 @@ pub fn sync(
         progress(SyncEvent::Pushing {
             remote: remote.clone(),
         });
-        match store.push_beads(&remote, theirs, local.commit, opts.talk)? {
-            Pushed::Done => {
+        let mut updates = vec![RefPush {
+            name: refs::MAIN.to_string(),
+            expected: theirs,
+            new: Some(local.commit),
+        }];
+        updates.extend(folded);
+        let mut sent = true;
+        let reason = match stale(store.push_beads(&remote, &updates, opts.talk)?) {
+            None => {
                 store.set_tracking(&remote, local.commit, actor)?;
-                let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
-                report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
-                report.pushed = true;
-                super::claim::drop_finished_claims(store, &remote)?;
-                return Ok(report);
+                None
             }
-            Pushed::Stale(reason) if opts.mode == SyncMode::Push => {
+            Some(reason) if opts.mode == SyncMode::Push => {
                 return Err(SyncError::Moved { remote, reason }.into());
             }
-            Pushed::Stale(reason) => last = reason,
+            // Others are moving `refs/beads/main` at this moment: publish to this
+            // clone's own replica ref instead, which nobody else pushes.
+            Some(reason) => {
+                let replica = refs::replica_ref(&me);
+                let own = replicas.iter().find(|(id, _)| *id == me).map(|(_, c)| *c);
+                let outcome = if own == Some(local.commit) {
+                    sent = false;
+                    None
+                } else {
+                    let push = RefPush {
+                        name: replica.clone(),
+                        expected: own,
+                        new: Some(local.commit),
+                    };
+                    stale(store.push_beads(&remote, &[push], opts.talk)?)
+                };
+                match outcome {
+                    None => {
+                        report.replica = Some(replica);
+                        None
+                    }
+                    Some(r) => Some(format!("{reason}; {replica}: {r}")),
+                }
+            }
+        };
+        if let Some(reason) = reason {
+            last = reason;
+            continue;
         }
+        if sent {
+            let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
+            report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
+        }
+        report.pushed = true;
+        super::claim::drop_finished_claims(store, &remote)?;
+        return Ok(report);
     }
     Err(SyncError::KeptMoving {
         remote,
@@ -331,6 +416,14 @@ pub fn sync(
         seconds: started.elapsed().as_secs(),
     }
     .into())
+}
+
+/// Why a push did not go through: `None` when every ref of it did.
+fn stale(pushed: Vec<Pushed>) -> Option<String> {
+    pushed.into_iter().find_map(|p| match p {
+        Pushed::Done => None,
+        Pushed::Stale(reason) => Some(reason),
+    })
 }
 
 /// How long to wait before round `round` (2 or more) of a sync whose push lost the

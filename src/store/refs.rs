@@ -155,12 +155,32 @@ pub fn claims_refspec(remote: &str) -> String {
     format!("+{CLAIMS_PREFIX}*:{}*", tracking_claims(remote))
 }
 
-/// The fetch refspecs that bring remote `remote`'s store and notes into its tracking
-/// refs. They are globs (`main*`) because git refuses a fetch whose exact source
-/// ref is missing, and a remote has no beads until someone first pushes them.
-pub fn fetch_refspecs(remote: &str) -> [String; 2] {
+/// The namespace of replica refs on a remote: each clone pushes its store's state to
+/// a ref of its own (`refs/beads/replicas/<replica>`) when it cannot move
+/// `refs/beads/main` because others are pushing at the same moment, so that its
+/// push never races anyone's; any later sync merges them all and folds them into
+/// `refs/beads/main`, deleting those it folded.
+pub const REPLICAS_PREFIX: &str = "refs/beads/replicas/";
+
+/// The replica ref of the clone whose replica id is `replica`.
+pub fn replica_ref(replica: &str) -> String {
+    format!("{REPLICAS_PREFIX}{replica}")
+}
+
+/// The namespace of remote `remote`'s tracked replica refs
+/// (`refs/beads/remotes/origin/replicas/`).
+pub fn tracking_replicas(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/replicas/")
+}
+
+/// The fetch refspecs that bring remote `remote`'s store, its replica refs and its
+/// notes into its tracking refs. They are globs (`main*`) because git refuses a fetch
+/// whose exact source ref is missing, and a remote has no beads until someone first
+/// pushes them.
+pub fn fetch_refspecs(remote: &str) -> [String; 3] {
     [
         format!("+{MAIN}*:{}*", tracking_main(remote)),
+        format!("+{REPLICAS_PREFIX}*:{}*", tracking_replicas(remote)),
         format!("+{NOTES}*:{}*", tracking_notes(remote)),
     ]
 }

@@ -14,7 +14,7 @@ use gix::ObjectId;
 use gix::object::tree::EntryKind as TreeKind;
 
 use super::lock::WriteLock;
-use super::{Head, Store, StoreError, codec, git_err, io_err, refs};
+use super::{Head, RefPush, Store, StoreError, codec, git_err, io_err, refs};
 use crate::model::Actor;
 
 /// The deepest tree a remote may send: the store's own layout is three levels deep;
@@ -124,9 +124,16 @@ pub(super) fn push_outcome(stdout: &str, dst: &str) -> Option<Result<Pushed, Str
         .to_owned();
     // "[rejected] (stale info)": the lease failed. A remote that lost a race for its
     // ref lock reports "failed to update ref" or "failed to lock": it moved too.
-    let raced = ["failed to update ref", "failed to lock", "cannot lock"]
-        .iter()
-        .any(|r| reason.contains(r));
+    // In an atomic push, the refs that were not the cause say "atomic push failed"
+    // (a lease) or "atomic transaction failed" (the remote's side).
+    let raced = [
+        "failed to update ref",
+        "failed to lock",
+        "cannot lock",
+        "atomic",
+    ]
+    .iter()
+    .any(|r| reason.contains(r));
     Some(if summary.starts_with("[rejected]") || raced {
         Ok(Pushed::Stale(reason))
     } else {
@@ -464,22 +471,62 @@ impl Store {
 
     /// The claim refs of remote `name` as last fetched: bead id and commit.
     pub(crate) fn tracked_claims(&self, name: &str) -> Result<Vec<(String, ObjectId)>, StoreError> {
-        let prefix = refs::tracking_claims(name);
-        let platform = self
-            .repo
-            .references()
-            .map_err(git_err("list the tracked claims"))?;
-        let found = platform
-            .prefixed(prefix.as_str())
-            .map_err(git_err("list the tracked claims"))?;
-        let mut claims = Vec::new();
+        self.refs_under(&refs::tracking_claims(name), "tracked claims")
+    }
+
+    /// Remote `name`'s replica refs as last fetched: each replica id with its commit,
+    /// this clone's own among them.
+    pub(crate) fn tracked_replicas(
+        &self,
+        name: &str,
+    ) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        self.refs_under(&refs::tracking_replicas(name), "tracked replicas")
+    }
+
+    /// The refs under `prefix` that point at an object: each name after the prefix,
+    /// with its target.
+    fn refs_under(&self, prefix: &str, what: &str) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let context = || format!("list the {what}");
+        let platform = self.repo.references().map_err(git_err(context()))?;
+        let found = platform.prefixed(prefix).map_err(git_err(context()))?;
+        let mut out = Vec::new();
         for r in found.flatten() {
             let full = r.name().as_bstr().to_string();
-            if let (Some(id), Some(commit)) = (full.strip_prefix(&prefix), r.target().try_id()) {
-                claims.push((id.to_owned(), commit.to_owned()));
+            if let (Some(rest), Some(id)) = (full.strip_prefix(prefix), r.target().try_id()) {
+                out.push((rest.to_owned(), id.to_owned()));
             }
         }
-        Ok(claims)
+        Ok(out)
+    }
+
+    /// This clone's replica id (`r-` and ten base36 digits), the name of its replica
+    /// ref on every remote: made up once and kept in the local git-beads directory
+    /// (never in the store, which every clone shares). A file that does not hold an
+    /// id is replaced by a new one: an id only names where this clone's pushes go.
+    pub(crate) fn replica_id(&self) -> Result<String, StoreError> {
+        let path = self.local_dir().join("replica");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let id = text.trim();
+            let valid = id.len() == 12
+                && id.starts_with("r-")
+                && id[2..]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase());
+            if valid {
+                return Ok(id.to_owned());
+            }
+        }
+        let prefix = crate::model::Prefix::parse("r").expect("a valid prefix");
+        let seed = format!(
+            "{}:{:?}",
+            self.common_dir().display(),
+            std::time::SystemTime::now()
+        );
+        let id = crate::model::BeadId::generate(&prefix, seed.as_bytes(), 10).to_string();
+        std::fs::create_dir_all(self.local_dir()).map_err(io_err("create the beads directory"))?;
+        super::replace_file(&path, format!("{id}\n").as_bytes(), true)
+            .map_err(io_err(format!("write {}", path.display())))?;
+        Ok(id)
     }
 
     /// Writes (without moving any ref) a commit on `head` whose tree holds `bead`'s
@@ -554,22 +601,17 @@ impl Store {
         Ok(())
     }
 
-    /// Pushes `commit` to remote `name`'s store ref, only if that ref is still at
-    /// `expected` (`None`: it must not exist) — a push with lease. The user's
-    /// pre-push hooks are for code and are not run for beads.
+    /// Pushes `updates` to remote `name` in one atomic `git push`: each with its lease
+    /// (the ref must still be where it was fetched), and either all of them or none.
+    /// Returns how each went, in order. The user's pre-push hooks are for code and are
+    /// not run for beads.
     pub(crate) fn push_beads(
         &self,
         name: &str,
-        expected: Option<ObjectId>,
-        commit: ObjectId,
+        updates: &[RefPush],
         talk: bool,
-    ) -> Result<Pushed, StoreError> {
+    ) -> Result<Vec<Pushed>, StoreError> {
         self.git().check_remote(name)?;
-        let lease = format!(
-            "--force-with-lease={}:{}",
-            refs::MAIN,
-            expected.map(|e| e.to_string()).unwrap_or_default()
-        );
         let mut args: Vec<String> = Vec::new();
         if self.is_local(name, gix::remote::Direction::Push) {
             // Without deltas git sends the objects as the merge already packed them
@@ -587,24 +629,41 @@ impl Store {
             ]
             .map(String::from),
         );
+        if updates.len() > 1 {
+            args.push("--atomic".into());
+        }
         if !talk {
             args.push("--quiet".into());
         }
-        args.extend([lease, name.into(), format!("{commit}:{}", refs::MAIN)]);
+        for u in updates {
+            let expected = u.expected.map(|e| e.to_string()).unwrap_or_default();
+            args.push(format!("--force-with-lease={}:{expected}", u.name));
+        }
+        args.push(name.into());
+        for u in updates {
+            let new = u.new.map(|n| n.to_string()).unwrap_or_default();
+            args.push(format!("{new}:{}", u.name));
+        }
         let out = self.run_git(&args, talk)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        match push_outcome(&stdout, refs::MAIN.as_str()) {
-            Some(Ok(pushed)) => Ok(pushed),
-            Some(Err(reason)) => Err(RemoteError::Rejected {
-                remote: name.to_owned(),
-                reason,
-                stderr,
-            }
-            .into()),
-            None if out.status.success() => Ok(Pushed::Done),
-            None => Err(git_failure(format!("push to {name}"), &out).into()),
+        let mut pushed = Vec::with_capacity(updates.len());
+        for u in updates {
+            pushed.push(match push_outcome(&stdout, &u.name) {
+                Some(Ok(p)) => p,
+                Some(Err(reason)) => {
+                    return Err(RemoteError::Rejected {
+                        remote: name.to_owned(),
+                        reason,
+                        stderr,
+                    }
+                    .into());
+                }
+                None if out.status.success() => Pushed::Done,
+                None => return Err(git_failure(format!("push to {name}"), &out).into()),
+            });
         }
+        Ok(pushed)
     }
 
     /// Whether every URL git uses for remote `name` in `direction` is a repository
@@ -805,6 +864,30 @@ impl Store {
             .into_iter()
             .map(|id| id.detach())
             .collect())
+    }
+
+    /// For each of `commits`, whether it is in the history of `head` (or is `head`),
+    /// all found with one commit graph, so that each commit is read once however many
+    /// are asked about (a sync asks about every replica ref and claim in flight).
+    pub(crate) fn in_history(
+        &self,
+        head: ObjectId,
+        commits: &[ObjectId],
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut graph = self.repo.revision_graph(None);
+        commits
+            .iter()
+            .map(|c| {
+                if *c == head {
+                    return Ok(true);
+                }
+                let bases = self
+                    .repo
+                    .merge_bases_many_with_graph(*c, &[head], &mut graph)
+                    .map_err(git_err(format!("find the merge base of {c} and {head}")))?;
+                Ok(bases.len() == 1 && bases[0].detach() == *c)
+            })
+            .collect()
     }
 
     /// The tree of a commit.

@@ -349,6 +349,7 @@ pub struct Synced<'a> {
     rounds: usize,
     configured: bool,
     kept: &'a [KeptDoc],
+    replica: Option<&'a str>,
     notes: &'a NotesSync,
 }
 
@@ -367,6 +368,7 @@ impl<'a> Synced<'a> {
             rounds: report.rounds,
             configured: report.configured,
             kept: &report.kept,
+            replica: report.replica.as_deref(),
             notes,
         }
     }
@@ -391,6 +393,11 @@ impl Documented for Synced<'_> {
             Field::new("rounds"),
             Field::new("configured"),
             Field::noted("kept", ": [{path, reason, other_version}]"),
+            Field::noted(
+                "replica",
+                ": the replica ref pushed to because refs/beads/main was moving (the next \
+                 sync folds it in); null when refs/beads/main was moved",
+            ),
             Field::noted("notes", ": {fetched, joined, pushed}"),
         ],
     };

@@ -112,8 +112,14 @@ fn summary(report: &ops::SyncReport, mode: SyncMode) -> String {
             count(report.conflicts, "conflict")
         )),
     }
-    if let Some(sent) = report.sent {
-        moved.push(format!("pushed {}", docs(sent)));
+    match (report.sent, &report.replica) {
+        (Some(sent), None) => moved.push(format!("pushed {}", docs(sent))),
+        (Some(sent), Some(r)) => moved.push(format!(
+            "pushed {} to {r} (others were moving the store's main ref; the next sync folds \
+             it in)",
+            docs(sent)
+        )),
+        (None, _) => {}
     }
     let came_in = !moved.is_empty();
     let mut line = format!("{remote}: ");
