@@ -12,17 +12,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
+use common::tools::{npm_package, or_skip, python_tools};
 use common::{Repo, Sandbox, expect_success, write_file, write_script};
 use serde_json::{Value, json};
 
-/// The pinned version of beads-mcp.
-const BEADS_MCP: &str = "beads-mcp==1.3.2";
-
 /// The pinned version of beads-ui.
-const BEADS_UI: &str = "beads-ui@0.12.0";
+const BEADS_UI: &str = "0.12.0";
 
 /// The beads-mcp story, in Python.
 const STORY: &str = include_str!("bd_tools/mcp_story.py");
@@ -30,111 +27,11 @@ const STORY: &str = include_str!("bd_tools/mcp_story.py");
 /// The beads-ui story, in JavaScript.
 const UI_STORY: &str = include_str!("bd_tools/ui_story.mjs");
 
-/// Where the tools are installed.
-fn cache(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/bd-tools")
-        .join(name)
-}
-
-/// The virtualenv's directory.
-fn venv() -> PathBuf {
-    cache("venv")
-}
-
-/// Runs an install step; its stderr is the reason when it fails.
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    match out.status.success() {
-        true => Ok(()),
-        false => Err(format!(
-            "{what} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )),
-    }
-}
-
-/// What an install gave, or `None` (with a visible reason) when the tool cannot be
-/// had outside CI.
-fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {
-    match installed {
-        Ok(found) => Some(found),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI=true and {tool} cannot be installed: {why}")
-        }
-        Err(why) => {
-            eprintln!("skipping: {tool} cannot be installed here: {why}");
-            None
-        }
-    }
-}
-
 /// The shim bd's tools call: `bd ARGS` runs `git beads ARGS`.
 fn bd_shim(sb: &Sandbox) -> PathBuf {
     let shim = sb.path().join("bin/bd");
     write_script(&shim, "#!/bin/sh\nexec git beads \"$@\"\n");
     shim
-}
-
-/// Whether the virtualenv has beads-mcp and the MCP client.
-fn ready(python: &Path) -> bool {
-    Command::new(python)
-        .args([
-            "-c",
-            "import importlib.metadata as m, mcp; assert m.version('beads-mcp') == '1.3.2'",
-        ])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Makes the virtualenv with beads-mcp and the MCP client, unless it is there;
-/// returns its python, or why it could not.
-fn install() -> Result<PathBuf, String> {
-    let dir = venv();
-    let python = dir.join("bin/python");
-    if ready(&python) {
-        return Ok(python);
-    }
-    run(
-        Command::new("python3").arg("-m").arg("venv").arg(&dir),
-        "python3 -m venv",
-    )?;
-    run(
-        Command::new(&python).args(["-m", "pip", "install", "-q", BEADS_MCP, "mcp"]),
-        "pip install",
-    )?;
-    match ready(&python) {
-        true => Ok(python),
-        false => Err("beads-mcp is not importable after pip install".to_owned()),
-    }
-}
-
-/// beads-ui's package directory, installed with npm unless it is there; or why it
-/// could not be.
-fn install_ui() -> Result<PathBuf, String> {
-    let dir = cache("npm");
-    let pkg = dir.join("node_modules/beads-ui");
-    let ready = |pkg: &Path| {
-        std::fs::read_to_string(pkg.join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .is_some_and(|manifest| manifest["version"] == "0.12.0")
-    };
-    if ready(&pkg) {
-        return Ok(pkg);
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    run(
-        Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
-            .arg(BEADS_UI),
-        "npm install",
-    )?;
-    match ready(&pkg) {
-        true => Ok(pkg),
-        false => Err("beads-ui 0.12.0 is not there after npm install".to_owned()),
-    }
 }
 
 /// A repository with what beads-ui's views tell apart: an epic with two children,
@@ -152,7 +49,7 @@ fn board(sb: &Sandbox) -> (Repo, [String; 4]) {
 
 #[test]
 fn beads_mcp_runs_a_whole_story_against_git_beads() {
-    let Some(python) = or_skip("beads-mcp", install()) else {
+    let Some(python) = or_skip("beads-mcp", python_tools()) else {
         return;
     };
     let (sb, repo) = Sandbox::with_store();
@@ -174,7 +71,7 @@ fn beads_mcp_runs_a_whole_story_against_git_beads() {
 
 #[test]
 fn beads_ui_shows_the_issues_epics_and_board_of_git_beads() {
-    let Some(pkg) = or_skip("beads-ui", install_ui()) else {
+    let Some(pkg) = or_skip("beads-ui", npm_package("beads-ui", BEADS_UI)) else {
         return;
     };
     let sb = Sandbox::new();

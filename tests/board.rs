@@ -16,13 +16,14 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Child;
 
+use common::tools::{npm_package, or_skip};
 use common::{Repo, Sandbox, expect_success, write_file};
 use serde_json::Value;
 
 /// The pinned version of playwright-core.
-const PLAYWRIGHT: &str = "playwright-core@1.65.1";
+const PLAYWRIGHT: &str = "1.65.1";
 
 /// The browser story, in JavaScript.
 const STORY: &str = include_str!("board/board.js");
@@ -448,24 +449,7 @@ fn browser() -> Result<PathBuf, String> {
             "{CHROMIUM} is missing (`apt-get install chromium`)"
         ));
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bd-tools/npm");
-    let pkg = dir.join("node_modules/playwright-core");
-    if !pkg.join("package.json").exists() {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let out = Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
-            .arg(PLAYWRIGHT)
-            .output()
-            .map_err(|e| format!("npm: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "npm install failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-    }
-    Ok(pkg)
+    npm_package("playwright-core", PLAYWRIGHT)
 }
 
 /// A store with a bead in each column, one titled with HTML, and an agent with a bead
@@ -542,15 +526,8 @@ fn seen(doc: &Value, column: &str) -> Vec<String> {
 
 #[test]
 fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
-    let pkg = match browser() {
-        Ok(pkg) => pkg,
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI=true and the browser test cannot run: {why}")
-        }
-        Err(why) => {
-            eprintln!("skipping: the browser test cannot run here: {why}");
-            return;
-        }
+    let Some(pkg) = or_skip("the browser test's Chromium and playwright-core", browser()) else {
+        return;
     };
     let sb = Sandbox::new();
     let (repo, columns, claim, session) = seeded(&sb);

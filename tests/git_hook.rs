@@ -10,15 +10,11 @@ use serde_json::Value;
 const BEGIN: &str = "# >>> git-beads >>>";
 const END: &str = "# <<< git-beads <<<";
 
-/// A repository with a store and an agent `rig/nux` bound here with a session running;
-/// returns the session.
+/// A repository with a store and an agent `rig/nux` at work in it
+/// ([`Repo::agent_at_work`]); returns the session.
 fn agent_at_work(sb: &Sandbox) -> (Repo, String) {
     let repo = sb.store();
-    let bead = repo.create("Fix the login page", &[]);
-    repo.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
-    repo.beads(&["sling", &bead, "rig/nux"]);
-    repo.beads(&["agent", "bind", "rig/nux"]);
-    let session = repo.start_session(&[]);
+    let (_, session) = repo.agent_at_work();
     (repo, session)
 }
 

@@ -20,17 +20,6 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
-/// A repository with a store, an agent `rig/nux` bound here with a session running
-/// (model opus) and a bead on its hook; returns the bead and the session.
-fn agent_at_work(repo: &Repo) -> (String, String) {
-    let bead = repo.create("Fix the login page", &["-p", "1"]);
-    repo.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
-    repo.beads(&["sling", &bead, "rig/nux"]);
-    repo.beads(&["agent", "bind", "rig/nux"]);
-    let session = repo.start_session(&["--model", "opus"]);
-    (bead, session)
-}
-
 /// A remote with a store ([`Sandbox::remote_with_store`]), alice's first clone `a`,
 /// and bob's clone `b`, which ran `init` (and so adopted the store).
 fn two_clones(sb: &Sandbox) -> (Repo, Repo) {
@@ -95,7 +84,7 @@ fn install_keeps_the_users_hooks_and_both_run() {
         &dir.join("pre-commit"),
         &format!("#!/bin/sh\necho pre-commit >> '{}'\n", marker.display()),
     );
-    let (bead, session) = agent_at_work(&repo);
+    let (bead, session) = repo.agent_at_work();
 
     let report = repo.beads_json(&["hooks", "install"]);
     let hooks = report["hooks"].as_array().expect("hooks");
@@ -171,7 +160,7 @@ fn install_twice_is_one_block_and_uninstall_leaves_the_users_hook() {
 fn core_hooks_path_is_honoured() {
     let (_sb, repo) = Sandbox::with_store();
     repo.git(&["config", "core.hooksPath", ".githooks"]);
-    let (_, session) = agent_at_work(&repo);
+    let (_, session) = repo.agent_at_work();
     let report = repo.beads_json(&["hooks", "install"]);
     let custom = repo.path.join(".githooks");
     assert!(custom.join("post-commit").exists(), "{report}");
@@ -186,7 +175,7 @@ fn core_hooks_path_is_honoured() {
 #[test]
 fn husky_pre_commit_and_lefthook_setups_are_chained() {
     let (_sb, repo) = Sandbox::with_store();
-    let (_, session) = agent_at_work(&repo);
+    let (_, session) = repo.agent_at_work();
     // husky 9: git runs .husky/_/<hook>, which runs the script .husky/<hook>.
     let husky = repo.path.join(".husky");
     for hook in ["post-commit", "prepare-commit-msg", "pre-push"] {
@@ -338,7 +327,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
 fn a_commit_in_a_session_carries_a_note_through_amend_and_rebase() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
-    let (bead, session) = agent_at_work(&repo);
+    let (bead, session) = repo.agent_at_work();
     repo.git(&["checkout", "-q", "-b", "topic"]);
     let head = repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
 
@@ -428,7 +417,7 @@ fn git_sees_note(repo: &Repo, commit: &str) -> bool {
 fn the_post_commit_shim_queues_the_note_and_the_next_command_writes_it() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
-    let (bead, session) = agent_at_work(&repo);
+    let (bead, session) = repo.agent_at_work();
     repo.git(&["checkout", "-q", "-b", "topic"]);
     let first = repo.commit_file("a.rs", "// a\n", "a: first");
     // No git-beads command ran since: the note waits in the queue.
@@ -503,7 +492,7 @@ fn notes_written_by_git_with_fan_out_are_read_and_extended() {
     let p = provenance(&repo, &one);
     assert_eq!(p["other"][0], "by: git", "{p}");
 
-    let (_, session) = agent_at_work(&repo);
+    let (_, session) = repo.agent_at_work();
     let head = repo.commit_file("d.txt", "d\n", "in a session");
     // The next git-beads command writes the queued note.
     repo.beads(&["provenance", &head]);
@@ -594,7 +583,7 @@ fn git_push_takes_the_beads_and_notes_along() {
     let sb = Sandbox::new();
     let (remote, a) = sb.remote_with_store("a");
     a.beads(&["hooks", "install"]);
-    let (_bead, _session) = agent_at_work(&a);
+    let (_bead, _session) = a.agent_at_work();
     a.commit_file("work.rs", "// work\n", "work in a session");
     let ls = |r: &str| remote_ref(&a, &remote, r);
     assert_ne!(ls("refs/beads/main"), Some(a.store_head()));
@@ -700,7 +689,7 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
     // prepare-commit-msg starts git-beads only while a session runs here.
-    agent_at_work(&repo);
+    repo.agent_at_work();
     let broken = sb.path().join("broken-bin");
     write_script(
         &broken.join("git-beads"),
@@ -734,7 +723,7 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
 fn a_missing_git_beads_costs_one_line_per_hook() {
     let sb = Sandbox::new();
     let repo = hooked_store(&sb);
-    agent_at_work(&repo);
+    repo.agent_at_work();
     // A PATH with git and nothing else: no git-beads anywhere git looks.
     let only_git = sb.path().join("only-git");
     std::fs::create_dir_all(&only_git).expect("mkdir");

@@ -11,9 +11,9 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
+use common::tools::{or_skip, python_tools};
 use common::{Repo, Sandbox, expect_success, write_file};
 use serde_json::{Value, json};
 
@@ -40,65 +40,6 @@ const TOOLS: [&str; 17] = [
     "show",
     "update",
 ];
-
-/// The virtualenv's python, where `.ci/run` (or tests/bd_tools.rs) puts it.
-fn venv_python() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bd-tools/venv/bin/python")
-}
-
-/// Whether `python` imports the MCP client.
-fn has_sdk(python: &Path) -> bool {
-    Command::new(python)
-        .args(["-c", "import mcp.client.stdio"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// The virtualenv with the MCP SDK, made (as `.ci/run` makes it) unless it is there;
-/// or why it cannot be.
-fn install_sdk() -> Result<PathBuf, String> {
-    let python = venv_python();
-    if has_sdk(&python) {
-        return Ok(python);
-    }
-    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
-        let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-        match out.status.success() {
-            true => Ok(()),
-            false => Err(format!(
-                "{what} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )),
-        }
-    };
-    let dir = python.parent().and_then(Path::parent).expect("venv dir");
-    run(
-        Command::new("python3").arg("-m").arg("venv").arg(dir),
-        "python3 -m venv",
-    )?;
-    run(
-        Command::new(&python).args(["-m", "pip", "install", "-q", "mcp"]),
-        "pip install mcp",
-    )?;
-    match has_sdk(&python) {
-        true => Ok(python),
-        false => Err("mcp is not importable after pip install".to_owned()),
-    }
-}
-
-/// The SDK's python, or `None` (with a visible reason) when it cannot be had outside CI.
-fn sdk_or_skip() -> Option<PathBuf> {
-    match install_sdk() {
-        Ok(python) => Some(python),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI=true and the MCP Python SDK cannot be installed: {why}")
-        }
-        Err(why) => {
-            eprintln!("skipping: the MCP Python SDK cannot be installed here: {why}");
-            None
-        }
-    }
-}
 
 /// A running `git beads mcp`, spoken to one JSON-RPC line at a time.
 struct Server {
@@ -215,7 +156,7 @@ fn agent_store(sb: &Sandbox) -> (Repo, String) {
 
 #[test]
 fn the_python_sdk_runs_an_agent_session_through_the_server() {
-    let Some(python) = sdk_or_skip() else {
+    let Some(python) = or_skip("the MCP Python SDK", python_tools()) else {
         return;
     };
     let sb = Sandbox::new();

@@ -23,11 +23,7 @@ use reliability::count;
 fn hooked_session(sb: &Sandbox) -> (Repo, String) {
     let repo = sb.store();
     repo.beads(&["hooks", "install"]);
-    let bead = repo.create("Fix the login page", &[]);
-    repo.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
-    repo.beads(&["sling", &bead, "rig/nux"]);
-    repo.beads(&["agent", "bind", "rig/nux"]);
-    let session = repo.start_session(&[]);
+    let (_, session) = repo.agent_at_work();
     (repo, session)
 }
 

@@ -5,6 +5,8 @@
 //! and fixed commit dates; identities come from each repository's own config.
 #![allow(dead_code)]
 
+pub mod tools;
+
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -395,6 +397,17 @@ impl Repo {
         args.extend_from_slice(extra);
         self.beads(&args);
         self.beads(&["agent", "bind", name]);
+    }
+
+    /// An agent `rig/nux` bound here with a session running (model opus) and a bead on
+    /// its hook; returns the bead and the session.
+    pub fn agent_at_work(&self) -> (String, String) {
+        let bead = self.create("Fix the login page", &["-p", "1"]);
+        self.beads(&["agent", "create", "rig/nux", "--role", "polecat"]);
+        self.beads(&["sling", &bead, "rig/nux"]);
+        self.beads(&["agent", "bind", "rig/nux"]);
+        let session = self.start_session(&["--model", "opus"]);
+        (bead, session)
     }
 
     /// Starts a session (`session start EXTRA…`) and returns its id.

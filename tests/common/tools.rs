@@ -1,0 +1,108 @@
+//! The outside tools some tests drive, installed under `target/bd-tools/` as `.ci/run`
+//! installs them (reused when they are there): a virtualenv with bd's beads-mcp and
+//! the official MCP Python SDK, and npm packages. Where one cannot be had the test
+//! says so on stderr and passes, except with `CI=true`, where it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The pinned version of beads-mcp.
+pub const BEADS_MCP: &str = "beads-mcp==1.3.2";
+
+/// Where the tools are installed: `target/bd-tools/NAME`.
+pub fn cache(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/bd-tools")
+        .join(name)
+}
+
+/// Runs an install step; its stderr is the reason when it fails.
+pub fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    match out.status.success() {
+        true => Ok(()),
+        false => Err(format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+/// What an install gave, or `None` (with a visible reason) when the tool cannot be
+/// had outside CI.
+pub fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {
+    match installed {
+        Ok(found) => Some(found),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI=true and {tool} cannot be installed: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipping: {tool} cannot be installed here: {why}");
+            None
+        }
+    }
+}
+
+/// Whether `python` has beads-mcp at its pinned version and the MCP client.
+fn python_ready(python: &Path) -> bool {
+    Command::new(python)
+        .args([
+            "-c",
+            "import importlib.metadata as m, mcp.client.stdio; \
+             assert m.version('beads-mcp') == '1.3.2'",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The virtualenv's python, with beads-mcp and the MCP Python SDK; made unless it is
+/// there, or why it could not be.
+pub fn python_tools() -> Result<PathBuf, String> {
+    let dir = cache("venv");
+    let python = dir.join("bin/python");
+    if python_ready(&python) {
+        return Ok(python);
+    }
+    run(
+        Command::new("python3").arg("-m").arg("venv").arg(&dir),
+        "python3 -m venv",
+    )?;
+    run(
+        Command::new(&python).args(["-m", "pip", "install", "-q", BEADS_MCP, "mcp"]),
+        "pip install",
+    )?;
+    match python_ready(&python) {
+        true => Ok(python),
+        false => Err("beads-mcp or mcp is not importable after pip install".to_owned()),
+    }
+}
+
+/// The folder of npm package `name` at `version`, installed into `target/bd-tools/npm`
+/// unless it is there; or why it could not be.
+pub fn npm_package(name: &str, version: &str) -> Result<PathBuf, String> {
+    let dir = cache("npm");
+    let pkg = dir.join("node_modules").join(name);
+    let ready = |pkg: &Path| {
+        std::fs::read_to_string(pkg.join("package.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|manifest| manifest["version"] == version)
+    };
+    if ready(&pkg) {
+        return Ok(pkg);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    run(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir)
+            .arg(format!("{name}@{version}")),
+        "npm install",
+    )?;
+    match ready(&pkg) {
+        true => Ok(pkg),
+        false => Err(format!("{name} {version} is not there after npm install")),
+    }
+}
