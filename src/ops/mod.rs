@@ -12,6 +12,7 @@ mod export;
 mod formula;
 mod history;
 mod import;
+mod keys;
 mod mail;
 mod molecule;
 mod provenance;
@@ -53,6 +54,7 @@ pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
+pub use keys::rotate_agent_key;
 pub use mail::{
     InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
     unread,
