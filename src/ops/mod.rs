@@ -21,6 +21,7 @@ mod session;
 mod setup;
 mod sync;
 mod usage;
+mod verify;
 mod worktree;
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
@@ -92,6 +93,7 @@ pub use usage::{
     DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,
     Verdict, end_over_budget, fresh, guard, prompt_context, record_turn,
 };
+pub use verify::{CommitCheck, Trust, Verification, allowed_signers, verify};
 
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,

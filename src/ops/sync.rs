@@ -371,6 +371,10 @@ pub(super) fn integrate(
         None => None,
     };
     store.check_remote_tree(remote, their_tree, trusted)?;
+    if store.git().config_bool("beads.requireSigned") == Some(true) {
+        let ours = store.head()?.map(|h| h.commit);
+        super::verify::require_verified(store, remote, ours, theirs)?;
+    }
     let step = store.advance_main(actor, |head| -> Result<_> {
         let Some(head) = head else {
             let mut step = Step::new(Outcome::Adopted);

@@ -281,6 +281,20 @@ impl Store {
             .detach())
     }
 
+    /// The id of the blob at `path` in `tree`, if there is one.
+    pub(crate) fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
+        let tree_obj = self
+            .repo
+            .find_tree(tree)
+            .map_err(git_err(format!("read tree {tree}")))?;
+        let entry = tree_obj
+            .lookup_entry(path.split('/').map(str::as_bytes))
+            .map_err(git_err(format!("look up {path}")))?;
+        Ok(entry
+            .filter(|e| e.mode().is_blob())
+            .map(|e| e.object_id()))
+    }
+
     /// Reads commit `id` and checks its signature over the rest of it.
     pub fn signed_commit(&self, id: ObjectId) -> Result<SignedCommit, StoreError> {
         let commit = self

@@ -33,6 +33,7 @@ pub mod stale;
 pub mod stats;
 pub mod sync;
 pub mod update;
+pub mod verify;
 pub mod version;
 pub mod worktree;
 
@@ -183,6 +184,8 @@ pub enum Command {
     Gc(gc::Args),
     /// Check the store and repair what is safe.
     Doctor(doctor::Args),
+    /// Check who signed each store commit and whether that key could act as its author.
+    Verify(verify::Args),
     /// List, show and check formulas: YAML templates of workflows.
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
     Formula(formula::FormulaCommand),
@@ -312,6 +315,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Mail(a) => mail::run(ctx, a, out),
         Command::Gc(a) => gc::run(ctx, a, out),
         Command::Doctor(a) => doctor::run(ctx, a, out),
+        Command::Verify(a) => verify::run(ctx, a, out),
         Command::Formula(a) => formula::run(ctx, a, out),
         Command::Mol(a) => mol::run(ctx, a, out),
         Command::Sync(a) => sync::sync(ctx, a, out),
