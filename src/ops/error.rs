@@ -763,7 +763,11 @@ pub enum SyncError {
 
 /// `N commit(s)`.
 fn count_commits(n: usize) -> String {
-    if n == 1 { "1 commit".into() } else { format!("{n} commits") }
+    if n == 1 {
+        "1 commit".into()
+    } else {
+        format!("{n} commits")
+    }
 }
 
 impl SyncError {

@@ -9,7 +9,11 @@ use crate::store::{Signer, Store};
 
 /// A new key pair for agent `name`, in memory, and its entry for the agent's
 /// document: endorsed by `actor`'s key when it has one.
-pub(crate) fn new_key(store: &Store, actor: &Actor, name: &AgentName) -> Result<(Signer, AgentKey)> {
+pub(crate) fn new_key(
+    store: &Store,
+    actor: &Actor,
+    name: &AgentName,
+) -> Result<(Signer, AgentKey)> {
     let key = store.new_agent_key(name)?;
     let public = key.public_key();
     let endorser = store.signer_for(actor)?;

@@ -22,9 +22,7 @@ use crate::model::{
     Agent, AgentKey, AgentName, AgentStatus, Authority, Bead, BeadId, Capability,
     ENDORSE_NAMESPACE, Session, Status, endorsement_payload,
 };
-use crate::store::{
-    Checked, ObjectId, SignedCommit, Store, check_signature, decode_doc, refs,
-};
+use crate::store::{Checked, ObjectId, SignedCommit, Store, check_signature, decode_doc, refs};
 
 /// What `verify` found about one commit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -101,7 +99,11 @@ pub fn verify(store: &Store, range: Option<&str>) -> Result<Verification> {
     let (hidden, tip) = match range.split_once("..") {
         Some((from, to)) => (
             Some(store.git().resolve_commit(from)?),
-            if to.is_empty() { refs::MAIN.as_str() } else { to },
+            if to.is_empty() {
+                refs::MAIN.as_str()
+            } else {
+                to
+            },
         ),
         None => (None, range),
     };
@@ -132,10 +134,7 @@ pub(crate) fn require_verified(
     theirs: ObjectId,
 ) -> Result<()> {
     let found = verify_commits(store, theirs, ours)?;
-    let failed: Vec<(ObjectId, Trust)> = found
-        .failures()
-        .map(|c| (c.commit, c.verdict))
-        .collect();
+    let failed: Vec<(ObjectId, Trust)> = found.failures().map(|c| (c.commit, c.verdict)).collect();
     if failed.is_empty() {
         return Ok(());
     }
@@ -169,7 +168,10 @@ pub fn allowed_signers(store: &Store) -> Result<String> {
                 k.since.format("%Y%m%d%H%M%SZ")
             );
             if let Some(until) = k.retired_at {
-                options.push_str(&format!(",valid-before=\"{}\"", until.format("%Y%m%d%H%M%SZ")));
+                options.push_str(&format!(
+                    ",valid-before=\"{}\"",
+                    until.format("%Y%m%d%H%M%SZ")
+                ));
             }
             lines.insert(format!("{principal} {options} {key}"));
         }
@@ -367,7 +369,10 @@ impl<'s> Checker<'s> {
     fn authority(&mut self, c: &SignedCommit, agent: &Agent, tree: ObjectId) -> Result<Authority> {
         let session = trailer(&c.message, "Beads-Session")
             .and_then(|s| BeadId::parse(&s).ok())
-            .map(|id| self.store.read_doc::<Session>(tree, &refs::session_path(&id)))
+            .map(|id| {
+                self.store
+                    .read_doc::<Session>(tree, &refs::session_path(&id))
+            })
             .transpose()
             .ok()
             .flatten()
@@ -398,7 +403,9 @@ impl<'s> Checker<'s> {
                 }
                 if is == Some(Status::Deleted) && was != Some(Status::Deleted) {
                     out.insert(Capability::Delete);
-                } else if was.is_some() && (was == Some(Status::Closed)) != (is == Some(Status::Closed)) {
+                } else if was.is_some()
+                    && (was == Some(Status::Closed)) != (is == Some(Status::Closed))
+                {
                     out.insert(Capability::Close);
                 }
             } else if change.old.is_none() && change.path.starts_with(refs::AGENTS_DIR) {

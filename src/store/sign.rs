@@ -84,7 +84,9 @@ fn openssh(key: &PublicKey) -> String {
 /// A public key in OpenSSH format, normalized to its type and data (no comment), or
 /// `None` when it does not parse.
 pub fn normalize_public_key(text: &str) -> Option<String> {
-    PublicKey::from_openssh(text.trim()).ok().map(|k| openssh(&k))
+    PublicKey::from_openssh(text.trim())
+        .ok()
+        .map(|k| openssh(&k))
 }
 
 /// Signs through `ssh-keygen -Y sign -n NAMESPACE -f FILE`, the message on stdin.
@@ -169,8 +171,9 @@ impl Store {
     /// Makes a new ed25519 key pair for agent `name`, in memory: it goes to disk with
     /// [`Store::save_agent_key`] once the store records its public half.
     pub fn new_agent_key(&self, name: &AgentName) -> Result<Signer, StoreError> {
-        let mut key = PrivateKey::random(&mut ssh_key::rand_core::OsRng, ssh_key::Algorithm::Ed25519)
-            .map_err(key_err(format!("make a key for {name}")))?;
+        let mut key =
+            PrivateKey::random(&mut ssh_key::rand_core::OsRng, ssh_key::Algorithm::Ed25519)
+                .map_err(key_err(format!("make a key for {name}")))?;
         key.set_comment(name.as_str());
         Ok(Signer(Key::Private(Box::new(key))))
     }
@@ -237,9 +240,10 @@ impl Store {
             return Ok(None);
         };
         let key = key.trim();
-        if let Some(literal) = key.strip_prefix("key::").or_else(|| {
-            (key.starts_with("ssh-") || key.starts_with("ecdsa-")).then_some(key)
-        }) {
+        if let Some(literal) = key
+            .strip_prefix("key::")
+            .or_else(|| (key.starts_with("ssh-") || key.starts_with("ecdsa-")).then_some(key))
+        {
             let public = normalize_public_key(literal).ok_or_else(|| StoreError::Key {
                 context: "read user.signingKey".into(),
                 reason: format!("{literal:?} is not a public key"),
@@ -282,7 +286,11 @@ impl Store {
     }
 
     /// The id of the blob at `path` in `tree`, if there is one.
-    pub(crate) fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
+    pub(crate) fn blob_at(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<ObjectId>, StoreError> {
         let tree_obj = self
             .repo
             .find_tree(tree)
@@ -290,9 +298,7 @@ impl Store {
         let entry = tree_obj
             .lookup_entry(path.split('/').map(str::as_bytes))
             .map_err(git_err(format!("look up {path}")))?;
-        Ok(entry
-            .filter(|e| e.mode().is_blob())
-            .map(|e| e.object_id()))
+        Ok(entry.filter(|e| e.mode().is_blob()).map(|e| e.object_id()))
     }
 
     /// Reads commit `id` and checks its signature over the rest of it.
@@ -408,7 +414,8 @@ fn parse_allowed_signers(text: &str) -> Vec<(String, String)> {
 /// Reads a private key file; an encrypted one is left to `ssh-keygen` (and the ssh
 /// agent holding it).
 fn read_private_key(path: &Path, bytes: &[u8]) -> Result<Signer, StoreError> {
-    let key = PrivateKey::from_openssh(bytes).map_err(key_err(format!("read {}", path.display())))?;
+    let key =
+        PrivateKey::from_openssh(bytes).map_err(key_err(format!("read {}", path.display())))?;
     if key.is_encrypted() {
         return Ok(Signer(Key::Keygen {
             file: path.to_owned(),
@@ -506,9 +513,18 @@ mod tests {
         let name = AgentName::parse("bot").expect("a name");
         let key = store.new_agent_key(&name).expect("a key");
         let sig = key.sign("git", b"hello").expect("signs");
-        assert_eq!(check_signature("git", b"hello", &sig), Checked::Good(key.public_key()));
-        assert!(matches!(check_signature("git", b"hellp", &sig), Checked::Bad(_)));
-        assert!(matches!(check_signature("other", b"hello", &sig), Checked::Bad(_)));
+        assert_eq!(
+            check_signature("git", b"hello", &sig),
+            Checked::Good(key.public_key())
+        );
+        assert!(matches!(
+            check_signature("git", b"hellp", &sig),
+            Checked::Bad(_)
+        ));
+        assert!(matches!(
+            check_signature("other", b"hello", &sig),
+            Checked::Bad(_)
+        ));
     }
 
     #[test]

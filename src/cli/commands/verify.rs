@@ -26,7 +26,10 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     if let Some(path) = &args.allowed_signers {
         let text = ops::allowed_signers(&ctx.store)?;
         std::fs::write(path, text).map_err(|e| {
-            CliError::new(Kind::User, format!("could not write {}: {e}", path.display()))
+            CliError::new(
+                Kind::User,
+                format!("could not write {}: {e}", path.display()),
+            )
         })?;
         out.note(format!("wrote the allowed signers to {}", path.display()));
     }
