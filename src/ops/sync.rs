@@ -371,7 +371,7 @@ pub(super) fn integrate(
         None => None,
     };
     store.check_remote_tree(remote, their_tree, trusted)?;
-    if store.git().config_bool("beads.requireSigned") == Some(true) {
+    if store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true) {
         let ours = store.head()?.map(|h| h.commit);
         super::verify::require_verified(store, remote, ours, theirs)?;
     }

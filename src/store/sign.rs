@@ -15,6 +15,7 @@ use ssh_key::{HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
 use super::{Store, StoreError, git_err, io_err};
 use crate::model::{Actor, AgentName};
+use crate::settings;
 
 /// The namespace of commit signatures, the one git signs and verifies commits in.
 pub const COMMIT_NAMESPACE: &str = "git";
@@ -215,7 +216,7 @@ impl Store {
     /// (`beads.sign`, default true): an agent's key under the git dir, or a person's
     /// `user.signingKey` when `gpg.format` is `ssh`.
     pub fn signer_for(&self, actor: &Actor) -> Result<Option<Signer>, StoreError> {
-        if self.git().config_bool("beads.sign") == Some(false) {
+        if self.git().config_bool(settings::SIGN) == Some(false) {
             return Ok(None);
         }
         match &actor.agent {
@@ -233,10 +234,10 @@ impl Store {
 
     /// The person's signing key, as git would use it for `commit -S`.
     fn person_signer(&self) -> Result<Option<Signer>, StoreError> {
-        if self.git().config_string("gpg.format").as_deref() != Some("ssh") {
+        if self.git().config_string(settings::GPG_FORMAT).as_deref() != Some("ssh") {
             return Ok(None);
         }
-        let Some(key) = self.git().config_string("user.signingKey") else {
+        let Some(key) = self.git().config_string(settings::SIGNING_KEY) else {
             return Ok(None);
         };
         let key = key.trim();
@@ -359,16 +360,16 @@ impl Store {
     }
 
     /// The keys git trusts for people: `user.signingKey`'s public half under
-    /// `user.email`, and the entries of `gpg.ssh.allowedSignersFile`, as
+    /// the person's email, and the entries of `gpg.ssh.allowedSignersFile`, as
     /// (principal, key) pairs.
     pub fn trusted_people(&self) -> Result<Vec<(String, String)>, StoreError> {
         let mut out = Vec::new();
         if let Some(signer) = self.person_signer().ok().flatten()
-            && let Some(email) = self.git().config_string("user.email")
+            && let Ok(me) = self.identity()
         {
-            out.push((email.trim().to_owned(), signer.public_key()));
+            out.push((me.email, signer.public_key()));
         }
-        if let Some(file) = self.git().config_string("gpg.ssh.allowedSignersFile") {
+        if let Some(file) = self.git().config_string(settings::ALLOWED_SIGNERS) {
             let path = expand_home(file.trim());
             let text = std::fs::read_to_string(&path)
                 .map_err(io_err(format!("read {}", path.display())))?;
