@@ -31,7 +31,8 @@ git-beads benchmark harness
 
 usage: cargo bench --bench bench -- [options]
 
-  --sizes LIST      store sizes in beads, comma-separated (default 1000,10000)
+  --sizes LIST      store sizes in beads, comma-separated (default 1000,10000; an
+                    empty list times no store size, e.g. for --skip with signing alone)
   --runs N          timed runs per figure (default 10; sync, merge and import: fewer)
   --work DIR        scratch directory for stores (default $TMPDIR/git-beads-bench)
   --out FILE        where to write the JSON results (default <work>/results.json)
@@ -91,6 +92,7 @@ impl Opts {
                 "--sizes" => {
                     o.sizes = val("--sizes")?
                         .split(',')
+                        .filter(|s| !s.trim().is_empty())
                         .map(|s| s.trim().replace('_', "").parse::<usize>())
                         .collect::<Result<_, _>>()?
                 }
@@ -750,7 +752,15 @@ impl Bench<'_> {
         Cmd::new(
             "ssh-keygen",
             &dir,
-            &["-q", "-t", "ed25519", "-N", "", "-f", &key.to_string_lossy()],
+            &[
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-f",
+                &key.to_string_lossy(),
+            ],
         )
         .output()?;
         git(&dir, &["config", "gpg.format", "ssh"])?;
@@ -794,13 +804,31 @@ impl Bench<'_> {
             }
         }
         git(&dir, &["config", "--unset", "beads.sign"])?;
-        self.record(0, "create, signed (person's key file)", "git-beads", timed(on), None, "");
-        self.record(0, "create, beads.sign=false", "git-beads", timed(off), None, "");
+        self.record(
+            0,
+            "create, signed (person's key file)",
+            "git-beads",
+            timed(on),
+            None,
+            "",
+        );
+        self.record(
+            0,
+            "create, beads.sign=false",
+            "git-beads",
+            timed(off),
+            None,
+            "",
+        );
 
         // A chain of agent commits, one bead each, then verify all of it.
         git(&dir, &["config", "core.fsync", "none"])?;
         let t = Instant::now();
         for i in 0..CHAIN {
+            // A store opened once and kept for hundreds of writes failed to resolve
+            // its ref after about 600 of them (a long-lived process, as the MCP server
+            // is, may too): each write opens its own, as a command does.
+            let store = Store::discover(&dir)?;
             ops::create(
                 &store,
                 &agent,
@@ -810,12 +838,19 @@ impl Bench<'_> {
                 },
             )?;
         }
-        eprintln!("  built a chain of {CHAIN} signed commits in {:.1?}", t.elapsed());
+        eprintln!(
+            "  built a chain of {CHAIN} signed commits in {:.1?}",
+            t.elapsed()
+        );
         let commits: usize = git(&dir, &["rev-list", "--count", "refs/beads/main"])?
             .trim()
             .parse()?;
         let runs_verify = runs.clamp(1, 3);
-        let r = time_same(runs_verify, &self.scratch, &self.beads_cmd(&dir, &["verify"]))?;
+        let r = time_same(
+            runs_verify,
+            &self.scratch,
+            &self.beads_cmd(&dir, &["verify"]),
+        )?;
         self.record(
             commits,
             &format!("verify {commits} signed commits"),

@@ -336,17 +336,32 @@ impl Store {
         })
     }
 
-    /// The commits reachable from `tip` that `hidden` does not reach, oldest first
-    /// (parents before children).
+    /// The commits reachable from `tip` that `hidden` does not reach, oldest first.
     pub fn commits_between(
         &self,
         tip: ObjectId,
         hidden: Option<ObjectId>,
     ) -> Result<Vec<ObjectId>, StoreError> {
+        // gix's own hidden tips let commits of a long chain below them through, so
+        // what `hidden` reaches is walked first and left out.
+        let hidden: std::collections::HashSet<ObjectId> = match hidden {
+            Some(h) => self.walk(h)?.into_iter().collect(),
+            None => Default::default(),
+        };
+        let mut out: Vec<ObjectId> = self
+            .walk(tip)?
+            .into_iter()
+            .filter(|id| !hidden.contains(id))
+            .collect();
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Every commit `tip` reaches, newest first.
+    fn walk(&self, tip: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
         let walk = self
             .repo
             .rev_walk([tip])
-            .with_hidden(hidden)
             .all()
             .map_err(git_err("walk the store's history"))?;
         let mut out = Vec::new();
@@ -355,7 +370,6 @@ impl Store {
                 info.map_err(|e| git_err("walk the store's history")(gix::Error::from_error(e)))?;
             out.push(info.id);
         }
-        out.reverse();
         Ok(out)
     }
 
