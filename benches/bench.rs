@@ -31,7 +31,8 @@ git-beads benchmark harness
 
 usage: cargo bench --bench bench -- [options]
 
-  --sizes LIST      store sizes in beads, comma-separated (default 1000,10000)
+  --sizes LIST      store sizes in beads, comma-separated (default 1000,10000; an
+                    empty list times no store size, e.g. for --skip with signing alone)
   --runs N          timed runs per figure (default 10; sync, merge and import: fewer)
   --work DIR        scratch directory for stores (default $TMPDIR/git-beads-bench)
   --out FILE        where to write the JSON results (default <work>/results.json)
@@ -42,7 +43,8 @@ usage: cargo bench --bench bench -- [options]
   --br-size N       the store size at which to compare with br (default 10000)
   --no-br           skip the beads_rust comparison
   --skip LIST       skip figure groups: reads,serve,writes,hooks,sync,merge,import,concurrency,
-                    br,formulas (an empty --sizes '' leaves only the fixture and formulas)
+                    br,formulas,signing (an empty --sizes '' leaves only the fixture, formulas
+                    and signing)
   --keep            keep the built stores
 ";
 
@@ -797,6 +799,131 @@ impl Bench<'_> {
                 .unwrap_or_default()
         );
         self.figures.push(f);
+    }
+
+    /// Signed store commits (issue 22): what signing adds to a write, in process and
+    /// as a whole `create` with `beads.sign` on and off (alternating, so a change of
+    /// load hits both alike), and `verify` of a chain of 10 000 commits signed by an
+    /// agent.
+    fn signing(&mut self) -> Res<()> {
+        const CHAIN: usize = 10_000;
+        let o = self.o;
+        let runs = o.runs;
+        let dir = o.work.join("signing");
+        fresh_repo(&dir)?;
+        eprintln!("\n== signing ({}) ==", load());
+        let key = dir.join(".git/person.key");
+        Cmd::new(
+            "ssh-keygen",
+            &dir,
+            &[
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-f",
+                &key.to_string_lossy(),
+            ],
+        )
+        .output()?;
+        git(&dir, &["config", "gpg.format", "ssh"])?;
+        git(&dir, &["config", "user.signingKey", &key.to_string_lossy()])?;
+        beads(o, &dir, &["init", "--prefix", "sg"])?;
+        beads(o, &dir, &["agent", "create", "bot"])?;
+
+        // In process: read the actor's key and sign a commit-sized payload.
+        let store = Store::discover(&dir)?;
+        let bot = AgentName::parse("bot")?;
+        let agent = Actor::agent(&bot, None, git_beads::model::Authority::all());
+        let payload = vec![b'x'; 400];
+        let mut sign = Vec::with_capacity(runs * 100);
+        for _ in 0..runs * 100 {
+            let t = Instant::now();
+            let signer = store.signer_for(&agent)?.ok_or("bot has no key")?;
+            signer.sign("git", &payload)?;
+            sign.push(t.elapsed());
+        }
+        let timed = |runs: Vec<Duration>| Timed {
+            runs,
+            peak: None,
+            cpu: None,
+        };
+        self.record(
+            0,
+            "sign a commit in process (read key + SSHSIG)",
+            "git-beads",
+            timed(sign),
+            None,
+            "",
+        );
+
+        // Whole writes, signed and not, alternating.
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        for i in 0..runs {
+            for (sign, into) in [("true", &mut on), ("false", &mut off)] {
+                git(&dir, &["config", "beads.sign", sign])?;
+                let title = format!("signed {sign} {i}");
+                into.push(self.beads_cmd(&dir, &["create", &title]).run()?);
+            }
+        }
+        git(&dir, &["config", "--unset", "beads.sign"])?;
+        self.record(
+            0,
+            "create, signed (person's key file)",
+            "git-beads",
+            timed(on),
+            None,
+            "",
+        );
+        self.record(
+            0,
+            "create, beads.sign=false",
+            "git-beads",
+            timed(off),
+            None,
+            "",
+        );
+
+        // A chain of agent commits, one bead each, then verify all of it.
+        git(&dir, &["config", "core.fsync", "none"])?;
+        let t = Instant::now();
+        for i in 0..CHAIN {
+            // A store opened once and kept for hundreds of writes failed to resolve
+            // its ref after about 600 of them (a long-lived process, as the MCP server
+            // is, may too): each write opens its own, as a command does.
+            let store = Store::discover(&dir)?;
+            ops::create(
+                &store,
+                &agent,
+                ops::NewBead {
+                    title: format!("chain {i}"),
+                    ..Default::default()
+                },
+            )?;
+        }
+        eprintln!(
+            "  built a chain of {CHAIN} signed commits in {:.1?}",
+            t.elapsed()
+        );
+        let commits: usize = git(&dir, &["rev-list", "--count", "refs/beads/main"])?
+            .trim()
+            .parse()?;
+        let runs_verify = runs.clamp(1, 3);
+        let r = time_same(
+            runs_verify,
+            &self.scratch,
+            &self.beads_cmd(&dir, &["verify"]),
+        )?;
+        self.record(
+            commits,
+            &format!("verify {commits} signed commits"),
+            "git-beads",
+            r,
+            Some(commits),
+            "",
+        );
+        Ok(())
     }
 
     fn beads_cmd(&self, dir: &Path, args: &[&str]) -> Cmd {
@@ -1803,6 +1930,12 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     if name.starts_with("merge:") {
         return Some((3000.0, "ms"));
     }
+    if name.starts_with("sign a commit") {
+        return Some((3.0, "ms"));
+    }
+    if name.starts_with("verify ") {
+        return Some((2000.0, "ms"));
+    }
     if name.starts_with("import the") {
         return Some((2000.0, "ms"));
     }
@@ -2035,6 +2168,9 @@ fn run() -> Res<()> {
     }
     if !o.skips("formulas") {
         b.formulas()?;
+    }
+    if !o.skips("signing") {
+        b.signing()?;
     }
     for &n in &o.sizes {
         b.size(n)?;

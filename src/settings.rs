@@ -60,6 +60,17 @@ pub const HOOKS_STRICT: &str = "beads.hooks.strict";
 /// `beads.hooks.pushTimeout`: how long the pre-push hook may push.
 pub const HOOKS_PUSH_TIMEOUT: &str = "beads.hooks.pushTimeout";
 
+/// `beads.sign`: whether store commits are signed once the actor has a key.
+pub const SIGN: &str = "beads.sign";
+/// `beads.requireSigned`: whether sync refuses remote commits that do not verify.
+pub const REQUIRE_SIGNED: &str = "beads.requireSigned";
+/// `gpg.format`: the kind of signature git makes; `ssh` lets a person sign store commits.
+pub const GPG_FORMAT: &str = "gpg.format";
+/// `user.signingKey`: the key a person signs with.
+pub const SIGNING_KEY: &str = "user.signingKey";
+/// `gpg.ssh.allowedSignersFile`: the people (and keys) git trusts for SSH signatures.
+pub const ALLOWED_SIGNERS: &str = "gpg.ssh.allowedSignersFile";
+
 /// The value of environment variable `name` (one of the names listed here), if it is set.
 pub fn env(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
@@ -261,6 +272,41 @@ pub const CONFIG: &[Setting] = &[
         meaning: "How long the pre-push hook may spend pushing refs/beads/main and the \
                   provenance notes to the remote before it gives up: 20s, 2m or a number of \
                   seconds (default 30s). Your own push goes on either way.",
+    },
+    Setting {
+        name: SIGN,
+        source: Source::GitConfig,
+        meaning: "Whether store commits are signed (git's SSH signature format, the gpgsig \
+                  header) by the acting agent's key or the person's user.signingKey, whenever \
+                  there is one (default true); false writes them unsigned.",
+    },
+    Setting {
+        name: GPG_FORMAT,
+        source: Source::GitConfig,
+        meaning: "As in git: with ssh, a person's store commits are signed with \
+                  user.signingKey.",
+    },
+    Setting {
+        name: SIGNING_KEY,
+        source: Source::GitConfig,
+        meaning: "As in git: the private key file a person signs store commits with, or a \
+                  public key (key::ssh-ed25519 …, or a .pub file) whose private half the ssh \
+                  agent holds (signed through ssh-keygen -Y sign). Its public half is a key \
+                  verify trusts for user.email.",
+    },
+    Setting {
+        name: ALLOWED_SIGNERS,
+        source: Source::GitConfig,
+        meaning: "As in git: the people (principal and key) git beads verify trusts besides \
+                  your own user.signingKey; git beads verify --allowed-signers writes one for \
+                  the store's actors.",
+    },
+    Setting {
+        name: REQUIRE_SIGNED,
+        source: Source::GitConfig,
+        meaning: "When true, git beads sync refuses remote commits that do not verify (see \
+                  git beads verify): nothing is merged, and what the remote sent is left in \
+                  refs/beads/remotes/REMOTE/main for inspection.",
     },
 ];
 

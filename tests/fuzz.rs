@@ -581,6 +581,7 @@ fn agent() -> impl Strategy<Value = Agent> {
                     updated_at: t.2,
                     updated_by: t.3,
                     decisions: Vec::new(),
+                    keys: Vec::new(),
                     conflicts: Vec::new(),
                 }
             },

@@ -26,6 +26,10 @@ const NOT_RUN: &[(&str, &str)] = &[
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
+    (
+        "verify",
+        "exits 3 on a store of unsigned commits; tests/verify.rs runs it",
+    ),
 ];
 
 fn doc(commands: &str) -> &'static Doc {

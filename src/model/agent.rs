@@ -276,6 +276,36 @@ pub struct Decision {
     pub applied_to: Option<BeadId>,
 }
 
+/// The namespace of the signature that endorses an agent's key.
+pub const ENDORSE_NAMESPACE: &str = "git-beads-agent-key";
+
+/// A public key an agent signs store commits with, endorsed by whoever gave it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentKey {
+    /// The public key, in OpenSSH format (`ssh-ed25519 AAAA…`).
+    pub key: String,
+    /// Since when it is the agent's key.
+    pub since: Timestamp,
+    /// When it was retired (rotated out); commits it signs after that are not the
+    /// agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<Timestamp>,
+    /// Who endorsed it: the person or parent agent that created or rotated it.
+    pub endorsed_by: String,
+    /// The endorser's public key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endorser_key: Option<String>,
+    /// The endorser's armored signature over [`endorsement_payload`], in namespace
+    /// [`ENDORSE_NAMESPACE`]; none when the endorser had no key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endorsement: Option<String>,
+}
+
+/// What an endorsement signs: the agent's name and its public key.
+pub fn endorsement_payload(name: &AgentName, key: &str) -> Vec<u8> {
+    format!("git-beads agent key\n{name}\n{}\n", key.trim()).into_bytes()
+}
+
 /// A persistent worker identity (the "pet"). Sessions come and go; the agent endures.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Agent {
@@ -314,6 +344,9 @@ pub struct Agent {
     /// Changes to its authority, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<Decision>,
+    /// Its signing keys, oldest first: the last one not retired is current.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<AgentKey>,
     /// Values that lost a merge, for review.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Conflict>,

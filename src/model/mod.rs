@@ -19,8 +19,8 @@ mod valid;
 
 pub use actor::Actor;
 pub use agent::{
-    Agent, AgentError, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
-    GIT_HOOK_NAMES, parse_duration,
+    Agent, AgentError, AgentKey, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
+    ENDORSE_NAMESPACE, GIT_HOOK_NAMES, endorsement_payload, parse_duration,
 };
 pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,

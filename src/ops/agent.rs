@@ -84,7 +84,7 @@ pub(crate) fn load(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
         .ok_or_else(|| AgentError::NotFound(name.clone()).into())
 }
 
-pub(crate) fn load_active(tx: &Tx<'_>, name: &AgentName) -> Result<Agent> {
+pub(crate) fn load_active(tx: &View<'_>, name: &AgentName) -> Result<Agent> {
     active(load(tx, name)?)
 }
 
@@ -244,7 +244,7 @@ fn check_narrows(wanted: &Authority, who: &str, parent: &Authority) -> Result<()
 }
 
 /// Whether `name` is `ancestor` or lies below it in the delegation chain.
-fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Result<bool> {
+pub(crate) fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Result<bool> {
     let mut cur = Some(name.clone());
     let mut hops = 0;
     while let Some(n) = cur {
@@ -262,13 +262,16 @@ fn descends_from(tx: &View<'_>, name: &AgentName, ancestor: &AgentName) -> Resul
     Ok(false)
 }
 
-/// Creates an agent. Its authority can only narrow its parent's.
+/// Creates an agent. Its authority can only narrow its parent's. It gets a key pair
+/// of its own: the public key, endorsed by the creator, goes into its document, the
+/// private key under the git dir (see `ops::keys`).
 pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent> {
     let name = new.name.clone().ok_or(AgentError::NoName)?;
     if actor.agent.is_some() {
         permit(actor, Capability::Spawn)?;
     }
-    write(store, actor, |tx| {
+    let (key, key_entry) = super::keys::new_key(store, actor, &name)?;
+    let agent = write(store, actor, |tx| {
         if tx.doc::<Agent>(&refs::agent_path(&name))?.is_some() {
             return Err(AgentError::Exists(name.clone()).into());
         }
@@ -317,13 +320,19 @@ pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent
             updated_at: at,
             updated_by: actor.id.clone(),
             decisions: Vec::new(),
+            keys: vec![crate::model::AgentKey {
+                since: at,
+                ..key_entry.clone()
+            }],
             conflicts: Vec::new(),
         };
         refuse_new(&[], agent_problems(&agent))?;
         save(tx, &agent)?;
         tx.set_message(format!("agent create {name}"));
         Ok(agent)
-    })
+    })?;
+    store.save_agent_key(&name, &key)?;
+    Ok(agent)
 }
 
 /// What `agent update` should change; `None` leaves a field as it is.

@@ -768,6 +768,28 @@ pub enum SyncError {
         /// How long they took, in whole seconds.
         seconds: u64,
     },
+    /// `beads.requireSigned`: the remote brought commits that do not verify; nothing
+    /// was merged.
+    #[error(
+        "{remote} brought {} that do not verify ({}); nothing was merged",
+        count_commits(.commits.len()),
+        .commits.iter().map(|(c, v)| format!("{} {}", c.to_hex_with_len(12), v.as_str())).collect::<Vec<_>>().join(", ")
+    )]
+    Unverified {
+        /// The remote.
+        remote: String,
+        /// The commits that do not verify, and why.
+        commits: Vec<(gix::ObjectId, super::verify::Trust)>,
+    },
+}
+
+/// `N commit(s)`.
+fn count_commits(n: usize) -> String {
+    if n == 1 {
+        "1 commit".into()
+    } else {
+        format!("{n} commits")
+    }
 }
 
 impl SyncError {

@@ -13,6 +13,7 @@ mod formula;
 mod gate;
 mod history;
 mod import;
+mod keys;
 mod mail;
 mod molecule;
 mod provenance;
@@ -21,6 +22,7 @@ mod session;
 mod setup;
 mod sync;
 mod usage;
+mod verify;
 mod worktree;
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
@@ -56,6 +58,7 @@ pub use formula::{Syntax, as_bd, convert, cook};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
+pub use keys::rotate_agent_key;
 pub use mail::{
     InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
     unread,
@@ -93,6 +96,7 @@ pub use usage::{
     DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,
     Verdict, end_over_budget, fresh, guard, prompt_context, record_turn,
 };
+pub use verify::{CommitCheck, Trust, Verification, allowed_signers, verify};
 
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,

@@ -464,6 +464,10 @@ pub(super) fn integrate(
         None => None,
     };
     store.check_remote_tree(remote, their_tree, trusted)?;
+    if store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true) {
+        let ours = store.head()?.map(|h| h.commit);
+        super::verify::require_verified(store, remote, ours, theirs)?;
+    }
     let step = store.advance_main(actor, |head| -> Result<_> {
         let Some(head) = head else {
             let mut step = Step::new(Outcome::Adopted);

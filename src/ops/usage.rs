@@ -1083,7 +1083,10 @@ mod tests {
         assert_eq!(p.of("claude-opus-4-5-20251101").map(|p| p.input), Some(5.0));
         assert_eq!(p.of("claude-opus-4-20250514").map(|p| p.input), Some(15.0));
         assert_eq!(p.of("claude-opus-4-6"), None);
-        assert_eq!(p.of("gpt-5"), None);
+        assert_eq!(p.of("gpt-5.1-codex").map(|p| p.input), Some(1.25));
+        assert_eq!(p.of("gpt-5-mini-2025-08-07").map(|p| p.input), Some(0.25));
+        assert_eq!(p.of("gemini-2.5-flash-lite").map(|p| p.input), Some(0.1));
+        assert_eq!(p.of("mistral-large"), None);
     }
 
     #[test]

@@ -71,6 +71,14 @@ pub enum StoreError {
     /// Talking to a remote failed, or what it sent cannot be merged.
     #[error(transparent)]
     Remote(#[from] RemoteError),
+    /// A signing key could not be made, read or used.
+    #[error("could not {context}: {reason}")]
+    Key {
+        /// What was being done.
+        context: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The ref kept moving under the writer.
     #[error("{0} kept moving while this command tried to update it; nothing was changed")]
     Contended(String),

@@ -79,7 +79,8 @@ impl Store {
     }
 
     /// Writes a commit of `tree` with `parents` (for merges: local first), authored and
-    /// committed by `actor`.
+    /// committed by `actor`, and signed with its key when it has one
+    /// ([`Store::signer_for`]).
     pub(crate) fn write_commit(
         &self,
         tree: ObjectId,
@@ -107,11 +108,8 @@ impl Store {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        Ok(self
-            .repo
-            .write_object(&commit)
-            .map_err(git_err("write the store commit"))?
-            .detach())
+        let signer = self.signer_for(actor)?;
+        self.write_signed(commit, signer.as_ref())
     }
 
     /// Moves ref `name` from `expected` to `new` by compare-and-swap; returns false if

@@ -15,6 +15,7 @@ mod cooked;
 mod prime;
 mod repo;
 mod session;
+mod verify;
 mod work;
 
 pub use agent::{Agent, Message};
@@ -27,6 +28,7 @@ pub use prime::{
 };
 pub use repo::*;
 pub use session::Session;
+pub use verify::{CommitVerified, Verified};
 pub use work::*;
 
 /// The version of every `--json` document, carried as its `schema_version` field.
@@ -171,6 +173,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Info::DOC,
     Types::DOC,
     Statuses::DOC,
+    Verified::DOC,
 ];
 
 /// A failure under `--json`, as bd writes one on stderr: `error` and `code`, with

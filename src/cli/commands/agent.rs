@@ -1,4 +1,4 @@
-//! `git beads agent create|list|show|update|retire|bind|unbind`.
+//! `git beads agent create|list|show|update|retire|bind|unbind|key rotate`.
 
 use std::collections::BTreeSet;
 
@@ -24,6 +24,17 @@ pub enum AgentCommand {
     Bind(NameArgs),
     /// Remove this worktree's binding.
     Unbind,
+    /// Manage an agent's signing keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
+/// The verbs of `agent key`.
+#[derive(clap::Subcommand, Debug)]
+pub enum KeyCommand {
+    /// Give an agent a new signing key and retire its old ones (commits they sign from
+    /// now on do not verify as the agent's).
+    Rotate(NameArgs),
 }
 
 fn parse_caps(s: &str) -> Result<BTreeSet<Capability>, String> {
@@ -140,6 +151,9 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand, out: &mut Out) -> Result<(), CliError> 
             },
         )?,
         AgentCommand::Retire(a) => ops::retire_agent(&ctx.store, &ctx.actor()?, &a.name)?,
+        AgentCommand::Key(KeyCommand::Rotate(a)) => {
+            ops::rotate_agent_key(&ctx.store, &ctx.actor()?, &a.name)?
+        }
         AgentCommand::Bind(a) => {
             ops::bind(&ctx.store, &a.name)?;
             out.note(format!("this worktree now acts as agent {}", a.name));

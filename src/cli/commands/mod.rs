@@ -36,6 +36,7 @@ pub mod stale;
 pub mod stats;
 pub mod sync;
 pub mod update;
+pub mod verify;
 pub mod version;
 pub mod worktree;
 
@@ -208,6 +209,8 @@ pub enum Command {
     Gc(gc::Args),
     /// Check the store and repair what is safe.
     Doctor(doctor::Args),
+    /// Check who signed each store commit and whether that key could act as its author.
+    Verify(verify::Args),
     /// List, show, check, cook and convert formulas: templates of workflows (YAML, or
     /// bd's and Gas Town's TOML and JSON).
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
@@ -347,6 +350,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Mail(a) => mail::run(ctx, a, out),
         Command::Gc(a) => gc::run(ctx, a, out),
         Command::Doctor(a) => doctor::run(ctx, a, out),
+        Command::Verify(a) => verify::run(ctx, a, out),
         Command::Formula(a) => formula::run(ctx, a, out),
         Command::Mol(a) => mol::run(ctx, a, out),
         Command::Gate(a) => gate::run(ctx, a, out),

@@ -1,0 +1,455 @@
+//! `verify`: whether each commit of the store was signed by a key that could act as
+//! its author at that point of history, and the allowed-signers file that lets git
+//! check the same signatures.
+//!
+//! A commit's author is the actor its `Beads-Actor:` trailer names. An agent's keys
+//! are read from its document at the commit's first parent (the state the change
+//! was made on): the signing key must be one of them and not retired there, the
+//! agent must exist and not be retired, the key must be endorsed by its creator (a
+//! person git trusts, or a key of its parent agent), and what the commit changed must
+//! be within the agent's authority. A person's key must be one git trusts for them
+//! (`user.signingKey`, `gpg.ssh.allowedSignersFile`). A merge made by sync is checked
+//! as a commit of the clone's actor; its parents are checked as commits of their own.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use super::agent::delegated;
+use super::{Result, SyncError};
+use crate::model::{
+    Agent, AgentKey, AgentName, AgentStatus, Authority, Bead, BeadId, Capability,
+    ENDORSE_NAMESPACE, Session, Status, endorsement_payload,
+};
+use crate::store::{Checked, ObjectId, SignedCommit, Store, check_signature, decode_doc, refs};
+
+/// The capabilities a change is judged by (see `Checker::needed`).
+const CHECKED: [Capability; 5] = [
+    Capability::Create,
+    Capability::Close,
+    Capability::Delete,
+    Capability::Spawn,
+    Capability::Mail,
+];
+
+/// What `verify` found about one commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trust {
+    /// Signed by a key that could act as its author.
+    Good,
+    /// Not signed.
+    Unsigned,
+    /// Signed, but the signature does not match the commit.
+    Bad,
+    /// Signed by a key that is not its author's (or not endorsed).
+    UnknownKey,
+    /// Signed by a key its author had retired.
+    RotatedOut,
+    /// Its author is an agent that was retired.
+    Retired,
+    /// Its author's authority did not allow the change.
+    OverReaching,
+}
+
+impl Trust {
+    /// The verdict in words, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Good => "good",
+            Trust::Unsigned => "unsigned",
+            Trust::Bad => "bad",
+            Trust::UnknownKey => "unknown-key",
+            Trust::RotatedOut => "rotated-out",
+            Trust::Retired => "retired",
+            Trust::OverReaching => "over-reaching",
+        }
+    }
+}
+
+/// One commit as `verify` judged it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitCheck {
+    /// The commit.
+    pub commit: ObjectId,
+    /// Who it says acted (its `Beads-Actor:` trailer, else its author's name).
+    pub actor: String,
+    /// Whether that actor is an agent (else a person).
+    pub agent: bool,
+    /// Whether it is a merge.
+    pub merge: bool,
+    /// The key that signed it, if the signature parsed.
+    pub signer: Option<String>,
+    /// The verdict.
+    pub verdict: Trust,
+    /// Why, when it is not good.
+    pub detail: Option<String>,
+}
+
+/// What `verify` found, oldest commit first.
+#[derive(Clone, Debug, Default)]
+pub struct Verification {
+    /// Every commit checked.
+    pub commits: Vec<CommitCheck>,
+}
+
+impl Verification {
+    /// The commits that did not verify.
+    pub fn failures(&self) -> impl Iterator<Item = &CommitCheck> {
+        self.commits.iter().filter(|c| c.verdict != Trust::Good)
+    }
+}
+
+/// Verifies the commits of `range` (`A..B`, or one revision and all it reaches;
+/// default `refs/beads/main`), oldest first.
+pub fn verify(store: &Store, range: Option<&str>) -> Result<Verification> {
+    let range = range.unwrap_or(refs::MAIN.as_str());
+    let (hidden, tip) = match range.split_once("..") {
+        Some((from, to)) => (
+            Some(store.git().resolve_commit(from)?),
+            if to.is_empty() {
+                refs::MAIN.as_str()
+            } else {
+                to
+            },
+        ),
+        None => (None, range),
+    };
+    let tip = store.git().resolve_commit(tip)?;
+    verify_commits(store, tip, hidden)
+}
+
+/// Verifies the commits `tip` reaches and `hidden` does not.
+pub(crate) fn verify_commits(
+    store: &Store,
+    tip: ObjectId,
+    hidden: Option<ObjectId>,
+) -> Result<Verification> {
+    let mut checker = Checker::new(store)?;
+    let mut out = Verification::default();
+    for id in store.commits_between(tip, hidden)? {
+        out.commits.push(checker.check(id)?);
+    }
+    Ok(out)
+}
+
+/// Fails with [`SyncError::Unverified`] unless every commit that `theirs` brings and
+/// `ours` does not have verifies (`beads.requireSigned`).
+pub(crate) fn require_verified(
+    store: &Store,
+    remote: &str,
+    ours: Option<ObjectId>,
+    theirs: ObjectId,
+) -> Result<()> {
+    let found = verify_commits(store, theirs, ours)?;
+    let failed: Vec<(ObjectId, Trust)> = found.failures().map(|c| (c.commit, c.verdict)).collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(SyncError::Unverified {
+        remote: remote.to_owned(),
+        commits: failed,
+    }
+    .into())
+}
+
+/// git's allowed-signers file for the store's actors: every key of every agent at the
+/// head of the store (with the span it was current, as `valid-after` and
+/// `valid-before`), and the people git trusts here.
+pub fn allowed_signers(store: &Store) -> Result<String> {
+    let head = store.require_head()?;
+    let mut lines = BTreeSet::new();
+    for (principal, key) in store.trusted_people()? {
+        lines.insert(format!("{principal} namespaces=\"git\" {key}"));
+    }
+    for (path, _) in store.list_docs(head.tree, refs::AGENTS_DIR)? {
+        let Ok(Some(agent)) = store.read_doc::<Agent>(head.tree, &path) else {
+            continue;
+        };
+        let principal = crate::model::Actor::agent(&agent.name, None, Authority::default()).email;
+        for k in &agent.keys {
+            let Some(key) = crate::store::normalize_public_key(&k.key) else {
+                continue;
+            };
+            let mut options = format!(
+                "namespaces=\"git\",valid-after=\"{}\"",
+                k.since.format("%Y%m%d%H%M%SZ")
+            );
+            if let Some(until) = k.retired_at {
+                options.push_str(&format!(
+                    ",valid-before=\"{}\"",
+                    until.format("%Y%m%d%H%M%SZ")
+                ));
+            }
+            lines.insert(format!("{principal} {options} {key}"));
+        }
+    }
+    Ok(lines.into_iter().map(|l| l + "\n").collect())
+}
+
+/// What is known about an agent at one state of the store (cached by its document's
+/// blob: most commits see the same documents as the one before).
+struct AgentAt {
+    agent: Agent,
+    /// Its keys whose endorsement holds, by key.
+    endorsed: HashMap<String, bool>,
+}
+
+struct Checker<'s> {
+    store: &'s Store,
+    people: Vec<(String, String)>,
+    agents: HashMap<ObjectId, Rc<AgentAt>>,
+    trees: HashMap<ObjectId, ObjectId>,
+}
+
+impl<'s> Checker<'s> {
+    fn new(store: &'s Store) -> Result<Checker<'s>> {
+        Ok(Checker {
+            store,
+            people: store.trusted_people()?,
+            agents: HashMap::new(),
+            trees: HashMap::new(),
+        })
+    }
+
+    fn tree_of(&mut self, commit: ObjectId) -> Result<ObjectId> {
+        if let Some(t) = self.trees.get(&commit) {
+            return Ok(*t);
+        }
+        let tree = self.store.commit_tree(commit)?;
+        self.trees.insert(commit, tree);
+        Ok(tree)
+    }
+
+    /// Agent `name` as its document stands in `tree`, if there is one that parses.
+    fn agent_at(&mut self, tree: ObjectId, name: &AgentName) -> Result<Option<Rc<AgentAt>>> {
+        let path = refs::agent_path(name);
+        let Some(blob) = self.store.blob_at(tree, &path)? else {
+            return Ok(None);
+        };
+        if let Some(found) = self.agents.get(&blob) {
+            return Ok(Some(found.clone()));
+        }
+        let Ok(agent) = decode_doc::<Agent>(&path, &self.store.read_blob(blob)?) else {
+            return Ok(None);
+        };
+        let mut endorsed = HashMap::new();
+        for k in &agent.keys {
+            let ok = self.endorsement_holds(tree, &agent, k)?;
+            endorsed.insert(normal(&k.key), ok);
+        }
+        let found = Rc::new(AgentAt { agent, endorsed });
+        self.agents.insert(blob, found.clone());
+        Ok(Some(found))
+    }
+
+    /// Whether key `k` of `agent` is endorsed by a key that could give it: one of its
+    /// parent's keys, or for a top-level agent a key git trusts for a person.
+    fn endorsement_holds(&mut self, tree: ObjectId, agent: &Agent, k: &AgentKey) -> Result<bool> {
+        let (Some(by), Some(sig)) = (&k.endorser_key, &k.endorsement) else {
+            return Ok(false);
+        };
+        let by = normal(by);
+        match check_signature(
+            ENDORSE_NAMESPACE,
+            &endorsement_payload(&agent.name, &k.key),
+            sig,
+        ) {
+            Checked::Good(signer) if signer == by => {}
+            _ => return Ok(false),
+        }
+        if self.people.iter().any(|(_, key)| *key == by) {
+            return Ok(true);
+        }
+        let Some(parent) = &agent.parent else {
+            return Ok(false);
+        };
+        Ok(match self.agent_at(tree, parent)? {
+            Some(p) => p.agent.keys.iter().any(|pk| normal(&pk.key) == by),
+            None => false,
+        })
+    }
+
+    fn check(&mut self, id: ObjectId) -> Result<CommitCheck> {
+        let c = self.store.signed_commit(id)?;
+        let actor = trailer(&c.message, "Beads-Actor").unwrap_or_else(|| c.author.clone());
+        let context = match c.parents.first() {
+            Some(p) => Some(self.tree_of(*p)?),
+            None => None,
+        };
+        self.trees.insert(id, c.tree);
+        let agent = match (AgentName::parse(&actor), context) {
+            (Ok(name), Some(tree)) => self.agent_at(tree, &name)?,
+            _ => None,
+        };
+        let mut check = CommitCheck {
+            commit: id,
+            actor,
+            agent: agent.is_some(),
+            merge: c.parents.len() > 1,
+            signer: None,
+            verdict: Trust::Good,
+            detail: None,
+        };
+        let (verdict, detail) = match &c.signature {
+            Checked::Unsigned => (Trust::Unsigned, None),
+            Checked::Bad(why) => (Trust::Bad, Some(why.clone())),
+            Checked::Good(key) => {
+                check.signer = Some(key.clone());
+                match (&agent, context) {
+                    (Some(agent), Some(tree)) => self.judge_agent(&c, agent, key, tree)?,
+                    _ => self.judge_person(&c, key),
+                }
+            }
+        };
+        check.verdict = verdict;
+        check.detail = detail;
+        Ok(check)
+    }
+
+    fn judge_person(&self, c: &SignedCommit, key: &str) -> (Trust, Option<String>) {
+        let trusted = self
+            .people
+            .iter()
+            .any(|(who, k)| k == key && who.eq_ignore_ascii_case(&c.email));
+        if trusted {
+            (Trust::Good, None)
+        } else {
+            (
+                Trust::UnknownKey,
+                Some(format!("the key is not one trusted for {}", c.email)),
+            )
+        }
+    }
+
+    fn judge_agent(
+        &mut self,
+        c: &SignedCommit,
+        at: &AgentAt,
+        key: &str,
+        tree: ObjectId,
+    ) -> Result<(Trust, Option<String>)> {
+        let agent = &at.agent;
+        let Some(entry) = agent.keys.iter().find(|k| normal(&k.key) == key) else {
+            return Ok((
+                Trust::UnknownKey,
+                Some(format!("the key is not one of agent {}", agent.name)),
+            ));
+        };
+        if let Some(when) = entry.retired_at {
+            return Ok((
+                Trust::RotatedOut,
+                Some(format!("agent {} retired this key at {when}", agent.name)),
+            ));
+        }
+        if agent.status == AgentStatus::Retired {
+            return Ok((
+                Trust::Retired,
+                Some(format!("agent {} was retired", agent.name)),
+            ));
+        }
+        if at.endorsed.get(key) != Some(&true) {
+            return Ok((
+                Trust::UnknownKey,
+                Some(format!(
+                    "the key of agent {} is not endorsed by its creator",
+                    agent.name
+                )),
+            ));
+        }
+        if c.parents.len() > 1 {
+            return Ok((Trust::Good, None));
+        }
+        let authority = self.authority(c, agent, tree)?;
+        // An authority holding every capability a change can be judged by needs no
+        // look at the change (a tree diff and the documents it touched).
+        if CHECKED
+            .iter()
+            .all(|cap| authority.capabilities.contains(cap))
+        {
+            return Ok((Trust::Good, None));
+        }
+        for cap in self.needed(tree, c.tree)? {
+            if !authority.capabilities.contains(&cap) {
+                return Ok((
+                    Trust::OverReaching,
+                    Some(format!("agent {} may not {cap}", agent.name)),
+                ));
+            }
+        }
+        Ok((Trust::Good, None))
+    }
+
+    /// The authority the agent acted under: its session's (when the commit names one
+    /// that ran), else its own, narrowed by its delegation chain.
+    fn authority(&mut self, c: &SignedCommit, agent: &Agent, tree: ObjectId) -> Result<Authority> {
+        let session = trailer(&c.message, "Beads-Session")
+            .and_then(|s| BeadId::parse(&s).ok())
+            .map(|id| {
+                self.store
+                    .read_doc::<Session>(tree, &refs::session_path(&id))
+            })
+            .transpose()
+            .ok()
+            .flatten()
+            .flatten();
+        let own = session
+            .map(|s| s.authority)
+            .unwrap_or_else(|| agent.authority.clone());
+        let store = self.store;
+        delegated(
+            |n| Ok(store.read_doc(tree, &refs::agent_path(n))?),
+            agent,
+            &own,
+        )
+    }
+
+    /// The capabilities a change from `old` to `new` needs: creating beads, closing
+    /// or reopening them, deleting them, creating agents, sending mail.
+    fn needed(&self, old: ObjectId, new: ObjectId) -> Result<BTreeSet<Capability>> {
+        let mut out = BTreeSet::new();
+        for change in self.store.diff(Some(old), Some(new))? {
+            if refs::bead_id_of_path(&change.path).is_some() {
+                let before = self.bead(&change.path, change.old);
+                let after = self.bead(&change.path, change.new);
+                let status = |b: &Option<Bead>| b.as_ref().map(|b| b.status);
+                let (was, is) = (status(&before), status(&after));
+                if was.is_none() && is.is_some() {
+                    out.insert(Capability::Create);
+                }
+                if is == Some(Status::Deleted) && was != Some(Status::Deleted) {
+                    out.insert(Capability::Delete);
+                } else if was.is_some()
+                    && (was == Some(Status::Closed)) != (is == Some(Status::Closed))
+                {
+                    out.insert(Capability::Close);
+                }
+            } else if change.old.is_none() && change.path.starts_with(refs::AGENTS_DIR) {
+                out.insert(Capability::Spawn);
+            } else if change.old.is_none() && change.path.starts_with(refs::MAIL_DIR) {
+                out.insert(Capability::Mail);
+            }
+        }
+        Ok(out)
+    }
+
+    fn bead(&self, path: &str, blob: Option<ObjectId>) -> Option<Bead> {
+        let bytes = self.store.read_blob(blob?).ok()?;
+        decode_doc::<Bead>(path, &bytes).ok()
+    }
+}
+
+/// A public key as compared: type and data, no comment.
+fn normal(key: &str) -> String {
+    crate::store::normalize_public_key(key).unwrap_or_else(|| key.trim().to_owned())
+}
+
+/// The value of the last trailer `name` in `message`.
+fn trailer(message: &str, name: &str) -> Option<String> {
+    message
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .map(|v| v.trim().to_owned())
+}

@@ -1,0 +1,391 @@
+//! Signed store commits and `git beads verify`: a chain written by a person and two
+//! agents (one the child of the other) verifies, and so does git with the written
+//! allowed-signers file; forged, unsigned, over-reaching and rotated-out commits are
+//! each reported by id; a sync with `beads.requireSigned` refuses a forged remote
+//! commit and leaves the local store as it was.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{Repo, Sandbox};
+use serde_json::Value;
+
+/// Whether ssh-keygen is here (it comes with openssh-client, which `.ci/run`
+/// installs); outside CI a test without it says so on stderr and passes.
+fn have_ssh_keygen() -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|d| d.join("ssh-keygen").is_file()) {
+        return true;
+    }
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "CI=true and ssh-keygen is missing"
+    );
+    eprintln!("skipping: ssh-keygen is not installed");
+    false
+}
+
+/// A new ed25519 key pair without a passphrase at `name` in the sandbox.
+fn keygen(sb: &Sandbox, name: &str) -> PathBuf {
+    let path = sb.path().join(name);
+    let out = sb.run(
+        sb.path(),
+        "ssh-keygen",
+        &[
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            name,
+            "-f",
+            path.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(out.status.success(), "ssh-keygen: {out:?}");
+    path
+}
+
+/// Makes `repo`'s person sign with a new key of their own, as git does for
+/// `commit -S` (`gpg.format=ssh`, `user.signingKey`).
+fn sign_as_person(sb: &Sandbox, repo: &Repo) -> PathBuf {
+    let key = keygen(sb, &format!("{}-key", repo.user));
+    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.git(&["config", "user.signingKey", key.to_str().expect("utf-8")]);
+    key
+}
+
+/// `verify --json` (which may fail): each commit's status by id, in order.
+fn verdicts(repo: &Repo, extra: &[&str]) -> (i32, Vec<(String, String)>) {
+    let mut args = vec!["--json", "verify"];
+    args.extend_from_slice(extra);
+    let out = repo.beads_output(&args);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify --json: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let list = v
+        .as_array()
+        .expect("a bare array")
+        .iter()
+        .map(|c| {
+            (
+                c["commit"].as_str().expect("commit").to_owned(),
+                c["status"].as_str().expect("status").to_owned(),
+            )
+        })
+        .collect();
+    (out.status.code().unwrap_or(-1), list)
+}
+
+/// A store made by `alice` (signing with her own key) in which she created agent
+/// `lead`, which created `lead/worker` without the `close` capability; each wrote a
+/// change of its own. Returns the repository and a bead the worker made.
+fn chain(sb: &Sandbox) -> (Repo, String) {
+    let repo = sb.repo("work", "alice");
+    sign_as_person(sb, &repo);
+    repo.init();
+    repo.create("by alice", &[]);
+    repo.beads(&["agent", "create", "lead"]);
+    repo.beads(&[
+        "--as",
+        "lead",
+        "agent",
+        "create",
+        "lead/worker",
+        "--can",
+        "create,update,comment",
+    ]);
+    let by_lead = repo.beads(&["--as", "lead", "create", "by lead"]);
+    repo.beads(&["--as", "lead", "close", by_lead.trim()]);
+    let id = repo.beads(&["--as", "lead/worker", "create", "by worker"]);
+    let id = id.trim().to_owned();
+    repo.beads(&["--as", "lead/worker", "comments", "add", &id, "a note"]);
+    (repo, id)
+}
+
+/// Writes a commit of `tree` on `parent` with plain git, authored as `author`
+/// (`name`, `email`) with a `Beads-Actor:` trailer, signed with `key` if given, and
+/// moves `refs/beads/main` to it; returns its id. It is dated `ahead` seconds after
+/// now (git judges a key by the commit's date against the span the allowed-signers
+/// file gives it; the hermetic date is in the past).
+fn forge(
+    repo: &Repo,
+    tree: &str,
+    parent: &str,
+    actor: &str,
+    key: Option<&Path>,
+    ahead: u64,
+) -> String {
+    let email = if actor.contains('@') {
+        actor.to_owned()
+    } else {
+        format!("{}@agents.git-beads.invalid", actor.replace('/', "."))
+    };
+    let name = actor.split('@').next().expect("a name");
+    let message = format!("forged by the test\n\nBeads-Actor: {name}\n");
+    let mut args: Vec<String> = vec!["-c".into(), "gpg.format=ssh".into()];
+    if let Some(key) = key {
+        args.push("-c".into());
+        args.push(format!("user.signingKey={}", key.display()));
+    }
+    args.extend([
+        "commit-tree".into(),
+        tree.into(),
+        "-p".into(),
+        parent.into(),
+    ]);
+    if key.is_some() {
+        args.push("-S".into());
+    }
+    args.extend(["-m".into(), message]);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    let date = format!("{} +0000", secs + ahead);
+    let out = repo
+        .command("git")
+        .args(&args)
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .env("GIT_AUTHOR_NAME", name)
+        .env("GIT_AUTHOR_EMAIL", &email)
+        .env("GIT_COMMITTER_NAME", name)
+        .env("GIT_COMMITTER_EMAIL", &email)
+        .output()
+        .expect("git runs");
+    let id = common::expect_success("git commit-tree", &out)
+        .trim()
+        .to_owned();
+    repo.git(&["update-ref", "refs/beads/main", &id, parent]);
+    id
+}
+
+fn head_tree(repo: &Repo) -> String {
+    repo.git(&["rev-parse", "refs/beads/main^{tree}"])
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_chain_of_a_person_and_two_agents_verifies() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let (repo, _) = chain(&sb);
+    let (code, found) = verdicts(&repo, &[]);
+    assert_eq!(code, 0, "{found:?}");
+    assert_eq!(found.len(), repo.commit_count("refs/beads/main"));
+    assert!(found.iter().all(|(_, s)| s == "good"), "{found:?}");
+    // Every commit is signed in git's own format, by the key of the actor it names.
+    let v = repo.beads_json(&["verify"]);
+    let by: BTreeMap<&str, &str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|c| {
+            (
+                c["actor"].as_str().expect("actor"),
+                c["signer"].as_str().expect("signed"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by.keys().copied().collect::<Vec<_>>(),
+        ["alice", "lead", "lead/worker"]
+    );
+    assert_eq!(by["alice"], {
+        let pubkey = std::fs::read_to_string(sb.path().join("alice-key.pub")).expect("pub");
+        let mut f = pubkey.split_whitespace();
+        format!("{} {}", f.next().expect("type"), f.next().expect("data"))
+    });
+    // The agents' private keys stay outside the store, readable by their owner alone.
+    use std::os::unix::fs::PermissionsExt as _;
+    let key = repo.common_dir().join("beads/keys/lead/worker.key");
+    let mode = std::fs::metadata(&key)
+        .expect("a key file")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let tracked = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/main"]);
+    assert!(!tracked.contains(".key"), "{tracked}");
+}
+
+#[test]
+fn forged_unsigned_over_reaching_and_rotated_out_commits_are_reported() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let (repo, worker_bead) = chain(&sb);
+    let mallory = keygen(&sb, "mallory");
+    let worker_key = repo.common_dir().join("beads/keys/lead/worker.key");
+
+    // The right author name, another key.
+    let forged = forge(
+        &repo,
+        &head_tree(&repo),
+        &repo.store_head(),
+        "lead/worker",
+        Some(&mallory),
+        0,
+    );
+    // No signature at all.
+    let unsigned = forge(
+        &repo,
+        &head_tree(&repo),
+        &repo.store_head(),
+        "alice@example.com",
+        None,
+        0,
+    );
+    // A close by the worker, which lacks `close`: the tree of a close lead made,
+    // committed as the worker, signed with the worker's own key.
+    let before = repo.store_head();
+    repo.beads(&["--as", "lead", "close", &worker_bead]);
+    let closed_tree = head_tree(&repo);
+    repo.git(&["update-ref", "refs/beads/main", &before]);
+    let over = forge(
+        &repo,
+        &closed_tree,
+        &before,
+        "lead/worker",
+        Some(&worker_key),
+        0,
+    );
+    // A key the worker had, used after alice rotated it out (dated after the
+    // rotation, for git).
+    let old_key = sb.path().join("worker-old.key");
+    std::fs::copy(&worker_key, &old_key).expect("copy");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&old_key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    repo.beads(&["agent", "key", "rotate", "lead/worker"]);
+    let rotated = forge(
+        &repo,
+        &head_tree(&repo),
+        &repo.store_head(),
+        "lead/worker",
+        Some(&old_key),
+        2,
+    );
+    // The new key signs as the worker.
+    repo.beads(&["--as", "lead/worker", "create", "after the rotation"]);
+
+    let (code, found) = verdicts(&repo, &[]);
+    assert_eq!(code, 3, "{found:?}");
+    let status: BTreeMap<&str, &str> = found
+        .iter()
+        .map(|(c, s)| (c.as_str(), s.as_str()))
+        .collect();
+    assert_eq!(status[forged.as_str()], "unknown-key");
+    assert_eq!(status[unsigned.as_str()], "unsigned");
+    assert_eq!(status[over.as_str()], "over-reaching");
+    assert_eq!(status[rotated.as_str()], "rotated-out");
+    let bad: Vec<&str> = status
+        .iter()
+        .filter(|(_, s)| **s != "good")
+        .map(|(c, _)| *c)
+        .collect();
+    assert_eq!(bad.len(), 4, "{found:?}");
+    assert_eq!(found.last().map(|(_, s)| s.as_str()), Some("good"));
+
+    // The human report names each of them by id, and exits 3 too.
+    let (code, stdout, _) = repo.beads_fail_with_stdout(&["verify"]);
+    assert_eq!(code, 3);
+    for id in [&forged, &unsigned, &over, &rotated] {
+        assert!(stdout.contains(id.as_str()), "{id} missing from\n{stdout}");
+    }
+    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+
+    // A range checks only what it names.
+    let (code, only) = verdicts(&repo, &[&format!("{rotated}..refs/beads/main")]);
+    assert_eq!((code, only.len()), (0, 1), "{only:?}");
+
+    // git, given the allowed-signers file verify writes, accepts the signatures that
+    // verify accepts and none of the forged, unsigned or rotated-out ones.
+    let file = sb.path().join("allowed_signers");
+    let (code, _) =
+        repo.beads_fail(&["verify", "--allowed-signers", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 3);
+    let log = repo.git(&[
+        "-c",
+        &format!("gpg.ssh.allowedSignersFile={}", file.display()),
+        "log",
+        "--format=%H %G?",
+        "refs/beads/main",
+    ]);
+    let git_says: BTreeMap<&str, &str> = log.lines().filter_map(|l| l.split_once(' ')).collect();
+    assert_eq!(git_says.len(), found.len(), "{log}");
+    for (commit, verdict) in &status {
+        match *verdict {
+            "good" => assert_eq!(git_says[commit], "G", "{commit} verifies; git: {log}"),
+            "over-reaching" => assert_eq!(git_says[commit], "G", "a good signature"),
+            _ => assert_ne!(git_says[commit], "G", "{commit} is {verdict}; git: {log}"),
+        }
+    }
+}
+
+#[test]
+fn sync_with_require_signed_refuses_a_forged_remote_commit() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let remote = sb.bare("remote.git");
+    let c1 = sb.clone(&remote, "c1", "alice");
+    c1.commit_file("README", "code\n", "code");
+    c1.git(&["push", "-q", "origin", "HEAD:main"]);
+    sign_as_person(&sb, &c1);
+    c1.init();
+    c1.create("first", &[]);
+    c1.beads(&["agent", "create", "bot"]);
+    c1.beads(&["--as", "bot", "create", "by bot"]);
+    c1.sync();
+    let signers = sb.path().join("signers");
+    c1.beads(&[
+        "verify",
+        "--allowed-signers",
+        signers.to_str().expect("utf-8"),
+    ]);
+
+    let c2 = sb.clone(&remote, "c2", "bob");
+    sign_as_person(&sb, &c2);
+    c2.git(&[
+        "config",
+        "gpg.ssh.allowedSignersFile",
+        signers.to_str().expect("utf-8"),
+    ]);
+    c2.git(&["config", "beads.requireSigned", "true"]);
+    // Everything the remote has verifies: it is adopted.
+    c2.sync();
+    assert_eq!(c2.store_head(), c1.store_head());
+
+    // Mallory pushes a commit in bot's name, signed with her own key.
+    let mallory = keygen(&sb, "mallory");
+    let forged = forge(
+        &c1,
+        &head_tree(&c1),
+        &c1.store_head(),
+        "bot",
+        Some(&mallory),
+        0,
+    );
+    c1.sync();
+    let before = c2.store_head();
+    let (code, stderr) = c2.beads_fail(&["sync"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains(&forged[..12]), "{stderr}");
+    assert!(stderr.contains("unknown-key"), "{stderr}");
+    assert_eq!(c2.store_head(), before, "nothing was merged");
+    // What the remote sent is kept for inspection.
+    let tracking = c2.git(&["rev-parse", "refs/beads/remotes/origin/main"]);
+    assert_eq!(tracking.trim(), forged);
+}
