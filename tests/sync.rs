@@ -281,6 +281,21 @@ fn a_remote_that_moves_during_sync_is_merged_again() {
         |prefix: &str| sb.git(&remote, &["for-each-ref", "--format=%(refname)", prefix]);
     assert_eq!(on_remote("refs/beads/replicas/").trim(), replica);
     std::fs::remove_file(&hook).expect("remove hook");
+    // While only the replica ref holds alice's bead, a plain `git fetch` brings it into
+    // the tracking refs, and a fresh clone's `init` merges it in.
+    c2.git(&["fetch", "origin"]);
+    let tracked = c2.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/beads/remotes/origin/replicas/",
+    ]);
+    assert_eq!(
+        tracked.trim(),
+        replica.replace("refs/beads/", "refs/beads/remotes/origin/")
+    );
+    let fresh = sb.clone(&remote, "fresh", "carol");
+    fresh.beads(&["init"]);
+    fresh.bead_json(&mine);
     let folded = c2.sync();
     assert_eq!(folded["replica"], Value::Null, "{folded}");
     c2.bead_json(&mine);
