@@ -217,6 +217,18 @@ impl Store {
         tree: ObjectId,
         path: &str,
     ) -> Result<Option<ObjectId>, StoreError> {
+        Ok(self
+            .entry_at(tree, path)?
+            .filter(|(mode, _)| mode.is_tree())
+            .map(|(_, id)| id))
+    }
+
+    /// The entry at `path` in `tree`, if there is one: its mode and its object.
+    pub(super) fn entry_at(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>, StoreError> {
         let tree_obj = self
             .repo
             .find_tree(tree)
@@ -224,7 +236,7 @@ impl Store {
         let entry = tree_obj
             .lookup_entry(path.split('/').map(str::as_bytes))
             .map_err(git_err(format!("look up {path}")))?;
-        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+        Ok(entry.map(|e| (e.mode(), e.object_id())))
     }
 
     /// The documents that differ between two trees (either may be absent).

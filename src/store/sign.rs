@@ -292,14 +292,10 @@ impl Store {
         tree: ObjectId,
         path: &str,
     ) -> Result<Option<ObjectId>, StoreError> {
-        let tree_obj = self
-            .repo
-            .find_tree(tree)
-            .map_err(git_err(format!("read tree {tree}")))?;
-        let entry = tree_obj
-            .lookup_entry(path.split('/').map(str::as_bytes))
-            .map_err(git_err(format!("look up {path}")))?;
-        Ok(entry.filter(|e| e.mode().is_blob()).map(|e| e.object_id()))
+        Ok(self
+            .entry_at(tree, path)?
+            .filter(|(mode, _)| mode.is_blob())
+            .map(|(_, id)| id))
     }
 
     /// Reads commit `id` and checks its signature over the rest of it.
