@@ -176,7 +176,10 @@ pub fn allowed_signers(store: &Store) -> Result<String> {
                 "namespaces=\"git\",valid-after=\"{}\"",
                 k.since.format("%Y%m%d%H%M%SZ")
             );
+            // git dates a commit to the second: a commit made in the second the key
+            // was retired, before it was, is still the key's.
             if let Some(until) = k.retired_at {
+                let until = until + chrono::Duration::seconds(1);
                 options.push_str(&format!(
                     ",valid-before=\"{}\"",
                     until.format("%Y%m%d%H%M%SZ")
