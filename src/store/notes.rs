@@ -236,6 +236,8 @@ impl Store {
         E: From<StoreError>,
     {
         let _lock = self.write_lock()?;
+        // A writer killed while moving the ref leaves git's `.lock` beside it.
+        self.clear_stale_ref_lock(refs::NOTES.as_str())?;
         for _ in 0..super::tx::MAX_ATTEMPTS {
             let head = self.notes_head()?;
             let mut buffered = self.buffered();
