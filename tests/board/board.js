@@ -58,7 +58,16 @@ async function columns(page) {
 
     await page.goto(new URL("/agents", url).href);
     out.agents_text = await page.locator(`#agents`).innerText();
-    await page.locator(`.agent`).first().screenshot({ path: path.join(shots, "agent.png") });
+    // A live update may replace the card while it is being shot: shoot it again.
+    for (let tries = 1; ; tries++) {
+      try {
+        await page.locator(`.agent`).first().screenshot({ path: path.join(shots, "agent.png") });
+        break;
+      } catch (e) {
+        if (tries >= 5 || !String(e).includes("not attached")) throw e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
 
     await page.goto(new URL(`/session/${sessionId}`, url).href);
     out.session_swaps = await page.locator("svg.plot line.swap").count();
