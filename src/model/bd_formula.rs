@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::formula::{Formula, FormulaError, Step, Variable};
+use super::formula::{Formula, FormulaError, Step, Variable, one_or_many};
 
 /// A formula in bd's language.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -152,21 +152,6 @@ impl<'de> Deserialize<'de> for BdVar {
             },
         })
     }
-}
-
-/// A list of strings, or one string.
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Form {
-        One(String),
-        Many(Vec<String>),
-    }
-    Ok(match Option::<Form>::deserialize(d)? {
-        None => Vec::new(),
-        Some(Form::One(s)) => vec![s],
-        Some(Form::Many(v)) => v,
-    })
 }
 
 /// One step of a bd formula.

@@ -234,7 +234,8 @@ enum OneOrMany {
     Many(Vec<String>),
 }
 
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+/// A list of strings, or one string (YAML and bd's TOML formulas both allow either).
+pub(super) fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     Ok(match Option::<OneOrMany>::deserialize(d)? {
         None => Vec::new(),
         Some(OneOrMany::One(s)) => vec![s],
