@@ -349,6 +349,8 @@ fn namish() -> impl Strategy<Value = String> {
         3 => "[a-z0-9._/@{}~^:?*\\[\\]\\\\ -]{0,24}",
         3 => "[a-z][a-z0-9_-]{0,6}-[a-z0-9._-]{0,10}",
         2 => "([a-z0-9][a-z0-9._-]{0,6}/){0,3}[a-z0-9][a-z0-9._-]{0,6}",
+        // Windows device names, alone, with an extension, or as one segment of several.
+        1 => "([a-z]{1,3}/)?(aux|con|nul|prn|com[0-9]|lpt[0-9])(\\.[a-z]{0,3})?(/[a-z]{1,3})?",
     ]
 }
 
@@ -368,11 +370,16 @@ fn check_validators(s: &str) -> Vec<(&'static str, String)> {
         accepted.push(("id", s.to_owned()));
     }
     if let Ok(p) = Prefix::parse(s) {
-        assert!(safe_component(p.as_str()), "prefix {s:?}");
         assert!(valid_ref(&format!("refs/beads/{p}")), "prefix {s:?}");
-        // Every id made with it is valid.
+        // Every id made with it is valid and a safe file name; the prefix alone is
+        // never a path component (a prefix `aux` makes `aux-…` files, which Windows
+        // takes).
         let id = BeadId::generate(&p, s.as_bytes(), 5);
         assert!(BeadId::parse(id.as_str()).is_ok(), "{id} from prefix {s:?}");
+        assert!(
+            safe_component(&format!("{id}.yaml")),
+            "{id} from prefix {s:?}"
+        );
         accepted.push(("prefix", s.to_owned()));
     }
     if let Ok(n) = AgentName::parse(s) {
@@ -538,7 +545,9 @@ proptest! {
 
 fn agent_name() -> impl Strategy<Value = AgentName> {
     "[a-z][a-z0-9]{0,4}(/[a-z][a-z0-9]{0,4}){0,2}"
-        .prop_map(|s| AgentName::parse(&s).expect("a valid name"))
+        .prop_filter_map("a valid name (not a device name)", |s| {
+            AgentName::parse(&s).ok()
+        })
 }
 
 fn agent() -> impl Strategy<Value = Agent> {

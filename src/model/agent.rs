@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::bead::{Conflict, Timestamp};
-use super::id::BeadId;
+use super::id::{BeadId, is_device_name};
 
 /// Why an agent name, capability or budget was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,7 +42,8 @@ pub struct AgentName(String);
 
 impl AgentName {
     /// Validates a name: segments of `[a-z0-9][a-z0-9._-]*` joined by `/`, at most 128
-    /// bytes; no empty segment, no `..`, no segment ending in `.lock` or `.`.
+    /// bytes; no empty segment, no `..`, no segment ending in `.lock` or `.`, and no
+    /// segment that Windows reserves for a device (`aux`, `con`, `nul`, `prn`, `com1`…).
     pub fn parse(s: &str) -> Result<AgentName, AgentError> {
         let bad = || AgentError::BadName(s.to_owned());
         if s.is_empty() || s.len() > 128 {
@@ -62,7 +63,7 @@ impl AgentName {
                 return Err(bad());
             }
         }
-        if GIT_HOOK_NAMES.contains(&s) {
+        if GIT_HOOK_NAMES.contains(&s) || s.split('/').any(is_device_name) {
             return Err(AgentError::Reserved(s.to_owned()));
         }
         Ok(AgentName(s.to_owned()))
@@ -358,7 +359,16 @@ mod tests {
 
     #[test]
     fn names() {
-        for ok in ["nux", "myrig/polecats/nux", "a1", "crew-7/x_y", "v1.2"] {
+        for ok in [
+            "nux",
+            "myrig/polecats/nux",
+            "a1",
+            "crew-7/x_y",
+            "v1.2",
+            "auxiliary",
+            "com0",
+            "console.x",
+        ] {
             assert!(AgentName::parse(ok).is_ok(), "{ok}");
         }
         for bad in [
@@ -367,10 +377,19 @@ mod tests {
         ] {
             assert!(AgentName::parse(bad).is_err(), "{bad:?}");
         }
-        assert!(matches!(
-            AgentName::parse("post-commit"),
-            Err(AgentError::Reserved(_))
-        ));
+        for reserved in [
+            "post-commit",
+            "aux/a",
+            "rig/con",
+            "nul.d",
+            "com1",
+            "x/lpt0.y",
+        ] {
+            assert!(
+                matches!(AgentName::parse(reserved), Err(AgentError::Reserved(_))),
+                "{reserved:?}"
+            );
+        }
     }
 
     #[test]

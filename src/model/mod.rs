@@ -38,7 +38,7 @@ pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
     Step, Variable, fill, is_formula_name, step_line, template_variables,
 };
-pub use id::{BeadId, IdError, Prefix, id_length_for};
+pub use id::{BeadId, IdError, Prefix, id_length_for, is_device_name};
 pub use mail::{Delivery, Message};
 pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,

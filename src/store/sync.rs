@@ -199,7 +199,7 @@ impl From<EntryKind> for TreeKind {
 }
 
 /// Checks a remote name before it is used on a command line, in a refspec and in
-/// a ref name.
+/// a ref name (`refs/beads/remotes/<name>/main`, so no Windows device name either).
 pub fn check_remote_name(name: &str) -> Result<(), RemoteError> {
     let ok = !name.is_empty()
         && name.len() <= 100
@@ -207,6 +207,7 @@ pub fn check_remote_name(name: &str) -> Result<(), RemoteError> {
         && !name.ends_with(['.'])
         && !name.ends_with(".lock")
         && !name.contains("..")
+        && !crate::model::is_device_name(name)
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
@@ -988,6 +989,8 @@ mod tests {
             "a*",
             "é",
             "--upload-pack=x",
+            "aux",
+            "CON.x",
         ] {
             assert!(check_remote_name(bad).is_err(), "{bad:?}");
         }
