@@ -163,11 +163,15 @@ impl std::str::FromStr for BeadId {
 /// in a checkout. The rule is git's own (`core.protectNTFS`), without regard to case.
 pub fn is_device_name(seg: &str) -> bool {
     let stem = seg.split('.').next().unwrap_or(seg).to_ascii_lowercase();
-    match stem.as_bytes() {
-        b"aux" | b"con" | b"nul" | b"prn" => true,
-        [b'c', b'o', b'm', b'1'..=b'9'] | [b'l', b'p', b't', b'0'..=b'9'] => true,
-        _ => false,
-    }
+    matches!(
+        stem.as_bytes(),
+        b"aux"
+            | b"con"
+            | b"nul"
+            | b"prn"
+            | [b'c', b'o', b'm', b'1'..=b'9']
+            | [b'l', b'p', b't', b'0'..=b'9']
+    )
 }
 
 /// The prefix in front of every id of a store (`bd` in `bd-a1b2`).
