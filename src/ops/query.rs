@@ -285,10 +285,16 @@ fn order(index: &Index, sort: Sort, reverse: bool) -> impl Fn(&Row, &Row) -> Ord
 /// rows and the beads changed since it was written.
 fn listing(index: Index, mut rows: Vec<Row>, filter: &ListFilter) -> Listing {
     let total = rows.len();
-    rows.sort_by(order(&index, filter.sort, filter.reverse));
-    if filter.limit > 0 {
+    let order = order(&index, filter.sort, filter.reverse);
+    // A page of a long listing: pick the page's rows first (in linear time; ties
+    // are broken by id, so the order is total and the page the same), then sort
+    // only those.
+    if filter.limit > 0 && filter.limit < rows.len() {
+        rows.select_nth_unstable_by(filter.limit, &order);
         rows.truncate(filter.limit);
     }
+    rows.sort_by(&order);
+    drop(order);
     Listing {
         rows,
         total,

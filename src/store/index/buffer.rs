@@ -6,10 +6,19 @@
 //! for huge pages and is populated up front: a few faults instead of thousands.
 //! Nothing is mapped from the file itself (that would need `unsafe`: the file could
 //! change under the map); the bytes are read, and checked, as from any buffer.
+//!
+//! A process that reads again and again (the MCP server, the board) keeps the last
+//! files it read and checked, each with what identifies the version it read: where
+//! the file lives on the disk, its length, its times and the checksum in its header.
+//! Cache files are only ever replaced whole, never written in place, so a file that
+//! still has that identity holds those bytes, and it is taken from memory without
+//! reading or checking it again. The ref is still read on every call, so this keeps
+//! nothing stale: it only spares reading the same file twice.
 
 use std::io::Read;
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Below this size a plain heap buffer costs less than a mapping.
 const MAP_FROM: usize = 1 << 20;
@@ -45,10 +54,95 @@ impl From<Vec<u8>> for Buffer {
     }
 }
 
+/// How many checked files a process keeps: the four of one store's index, twice.
+const KEPT: usize = 8;
+
+/// The files this process read and checked last, the most recent last.
+static KEPT_FILES: Mutex<Vec<(PathBuf, Version, Arc<Buffer>)>> = Mutex::new(Vec::new());
+
+/// What tells one version of a file from another.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Version {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    header: [u8; HEADER],
+}
+
+/// The length of a cache file's header, whose checksum is part of a [`Version`].
+const HEADER: usize = super::file::HEADER;
+
+/// The version of the open `file`, from its metadata and its header (read in place,
+/// so the file's position stays at its start); `None` where it cannot be told.
+#[cfg(unix)]
+fn version(file: &std::fs::File) -> Option<Version> {
+    use std::os::unix::fs::{FileExt as _, MetadataExt as _};
+    let meta = file.metadata().ok()?;
+    let mut header = [0; HEADER];
+    file.read_exact_at(&mut header, 0).ok()?;
+    Some(Version {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        len: meta.len(),
+        mtime: (meta.mtime(), meta.mtime_nsec()),
+        ctime: (meta.ctime(), meta.ctime_nsec()),
+        header,
+    })
+}
+
+/// Elsewhere a file's version cannot be told, and every read reads.
+#[cfg(not(unix))]
+fn version(_file: &std::fs::File) -> Option<Version> {
+    None
+}
+
+/// The file at `path`, whole, once `check` accepts its bytes: from memory when this
+/// process read and checked the same version before, else read. `None` when the
+/// file cannot be read or `check` refuses it.
+pub(super) fn read_checked(path: &Path, check: impl Fn(&[u8]) -> bool) -> Option<Arc<Buffer>> {
+    let file = std::fs::File::open(path).ok()?;
+    let version = version(&file);
+    let mut kept = KEPT_FILES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(v) = version
+        && let Some(at) = kept.iter().position(|(p, k, _)| *k == v && p == path)
+    {
+        let entry = kept.remove(at);
+        let bytes = entry.2.clone();
+        kept.push(entry);
+        return Some(bytes);
+    }
+    drop(kept);
+    let bytes = read_open(file).ok()?;
+    if !check(&bytes) {
+        return None;
+    }
+    let bytes = Arc::new(bytes);
+    if let Some(v) = version {
+        let mut kept = KEPT_FILES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.retain(|(p, _, _)| p != path);
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((path.to_owned(), v, bytes.clone()));
+    }
+    Some(bytes)
+}
+
 /// The whole of the file at `path` (its checksum, checked by the caller, tells a file
 /// that changed while it was read).
+#[cfg(test)]
 pub(super) fn read(path: &Path) -> std::io::Result<Buffer> {
-    let mut file = std::fs::File::open(path)?;
+    read_open(std::fs::File::open(path)?)
+}
+
+/// The whole of the open `file`, from its start.
+fn read_open(mut file: std::fs::File) -> std::io::Result<Buffer> {
     let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
     let mapped = (len >= MAP_FROM)
         .then(|| memmap2::MmapOptions::new().len(len).map_anon().ok())
@@ -84,5 +178,30 @@ mod tests {
             assert_eq!(matches!(read, Buffer::Mapped(_)), len >= MAP_FROM);
         }
         assert!(read(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
+    fn a_file_read_again_comes_from_memory_until_it_is_replaced() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("index");
+        let version = |n: u8| [[n; HEADER].as_slice(), &[n; 100]].concat();
+        std::fs::write(&path, version(1)).expect("write");
+        let accept = |_: &[u8]| true;
+        let first = read_checked(&path, accept).expect("read");
+        let again = read_checked(&path, |_| panic!("checked again")).expect("kept");
+        assert!(Arc::ptr_eq(&first, &again));
+        // Replaced whole, as every cache file is: read and checked anew.
+        let tmp = dir.path().join("tmp");
+        std::fs::write(&tmp, version(2)).expect("write");
+        std::fs::rename(&tmp, &path).expect("replace");
+        let refused = read_checked(&path, |_| false);
+        assert!(refused.is_none(), "a refused file is not kept");
+        let second = read_checked(&path, accept).expect("read");
+        assert_eq!(&second[..], &version(2)[..]);
+        std::fs::remove_file(&path).expect("remove");
+        assert!(
+            read_checked(&path, accept).is_none(),
+            "a removed file is gone"
+        );
     }
 }

@@ -213,10 +213,12 @@ pub(super) fn checksum_of(header: &[u8]) -> Option<u32> {
 /// first used. `None` for a file that is missing, torn (bad checksum) or of another
 /// version.
 pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> {
-    let bytes = buffer::read(path).ok()?;
-    if crc32fast::hash(bytes.get(HEADER..)?) != checksum_of(&bytes)? {
-        return None;
-    }
+    let bytes = buffer::read_checked(path, |bytes| {
+        bytes
+            .get(HEADER..)
+            .zip(checksum_of(bytes))
+            .is_some_and(|(payload, sum)| crc32fast::hash(payload) == sum)
+    })?;
     // The payload is the tree, then the part's sections, each a little-endian u32
     // length and its bytes.
     let mut ranges = Vec::with_capacity(1 + file.sections());
@@ -229,8 +231,6 @@ pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, 
         ranges.push(range);
     }
     let tree = bytes[ranges[0].clone()].to_vec();
-    // Shared as it was read, never copied.
-    let bytes = Arc::new(bytes);
     let sections = ranges[1..]
         .iter()
         .map(|range| (bytes.clone(), range.clone()))
