@@ -55,6 +55,32 @@ pub struct Cli {
     pub command: c::Command,
 }
 
+impl Cli {
+    /// The command line of a harness hook ([`c::session::quick`]): no global flag,
+    /// the agent from `GIT_BEADS_AGENT` as the full parser takes it; `None` when that
+    /// is no agent name (the full parser then says so).
+    fn for_hook(verb: c::session::SessionCommand) -> Option<Cli> {
+        Some(Cli {
+            json: false,
+            quiet: false,
+            as_agent: agent_from_env()?,
+            as_person: false,
+            actor: None,
+            sandbox: false,
+            command: c::Command::Session(verb),
+        })
+    }
+}
+
+/// The agent `GIT_BEADS_AGENT` names, as the full parser reads it (unset or empty:
+/// none); `None` when it names no valid agent, for the full parser to refuse.
+pub(crate) fn agent_from_env() -> Option<Option<AgentName>> {
+    match std::env::var_os("GIT_BEADS_AGENT") {
+        Some(v) if !v.is_empty() => Some(Some(v.to_str()?.parse().ok()?)),
+        _ => Some(None),
+    }
+}
+
 /// What every command gets: the store, and who is acting.
 pub struct Ctx {
     /// The repository's store.
@@ -85,12 +111,17 @@ impl Ctx {
 }
 
 /// Parses `std::env::args`, runs the command and turns the outcome into an exit code.
-/// A git hook called the way the shims call it skips the full parser
-/// ([`c::git_hook::quick`]).
+/// A git hook called the way the shims call it, and a harness hook, skip the full
+/// parser ([`c::git_hook::quick`], [`c::session::quick`]).
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(hook) = c::git_hook::quick(&args) {
         return exit_code(c::git_hook::run_quick(hook), false);
+    }
+    if let Some(verb) = c::session::quick(&args)
+        && let Some(cli) = Cli::for_hook(verb)
+    {
+        return exit_code(run(cli), false);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -55,10 +55,7 @@ pub fn quick(argv: &[OsString]) -> Option<Quick> {
     if command != "git-hook" || !git::is_git_hook(name.to_str()?) {
         return None;
     }
-    let agent = match std::env::var_os("GIT_BEADS_AGENT") {
-        Some(v) if !v.is_empty() => Some(v.to_str()?.parse().ok()?),
-        _ => None,
-    };
+    let agent = crate::cli::agent_from_env()?;
     let args = rest
         .iter()
         .map(|a| a.to_str().map(str::to_owned))

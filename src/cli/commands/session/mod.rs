@@ -174,6 +174,30 @@ fn read_hook_input() -> Result<HookInput, CliError> {
     Ok(HOOK_INPUT.get_or_init(|| input).clone())
 }
 
+/// The command line a harness hook runs, `session VERB --hook-input[=HARNESS]`, read
+/// with a parser of the session verbs alone: the hooks run before every tool call and
+/// after every turn, and building the parser of every command costs more than
+/// most of what the hook does. `None` for any other command line (and for one this
+/// parser refuses), which the full parser then reads.
+pub fn quick(argv: &[std::ffi::OsString]) -> Option<SessionCommand> {
+    /// `git beads session` with nothing but its verbs.
+    #[derive(clap::Parser)]
+    #[command(name = "git-beads", bin_name = "git beads session")]
+    struct Hook {
+        #[command(subcommand)]
+        verb: SessionCommand,
+    }
+    let [bin, noun, verb, flag] = argv else {
+        return None;
+    };
+    let flag = flag.to_str()?;
+    if noun != "session" || !(flag == "--hook-input" || flag.starts_with("--hook-input=")) {
+        return None;
+    }
+    let hook = <Hook as clap::Parser>::try_parse_from([bin, verb, &flag.into()]).ok()?;
+    from_hook(&hook.verb).then_some(hook.verb)
+}
+
 /// Where the store of `cmd` is to be opened when it runs from a harness hook
 /// (`--hook-input`) whose input names a `cwd`: there, not where the hook process runs.
 pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
@@ -255,4 +279,40 @@ fn changed(out: &mut Out, s: &Session, what: &str) -> Result<(), CliError> {
         render::usage_text(&s.usage)
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick_of(args: &[&str]) -> Option<SessionCommand> {
+        let argv: Vec<std::ffi::OsString> = ["git-beads"]
+            .iter()
+            .chain(args)
+            .map(|a| (*a).into())
+            .collect();
+        quick(&argv)
+    }
+
+    #[test]
+    fn a_harness_hook_line_is_read_by_the_quick_parser_and_nothing_else() {
+        assert!(matches!(
+            quick_of(&["session", "guard", "--hook-input"]),
+            Some(SessionCommand::Guard(a)) if a.hook.harness() == Harness::Claude
+        ));
+        assert!(matches!(
+            quick_of(&["session", "heartbeat", "--hook-input=codex"]),
+            Some(SessionCommand::Heartbeat(_))
+        ));
+        for other in [
+            &["session", "guard", "--hook-input=nope"][..],
+            &["session", "list", "--hook-input"],
+            &["session", "guard", "--json"],
+            &["session", "guard"],
+            &["list", "guard", "--hook-input"],
+            &["session", "guard", "--hook-input", "--json"],
+        ] {
+            assert!(quick_of(other).is_none(), "{other:?}");
+        }
+    }
 }
