@@ -16,7 +16,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Child;
+use std::process::{Child, Stdio};
 
 use common::tools::{npm_package, or_skip};
 use common::{Repo, Sandbox, expect_success, write_file};
@@ -39,12 +39,16 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `git beads serve --port 0 EXTRA…` in `repo` and waits for its URL.
+    /// Starts `git-beads serve --port 0 EXTRA…` in `repo` and waits for its URL. The
+    /// binary is started itself, not through `git beads`: killing a `git` that runs it
+    /// would leave the server running.
     fn start(repo: &Repo, extra: &[&str]) -> Server {
-        let mut args = vec!["serve", "--port", "0"];
-        args.extend_from_slice(extra);
         let mut child = repo
-            .beads_command(&[], &args)
+            .command(&common::bin().to_string_lossy())
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("serve starts");
         let mut line = String::new();
