@@ -1222,7 +1222,7 @@ impl Bench<'_> {
                     .zip(cpu_start)
                     .map_or(f64::NAN, |(b, a)| b - a);
             }
-            if answer["result"]["isError"] != false {
+            if !answer.contains(r#""isError":false"#) {
                 return Err(format!("mcp ready failed: {answer}").into());
             }
         }

@@ -351,10 +351,10 @@ fn padded(out: &mut String, text: &str, width: usize) {
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
 }
 
-/// An object document as `--json` prints it (without bd's envelope), as a value:
+/// An object document as `--json` prints it (without bd's envelope), as JSON text:
 /// `body`'s fields with `schema_version` beside them.
-pub fn versioned<T: Serialize>(body: &T) -> serde_json::Result<serde_json::Value> {
-    serde_json::to_value(Versioned {
+pub fn versioned<T: Serialize>(body: &T) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+    serde_json::value::to_raw_value(&Versioned {
         schema_version: JSON_SCHEMA_VERSION,
         body,
     })

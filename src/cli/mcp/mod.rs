@@ -19,6 +19,8 @@ mod tools;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::cli::Ctx;
@@ -41,6 +43,8 @@ const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC's code for a failure of the server itself.
+const INTERNAL_ERROR: i64 = -32603;
 /// MCP's code for a resource that does not exist.
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
@@ -123,16 +127,16 @@ impl Server {
                 }
             };
             if let Some(answer) = answer {
-                serde_json::to_writer(&mut output, &answer)?;
+                output.write_all(answer.as_bytes())?;
                 output.write_all(b"\n")?;
                 output.flush()?;
             }
         }
     }
 
-    /// The answer to one message (a line of JSON), or `None` for a notification or a
-    /// response, which get none.
-    pub fn answer(&self, text: &str) -> Option<Value> {
+    /// The answer to one message (a line of JSON) as one line of JSON, or `None` for a
+    /// notification or a response, which get none.
+    pub fn answer(&self, text: &str) -> Option<String> {
         let message: Value = match serde_json::from_str(text) {
             Ok(m) => m,
             Err(e) => {
@@ -162,34 +166,52 @@ impl Server {
         };
         let id = id?;
         let params = fields.get("params").cloned().unwrap_or_else(|| json!({}));
-        Some(match self.request(method, &params) {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(e) => failure(id, e),
-        })
+        let answer = self.request(method, &params).and_then(|result| {
+            serde_json::to_string(&Success {
+                jsonrpc: "2.0",
+                id: &id,
+                result: &result,
+            })
+            .map_err(|e| {
+                RpcError::new(
+                    INTERNAL_ERROR,
+                    format!("the answer could not be encoded: {e}"),
+                )
+            })
+        });
+        Some(answer.unwrap_or_else(|e| failure(id, e)))
     }
 
-    /// The result of request `method`.
-    fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
-        match method {
-            "initialize" => Ok(initialize(params)),
-            "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({"tools": tools::list()})),
-            "tools/call" => self.call(params),
-            "resources/list" => Ok(json!({"resources": [{
+    /// The result of request `method`, as JSON text.
+    fn request(&self, method: &str, params: &Value) -> Result<Box<RawValue>, RpcError> {
+        let value = match method {
+            "tools/call" => return self.call(params),
+            "initialize" => initialize(params),
+            "ping" => json!({}),
+            "tools/list" => json!({"tools": tools::list()}),
+            "resources/list" => json!({"resources": [{
                 "uri": PRIME_URI,
                 "name": "prime",
                 "title": "What this session needs to know",
                 "description": "What `git beads prime` prints: who you are, your hook, \
                     how the last session ended, your unread mail.",
                 "mimeType": "text/markdown",
-            }]})),
-            "resources/templates/list" => Ok(json!({"resourceTemplates": []})),
-            "resources/read" => self.read(params),
-            _ => Err(RpcError::new(
-                METHOD_NOT_FOUND,
-                format!("no method {method:?}"),
-            )),
-        }
+            }]}),
+            "resources/templates/list" => json!({"resourceTemplates": []}),
+            "resources/read" => self.read(params)?,
+            _ => {
+                return Err(RpcError::new(
+                    METHOD_NOT_FOUND,
+                    format!("no method {method:?}"),
+                ));
+            }
+        };
+        serde_json::value::to_raw_value(&value).map_err(|e| {
+            RpcError::new(
+                INTERNAL_ERROR,
+                format!("the answer could not be encoded: {e}"),
+            )
+        })
     }
 
     /// A fresh context for one call: the store opened anew, so nothing read before
@@ -205,7 +227,7 @@ impl Server {
 
     /// `tools/call`: arguments that do not fit the tool are a JSON-RPC error; a tool
     /// that fails is a result with `isError`.
-    fn call(&self, params: &Value) -> Result<Value, RpcError> {
+    fn call(&self, params: &Value) -> Result<Box<RawValue>, RpcError> {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -231,27 +253,36 @@ impl Server {
             self.context().and_then(|ctx| tool.run(&ctx, &args))
         }));
         let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
-        Ok(match outcome {
+        let result = match &outcome {
             Ok(doc) => {
-                let text = doc.to_string();
-                let structured = match doc {
-                    Value::Object(_) => doc,
-                    list => json!({ "items": list }),
+                // MCP's structured content is an object: a list goes under `items`.
+                let structured = match doc.get().starts_with('{') {
+                    true => Structured::Object(doc),
+                    false => Structured::List { items: doc },
                 };
-                json!({
-                    "content": [{"type": "text", "text": text}],
-                    "structuredContent": structured,
-                    "isError": false,
+                serde_json::value::to_raw_value(&ToolResult {
+                    content: [Content::text(doc.get())],
+                    structured_content: structured,
+                    is_error: false,
                 })
             }
             Err(e) => {
                 let message = e.to_string();
-                json!({
-                    "content": [{"type": "text", "text": format!("{}: {message}", e.kind())}],
-                    "structuredContent": {"error": message, "kind": e.kind()},
-                    "isError": true,
+                serde_json::value::to_raw_value(&ToolResult {
+                    content: [Content::text(&format!("{}: {message}", e.kind()))],
+                    structured_content: Structured::Failure {
+                        error: &message,
+                        kind: e.kind(),
+                    },
+                    is_error: true,
                 })
             }
+        };
+        result.map_err(|e| {
+            RpcError::new(
+                INTERNAL_ERROR,
+                format!("the answer could not be encoded: {e}"),
+            )
         })
     }
 
@@ -292,9 +323,50 @@ fn initialize(params: &Value) -> Value {
     })
 }
 
-/// A JSON-RPC error answer to request `id`.
-fn failure(id: Value, e: RpcError) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
+/// A JSON-RPC answer with a result.
+#[derive(Serialize)]
+struct Success<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a RawValue,
+}
+
+/// The result of `tools/call`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolResult<'a> {
+    content: [Content<'a>; 1],
+    structured_content: Structured<'a>,
+    is_error: bool,
+}
+
+/// A text block of a tool's result.
+#[derive(Serialize)]
+struct Content<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+impl Content<'_> {
+    fn text(text: &str) -> Content<'_> {
+        Content { kind: "text", text }
+    }
+}
+
+/// A tool's result as an object: the document itself, a list under `items`, or a
+/// failure with its kind.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Structured<'a> {
+    Object(&'a RawValue),
+    List { items: &'a RawValue },
+    Failure { error: &'a str, kind: &'static str },
+}
+
+/// A JSON-RPC error answer to request `id`, as one line of JSON.
+fn failure(id: Value, e: RpcError) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}}).to_string()
 }
 
 /// Reads past the rest of an overlong line, without keeping it.

@@ -4,6 +4,7 @@
 //! command prints under `--json` (the same wire types).
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::cli::commands::{list::parse_type, parse_dep, session};
@@ -70,7 +71,9 @@ impl ToolError {
     }
 }
 
-type Outcome = Result<Value, ToolError>;
+/// What a tool answers: the document its command prints under `--json`, as JSON text
+/// (written once, straight from the wire type, and put into the answer as it is).
+type Outcome = Result<Box<RawValue>, ToolError>;
 
 /// The JSON type of an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,7 +336,7 @@ fn object<T: Serialize>(body: &T) -> Outcome {
 
 /// A list document as `--json` prints it (a bare array).
 fn array<T: Serialize>(list: &T) -> Outcome {
-    Ok(serde_json::to_value(list)?)
+    Ok(serde_json::value::to_raw_value(list)?)
 }
 
 /// Beads in full, as `show --json` prints them.
