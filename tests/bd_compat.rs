@@ -534,3 +534,76 @@ fn duplicate_supersede_and_dep_relate_link_as_bd_does() {
     let (code, err) = repo.beads_fail(&["supersede", &new, "--with", &new]);
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn external_dependencies_block_show_and_travel() {
+    let sb = Sandbox::new();
+    let (remote, repo) = sb.remote_with_store("c1");
+    let a = repo.create("Needs the other project", &[]);
+    let free = repo.create("Free", &[]);
+    let ext = "external:upstream:mol-run";
+
+    // Refused with a clear word when the reference is not bd's shape.
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, "external:upstream"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("external:<project>:<id>"), "{err}");
+
+    repo.beads(&["dep", "add", &a, ext]);
+    let head = repo.store_head();
+    repo.beads(&["dep", "add", &a, ext]);
+    assert_eq!(repo.store_head(), head, "adding it again changes nothing");
+
+    // Shown in bd's shapes: records on the bead, linked in show.
+    let shown = repo.beads_json(&["show", &a]);
+    let bead = &items(&shown)[0];
+    assert_eq!(
+        bead["dependencies"],
+        serde_json::json!([{"id": ext, "dependency_type": "blocks"}])
+    );
+    assert_eq!(bead["dependency_count"], 1);
+    let listed = repo.beads_json(&["list"]);
+    let record = items(&listed)
+        .iter()
+        .find(|x| x["id"] == a.as_str())
+        .expect("listed");
+    assert_eq!(
+        record["dependencies"],
+        serde_json::json!([{"issue_id": a, "depends_on_id": ext, "type": "blocks"}])
+    );
+    let human = repo.beads(&["show", &a]);
+    assert!(
+        human.contains(&format!("depends on {ext} (blocks)")),
+        "{human}"
+    );
+
+    // An unresolved blocker: not ready, listed by blocked (and counted by stats).
+    assert_eq!(ids(&repo.beads_json(&["ready"])), [free.as_str()]);
+    let blocked = repo.beads_json(&["blocked"]);
+    assert_eq!(ids(&blocked), [a.as_str()]);
+    assert_eq!(items(&blocked)[0]["blocked_by"], serde_json::json!([ext]));
+    assert_eq!(repo.beads_json(&["stats"])["summary"]["blocked_issues"], 1);
+
+    // Through export and import into a fresh store.
+    let jsonl = repo.beads(&["export"]);
+    assert!(
+        jsonl.contains(&format!(r#""depends_on_id":"{ext}""#)),
+        "{jsonl}"
+    );
+    let file = sb.path().join("issues.jsonl");
+    write_file(&file, &jsonl);
+    let fresh = sb.repo_with_store("fresh", "carol");
+    fresh.beads(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(ids(&fresh.beads_json(&["blocked"])), [a.as_str()]);
+    assert_eq!(fresh.beads(&["export"]), jsonl, "export → import → export");
+
+    // Through sync: a second clone sees it, and its removal travels back.
+    repo.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    assert_eq!(ids(&c2.beads_json(&["blocked"])), [a.as_str()]);
+    c2.beads(&["dep", "remove", &a, ext]);
+    c2.sync();
+    repo.sync();
+    let ready = repo.beads_json(&["ready"]);
+    assert!(ids(&ready).contains(&a.as_str()), "{ready}");
+    assert_eq!(repo.beads_json(&["show", &a])[0]["dependency_count"], 0);
+}

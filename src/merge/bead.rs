@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::text::merge_text;
 use super::{Merged, pick};
-use crate::model::{Bead, Comment, Conflict, Dependency, Status, Timestamp};
+use crate::model::{Bead, Comment, Conflict, Dependency, ExternalDependency, Status, Timestamp};
 
 /// Merges two versions of one bead against their common ancestor (`None` when
 /// both sides created it independently).
@@ -78,6 +78,14 @@ pub fn merge_bead(base: Option<&Bead>, a: &Bead, b: &Bead) -> Merged<Bead> {
         base.map(|b| deps(&b.dependencies)).as_ref(),
         &deps(&w.dependencies),
         &deps(&l.dependencies),
+    )
+    .into_iter()
+    .collect();
+    let external = |d: &Vec<ExternalDependency>| d.iter().cloned().collect::<BTreeSet<_>>();
+    out.external = merge_set(
+        base.map(|b| external(&b.external)).as_ref(),
+        &external(&w.external),
+        &external(&l.external),
     )
     .into_iter()
     .collect();

@@ -28,7 +28,8 @@ pub use bd_formula::{
 };
 pub(crate) use bead::word_enum;
 pub use bead::{
-    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
+    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
+    Status, Timestamp,
 };
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
@@ -38,7 +39,9 @@ pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
     Step, Variable, fill, is_formula_name, step_line, template_variables,
 };
-pub use id::{BeadId, IdError, Prefix, id_length_for, is_device_name};
+pub use id::{
+    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for, is_device_name,
+};
 pub use mail::{Delivery, Message};
 pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,

@@ -462,6 +462,15 @@ fn resolve_id(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
     })
 }
 
+/// What a dependency given as text points at: an item of another project
+/// (`external:<project>:<id>`) or a bead (see [`resolve_id`]).
+fn resolve_target(ctx: &Ctx, given: &str) -> Result<crate::model::DepTarget, CliError> {
+    crate::ops::resolve_target(&ctx.store, given).map_err(|e| match e {
+        crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
+        e => e.into(),
+    })
+}
+
 /// The beads `given` names (see [`resolve_id`]).
 fn resolve_ids(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
     given.iter().map(|g| resolve_id(ctx, g)).collect()

@@ -680,7 +680,7 @@ fn comment(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 fn dep_add(ctx: &Ctx, a: &Args<'_>) -> Outcome {
     let actor = ctx.acting()?;
     let id = a.required_bead(ctx, "id")?;
-    let on = a.required_bead(ctx, "depends_on")?;
+    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
     let kind = a.word::<DepKind>("type")?.unwrap_or(DepKind::Blocks);
     let edited = ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
     object(&wire::OneBead {
