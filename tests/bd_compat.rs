@@ -607,3 +607,47 @@ fn external_dependencies_block_show_and_travel() {
     assert!(ids(&ready).contains(&a.as_str()), "{ready}");
     assert_eq!(repo.beads_json(&["show", &a])[0]["dependency_count"], 0);
 }
+
+/// The commands a guide names (`git beads WORD [WORD]`), each as it runs with `--help`.
+fn named_commands(text: &str) -> Vec<Vec<String>> {
+    text.split("git beads ")
+        .skip(1)
+        .filter_map(|rest| {
+            let words: Vec<String> = rest
+                .split(' ')
+                .take(2)
+                .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
+                .map(str::to_owned)
+                .collect();
+            (!words.is_empty()).then_some(words)
+        })
+        .collect()
+}
+
+#[test]
+fn onboard_and_quickstart_name_only_commands_that_exist() {
+    let (_sb, repo) = Sandbox::with_store();
+    for guide in ["onboard", "quickstart"] {
+        let text = repo.beads(&[guide]);
+        for needed in ["ready", "update ID --claim", "close ID", "sync", "prime"] {
+            assert!(text.contains(needed), "{guide} names {needed}: {text}");
+        }
+        let v = repo.beads_json(&[guide]);
+        assert_eq!(v["guide"], guide);
+        assert_eq!(v["text"].as_str().map(str::trim_end), Some(text.trim_end()));
+        let named = named_commands(&text);
+        assert!(named.len() >= 8, "{guide}: {named:?}");
+        for words in named {
+            let runs = |w: &[String]| {
+                let mut args: Vec<&str> = w.iter().map(String::as_str).collect();
+                args.push("--help");
+                repo.beads_output(&args).status.success()
+            };
+            assert!(
+                runs(&words) || runs(&words[..1]),
+                "{guide} names `git beads {}`, which is no command",
+                words.join(" ")
+            );
+        }
+    }
+}

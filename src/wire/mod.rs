@@ -170,6 +170,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Hooks::<()>::DOC,
     WorktreeAdded::DOC,
     Version::DOC,
+    Guide::DOC,
     Info::DOC,
     Types::DOC,
     Statuses::DOC,

@@ -512,6 +512,23 @@ impl Documented for Version<'_> {
     };
 }
 
+/// What `onboard` and `quickstart` print: the guide's name and its text.
+#[derive(Serialize)]
+pub struct Guide<'a> {
+    /// Which guide: `onboard` or `quickstart`.
+    pub guide: &'a str,
+    /// The text, as printed without --json.
+    pub text: &'a str,
+}
+
+impl Documented for Guide<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "onboard, quickstart",
+        fields: &[Field::new("guide"), Field::new("text")],
+    };
+}
+
 /// What `info` prints: where the store is and what it holds (`database_path` is
 /// bd's name for where the data lives: here the git dir whose refs hold the store).
 #[derive(Serialize)]

@@ -24,7 +24,9 @@ pub mod log;
 pub mod mail;
 pub mod mcp;
 pub mod mol;
+pub mod onboard;
 pub mod provenance;
+pub mod quickstart;
 pub mod remote;
 pub mod resolve;
 pub mod serve;
@@ -265,6 +267,10 @@ pub enum Command {
     /// Print the version as bd prints its own: the bd version whose commands and JSON
     /// git-beads speaks, then git-beads' own.
     Version(version::Args),
+    /// Print the section for AGENTS.md that tells agents how work is tracked here.
+    Onboard(onboard::Args),
+    /// Print a newcomer's first steps with git beads.
+    Quickstart(quickstart::Args),
 }
 
 /// Where to look for the store of `command`, when not in the current directory: the
@@ -288,6 +294,8 @@ pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>
         Command::Completions(a) => completions::run(a, out)?,
         Command::InstallMan(a) => install_man::run(a, out)?,
         Command::Version(a) => version::run(a, out)?,
+        Command::Onboard(a) => onboard::run(a, out)?,
+        Command::Quickstart(a) => quickstart::run(a, out)?,
         Command::Types(a) => info::types(a, out)?,
         Command::Statuses(a) => info::statuses(a, out)?,
         command => return Ok(Some(command)),
@@ -337,6 +345,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Version(_)
+        | Command::Onboard(_)
+        | Command::Quickstart(_)
         | Command::Types(_)
         | Command::Statuses(_) => Ok(()),
         Command::Agent(a) => agent::run(ctx, a, out),
