@@ -651,3 +651,56 @@ fn onboard_and_quickstart_name_only_commands_that_exist() {
         }
     }
 }
+
+#[test]
+fn rename_moves_a_bead_and_every_link_to_it() {
+    let (_sb, repo) = Sandbox::with_store();
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let waits = repo.create("Waits", &["--deps", &epic]);
+    let other = repo.create("Other", &[]);
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename", &epic, "bd-roadmap"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(v["old_id"], epic.as_str());
+    assert_eq!(v["new_id"], "bd-roadmap");
+    let mut relinked = vec![child.clone(), waits.clone()];
+    relinked.sort();
+    assert_eq!(v["relinked"], serde_json::json!(relinked));
+
+    let shown = repo.beads_json(&["show", "bd-roadmap"]);
+    assert_eq!(items(&shown)[0]["title"], "Epic");
+    let shown = repo.beads_json(&["show", &child, &waits]);
+    assert_eq!(items(&shown)[0]["parent"], "bd-roadmap");
+    assert_eq!(items(&shown)[1]["dependencies"][0]["id"], "bd-roadmap");
+    // The old id still answers: a tombstone saying where the bead went.
+    let old = repo.beads_json(&["show", &epic]);
+    assert_eq!(items(&old)[0]["status"], "deleted");
+    assert_eq!(
+        items(&old)[0]["delete_reason"],
+        "renamed to bd-roadmap",
+        "{old}"
+    );
+    assert_eq!(ids(&repo.beads_json(&["blocked"])), [waits.as_str()]);
+    let jsonl = repo.beads(&["export"]);
+    assert!(jsonl.contains(r#""depends_on_id":"bd-roadmap""#), "{jsonl}");
+
+    // Refused, changing nothing: a taken id, a tombstone's id, a malformed id.
+    let head = repo.store_head();
+    for (args, code) in [
+        (["rename", other.as_str(), "bd-roadmap"], 3),
+        (["rename", other.as_str(), epic.as_str()], 3),
+        (["rename", other.as_str(), "Bad Id"], 2),
+        (["rename", epic.as_str(), "bd-again"], 3),
+    ] {
+        let (got, err) = repo.beads_fail(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    assert_eq!(repo.store_head(), head);
+}

@@ -161,6 +161,8 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, listing, &["children", &a]);
     check(&repo, seen, "count", &["count"]);
     check(&repo, seen, "version", &["version"]);
+    let moving = repo.create("Moving", &[]);
+    check(&repo, seen, "rename", &["rename", &moving, "bd-moved1"]);
     check(&repo, seen, "onboard, quickstart", &["onboard"]);
     check(&repo, seen, "onboard, quickstart", &["quickstart"]);
     check(&repo, seen, "stats, status", &["stats"]);

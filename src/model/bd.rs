@@ -527,6 +527,19 @@ impl BdRecord {
     }
 }
 
+/// Points the bd dependency records kept in `bead`'s [`EXTRA_DEPENDENCIES`] at `new`
+/// where they named `old`, so that a renamed bead's links export with their metadata.
+pub fn retarget_kept(bead: &mut Bead, old: &str, new: &str) {
+    let Some(Value::Array(kept)) = bead.extra.get_mut(EXTRA_DEPENDENCIES) else {
+        return;
+    };
+    for d in kept.iter_mut().filter_map(Value::as_object_mut) {
+        if d.get("depends_on_id").and_then(Value::as_str) == Some(old) {
+            d.insert("depends_on_id".into(), Value::String(new.to_owned()));
+        }
+    }
+}
+
 /// The dependencies a bead exports: those kept from bd, as they were, as long as the
 /// dependency they map to is still there (or they never mapped); then those added
 /// since, with git-beads' kind word.

@@ -171,6 +171,7 @@ pub const DOCUMENTS: &[Doc] = &[
     WorktreeAdded::DOC,
     Version::DOC,
     Guide::DOC,
+    Renamed::DOC,
     Info::DOC,
     Types::DOC,
     Statuses::DOC,

@@ -512,6 +512,40 @@ impl Documented for Version<'_> {
     };
 }
 
+/// What `rename` prints: the old id, the new one, and the beads whose links to it
+/// were rewritten.
+#[derive(Serialize)]
+pub struct Renamed<'a> {
+    /// The id the bead had (a tombstone now, saying where it went).
+    pub old_id: &'a str,
+    /// The id it has.
+    pub new_id: &'a str,
+    /// The beads whose dependencies on it now name the new id.
+    pub relinked: Vec<&'a str>,
+}
+
+impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
+    fn from(r: &'a crate::ops::Renamed) -> Self {
+        Renamed {
+            old_id: r.old.as_str(),
+            new_id: r.bead.id.as_str(),
+            relinked: r.relinked.iter().map(|id| id.as_str()).collect(),
+        }
+    }
+}
+
+impl Documented for Renamed<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "rename",
+        fields: &[
+            Field::new("old_id"),
+            Field::new("new_id"),
+            Field::noted("relinked", ": [id]"),
+        ],
+    };
+}
+
 /// What `onboard` and `quickstart` print: the guide's name and its text.
 #[derive(Serialize)]
 pub struct Guide<'a> {

@@ -28,6 +28,7 @@ pub mod onboard;
 pub mod provenance;
 pub mod quickstart;
 pub mod remote;
+pub mod rename;
 pub mod resolve;
 pub mod serve;
 pub mod session;
@@ -267,6 +268,9 @@ pub enum Command {
     /// Print the version as bd prints its own: the bd version whose commands and JSON
     /// git-beads speaks, then git-beads' own.
     Version(version::Args),
+    /// Give a bead a new id; every dependency on it (parents too) follows, and the
+    /// old id stays as a tombstone that says where the bead went.
+    Rename(rename::Args),
     /// Print the section for AGENTS.md that tells agents how work is tracked here.
     Onboard(onboard::Args),
     /// Print a newcomer's first steps with git beads.
@@ -374,6 +378,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Hooks(a) => hooks::run(ctx, a, out),
         Command::Worktree(a) => worktree::run(ctx, a, out),
         Command::Provenance(a) => provenance::run(ctx, a, out),
+        Command::Rename(a) => rename::run(ctx, a, out),
     }
 }
 
