@@ -704,3 +704,57 @@ fn rename_moves_a_bead_and_every_link_to_it() {
     }
     assert_eq!(repo.store_head(), head);
 }
+
+#[test]
+fn lint_reports_what_each_types_template_expects() {
+    let (_sb, repo) = Sandbox::with_store();
+    let bug = repo.create(
+        "Crash",
+        &["-t", "bug", "-d", "## Steps to Reproduce\n1. run it"],
+    );
+    let task = repo.create("Tidy", &[]);
+    let done = repo.create("Done right", &["--acceptance", "the tests pass"]);
+    let chore = repo.create("Sweep", &["-t", "chore"]);
+    let closed = repo.create("Old", &[]);
+    repo.beads(&["close", &closed]);
+
+    let out = repo.beads_output(&["--json", "lint"]);
+    assert_eq!(out.status.code(), Some(1), "problems exit non-zero");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
+    assert_eq!(v["checked"], 3, "{v}: open beads whose type has a template");
+    assert_eq!(v["issues"], 2, "{v}");
+    let mut found: Vec<(String, Value)> = items(&v["results"])
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().expect("id").to_owned(),
+                r["missing"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut want = vec![
+        (bug.clone(), serde_json::json!(["Acceptance Criteria"])),
+        (task.clone(), serde_json::json!(["Acceptance Criteria"])),
+    ];
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(found, want);
+    assert!(items(&v["results"])[0]["issue_type"].is_string(), "{v}");
+
+    let (code, text, err) = repo.beads_fail_with_stdout(&["lint"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        text.contains(&format!("{bug} [bug] Crash: missing Acceptance Criteria")),
+        "{text}"
+    );
+    assert!(err.contains("2 beads lack"), "{err}");
+
+    // Fixed, or never lacking: exit 0.
+    repo.beads(&["update", &bug, "--acceptance", "no crash"]);
+    repo.beads(&["lint", &bug, &done, &chore]);
+    let v = repo.beads_json(&["lint", &done]);
+    assert_eq!(
+        (v["checked"].clone(), v["issues"].clone()),
+        (1.into(), 0.into())
+    );
+}

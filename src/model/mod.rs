@@ -13,6 +13,7 @@ mod id;
 mod mail;
 mod provenance;
 mod session;
+mod template;
 mod text;
 mod trailers;
 mod valid;
@@ -50,6 +51,7 @@ pub use session::{
     BudgetLeft, CrashNote, EndReason, LedgerEntry, ModelSwap, Session, SkippedFile, Snapshot,
     TokenKinds, TranscriptCursor, Usage, UsageLine,
 };
+pub use template::{Section, missing_sections, template};
 pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
     escape_controls, plural, push_escaped,

@@ -14,6 +14,7 @@ mod gate;
 mod history;
 mod import;
 mod keys;
+mod lint;
 mod mail;
 mod molecule;
 mod provenance;
@@ -60,6 +61,7 @@ pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use keys::rotate_agent_key;
+pub use lint::{LintReport, Linted, lint};
 pub use mail::{
     InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
     unread,

@@ -546,6 +546,60 @@ impl Documented for Renamed<'_> {
     };
 }
 
+/// What `lint` prints: how many beads it checked, and each that lacks sections its
+/// type's template expects.
+#[derive(Serialize)]
+pub struct Lint<'a> {
+    /// How many beads were checked.
+    pub checked: usize,
+    /// How many lack something.
+    pub issues: usize,
+    /// Each bead that lacks something.
+    pub results: Vec<LintResult<'a>>,
+}
+
+/// One bead `lint` found lacking.
+#[derive(Serialize)]
+pub struct LintResult<'a> {
+    /// The bead.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+    /// Its type.
+    pub issue_type: crate::model::BeadType,
+    /// The sections it lacks ("Steps to Reproduce", "Acceptance Criteria", …).
+    pub missing: &'a [&'static str],
+}
+
+impl<'a> From<&'a crate::ops::LintReport> for Lint<'a> {
+    fn from(r: &'a crate::ops::LintReport) -> Self {
+        Lint {
+            checked: r.checked,
+            issues: r.findings.len(),
+            results: (r.findings.iter())
+                .map(|f| LintResult {
+                    id: f.id.as_str(),
+                    title: &f.title,
+                    issue_type: f.kind,
+                    missing: &f.missing,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Documented for Lint<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "lint",
+        fields: &[
+            Field::new("checked"),
+            Field::new("issues"),
+            Field::noted("results", ": [{id, title, issue_type, missing: [section]}]"),
+        ],
+    };
+}
+
 /// What `onboard` and `quickstart` print: the guide's name and its text.
 #[derive(Serialize)]
 pub struct Guide<'a> {

@@ -19,6 +19,7 @@ pub mod info;
 pub mod init;
 pub mod install_man;
 pub mod label;
+pub mod lint;
 pub mod list;
 pub mod log;
 pub mod mail;
@@ -271,6 +272,10 @@ pub enum Command {
     /// Give a bead a new id; every dependency on it (parents too) follows, and the
     /// old id stays as a tombstone that says where the bead went.
     Rename(rename::Args),
+    /// Report beads that lack what their type's template expects (a bug its steps to
+    /// reproduce and acceptance criteria, a task or feature its acceptance criteria,
+    /// an epic its success criteria); exits 1 when one does.
+    Lint(lint::Args),
     /// Print the section for AGENTS.md that tells agents how work is tracked here.
     Onboard(onboard::Args),
     /// Print a newcomer's first steps with git beads.
@@ -379,6 +384,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Worktree(a) => worktree::run(ctx, a, out),
         Command::Provenance(a) => provenance::run(ctx, a, out),
         Command::Rename(a) => rename::run(ctx, a, out),
+        Command::Lint(a) => lint::run(ctx, a, out),
     }
 }
 

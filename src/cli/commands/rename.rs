@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     if out.json {
         return out.json(&wire::Renamed::from(&renamed));
     }
-    let links = crate::model::plural(renamed.relinked.len() as u64, "bead");
+    let links = crate::model::count(renamed.relinked.len(), "bead");
     out.note(format!(
         "renamed {old} to {} ({links} relinked; {old} stays as a tombstone)",
         renamed.bead.id
