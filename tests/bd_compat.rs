@@ -758,3 +758,84 @@ fn lint_reports_what_each_types_template_expects() {
         (1.into(), 0.into())
     );
 }
+
+#[test]
+fn edit_opens_the_editor_on_one_field_and_writes_one_commit() {
+    let (sb, repo) = Sandbox::with_store();
+    let id = repo.create("Crash", &["-t", "bug", "-d", "It crashes."]);
+    // The editor: keeps what it was shown, then writes $EDIT_WITH's text (if set).
+    let editor = sb.path().join("editor.sh");
+    common::write_script(
+        &editor,
+        "#!/bin/sh\ncp \"$1\" \"$EDIT_SEEN\"\n[ -n \"$EDIT_WITH\" ] && cat \"$EDIT_WITH\" > \"$1\"\nexit 0\n",
+    );
+    let seen = sb.path().join("seen.txt");
+    let with = sb.path().join("with.txt");
+    let (editor, seen_s, with_s) = (
+        editor.to_str().expect("utf-8"),
+        seen.to_str().expect("utf-8"),
+        with.to_str().expect("utf-8"),
+    );
+    let run = |args: &[&str], new: Option<&str>| {
+        let mut env = vec![("EDITOR", editor), ("EDIT_SEEN", seen_s)];
+        if let Some(text) = new {
+            write_file(&with, text);
+            env.push(("EDIT_WITH", with_s));
+        }
+        repo.beads_output_env(&env, args)
+    };
+
+    let before = repo.commit_count("refs/beads/main");
+    let out = run(
+        &["edit", &id],
+        Some("It crashes on start.\n\nSteps: run it.\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&seen).expect("seen"), "It crashes.");
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    let shown = repo.beads_json(&["show", &id]);
+    assert_eq!(
+        items(&shown)[0]["description"],
+        "It crashes on start.\n\nSteps: run it."
+    );
+
+    // Saved as it was (or with only a trailing newline more): nothing written.
+    let head = repo.store_head();
+    let out = run(&["edit", &id], None);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unchanged"));
+    let out = run(
+        &["edit", &id, "--description"],
+        Some("It crashes on start.\n\nSteps: run it.\n\n"),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(repo.store_head(), head, "no commit when unchanged");
+
+    // Other fields: the title, the acceptance criteria (bd's field in extra).
+    let out = run(&["edit", &id, "--title"], Some("Crash on start\n"));
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&seen).expect("seen"), "Crash");
+    let out = run(&["--json", "edit", &id, "--acceptance"], Some("- starts\n"));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["title"], "Crash on start");
+    assert_eq!(v["acceptance_criteria"], "- starts");
+
+    // A failing editor, a title the store refuses, two fields at once: nothing changes.
+    let head = repo.store_head();
+    let out = repo.beads_output_env(&[("EDITOR", "false")], &["edit", &id]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["edit", &id, "--title"], Some("two\nlines\n"));
+    assert_ne!(out.status.code(), Some(0));
+    let out = run(&["edit", &id, "--title", "--notes"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(repo.store_head(), head);
+}

@@ -135,7 +135,7 @@ fn every_document_matches_what_its_commands_print() {
     let seen = &mut seen;
 
     check(&repo, seen, "init", &["init"]);
-    let one = "create, dep add, dep remove, label add, label remove";
+    let one = "create, dep add, dep remove, label add, label remove, edit";
     let a = check(&repo, seen, one, &["create", "First"])["id"]
         .as_str()
         .expect("id")

@@ -7,6 +7,7 @@ mod beads;
 mod claim;
 mod config;
 mod doctor;
+mod edit;
 mod error;
 mod export;
 mod formula;
@@ -49,6 +50,7 @@ pub use beads::{
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
+pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
     MoleculeError, OpError, ProvenanceError, RemoteError, SessionError, StoreError, SyncError,

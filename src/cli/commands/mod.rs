@@ -7,6 +7,7 @@ pub mod config;
 pub mod create;
 pub mod dep;
 pub mod doctor;
+pub mod edit;
 pub mod epic;
 pub mod export;
 pub mod formula;
@@ -272,6 +273,9 @@ pub enum Command {
     /// Give a bead a new id; every dependency on it (parents too) follows, and the
     /// old id stays as a tombstone that says where the bead went.
     Rename(rename::Args),
+    /// Open $EDITOR on one text field of a bead (the description by default) and
+    /// write what was saved as one commit; nothing when it is unchanged.
+    Edit(edit::Args),
     /// Report beads that lack what their type's template expects (a bug its steps to
     /// reproduce and acceptance criteria, a task or feature its acceptance criteria,
     /// an epic its success criteria); exits 1 when one does.
@@ -385,6 +389,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Provenance(a) => provenance::run(ctx, a, out),
         Command::Rename(a) => rename::run(ctx, a, out),
         Command::Lint(a) => lint::run(ctx, a, out),
+        Command::Edit(a) => edit::run(ctx, a, out),
     }
 }
 
