@@ -816,7 +816,11 @@ fn edit_opens_the_editor_on_one_field_and_writes_one_commit() {
         &["edit", &id, "--description"],
         Some("It crashes on start.\n\nSteps: run it.\n\n"),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(repo.store_head(), head, "no commit when unchanged");
 
     // Other fields: the title, the acceptance criteria (bd's field in extra).
@@ -838,4 +842,68 @@ fn edit_opens_the_editor_on_one_field_and_writes_one_commit() {
     let out = run(&["edit", &id, "--title", "--notes"], None);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn rename_prefix_moves_every_bead_of_the_prefix_and_refuses_bad_ones() {
+    let (_sb, repo) = Sandbox::with_store();
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let waits = repo.create("Waits", &["--deps", &child]);
+    let rest = |id: &str| id.strip_prefix("bd-").expect("bd- id").to_owned();
+
+    // Hostile or invalid prefixes: one line, exit 2, nothing written.
+    let head = repo.store_head();
+    for bad in [
+        "",
+        "../x",
+        "a b",
+        "\x1b[31mred",
+        "Bad",
+        "a--b",
+        "seventeen-letters",
+        "-",
+    ] {
+        let (code, err) = repo.beads_fail(&["rename-prefix", bad]);
+        assert_eq!(code, 2, "{bad:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{bad:?}: {err}");
+        assert!(
+            !err.contains('\x1b'),
+            "{bad:?}: the escape is shown, not sent: {err}"
+        );
+    }
+    assert_eq!(repo.store_head(), head);
+    let v = repo.beads_json(&["rename-prefix", "bd"]);
+    assert_eq!(v["renamed"], 0);
+    assert_eq!(repo.store_head(), head, "the same prefix changes nothing");
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename-prefix", "kw-"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(
+        (v["old_prefix"].clone(), v["new_prefix"].clone()),
+        ("bd".into(), "kw".into())
+    );
+    assert_eq!(v["renamed"], 3);
+
+    let (epic2, child2, waits2) = (
+        format!("kw-{}", rest(&epic)),
+        format!("kw-{}", rest(&child)),
+        format!("kw-{}", rest(&waits)),
+    );
+    let shown = repo.beads_json(&["show", &child2, &waits2]);
+    assert_eq!(items(&shown)[0]["parent"], epic2.as_str());
+    assert_eq!(items(&shown)[1]["dependencies"][0]["id"], child2.as_str());
+    assert_eq!(ids(&repo.beads_json(&["blocked"])), [waits2.as_str()]);
+    assert_eq!(repo.beads_json(&["info"])["prefix"], "kw");
+    assert!(repo.create("New", &[]).starts_with("kw-"));
+    let old = repo.beads_json(&["show", &epic]);
+    assert_eq!(
+        items(&old)[0]["delete_reason"],
+        format!("renamed to {epic2}")
+    );
 }

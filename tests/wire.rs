@@ -163,6 +163,8 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "version", &["version"]);
     let moving = repo.create("Moving", &[]);
     check(&repo, seen, "rename", &["rename", &moving, "bd-moved1"]);
+    // The store's own prefix: the document, without moving the ids used below.
+    check(&repo, seen, "rename-prefix", &["rename-prefix", "bd"]);
     let fine = repo.create("Fine", &["--acceptance", "it works"]);
     check(&repo, seen, "lint", &["lint", &fine]);
     check(&repo, seen, "onboard, quickstart", &["onboard"]);

@@ -172,6 +172,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Version::DOC,
     Guide::DOC,
     Renamed::DOC,
+    PrefixRenamed::DOC,
     Lint::DOC,
     Info::DOC,
     Types::DOC,

@@ -546,6 +546,39 @@ impl Documented for Renamed<'_> {
     };
 }
 
+/// What `rename-prefix` prints: the old prefix, the new one, how many beads moved.
+#[derive(Serialize)]
+pub struct PrefixRenamed<'a> {
+    /// The prefix the store had.
+    pub old_prefix: &'a str,
+    /// The prefix it has.
+    pub new_prefix: &'a str,
+    /// How many beads got a new id.
+    pub renamed: usize,
+}
+
+impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
+    fn from(r: &'a crate::ops::PrefixRenamed) -> Self {
+        PrefixRenamed {
+            old_prefix: r.old.as_str(),
+            new_prefix: r.new.as_str(),
+            renamed: r.renamed,
+        }
+    }
+}
+
+impl Documented for PrefixRenamed<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "rename-prefix",
+        fields: &[
+            Field::new("old_prefix"),
+            Field::new("new_prefix"),
+            Field::new("renamed"),
+        ],
+    };
+}
+
 /// What `lint` prints: how many beads it checked, and each that lacks sections its
 /// type's template expects.
 #[derive(Serialize)]

@@ -31,6 +31,7 @@ pub mod provenance;
 pub mod quickstart;
 pub mod remote;
 pub mod rename;
+pub mod rename_prefix;
 pub mod resolve;
 pub mod serve;
 pub mod session;
@@ -273,6 +274,9 @@ pub enum Command {
     /// Give a bead a new id; every dependency on it (parents too) follows, and the
     /// old id stays as a tombstone that says where the bead went.
     Rename(rename::Args),
+    /// Give the store a new prefix: every bead of the old prefix gets the same id
+    /// under the new one, every dependency follows, the old ids stay as tombstones.
+    RenamePrefix(rename_prefix::Args),
     /// Open $EDITOR on one text field of a bead (the description by default) and
     /// write what was saved as one commit; nothing when it is unchanged.
     Edit(edit::Args),
@@ -390,6 +394,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Rename(a) => rename::run(ctx, a, out),
         Command::Lint(a) => lint::run(ctx, a, out),
         Command::Edit(a) => edit::run(ctx, a, out),
+        Command::RenamePrefix(a) => rename_prefix::run(ctx, a, out),
     }
 }
 
