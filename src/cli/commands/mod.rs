@@ -493,6 +493,17 @@ fn resolve_id(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
     })
 }
 
+/// Prints a guide (`onboard`, `quickstart`): its text, or `{guide, text}` with --json.
+fn print_guide(out: &mut Out, guide: &str, text: &str) -> Result<(), CliError> {
+    if out.json {
+        return out.json(&crate::wire::Guide { guide, text });
+    }
+    for line in text.lines() {
+        out.line(line)?;
+    }
+    Ok(())
+}
+
 /// What a dependency given as text points at: an item of another project
 /// (`external:<project>:<id>`) or a bead (see [`resolve_id`]).
 fn resolve_target(ctx: &Ctx, given: &str) -> Result<crate::model::DepTarget, CliError> {

@@ -3,7 +3,6 @@
 //! `onboard` prints it.
 
 use crate::cli::{error::CliError, output::Out};
-use crate::wire;
 
 /// Arguments of `onboard`.
 #[derive(clap::Args, Debug)]
@@ -38,14 +37,5 @@ instructions say `bd`; every read takes --json.
 
 /// Runs `onboard`.
 pub fn run(_args: Args, out: &mut Out) -> Result<(), CliError> {
-    if out.json {
-        return out.json(&wire::Guide {
-            guide: "onboard",
-            text: ONBOARD,
-        });
-    }
-    for line in ONBOARD.lines() {
-        out.line(line)?;
-    }
-    Ok(())
+    super::print_guide(out, "onboard", ONBOARD)
 }

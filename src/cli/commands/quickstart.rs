@@ -2,7 +2,6 @@
 //! prints them.
 
 use crate::cli::{error::CliError, output::Out};
-use crate::wire;
 
 /// Arguments of `quickstart`.
 #[derive(clap::Args, Debug)]
@@ -41,14 +40,5 @@ For agents: `git beads onboard` prints a section for AGENTS.md, and
 
 /// Runs `quickstart`.
 pub fn run(_args: Args, out: &mut Out) -> Result<(), CliError> {
-    if out.json {
-        return out.json(&wire::Guide {
-            guide: "quickstart",
-            text: QUICKSTART,
-        });
-    }
-    for line in QUICKSTART.lines() {
-        out.line(line)?;
-    }
-    Ok(())
+    super::print_guide(out, "quickstart", QUICKSTART)
 }

@@ -245,6 +245,16 @@ impl<'a> BeadRow<'a> {
     /// The bead as an owned summary (without its description).
     pub fn to_summary(&self) -> Summary {
         let data = self.data();
+        let (mut dependencies, mut external) = (Vec::new(), Vec::new());
+        for &(kind, id) in &data.dependencies {
+            match id.parse::<crate::model::DepTarget>() {
+                Ok(crate::model::DepTarget::Bead(id)) => dependencies.push(Dependency { id, kind }),
+                Ok(crate::model::DepTarget::External(id)) => {
+                    external.push(ExternalDependency { id, kind });
+                }
+                Err(_) => {}
+            }
+        }
         Summary {
             id: data.id.to_owned(),
             title: data.title.to_owned(),
@@ -253,22 +263,8 @@ impl<'a> BeadRow<'a> {
             kind: data.kind,
             assignee: data.assignee.map(str::to_owned),
             labels: data.labels.into_iter().map(str::to_owned).collect(),
-            dependencies: (data.dependencies.iter())
-                .filter_map(|&(kind, id)| {
-                    Some(Dependency {
-                        id: crate::model::BeadId::parse(id).ok()?,
-                        kind,
-                    })
-                })
-                .collect(),
-            external: (data.dependencies.iter())
-                .filter_map(|&(kind, id)| {
-                    Some(ExternalDependency {
-                        id: crate::model::ExternalRef::parse(id).ok()?,
-                        kind,
-                    })
-                })
-                .collect(),
+            dependencies,
+            external,
             description: String::new(),
             created_us: data.created_us,
             updated_us: data.updated_us,
