@@ -472,7 +472,11 @@ const TOOLS: &[Tool] = &[
         read_only: false,
         params: &[
             req("id", Ty::Text, "The dependent bead."),
-            req("depends_on", Ty::Text, "The bead it depends on."),
+            req(
+                "depends_on",
+                Ty::Text,
+                "The bead it depends on, or another project's item as external:<project>:<id>.",
+            ),
             opt(
                 "type",
                 Ty::Text,
