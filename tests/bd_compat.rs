@@ -907,3 +907,30 @@ fn rename_prefix_moves_every_bead_of_the_prefix_and_refuses_bad_ones() {
         format!("renamed to {epic2}")
     );
 }
+
+#[test]
+fn a_rename_travels_by_sync_and_an_edit_of_the_old_id_meanwhile_is_not_lost() {
+    let sb = Sandbox::new();
+    let (c1, c2, old) = sb.two_clones_sharing("Shared", &[]);
+    let waits = c1.create("Waits", &["--deps", &old]);
+    c1.sync();
+    c2.sync();
+    c1.beads(&["rename", &old, "bd-renamed1"]);
+    // Meanwhile the other clone, not knowing, comments on the old id.
+    c2.beads(&["comment", &old, "seen on c2"]);
+    c1.sync();
+    c2.sync();
+    c1.sync();
+    for c in [&c1, &c2] {
+        let shown = c.beads_json(&["show", "bd-renamed1", &waits, &old]);
+        let [new, waiting, tomb] = &items(&shown)[..] else {
+            panic!("three beads: {shown}");
+        };
+        assert_eq!(new["title"], "Shared");
+        assert_eq!(waiting["dependencies"][0]["id"], "bd-renamed1");
+        assert_eq!(tomb["status"], "deleted", "{tomb}");
+        // The comment made meanwhile stays on the tombstone, where it was made.
+        assert_eq!(tomb["comments"][0]["text"], "seen on c2", "{tomb}");
+    }
+    assert_eq!(c1.store_head(), c2.store_head(), "converged");
+}
