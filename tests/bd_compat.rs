@@ -534,3 +534,403 @@ fn duplicate_supersede_and_dep_relate_link_as_bd_does() {
     let (code, err) = repo.beads_fail(&["supersede", &new, "--with", &new]);
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn external_dependencies_block_show_and_travel() {
+    let sb = Sandbox::new();
+    let (remote, repo) = sb.remote_with_store("c1");
+    let a = repo.create("Needs the other project", &[]);
+    let free = repo.create("Free", &[]);
+    let ext = "external:upstream:mol-run";
+
+    // Refused with a clear word when the reference is not bd's shape.
+    let (code, err) = repo.beads_fail(&["dep", "add", &a, "external:upstream"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("external:<project>:<id>"), "{err}");
+
+    repo.beads(&["dep", "add", &a, ext]);
+    let head = repo.store_head();
+    repo.beads(&["dep", "add", &a, ext]);
+    assert_eq!(repo.store_head(), head, "adding it again changes nothing");
+
+    // Shown in bd's shapes: records on the bead, linked in show.
+    let shown = repo.beads_json(&["show", &a]);
+    let bead = &items(&shown)[0];
+    assert_eq!(
+        bead["dependencies"],
+        serde_json::json!([{"id": ext, "dependency_type": "blocks"}])
+    );
+    assert_eq!(bead["dependency_count"], 1);
+    let listed = repo.beads_json(&["list"]);
+    let record = items(&listed)
+        .iter()
+        .find(|x| x["id"] == a.as_str())
+        .expect("listed");
+    assert_eq!(
+        record["dependencies"],
+        serde_json::json!([{"issue_id": a, "depends_on_id": ext, "type": "blocks"}])
+    );
+    let human = repo.beads(&["show", &a]);
+    assert!(
+        human.contains(&format!("depends on {ext} (blocks)")),
+        "{human}"
+    );
+
+    // An unresolved blocker: not ready, listed by blocked (and counted by stats).
+    assert_eq!(ids(&repo.beads_json(&["ready"])), [free.as_str()]);
+    let blocked = repo.beads_json(&["blocked"]);
+    assert_eq!(ids(&blocked), [a.as_str()]);
+    assert_eq!(items(&blocked)[0]["blocked_by"], serde_json::json!([ext]));
+    assert_eq!(repo.beads_json(&["stats"])["summary"]["blocked_issues"], 1);
+
+    // Through export and import into a fresh store.
+    let jsonl = repo.beads(&["export"]);
+    assert!(
+        jsonl.contains(&format!(r#""depends_on_id":"{ext}""#)),
+        "{jsonl}"
+    );
+    let file = sb.path().join("issues.jsonl");
+    write_file(&file, &jsonl);
+    let fresh = sb.repo_with_store("fresh", "carol");
+    fresh.beads(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(ids(&fresh.beads_json(&["blocked"])), [a.as_str()]);
+    assert_eq!(fresh.beads(&["export"]), jsonl, "export → import → export");
+
+    // Through sync: a second clone sees it, and its removal travels back.
+    repo.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    assert_eq!(ids(&c2.beads_json(&["blocked"])), [a.as_str()]);
+    c2.beads(&["dep", "remove", &a, ext]);
+    c2.sync();
+    repo.sync();
+    let ready = repo.beads_json(&["ready"]);
+    assert!(ids(&ready).contains(&a.as_str()), "{ready}");
+    assert_eq!(repo.beads_json(&["show", &a])[0]["dependency_count"], 0);
+}
+
+/// The commands a guide names (`git beads WORD [WORD]`), each as it runs with `--help`.
+fn named_commands(text: &str) -> Vec<Vec<String>> {
+    text.split("git beads ")
+        .skip(1)
+        .filter_map(|rest| {
+            let words: Vec<String> = rest
+                .split(' ')
+                .take(2)
+                .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
+                .map(str::to_owned)
+                .collect();
+            (!words.is_empty()).then_some(words)
+        })
+        .collect()
+}
+
+#[test]
+fn onboard_and_quickstart_name_only_commands_that_exist() {
+    let (_sb, repo) = Sandbox::with_store();
+    for guide in ["onboard", "quickstart"] {
+        let text = repo.beads(&[guide]);
+        for needed in ["ready", "update ID --claim", "close ID", "sync", "prime"] {
+            assert!(text.contains(needed), "{guide} names {needed}: {text}");
+        }
+        let v = repo.beads_json(&[guide]);
+        assert_eq!(v["guide"], guide);
+        assert_eq!(v["text"].as_str().map(str::trim_end), Some(text.trim_end()));
+        let named = named_commands(&text);
+        assert!(named.len() >= 8, "{guide}: {named:?}");
+        for words in named {
+            let runs = |w: &[String]| {
+                let mut args: Vec<&str> = w.iter().map(String::as_str).collect();
+                args.push("--help");
+                repo.beads_output(&args).status.success()
+            };
+            assert!(
+                runs(&words) || runs(&words[..1]),
+                "{guide} names `git beads {}`, which is no command",
+                words.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn rename_moves_a_bead_and_every_link_to_it() {
+    let (_sb, repo) = Sandbox::with_store();
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let waits = repo.create("Waits", &["--deps", &epic]);
+    let other = repo.create("Other", &[]);
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename", &epic, "bd-roadmap"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(v["old_id"], epic.as_str());
+    assert_eq!(v["new_id"], "bd-roadmap");
+    let mut relinked = vec![child.clone(), waits.clone()];
+    relinked.sort();
+    assert_eq!(v["relinked"], serde_json::json!(relinked));
+
+    let shown = repo.beads_json(&["show", "bd-roadmap"]);
+    assert_eq!(items(&shown)[0]["title"], "Epic");
+    let shown = repo.beads_json(&["show", &child, &waits]);
+    assert_eq!(items(&shown)[0]["parent"], "bd-roadmap");
+    assert_eq!(items(&shown)[1]["dependencies"][0]["id"], "bd-roadmap");
+    // The old id still answers: a tombstone saying where the bead went.
+    let old = repo.beads_json(&["show", &epic]);
+    assert_eq!(items(&old)[0]["status"], "deleted");
+    assert_eq!(
+        items(&old)[0]["delete_reason"],
+        "renamed to bd-roadmap",
+        "{old}"
+    );
+    assert_eq!(ids(&repo.beads_json(&["blocked"])), [waits.as_str()]);
+    let jsonl = repo.beads(&["export"]);
+    assert!(jsonl.contains(r#""depends_on_id":"bd-roadmap""#), "{jsonl}");
+
+    // Refused, changing nothing: a taken id, a tombstone's id, a malformed id.
+    let head = repo.store_head();
+    for (args, code) in [
+        (["rename", other.as_str(), "bd-roadmap"], 3),
+        (["rename", other.as_str(), epic.as_str()], 3),
+        (["rename", other.as_str(), "Bad Id"], 2),
+        (["rename", epic.as_str(), "bd-again"], 3),
+    ] {
+        let (got, err) = repo.beads_fail(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn lint_reports_what_each_types_template_expects() {
+    let (_sb, repo) = Sandbox::with_store();
+    let bug = repo.create(
+        "Crash",
+        &["-t", "bug", "-d", "## Steps to Reproduce\n1. run it"],
+    );
+    let task = repo.create("Tidy", &[]);
+    let done = repo.create("Done right", &["--acceptance", "the tests pass"]);
+    let chore = repo.create("Sweep", &["-t", "chore"]);
+    let closed = repo.create("Old", &[]);
+    repo.beads(&["close", &closed]);
+
+    let out = repo.beads_output(&["--json", "lint"]);
+    assert_eq!(out.status.code(), Some(1), "problems exit non-zero");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
+    assert_eq!(v["checked"], 3, "{v}: open beads whose type has a template");
+    assert_eq!(v["issues"], 2, "{v}");
+    let mut found: Vec<(String, Value)> = items(&v["results"])
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().expect("id").to_owned(),
+                r["missing"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut want = vec![
+        (bug.clone(), serde_json::json!(["Acceptance Criteria"])),
+        (task.clone(), serde_json::json!(["Acceptance Criteria"])),
+    ];
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(found, want);
+    assert!(items(&v["results"])[0]["issue_type"].is_string(), "{v}");
+
+    let (code, text, err) = repo.beads_fail_with_stdout(&["lint"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        text.contains(&format!("{bug} [bug] Crash: missing Acceptance Criteria")),
+        "{text}"
+    );
+    assert!(err.contains("2 beads lack"), "{err}");
+
+    // Fixed, or never lacking: exit 0.
+    repo.beads(&["update", &bug, "--acceptance", "no crash"]);
+    repo.beads(&["lint", &bug, &done, &chore]);
+    let v = repo.beads_json(&["lint", &done]);
+    assert_eq!(
+        (v["checked"].clone(), v["issues"].clone()),
+        (1.into(), 0.into())
+    );
+}
+
+#[test]
+fn edit_opens_the_editor_on_one_field_and_writes_one_commit() {
+    let (sb, repo) = Sandbox::with_store();
+    let id = repo.create("Crash", &["-t", "bug", "-d", "It crashes."]);
+    // The editor: keeps what it was shown, then writes $EDIT_WITH's text (if set).
+    let editor = sb.path().join("editor.sh");
+    common::write_script(
+        &editor,
+        "#!/bin/sh\ncp \"$1\" \"$EDIT_SEEN\"\n[ -n \"$EDIT_WITH\" ] && cat \"$EDIT_WITH\" > \"$1\"\nexit 0\n",
+    );
+    let seen = sb.path().join("seen.txt");
+    let with = sb.path().join("with.txt");
+    let (editor, seen_s, with_s) = (
+        editor.to_str().expect("utf-8"),
+        seen.to_str().expect("utf-8"),
+        with.to_str().expect("utf-8"),
+    );
+    let run = |args: &[&str], new: Option<&str>| {
+        let mut env = vec![("EDITOR", editor), ("EDIT_SEEN", seen_s)];
+        if let Some(text) = new {
+            write_file(&with, text);
+            env.push(("EDIT_WITH", with_s));
+        }
+        repo.beads_output_env(&env, args)
+    };
+
+    let before = repo.commit_count("refs/beads/main");
+    let out = run(
+        &["edit", &id],
+        Some("It crashes on start.\n\nSteps: run it.\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&seen).expect("seen"), "It crashes.");
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    let shown = repo.beads_json(&["show", &id]);
+    assert_eq!(
+        items(&shown)[0]["description"],
+        "It crashes on start.\n\nSteps: run it."
+    );
+
+    // Saved as it was (or with only a trailing newline more): nothing written.
+    let head = repo.store_head();
+    let out = run(&["edit", &id], None);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unchanged"));
+    let out = run(
+        &["edit", &id, "--description"],
+        Some("It crashes on start.\n\nSteps: run it.\n\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.store_head(), head, "no commit when unchanged");
+
+    // Other fields: the title, the acceptance criteria (bd's field in extra).
+    let out = run(&["edit", &id, "--title"], Some("Crash on start\n"));
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&seen).expect("seen"), "Crash");
+    let out = run(&["--json", "edit", &id, "--acceptance"], Some("- starts\n"));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["title"], "Crash on start");
+    assert_eq!(v["acceptance_criteria"], "- starts");
+
+    // A failing editor, a title the store refuses, two fields at once: nothing changes.
+    let head = repo.store_head();
+    let out = repo.beads_output_env(&[("EDITOR", "false")], &["edit", &id]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["edit", &id, "--title"], Some("two\nlines\n"));
+    assert_ne!(out.status.code(), Some(0));
+    let out = run(&["edit", &id, "--title", "--notes"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn rename_prefix_moves_every_bead_of_the_prefix_and_refuses_bad_ones() {
+    let (_sb, repo) = Sandbox::with_store();
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let child = repo.create("Child", &["--parent", &epic]);
+    let waits = repo.create("Waits", &["--deps", &child]);
+    let rest = |id: &str| id.strip_prefix("bd-").expect("bd- id").to_owned();
+
+    // Hostile or invalid prefixes: one line, exit 2, nothing written.
+    let head = repo.store_head();
+    for bad in [
+        "",
+        "../x",
+        "a b",
+        "\x1b[31mred",
+        "Bad",
+        "a--b",
+        "seventeen-letters",
+        "-",
+    ] {
+        let (code, err) = repo.beads_fail(&["rename-prefix", bad]);
+        assert_eq!(code, 2, "{bad:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{bad:?}: {err}");
+        assert!(
+            !err.contains('\x1b'),
+            "{bad:?}: the escape is shown, not sent: {err}"
+        );
+    }
+    assert_eq!(repo.store_head(), head);
+    let v = repo.beads_json(&["rename-prefix", "bd"]);
+    assert_eq!(v["renamed"], 0);
+    assert_eq!(repo.store_head(), head, "the same prefix changes nothing");
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename-prefix", "kw-"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(
+        (v["old_prefix"].clone(), v["new_prefix"].clone()),
+        ("bd".into(), "kw".into())
+    );
+    assert_eq!(v["renamed"], 3);
+
+    let (epic2, child2, waits2) = (
+        format!("kw-{}", rest(&epic)),
+        format!("kw-{}", rest(&child)),
+        format!("kw-{}", rest(&waits)),
+    );
+    let shown = repo.beads_json(&["show", &child2, &waits2]);
+    assert_eq!(items(&shown)[0]["parent"], epic2.as_str());
+    assert_eq!(items(&shown)[1]["dependencies"][0]["id"], child2.as_str());
+    assert_eq!(ids(&repo.beads_json(&["blocked"])), [waits2.as_str()]);
+    assert_eq!(repo.beads_json(&["info"])["prefix"], "kw");
+    assert!(repo.create("New", &[]).starts_with("kw-"));
+    let old = repo.beads_json(&["show", &epic]);
+    assert_eq!(
+        items(&old)[0]["delete_reason"],
+        format!("renamed to {epic2}")
+    );
+}
+
+#[test]
+fn a_rename_travels_by_sync_and_an_edit_of_the_old_id_meanwhile_is_not_lost() {
+    let sb = Sandbox::new();
+    let (c1, c2, old) = sb.two_clones_sharing("Shared", &[]);
+    let waits = c1.create("Waits", &["--deps", &old]);
+    c1.sync();
+    c2.sync();
+    c1.beads(&["rename", &old, "bd-renamed1"]);
+    // Meanwhile the other clone, not knowing, comments on the old id.
+    c2.beads(&["comment", &old, "seen on c2"]);
+    c1.sync();
+    c2.sync();
+    c1.sync();
+    for c in [&c1, &c2] {
+        let shown = c.beads_json(&["show", "bd-renamed1", &waits, &old]);
+        let [new, waiting, tomb] = &items(&shown)[..] else {
+            panic!("three beads: {shown}");
+        };
+        assert_eq!(new["title"], "Shared");
+        assert_eq!(waiting["dependencies"][0]["id"], "bd-renamed1");
+        assert_eq!(tomb["status"], "deleted", "{tomb}");
+        // The comment made meanwhile stays on the tombstone, where it was made.
+        assert_eq!(tomb["comments"][0]["text"], "seen on c2", "{tomb}");
+    }
+    assert_eq!(c1.store_head(), c2.store_head(), "converged");
+}

@@ -82,8 +82,10 @@ fn want_kind(word: &str) -> Option<&str> {
     }
 }
 
-fn valid_id(s: &str) -> bool {
-    git_beads::model::BeadId::parse(s).is_ok()
+/// Whether a dependency target maps: a bead id, or another project's item
+/// (`external:<project>:<id>`).
+fn valid_target(s: &str) -> bool {
+    s.parse::<git_beads::model::DepTarget>().is_ok()
 }
 
 fn same_instant(a: &Value, b: &Value, what: &str) {
@@ -202,7 +204,7 @@ fn check_bead(bead: &Value, r: &Value) {
             );
         }
         if let Some(kind) = want_kind(d["type"].as_str().unwrap_or("blocks"))
-            && valid_id(target)
+            && valid_target(target)
             && target != id
         {
             want_deps.insert((target.to_owned(), kind.to_owned()));

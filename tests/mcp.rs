@@ -236,6 +236,20 @@ fn a_write_by_the_cli_between_two_calls_is_seen_by_the_second() {
 }
 
 #[test]
+fn dep_add_takes_another_projects_item_and_it_blocks() {
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    let mut server = Server::start(&repo, &[]);
+    let ext = "external:upstream:release";
+    let bead = server.doc("dep_add", json!({"id": id, "depends_on": ext}));
+    assert_eq!(bead["dependencies"][0]["depends_on_id"], ext, "{bead}");
+    assert_eq!(server.doc("ready", json!({})), json!([]));
+    let bad = json!({"id": id, "depends_on": "external:upstream"});
+    assert_eq!(server.failed("dep_add", bad), "invalid");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
 fn bad_input_gets_an_error_changes_nothing_and_the_server_lives_on() {
     let sb = Sandbox::new();
     let (repo, id) = agent_store(&sb);

@@ -5,7 +5,7 @@
 mod common;
 mod library;
 
-use git_beads::model::{Actor, BeadId, BeadType, DepKind, Dependency, Status};
+use git_beads::model::{Actor, BeadId, BeadType, DepKind, DepTarget, Dependency, Status};
 use git_beads::ops::{self, BeadError, Changes, ListFilter, NewBead, OpError};
 use library::{Lib, bead, ids, open};
 
@@ -224,9 +224,15 @@ fn a_blocker_keeps_its_dependent_out_of_ready_until_it_is_closed() {
     let lib = Lib::new();
     let login = lib.create("Fix login");
     let docs = lib.create("Write docs");
-    let with_dep = ops::add_dependency(&lib.store, &lib.me, &docs.id, &login.id, DepKind::Blocks)
-        .expect("add dependency")
-        .bead;
+    let with_dep = ops::add_dependency(
+        &lib.store,
+        &lib.me,
+        &docs.id,
+        &DepTarget::Bead(login.id.clone()),
+        DepKind::Blocks,
+    )
+    .expect("add dependency")
+    .bead;
     assert_eq!(
         with_dep.dependencies,
         [Dependency {
@@ -263,19 +269,114 @@ fn a_blocker_keeps_its_dependent_out_of_ready_until_it_is_closed() {
 }
 
 #[test]
+fn an_external_blocker_holds_its_bead_and_the_children_of_it_back() {
+    let lib = Lib::new();
+    let epic = lib.create("Upgrade");
+    let child = lib.create("Step");
+    let free = lib.create("Free");
+    let on = |id: &BeadId, target: DepTarget, kind| {
+        ops::add_dependency(&lib.store, &lib.me, id, &target, kind).expect("add dependency")
+    };
+    on(
+        &child.id,
+        DepTarget::Bead(epic.id.clone()),
+        DepKind::ParentChild,
+    );
+    let ext: DepTarget = "external:upstream:release".parse().expect("a reference");
+    let edited = on(&epic.id, ext.clone(), DepKind::Blocks);
+    assert_eq!(edited.bead.external.len(), 1);
+    let ready = ops::ready(&lib.store, &ops::ListFilter::default()).expect("ready");
+    let ready: Vec<&str> = ready.beads().map(|b| b.id()).collect();
+    assert_eq!(ready, [free.id.as_str()]);
+    let blocked = ops::blocked(&lib.store, None).expect("blocked");
+    let waits: Vec<(String, Vec<String>)> = (blocked.beads())
+        .map(|(b, by)| {
+            (
+                b.id().to_owned(),
+                by.iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        (epic.id.to_string(), vec![ext.to_string()]),
+        (child.id.to_string(), vec![ext.to_string()]),
+    ];
+    expected.sort();
+    let mut waits = waits;
+    waits.sort();
+    assert_eq!(waits, expected);
+
+    ops::remove_dependency(&lib.store, &lib.me, &epic.id, &ext, None).expect("remove");
+    assert_eq!(
+        ops::blocked(&lib.store, None)
+            .expect("blocked")
+            .beads()
+            .len(),
+        0
+    );
+}
+
+#[test]
 fn dependencies_that_would_make_a_cycle_or_point_nowhere_are_refused() {
     let lib = Lib::new();
     let a = lib.create("a");
     let b = lib.create("b");
-    ops::add_dependency(&lib.store, &lib.me, &b.id, &a.id, DepKind::Blocks).expect("b on a");
-    assert!(ops::add_dependency(&lib.store, &lib.me, &a.id, &b.id, DepKind::Blocks).is_err());
-    assert!(ops::add_dependency(&lib.store, &lib.me, &a.id, &a.id, DepKind::Blocks).is_err());
+    ops::add_dependency(
+        &lib.store,
+        &lib.me,
+        &b.id,
+        &DepTarget::Bead(a.id.clone()),
+        DepKind::Blocks,
+    )
+    .expect("b on a");
+    assert!(
+        ops::add_dependency(
+            &lib.store,
+            &lib.me,
+            &a.id,
+            &DepTarget::Bead(b.id.clone()),
+            DepKind::Blocks
+        )
+        .is_err()
+    );
+    assert!(
+        ops::add_dependency(
+            &lib.store,
+            &lib.me,
+            &a.id,
+            &DepTarget::Bead(a.id.clone()),
+            DepKind::Blocks
+        )
+        .is_err()
+    );
     let nowhere: BeadId = "bd-nope".parse().expect("an id");
-    assert!(ops::add_dependency(&lib.store, &lib.me, &a.id, &nowhere, DepKind::Related).is_err());
+    assert!(
+        ops::add_dependency(
+            &lib.store,
+            &lib.me,
+            &a.id,
+            &DepTarget::Bead(nowhere.clone()),
+            DepKind::Related
+        )
+        .is_err()
+    );
     // A link that does not block may point back.
-    ops::add_dependency(&lib.store, &lib.me, &a.id, &b.id, DepKind::Related).expect("related");
-    let removed =
-        ops::remove_dependency(&lib.store, &lib.me, &b.id, &a.id, None).expect("remove dependency");
+    ops::add_dependency(
+        &lib.store,
+        &lib.me,
+        &a.id,
+        &DepTarget::Bead(b.id.clone()),
+        DepKind::Related,
+    )
+    .expect("related");
+    let removed = ops::remove_dependency(
+        &lib.store,
+        &lib.me,
+        &b.id,
+        &DepTarget::Bead(a.id.clone()),
+        None,
+    )
+    .expect("remove dependency");
     assert!(removed.dependencies.is_empty());
 }
 

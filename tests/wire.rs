@@ -135,7 +135,7 @@ fn every_document_matches_what_its_commands_print() {
     let seen = &mut seen;
 
     check(&repo, seen, "init", &["init"]);
-    let one = "create, dep add, dep remove, label add, label remove";
+    let one = "create, dep add, dep remove, label add, label remove, edit";
     let a = check(&repo, seen, one, &["create", "First"])["id"]
         .as_str()
         .expect("id")
@@ -161,6 +161,14 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, listing, &["children", &a]);
     check(&repo, seen, "count", &["count"]);
     check(&repo, seen, "version", &["version"]);
+    let moving = repo.create("Moving", &[]);
+    check(&repo, seen, "rename", &["rename", &moving, "bd-moved1"]);
+    // The store's own prefix: the document, without moving the ids used below.
+    check(&repo, seen, "rename-prefix", &["rename-prefix", "bd"]);
+    let fine = repo.create("Fine", &["--acceptance", "it works"]);
+    check(&repo, seen, "lint", &["lint", &fine]);
+    check(&repo, seen, "onboard, quickstart", &["onboard"]);
+    check(&repo, seen, "onboard, quickstart", &["quickstart"]);
     check(&repo, seen, "stats, status", &["stats"]);
     check(&repo, seen, "info, where", &["info"]);
     check(&repo, seen, "info, where", &["where"]);

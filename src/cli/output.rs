@@ -274,8 +274,8 @@ impl Out {
                 at.format("%Y-%m-%d %H:%M")
             ))?;
         }
-        for d in &b.dependencies {
-            self.line(format!("  depends on {} ({})", d.id, d.kind))?;
+        for (kind, on) in b.all_dependencies() {
+            self.line(format!("  depends on {on} ({kind})"))?;
         }
         for (name, block) in [("description", &b.description), ("notes", &b.notes)] {
             if !block.is_empty() {

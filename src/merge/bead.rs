@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::text::merge_text;
 use super::{Merged, pick};
-use crate::model::{Bead, Comment, Conflict, Dependency, Status, Timestamp};
+use crate::model::{Bead, Comment, Conflict, Status, Timestamp};
 
 /// Merges two versions of one bead against their common ancestor (`None` when
 /// both sides created it independently).
@@ -73,14 +73,12 @@ pub fn merge_bead(base: Option<&Bead>, a: &Bead, b: &Bead) -> Merged<Bead> {
     );
     group.apply(&mut out);
     out.labels = merge_set(base.map(|b| &b.labels), &w.labels, &l.labels);
-    let deps = |d: &Vec<Dependency>| d.iter().cloned().collect::<BTreeSet<_>>();
-    out.dependencies = merge_set(
-        base.map(|b| deps(&b.dependencies)).as_ref(),
-        &deps(&w.dependencies),
-        &deps(&l.dependencies),
-    )
-    .into_iter()
-    .collect();
+    out.dependencies = merge_sorted(
+        base.map(|b| &b.dependencies),
+        &w.dependencies,
+        &l.dependencies,
+    );
+    out.external = merge_sorted(base.map(|b| &b.external), &w.external, &l.external);
     out.description = m.text(
         "description",
         base.map(|b| b.description.as_str()),
@@ -310,6 +308,14 @@ impl StatusGroup {
     }
 }
 
+/// [`merge_set`] over sorted lists kept free of duplicates (a bead's dependencies).
+fn merge_sorted<T: Ord + Clone>(base: Option<&Vec<T>>, a: &[T], b: &[T]) -> Vec<T> {
+    let set = |v: &[T]| v.iter().cloned().collect::<BTreeSet<_>>();
+    merge_set(base.map(|v| set(v)).as_ref(), &set(a), &set(b))
+        .into_iter()
+        .collect()
+}
+
 /// Three-way merge of a set: an element is kept when both sides have it or when
 /// one side added it; removals on either side are honoured.
 pub fn merge_set<T: Ord + Clone>(
@@ -348,7 +354,7 @@ pub fn merge_list<T: PartialEq + Clone>(base: Option<&[T]>, w: &[T], l: &[T]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BeadId, BeadType, DepKind};
+    use crate::model::{BeadId, BeadType, DepKind, Dependency};
     use proptest::prelude::*;
 
     fn t(s: i64) -> Timestamp {

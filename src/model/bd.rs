@@ -15,8 +15,9 @@
 //!   A waits on B (bd-fivze says "Blocked by: bd-find4" in its description), which is
 //!   what `A blocks-dependency on B` means here. Every bd dependency is also kept as it
 //!   was (kind word, `created_at`, `created_by`, `metadata`) in [`EXTRA_DEPENDENCIES`];
-//!   one whose target is not a valid id (`external:gt-cm900:gt`) or whose kind has no
-//!   equivalent lives only there, and export writes it back.
+//!   one on another project's item (`external:gt-cm900:gt`) becomes an external
+//!   dependency; one whose target is neither or whose kind has no equivalent lives
+//!   only there, and export writes it back.
 //! - Any other field (owner, ephemeral, external_ref, design, acceptance_criteria,
 //!   agent_state, hook_bead, await_type, …) is kept under its own name in the bead's
 //!   `extra` map, and export writes it back.
@@ -31,8 +32,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::bead::{Bead, BeadType, Comment, Conflict, DepKind, Dependency, Status, Timestamp};
-use super::id::{BeadId, IdError};
+use super::bead::{
+    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, Status, Timestamp,
+};
+use super::id::{BeadId, DepTarget, ExternalRef, IdError};
 
 /// Key in `extra` of the bd dependencies as they were: a list of
 /// `{depends_on_id, type, created_at, created_by, metadata, …}`.
@@ -109,13 +112,29 @@ impl BdDependency {
     /// The dependency this maps to, if its target is a valid id and its kind has an
     /// equivalent.
     pub fn mapped(&self) -> Option<Dependency> {
-        let kind = match self.kind.as_str() {
-            "relates-to" => DepKind::Related,
-            "blocked-by" => DepKind::Blocks,
-            word => word.parse().ok()?,
-        };
         let id = BeadId::parse(&self.depends_on_id).ok()?;
-        Some(Dependency { id, kind })
+        Some(Dependency {
+            id,
+            kind: self.mapped_kind()?,
+        })
+    }
+
+    /// The external dependency this maps to, if its target is
+    /// `external:<project>:<id>` and its kind has an equivalent.
+    pub fn mapped_external(&self) -> Option<ExternalDependency> {
+        let id = ExternalRef::parse(&self.depends_on_id).ok()?;
+        Some(ExternalDependency {
+            id,
+            kind: self.mapped_kind()?,
+        })
+    }
+
+    fn mapped_kind(&self) -> Option<DepKind> {
+        match self.kind.as_str() {
+            "relates-to" => Some(DepKind::Related),
+            "blocked-by" => Some(DepKind::Blocks),
+            word => word.parse().ok(),
+        }
     }
 }
 
@@ -312,6 +331,7 @@ impl BdRecord {
     pub fn unmapped_dependencies(&self) -> usize {
         self.dependencies
             .iter()
+            .filter(|d| d.mapped_external().is_none())
             .filter(|d| d.mapped().is_none_or(|m| m.id.as_str() == self.id))
             .count()
     }
@@ -373,6 +393,9 @@ impl BdRecord {
             for d in &self.dependencies {
                 if let Some(dep) = d.mapped().filter(|m| m.id != bead.id) {
                     bead.add_dependency(dep);
+                }
+                if let Some(dep) = d.mapped_external() {
+                    bead.add_target(&DepTarget::External(dep.id), dep.kind);
                 }
                 let mut d = d.clone();
                 if d.issue_id.as_deref() == Some(self.id.as_str()) {
@@ -504,6 +527,19 @@ impl BdRecord {
     }
 }
 
+/// Points the bd dependency records kept in `bead`'s [`EXTRA_DEPENDENCIES`] at `new`
+/// where they named `old`, so that a renamed bead's links export with their metadata.
+pub fn retarget_kept(bead: &mut Bead, old: &str, new: &str) {
+    let Some(Value::Array(kept)) = bead.extra.get_mut(EXTRA_DEPENDENCIES) else {
+        return;
+    };
+    for d in kept.iter_mut().filter_map(Value::as_object_mut) {
+        if d.get("depends_on_id").and_then(Value::as_str) == Some(old) {
+            d.insert("depends_on_id".into(), Value::String(new.to_owned()));
+        }
+    }
+}
+
 /// The dependencies a bead exports: those kept from bd, as they were, as long as the
 /// dependency they map to is still there (or they never mapped); then those added
 /// since, with git-beads' kind word.
@@ -514,23 +550,34 @@ fn export_dependencies(bead: &Bead) -> Vec<BdDependency> {
         .and_then(|v| serde_json::from_value(v.clone()).ok())
         .unwrap_or_default();
     let mut covered = BTreeSet::new();
+    let mut covered_external = BTreeSet::new();
     let mut out = Vec::new();
     for mut d in kept {
-        match d.mapped().filter(|m| m.id != bead.id) {
-            Some(m) if bead.dependencies.contains(&m) => {
+        match (d.mapped().filter(|m| m.id != bead.id), d.mapped_external()) {
+            (Some(m), _) if bead.dependencies.contains(&m) => {
                 covered.insert(m);
             }
-            Some(_) => continue,
-            None => {}
+            (_, Some(m)) if bead.external.contains(&m) => {
+                covered_external.insert(m);
+            }
+            (Some(_), _) | (_, Some(_)) => continue,
+            (None, None) => {}
         }
         d.issue_id = Some(d.issue_id.unwrap_or_else(|| bead.id.to_string()));
         out.push(d);
     }
-    for d in bead.dependencies.iter().filter(|d| !covered.contains(*d)) {
+    let fresh = (bead.dependencies.iter().filter(|d| !covered.contains(*d)))
+        .map(|d| (d.kind, d.id.as_str()));
+    let fresh_external = (bead
+        .external
+        .iter()
+        .filter(|d| !covered_external.contains(*d)))
+    .map(|d| (d.kind, d.id.as_str()));
+    for (kind, target) in fresh.chain(fresh_external) {
         out.push(BdDependency {
             issue_id: Some(bead.id.to_string()),
-            depends_on_id: d.id.to_string(),
-            kind: d.kind.as_str().to_owned(),
+            depends_on_id: target.to_owned(),
+            kind: kind.as_str().to_owned(),
             created_at: None,
             created_by: None,
             other: BTreeMap::new(),
@@ -569,8 +616,11 @@ mod tests {
     #[test]
     fn every_field_is_kept() {
         let r = BdRecord::parse(FULL).expect("parses");
-        assert_eq!(r.unmapped_dependencies(), 1);
+        assert_eq!(r.unmapped_dependencies(), 0);
         let b = r.to_bead().expect("maps");
+        let external: Vec<(&str, DepKind)> =
+            b.external.iter().map(|d| (d.id.as_str(), d.kind)).collect();
+        assert_eq!(external, [("external:gt-cm900:gt", DepKind::Tracks)]);
         assert_eq!(b.created_by, "wolf");
         assert_eq!(b.updated_by, "wolf");
         assert_eq!(b.close_reason.as_deref(), Some("Moved"));
@@ -626,6 +676,23 @@ mod tests {
             .map(|d| d.depends_on_id.as_str())
             .collect();
         assert_eq!(targets, ["external:gt-cm900:gt", "bd-x1", "bd-new1"]);
+
+        let gone = DepTarget::External(ExternalRef::parse("external:gt-cm900:gt").expect("ref"));
+        assert_eq!(b.remove_target(&gone, None), 1);
+        let blocker = DepTarget::External(ExternalRef::parse("external:up:cap").expect("ref"));
+        assert!(b.add_target(&blocker, DepKind::Blocks));
+        let out = BdRecord::from_bead(&b);
+        let targets: Vec<(&str, &str)> = (out.dependencies.iter())
+            .map(|d| (d.depends_on_id.as_str(), d.kind.as_str()))
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                ("bd-x1", "relates-to"),
+                ("bd-new1", "parent-child"),
+                ("external:up:cap", "blocks")
+            ]
+        );
     }
 
     #[test]

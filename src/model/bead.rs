@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::id::BeadId;
+use super::id::{BeadId, DepTarget, ExternalRef};
 
 /// A point in time, always UTC.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;
@@ -201,6 +201,18 @@ pub struct Dependency {
     pub kind: DepKind,
 }
 
+/// One dependency of a bead on an item of another project (bd's
+/// `external:<project>:<id>`). Nothing here can see that project, so a blocking one
+/// stays unresolved: it keeps its bead from being ready until it is removed.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ExternalDependency {
+    /// The item depended on.
+    pub id: ExternalRef,
+    /// How.
+    #[serde(rename = "type")]
+    pub kind: DepKind,
+}
+
 /// A comment on a bead. Comments are append-only.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Comment {
@@ -253,6 +265,13 @@ pub struct Bead {
     /// Links to other beads; kept sorted and free of duplicates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependencies: Vec<Dependency>,
+    /// Links to items of other projects; kept sorted and free of duplicates.
+    #[serde(
+        default,
+        rename = "external_dependencies",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub external: Vec<ExternalDependency>,
     /// Long text.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -305,6 +324,7 @@ impl Bead {
             assignee: None,
             labels: BTreeSet::new(),
             dependencies: Vec::new(),
+            external: Vec::new(),
             description: String::new(),
             notes: String::new(),
             comments: Vec::new(),
@@ -337,6 +357,50 @@ impl Bead {
                 true
             }
         }
+    }
+
+    /// Adds a dependency on a bead or an external item, keeping each list sorted;
+    /// returns false if it was already there.
+    pub fn add_target(&mut self, target: &DepTarget, kind: DepKind) -> bool {
+        match target {
+            DepTarget::Bead(id) => self.add_dependency(Dependency {
+                id: id.clone(),
+                kind,
+            }),
+            DepTarget::External(r) => {
+                let dep = ExternalDependency {
+                    id: r.clone(),
+                    kind,
+                };
+                match self.external.binary_search(&dep) {
+                    Ok(_) => false,
+                    Err(at) => {
+                        self.external.insert(at, dep);
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Removes every dependency on `target` (of `kind`, or of any kind); returns how
+    /// many went.
+    pub fn remove_target(&mut self, target: &DepTarget, kind: Option<DepKind>) -> usize {
+        match target {
+            DepTarget::Bead(id) => self.remove_dependency(id, kind),
+            DepTarget::External(r) => {
+                let before = self.external.len();
+                self.external
+                    .retain(|d| !(d.id == *r && kind.is_none_or(|k| k == d.kind)));
+                before - self.external.len()
+            }
+        }
+    }
+
+    /// Every dependency, on beads and on external items: kind and target as written.
+    pub fn all_dependencies(&self) -> impl Iterator<Item = (DepKind, &str)> {
+        let beads = self.dependencies.iter().map(|d| (d.kind, d.id.as_str()));
+        beads.chain(self.external.iter().map(|d| (d.kind, d.id.as_str())))
     }
 
     /// Removes every dependency on `id` (of `kind`, or of any kind); returns how many went.

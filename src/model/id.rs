@@ -24,6 +24,11 @@ pub enum IdError {
         "{0:?} is not a valid prefix (lowercase letters, digits, '_' or '-', 1 to 16 characters, starting with a letter)"
     )]
     BadPrefix(String),
+    /// A reference to another project's item is not `external:<project>:<id>`.
+    #[error(
+        "{0:?} is not an external reference (expected external:<project>:<id>, e.g. external:beads:mol-run)"
+    )]
+    BadExternal(String),
 }
 
 /// The longest id accepted, in bytes.
@@ -174,6 +179,110 @@ pub fn is_device_name(seg: &str) -> bool {
     )
 }
 
+/// An item of another project that a bead depends on, written as bd writes it:
+/// `external:<project>:<id>`. The project is a word (letters, digits, `-`, `_`, `.`);
+/// the id is anything printable without spaces.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ExternalRef(String);
+
+/// What every external reference starts with.
+pub const EXTERNAL_SCHEME: &str = "external:";
+
+impl ExternalRef {
+    /// Parses `external:<project>:<id>`.
+    pub fn parse(s: &str) -> Result<ExternalRef, IdError> {
+        let bad = || IdError::BadExternal(s.to_owned());
+        let rest = s.strip_prefix(EXTERNAL_SCHEME).ok_or_else(bad)?;
+        let (project, id) = rest.split_once(':').ok_or_else(bad)?;
+        let project_ok = !project.is_empty()
+            && project
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        let id_ok = !id.is_empty() && id.chars().all(|c| c.is_ascii_graphic());
+        if !project_ok || !id_ok || s.len() > MAX_ID {
+            return Err(bad());
+        }
+        Ok(ExternalRef(s.to_owned()))
+    }
+
+    /// The project named (`beads` in `external:beads:mol-run`).
+    pub fn project(&self) -> &str {
+        self.parts().0
+    }
+
+    /// The item named in that project (`mol-run` in `external:beads:mol-run`).
+    pub fn item(&self) -> &str {
+        self.parts().1
+    }
+
+    fn parts(&self) -> (&str, &str) {
+        let rest = &self.0[EXTERNAL_SCHEME.len()..];
+        rest.split_once(':').unwrap_or((rest, ""))
+    }
+
+    /// The reference as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ExternalRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for ExternalRef {
+    type Error = IdError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        ExternalRef::parse(&s)
+    }
+}
+
+impl From<ExternalRef> for String {
+    fn from(r: ExternalRef) -> String {
+        r.0
+    }
+}
+
+/// What a dependency points at: a bead of this store, or an item of another project.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DepTarget {
+    /// A bead here.
+    Bead(BeadId),
+    /// An item of another project (`external:<project>:<id>`).
+    External(ExternalRef),
+}
+
+impl DepTarget {
+    /// The target as written.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DepTarget::Bead(id) => id.as_str(),
+            DepTarget::External(r) => r.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for DepTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for DepTarget {
+    type Err = IdError;
+    /// `external:…` is an external reference; anything else must be a bead id.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.starts_with(EXTERNAL_SCHEME) {
+            ExternalRef::parse(s).map(DepTarget::External)
+        } else {
+            BeadId::parse(s).map(DepTarget::Bead)
+        }
+    }
+}
+
 /// The prefix in front of every id of a store (`bd` in `bd-a1b2`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -296,6 +405,31 @@ mod tests {
         ] {
             assert!(BeadId::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn external_references() {
+        let r = ExternalRef::parse("external:gt-cm900:gt").expect("bd's shape");
+        assert_eq!((r.project(), r.item()), ("gt-cm900", "gt"));
+        for bad in [
+            "external:",
+            "external:p",
+            "external::x",
+            "external:p:",
+            "external:p q:x",
+            "external:p:x y",
+            "ext:p:x",
+        ] {
+            assert!(ExternalRef::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(matches!(
+            "external:p:x".parse::<DepTarget>(),
+            Ok(DepTarget::External(_))
+        ));
+        assert!(matches!(
+            "bd-a1".parse::<DepTarget>(),
+            Ok(DepTarget::Bead(_))
+        ));
     }
 
     #[test]

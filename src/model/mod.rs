@@ -13,6 +13,7 @@ mod id;
 mod mail;
 mod provenance;
 mod session;
+mod template;
 mod text;
 mod trailers;
 mod valid;
@@ -28,7 +29,8 @@ pub use bd_formula::{
 };
 pub(crate) use bead::word_enum;
 pub use bead::{
-    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ParseEnumError, Status, Timestamp,
+    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
+    Status, Timestamp,
 };
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
@@ -38,7 +40,9 @@ pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
     Step, Variable, fill, is_formula_name, step_line, template_variables,
 };
-pub use id::{BeadId, IdError, Prefix, id_length_for, is_device_name};
+pub use id::{
+    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for, is_device_name,
+};
 pub use mail::{Delivery, Message};
 pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,
@@ -47,6 +51,7 @@ pub use session::{
     BudgetLeft, CrashNote, EndReason, LedgerEntry, ModelSwap, Session, SkippedFile, Snapshot,
     TokenKinds, TranscriptCursor, Usage, UsageLine,
 };
+pub use template::{Section, missing_sections, template};
 pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
     escape_controls, plural, push_escaped,

@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use super::agent::permit;
 use super::{BeadError, OpError, Result, check_bead, now, require, write};
 use crate::model::{
-    Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, Dependency, Prefix, Status,
-    check_label, id_length_for,
+    Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, DepTarget, Dependency, Prefix,
+    Status, check_label, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{FORMAT, Meta, Store, View};
@@ -636,32 +636,34 @@ pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> R
     Ok(edited.remove(0))
 }
 
-/// Makes `id` depend on `on`. A dependency on itself, on an unknown bead, or one that
-/// would close a cycle of blocking kinds is refused; one that is there already writes
-/// nothing.
+/// Makes `id` depend on `on`: a bead of the store, or an item of another project
+/// (`external:<project>:<id>`, taken on trust: nothing here can see that project). A
+/// dependency on itself, on an unknown bead, or one that would close a cycle of
+/// blocking kinds is refused; one that is there already writes nothing.
 pub fn add_dependency(
     store: &Store,
     actor: &Actor,
     id: &BeadId,
-    on: &BeadId,
+    on: &DepTarget,
     kind: DepKind,
 ) -> Result<Edited> {
     permit(actor, Capability::Update)?;
-    if id == on {
+    if let DepTarget::Bead(on) = on
+        && id == on
+    {
         return Err(BeadError::SelfDependency(id.clone()).into());
     }
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
-        require_live(tx, on)?;
-        if kind.is_blocking()
-            && let Some(path) = blocking_path(tx, on, id)?
-        {
-            return Err(BeadError::Cycle(path).into());
+        if let DepTarget::Bead(on) = on {
+            require_live(tx, on)?;
+            if kind.is_blocking()
+                && let Some(path) = blocking_path(tx, on, id)?
+            {
+                return Err(BeadError::Cycle(path).into());
+            }
         }
-        if !bead.add_dependency(Dependency {
-            id: on.clone(),
-            kind,
-        }) {
+        if !bead.add_target(on, kind) {
             return Ok(Edited {
                 bead,
                 changed: false,
@@ -775,13 +777,13 @@ pub fn remove_dependency(
     store: &Store,
     actor: &Actor,
     id: &BeadId,
-    on: &BeadId,
+    on: &DepTarget,
     kind: Option<DepKind>,
 ) -> Result<Bead> {
     permit(actor, Capability::Update)?;
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
-        if bead.remove_dependency(on, kind) == 0 {
+        if bead.remove_target(on, kind) == 0 {
             return Err(BeadError::NoSuchDependency {
                 id: id.clone(),
                 on: on.clone(),

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use crate::model::{
-    self, AgentName, BeadId, Capability, IdError, ParseEnumError, Prefix, Status, TextError,
+    self, AgentName, BeadId, Capability, DepTarget, IdError, ParseEnumError, Prefix, Status,
+    TextError,
 };
 use crate::store::refs::RefName;
 /// The store's errors, which [`OpError::Store`] carries.
@@ -252,7 +253,7 @@ pub enum BeadError {
         /// The bead.
         id: BeadId,
         /// What it was said to depend on.
-        on: BeadId,
+        on: DepTarget,
     },
     /// A comment with no text.
     #[error("the comment is empty")]

@@ -7,6 +7,7 @@ mod beads;
 mod claim;
 mod config;
 mod doctor;
+mod edit;
 mod error;
 mod export;
 mod formula;
@@ -14,10 +15,12 @@ mod gate;
 mod history;
 mod import;
 mod keys;
+mod lint;
 mod mail;
 mod molecule;
 mod provenance;
 mod query;
+mod rename;
 mod session;
 mod setup;
 mod sync;
@@ -47,6 +50,7 @@ pub use beads::{
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
+pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
     MoleculeError, OpError, ProvenanceError, RemoteError, SessionError, StoreError, SyncError,
@@ -59,6 +63,7 @@ pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use keys::rotate_agent_key;
+pub use lint::{LintReport, Linted, lint};
 pub use mail::{
     InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
     unread,
@@ -74,9 +79,10 @@ pub use provenance::{
 pub use query::{
     Blocked, DepNode, Dependents, Detailed, EpicProgress, LabelCount, ListFilter, Listing, Sort,
     Stats, StoreInfo, blocked, close_eligible_epics, dep_cycles, dep_tree, detail, epic_status,
-    labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, search, show, stats,
-    store_info,
+    labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, resolve_target, search, show,
+    stats, store_info,
 };
+pub use rename::{PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{
     DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
     StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,

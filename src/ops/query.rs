@@ -4,7 +4,9 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::{BeadError, Result, beads::claim, now, write};
-use crate::model::{Actor, Bead, BeadId, BeadType, DepKind, Status};
+use crate::model::{
+    Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
+};
 use crate::store::{BeadRow, Broken, Index, Part, Row, Store, Summary};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
@@ -20,6 +22,15 @@ pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
 }
 
 /// The bead `given` names: an id, or an id without its prefix (`a1b2` for `bd-a1b2`)
+/// What a dependency given as text points at: `external:<project>:<id>` names an item
+/// of another project; anything else a bead, as [`resolve_id`] finds it.
+pub fn resolve_target(store: &Store, given: &str) -> Result<DepTarget> {
+    if given.starts_with(EXTERNAL_SCHEME) {
+        return Ok(DepTarget::External(ExternalRef::parse(given)?));
+    }
+    resolve_id(store, given).map(DepTarget::Bead)
+}
+
 /// where exactly one bead has it. Text that cannot be an id fails as malformed.
 pub fn resolve_id(store: &Store, given: &str) -> Result<BeadId> {
     let err = match BeadId::parse(given) {
@@ -336,13 +347,23 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
     Ok(listing(index, rows, &filter))
 }
 
+/// One thing that keeps a bead from being ready.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum By {
+    /// An unfinished bead of the store.
+    Row(Row),
+    /// An item of another project (`external:<project>:<id>`): nothing here can show
+    /// it done, so it stays unresolved, as bd counts it.
+    External(Box<str>),
+}
+
 /// Works out, for every bead, what keeps it from being ready.
 struct Blockers {
     /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked out),
     /// `k + 2` blocked by `found[k]`. Four bytes a bead: at 100 000 beads the memo
     /// is a fraction of a megabyte.
     state: Vec<u32>,
-    found: Vec<Vec<Row>>,
+    found: Vec<Vec<By>>,
 }
 
 impl Blockers {
@@ -354,8 +375,9 @@ impl Blockers {
     }
 
     /// The beads that block `s`: unfinished `blocks` targets, and whatever blocks
-    /// its parent (a blocked or deferred parent blocks its children), transitively.
-    fn of(&mut self, s: BeadRow<'_>) -> &[Row] {
+    /// its parent (a blocked or deferred parent blocks its children), transitively;
+    /// and items of other projects it waits on.
+    fn of(&mut self, s: BeadRow<'_>) -> &[By] {
         let at = s.row().get();
         match self.state[at] {
             0 => {}
@@ -367,13 +389,16 @@ impl Blockers {
         let mut out = Vec::new();
         for d in s.dependencies() {
             let Some(target) = d.target else {
+                if d.kind.is_blocking() && d.is_external() {
+                    out.push(By::External(d.id().into()));
+                }
                 continue;
             };
             match d.kind {
-                DepKind::Blocks if !target.status().is_done() => out.push(target.row()),
+                DepKind::Blocks if !target.status().is_done() => out.push(By::Row(target.row())),
                 DepKind::ParentChild => {
                     if matches!(target.status(), Status::Blocked | Status::Deferred) {
-                        out.push(target.row());
+                        out.push(By::Row(target.row()));
                     }
                     out.extend_from_slice(self.of(target));
                 }
@@ -533,7 +558,7 @@ pub fn ready_claim_on(
 /// from the index, plus the documents that could not be read.
 pub struct Blocked {
     index: Index,
-    rows: Vec<(Row, Vec<Row>)>,
+    rows: Vec<(Row, Vec<By>)>,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
@@ -548,7 +573,12 @@ impl Blocked {
     /// it waits on, sorted.
     pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
         self.rows.iter().map(|(r, by)| {
-            let mut ids: Vec<&str> = by.iter().map(|&b| self.index.row(b).id()).collect();
+            let mut ids: Vec<&str> = (by.iter())
+                .map(|b| match b {
+                    By::Row(b) => self.index.row(*b).id(),
+                    By::External(id) => id,
+                })
+                .collect();
             ids.sort_unstable();
             (self.index.row(*r), ids)
         })
@@ -560,7 +590,7 @@ impl Blocked {
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
     let index = load_index(store)?;
     let mut blockers = Blockers::new(&index);
-    let mut rows: Vec<(Row, Vec<Row>)> = index
+    let mut rows: Vec<(Row, Vec<By>)> = index
         .rows()
         .filter(|s| !s.status().is_done())
         .filter(|s| parent.is_none_or(|p| descends_from(*s, p.as_str())))

@@ -184,9 +184,12 @@ impl<'a> Comment<'a> {
     }
 }
 
-/// What a bead depends on, with the beads depended on, as `bd show` lists them.
+/// What a bead depends on, with the beads depended on, as `bd show` lists them;
+/// items of other projects last, with their id and kind only (nothing here can read
+/// them).
 pub fn linked(d: &Detailed) -> Vec<Linked<'_>> {
-    d.bead
+    let beads = d
+        .bead
         .dependencies
         .iter()
         .zip(&d.targets)
@@ -194,8 +197,13 @@ pub fn linked(d: &Detailed) -> Vec<Linked<'_>> {
             id: dep.id.as_str(),
             bead: target.as_ref().map(Brief::from),
             dependency_type: dep.kind,
-        })
-        .collect()
+        });
+    let external = d.bead.external.iter().map(|dep| Linked {
+        id: dep.id.as_str(),
+        bead: None,
+        dependency_type: dep.kind,
+    });
+    beads.chain(external).collect()
 }
 
 /// The parent of a bead: the target of its `parent-child` dependency.
@@ -209,9 +217,8 @@ impl<'a> Bead<'a> {
     /// A bead on its own: its dependencies as bd's records.
     pub fn plain(b: &'a model::Bead) -> Self {
         let records = b
-            .dependencies
-            .iter()
-            .map(|d| DepRecord::new(b.id.as_str(), d.id.as_str(), d.kind))
+            .all_dependencies()
+            .map(|(kind, on)| DepRecord::new(b.id.as_str(), on, kind))
             .collect();
         Bead::with(b, Deps::Records(records), None)
     }
@@ -235,7 +242,7 @@ impl<'a> Bead<'a> {
             lifted: Lifted(&b.extra),
             labels: &b.labels,
             dependencies,
-            dependency_count: b.dependencies.len(),
+            dependency_count: b.dependencies.len() + b.external.len(),
             dependent_count,
             comment_count: b.comments.len(),
             parent: parent_of(b.dependencies.iter().map(|d| (d.kind, d.id.as_str()))),

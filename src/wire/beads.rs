@@ -57,7 +57,7 @@ pub const BEAD_FIELDS: &[Field] = &[
     Field::optional("conflicts"),
 ];
 
-/// One bead in full, its fields beside `schema_version`: `create`, `dep add|remove`,
+/// One bead in full, its fields beside `schema_version`: `create`, `edit`, `dep add|remove`,
 /// `label add|remove`.
 #[derive(Serialize)]
 pub struct OneBead<'a> {
@@ -69,7 +69,7 @@ pub struct OneBead<'a> {
 impl Documented for OneBead<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
-        commands: "create, dep add, dep remove, label add, label remove",
+        commands: "create, dep add, dep remove, label add, label remove, edit",
         fields: BEAD_FIELDS,
     };
 }

@@ -512,6 +512,144 @@ impl Documented for Version<'_> {
     };
 }
 
+/// What `rename` prints: the old id, the new one, and the beads whose links to it
+/// were rewritten.
+#[derive(Serialize)]
+pub struct Renamed<'a> {
+    /// The id the bead had (a tombstone now, saying where it went).
+    pub old_id: &'a str,
+    /// The id it has.
+    pub new_id: &'a str,
+    /// The beads whose dependencies on it now name the new id.
+    pub relinked: Vec<&'a str>,
+}
+
+impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
+    fn from(r: &'a crate::ops::Renamed) -> Self {
+        Renamed {
+            old_id: r.old.as_str(),
+            new_id: r.bead.id.as_str(),
+            relinked: r.relinked.iter().map(|id| id.as_str()).collect(),
+        }
+    }
+}
+
+impl Documented for Renamed<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "rename",
+        fields: &[
+            Field::new("old_id"),
+            Field::new("new_id"),
+            Field::noted("relinked", ": [id]"),
+        ],
+    };
+}
+
+/// What `rename-prefix` prints: the old prefix, the new one, how many beads moved.
+#[derive(Serialize)]
+pub struct PrefixRenamed<'a> {
+    /// The prefix the store had.
+    pub old_prefix: &'a str,
+    /// The prefix it has.
+    pub new_prefix: &'a str,
+    /// How many beads got a new id.
+    pub renamed: usize,
+}
+
+impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
+    fn from(r: &'a crate::ops::PrefixRenamed) -> Self {
+        PrefixRenamed {
+            old_prefix: r.old.as_str(),
+            new_prefix: r.new.as_str(),
+            renamed: r.renamed,
+        }
+    }
+}
+
+impl Documented for PrefixRenamed<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "rename-prefix",
+        fields: &[
+            Field::new("old_prefix"),
+            Field::new("new_prefix"),
+            Field::new("renamed"),
+        ],
+    };
+}
+
+/// What `lint` prints: how many beads it checked, and each that lacks sections its
+/// type's template expects.
+#[derive(Serialize)]
+pub struct Lint<'a> {
+    /// How many beads were checked.
+    pub checked: usize,
+    /// How many lack something.
+    pub issues: usize,
+    /// Each bead that lacks something.
+    pub results: Vec<LintResult<'a>>,
+}
+
+/// One bead `lint` found lacking.
+#[derive(Serialize)]
+pub struct LintResult<'a> {
+    /// The bead.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+    /// Its type.
+    pub issue_type: crate::model::BeadType,
+    /// The sections it lacks ("Steps to Reproduce", "Acceptance Criteria", …).
+    pub missing: &'a [&'static str],
+}
+
+impl<'a> From<&'a crate::ops::LintReport> for Lint<'a> {
+    fn from(r: &'a crate::ops::LintReport) -> Self {
+        Lint {
+            checked: r.checked,
+            issues: r.findings.len(),
+            results: (r.findings.iter())
+                .map(|f| LintResult {
+                    id: f.id.as_str(),
+                    title: &f.title,
+                    issue_type: f.kind,
+                    missing: &f.missing,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Documented for Lint<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "lint",
+        fields: &[
+            Field::new("checked"),
+            Field::new("issues"),
+            Field::noted("results", ": [{id, title, issue_type, missing: [section]}]"),
+        ],
+    };
+}
+
+/// What `onboard` and `quickstart` print: the guide's name and its text.
+#[derive(Serialize)]
+pub struct Guide<'a> {
+    /// Which guide: `onboard` or `quickstart`.
+    pub guide: &'a str,
+    /// The text, as printed without --json.
+    pub text: &'a str,
+}
+
+impl Documented for Guide<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "onboard, quickstart",
+        fields: &[Field::new("guide"), Field::new("text")],
+    };
+}
+
 /// What `info` prints: where the store is and what it holds (`database_path` is
 /// bd's name for where the data lives: here the git dir whose refs hold the store).
 #[derive(Serialize)]

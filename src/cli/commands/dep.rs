@@ -36,8 +36,10 @@ pub struct RelateArgs {
 pub struct EdgeArgs {
     /// The dependent bead.
     pub id: BeadId,
-    /// The bead it depends on.
-    pub depends_on: BeadId,
+    /// The bead it depends on, or an item of another project as bd writes it:
+    /// `external:<project>:<id>` (a blocking one stays unresolved: the bead is not
+    /// ready until it is removed).
+    pub depends_on: String,
     /// The kind of dependency (`dep remove`: every kind when unset).
     #[arg(short = 't', long = "type")]
     pub kind: Option<DepKind>,
@@ -67,29 +69,28 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
         DepCommand::Add(a) => {
             let actor = ctx.actor()?;
             let kind = a.kind.unwrap_or(DepKind::Blocks);
+            let on = super::resolve_target(ctx, &a.depends_on)?;
             let ops::Edited { bead, changed } =
-                ops::add_dependency(&ctx.store, &actor, &a.id, &a.depends_on, kind)?;
+                ops::add_dependency(&ctx.store, &actor, &a.id, &on, kind)?;
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),
                 });
             }
             let already = if changed { "now" } else { "already" };
-            out.note(format!(
-                "{} {already} depends on {} ({kind})",
-                a.id, a.depends_on
-            ));
+            out.note(format!("{} {already} depends on {on} ({kind})", a.id));
             Ok(())
         }
         DepCommand::Remove(a) => {
             let actor = ctx.actor()?;
-            let bead = ops::remove_dependency(&ctx.store, &actor, &a.id, &a.depends_on, a.kind)?;
+            let on = super::resolve_target(ctx, &a.depends_on)?;
+            let bead = ops::remove_dependency(&ctx.store, &actor, &a.id, &on, a.kind)?;
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),
                 });
             }
-            out.note(format!("{} no longer depends on {}", a.id, a.depends_on));
+            out.note(format!("{} no longer depends on {on}", a.id));
             Ok(())
         }
         DepCommand::List(a) => {
@@ -107,6 +108,9 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             {
                 let title = t.as_ref().map_or("(missing)", |t| t.title.as_str());
                 out.line(format!("{} [{}] {title}", d.id, d.kind))?;
+            }
+            for d in &detailed[0].bead.external {
+                out.line(format!("{} [{}] (another project)", d.id, d.kind))?;
             }
             Ok(())
         }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod create;
 pub mod dep;
 pub mod doctor;
+pub mod edit;
 pub mod epic;
 pub mod export;
 pub mod formula;
@@ -19,13 +20,18 @@ pub mod info;
 pub mod init;
 pub mod install_man;
 pub mod label;
+pub mod lint;
 pub mod list;
 pub mod log;
 pub mod mail;
 pub mod mcp;
 pub mod mol;
+pub mod onboard;
 pub mod provenance;
+pub mod quickstart;
 pub mod remote;
+pub mod rename;
+pub mod rename_prefix;
 pub mod resolve;
 pub mod serve;
 pub mod session;
@@ -265,6 +271,23 @@ pub enum Command {
     /// Print the version as bd prints its own: the bd version whose commands and JSON
     /// git-beads speaks, then git-beads' own.
     Version(version::Args),
+    /// Give a bead a new id; every dependency on it (parents too) follows, and the
+    /// old id stays as a tombstone that says where the bead went.
+    Rename(rename::Args),
+    /// Give the store a new prefix: every bead of the old prefix gets the same id
+    /// under the new one, every dependency follows, the old ids stay as tombstones.
+    RenamePrefix(rename_prefix::Args),
+    /// Open $EDITOR on one text field of a bead (the description by default) and
+    /// write what was saved as one commit; nothing when it is unchanged.
+    Edit(edit::Args),
+    /// Report beads that lack what their type's template expects (a bug its steps to
+    /// reproduce and acceptance criteria, a task or feature its acceptance criteria,
+    /// an epic its success criteria); exits 1 when one does.
+    Lint(lint::Args),
+    /// Print the section for AGENTS.md that tells agents how work is tracked here.
+    Onboard(onboard::Args),
+    /// Print a newcomer's first steps with git beads.
+    Quickstart(quickstart::Args),
 }
 
 /// Where to look for the store of `command`, when not in the current directory: the
@@ -288,6 +311,8 @@ pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>
         Command::Completions(a) => completions::run(a, out)?,
         Command::InstallMan(a) => install_man::run(a, out)?,
         Command::Version(a) => version::run(a, out)?,
+        Command::Onboard(a) => onboard::run(a, out)?,
+        Command::Quickstart(a) => quickstart::run(a, out)?,
         Command::Types(a) => info::types(a, out)?,
         Command::Statuses(a) => info::statuses(a, out)?,
         command => return Ok(Some(command)),
@@ -337,6 +362,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Version(_)
+        | Command::Onboard(_)
+        | Command::Quickstart(_)
         | Command::Types(_)
         | Command::Statuses(_) => Ok(()),
         Command::Agent(a) => agent::run(ctx, a, out),
@@ -364,6 +391,10 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Hooks(a) => hooks::run(ctx, a, out),
         Command::Worktree(a) => worktree::run(ctx, a, out),
         Command::Provenance(a) => provenance::run(ctx, a, out),
+        Command::Rename(a) => rename::run(ctx, a, out),
+        Command::Lint(a) => lint::run(ctx, a, out),
+        Command::Edit(a) => edit::run(ctx, a, out),
+        Command::RenamePrefix(a) => rename_prefix::run(ctx, a, out),
     }
 }
 
@@ -457,6 +488,26 @@ fn print_beads(ctx: &Ctx, out: &mut Out, beads: Vec<crate::model::Bead>) -> Resu
 /// Text that cannot be an id is a usage error, as clap reports a malformed value.
 fn resolve_id(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
     crate::ops::resolve_id(&ctx.store, given).map_err(|e| match e {
+        crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
+        e => e.into(),
+    })
+}
+
+/// Prints a guide (`onboard`, `quickstart`): its text, or `{guide, text}` with --json.
+fn print_guide(out: &mut Out, guide: &str, text: &str) -> Result<(), CliError> {
+    if out.json {
+        return out.json(&crate::wire::Guide { guide, text });
+    }
+    for line in text.lines() {
+        out.line(line)?;
+    }
+    Ok(())
+}
+
+/// What a dependency given as text points at: an item of another project
+/// (`external:<project>:<id>`) or a bead (see [`resolve_id`]).
+fn resolve_target(ctx: &Ctx, given: &str) -> Result<crate::model::DepTarget, CliError> {
+    crate::ops::resolve_target(&ctx.store, given).map_err(|e| match e {
         crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
         e => e.into(),
     })

@@ -475,7 +475,11 @@ const TOOLS: &[Tool] = &[
         read_only: false,
         params: &[
             req("id", Ty::Text, "The dependent bead."),
-            req("depends_on", Ty::Text, "The bead it depends on."),
+            req(
+                "depends_on",
+                Ty::Text,
+                "The bead it depends on, or another project's item as external:<project>:<id>.",
+            ),
             opt(
                 "type",
                 Ty::Text,
@@ -683,7 +687,7 @@ fn comment(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 fn dep_add(ctx: &Ctx, a: &Args<'_>) -> Outcome {
     let actor = ctx.acting()?;
     let id = a.required_bead(ctx, "id")?;
-    let on = a.required_bead(ctx, "depends_on")?;
+    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
     let kind = a.word::<DepKind>("type")?.unwrap_or(DepKind::Blocks);
     let edited = ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
     object(&wire::OneBead {

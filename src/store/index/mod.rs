@@ -31,7 +31,9 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use super::{Head, Replacement, Store, StoreError, codec, io_err, refs, tree};
-use crate::model::{Bead, BeadType, DepKind, Dependency, Message, Status, Timestamp};
+use crate::model::{
+    Bead, BeadType, DepKind, Dependency, ExternalDependency, Message, Status, Timestamp,
+};
 use beads::*;
 use file::*;
 use mail::*;

@@ -55,6 +55,12 @@ impl<'a> Dep<'a> {
             Name::Str(id) => id,
         }
     }
+
+    /// Whether the target is an item of another project (`external:<project>:<id>`),
+    /// which no store here can show done.
+    pub fn is_external(&self) -> bool {
+        self.id().starts_with(crate::model::EXTERNAL_SCHEME)
+    }
 }
 
 /// One of two iterators over the same items.
@@ -170,11 +176,20 @@ impl<'a> BeadRow<'a> {
                     name: Name::Arena(t, k),
                 }
             })),
-            At::Over(s) => Either::Right(s.dependencies.iter().map(move |d| Dep {
-                kind: d.kind,
-                target: index.get(d.id.as_str()),
-                name: Name::Str(d.id.as_str()),
-            })),
+            At::Over(s) => Either::Right(
+                s.dependencies
+                    .iter()
+                    .map(move |d| Dep {
+                        kind: d.kind,
+                        target: index.get(d.id.as_str()),
+                        name: Name::Str(d.id.as_str()),
+                    })
+                    .chain(s.external.iter().map(|d| Dep {
+                        kind: d.kind,
+                        target: None,
+                        name: Name::Str(d.id.as_str()),
+                    })),
+            ),
         }
     }
 
@@ -230,6 +245,16 @@ impl<'a> BeadRow<'a> {
     /// The bead as an owned summary (without its description).
     pub fn to_summary(&self) -> Summary {
         let data = self.data();
+        let (mut dependencies, mut external) = (Vec::new(), Vec::new());
+        for &(kind, id) in &data.dependencies {
+            match id.parse::<crate::model::DepTarget>() {
+                Ok(crate::model::DepTarget::Bead(id)) => dependencies.push(Dependency { id, kind }),
+                Ok(crate::model::DepTarget::External(id)) => {
+                    external.push(ExternalDependency { id, kind });
+                }
+                Err(_) => {}
+            }
+        }
         Summary {
             id: data.id.to_owned(),
             title: data.title.to_owned(),
@@ -238,16 +263,8 @@ impl<'a> BeadRow<'a> {
             kind: data.kind,
             assignee: data.assignee.map(str::to_owned),
             labels: data.labels.into_iter().map(str::to_owned).collect(),
-            dependencies: data
-                .dependencies
-                .into_iter()
-                .filter_map(|(kind, id)| {
-                    Some(Dependency {
-                        id: crate::model::BeadId::parse(id).ok()?,
-                        kind,
-                    })
-                })
-                .collect(),
+            dependencies,
+            external,
             description: String::new(),
             created_us: data.created_us,
             updated_us: data.updated_us,
@@ -265,9 +282,7 @@ pub(super) fn row_data(bead: &Bead) -> RowData<'_> {
         kind: bead.kind,
         assignee: bead.assignee.as_deref(),
         labels: bead.labels.iter().map(String::as_str).collect(),
-        dependencies: (bead.dependencies.iter())
-            .map(|d| (d.kind, d.id.as_str()))
-            .collect(),
+        dependencies: bead.all_dependencies().collect(),
         created_us: bead.created_at.timestamp_micros(),
         updated_us: bead.updated_at.timestamp_micros(),
     }

@@ -21,6 +21,9 @@ pub struct Summary {
     pub labels: Vec<String>,
     /// The dependencies, sorted.
     pub dependencies: Vec<Dependency>,
+    /// The dependencies on other projects' items, sorted.
+    #[serde(default)]
+    pub external: Vec<ExternalDependency>,
     /// The description, for search: a changed bead keeps it until it is folded into
     /// the search text of a new table; [`BeadRow::to_summary`] leaves it empty.
     pub description: String,
@@ -41,6 +44,7 @@ impl Summary {
             assignee: bead.assignee.clone(),
             labels: bead.labels.iter().cloned().collect(),
             dependencies: bead.dependencies.clone(),
+            external: bead.external.clone(),
             description: bead.description.clone(),
             created_us: bead.created_at.timestamp_micros(),
             updated_us: bead.updated_at.timestamp_micros(),

@@ -27,7 +27,7 @@ pub(super) struct RowData<'a> {
     pub assignee: Option<&'a str>,
     /// Sorted.
     pub labels: Vec<&'a str>,
-    /// Sorted.
+    /// Sorted: on beads, then on other projects' items.
     pub dependencies: Vec<(DepKind, &'a str)>,
     pub created_us: i64,
     pub updated_us: i64,
