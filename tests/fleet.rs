@@ -375,3 +375,51 @@ fn a_renumbered_child_keeps_its_old_id_where_it_was_minted() {
         );
     }
 }
+
+/// The replica refs a remote holds.
+fn replica_refs(sb: &Sandbox, remote: &std::path::Path) -> Vec<String> {
+    sb.git(
+        remote,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/beads/replicas/",
+        ],
+    )
+    .lines()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// `remote prune` deletes the replica refs whose work the remote's `refs/beads/main`
+/// holds, and leaves the others.
+#[test]
+fn remote_prune_deletes_only_merged_replica_refs() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.create("one", &[]);
+    c1.sync();
+    let merged = "refs/beads/replicas/r-aaaaaaaaaa";
+    let waiting = "refs/beads/replicas/r-bbbbbbbbbb";
+    c1.git(&["push", "-q", "origin", &format!("refs/beads/main:{merged}")]);
+    c1.create("two", &[]);
+    c1.git(&[
+        "push",
+        "-q",
+        "origin",
+        &format!("refs/beads/main:{waiting}"),
+    ]);
+    let pruned = c1.beads_json(&["remote", "prune", "--json"]);
+    assert_eq!(pruned["remote"], "origin");
+    assert_eq!(pruned["removed"], serde_json::json!([merged]));
+    assert_eq!(pruned["kept"], serde_json::json!([waiting]));
+    assert_eq!(replica_refs(&sb, &remote), [waiting]);
+
+    // Once a sync folds the other in, it is gone too; a quiet clone's ref is listed.
+    c1.sync();
+    assert_eq!(replica_refs(&sb, &remote), Vec::<String>::new());
+    c1.git(&["push", "-q", "origin", &format!("refs/beads/main:{merged}")]);
+    let out = c1.beads_output(&["remote", "prune", "origin"]);
+    assert_eq!(stdout(&out), merged);
+    assert_eq!(replica_refs(&sb, &remote), Vec::<String>::new());
+}

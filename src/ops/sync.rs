@@ -421,6 +421,61 @@ pub fn sync(
     .into())
 }
 
+/// What `remote prune` did.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemotePruned {
+    /// The remote.
+    pub remote: String,
+    /// The replica refs deleted there: their work was in its `refs/beads/main`.
+    pub removed: Vec<String>,
+    /// The replica refs left there: work not in its `refs/beads/main` yet (a sync of
+    /// any clone folds it), or a ref that moved while this ran.
+    pub kept: Vec<String>,
+}
+
+/// Deletes on `remote` (default: the default remote) the replica refs whose work its
+/// `refs/beads/main` already holds, each with its lease, so a ref a clone pushes again
+/// meanwhile stays. Only the remote changes: the local store is left as it is.
+pub fn prune_remote(store: &Store, remote: Option<&str>) -> Result<RemotePruned> {
+    let remote = pick_remote(store, remote)?;
+    let main = store.fetch_beads(&remote, false)?;
+    let replicas = store.tracked_replicas(&remote)?;
+    let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
+    let held = match main {
+        Some(main) => store.in_history(main, &heads)?,
+        None => vec![false; heads.len()],
+    };
+    let mut pruned = RemotePruned {
+        remote: remote.clone(),
+        removed: Vec::new(),
+        kept: Vec::new(),
+    };
+    let mut deletions = Vec::new();
+    for ((id, head), held) in replicas.into_iter().zip(held) {
+        if held {
+            deletions.push(RefPush {
+                name: refs::replica_ref(&id),
+                expected: Some(head),
+                new: None,
+            });
+        } else {
+            pruned.kept.push(refs::replica_ref(&id));
+        }
+    }
+    if deletions.is_empty() {
+        return Ok(pruned);
+    }
+    // One push, not atomic: a replica ref that moved keeps only itself.
+    let outcomes = store.git().push_refs(&remote, &deletions, None)?;
+    for (push, outcome) in deletions.into_iter().zip(outcomes) {
+        match outcome {
+            Pushed::Done => pruned.removed.push(push.name),
+            Pushed::Stale(_) => pruned.kept.push(push.name),
+        }
+    }
+    Ok(pruned)
+}
+
 /// Why a push did not go through: `None` when every ref of it did.
 fn stale(pushed: Vec<Pushed>) -> Option<String> {
     pushed.into_iter().find_map(|p| match p {
