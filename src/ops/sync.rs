@@ -608,9 +608,9 @@ fn follow_renumbering(store: &Store, actor: &Actor, before: &Head) -> Result<()>
     let after = store.require_head()?;
     let mut found = Vec::new();
     for change in store.diff(Some(before.tree), Some(after.tree))? {
-        if change.old.is_some() {
+        let (None, Some(blob)) = (change.old, change.new) else {
             continue;
-        }
+        };
         let Some(id) = refs::bead_id_of_path(&change.path).and_then(|i| BeadId::parse(i).ok())
         else {
             continue;
@@ -618,7 +618,15 @@ fn follow_renumbering(store: &Store, actor: &Actor, before: &Head) -> Result<()>
         if id.parent().is_none() {
             continue;
         }
-        let Some(bead) = store.read_bead(after.tree, &id)? else {
+        // Most children that come in were never renumbered: look before decoding.
+        let bytes = store.read_blob(blob)?;
+        if !bytes
+            .windows(RENUMBERED_FROM.len())
+            .any(|w| w == RENUMBERED_FROM.as_bytes())
+        {
+            continue;
+        }
+        let Ok(bead) = codec::decode::<Bead>(&bytes) else {
             continue;
         };
         let Some(old) = bead
