@@ -107,16 +107,20 @@ fn hold(
     commit: ObjectId,
     change: &mut dyn FnMut(&mut Bead) -> Result<()>,
 ) -> Result<()> {
-    let mut report = SyncReport::empty(remote, false);
-    let main = store.fetch_beads(remote, false)?;
-    let replicas = store.tracked_replicas(remote)?;
-    integrate(store, actor, remote, main, &mut report, &mut |_| {})?;
-    integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
-    let head = store.require_head()?;
-    let mut now = store
-        .read_bead(head.tree, id)?
-        .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
-    if let Err(e) = change(&mut now) {
+    let checked = (|| -> Result<()> {
+        let mut report = SyncReport::empty(remote, false);
+        let main = store.fetch_beads(remote, false)?;
+        let replicas = store.tracked_replicas(remote)?;
+        integrate(store, actor, remote, main, &mut report, &mut |_| {})?;
+        integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
+        let head = store.require_head()?;
+        let mut now = store
+            .read_bead(head.tree, id)?
+            .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
+        change(&mut now)
+    })();
+    // Nothing is claimed unless the check passed: the ref goes again.
+    if let Err(e) = checked {
         delete_claims(store, remote, &[(id.to_string(), commit)])?;
         return Err(e);
     }
