@@ -201,3 +201,66 @@ fn claims_hold_over_every_transport() {
         assert!(claim_refs(&bare, &sb).is_empty(), "{kind}");
     }
 }
+
+#[test]
+fn closing_or_releasing_deletes_the_claim_ref_at_once_or_at_the_next_sync() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let done = c1.create("one job", &[]);
+    let given_back = c1.create("another", &[]);
+    let offline = c1.create("a third", &[]);
+    c1.sync();
+    for id in [&done, &given_back, &offline] {
+        c1.beads(&["update", id, "--claim"]);
+    }
+    assert_eq!(claim_refs(&remote, &sb).len(), 3);
+    c1.beads(&["close", &done]);
+    c1.beads(&["release", &given_back]);
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{offline}")],
+        "no sync needed"
+    );
+    // Unreachable: the close still happens here, and the next sync deletes the ref.
+    let url = c1.git(&["remote", "get-url", "origin"]);
+    c1.git(&["remote", "set-url", "origin", "/nonexistent/remote.git"]);
+    c1.beads(&["close", &offline]);
+    c1.git(&["remote", "set-url", "origin", url.trim()]);
+    assert_eq!(claim_refs(&remote, &sb).len(), 1);
+    c1.sync();
+    assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+}
+
+/// A clone that has not heard of a close creates the claim ref the close deleted;
+/// it then finds the bead closed on the remote, deletes its ref again and fails.
+#[test]
+fn a_claim_ref_deleted_by_a_close_does_not_hand_out_the_closed_bead() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let id = c1.create("one job", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c1.beads(&["update", &id, "--claim"]);
+    c1.beads(&["close", &id]);
+    assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+    let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+    let bead = c2.beads_json(&["show", &id]);
+    assert_eq!(shown(&bead)["status"], "closed");
+    // A released bead is free again for whoever claims it next.
+    let next = c1.create("next job", &[]);
+    c1.sync();
+    c2.sync();
+    c1.beads(&["update", &next, "--claim"]);
+    c1.beads(&["release", &next]);
+    c2.beads(&["update", &next, "--claim", "--remote", "origin"]);
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{next}")]
+    );
+    let bead = c2.beads_json(&["show", &next]);
+    assert_eq!(shown(&bead)["assignee"], "bob");
+}

@@ -309,3 +309,117 @@ fn a_partition_heals_without_losing_or_merging_work() {
         "the holder and every other claimer: {doc}"
     );
 }
+
+/// The clone whose child a merge renumbered goes on naming it by the id it minted:
+/// `show OLD` and `dep add X OLD` reach the renumbered bead, and a dependency written
+/// offline against the old id follows it after sync. Elsewhere the old id names the
+/// bead that kept it.
+#[test]
+fn a_renumbered_child_keeps_its_old_id_where_it_was_minted() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let parent = c1.create("the parent", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    let clones = [&c1, &c2];
+    let mut waiting = Vec::new();
+    let mut old = String::new();
+    for (c, who) in clones.iter().zip(["alice", "bob"]) {
+        old = c.create(&format!("{who}'s child"), &["--parent", &parent]);
+        let w = c.create(&format!("{who} waits for the child"), &[]);
+        c.beads(&["dep", "add", &w, &old]);
+        waiting.push(w);
+    }
+    converge(&clones);
+    let (new, moved) = beads_by_id(&c1.all_beads())
+        .into_keys()
+        .filter(|id| id.starts_with(&format!("{parent}.")))
+        .map(|id| {
+            let doc = c1.bead_json(&id);
+            (id, doc)
+        })
+        .find(|(_, b)| b["extra"]["renumbered_from"] == old.as_str())
+        .expect("one child was renumbered");
+    let new = &new;
+    let title = moved["title"].as_str().expect("a title");
+    let m = usize::from(title.starts_with("bob"));
+    let (minter, other) = (clones[m], clones[1 - m]);
+
+    assert_eq!(minter.bead_json(&old)["id"], new.as_str());
+    assert_eq!(other.bead_json(&old)["id"], old.as_str());
+    assert_eq!(
+        dep_pairs(&minter.bead_json(&waiting[m])),
+        [(new.clone(), "blocks".to_owned())],
+        "the dependency written offline follows the renumbered child"
+    );
+    assert_eq!(
+        dep_pairs(&other.bead_json(&waiting[1 - m])),
+        [(old.clone(), "blocks".to_owned())],
+        "the other clone's dependency stays on the child that kept the id"
+    );
+    let later = minter.create("later work", &[]);
+    minter.beads(&["dep", "add", &later, &old]);
+    assert_eq!(
+        dep_pairs(&minter.bead_json(&later)),
+        [(new.clone(), "blocks".to_owned())]
+    );
+    converge(&clones);
+    for c in clones {
+        assert_eq!(
+            dep_pairs(&c.bead_json(&waiting[m])),
+            [(new.clone(), "blocks".to_owned())]
+        );
+        assert_eq!(
+            dep_pairs(&c.bead_json(&later)),
+            [(new.clone(), "blocks".to_owned())]
+        );
+    }
+}
+
+/// The replica refs a remote holds.
+fn replica_refs(sb: &Sandbox, remote: &std::path::Path) -> Vec<String> {
+    sb.git(
+        remote,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/beads/replicas/",
+        ],
+    )
+    .lines()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// `remote prune` deletes the replica refs whose work the remote's `refs/beads/main`
+/// holds, and leaves the others.
+#[test]
+fn remote_prune_deletes_only_merged_replica_refs() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.create("one", &[]);
+    c1.sync();
+    let merged = "refs/beads/replicas/r-aaaaaaaaaa";
+    let waiting = "refs/beads/replicas/r-bbbbbbbbbb";
+    c1.git(&["push", "-q", "origin", &format!("refs/beads/main:{merged}")]);
+    c1.create("two", &[]);
+    c1.git(&[
+        "push",
+        "-q",
+        "origin",
+        &format!("refs/beads/main:{waiting}"),
+    ]);
+    let pruned = c1.beads_json(&["remote", "prune", "--json"]);
+    assert_eq!(pruned["remote"], "origin");
+    assert_eq!(pruned["removed"], serde_json::json!([merged]));
+    assert_eq!(pruned["kept"], serde_json::json!([waiting]));
+    assert_eq!(replica_refs(&sb, &remote), [waiting]);
+
+    // Once a sync folds the other in, it is gone too; a quiet clone's ref is listed.
+    c1.sync();
+    assert_eq!(replica_refs(&sb, &remote), Vec::<String>::new());
+    c1.git(&["push", "-q", "origin", &format!("refs/beads/main:{merged}")]);
+    let out = c1.beads_output(&["remote", "prune", "origin"]);
+    assert_eq!(stdout(&out), merged);
+    assert_eq!(replica_refs(&sb, &remote), Vec::<String>::new());
+}

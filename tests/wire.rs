@@ -310,6 +310,7 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "gc", &["gc"]);
     check(&repo, seen, "doctor", &["doctor"]);
     check(&repo, seen, "remote setup", &["remote", "setup", "origin"]);
+    check(&repo, seen, "remote prune", &["remote", "prune"]);
     check(&repo, seen, "sync, pull, push", &["sync"]);
     check(&repo, seen, "sync, pull, push", &["pull"]);
     let hooks = "hooks install, uninstall, status";

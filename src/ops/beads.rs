@@ -456,7 +456,8 @@ fn set_status(bead: &mut Bead, status: Status) {
 /// Closes beads, with an optional reason; a bead already closed is left as it is.
 /// Closing the last unfinished step of a molecule closes the molecule in the same
 /// commit, and what closes leaves its agent's hook; wisp steps are closed on the wisp
-/// ref (see [`super::locate`]).
+/// ref (see [`super::locate`]). Their claim refs on the claim remote go at once (see
+/// [`super::claim::drop_claims_now`]).
 pub fn close(
     store: &Store,
     actor: &Actor,
@@ -465,14 +466,16 @@ pub fn close(
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     let on = super::molecule::ref_for_close(store, ids)?;
-    change_each_on(store, actor, on, ids, "close", |bead| {
+    let closed = change_each_on(store, actor, on, ids, "close", |bead| {
         if bead.status == Status::Closed {
             return Ok(());
         }
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
         Ok(())
-    })
+    })?;
+    super::claim::drop_claims_now(store, ids)?;
+    Ok(closed)
 }
 
 /// Reopens closed beads; a bead already open is left as it is. A reason is added to
@@ -504,7 +507,8 @@ pub fn reopen(
 
 /// Returns in-progress (or hooked) beads to the ready pool: open, with no assignee,
 /// off the holder's hook, and a comment saying who released them from whom, and why.
-/// A bead nobody holds is refused, and then nothing changes.
+/// A bead nobody holds is refused, and then nothing changes. Their claim refs on the
+/// claim remote go at once (see [`super::claim::drop_claims_now`]).
 pub fn release(
     store: &Store,
     actor: &Actor,
@@ -513,7 +517,7 @@ pub fn release(
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Claim)?;
     let at = now();
-    change_each(store, actor, ids, "release", |bead| {
+    let released = change_each(store, actor, ids, "release", |bead| {
         let held = matches!(bead.status, Status::InProgress | Status::Hooked);
         let Some(holder) = bead.assignee.take().filter(|_| held) else {
             return Err(BeadError::NotHeld {
@@ -534,7 +538,9 @@ pub fn release(
             text,
         });
         Ok(())
-    })
+    })?;
+    super::claim::drop_claims_now(store, ids)?;
+    Ok(released)
 }
 
 /// Deletes beads: each becomes a tombstone that keeps its content and syncs as a

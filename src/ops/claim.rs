@@ -3,11 +3,11 @@
 //! claiming one bead at once exactly one succeeds, on any git server; and their
 //! removal once the bead is finished or released.
 
-use super::sync::{SyncReport, integrate, pick_remote};
+use super::sync::{SyncReport, integrate, integrate_replicas, pick_remote};
 use super::{OpError, Result, now};
 use crate::model::{Actor, Bead, BeadId, Status};
 use crate::settings;
-use crate::store::{ObjectId, Pushed, RefPush, Store, refs};
+use crate::store::{ObjectId, Pushed, RefPush, Store, StoreError, refs};
 
 /// How often a claim whose ref the remote still holds for a bead that is no longer
 /// held (finished or released, its ref not yet deleted) deletes that ref and tries again.
@@ -58,7 +58,10 @@ pub(crate) fn claim_on_remote(
             new: Some(commit),
         };
         match store.git().push_refs(remote, &[push], None)?.first() {
-            Some(Pushed::Done) | None => return merge_claim(store, actor, remote, commit),
+            Some(Pushed::Done) | None => {
+                store.set_tracked_claim(remote, id, commit, actor)?;
+                return hold(store, actor, id, remote, commit, change);
+            }
             Some(Pushed::Stale(_)) => {}
         }
         store.fetch_claims(remote)?;
@@ -90,6 +93,40 @@ pub(crate) fn claim_on_remote(
     .into())
 }
 
+/// Once this clone created the claim ref of bead `id` with `commit`: brings in the
+/// remote's store and checks that the bead can still be claimed there before the
+/// claim is merged. A claim ref is deleted in the same push that publishes the close
+/// or release that freed it (see [`drop_claims_now`]), so a clone that had not heard
+/// of a close when it created the ref finds the bead closed here, deletes its ref
+/// again and fails with `change`'s error, as it would have without the race.
+fn hold(
+    store: &Store,
+    actor: &Actor,
+    id: &BeadId,
+    remote: &str,
+    commit: ObjectId,
+    change: &mut dyn FnMut(&mut Bead) -> Result<()>,
+) -> Result<()> {
+    let checked = (|| -> Result<()> {
+        let mut report = SyncReport::empty(remote, false);
+        let main = store.fetch_beads(remote, false)?;
+        let replicas = store.tracked_replicas(remote)?;
+        integrate(store, actor, remote, main, &mut report, &mut |_| {})?;
+        integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
+        let head = store.require_head()?;
+        let mut now = store
+            .read_bead(head.tree, id)?
+            .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
+        change(&mut now)
+    })();
+    // Nothing is claimed unless the check passed: the ref goes again.
+    if let Err(e) = checked {
+        delete_claims(store, remote, &[(id.to_string(), commit)])?;
+        return Err(e);
+    }
+    merge_claim(store, actor, remote, commit)
+}
+
 /// Merges a claim commit (its parent is a state of some clone's store) into the local store.
 fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> Result<()> {
     let mut report = SyncReport::empty(remote, false);
@@ -102,16 +139,22 @@ fn delete_claims(store: &Store, remote: &str, claims: &[(String, ObjectId)]) -> 
     if claims.is_empty() {
         return Ok(());
     }
-    let pushes: Vec<RefPush> = claims
+    store
+        .git()
+        .push_refs(remote, &claim_deletions(claims), None)?;
+    Ok(())
+}
+
+/// The pushes that delete `claims` (bead id, the commit its ref must still hold).
+fn claim_deletions(claims: &[(String, ObjectId)]) -> Vec<RefPush> {
+    claims
         .iter()
         .map(|(id, commit)| RefPush {
             name: format!("{}{id}", refs::CLAIMS_PREFIX),
             expected: Some(*commit),
             new: None,
         })
-        .collect();
-    store.git().push_refs(remote, &pushes, None)?;
-    Ok(())
+        .collect()
 }
 
 /// The beads whose claim refs on `remote` (as last fetched) hold claims the local store
@@ -141,8 +184,72 @@ pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize>
     let Some(head) = store.head()? else {
         return Ok(0);
     };
+    let finished = finished_claims(&head, store, store.tracked_claims(remote)?)?;
+    delete_claims(store, remote, &finished)?;
+    Ok(finished.len())
+}
+
+/// Deletes at once, on the configured claim remote (`beads.claimRemote`), the claim
+/// refs of `ids` that the local store no longer holds (closed, released), rather than
+/// at the next sync. The local store goes to this clone's replica ref in the same
+/// atomic push, each ref with its lease, so whoever creates one of those claim refs
+/// next finds the bead's new state when it fetches (see [`hold`]). Without a claim
+/// remote, or without a claim ref of `ids` as last fetched, nothing goes over the
+/// network; an unreachable remote, or a ref that moved meanwhile, leaves the claim
+/// refs to the next sync, which deletes them the same way.
+pub(crate) fn drop_claims_now(store: &Store, ids: &[BeadId]) -> Result<()> {
+    let Some(remote) = store.git().config_string(settings::CLAIM_REMOTE) else {
+        return Ok(());
+    };
+    let remote = remote.trim();
+    let tracked = |store: &Store| -> Result<Vec<(String, ObjectId)>> {
+        Ok(store
+            .tracked_claims(remote)?
+            .into_iter()
+            .filter(|(claim, _)| ids.iter().any(|id| id.as_str() == claim))
+            .collect())
+    };
+    if store.git().check_remote(remote).is_err() || tracked(store)?.is_empty() {
+        return Ok(());
+    }
+    let pushed = (|| -> Result<()> {
+        let main = store.fetch_beads(remote, false)?;
+        let head = store.require_head()?;
+        let finished = finished_claims(&head, store, tracked(store)?)?;
+        if finished.is_empty() {
+            return Ok(());
+        }
+        let me = store.replica_id()?;
+        let own = store
+            .tracked_replicas(remote)?
+            .into_iter()
+            .find(|(r, _)| *r == me);
+        let mut pushes = Vec::with_capacity(finished.len() + 1);
+        if main != Some(head.commit) {
+            pushes.push(RefPush {
+                name: refs::replica_ref(&me),
+                expected: own.map(|(_, c)| c),
+                new: Some(head.commit),
+            });
+        }
+        pushes.extend(claim_deletions(&finished));
+        store.push_beads(remote, &pushes, false)?;
+        Ok(())
+    })();
+    match pushed {
+        Err(OpError::Store(StoreError::Remote(_))) => Ok(()),
+        other => other,
+    }
+}
+
+/// The claims of `claims` (bead id, commit) that the store at `head` holds and whose
+/// bead is no longer held by that claimer.
+fn finished_claims(
+    head: &crate::store::Head,
+    store: &Store,
+    claims: Vec<(String, ObjectId)>,
+) -> Result<Vec<(String, ObjectId)>> {
     let mut finished = Vec::new();
-    let claims = store.tracked_claims(remote)?;
     let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
     let merged = store.in_history(head.commit, &commits)?;
     for ((id, commit), merged) in claims.into_iter().zip(merged) {
@@ -166,8 +273,7 @@ pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize>
             finished.push((id, commit));
         }
     }
-    delete_claims(store, remote, &finished)?;
-    Ok(finished.len())
+    Ok(finished)
 }
 
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms

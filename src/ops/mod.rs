@@ -95,8 +95,8 @@ pub use setup::{
     rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sync::{
-    KeptDoc, Outcome, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt, resolve,
-    setup_remote, setup_remotes, sync,
+    KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,
+    prune_remote, resolve, setup_remote, setup_remotes, sync,
 };
 pub use usage::{
     DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,

@@ -32,7 +32,16 @@ pub fn resolve_target(store: &Store, given: &str) -> Result<DepTarget> {
 }
 
 /// where exactly one bead has it. Text that cannot be an id fails as malformed.
+///
+/// On the clone that minted a bead a merge renumbered, its old id names it still
+/// (the store's aliases), though another bead holds that id everywhere else.
 pub fn resolve_id(store: &Store, given: &str) -> Result<BeadId> {
+    let id = named(store, given)?;
+    Ok(store.aliases()?.remove(&id).unwrap_or(id))
+}
+
+/// The bead `given` names, aliases aside (see [`resolve_id`]).
+fn named(store: &Store, given: &str) -> Result<BeadId> {
     let err = match BeadId::parse(given) {
         Ok(id) => return Ok(id),
         Err(e) => e,

@@ -17,6 +17,9 @@ use crate::store::{
     Entry, EntryKind, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError, codec, refs,
 };
 
+/// The key in a renumbered bead's `extra` that holds the id it was minted with.
+const RENUMBERED_FROM: &str = "renumbered_from";
+
 /// How long `sync` goes on fetching, merging and pushing again while the remote
 /// keeps moving, unless `beads.syncTimeout` says otherwise.
 const DEFAULT_BUDGET_SECS: u64 = 60;
@@ -418,6 +421,61 @@ pub fn sync(
     .into())
 }
 
+/// What `remote prune` did.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemotePruned {
+    /// The remote.
+    pub remote: String,
+    /// The replica refs deleted there: their work was in its `refs/beads/main`.
+    pub removed: Vec<String>,
+    /// The replica refs left there: work not in its `refs/beads/main` yet (a sync of
+    /// any clone folds it), or a ref that moved while this ran.
+    pub kept: Vec<String>,
+}
+
+/// Deletes on `remote` (default: the default remote) the replica refs whose work its
+/// `refs/beads/main` already holds, each with its lease, so a ref a clone pushes again
+/// meanwhile stays. Only the remote changes: the local store is left as it is.
+pub fn prune_remote(store: &Store, remote: Option<&str>) -> Result<RemotePruned> {
+    let remote = pick_remote(store, remote)?;
+    let main = store.fetch_beads(&remote, false)?;
+    let replicas = store.tracked_replicas(&remote)?;
+    let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
+    let held = match main {
+        Some(main) => store.in_history(main, &heads)?,
+        None => vec![false; heads.len()],
+    };
+    let mut pruned = RemotePruned {
+        remote: remote.clone(),
+        removed: Vec::new(),
+        kept: Vec::new(),
+    };
+    let mut deletions = Vec::new();
+    for ((id, head), held) in replicas.into_iter().zip(held) {
+        if held {
+            deletions.push(RefPush {
+                name: refs::replica_ref(&id),
+                expected: Some(head),
+                new: None,
+            });
+        } else {
+            pruned.kept.push(refs::replica_ref(&id));
+        }
+    }
+    if deletions.is_empty() {
+        return Ok(pruned);
+    }
+    // One push, not atomic: a replica ref that moved keeps only itself.
+    let outcomes = store.git().push_refs(&remote, &deletions, None)?;
+    for (push, outcome) in deletions.into_iter().zip(outcomes) {
+        match outcome {
+            Pushed::Done => pruned.removed.push(push.name),
+            Pushed::Stale(_) => pruned.kept.push(push.name),
+        }
+    }
+    Ok(pruned)
+}
+
 /// Why a push did not go through: `None` when every ref of it did.
 fn stale(pushed: Vec<Pushed>) -> Option<String> {
     pushed.into_iter().find_map(|p| match p {
@@ -453,6 +511,7 @@ pub(super) fn integrate(
     let Some(theirs) = theirs else {
         return Ok(());
     };
+    let before = store.head()?;
     let their_tree = store.commit_tree(theirs)?;
     // Check what the remote sent before anything is merged from it; what it shares
     // with the local history was checked when it first came in.
@@ -529,6 +588,115 @@ pub(super) fn integrate(
     report.merged += step.merged;
     report.conflicts += step.conflicts;
     report.kept.extend(step.kept);
+    if let Some(before) = before
+        && matches!(step.outcome, Outcome::Merged | Outcome::FastForward)
+    {
+        follow_renumbering(store, actor, &before)?;
+    }
+    Ok(())
+}
+
+/// After the store moved on from `before`: finds the beads this clone minted that a
+/// merge (here or on another clone) renumbered, keeps their old ids as aliases of
+/// the new ones, and points the dependencies this clone wrote against an old id at
+/// the new one, in one commit.
+///
+/// A renumbered bead is one that came in with `extra.renumbered_from`; it is this
+/// clone's when the store at `before` held the old id with the same creation record
+/// (time and creator), the thing the tree merge tells two mintings apart by.
+fn follow_renumbering(store: &Store, actor: &Actor, before: &Head) -> Result<()> {
+    let after = store.require_head()?;
+    let mut found = Vec::new();
+    for change in store.diff(Some(before.tree), Some(after.tree))? {
+        let (None, Some(blob)) = (change.old, change.new) else {
+            continue;
+        };
+        let Some(id) = refs::bead_id_of_path(&change.path).and_then(|i| BeadId::parse(i).ok())
+        else {
+            continue;
+        };
+        if id.parent().is_none() {
+            continue;
+        }
+        // Most children that come in were never renumbered: look before decoding.
+        let bytes = store.read_blob(blob)?;
+        if !bytes
+            .windows(RENUMBERED_FROM.len())
+            .any(|w| w == RENUMBERED_FROM.as_bytes())
+        {
+            continue;
+        }
+        let Ok(bead) = codec::decode::<Bead>(&bytes) else {
+            continue;
+        };
+        let Some(old) = bead
+            .extra
+            .get(RENUMBERED_FROM)
+            .and_then(|v| v.as_str())
+            .and_then(|v| BeadId::parse(v).ok())
+        else {
+            continue;
+        };
+        let ours = store.read_bead(before.tree, &old)?;
+        if ours
+            .is_some_and(|o| (o.created_at, &o.created_by) == (bead.created_at, &bead.created_by))
+        {
+            found.push((old, id));
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    store.add_aliases(&found)?;
+    let index = store.index_parts(&after, &[crate::store::Part::Beads])?;
+    let mut dependents: Vec<(BeadId, &BeadId, &BeadId)> = Vec::new();
+    for row in index.rows() {
+        for (old, new) in &found {
+            if row.dependencies().any(|d| d.id() == old.as_str())
+                && let Ok(id) = BeadId::parse(row.id())
+            {
+                dependents.push((id, old, new));
+            }
+        }
+    }
+    let mut follow = Vec::new();
+    for (id, old, new) in dependents {
+        let wrote = store
+            .read_bead(before.tree, &id)?
+            .is_some_and(|b| b.dependencies.iter().any(|d| d.id == *old));
+        if wrote {
+            follow.push((id, old, new));
+        }
+    }
+    if follow.is_empty() {
+        return Ok(());
+    }
+    write(store, actor, |tx| {
+        let mut message = String::from("sync: dependencies follow renumbered beads\n\n");
+        for (id, old, new) in &follow {
+            let Some(mut bead) = tx.bead(id)? else {
+                continue;
+            };
+            let kinds: Vec<_> = bead
+                .dependencies
+                .iter()
+                .filter(|d| d.id == **old)
+                .map(|d| d.kind)
+                .collect();
+            bead.dependencies.retain(|d| d.id != **old);
+            for kind in kinds {
+                bead.add_dependency(crate::model::Dependency {
+                    id: (*new).clone(),
+                    kind,
+                });
+            }
+            bead.touch(&actor.id, now());
+            tx.put_bead(&bead)?;
+            message.push_str(&format!("{id}: {old} is {new} now.\n"));
+        }
+        tx.set_message(message);
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -781,7 +949,7 @@ impl TreeMerger<'_> {
         let new_id = parent.child(highest + 1);
         taken.insert(file(highest + 1));
         moved.extra.insert(
-            "renumbered_from".into(),
+            RENUMBERED_FROM.into(),
             serde_json::Value::String(id.to_string()),
         );
         moved.id = new_id;

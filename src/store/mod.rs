@@ -1,6 +1,7 @@
 //! The only code that touches git: opening the repository, reading documents from
 //! the store's tree, committing changes atomically, the history and the index.
 
+mod alias;
 mod bulk;
 mod cli_config;
 pub mod codec;

@@ -444,6 +444,24 @@ impl Store {
             .map(|h| h.commit))
     }
 
+    /// Points the tracking ref of remote `name`'s claim ref of bead `id` at `commit`
+    /// (after this clone's push created it there), so that a close or release here
+    /// knows, without asking the remote, that there is a claim ref to delete.
+    pub(crate) fn set_tracked_claim(
+        &self,
+        name: &str,
+        id: &crate::model::BeadId,
+        commit: ObjectId,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        check_remote_name(name)?;
+        let tracking = refs::tracking_claim(name, id.as_str());
+        let now = self.ref_head(&tracking)?.map(|h| h.commit);
+        // A concurrent fetch may win this race; its value is as good.
+        let _ = self.move_ref(&tracking, now, commit, actor, "claim: update tracking ref")?;
+        Ok(())
+    }
+
     /// Fetches every claim ref of remote `name` into its tracking refs (pruning those
     /// gone there).
     pub(crate) fn fetch_claims(&self, name: &str) -> Result<(), StoreError> {

@@ -166,6 +166,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Synced::DOC,
     Resolved::DOC,
     RemoteSetup::DOC,
+    RemotePruned::DOC,
     Provenance::DOC,
     Hooks::<()>::DOC,
     WorktreeAdded::DOC,

@@ -420,6 +420,39 @@ impl Documented for RemoteSetup<'_> {
     };
 }
 
+/// What `remote prune` did.
+#[derive(Serialize)]
+pub struct RemotePruned<'a> {
+    /// The remote.
+    pub remote: &'a str,
+    /// The replica refs deleted there, already merged into its `refs/beads/main`.
+    pub removed: &'a [String],
+    /// The replica refs left there: not merged yet, or moved meanwhile.
+    pub kept: &'a [String],
+}
+
+impl<'a> From<&'a crate::ops::RemotePruned> for RemotePruned<'a> {
+    fn from(p: &'a crate::ops::RemotePruned) -> Self {
+        RemotePruned {
+            remote: &p.remote,
+            removed: &p.removed,
+            kept: &p.kept,
+        }
+    }
+}
+
+impl Documented for RemotePruned<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "remote prune",
+        fields: &[
+            Field::new("remote"),
+            Field::noted("removed", ": [ref]"),
+            Field::noted("kept", ": [ref]"),
+        ],
+    };
+}
+
 /// Who made a commit: `provenance`.
 #[derive(Serialize)]
 pub struct Provenance<'a> {

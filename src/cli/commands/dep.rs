@@ -1,7 +1,7 @@
 //! `git beads dep add|remove|tree|list|cycles|relate`.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{BeadId, DepKind};
+use crate::model::{BeadId, DepKind, DepTarget};
 use crate::ops::{self, DepNode};
 use crate::wire;
 
@@ -69,28 +69,28 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
         DepCommand::Add(a) => {
             let actor = ctx.actor()?;
             let kind = a.kind.unwrap_or(DepKind::Blocks);
-            let on = super::resolve_target(ctx, &a.depends_on)?;
+            let (id, on) = edge(ctx, &a)?;
             let ops::Edited { bead, changed } =
-                ops::add_dependency(&ctx.store, &actor, &a.id, &on, kind)?;
+                ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),
                 });
             }
             let already = if changed { "now" } else { "already" };
-            out.note(format!("{} {already} depends on {on} ({kind})", a.id));
+            out.note(format!("{id} {already} depends on {on} ({kind})"));
             Ok(())
         }
         DepCommand::Remove(a) => {
             let actor = ctx.actor()?;
-            let on = super::resolve_target(ctx, &a.depends_on)?;
-            let bead = ops::remove_dependency(&ctx.store, &actor, &a.id, &on, a.kind)?;
+            let (id, on) = edge(ctx, &a)?;
+            let bead = ops::remove_dependency(&ctx.store, &actor, &id, &on, a.kind)?;
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),
                 });
             }
-            out.note(format!("{} no longer depends on {on}", a.id));
+            out.note(format!("{id} no longer depends on {on}"));
             Ok(())
         }
         DepCommand::List(a) => {
@@ -153,4 +153,13 @@ fn print_node(out: &mut Out, n: &DepNode, depth: usize) -> Result<(), CliError> 
         print_node(out, c, depth + 1)?;
     }
     Ok(())
+}
+
+/// The two ends of `a` as this clone names them: an id a merge renumbered away from
+/// a bead minted here names that bead (see [`ops::resolve_id`]).
+fn edge(ctx: &Ctx, a: &EdgeArgs) -> Result<(BeadId, DepTarget), CliError> {
+    Ok((
+        super::resolve_id(ctx, a.id.as_str())?,
+        super::resolve_target(ctx, &a.depends_on)?,
+    ))
 }
