@@ -221,7 +221,18 @@ fn a_write_by_the_cli_between_two_calls_is_seen_by_the_second() {
     let second = repo.create("Write the release notes", &["-p", "0"]);
     let ready = server.doc("ready", json!({}));
     assert_eq!(common::ids(&ready), vec![second.clone(), id.clone()]);
+    // The same call again with nothing written between has the same answer (the
+    // server gives it from memory); a write by the CLI is in the next one.
+    assert_eq!(server.doc("ready", json!({})), ready);
     repo.beads(&["update", &id, "--title", "Fix the login form"]);
+    assert_eq!(
+        server.doc("ready", json!({}))[1]["title"],
+        "Fix the login form"
+    );
+    assert_eq!(
+        common::ids(&server.doc("ready", json!({"limit": 1}))),
+        vec![second.clone()]
+    );
     assert_eq!(
         server.doc("show", json!({"id": id}))[0]["title"],
         "Fix the login form"

@@ -79,8 +79,8 @@ pub use provenance::{
 pub use query::{
     Blocked, DepNode, Dependents, Detailed, EpicProgress, LabelCount, ListFilter, Listing, Sort,
     Stats, StoreInfo, blocked, close_eligible_epics, dep_cycles, dep_tree, detail, epic_status,
-    labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, resolve_target, search, show,
-    stats, store_info,
+    head_commit, labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, resolve_target,
+    search, show, stats, store_info,
 };
 pub use rename::{PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -323,6 +323,15 @@ fn listing(index: Index, mut rows: Vec<Row>, filter: &ListFilter) -> Listing {
     }
 }
 
+/// The commit `refs/beads/main` points at (empty before `init`): one ref read, which
+/// tells a long-lived reader (the board, the MCP server) whether anything changed.
+pub fn head_commit(store: &Store) -> Result<String> {
+    Ok(store
+        .head()?
+        .map(|h| h.commit.to_string())
+        .unwrap_or_default())
+}
+
 /// The beads part of the index (every query here reads the beads, none the mail).
 pub(super) fn load_index(store: &Store) -> Result<Index> {
     let head = store.require_head()?;

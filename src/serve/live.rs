@@ -9,18 +9,9 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 
 use super::App;
-use crate::ops::{OpError, Store};
 
 /// How often the ref is read.
 const TICK: Duration = Duration::from_millis(250);
-
-/// The commit `refs/beads/main` points at (empty before `init`): one ref read.
-pub(super) fn head_of(store: &Store) -> Result<String, OpError> {
-    Ok(store
-        .head()?
-        .map(|h| h.commit.to_string())
-        .unwrap_or_default())
-}
 
 /// Reads the ref once a tick while a page listens, and publishes the commit when it
 /// changed: with no page open a tick reads nothing. A read that fails (a ref being
@@ -33,7 +24,7 @@ pub(super) async fn watch(app: App) {
         if app.head.receiver_count() == 0 {
             continue;
         }
-        if let Ok(head) = app.with_store(head_of).await {
+        if let Ok(head) = app.with_store(crate::ops::head_commit).await {
             app.head.send_if_modified(|old| {
                 let moved = *old != head;
                 if moved {

@@ -156,7 +156,7 @@ pub fn serve(store: Store, opts: Options, ready: impl FnOnce(&str)) -> Result<()
     if !opts.host.is_loopback() && opts.token.is_none() {
         return Err(ServeError::TokenRequired { host: opts.host });
     }
-    let head = live::head_of(&store)?;
+    let head = crate::ops::head_commit(&store)?;
     let app: App = Arc::new(Shared {
         store: Mutex::new(store),
         csrf: random_token(),

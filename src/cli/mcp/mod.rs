@@ -7,8 +7,9 @@
 //! client's notifications (`notifications/initialized`, `…/cancelled`) without a
 //! reply. Every call runs in this process against a store opened for that call, so a
 //! write made by the CLI or another worktree between two calls is seen by the second,
-//! and no lock is held between calls. Between calls the server blocks reading stdin
-//! and costs nothing; it ends when stdin closes.
+//! and no lock is held between calls. A pure tool's last answer (`ready`) is given
+//! again to the same call while `refs/beads/main` has not moved. Between calls the
+//! server blocks reading stdin and costs nothing; it ends when stdin closes.
 //!
 //! A bad call never ends the server: a message that is not JSON, an unknown method
 //! or tool and arguments that do not fit the tool's schema get JSON-RPC errors; a
@@ -16,6 +17,7 @@
 
 mod tools;
 
+use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -76,6 +78,16 @@ pub struct Server {
     as_agent: Option<AgentName>,
     as_person: bool,
     actor: Option<String>,
+    /// The last answer of a pure tool (see [`tools::Tool::pure`]).
+    kept: RefCell<Option<Kept>>,
+}
+
+/// An answer kept for the same call while the store's head stays where it was.
+struct Kept {
+    tool: &'static str,
+    args: String,
+    head: String,
+    doc: Box<RawValue>,
 }
 
 impl Server {
@@ -93,6 +105,7 @@ impl Server {
             as_agent,
             as_person,
             actor,
+            kept: RefCell::new(None),
         }
     }
 
@@ -250,7 +263,7 @@ impl Server {
             .map_err(|e| RpcError::new(INVALID_PARAMS, format!("{name}: {e}")))?;
         // A bug in one call must not end the session the server serves.
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.context().and_then(|ctx| tool.run(&ctx, &args))
+            self.context().and_then(|ctx| self.run(tool, &ctx, &args))
         }));
         let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
         let result = match &outcome {
@@ -284,6 +297,37 @@ impl Server {
                 format!("the answer could not be encoded: {e}"),
             )
         })
+    }
+
+    /// Runs `tool`. A pure tool's answer is kept, and given again to the same call
+    /// while the store's head has not moved: the head is read on every call, so an
+    /// answer is never stale, and one the head moved under while it was made is not
+    /// kept.
+    fn run(
+        &self,
+        tool: &tools::Tool,
+        ctx: &Ctx,
+        args: &tools::Args<'_>,
+    ) -> Result<Box<RawValue>, ToolError> {
+        if !tool.pure() {
+            return tool.run(ctx, args);
+        }
+        let (head, key) = (ops::head_commit(&ctx.store)?, args.key());
+        if let Some(kept) = &*self.kept.borrow()
+            && (kept.tool, &kept.args, &kept.head) == (tool.name(), &key, &head)
+        {
+            return Ok(kept.doc.clone());
+        }
+        let doc = tool.run(ctx, args)?;
+        if ops::head_commit(&ctx.store)? == head {
+            *self.kept.borrow_mut() = Some(Kept {
+                tool: tool.name(),
+                args: key,
+                head,
+                doc: doc.clone(),
+            });
+        }
+        Ok(doc)
     }
 
     /// `resources/read`: the prime text, as the harness hook shows it.

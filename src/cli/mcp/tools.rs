@@ -123,6 +123,9 @@ pub struct Tool {
     name: &'static str,
     doc: &'static str,
     read_only: bool,
+    /// Whether its answer is a function of its arguments and the store's head
+    /// alone: no clock, no local state (bindings, aliases, ledgers), no actor.
+    pure: bool,
     params: &'static [Param],
     run: fn(&Ctx, &Args<'_>) -> Outcome,
 }
@@ -131,6 +134,11 @@ pub struct Tool {
 pub struct Args<'a>(&'a Map<String, Value>);
 
 impl Args<'_> {
+    /// The arguments as JSON text: what tells one call of a tool from another.
+    pub fn key(&self) -> String {
+        Value::Object(self.0.clone()).to_string()
+    }
+
     /// A string argument (`None` when left out or null).
     fn text(&self, name: &str) -> Option<&str> {
         self.0.get(name).and_then(Value::as_str)
@@ -263,6 +271,17 @@ impl Tool {
         (self.run)(ctx, args)
     }
 
+    /// Its name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Whether its answer is a function of its arguments and the store's head alone,
+    /// so that while the head has not moved, the same call has the same answer.
+    pub fn pure(&self) -> bool {
+        self.pure
+    }
+
     /// The tool as `tools/list` describes it, with the JSON schema of its arguments.
     fn describe(&self) -> Value {
         let mut properties = Map::new();
@@ -357,6 +376,7 @@ const TOOLS: &[Tool] = &[
         doc: "What a fresh session needs: who you are, the work on your hook, how the \
               last session ended, your unread mail and budget left (`git beads prime --json`).",
         read_only: true,
+        pure: false,
         params: &[],
         run: prime,
     },
@@ -365,6 +385,7 @@ const TOOLS: &[Tool] = &[
         doc: "Open work that nothing unfinished blocks, most important first \
               (`git beads ready --json`).",
         read_only: true,
+        pure: true,
         params: &[
             opt(
                 "limit",
@@ -385,6 +406,7 @@ const TOOLS: &[Tool] = &[
               conflict when someone else holds it. Without an id, claims the next ready \
               bead (an empty list when nothing is ready).",
         read_only: false,
+        pure: false,
         params: &[opt(
             "id",
             Ty::Text,
@@ -397,6 +419,7 @@ const TOOLS: &[Tool] = &[
         doc: "A bead in full, with what it depends on and how many depend on it \
               (`git beads show ID --json`).",
         read_only: true,
+        pure: false,
         params: &[ID],
         run: show,
     },
@@ -404,6 +427,7 @@ const TOOLS: &[Tool] = &[
         name: "create",
         doc: "Create a bead (`git beads create --json`).",
         read_only: false,
+        pure: false,
         params: &[
             req("title", Ty::Text, "One line."),
             opt("description", Ty::Text, "Long text."),
@@ -432,6 +456,7 @@ const TOOLS: &[Tool] = &[
         name: "update",
         doc: "Change fields of a bead (`git beads update ID --json`).",
         read_only: false,
+        pure: false,
         params: &[
             ID,
             opt("title", Ty::Text, "New title."),
@@ -459,6 +484,7 @@ const TOOLS: &[Tool] = &[
         name: "close",
         doc: "Close a bead (`git beads close ID --json`).",
         read_only: false,
+        pure: false,
         params: &[ID, opt("reason", Ty::Text, "Why.")],
         run: close,
     },
@@ -466,6 +492,7 @@ const TOOLS: &[Tool] = &[
         name: "comment",
         doc: "Add a comment to a bead (`git beads comment ID TEXT --json`).",
         read_only: false,
+        pure: false,
         params: &[ID, req("text", Ty::Text, "The comment.")],
         run: comment,
     },
@@ -473,6 +500,7 @@ const TOOLS: &[Tool] = &[
         name: "dep_add",
         doc: "Make a bead depend on another (`git beads dep add ID DEPENDS_ON --json`).",
         read_only: false,
+        pure: false,
         params: &[
             req("id", Ty::Text, "The dependent bead."),
             req(
@@ -494,6 +522,7 @@ const TOOLS: &[Tool] = &[
         doc: "Send mail to agents, @role or @all; to yourself for a note to your next \
               session (`git beads mail send --json`).",
         read_only: false,
+        pure: false,
         params: &[
             req("to", Ty::Texts, "Agent names, @role or @all."),
             req("subject", Ty::Text, "The subject."),
@@ -507,6 +536,7 @@ const TOOLS: &[Tool] = &[
         name: "mail_inbox",
         doc: "Your mail, unread first (`git beads mail inbox --json`).",
         read_only: true,
+        pure: false,
         params: &[opt("all", Ty::Flag, "Archived messages too.")],
         run: mail_inbox,
     },
@@ -514,6 +544,7 @@ const TOOLS: &[Tool] = &[
         name: "mail_read",
         doc: "A message in full, marked read (`git beads mail read ID --json`).",
         read_only: false,
+        pure: false,
         params: &[req("id", Ty::Text, "The message id (msg-…).")],
         run: mail_read,
     },
@@ -521,6 +552,7 @@ const TOOLS: &[Tool] = &[
         name: "mail_reply",
         doc: "Reply to a message, in its thread (`git beads mail reply ID --json`).",
         read_only: false,
+        pure: false,
         params: &[
             req("id", Ty::Text, "The message id (msg-…)."),
             req("body", Ty::Text, "The reply."),
@@ -532,6 +564,7 @@ const TOOLS: &[Tool] = &[
         doc: "Leave a note for your next session and end this one; the work on your hook \
               stays for it (`git beads handoff -m NOTE --json`).",
         read_only: false,
+        pure: false,
         params: &[req("message", Ty::Text, "The note for the next session.")],
         run: handoff,
     },
@@ -540,6 +573,7 @@ const TOOLS: &[Tool] = &[
         doc: "Where you stand in your molecule: the steps to work now \
               (`git beads mol current --json`).",
         read_only: true,
+        pure: false,
         params: &[opt(
             "id",
             Ty::Text,
@@ -551,6 +585,7 @@ const TOOLS: &[Tool] = &[
         name: "mol_progress",
         doc: "A molecule's steps and how far they are (`git beads mol progress ID --json`).",
         read_only: true,
+        pure: false,
         params: &[req("id", Ty::Text, "The molecule or wisp.")],
         run: mol_progress,
     },
@@ -559,6 +594,7 @@ const TOOLS: &[Tool] = &[
         doc: "Report what this session spent; fails with kind budget once it is over \
               budget (`git beads session usage --json`).",
         read_only: false,
+        pure: false,
         params: &[
             opt("turn", Ty::Flag, "This closes a turn."),
             opt("tokens", Ty::Count, "Tokens used."),
