@@ -1003,7 +1003,7 @@ impl Bench<'_> {
                 let r = time_same(runs, &scratch, &c)?;
                 self.record(n, name, "git-beads", r, None, "");
             }
-            self.mcp_figures(n, &dir)?;
+            self.mcp_figures(n, &dir, mid)?;
             let all = self.beads_cmd(&dir, &["list", "--all", "--json"]);
             let shown: serde_json::Value = serde_json::from_str(&all.output()?)?;
             let count = shown.as_array().map_or(0, Vec::len);
@@ -1206,40 +1206,42 @@ impl Bench<'_> {
     /// An MCP `ready` call (the tool, with its default limit of 100, as `ready --json`
     /// answers), beside the `ready` process above: in process, through the server's
     /// dispatch of one JSON-RPC line (each call opens the store anew, as the server
-    /// does), and over a pipe to one long-lived `git beads mcp`.
-    fn mcp_figures(&mut self, n: usize, dir: &Path) -> Res<()> {
+    /// does), the same call again with nothing written since (the server gives its
+    /// last answer again once it has read the ref) and after a write by the CLI (bead
+    /// `mid` retitled, untimed); and over a pipe to one long-lived `git beads mcp`.
+    fn mcp_figures(&mut self, n: usize, dir: &Path, mid: &str) -> Res<()> {
         let runs = self.o.runs.max(20);
         let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ready","arguments":{}}}"#;
         let server = git_beads::cli::mcp::Server::new(dir.to_owned(), None, false, None);
-        let mut times = Vec::with_capacity(runs);
-        let mut cpu = 0.0;
-        for i in 0..=runs {
-            let (start, cpu_start) = (Instant::now(), cpu_ns("thread-self"));
-            let answer = server.answer(call).ok_or("no answer")?;
-            if i > 0 {
-                times.push(start.elapsed());
-                cpu += cpu_ns("thread-self")
-                    .zip(cpu_start)
-                    .map_or(f64::NAN, |(b, a)| b - a);
-            }
-            if !answer.contains(r#""isError":false"#) {
-                return Err(format!("mcp ready failed: {answer}").into());
-            }
-        }
         let timed = |runs, cpu: f64| Timed {
             runs,
             peak: None,
             cpu: cpu.is_finite().then_some(cpu),
         };
         let per_call = |ns: f64| ns / runs as f64 / 1e6;
-        self.record(
-            n,
-            MCP_IN_PROCESS,
-            "git-beads",
-            timed(times, per_call(cpu)),
-            None,
-            "",
-        );
+        for (name, write) in [(MCP_IN_PROCESS, false), (MCP_AFTER_WRITE, true)] {
+            let mut times = Vec::with_capacity(runs);
+            let mut cpu = 0.0;
+            for i in 0..=runs {
+                if write {
+                    let title = format!("Retitled for the MCP bench {i}");
+                    self.beads_cmd(dir, &["update", mid, "--title", &title])
+                        .output()?;
+                }
+                let (start, cpu_start) = (Instant::now(), cpu_ns("thread-self"));
+                let answer = server.answer(call).ok_or("no answer")?;
+                if i > 0 {
+                    times.push(start.elapsed());
+                    cpu += cpu_ns("thread-self")
+                        .zip(cpu_start)
+                        .map_or(f64::NAN, |(b, a)| b - a);
+                }
+                if !answer.contains(r#""isError":false"#) {
+                    return Err(format!("mcp ready failed: {answer}").into());
+                }
+            }
+            self.record(n, name, "git-beads", timed(times, per_call(cpu)), None, "");
+        }
 
         let mut c = Command::new(&self.o.bin);
         c.arg("mcp").current_dir(dir);
@@ -1867,8 +1869,11 @@ fn load() -> String {
 /// The figure of a read that finds no index cache and builds it from every document.
 const REBUILD: &str = "index rebuild (ready with no cache)";
 
-/// The MCP `ready` call in process.
-const MCP_IN_PROCESS: &str = "mcp: ready (in process)";
+/// The MCP `ready` call in process, made again with nothing written since.
+const MCP_IN_PROCESS: &str = "mcp: ready (in process, the same call again)";
+
+/// The MCP `ready` call in process, after a write by the CLI.
+const MCP_AFTER_WRITE: &str = "mcp: ready (in process, after a write)";
 
 /// The MCP `ready` call over a pipe to a running server.
 const MCP_PIPE: &str = "mcp: ready (over a pipe to git beads mcp)";
@@ -1906,7 +1911,7 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     if name == "search" {
         return Some((hot, "ms (as a hot read)"));
     }
-    if name == MCP_IN_PROCESS {
+    if name == MCP_IN_PROCESS || name == MCP_AFTER_WRITE {
         return Some((1.0, "ms"));
     }
     if name.contains("towers-of-hanoi") {
