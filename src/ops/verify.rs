@@ -126,6 +126,8 @@ pub(crate) fn verify_commits(
     tip: ObjectId,
     hidden: Option<ObjectId>,
 ) -> Result<Verification> {
+    // Each commit's trees are read again as the next commit's base.
+    let store = &store.caching(4 << 20);
     let mut checker = Checker::new(store)?;
     let mut out = Verification::default();
     for id in store.commits_between(tip, hidden)? {
