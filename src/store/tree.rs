@@ -67,17 +67,18 @@ fn find(repo: &gix::Repository, tree: ObjectId) -> Result<gix::Tree<'_>, StoreEr
 }
 
 /// Entries as a map by name.
-fn by_name(entries: &[Listed<'_>]) -> BTreeMap<String, Node> {
+fn by_name(entries: &[(&str, Node)]) -> BTreeMap<String, Node> {
     entries
         .iter()
-        .map(|e| (e.name.to_owned(), e.node))
+        .map(|(name, node)| ((*name).to_owned(), *node))
         .collect()
 }
 
 /// Lists the documents that differ between `old` and `new` (either may be absent),
 /// prefixing their paths with `base`. The two trees are walked side by side in git's
-/// order and subtrees with equal ids are skipped, so the cost follows the size of the
-/// change, not of the store: no map of a directory's entries is built.
+/// order, in place, from the first entry in which their bytes differ to the last, and
+/// subtrees with equal ids are skipped, so the cost follows the size of the change,
+/// not of the store.
 pub(crate) fn diff(
     repo: &gix::Repository,
     old: Option<ObjectId>,
@@ -90,15 +91,16 @@ pub(crate) fn diff(
     }
     let old = old.map(|t| find(repo, t)).transpose()?;
     let new = new.map(|t| find(repo, t)).transpose()?;
-    let (a, b) = (listed(old.as_ref())?, listed(new.as_ref())?);
-    let in_order = |v: &[Listed<'_>]| v.windows(2).all(|w| w[0].entry < w[1].entry);
-    if in_order(&a) && in_order(&b) {
-        side_by_side(repo, &a, &b, base, out)?;
-    } else {
+    let start = out.len();
+    if !side_by_side(repo, old.as_ref(), new.as_ref(), base, out)? {
         // A tree git would call unsorted (written by something other than git or
         // the store): walking it side by side could pair the wrong entries, so it is
         // compared by name instead.
-        let (a, b) = (by_name(&a), by_name(&b));
+        out.truncate(start);
+        let (a, b) = (
+            by_name(&listed(old.as_ref())?),
+            by_name(&listed(new.as_ref())?),
+        );
         let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
         for name in names {
             change(
@@ -114,17 +116,9 @@ pub(crate) fn diff(
     Ok(())
 }
 
-/// An entry of a tree as a diff sees it: its name, what it is, and the entry itself,
-/// which orders as git orders a tree.
-struct Listed<'t> {
-    name: &'t str,
-    node: Node,
-    entry: EntryRef<'t>,
-}
-
 /// The entries of `tree` (none when absent) that are blobs or trees with UTF-8 names,
 /// in the tree's own order.
-fn listed<'t>(tree: Option<&'t gix::Tree<'_>>) -> Result<Vec<Listed<'t>>, StoreError> {
+fn listed<'t>(tree: Option<&'t gix::Tree<'_>>) -> Result<Vec<(&'t str, Node)>, StoreError> {
     let Some(t) = tree else {
         return Ok(Vec::new());
     };
@@ -132,37 +126,157 @@ fn listed<'t>(tree: Option<&'t gix::Tree<'_>>) -> Result<Vec<Listed<'t>>, StoreE
     for entry in gix::objs::TreeRefIter::from_bytes(&t.data, t.id.kind()) {
         // The message is only made for an error: this runs once per entry.
         let entry = entry.map_err(|e| git_err(format!("decode tree {}", t.id))(e))?;
-        if let Some((name, node)) = Node::of(&entry) {
-            out.push(Listed { name, node, entry });
-        }
+        out.extend(Node::of(&entry));
     }
     Ok(out)
 }
 
-/// Walks the entries of two trees side by side, both strictly in git's order,
-/// reporting what differs.
+/// Reads a tree's raw entries one at a time from a place in it, noting whether each
+/// follows the one before in git's order.
+struct Cursor<'t> {
+    /// The tree, for what an error names.
+    id: ObjectId,
+    /// Its bytes (none for an absent tree).
+    data: &'t [u8],
+    /// Where the next entry starts.
+    at: usize,
+    /// The entry read last.
+    last: Option<EntryRef<'t>>,
+    /// Whether every entry read so far followed the one before.
+    sorted: bool,
+}
+
+impl<'t> Cursor<'t> {
+    fn new(tree: Option<&'t gix::Tree<'_>>) -> Cursor<'t> {
+        Cursor {
+            id: tree.map_or_else(|| ObjectId::null(gix::hash::Kind::Sha1), |t| t.id),
+            data: tree.map_or(&[], |t| &t.data[..]),
+            at: 0,
+            last: None,
+            sorted: true,
+        }
+    }
+
+    /// The next entry, with how many bytes of the tree are left from its start.
+    fn next(&mut self) -> Result<Option<(usize, EntryRef<'t>)>, StoreError> {
+        let rest = self.data.get(self.at..).unwrap_or_default();
+        let Some(entry) = gix::objs::TreeRefIter::from_bytes(rest, self.id.kind()).next() else {
+            return Ok(None);
+        };
+        let entry = entry.map_err(|e| git_err(format!("decode tree {}", self.id))(e))?;
+        // The entry's name is a slice of `rest`: its id follows the name's NUL.
+        let name_at = entry.filename.as_ptr() as usize - rest.as_ptr() as usize;
+        self.at += name_at + entry.filename.len() + 1 + self.id.kind().len_in_bytes();
+        if self.last.is_some_and(|last| last >= entry) {
+            self.sorted = false;
+        }
+        self.last = Some(entry);
+        Ok(Some((rest.len(), entry)))
+    }
+
+    /// Moves past the entries that lie wholly in the first `shared` bytes.
+    fn skip(&mut self, shared: usize) -> Result<(), StoreError> {
+        loop {
+            let (at, last) = (self.at, self.last);
+            match self.next()? {
+                Some(_) if self.at <= shared => {}
+                _ => {
+                    (self.at, self.last) = (at, last);
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// How many bytes `a` and `b` begin with alike.
+fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
+    const STEP: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + STEP <= n && a[i..i + STEP] == b[i..i + STEP] {
+        i += STEP;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// How many bytes `a` and `b` end with alike.
+fn shared_suffix(a: &[u8], b: &[u8]) -> usize {
+    const STEP: usize = 64;
+    let (la, lb) = (a.len(), b.len());
+    let n = la.min(lb);
+    let mut i = 0;
+    while i + STEP <= n && a[la - i - STEP..la - i] == b[lb - i - STEP..lb - i] {
+        i += STEP;
+    }
+    while i < n && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// Walks the entries of two trees side by side, reporting what differs: only from
+/// the entry in which their bytes first differ, and only until both stand as far from
+/// their ends inside the bytes they end with alike (a directory of 1 296 folders in
+/// which one changed costs two comparisons of its bytes and a parse up to the change).
+/// `false` when either tree is not strictly in git's order.
 fn side_by_side(
     repo: &gix::Repository,
-    a: &[Listed<'_>],
-    b: &[Listed<'_>],
+    old: Option<&gix::Tree<'_>>,
+    new: Option<&gix::Tree<'_>>,
     base: &str,
     out: &mut Vec<DocChange>,
-) -> Result<(), StoreError> {
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+) -> Result<bool, StoreError> {
+    let (mut a, mut b) = (Cursor::new(old), Cursor::new(new));
+    let shared = shared_prefix(a.data, b.data);
+    let tail = shared_suffix(a.data, b.data);
+    a.skip(shared)?;
+    // The same bytes hold the same entries.
+    (b.at, b.last) = (a.at, a.last);
+    let (mut x, mut y) = (a.next()?, b.next()?);
     loop {
-        let (before, after) = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => match x.entry.cmp(&y.entry) {
-                Ordering::Less => (a.next(), None),
-                Ordering::Greater => (None, b.next()),
-                Ordering::Equal => (a.next(), b.next()),
+        if !a.sorted || !b.sorted {
+            return Ok(false);
+        }
+        let (before, after) = match (x, y) {
+            (None, None) => return Ok(true),
+            (Some((left, _)), Some((right, _))) if left == right && left <= tail => {
+                return Ok(true);
+            }
+            (Some((_, e)), Some((_, f))) => match e.cmp(&f) {
+                Ordering::Less => {
+                    x = a.next()?;
+                    (Some(e), None)
+                }
+                Ordering::Greater => {
+                    y = b.next()?;
+                    (None, Some(f))
+                }
+                Ordering::Equal => {
+                    (x, y) = (a.next()?, b.next()?);
+                    (Some(e), Some(f))
+                }
             },
-            _ => (a.next(), b.next()),
+            (Some((_, e)), None) => {
+                x = a.next()?;
+                (Some(e), None)
+            }
+            (None, Some((_, f))) => {
+                y = b.next()?;
+                (None, Some(f))
+            }
         };
-        let Some(name) = before.or(after).map(|e| e.name) else {
-            return Ok(());
-        };
-        let node = |e: Option<&Listed<'_>>| e.map(|e| e.node);
-        change(repo, base, name, node(before), node(after), out)?;
+        let (before, after) = (
+            before.as_ref().and_then(Node::of),
+            after.as_ref().and_then(Node::of),
+        );
+        if let Some((name, _)) = before.or(after) {
+            let node = |n: Option<(&str, Node)>| n.map(|(_, node)| node);
+            change(repo, base, name, node(before), node(after), out)?;
+        }
     }
 }
 
@@ -292,5 +406,55 @@ mod tests {
         unsorted.reverse();
         let new = tree(&store, &unsorted);
         assert_eq!(changes(&store, old, new), expected);
+    }
+
+    #[test]
+    fn a_diff_of_a_large_directory_finds_each_change_between_the_bytes_both_share() {
+        let (_dir, store) = Store::temp_for_tests();
+        let blob = |text: &str| Node::Blob(store.write_blob(text.as_bytes()).expect("blob"));
+        let (one, two) = (blob("one"), blob("two"));
+        let names: Vec<String> = (0..400).map(|i| format!("{i:03}")).collect();
+        let all = |f: &dyn Fn(usize) -> Option<Node>| -> ObjectId {
+            let entries: Vec<(&str, Node)> = names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| f(i).map(|node| (n.as_str(), node)))
+                .collect();
+            tree(&store, &entries)
+        };
+        let old = all(&|i| (i != 200).then_some(one));
+        let change = |path: &str, old: Option<Node>, new: Option<Node>| DocChange {
+            path: path.to_owned(),
+            old: Node::split(old).0,
+            new: Node::split(new).0,
+        };
+        // One changed, one added, one removed; and the first and the last changed.
+        let new = all(&|i| match i {
+            7 => Some(two),
+            200 => Some(one),
+            300 => None,
+            _ => Some(one),
+        });
+        assert_eq!(
+            changes(&store, old, new),
+            [
+                change("007", Some(one), Some(two)),
+                change("200", None, Some(one)),
+                change("300", Some(one), None),
+            ]
+        );
+        let new = all(&|i| match i {
+            0 | 399 => Some(two),
+            200 => None,
+            _ => Some(one),
+        });
+        assert_eq!(
+            changes(&store, old, new),
+            [
+                change("000", Some(one), Some(two)),
+                change("399", Some(one), Some(two)),
+            ]
+        );
+        assert!(changes(&store, old, old).is_empty());
     }
 }
