@@ -803,10 +803,9 @@ impl Bench<'_> {
 
     /// Signed store commits (issue 22): what signing adds to a write, in process and
     /// as a whole `create` with `beads.sign` on and off (alternating, so a change of
-    /// load hits both alike), and `verify` of a chain of 10 000 commits signed by an
-    /// agent.
+    /// load hits both alike), and `verify` of two chains of 10 000 commits signed by
+    /// agents: one holding every capability, one that does not.
     fn signing(&mut self) -> Res<()> {
-        const CHAIN: usize = 10_000;
         let o = self.o;
         let runs = o.runs;
         let dir = o.work.join("signing");
@@ -885,17 +884,44 @@ impl Bench<'_> {
             "",
         );
 
-        // A chain of agent commits, one bead each, then verify all of it.
+        // A chain of agent commits, one bead each, then verify all of it: first by
+        // an agent holding every capability (no change needs a look), then by one
+        // that lacks `close` and the others, whose every change is diffed and judged.
         git(&dir, &["config", "core.fsync", "none"])?;
+        self.verify_chain(&dir, &agent, "by an agent holding every capability")?;
+        beads(
+            o,
+            &dir,
+            &["agent", "create", "nar", "--can", "create,update"],
+        )?;
+        let nar = AgentName::parse("nar")?;
+        let limited = git_beads::model::Authority {
+            capabilities: [
+                git_beads::model::Capability::Create,
+                git_beads::model::Capability::Update,
+            ]
+            .into(),
+            ..Default::default()
+        };
+        let nar = Actor::agent(&nar, None, limited);
+        self.verify_chain(&dir, &nar, "by an agent without close")
+    }
+
+    /// Writes a chain of `CHAIN` commits by `actor`, one new bead each, then times
+    /// `verify` of that chain alone (the store's earlier commits include unsigned
+    /// ones, made with `beads.sign=false`).
+    fn verify_chain(&mut self, dir: &Path, actor: &Actor, who: &str) -> Res<()> {
+        const CHAIN: usize = 10_000;
+        let from = git(dir, &["rev-parse", "refs/beads/main"])?;
         let t = Instant::now();
         for i in 0..CHAIN {
             // A store opened once and kept for hundreds of writes failed to resolve
             // its ref after about 600 of them (a long-lived process, as the MCP server
             // is, may too): each write opens its own, as a command does.
-            let store = Store::discover(&dir)?;
+            let store = Store::discover(dir)?;
             ops::create(
                 &store,
-                &agent,
+                actor,
                 ops::NewBead {
                     title: format!("chain {i}"),
                     ..Default::default()
@@ -903,21 +929,20 @@ impl Bench<'_> {
             )?;
         }
         eprintln!(
-            "  built a chain of {CHAIN} signed commits in {:.1?}",
+            "  built a chain of {CHAIN} signed commits {who} in {:.1?}",
             t.elapsed()
         );
-        let commits: usize = git(&dir, &["rev-list", "--count", "refs/beads/main"])?
-            .trim()
-            .parse()?;
-        let runs_verify = runs.clamp(1, 3);
+        let range = format!("{}..refs/beads/main", from.trim());
+        let commits: usize = git(dir, &["rev-list", "--count", &range])?.trim().parse()?;
+        let runs_verify = self.o.runs.clamp(1, 3);
         let r = time_same(
             runs_verify,
             &self.scratch,
-            &self.beads_cmd(&dir, &["verify"]),
+            &self.beads_cmd(dir, &["verify", &range]),
         )?;
         self.record(
             commits,
-            &format!("verify {commits} signed commits"),
+            &format!("verify {commits} signed commits {who}"),
             "git-beads",
             r,
             Some(commits),

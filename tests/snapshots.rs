@@ -30,6 +30,7 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
     let sb = Sandbox::new();
     let (a, b) = two_clones(&sb);
     let step = a.create("Rewrite the parser", &[]);
+    let docs = a.create("Write the docs", &[]);
     a.beads(&["agent", "create", "nux"]);
     a.beads(&["sling", &step, "nux"]);
     a.beads(&["agent", "bind", "nux"]);
@@ -73,6 +74,9 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
         0,
         "{refs}"
     );
+    // After the snapshot the session still finishes a bead: the files behind that may
+    // be missing from whatever resumes from the snapshot.
+    a.beads(&["close", &docs]);
     a.beads(&["sync"]);
     // Clone A "dies" here: its session never ends.
 
@@ -113,9 +117,32 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
     assert!(prime["resumed"]["snapshot_at"].is_string());
     assert_eq!(prime["hook"][0]["bead"]["id"], step.as_str());
     let new_id = prime["session"]["id"].as_str().expect("id").to_owned();
+    let later = prime["resumed"]["after_snapshot"]
+        .as_array()
+        .expect("after_snapshot");
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert!(
+        later[0]["subject"]
+            .as_str()
+            .is_some_and(|s| s.starts_with(&format!("close {docs}"))),
+        "{later:?}"
+    );
+    // Its place in the evidence: the store commits of it and the session it resumes,
+    // as many as `session log` lists.
+    let so_far = there.beads_json(&["session", "log", &new_id]);
+    let so_far = so_far.as_array().map_or(0, Vec::len);
+    assert!(so_far > 2, "{so_far}");
+    assert_eq!(prime["evidence"], so_far);
     let text = there.beads(&["prime"]);
     assert!(
         text.contains(&format!("RESUMED from session {sid}")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("; evidence at {so_far}.")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "after that snapshot session {sid} changed the store"
+        )),
         "{text}"
     );
     let old = there.beads_json(&["session", "show", &sid])["session"].clone();

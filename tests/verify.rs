@@ -1,7 +1,8 @@
 //! Signed store commits and `git beads verify`: a chain written by a person and two
 //! agents (one the child of the other) verifies, and so does git with the written
-//! allowed-signers file; forged, unsigned, over-reaching and rotated-out commits are
-//! each reported by id; a sync with `beads.requireSigned` refuses a forged remote
+//! allowed-signers file; forged, unsigned, over-reaching (a close, claim, update or
+//! comment beyond the agent's authority) and rotated-out commits are each reported by
+//! id; a sync with `beads.requireSigned` refuses a forged remote
 //! commit and leaves the local store as it was.
 
 mod common;
@@ -331,6 +332,103 @@ fn forged_unsigned_over_reaching_and_rotated_out_commits_are_reported() {
             _ => assert_ne!(git_says[commit], "G", "{commit} is {verdict}; git: {log}"),
         }
     }
+}
+
+/// `verify --json`: each commit's detail by id, for those that have one.
+fn details(repo: &Repo) -> BTreeMap<String, String> {
+    let out = repo.beads_output(&["--json", "verify"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("verify --json");
+    v.as_array()
+        .expect("a bare array")
+        .iter()
+        .filter_map(|c| {
+            Some((
+                c["commit"].as_str()?.to_owned(),
+                c["detail"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn claims_updates_and_comments_beyond_an_agents_authority_are_over_reaching() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let (repo, bead) = chain(&sb);
+    repo.beads(&[
+        "--as",
+        "lead",
+        "agent",
+        "create",
+        "lead/scribe",
+        "--can",
+        "create",
+    ]);
+    let scribe_key = repo.common_dir().join("beads/keys/lead/scribe.key");
+    // What `lead` changes, committed as the scribe, signed with the scribe's own key.
+    let as_scribe = |change: &[&str]| {
+        let before = repo.store_head();
+        let mut args = vec!["--as", "lead"];
+        args.extend_from_slice(change);
+        repo.beads(&args);
+        let tree = head_tree(&repo);
+        repo.git(&["update-ref", "refs/beads/main", &before]);
+        forge(&repo, &tree, &before, "lead/scribe", Some(&scribe_key), 0)
+    };
+    let claim = as_scribe(&[
+        "update",
+        &bead,
+        "--status",
+        "in_progress",
+        "--assignee",
+        "lead/scribe",
+    ]);
+    let update = as_scribe(&["update", &bead, "--title", "retitled"]);
+    let comment = as_scribe(&["comments", "add", &bead, "a word"]);
+    // Within its authority: the worker (create, update, comment) takes the bead by
+    // `update`, as a claim looks, and the scribe creates.
+    repo.beads(&[
+        "--as",
+        "lead/worker",
+        "update",
+        &bead,
+        "--status",
+        "in_progress",
+        "--assignee",
+        "lead/worker",
+    ]);
+    repo.beads(&["--as", "lead/scribe", "create", "by the scribe"]);
+
+    let (code, found) = verdicts(&repo, &[]);
+    assert_eq!(code, 3, "{found:?}");
+    let bad: Vec<(&str, &str)> = found
+        .iter()
+        .filter(|(_, s)| s != "good")
+        .map(|(c, s)| (c.as_str(), s.as_str()))
+        .collect();
+    assert_eq!(
+        bad,
+        [
+            (claim.as_str(), "over-reaching"),
+            (update.as_str(), "over-reaching"),
+            (comment.as_str(), "over-reaching"),
+        ],
+        "{found:?}"
+    );
+    let why = details(&repo);
+    assert_eq!(why[&claim], "agent lead/scribe may not claim");
+    assert_eq!(why[&update], "agent lead/scribe may not update");
+    assert_eq!(why[&comment], "agent lead/scribe may not comment");
+
+    // Closing by `update` needs `close`, as verify judges it: the worker is refused
+    // and nothing changes.
+    let before = repo.store_head();
+    let (code, stderr) =
+        repo.beads_fail(&["--as", "lead/worker", "update", &bead, "--status", "closed"]);
+    assert_eq!(code, 5, "{stderr}");
+    assert_eq!(repo.store_head(), before);
 }
 
 #[test]

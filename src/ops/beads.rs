@@ -367,6 +367,11 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
     if c.edits_fields() {
         permit(actor, Capability::Update)?;
     }
+    // A status set to closed closes, and one set away from it reopens: what `close`
+    // and `reopen` need (and what `verify` judges such a change by).
+    if c.status == Some(Status::Closed) {
+        permit(actor, Capability::Close)?;
+    }
     if let Some(Some(parent)) = &c.parent {
         let head = store.require_head()?;
         if store.read_bead(head.tree, parent)?.is_none() {
@@ -391,6 +396,9 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
             bead.notes = n.clone();
         }
         if let Some(s) = c.status {
+            if bead.status == Status::Closed && s != Status::Closed {
+                permit(actor, Capability::Close)?;
+            }
             set_status(bead, s);
         }
         if let Some(p) = c.priority {

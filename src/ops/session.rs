@@ -15,7 +15,7 @@ use crate::model::{
     check_name, check_text, parse_duration,
 };
 use crate::settings;
-use crate::store::{Broken, MailSummary, ObjectId, Store, Tx, View, refs};
+use crate::store::{Broken, Head, MailSummary, ObjectId, Store, Tx, View, refs};
 
 /// How long a session may go without a heartbeat before it counts as crashed, unless
 /// the `beads.sessionTimeout` config key says otherwise.
@@ -792,6 +792,9 @@ pub struct ResumedFrom {
     pub snapshot_at: Option<Timestamp>,
     /// Files that snapshot left out for being too large.
     pub skipped: Vec<SkippedFile>,
+    /// What the resumed session changed in the store's beads after that snapshot,
+    /// oldest first (the files behind it may be missing from the restored worktree).
+    pub after_snapshot: Vec<super::LogEntry>,
 }
 
 /// Everything a fresh session needs to know, short enough for an agent's context.
@@ -817,6 +820,9 @@ pub struct Prime {
     pub mail: Vec<MailSummary>,
     /// The store's commit this was read from.
     pub store_commit: String,
+    /// Where the running session stands in its evidence: how many store commits it and
+    /// the sessions it resumes have made (see [`session_log`]).
+    pub evidence: Option<usize>,
     /// Ready work, when no agent is acting (a person's view).
     pub ready: Vec<String>,
     /// The documents prime read around because they do not parse: everything else is
@@ -854,6 +860,7 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
             unread_mail: 0,
             mail: Vec::new(),
             store_commit: commit,
+            evidence: None,
             ready: ready
                 .beads()
                 .map(|s| format!("{} P{} {}", s.id(), s.priority(), s.title()))
@@ -905,6 +912,10 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         Some(old) => {
             let snap = old.snapshots.iter().rev().find(|x| !x.pruned);
             Some(ResumedFrom {
+                after_snapshot: match (snap, view.head()) {
+                    (Some(snap), Some(head)) => changed_after(store, head, &old.id, snap)?,
+                    _ => Vec::new(),
+                },
                 session: old.id.clone(),
                 snapshot_at: snap.map(|x| x.at),
                 skipped: snap.map(|x| x.skipped.clone()).unwrap_or_default(),
@@ -912,8 +923,16 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         }
         None => None,
     };
+    let evidence = match (&session, view.head()) {
+        (Some(s), Some(head)) => {
+            let chain = resume_chain(&view, &s.id)?;
+            Some(store.count_commits_of_sessions(head, &chain)?)
+        }
+        _ => None,
+    };
     Ok(Prime {
         fresh: session.as_ref().and_then(|s| super::usage::fresh(store, s)),
+        evidence,
         resumed,
         unread_mail: unread.count,
         mail: unread.top,
@@ -933,6 +952,36 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
         ready: Vec::new(),
         broken,
     })
+}
+
+/// The store commits of session `id` after its snapshot `snap` was taken that changed
+/// beads (a bead it closed, a step it finished), oldest first: the files behind them
+/// may be missing from a worktree restored from that snapshot. A snapshot whose store
+/// commit this clone lacks names none.
+fn changed_after(
+    store: &Store,
+    head: &Head,
+    id: &BeadId,
+    snap: &Snapshot,
+) -> Result<Vec<super::LogEntry>> {
+    let Some(since) = ObjectId::from_hex(snap.store_commit.as_bytes())
+        .ok()
+        .filter(|c| store.has_object(*c))
+    else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<super::LogEntry> = store
+        .commits_of_sessions(head, Some(since), &[id.to_string()])?
+        .into_iter()
+        .map(super::history::entry_without_diffs)
+        .filter(|e| {
+            e.changes
+                .iter()
+                .any(|c| refs::bead_id_of_path(&c.path).is_some())
+        })
+        .collect();
+    out.reverse();
+    Ok(out)
 }
 
 /// The subject of the mail a handoff of session `id` sends to the agent itself.
@@ -1192,20 +1241,27 @@ pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
 /// resume chain back), newest first.
 pub fn session_log(store: &Store, id: &BeadId) -> Result<Vec<super::LogEntry>> {
     let view = store.view()?;
+    let chain = resume_chain(&view, id)?;
+    let head = store.require_head()?;
+    Ok(store
+        .commits_of_sessions(&head, None, &chain)?
+        .into_iter()
+        .map(super::history::entry_without_diffs)
+        .collect())
+}
+
+/// Session `id` and the sessions it resumes, following the chain back (a loop, or one
+/// longer than a thousand, is cut).
+fn resume_chain(view: &View<'_>, id: &BeadId) -> Result<Vec<String>> {
     let mut chain = Vec::new();
     let mut next = Some(id.clone());
     while let Some(sid) = next {
         if chain.contains(&sid.to_string()) || chain.len() > 1000 {
             break;
         }
-        let s = load_session(&view, &sid)?;
+        let s = load_session(view, &sid)?;
         chain.push(sid.to_string());
         next = s.resumes;
     }
-    let head = store.require_head()?;
-    Ok(store
-        .commits_of_sessions(&head, &chain)?
-        .into_iter()
-        .map(super::history::entry_without_diffs)
-        .collect())
+    Ok(chain)
 }

@@ -25,10 +25,14 @@ use crate::model::{
 use crate::store::{Checked, ObjectId, SignedCommit, Store, check_signature, decode_doc, refs};
 
 /// The capabilities a change is judged by (see `Checker::needed`).
-const CHECKED: [Capability; 5] = [
+const CHECKED: [Capability; 9] = [
     Capability::Create,
+    Capability::Update,
+    Capability::Claim,
     Capability::Close,
     Capability::Delete,
+    Capability::Comment,
+    Capability::Sling,
     Capability::Spawn,
     Capability::Mail,
 ];
@@ -126,6 +130,8 @@ pub(crate) fn verify_commits(
     tip: ObjectId,
     hidden: Option<ObjectId>,
 ) -> Result<Verification> {
+    // Each commit's trees are read again as the next commit's base.
+    let store = &store.caching(4 << 20);
     let mut checker = Checker::new(store)?;
     let mut out = Verification::default();
     for id in store.commits_between(tip, hidden)? {
@@ -373,15 +379,17 @@ impl<'s> Checker<'s> {
         {
             return Ok((Trust::Good, None));
         }
-        for cap in self.needed(tree, c.tree)? {
-            if !authority.capabilities.contains(&cap) {
-                return Ok((
-                    Trust::OverReaching,
-                    Some(format!("agent {} may not {cap}", agent.name)),
-                ));
-            }
-        }
-        Ok((Trust::Good, None))
+        let lacking = self
+            .needed(tree, c.tree, agent.name.as_str())?
+            .into_iter()
+            .find(|need| !need.iter().any(|cap| authority.capabilities.contains(cap)));
+        Ok(match lacking.and_then(|need| need.first()) {
+            Some(cap) => (
+                Trust::OverReaching,
+                Some(format!("agent {} may not {cap}", agent.name)),
+            ),
+            None => (Trust::Good, None),
+        })
     }
 
     /// The authority the agent acted under: its session's (when the commit names one
@@ -408,30 +416,19 @@ impl<'s> Checker<'s> {
         )
     }
 
-    /// The capabilities a change from `old` to `new` needs: creating beads, closing
-    /// or reopening them, deleting them, creating agents, sending mail.
-    fn needed(&self, old: ObjectId, new: ObjectId) -> Result<BTreeSet<Capability>> {
-        let mut out = BTreeSet::new();
+    /// What a change from `old` to `new` by `actor` needs (see [`bead_needs`]):
+    /// creating agents and sending mail besides what the beads changed need.
+    fn needed(&self, old: ObjectId, new: ObjectId, actor: &str) -> Result<Vec<Need>> {
+        let mut out = Vec::new();
         for change in self.store.diff(Some(old), Some(new))? {
             if refs::bead_id_of_path(&change.path).is_some() {
                 let before = self.bead(&change.path, change.old);
                 let after = self.bead(&change.path, change.new);
-                let status = |b: &Option<Bead>| b.as_ref().map(|b| b.status);
-                let (was, is) = (status(&before), status(&after));
-                if was.is_none() && is.is_some() {
-                    out.insert(Capability::Create);
-                }
-                if is == Some(Status::Deleted) && was != Some(Status::Deleted) {
-                    out.insert(Capability::Delete);
-                } else if was.is_some()
-                    && (was == Some(Status::Closed)) != (is == Some(Status::Closed))
-                {
-                    out.insert(Capability::Close);
-                }
+                out.extend(bead_needs(before.as_ref(), after.as_ref(), actor));
             } else if change.old.is_none() && change.path.starts_with(refs::AGENTS_DIR) {
-                out.insert(Capability::Spawn);
+                out.push(&[Capability::Spawn]);
             } else if change.old.is_none() && change.path.starts_with(refs::MAIL_DIR) {
-                out.insert(Capability::Mail);
+                out.push(&[Capability::Mail]);
             }
         }
         Ok(out)
@@ -441,6 +438,79 @@ impl<'s> Checker<'s> {
         let bytes = self.store.read_blob(blob?).ok()?;
         decode_doc::<Bead>(path, &bytes).ok()
     }
+}
+
+/// What one change needs: any one of these capabilities, the first being the one a
+/// verdict names. Several commands can make the same change (a claim is also what
+/// `update` writes when asked for status `in_progress` and the actor as assignee), and
+/// a change any of them could make is within an authority holding one of them.
+type Need = &'static [Capability];
+
+/// The capabilities the change of one bead document from `was` to `is` (each absent
+/// when the document was, or is, not there) needs when `actor` made it: creating
+/// it, deleting it, closing or reopening it, claiming, hooking or releasing it,
+/// changing its other fields, commenting on it. What only a merge or the store's
+/// bookkeeping changes (times, who changed it last, `conflicts`) needs nothing.
+fn bead_needs(was: Option<&Bead>, is: Option<&Bead>, actor: &str) -> Vec<Need> {
+    use Capability::{Claim, Close, Comment, Create, Delete, Sling, Update};
+    let Some(is) = is else {
+        return Vec::new();
+    };
+    let Some(was) = was else {
+        return if is.status == Status::Deleted {
+            vec![&[Create], &[Delete]]
+        } else {
+            vec![&[Create]]
+        };
+    };
+    let mut out: Vec<Need> = Vec::new();
+    let deleted = |b: &Bead| b.status == Status::Deleted;
+    let closed = |b: &Bead| b.status == Status::Closed;
+    let held = matches!(was.status, Status::InProgress | Status::Hooked);
+    let released = held && is.status == Status::Open && is.assignee.is_none();
+    let reopened = closed(was) && !closed(is);
+    if deleted(was) != deleted(is) {
+        out.push(&[Delete]);
+    } else if closed(was) != closed(is) {
+        out.push(&[Close]);
+        if was.assignee != is.assignee {
+            out.push(&[Update]);
+        }
+    } else if was.status != is.status || was.assignee != is.assignee {
+        out.push(match (is.status, is.assignee.as_deref()) {
+            (Status::InProgress, Some(a)) if a == actor => &[Claim, Update],
+            (Status::Hooked, Some(_)) => &[Sling, Update],
+            _ if released => &[Claim, Sling, Update],
+            _ => &[Update],
+        });
+    }
+    let edited = was.title != is.title
+        || was.priority != is.priority
+        || was.kind != is.kind
+        || was.labels != is.labels
+        || was.dependencies != is.dependencies
+        || was.description != is.description
+        || was.notes != is.notes
+        || was.extra != is.extra
+        || (closed(was) == closed(is) && was.close_reason != is.close_reason);
+    if edited {
+        out.push(&[Update]);
+    }
+    if is
+        .comments
+        .iter()
+        .any(|c| !was.comments.iter().any(|w| w.id == c.id))
+    {
+        // Reopening with a reason and releasing add a comment of their own.
+        out.push(if reopened {
+            &[Comment, Close]
+        } else if released {
+            &[Comment, Claim]
+        } else {
+            &[Comment]
+        });
+    }
+    out
 }
 
 /// A public key as compared: type and data, no comment.
@@ -455,4 +525,79 @@ fn trailer(message: &str, name: &str) -> Option<String> {
         .rev()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
         .map(|v| v.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Comment;
+    use Capability::{Claim, Close, Comment as CommentOn, Create, Delete, Sling, Update};
+
+    fn bead() -> Bead {
+        let id = BeadId::parse("bd-a1").expect("an id");
+        Bead::new(id, "a bead".into(), "lead", chrono::Utc::now())
+    }
+
+    fn needs(was: &Bead, is: &Bead) -> Vec<Need> {
+        bead_needs(Some(was), Some(is), "nux")
+    }
+
+    fn comment(b: &mut Bead, id: &str) {
+        b.comments.push(Comment {
+            id: id.into(),
+            author: "nux".into(),
+            created_at: chrono::Utc::now(),
+            text: "a word".into(),
+        });
+    }
+
+    #[test]
+    fn each_change_of_a_bead_needs_what_the_commands_that_make_it_need() {
+        let open = bead();
+        assert_eq!(bead_needs(None, Some(&open), "nux"), [&[Create][..]]);
+        let mut claimed = open.clone();
+        claimed.status = Status::InProgress;
+        claimed.assignee = Some("nux".into());
+        assert_eq!(needs(&open, &claimed), [&[Claim, Update][..]]);
+        // Made in progress for someone else: only `update` does that.
+        let mut given = claimed.clone();
+        given.assignee = Some("rig".into());
+        assert_eq!(needs(&open, &given), [&[Update][..]]);
+        let mut hooked = open.clone();
+        hooked.status = Status::Hooked;
+        hooked.assignee = Some("rig".into());
+        assert_eq!(needs(&open, &hooked), [&[Sling, Update][..]]);
+        // A release puts it back and says so in a comment.
+        let mut released = open.clone();
+        comment(&mut released, "c1");
+        assert_eq!(
+            needs(&claimed, &released),
+            [&[Claim, Sling, Update][..], &[CommentOn, Claim][..]]
+        );
+        let mut closed = claimed.clone();
+        closed.status = Status::Closed;
+        closed.close_reason = Some("done".into());
+        assert_eq!(needs(&claimed, &closed), [&[Close][..]]);
+        // Reopened with a reason, which goes into a comment.
+        let mut reopened = claimed.clone();
+        comment(&mut reopened, "c2");
+        assert_eq!(
+            needs(&closed, &reopened),
+            [&[Close][..], &[CommentOn, Close][..]]
+        );
+        let mut noted = open.clone();
+        comment(&mut noted, "c3");
+        assert_eq!(needs(&open, &noted), [&[CommentOn][..]]);
+        let mut retitled = open.clone();
+        retitled.title = "another".into();
+        retitled.updated_by = "nux".into();
+        assert_eq!(needs(&open, &retitled), [&[Update][..]]);
+        let mut gone = open.clone();
+        gone.status = Status::Deleted;
+        assert_eq!(needs(&open, &gone), [&[Delete][..]]);
+        // Only the store's bookkeeping, or a merge's conflicts, changed.
+        let mut touched = open.clone();
+        touched.updated_by = "nux".into();
+        assert!(needs(&open, &touched).is_empty());
+    }
 }

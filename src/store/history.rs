@@ -87,39 +87,58 @@ impl Store {
         Ok(out)
     }
 
-    /// Every commit reachable from `head` (merged-in ones too) whose message carries a
-    /// `Beads-Session:` trailer naming one of `sessions`, newest first, with the
-    /// documents each changed against its first parent.
+    /// Every commit reachable from `head` (merged-in ones too) and not from `since`
+    /// whose message carries a `Beads-Session:` trailer naming one of `sessions`, newest
+    /// first, with the documents each changed against its first parent.
     pub(crate) fn commits_of_sessions(
         &self,
         head: &Head,
+        since: Option<ObjectId>,
         sessions: &[String],
     ) -> Result<Vec<HistoryEntry>, StoreError> {
-        let walk = self
-            .repo
-            .rev_walk([head.commit])
-            .all()
-            .map_err(git_err("walk the store's history"))?;
         let mut out = Vec::new();
-        for info in walk {
-            let info =
-                info.map_err(|e| git_err("walk the store's history")(gix::Error::from_error(e)))?;
+        for id in self.session_commits(head, since, sessions)? {
+            out.push(self.history_entry(id)?.0);
+        }
+        out.sort_by(|a, b| b.time.cmp(&a.time).then(a.commit.cmp(&b.commit)));
+        Ok(out)
+    }
+
+    /// How many commits reachable from `head` carry a `Beads-Session:` trailer naming
+    /// one of `sessions`: where a session stands in the evidence of its resume chain.
+    pub(crate) fn count_commits_of_sessions(
+        &self,
+        head: &Head,
+        sessions: &[String],
+    ) -> Result<usize, StoreError> {
+        Ok(self.session_commits(head, None, sessions)?.len())
+    }
+
+    /// The commits `head` reaches and `since` does not whose `Beads-Session:` trailer
+    /// names one of `sessions`, oldest first.
+    fn session_commits(
+        &self,
+        head: &Head,
+        since: Option<ObjectId>,
+        sessions: &[String],
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        let mut out = Vec::new();
+        for id in self.commits_between(head.commit, since)? {
             let commit = self
                 .repo
-                .find_commit(info.id)
-                .map_err(git_err(format!("read commit {}", info.id)))?;
+                .find_commit(id)
+                .map_err(git_err(format!("read commit {id}")))?;
             let message = commit
                 .message_raw()
-                .map_err(git_err(format!("decode commit {}", info.id)))?;
+                .map_err(git_err(format!("decode commit {id}")))?;
             let named = message.lines().any(|l| {
                 l.strip_prefix(b"Beads-Session: ")
                     .is_some_and(|s| sessions.iter().any(|x| x.as_bytes() == s.trim_ascii()))
             });
             if named {
-                out.push(self.history_entry(info.id)?.0);
+                out.push(id);
             }
         }
-        out.sort_by(|a, b| b.time.cmp(&a.time).then(a.commit.cmp(&b.commit)));
         Ok(out)
     }
 }

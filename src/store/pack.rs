@@ -458,6 +458,15 @@ impl Store {
         Ok(())
     }
 
+    /// Another handle on this repository that keeps up to `bytes` of the objects it
+    /// read last in memory: for a walk that reads each tree twice, as the result of one
+    /// commit and as the base of the next (`verify`).
+    pub fn caching(&self, bytes: usize) -> Store {
+        let mut repo = self.repo.clone();
+        repo.object_cache_size(bytes);
+        Store { repo }
+    }
+
     /// Another handle on this repository whose object writes stay in memory until
     /// [`Store::write_buffered`] puts them on disk: for changes that write thousands of
     /// objects (a large merge), which then cost one pack instead of a file each.

@@ -8,8 +8,8 @@ use crate::model::{
     Agent, Bead, BeadId, BudgetLeft, CrashNote, EndReason, Session, SkippedFile, Timestamp,
 };
 use crate::ops::{
-    Broken, Fresh, FreshAfter, HandoffNote, HookItem, InboxEntry, MailSummary, PreviousSession,
-    ResumedFrom,
+    Broken, Fresh, FreshAfter, HandoffNote, HookItem, InboxEntry, LogEntry, MailSummary,
+    PreviousSession, ResumedFrom,
 };
 
 /// One bead on a hook, with its molecule's progress when it is one.
@@ -93,6 +93,9 @@ pub struct ResumedSession<'a> {
     pub snapshot_at: Option<Timestamp>,
     /// Files that snapshot left out for being too large.
     pub skipped: &'a [SkippedFile],
+    /// What the resumed session changed in the beads after that snapshot, oldest
+    /// first.
+    pub after_snapshot: Vec<LaterChange<'a>>,
 }
 
 impl<'a> From<&'a ResumedFrom> for ResumedSession<'a> {
@@ -101,6 +104,28 @@ impl<'a> From<&'a ResumedFrom> for ResumedSession<'a> {
             session: &r.session,
             snapshot_at: r.snapshot_at,
             skipped: &r.skipped,
+            after_snapshot: r.after_snapshot.iter().map(LaterChange::from).collect(),
+        }
+    }
+}
+
+/// One store commit a resumed session made after its snapshot.
+#[derive(Serialize)]
+pub struct LaterChange<'a> {
+    /// The store commit.
+    pub commit: &'a str,
+    /// When.
+    pub time: Timestamp,
+    /// The first line of its message (what it did: `close bd-a1: …`).
+    pub subject: &'a str,
+}
+
+impl<'a> From<&'a LogEntry> for LaterChange<'a> {
+    fn from(e: &'a LogEntry) -> Self {
+        LaterChange {
+            commit: &e.commit,
+            time: e.time,
+            subject: e.message.lines().next().unwrap_or_default(),
         }
     }
 }
@@ -222,6 +247,8 @@ pub struct PrimeReport<'a> {
     pub mail: Vec<MailLine<'a>>,
     /// The store's commit this was read from.
     pub store_commit: &'a str,
+    /// How many store commits the running session and the sessions it resumes made.
+    pub evidence: Option<usize>,
     /// Ready work, when no agent is acting.
     pub ready: &'a [String],
     /// The documents read around because they do not parse.
@@ -273,6 +300,7 @@ impl<'a> From<&'a crate::ops::Prime> for PrimeReport<'a> {
             unread_mail: p.unread_mail,
             mail: p.mail.iter().map(MailLine::from).collect(),
             store_commit: &p.store_commit,
+            evidence: p.evidence,
             ready: &p.ready,
             broken: unreadable(&p.broken),
             fresh: p.fresh.as_ref().map(FreshTurn::from),

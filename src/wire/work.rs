@@ -208,8 +208,11 @@ impl Documented for Primed<'_> {
         fields: &[Field::noted(
             "prime",
             ": {agent, session, resumed, handoff, previous, hook, budget_left, unread_mail, \
-             mail, store_commit, ready, broken, fresh}; broken names the documents read \
-             around because they do not parse: [{path, error}]; fresh, when the last turn \
+             mail, store_commit, evidence, ready, broken, fresh}; evidence counts the store \
+             commits of the running session and the sessions it resumes; resumed: {session, snapshot_at, \
+             skipped, after_snapshot: [{commit, time, subject}]}, after_snapshot being what \
+             the resumed session changed in the beads after its snapshot; broken names the \
+             documents read around because they do not parse: [{path, error}]; fresh, when the last turn \
              cost more than beads.freshAfter: {tokens, spend, after_tokens | after_spend}",
         )],
     };

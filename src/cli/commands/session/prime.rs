@@ -91,6 +91,19 @@ fn print_arrival(out: &mut Out, p: &Prime) -> Result<(), CliError> {
                 count(f.size, "byte")
             ))?;
         }
+        if !r.after_snapshot.is_empty() {
+            out.line(format!(
+                "  after that snapshot session {} changed the store (the files behind this may be missing here):",
+                r.session
+            ))?;
+            for e in &r.after_snapshot {
+                out.line(format!(
+                    "    {} {}",
+                    e.commit.get(..7).unwrap_or(&e.commit),
+                    e.message.lines().next().unwrap_or_default()
+                ))?;
+            }
+        }
     }
     if let Some(h) = &p.handoff {
         out.line(format!("HANDOFF from your previous session {}:", h.from))?;
@@ -115,10 +128,13 @@ fn print_identity(out: &mut Out, agent: &Agent, p: &Prime) -> Result<(), CliErro
     }
     if let Some(s) = &p.session {
         out.line(format!(
-            "Session {} ({}), started {}.",
+            "Session {} ({}), started {}{}.",
             s.id,
             s.model.as_deref().unwrap_or("model not recorded"),
-            s.started_at.format("%Y-%m-%d %H:%M")
+            s.started_at.format("%Y-%m-%d %H:%M"),
+            p.evidence
+                .map(|n| format!("; evidence at {}", grouped(n)))
+                .unwrap_or_default()
         ))?;
     }
     Ok(())
@@ -188,4 +204,32 @@ fn left_text(l: &BudgetLeft) -> String {
         parts.push(format!("{}m wall time", w / 60));
     }
     parts.join(", ")
+}
+
+/// `n` with its thousands set apart by spaces, as people read a count: `4 812`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_count_reads_in_groups_of_three() {
+        for (n, text) in [
+            (0, "0"),
+            (812, "812"),
+            (4812, "4 812"),
+            (1_234_567, "1 234 567"),
+        ] {
+            assert_eq!(super::grouped(n), text);
+        }
+    }
 }
