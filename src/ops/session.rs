@@ -925,8 +925,9 @@ pub fn prime(store: &Store, actor: &Actor) -> Result<Prime> {
     };
     let evidence = match (&session, view.head()) {
         (Some(s), Some(head)) => {
-            let chain = resume_chain(&view, &s.id)?;
-            Some(store.count_commits_of_sessions(head, &chain)?)
+            let (chain, first) = resume_chain(&view, &s.id)?;
+            let from = first.timestamp() - CLOCK_SKEW_SECS;
+            Some(store.count_commits_of_sessions(head, &chain, from)?)
         }
         _ => None,
     };
@@ -1241,7 +1242,7 @@ pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
 /// resume chain back), newest first.
 pub fn session_log(store: &Store, id: &BeadId) -> Result<Vec<super::LogEntry>> {
     let view = store.view()?;
-    let chain = resume_chain(&view, id)?;
+    let (chain, _) = resume_chain(&view, id)?;
     let head = store.require_head()?;
     Ok(store
         .commits_of_sessions(&head, None, &chain)?
@@ -1251,9 +1252,10 @@ pub fn session_log(store: &Store, id: &BeadId) -> Result<Vec<super::LogEntry>> {
 }
 
 /// Session `id` and the sessions it resumes, following the chain back (a loop, or one
-/// longer than a thousand, is cut).
-fn resume_chain(view: &View<'_>, id: &BeadId) -> Result<Vec<String>> {
+/// longer than a thousand, is cut), and when the first of them started.
+fn resume_chain(view: &View<'_>, id: &BeadId) -> Result<(Vec<String>, Timestamp)> {
     let mut chain = Vec::new();
+    let mut first = now();
     let mut next = Some(id.clone());
     while let Some(sid) = next {
         if chain.contains(&sid.to_string()) || chain.len() > 1000 {
@@ -1261,7 +1263,12 @@ fn resume_chain(view: &View<'_>, id: &BeadId) -> Result<Vec<String>> {
         }
         let s = load_session(view, &sid)?;
         chain.push(sid.to_string());
+        first = first.min(s.started_at);
         next = s.resumes;
     }
-    Ok(chain)
+    Ok((chain, first))
 }
+
+/// How far another host's clock may lag: a session's commits are looked for back to
+/// this long before the first session of its chain started.
+const CLOCK_SKEW_SECS: i64 = 3600;

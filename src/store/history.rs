@@ -106,12 +106,51 @@ impl Store {
 
     /// How many commits reachable from `head` carry a `Beads-Session:` trailer naming
     /// one of `sessions`: where a session stands in the evidence of its resume chain.
+    /// Only commits made at `from` (seconds since the epoch) or later are looked at,
+    /// newest first: a caller that knows when the sessions started walks their time,
+    /// not the store's whole history (prime does this at every session start).
     pub(crate) fn count_commits_of_sessions(
         &self,
         head: &Head,
         sessions: &[String],
+        from: i64,
     ) -> Result<usize, StoreError> {
-        Ok(self.session_commits(head, None, sessions)?.len())
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
+        let context = "walk the store's history";
+        let walk = self
+            .repo
+            .rev_walk([head.commit])
+            .sorting(Sorting::ByCommitTimeCutoff {
+                order: CommitTimeOrder::NewestFirst,
+                seconds: from,
+            })
+            .all()
+            .map_err(git_err(context))?;
+        let mut count = 0;
+        for info in walk {
+            let info = info.map_err(|e| git_err(context)(gix::Error::from_error(e)))?;
+            if self.names_session(info.id, sessions)? {
+                count += 1;
+            }
+        }
+        Ok(count)
+    }
+
+    /// Whether commit `id`'s message has a `Beads-Session:` trailer naming one of
+    /// `sessions`.
+    fn names_session(&self, id: ObjectId, sessions: &[String]) -> Result<bool, StoreError> {
+        let commit = self
+            .repo
+            .find_commit(id)
+            .map_err(git_err(format!("read commit {id}")))?;
+        let message = commit
+            .message_raw()
+            .map_err(git_err(format!("decode commit {id}")))?;
+        Ok(message.lines().any(|l| {
+            l.strip_prefix(b"Beads-Session: ")
+                .is_some_and(|s| sessions.iter().any(|x| x.as_bytes() == s.trim_ascii()))
+        }))
     }
 
     /// The commits `head` reaches and `since` does not whose `Beads-Session:` trailer
@@ -124,18 +163,7 @@ impl Store {
     ) -> Result<Vec<ObjectId>, StoreError> {
         let mut out = Vec::new();
         for id in self.commits_between(head.commit, since)? {
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(git_err(format!("read commit {id}")))?;
-            let message = commit
-                .message_raw()
-                .map_err(git_err(format!("decode commit {id}")))?;
-            let named = message.lines().any(|l| {
-                l.strip_prefix(b"Beads-Session: ")
-                    .is_some_and(|s| sessions.iter().any(|x| x.as_bytes() == s.trim_ascii()))
-            });
-            if named {
+            if self.names_session(id, sessions)? {
                 out.push(id);
             }
         }
