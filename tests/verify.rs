@@ -487,3 +487,56 @@ fn sync_with_require_signed_refuses_a_forged_remote_commit() {
     let tracking = c2.git(&["rev-parse", "refs/beads/remotes/origin/main"]);
     assert_eq!(tracking.trim(), forged);
 }
+
+#[test]
+fn a_sessions_log_carries_each_commits_verdict_and_signer() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let (repo, id) = chain(&sb);
+    repo.beads(&["agent", "bind", "lead"]);
+    let started = repo.beads_json(&["session", "start"]);
+    let sid = started["prime"]["session"]["id"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    repo.beads(&["comments", "add", &id, "seen by lead"]);
+    // A commit in the session's name that nobody signed.
+    let parent = repo
+        .git(&["rev-parse", "refs/beads/main"])
+        .trim()
+        .to_owned();
+    let message = format!("forged\n\nBeads-Actor: lead\nBeads-Session: {sid}\n");
+    let forged = repo
+        .git(&[
+            "commit-tree",
+            &head_tree(&repo),
+            "-p",
+            &parent,
+            "-m",
+            &message,
+        ])
+        .trim()
+        .to_owned();
+    repo.git(&["update-ref", "refs/beads/main", &forged, &parent]);
+
+    let log = repo.beads_json(&["session", "log", &sid]);
+    let entries = log.as_array().expect("a bare array");
+    assert!(entries.len() >= 2, "{log}");
+    let lead_key = repo.beads_json(&["verify", &format!("{parent}^..{parent}")]);
+    let lead_key = lead_key[0]["signer"].as_str().expect("lead signed");
+    for e in entries {
+        if e["commit"] == forged.as_str() {
+            assert_eq!(e["verdict"], "unsigned", "{e}");
+            assert!(e.get("signer").is_none(), "{e}");
+        } else {
+            assert_eq!(e["verdict"], "good", "{e}");
+            assert_eq!(e["signer"], lead_key, "{e}");
+        }
+    }
+    assert!(entries.iter().any(|e| e["commit"] == forged.as_str()));
+    let text = repo.beads(&["session", "log", &sid]);
+    assert!(text.contains("forged [unsigned]"), "{text}");
+    assert!(text.contains("[good]"), "{text}");
+}

@@ -93,8 +93,13 @@ pub fn log(out: &mut Out, entries: &[LogEntry]) -> Result<(), CliError> {
     }
     for e in entries {
         let subject = e.message.lines().next().unwrap_or_default();
+        let verdict = e
+            .evidence
+            .as_ref()
+            .map(|v| format!(" [{}]", v.verdict.as_str()))
+            .unwrap_or_default();
         out.line(format!(
-            "{} {} {} {subject}",
+            "{} {} {} {subject}{verdict}",
             &e.commit[..e.commit.len().min(10)],
             e.time.format("%Y-%m-%d %H:%M"),
             e.author

@@ -21,6 +21,19 @@ pub struct LogEntry {
     pub message: String,
     /// The documents it changed.
     pub changes: Vec<LogChange>,
+    /// How `verify` judged it, where the log was asked for with its evidence (a
+    /// session's log).
+    pub evidence: Option<Evidence>,
+}
+
+/// How `verify` judged one commit of a log: whether its signature makes it the
+/// provable act of its author, and the key that signed it.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    /// The verdict.
+    pub verdict: super::Trust,
+    /// The key that signed it, if the signature parsed.
+    pub signer: Option<String>,
 }
 
 /// One document changed by a step.
@@ -88,6 +101,7 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
                 time: Timestamp::from_timestamp(e.time, 0).unwrap_or_default(),
                 message: e.message,
                 changes,
+                evidence: None,
             })
         })
         .collect()
@@ -124,6 +138,7 @@ pub(crate) fn entry_without_diffs(e: crate::store::HistoryEntry) -> LogEntry {
         author: e.author,
         email: e.email,
         message: e.message,
+        evidence: None,
     }
 }
 

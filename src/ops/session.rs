@@ -1239,16 +1239,34 @@ pub fn gc(store: &Store, actor: &Actor, keep: Option<usize>) -> Result<usize> {
 }
 
 /// Every store change made by session `id` and the sessions it resumes (following the
-/// resume chain back), newest first.
+/// resume chain back), newest first, each with its evidence: who signed it and how
+/// `verify` judges it, at its place in the whole store's chain (so this reads the
+/// whole history, as `verify` does).
 pub fn session_log(store: &Store, id: &BeadId) -> Result<Vec<super::LogEntry>> {
     let view = store.view()?;
     let (chain, _) = resume_chain(&view, id)?;
     let head = store.require_head()?;
-    Ok(store
+    let mut entries: Vec<super::LogEntry> = store
         .commits_of_sessions(&head, None, &chain)?
         .into_iter()
         .map(super::history::entry_without_diffs)
-        .collect())
+        .collect();
+    if entries.is_empty() {
+        return Ok(entries);
+    }
+    let judged: std::collections::HashMap<String, super::CommitCheck> =
+        super::verify::verify_commits(store, head.commit, None)?
+            .commits
+            .into_iter()
+            .map(|c| (c.commit.to_string(), c))
+            .collect();
+    for e in &mut entries {
+        e.evidence = judged.get(&e.commit).map(|c| super::Evidence {
+            verdict: c.verdict,
+            signer: c.signer.clone(),
+        });
+    }
+    Ok(entries)
 }
 
 /// Session `id` and the sessions it resumes, following the chain back (a loop, or one

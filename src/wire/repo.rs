@@ -56,6 +56,12 @@ pub struct LogCommit<'a> {
     time: String,
     message: &'a str,
     changes: Vec<LogChange<'a>>,
+    /// `session log`: how `verify` judges the commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'static str>,
+    /// `session log`: the public key that signed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signer: Option<&'a str>,
 }
 
 impl<'a> From<&'a LogEntry> for LogCommit<'a> {
@@ -75,6 +81,8 @@ impl<'a> From<&'a LogEntry> for LogCommit<'a> {
                     diff: c.diff.as_deref(),
                 })
                 .collect(),
+            verdict: e.evidence.as_ref().map(|v| v.verdict.as_str()),
+            signer: e.evidence.as_ref().and_then(|v| v.signer.as_deref()),
         }
     }
 }
@@ -107,6 +115,15 @@ impl Documented for Log<'_> {
             Field::new("time"),
             Field::new("message"),
             Field::noted("changes", ": [{path, change, diff}]"),
+            Field::optional_noted(
+                "verdict",
+                ": `session log` only, how `verify` judges it (good, unsigned, bad, \
+                 unknown-key, rotated-out, retired, over-reaching)",
+            ),
+            Field::optional_noted(
+                "signer",
+                ": `session log` only, the public key that signed it",
+            ),
         ],
     };
 }
