@@ -359,6 +359,19 @@ impl Bead {
         }
     }
 
+    /// Points the dependencies on beads that moved (`moves`: old id → new id) at
+    /// their new ids, bd's records of them in `extra` too (a rename, a child
+    /// renumbered by a merge).
+    pub fn relink(&mut self, moves: &BTreeMap<BeadId, BeadId>) {
+        for mut d in std::mem::take(&mut self.dependencies) {
+            if let Some(to) = moves.get(&d.id) {
+                super::bd::retarget_kept(self, d.id.as_str(), to.as_str());
+                d.id = to.clone();
+            }
+            self.add_dependency(d);
+        }
+    }
+
     /// Adds a dependency on a bead or an external item, keeping each list sorted;
     /// returns false if it was already there.
     pub fn add_target(&mut self, target: &DepTarget, kind: DepKind) -> bool {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::agent::permit;
 use super::{BeadError, Result, now, require, write};
-use crate::model::{Actor, Bead, BeadId, Capability, Prefix, Status, Timestamp, bd};
+use crate::model::{Actor, Bead, BeadId, Capability, Prefix, Status, Timestamp};
 use crate::store::{Store, Tx};
 
 /// Key in a renamed bead's tombstone `extra` of the id it goes by now.
@@ -128,7 +128,7 @@ fn move_beads(
     let mut relinked = Vec::new();
     for id in touched {
         let mut bead = require(tx, &id)?;
-        relink(&mut bead, moves);
+        bead.relink(moves);
         if !moves.contains_key(&id) {
             bead.touch(&actor.id, at);
             tx.put_bead(&bead)?;
@@ -137,7 +137,7 @@ fn move_beads(
     }
     for (from, to) in moves {
         let mut bead = require(tx, from)?;
-        relink(&mut bead, moves);
+        bead.relink(moves);
         let tomb = tombstone(bead.clone(), to, actor, at);
         bead.id = to.clone();
         bead.touch(&actor.id, at);
@@ -160,17 +160,4 @@ fn tombstone(mut bead: Bead, to: &BeadId, actor: &Actor, at: Timestamp) -> Bead 
         .insert(RENAMED_TO.into(), serde_json::Value::String(to.to_string()));
     bead.touch(&actor.id, at);
     bead
-}
-
-/// Points `bead`'s dependencies on moved beads at their new ids (bd's records of them
-/// too).
-fn relink(bead: &mut Bead, moves: &BTreeMap<BeadId, BeadId>) {
-    let deps = std::mem::take(&mut bead.dependencies);
-    for mut d in deps {
-        if let Some(to) = moves.get(&d.id) {
-            bd::retarget_kept(bead, d.id.as_str(), to.as_str());
-            d.id = to.clone();
-        }
-        bead.add_dependency(d);
-    }
 }

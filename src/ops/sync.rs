@@ -677,19 +677,10 @@ fn follow_renumbering(store: &Store, actor: &Actor, before: &Head) -> Result<()>
             let Some(mut bead) = tx.bead(id)? else {
                 continue;
             };
-            let kinds: Vec<_> = bead
-                .dependencies
-                .iter()
-                .filter(|d| d.id == **old)
-                .map(|d| d.kind)
-                .collect();
-            bead.dependencies.retain(|d| d.id != **old);
-            for kind in kinds {
-                bead.add_dependency(crate::model::Dependency {
-                    id: (*new).clone(),
-                    kind,
-                });
-            }
+            bead.relink(&std::collections::BTreeMap::from([(
+                (*old).clone(),
+                (*new).clone(),
+            )]));
             bead.touch(&actor.id, now());
             tx.put_bead(&bead)?;
             message.push_str(&format!("{id}: {old} is {new} now.\n"));
