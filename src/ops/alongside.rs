@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::provenance::{NotesSync, merge_notes};
-use super::sync::{integrate, integrate_replicas};
+use super::sync::integrate_remote;
 use super::{KeptDoc, Outcome, Result, SyncReport};
 use crate::model::{Actor, Capability};
 use crate::store::{ObjectId, Pushed, RefPush, Store, check_remote_name, refs};
@@ -49,9 +49,7 @@ pub(crate) fn fold_remote(store: &Store, actor: &Actor, remote: &str) -> Result<
     check_remote_name(remote).map_err(crate::store::StoreError::from)?;
     let theirs = store.tracking_head(remote)?;
     let mut report = SyncReport::empty(remote, false);
-    integrate(store, actor, remote, theirs, &mut report, &mut |_| {})?;
-    let replicas = store.tracked_replicas(remote)?;
-    integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
+    integrate_remote(store, actor, remote, theirs, &mut report)?;
     let notes = merge_notes(store, actor, remote)?;
     Ok(Folded {
         remote: remote.to_owned(),

@@ -3,7 +3,7 @@
 //! claiming one bead at once exactly one succeeds, on any git server; and their
 //! removal once the bead is finished or released.
 
-use super::sync::{SyncReport, integrate, integrate_replicas, pick_remote};
+use super::sync::{SyncReport, integrate, integrate_remote, pick_remote};
 use super::{OpError, Result, now};
 use crate::model::{Actor, Bead, BeadId, Status};
 use crate::settings;
@@ -110,9 +110,7 @@ fn hold(
     let checked = (|| -> Result<()> {
         let mut report = SyncReport::empty(remote, false);
         let main = store.fetch_beads(remote, false)?;
-        let replicas = store.tracked_replicas(remote)?;
-        integrate(store, actor, remote, main, &mut report, &mut |_| {})?;
-        integrate_replicas(store, actor, remote, &replicas, &mut report, &mut |_| {})?;
+        integrate_remote(store, actor, remote, main, &mut report)?;
         let head = store.require_head()?;
         let mut now = store
             .read_bead(head.tree, id)?

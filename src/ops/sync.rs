@@ -259,6 +259,20 @@ pub fn adopt(
     Ok(adopted.then_some(name))
 }
 
+/// Merges into the local store everything `remote` sent: `theirs` (its
+/// `refs/beads/main`, as fetched) and its replica refs as last fetched.
+pub(super) fn integrate_remote(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    theirs: Option<ObjectId>,
+    report: &mut SyncReport,
+) -> Result<()> {
+    integrate(store, actor, remote, theirs, report, &mut |_| {})?;
+    let replicas = store.tracked_replicas(remote)?;
+    integrate_replicas(store, actor, remote, &replicas, report, &mut |_| {})
+}
+
 /// Merges into the local store the replica refs of `remote` as last fetched: the
 /// work of clones that published there while `refs/beads/main` was moving.
 pub(super) fn integrate_replicas(
