@@ -70,6 +70,14 @@ impl RpcError {
             message: message.into(),
         }
     }
+
+    /// An answer that could not be put into JSON (a bug, not the client's fault).
+    fn unencodable(e: serde_json::Error) -> RpcError {
+        RpcError::new(
+            INTERNAL_ERROR,
+            format!("the answer could not be encoded: {e}"),
+        )
+    }
 }
 
 /// The server: where the store is and who acts, as the command line gave them.
@@ -185,12 +193,7 @@ impl Server {
                 id: &id,
                 result: &result,
             })
-            .map_err(|e| {
-                RpcError::new(
-                    INTERNAL_ERROR,
-                    format!("the answer could not be encoded: {e}"),
-                )
-            })
+            .map_err(RpcError::unencodable)
         });
         Some(answer.unwrap_or_else(|e| failure(id, e)))
     }
@@ -219,12 +222,7 @@ impl Server {
                 ));
             }
         };
-        serde_json::value::to_raw_value(&value).map_err(|e| {
-            RpcError::new(
-                INTERNAL_ERROR,
-                format!("the answer could not be encoded: {e}"),
-            )
-        })
+        serde_json::value::to_raw_value(&value).map_err(RpcError::unencodable)
     }
 
     /// A fresh context for one call: the store opened anew, so nothing read before
@@ -291,12 +289,7 @@ impl Server {
                 })
             }
         };
-        result.map_err(|e| {
-            RpcError::new(
-                INTERNAL_ERROR,
-                format!("the answer could not be encoded: {e}"),
-            )
-        })
+        result.map_err(RpcError::unencodable)
     }
 
     /// Runs `tool`. A pure tool's answer is kept, and given again to the same call
