@@ -683,3 +683,36 @@ fn show_leaves_out_an_author_the_record_did_not_name() {
     assert!(!line.contains("by  ") && !line.contains("by ·"), "{line}");
     assert!(line.contains("updated 2025-01-02"), "{line}");
 }
+
+/// `dep cycles` names each cycle an import brought in (bd's data can hold them; `dep
+/// add` refuses them) once, starting at its least id, and walks a blocking chain of
+/// 50 000 beads without running out of stack.
+#[test]
+fn dep_cycles_finds_an_imported_cycle_beside_a_long_chain() {
+    let sb = Sandbox::new();
+    let repo = sb.repo_with_store("work", "importer");
+    let record = |id: String, on: String| {
+        let mut line: Value = serde_json::from_str(&bd_line(&id, &id, 2)).expect("json");
+        line["dependencies"] = serde_json::json!([
+            {"issue_id": id, "depends_on_id": on, "type": "blocks"}
+        ]);
+        line.to_string()
+    };
+    let chain = 50_000;
+    let mut lines: Vec<String> = (0..chain)
+        .map(|i| record(format!("bd-c{i}"), format!("bd-c{}", i + 1)))
+        .collect();
+    lines.push(bd_line(&format!("bd-c{chain}"), "end", 2));
+    for (a, b) in [("bd-x2", "bd-x3"), ("bd-x3", "bd-x1"), ("bd-x1", "bd-x2")] {
+        lines.push(record(a.to_owned(), b.to_owned()));
+    }
+    let path = sb.path().join("cycles.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    repo.beads(&["import", path.to_str().expect("utf-8")]);
+    let found = repo.beads_json(&["dep", "cycles", "--json"]);
+    assert_eq!(
+        found,
+        serde_json::json!([["bd-x1", "bd-x2", "bd-x3"]]),
+        "{found}"
+    );
+}

@@ -846,43 +846,60 @@ pub fn dep_cycles(store: &Store) -> Result<Vec<Vec<String>>> {
     let mut state = vec![0u8; index.row_count()];
     let mut found = std::collections::BTreeSet::new();
     for s in index.rows() {
-        let mut path = Vec::new();
-        walk_cycles(s, &mut state, &mut path, &mut found);
+        walk_cycles(s, &mut state, &mut found);
     }
     Ok(found.into_iter().collect())
 }
 
-fn walk_cycles<'a>(
-    s: BeadRow<'a>,
+/// Depth first from `root` along blocking dependencies, with a stack of its own (a
+/// dependency chain of any length walks without deepening the call stack); every back
+/// edge names one cycle, kept rotated to start at its least id.
+fn walk_cycles(
+    root: BeadRow<'_>,
     state: &mut [u8],
-    path: &mut Vec<BeadRow<'a>>,
     found: &mut std::collections::BTreeSet<Vec<String>>,
 ) {
-    let at = s.row().get();
-    match state[at] {
-        2 => return,
-        1 => {
-            if let Some(start) = path.iter().position(|p| p.row() == s.row()) {
-                let mut ids: Vec<String> =
-                    path[start..].iter().map(|p| p.id().to_owned()).collect();
-                if let Some(min) = (0..ids.len()).min_by(|&a, &b| ids[a].cmp(&ids[b])) {
-                    ids.rotate_left(min);
-                }
-                found.insert(ids);
+    if state[root.row().get()] != 0 {
+        return;
+    }
+    state[root.row().get()] = 1;
+    let mut path = vec![(root, blockers(root), 0usize)];
+    while let Some((_, targets, next)) = path.last_mut() {
+        let Some(&t) = targets.get(*next) else {
+            if let Some((done, ..)) = path.pop() {
+                state[done.row().get()] = 2;
             }
-            return;
+            continue;
+        };
+        *next += 1;
+        match state[t.row().get()] {
+            0 => {
+                state[t.row().get()] = 1;
+                path.push((t, blockers(t), 0));
+            }
+            1 => {
+                if let Some(start) = path.iter().position(|(p, ..)| p.row() == t.row()) {
+                    let mut ids: Vec<String> = path[start..]
+                        .iter()
+                        .map(|(p, ..)| p.id().to_owned())
+                        .collect();
+                    if let Some(min) = (0..ids.len()).min_by(|&a, &b| ids[a].cmp(&ids[b])) {
+                        ids.rotate_left(min);
+                    }
+                    found.insert(ids);
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
-    state[at] = 1;
-    path.push(s);
-    for d in s.dependencies().filter(|d| d.kind.is_blocking()) {
-        if let Some(t) = d.target {
-            walk_cycles(t, state, path, found);
-        }
-    }
-    path.pop();
-    state[at] = 2;
+}
+
+/// The beads `s` waits on through a blocking dependency.
+fn blockers<'a>(s: BeadRow<'a>) -> Vec<BeadRow<'a>> {
+    s.dependencies()
+        .filter(|d| d.kind.is_blocking())
+        .filter_map(|d| d.target)
+        .collect()
 }
 
 /// Where the store is and what it holds, for `info` and `where`.
