@@ -627,7 +627,14 @@ fn a_finished_molecule_squashes_into_itself() {
         "closed",
         "finishing the last step, however, closed it"
     );
+    // A squash rewrites the molecule and deletes its steps: an agent that may create,
+    // update and close but not delete is refused, and nothing is written.
+    repo.beads(&["agent", "create", "closer", "--can", "create,update,close"]);
     let before = repo.commit_count("refs/beads/main");
+    let (code, _, err) = repo.beads_fail_with_stdout(&["--as", "closer", "mol", "squash", &mol]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("delete"), "{err}");
+    assert_eq!(repo.commit_count("refs/beads/main"), before, "{err}");
     let s = repo.beads_json(&["mol", "squash", &mol]);
     assert_eq!(repo.commit_count("refs/beads/main"), before + 1);
     assert_eq!(s["summary"]["id"], mol.as_str());

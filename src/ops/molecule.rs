@@ -648,13 +648,18 @@ fn digest(mol: &Bead, steps: &[Bead], wisp: bool) -> String {
 /// `refs/beads/main`. A stored molecule becomes its own summary (its steps become
 /// tombstones, so that the squash syncs); a wisp's summary is a new bead (id
 /// `<prefix>-<hash>` of wisp `<prefix>-wisp-<hash>`) and the wisp is removed from the
-/// wisp ref. A squash of a wisp that was interrupted can be run again.
+/// wisp ref. A squash of a wisp that was interrupted can be run again. Squashing a
+/// stored molecule rewrites it, closes it and deletes its steps, so it needs those
+/// three capabilities; a wisp's summary is a new closed bead.
 pub fn squash(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
-    permit(actor, Capability::Create)?;
-    permit(actor, Capability::Close)?;
     if locate(store, id)? == refs::MAIN {
+        for cap in [Capability::Update, Capability::Close, Capability::Delete] {
+            permit(actor, cap)?;
+        }
         squash_stored(store, actor, id)
     } else {
+        permit(actor, Capability::Create)?;
+        permit(actor, Capability::Close)?;
         squash_wisp(store, actor, id)
     }
 }

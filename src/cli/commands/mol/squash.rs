@@ -13,13 +13,18 @@ pub fn run(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
         return out.json(&wire::Squashed::from(&s));
     }
     out.line(s.summary.id.as_str())?;
-    out.note(format!(
-        "squashed {} {} ({}) into {}: {}",
-        if s.wisp { "wisp" } else { "molecule" },
-        s.from,
-        count(s.steps, "step"),
-        s.summary.id,
-        s.summary.title
-    ));
+    let steps = count(s.steps, "step");
+    let title = &s.summary.title;
+    out.note(if s.wisp {
+        format!(
+            "squashed wisp {} ({steps}) into {}: {title}",
+            s.from, s.summary.id
+        )
+    } else {
+        format!(
+            "squashed molecule {} ({steps}) into itself: {title}",
+            s.from
+        )
+    });
     Ok(())
 }
