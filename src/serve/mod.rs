@@ -67,7 +67,7 @@ pub enum ServeError {
 
 /// What every request shares.
 pub(crate) struct Shared {
-    /// The store, one user at a time.
+    /// The store, one user at a time, opened anew for each.
     store: Mutex<Store>,
     /// The CSRF token every write must carry.
     csrf: String,
@@ -83,17 +83,21 @@ pub(crate) struct Shared {
 pub(crate) type App = Arc<Shared>;
 
 impl Shared {
-    /// Runs `f` on the store off the runtime's thread.
+    /// Runs `f` on the store, opened anew (see [`Store::reopened`]), off the runtime's
+    /// thread.
     async fn with_store<T: Send + 'static>(
         self: &Arc<Self>,
         f: impl FnOnce(&Store) -> T + Send + 'static,
     ) -> T {
         let app = Arc::clone(self);
         let run = move || {
-            let store = app
+            let mut store = app
                 .store
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Ok(fresh) = store.reopened() {
+                *store = fresh;
+            }
             f(&store)
         };
         match tokio::task::spawn_blocking(run).await {

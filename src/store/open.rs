@@ -43,6 +43,14 @@ impl Store {
         Ok(Store { repo })
     }
 
+    /// The same repository opened anew, with an object database that sees the packs on
+    /// disk now. A process that lives long (the board) takes one per request: gix's
+    /// object database, kept open across hundreds of other processes' pack merges, was
+    /// seen to stop finding objects of a new pack that a fresh one finds.
+    pub fn reopened(&self) -> Result<Store, StoreError> {
+        Store::discover(self.repo.workdir().unwrap_or_else(|| self.repo.git_dir()))
+    }
+
     /// A store in a fresh repository in a temporary directory (for unit tests).
     #[cfg(test)]
     pub(crate) fn temp_for_tests() -> (tempfile::TempDir, Store) {

@@ -611,3 +611,32 @@ mod tests {
         assert_eq!(out, [0x80 | 0x10 | 0x04, 0x06]);
     }
 }
+#[cfg(test)]
+mod long_lived {
+    use super::*;
+    use gix::objs::Kind;
+
+    /// A process that lives long (the board) writes and reads while other processes
+    /// write and merge packs. gix's object database, kept across hundreds of such
+    /// merges, was seen to stop finding a new pack's objects (a fresh one finds them),
+    /// so such a process takes [`Store::reopened`] for each request; this one does so
+    /// for each of its 1 000 rounds and reads every object written.
+    #[test]
+    fn a_store_reopened_per_request_reads_what_a_thousand_writes_packed() {
+        let (dir, mut mine) = Store::temp_for_tests();
+        for n in 0..1000 {
+            mine = mine.reopened().expect("reopens");
+            let other = Store::discover(dir.path()).expect("opens");
+            let writer = if n % 2 == 0 { &mine } else { &other };
+            let data = format!("blob {n}\n").into_bytes();
+            let id = gix::objs::compute_hash(writer.repo.object_hash(), Kind::Blob, &data)
+                .expect("hash");
+            writer
+                .write_pack(&[(id, Kind::Blob, data.as_slice())], QUICK, false)
+                .expect("a pack");
+            writer.merge_small_packs().expect("merges");
+            let read = mine.read_blob(id);
+            assert_eq!(read.unwrap_or_else(|e| panic!("round {n}: {e}")), data);
+        }
+    }
+}
