@@ -6,13 +6,17 @@
 //! ```text
 //! cargo build --release
 //! cargo bench --bench fleet                                   # 1, 10 and 20 clones × 5 rounds
-//! cargo bench --bench fleet -- --clones 1,10,20,50 --rounds 10
+//! cargo bench --bench fleet -- --clones 1,10,20,50 --rounds 10,10,10,2
+//! cargo bench --bench fleet -- --baseline-bin /tmp/old/target/release/git-beads
 //! ```
 //!
 //! It prints figures and never fails on a slow one: total wall time, syncs/s,
 //! acknowledged claims/s, the median and maximum of one sync, failed syncs, beads
-//! acknowledged to two claimers, and the beads refs the remote advertises after the
-//! run, before and after `git beads remote prune`. Stores are built under a scratch
+//! acknowledged to two claimers, whether every clone holds the same tree with every
+//! bead after a final round of syncs, and the beads refs the remote advertises after
+//! the run, before and after `git beads remote prune`. With `--baseline-bin`, another
+//! build (an older design) runs the same workload right after each fleet, clone count
+//! by clone count, and gets a table of its own. Stores are built under a scratch
 //! directory (default `$TMPDIR/git-beads-fleet`), never in the repository.
 
 use std::collections::BTreeMap;
@@ -23,41 +27,59 @@ use std::time::{Duration, Instant};
 type Res<T> = Result<T, String>;
 
 const USAGE: &str = "\
-cargo bench --bench fleet -- [--clones 1,10,20] [--rounds 5] [--idle-runs 20]
-                             [--bin PATH] [--work DIR]";
+cargo bench --bench fleet -- [--clones 1,10,20] [--rounds 5 | --rounds 10,10,2]
+                             [--idle-runs 20] [--bin PATH] [--baseline-bin PATH]
+                             [--work DIR]";
 
 /// What the command line asked for.
 struct Opts {
     clones: Vec<usize>,
-    rounds: usize,
+    /// Rounds per clone count: one value for all, or one per count.
+    rounds: Vec<usize>,
     idle_runs: usize,
     bin: PathBuf,
+    baseline: Option<PathBuf>,
     work: PathBuf,
+}
+
+impl Opts {
+    /// The rounds each clone of a fleet of the `i`th clone count does.
+    fn rounds_at(&self, i: usize) -> usize {
+        self.rounds
+            .get(i)
+            .or(self.rounds.last())
+            .copied()
+            .unwrap_or(5)
+    }
+}
+
+/// A comma-separated list of numbers.
+fn numbers(flag: &str, text: &str) -> Res<Vec<usize>> {
+    text.split(',')
+        .map(|n| n.parse().map_err(|e| format!("{flag} {n}: {e}")))
+        .collect()
 }
 
 fn opts() -> Res<Opts> {
     let mut o = Opts {
         clones: vec![1, 10, 20],
-        rounds: 5,
+        rounds: vec![5],
         idle_runs: 20,
         bin: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/git-beads"),
+        baseline: None,
         work: std::env::temp_dir().join("git-beads-fleet"),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value\n{USAGE}"));
         match a.as_str() {
-            "--clones" => {
-                o.clones = value()?
-                    .split(',')
-                    .map(|n| n.parse().map_err(|e| format!("--clones {n}: {e}")))
-                    .collect::<Res<_>>()?
-            }
-            "--rounds" => o.rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
+            "--clones" => o.clones = numbers("--clones", &value()?)?,
+            "--rounds" => o.rounds = numbers("--rounds", &value()?)?,
             "--idle-runs" => {
                 o.idle_runs = value()?.parse().map_err(|e| format!("--idle-runs: {e}"))?
             }
             "--bin" => o.bin = PathBuf::from(value()?),
+            "--baseline-bin" => o.baseline = Some(PathBuf::from(value()?)),
             "--work" => o.work = PathBuf::from(value()?),
             // cargo bench passes this to every bench target.
             "--bench" => {}
@@ -70,6 +92,9 @@ fn opts() -> Res<Opts> {
             "{} is missing: run `cargo build --release` first, or pass --bin",
             o.bin.display()
         ));
+    }
+    if let Some(b) = o.baseline.as_ref().filter(|b| !b.exists()) {
+        return Err(format!("--baseline-bin {} is missing", b.display()));
     }
     Ok(o)
 }
@@ -88,19 +113,19 @@ fn command(program: &Path, home: &Path, cwd: &Path) -> Command {
     c
 }
 
-/// Where the work happens: the binary and the scratch directory.
+/// Where the work happens: the binary and the scratch directory (removed when done).
 struct Env<'o> {
-    o: &'o Opts,
+    bin: &'o Path,
     dir: PathBuf,
 }
 
 impl<'o> Env<'o> {
     /// A fresh scratch directory `name` under the work directory.
-    fn new(o: &'o Opts, name: &str) -> Res<Env<'o>> {
+    fn new(o: &Opts, bin: &'o Path, name: &str) -> Res<Env<'o>> {
         let dir = o.work.join(name);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        Ok(Env { o, dir })
+        Ok(Env { bin, dir })
     }
 
     /// A bare remote with a code commit on `main`, and a clone `name` (identity `user`)
@@ -143,7 +168,7 @@ impl<'o> Env<'o> {
     }
 
     fn beads(&self, cwd: &Path, args: &[&str]) -> Res<String> {
-        self.ok(&self.o.bin, cwd, args)
+        self.ok(self.bin, cwd, args)
     }
 
     /// A clone of `remote` at `name`, identity `user`, that adopted its store.
@@ -189,11 +214,18 @@ fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// One fleet of `n` clones: its figures as a table row, and the remote's refs.
-fn fleet(o: &Opts, n: usize) -> Res<String> {
-    let env = Env::new(o, &format!("fleet-{n}"))?;
+impl Drop for Env<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// One fleet of `n` clones of `bin`, each doing `rounds` rounds: its figures as a
+/// table row, and the remote's refs.
+fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
+    let env = Env::new(o, bin, &format!("fleet-{n}"))?;
     let (remote, first) = env.remote_with_store("c0", "agent0")?;
-    for i in 0..n * o.rounds {
+    for i in 0..n * rounds {
         env.beads(&first, &["create", &format!("seed {i}")])?;
     }
     env.beads(&first, &["sync"])?;
@@ -216,17 +248,16 @@ fn fleet(o: &Opts, n: usize) -> Res<String> {
                     let mut t = Tally::default();
                     let sync = |t: &mut Tally| -> Res<()> {
                         let at = Instant::now();
-                        let out = env.run(&o.bin, c, &["sync"])?;
+                        let out = env.run(bin, c, &["sync"])?;
                         t.syncs.push(at.elapsed());
                         if !out.status.success() {
                             t.failed_syncs += 1;
                         }
                         Ok(())
                     };
-                    for round in 0..o.rounds {
+                    for round in 0..rounds {
                         sync(&mut t)?;
-                        let out =
-                            env.run(&o.bin, c, &["ready", "--claim", "--remote", "origin"])?;
+                        let out = env.run(bin, c, &["ready", "--claim", "--remote", "origin"])?;
                         let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
                         if out.status.success() && !id.is_empty() {
                             t.claimed.push(id);
@@ -256,19 +287,21 @@ fn fleet(o: &Opts, n: usize) -> Res<String> {
     }
     let claims: usize = holders.values().sum();
     let doubled = holders.values().filter(|&&k| k > 1).count();
+    let converged = converged(&env, &clones, 2 * n * rounds)?;
     let before = env.advertised(&remote)?;
-    let pruned = env.beads(&clones[0], &["remote", "prune", "--json"])?;
-    let removed = serde_json::from_str::<serde_json::Value>(&pruned)
+    // A design without `remote prune` has nothing to prune.
+    let pruned = env
+        .beads(&clones[0], &["remote", "prune", "--json"])
         .ok()
-        .and_then(|v| v["removed"].as_array().map(Vec::len))
-        .unwrap_or(0);
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+        .and_then(|v| v["removed"].as_array().map(|r| r.len().to_string()))
+        .unwrap_or_else(|| "(no prune)".into());
     let after = env.advertised(&remote)?;
     let max = syncs.iter().max().copied().unwrap_or_default();
     let count = syncs.len();
     let secs = wall.as_secs_f64();
     Ok(format!(
-        "| {n} × {} | {:.1} s | {count} ({failed} failed) | {:.1} | {claims} ({doubled} doubled) | {:.2} | {} | {} | {before} | {removed} | {after} |",
-        o.rounds,
+        "| {n} × {rounds} | {:.1} s | {count} ({failed} failed) | {:.1} | {claims} ({doubled} doubled) | {:.2} | {} | {} | {converged} | {before} | {pruned} | {after} |",
         secs,
         count as f64 / secs,
         claims as f64 / secs,
@@ -277,10 +310,39 @@ fn fleet(o: &Opts, n: usize) -> Res<String> {
     ))
 }
 
+/// After a final round (every clone syncs in turn, twice, so the first ones get the
+/// last ones' work): "yes" when every clone holds the same tree with all `beads`
+/// beads, else what differs.
+fn converged(env: &Env<'_>, clones: &[PathBuf], beads: usize) -> Res<String> {
+    let mut failed = 0;
+    for _ in 0..2 {
+        for c in clones {
+            if !env.run(env.bin, c, &["sync"])?.status.success() {
+                failed += 1;
+            }
+        }
+    }
+    let mut trees = std::collections::BTreeSet::new();
+    for c in clones {
+        trees.insert(env.git(c, &["rev-parse", "refs/beads/main^{tree}"])?);
+    }
+    let held = env
+        .git(
+            &clones[0],
+            &["ls-tree", "-r", "--name-only", "refs/beads/main", "beads/"],
+        )?
+        .lines()
+        .count();
+    Ok(match (trees.len(), held == beads, failed) {
+        (1, true, 0) => "yes".into(),
+        (t, _, f) => format!("no: {t} trees, {held} of {beads} beads, {f} failed syncs"),
+    })
+}
+
 /// On an idle remote: the median of `runs` syncs with nothing to do, and of `runs`
 /// remote-confirmed claims.
 fn idle(o: &Opts) -> Res<String> {
-    let env = Env::new(o, "idle")?;
+    let env = Env::new(o, &o.bin, "idle")?;
     let (_, c) = env.remote_with_store("c", "agent")?;
     let ids: Vec<String> = (0..o.idle_runs)
         .map(|i| {
@@ -319,18 +381,34 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!("binary: {}", o.bin.display());
-    println!(
-        "\n| clones × rounds | wall | syncs | syncs/s | claims acknowledged | claims/s | median sync | max sync | refs advertised after the run | replica refs pruned | refs after prune |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for &n in &o.clones {
-        match fleet(&o, n) {
-            Ok(row) => println!("{row}"),
-            Err(e) => println!("| {n} × {} | failed: {e} |", o.rounds),
+    let mut designs = vec![("this build", o.bin.clone())];
+    designs.extend(o.baseline.clone().map(|b| ("baseline", b)));
+    // Each clone count runs every design in turn, so both see the same load.
+    let mut rows: Vec<Vec<String>> = vec![Vec::new(); designs.len()];
+    for (i, &n) in o.clones.iter().enumerate() {
+        let rounds = o.rounds_at(i);
+        for ((label, bin), rows) in designs.iter().zip(&mut rows) {
+            let row = fleet(&o, bin, n, rounds)
+                .unwrap_or_else(|e| format!("| {n} × {rounds} | failed: {e} |"));
+            eprintln!("{label}: {row}");
+            rows.push(row);
         }
     }
-    println!("\nOn an idle remote, {} runs each:\n", o.idle_runs);
+    for ((label, bin), rows) in designs.iter().zip(rows) {
+        println!("\n{label}: {}\n", bin.display());
+        println!(
+            "| clones × rounds | wall | syncs | syncs/s | claims acknowledged | claims/s | median sync | max sync | converged | refs advertised after the run | replica refs pruned | refs after prune |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for row in rows {
+            println!("{row}");
+        }
+    }
+    println!(
+        "\nOn an idle remote ({}), {} runs each:\n",
+        o.bin.display(),
+        o.idle_runs
+    );
     println!("| operation | median | max |\n|---|---|---|");
     match idle(&o) {
         Ok(rows) => println!("{rows}"),

@@ -246,10 +246,11 @@ pub const CONFIG: &[Setting] = &[
     Setting {
         name: CLAIM_REMOTE,
         source: Source::GitConfig,
-        meaning: "The remote that confirms every claim (update --claim, ready --claim, sling), \
-                  as --remote does: a claim succeeds only once that remote holds it \
-                  (refs/beads/claims/ID), so two machines never both win one bead. --offline \
-                  claims locally instead.",
+        meaning: "The remote that confirms every claim (update --claim, ready --claim, sling) \
+                  and its end (close, release), as --remote does: a claim succeeds only once \
+                  that remote holds it (refs/beads/claims/ID), so two machines never both win \
+                  one bead, and a close or release only once the remote holds it with that \
+                  ref deleted. --offline works locally instead.",
     },
     Setting {
         name: SYNC_TIMEOUT,

@@ -203,7 +203,7 @@ fn claims_hold_over_every_transport() {
 }
 
 #[test]
-fn closing_or_releasing_deletes_the_claim_ref_at_once_or_at_the_next_sync() {
+fn closing_or_releasing_deletes_the_claim_ref_at_once_or_offline_at_the_next_sync() {
     let sb = Sandbox::new();
     let (remote, c1) = sb.remote_with_store("c1");
     c1.git(&["config", "beads.claimRemote", "origin"]);
@@ -222,14 +222,99 @@ fn closing_or_releasing_deletes_the_claim_ref_at_once_or_at_the_next_sync() {
         [format!("refs/beads/claims/{offline}")],
         "no sync needed"
     );
-    // Unreachable: the close still happens here, and the next sync deletes the ref.
-    let url = c1.git(&["remote", "get-url", "origin"]);
-    c1.git(&["remote", "set-url", "origin", "/nonexistent/remote.git"]);
-    c1.beads(&["close", &offline]);
-    c1.git(&["remote", "set-url", "origin", url.trim()]);
+    // The remote holds both: a clone that only fetches sees them.
+    let c2 = sb.clone(&remote, "c2", "bob");
+    c2.beads(&["init"]);
+    assert_eq!(shown(&c2.beads_json(&["show", &done]))["status"], "closed");
+    assert_eq!(
+        shown(&c2.beads_json(&["show", &given_back]))["status"],
+        "open"
+    );
+    // Offline: the close happens here only, and says so; the next sync deletes the ref.
+    let out = c1.beads_output(&["close", &offline, "--offline"]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("offline: only this machine knows"), "{err}");
     assert_eq!(claim_refs(&remote, &sb).len(), 1);
     c1.sync();
     assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+}
+
+/// A close or release that must be confirmed by a remote that cannot be reached
+/// changes nothing, locally or there.
+#[test]
+fn an_unreachable_remote_closes_and_releases_nothing() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let closing = c1.create("to close", &[]);
+    let releasing = c1.create("to give back", &[]);
+    c1.sync();
+    for id in [&closing, &releasing] {
+        c1.beads(&["update", id, "--claim", "--remote", "origin"]);
+    }
+    let head = c1.git(&["rev-parse", "refs/beads/main"]);
+    let url = c1.git(&["remote", "get-url", "origin"]);
+    c1.git(&["remote", "set-url", "origin", "/nonexistent/remote.git"]);
+    let (code, err) = c1.beads_fail(&["close", &closing, "--remote", "origin"]);
+    assert_eq!(code, 4, "{err}");
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let (code, err) = c1.beads_fail(&["release", &releasing]);
+    assert_eq!(code, 4, "{err}");
+    let (code, err) = c1.beads_fail(&["close", &closing]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(c1.git(&["rev-parse", "refs/beads/main"]), head);
+    for id in [&closing, &releasing] {
+        assert_eq!(
+            shown(&c1.beads_json(&["show", id]))["status"],
+            "in_progress"
+        );
+    }
+    c1.git(&["remote", "set-url", "origin", url.trim()]);
+    assert_eq!(claim_refs(&remote, &sb).len(), 2);
+    // Reachable again, the same commands go through.
+    c1.beads(&["close", &closing]);
+    c1.beads(&["release", &releasing, "--remote", "origin"]);
+    assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+}
+
+/// A release confirmed by the remote first takes in what the remote holds: a claim
+/// this clone never saw is released from its holder, and a bead finished there is
+/// not reopened.
+#[test]
+fn a_remote_release_sees_the_remote_holder_and_refuses_a_bead_finished_there() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let taken = c1.create("taken elsewhere", &[]);
+    let finished = c1.create("finished elsewhere", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c1.beads(&["update", &finished, "--claim", "--remote", "origin"]);
+    c2.sync();
+    c1.beads(&["update", &taken, "--claim", "--remote", "origin"]);
+    c1.beads(&["close", &finished, "--remote", "origin"]);
+    // bob has heard neither of the claim of `taken` nor of the close of `finished`.
+    assert_eq!(shown(&c2.beads_json(&["show", &taken]))["status"], "open");
+    c2.beads(&["release", &taken, "--remote", "origin", "-r", "stuck"]);
+    let bead = shown(&c2.beads_json(&["show", &taken])).clone();
+    assert_eq!(bead["status"], "open");
+    let comments = bead["comments"].to_string();
+    assert!(
+        comments.contains("released from alice by bob: stuck"),
+        "{comments}"
+    );
+    let (code, err) = c2.beads_fail(&["release", &finished, "--remote", "origin"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(
+        shown(&c2.beads_json(&["show", &finished]))["status"],
+        "closed"
+    );
+    assert_eq!(claim_refs(&remote, &sb), Vec::<String>::new());
+    c1.sync();
+    assert_eq!(shown(&c1.beads_json(&["show", &taken]))["status"], "open");
+    assert_eq!(
+        shown(&c1.beads_json(&["show", &finished]))["status"],
+        "closed"
+    );
 }
 
 /// A clone that has not heard of a close creates the claim ref the close deleted;

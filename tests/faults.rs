@@ -203,7 +203,7 @@ fn remote_claim_holder(repo: &Repo, remote: &Path, id: &str) -> Option<String> {
 }
 
 #[test]
-fn remote_claims_killed_at_random_moments_acknowledge_only_what_the_remote_holds() {
+fn remote_claims_and_closes_killed_at_random_moments_acknowledge_only_what_the_remote_holds() {
     let _heavy = heavy();
     let mut rng = Rng::new("remote_claims_killed_at_random_moments");
     let sb = Sandbox::new();
@@ -214,7 +214,7 @@ fn remote_claims_killed_at_random_moments_acknowledge_only_what_the_remote_holds
     a.beads(&["update", &first, "--claim", "--remote", "origin"]);
     let span_us = (t0.elapsed().as_micros() as u64).clamp(5_000, 2_000_000);
     let trials = count(10, 100);
-    let (mut acked, mut killed) = (0, 0);
+    let (mut acked, mut killed, mut closed) = (0, 0, 0);
     for trial in 0..trials {
         let (who, other) = if rng.below(2) == 0 {
             (&a, &b)
@@ -247,16 +247,46 @@ fn remote_claims_killed_at_random_moments_acknowledge_only_what_the_remote_holds
         }
         // The other clone's claim is acknowledged exactly when the remote had none.
         let theirs = beads(other, &["update", &id, "--claim", "--remote", "origin"]);
-        match held {
+        match &held {
             Some(h) => {
                 assert_eq!(theirs.status.code(), Some(3), "trial {trial}: {theirs:?}");
-                assert_eq!(h, who.user);
+                assert_eq!(*h, who.user);
             }
             None => {
                 assert!(theirs.status.success(), "trial {trial}: {theirs:?}");
                 let now = remote_claim_holder(other, &remote, &id);
                 assert_eq!(now.as_deref(), Some(other.user.as_str()), "trial {trial}");
             }
+        }
+        // The holder's close, confirmed by the remote, killed at random too: once
+        // acknowledged, the remote holds no claim ref of the bead, and a sync of the
+        // other clone brings the bead closed.
+        let (holder, watcher) = if held.is_some() {
+            (who, other)
+        } else {
+            (other, who)
+        };
+        let mut closer = holder.beads_direct();
+        closer
+            .args(["close", &id, "--remote", "origin"])
+            .process_group(0);
+        let closer = closer.spawn().expect("spawn a close");
+        let pgid = closer.id();
+        std::thread::sleep(Duration::from_micros(rng.below(span_us)));
+        reliability::kill_group(pgid);
+        let out = closer.wait_with_output().expect("close reaped");
+        reliability::wait_group(pgid);
+        if out.status.success() {
+            closed += 1;
+            assert_eq!(
+                remote_claim_holder(holder, &remote, &id),
+                None,
+                "trial {trial}"
+            );
+            assert!(beads(watcher, &["sync"]).status.success(), "trial {trial}");
+            let shown = beads(watcher, &["--json", "show", &id]);
+            let doc: Value = serde_json::from_slice(&shown.stdout).expect("show --json");
+            assert_eq!(doc[0]["status"], "closed", "trial {trial}");
         }
         for r in [&a, &b] {
             let listed = beads(r, &["--json", "list", "--all"]);
@@ -271,7 +301,10 @@ fn remote_claims_killed_at_random_moments_acknowledge_only_what_the_remote_holds
             assert_bare_fsck_clean(&a, &remote);
         }
     }
-    eprintln!("{trials} remote claims over {span_us}us: {killed} killed, {acked} acknowledged");
+    eprintln!(
+        "{trials} remote claims over {span_us}us: {killed} killed, {acked} acknowledged; \
+         {closed} remote closes acknowledged"
+    );
 }
 
 /// Fills the file system holding `dir` until not one more byte fits; returns the filler.

@@ -593,20 +593,30 @@ fn git_push_takes_the_beads_and_notes_along() {
     assert_eq!(ls("refs/notes/beads"), Some(notes));
     assert_eq!(ls("refs/heads/main"), Some(a.head()));
 
-    // A remote that has moved on is left alone, and the code push still goes through.
+    // A remote whose store has moved on keeps its main; alice's store goes to her
+    // replica ref there, and the code push goes through.
     let c = sb.clone(&remote, "c", "carol");
     c.init();
     c.create("From carol", &[]);
     c.beads(&["sync"]);
-    a.create("From alice", &[]);
+    let hers = a.create("From alice", &[]);
     let before = ls("refs/beads/main");
     a.commit_file("more.rs", "// more\n", "more work");
     let out = a.git_output(&["push", "-q", "origin", "HEAD:main"]);
     expect_success("git push", &out);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("git beads sync origin"), "{err}");
     assert_eq!(ls("refs/beads/main"), before);
     assert_eq!(ls("refs/heads/main"), Some(a.head()));
+    let replicas = a.git(&[
+        "ls-remote",
+        remote.to_str().expect("utf-8"),
+        "refs/beads/replicas/*",
+    ]);
+    assert_eq!(replicas.lines().count(), 1, "{replicas}");
+    assert!(replicas.starts_with(&a.store_head()), "{replicas}");
+    // carol's next sync takes alice's bead in and folds the replica ref.
+    c.beads(&["sync"]);
+    c.bead_json(&hers);
+    assert_eq!(ls("refs/beads/main"), Some(c.store_head()));
 }
 
 #[test]

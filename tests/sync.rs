@@ -378,6 +378,40 @@ fn fresh_clones_and_plain_git() {
     }
 }
 
+/// A clone set up before replica refs existed fetches only the store's and the notes'
+/// refs: its next sync adds the replica refs' refspec and merges the work a replica
+/// ref holds, so nothing another clone published there is missed or misread.
+#[test]
+fn a_clone_set_up_before_replica_refs_takes_them_in_at_its_next_sync() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.git(&["config", "--unset", "remote.origin.fetch", "replicas"]);
+    let before = c2.git(&["config", "--get-all", "remote.origin.fetch"]);
+    assert!(!before.contains("replicas"), "{before}");
+    // alice's new bead is on her replica ref only.
+    let hers = c1.create("published on a replica ref", &[]);
+    c1.git(&[
+        "push",
+        "-q",
+        "origin",
+        "refs/beads/main:refs/beads/replicas/r-0000000001",
+    ]);
+    c2.git(&["fetch", "-q", "origin"]);
+    let tracked = c2.git(&["for-each-ref", "refs/beads/remotes/origin/replicas/"]);
+    assert_eq!(tracked, "", "the old refspecs do not fetch replica refs");
+    let v = c2.sync();
+    assert_eq!(v["configured"], true, "{v}");
+    c2.bead_json(&hers);
+    let after = c2.git(&["config", "--get-all", "remote.origin.fetch"]);
+    assert!(
+        after.contains("+refs/beads/replicas/*:refs/beads/remotes/origin/replicas/*"),
+        "{after}"
+    );
+    let left = sb.git(&remote, &["for-each-ref", "refs/beads/replicas/"]);
+    assert_eq!(left, "", "folded into main");
+}
+
 /// A deletion on one side and an edit on the other: the tombstone wins as a
 /// state, the edit is kept, and nothing disappears.
 #[test]

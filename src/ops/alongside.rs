@@ -89,6 +89,9 @@ pub enum RefState {
     UpToDate,
     /// Pushed now.
     Pushed,
+    /// The remote's store has changes this clone has not fetched, so this clone's was
+    /// pushed to its own replica ref there, which the next sync of any clone folds in.
+    Replica,
     /// The remote has changes this clone has not fetched; nothing was pushed.
     Behind,
 }
@@ -109,8 +112,9 @@ pub struct PushedAlong {
 /// Brings remote `remote`'s beads in step with the code being pushed to it (the
 /// pre-push hook): folds what was last fetched from it (no network), then pushes
 /// `refs/beads/main` and `refs/notes/beads` with leases on what was fetched, giving
-/// up after `timeout`. A remote that has beads this clone has not fetched is left
-/// as it is (`git beads sync` merges them). Returns `None` when there is nothing to
+/// up after `timeout`. Where the remote's store has beads this clone has not fetched,
+/// its `refs/beads/main` is left as it is and the store goes to this clone's replica
+/// ref there instead (any clone's next sync merges the two). Returns `None` when there is nothing to
 /// do: no store here, or the push goes to a URL rather than a configured remote; an
 /// actor without the `sync` capability gets [`AgentError::NotPermitted`] and nothing
 /// is folded or pushed.
@@ -180,12 +184,36 @@ pub fn push_alongside(
             }
         }
     }
+    if beads == RefState::Behind && publish_replica(store, remote, local.commit, timeout)? {
+        beads = RefState::Replica;
+    }
     Ok(Some(PushedAlong {
         remote: remote.to_owned(),
         folded,
         beads,
         notes,
     }))
+}
+
+/// Pushes `head` to this clone's replica ref on `remote`, with a lease on what it held
+/// when last fetched (nobody else pushes it): the store goes along with the code even
+/// while others move `refs/beads/main`. Returns whether the remote took it.
+fn publish_replica(store: &Store, remote: &str, head: ObjectId, timeout: Duration) -> Result<bool> {
+    let me = store.replica_id()?;
+    let own = store
+        .tracked_replicas(remote)?
+        .into_iter()
+        .find_map(|(r, c)| (r == me).then_some(c));
+    if own == Some(head) {
+        return Ok(true);
+    }
+    let push = RefPush {
+        name: refs::replica_ref(&me),
+        expected: own,
+        new: Some(head),
+    };
+    let pushed = store.git().push_refs(remote, &[push], Some(timeout))?;
+    Ok(matches!(pushed.first(), Some(Pushed::Done)))
 }
 
 /// Whether `theirs` is already part of `local`'s history.

@@ -9,7 +9,7 @@ use crate::model::{
     Status, check_label, id_length_for,
 };
 use crate::store::refs::{self, RefName};
-use crate::store::{FORMAT, Meta, Store, View};
+use crate::store::{FORMAT, Meta, Store, Tx, View};
 
 /// Creates the store if it does not exist. Idempotent: on an existing store it
 /// changes nothing and reports the prefix in use (a different `prefix` is refused).
@@ -208,66 +208,79 @@ fn change_each_on(
     mut change: impl FnMut(&mut Bead) -> Result<()>,
 ) -> Result<Vec<Edited>> {
     let (beads, _) = store.transact_on(on, actor, |tx| {
-        let mut out = Vec::with_capacity(ids.len());
-        let mut finished = Vec::new();
-        let mut left = Vec::new();
-        for id in ids {
-            let before = require_live(tx, id)?;
-            let mut bead = before.clone();
-            change(&mut bead)?;
-            if bead == before {
-                out.push(Edited {
-                    bead,
-                    changed: false,
-                });
-                continue;
-            }
-            check_bead(Some(&before), &bead)?;
-            bead.touch(&actor.id, now());
-            tx.put_bead(&bead)?;
-            if !before.status.is_done() && bead.status.is_done() {
-                finished.push(bead.clone());
-            }
-            if before.assignee.is_some() && bead.assignee.is_none() {
-                // Released work leaves the hook of the agent that held it.
-                left.push(before);
-            }
-            out.push(Edited {
-                bead,
-                changed: true,
-            });
-        }
-        let changed: Vec<&Bead> = out.iter().filter(|e| e.changed).map(|e| &e.bead).collect();
-        let subject = match changed.as_slice() {
-            [] => return Ok::<_, OpError>(out),
-            [one] => format!("{verb} {}: {}", one.id, one.title),
-            many => format!(
-                "{verb} {}",
-                many.iter()
-                    .map(|b| b.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        let closed = super::molecule::advance(tx, actor, &finished)?;
-        let mut notes: Vec<String> = closed
-            .iter()
-            .map(|m| {
-                let why = m.close_reason.as_deref().unwrap_or_default();
-                format!("molecule {} closed: {why}", m.id)
-            })
-            .collect();
-        finished.extend(closed);
-        finished.extend(left);
-        notes.extend(super::session::release_finished(tx, actor, &finished)?);
-        if notes.is_empty() {
-            tx.set_message(subject);
-        } else {
-            tx.set_message(format!("{subject}\n\n{}", notes.join("\n")));
-        }
-        Ok(out)
+        change_each_in(tx, actor, ids, verb, &mut change)
     })?;
     Ok(beads)
+}
+
+/// The transaction of [`change_each_on`], on whatever state `tx` reads: a store ref,
+/// or the head a change that a remote confirms first is prepared on (see
+/// [`Store::prepare`]).
+pub(super) fn change_each_in(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    ids: &[BeadId],
+    verb: &str,
+    change: &mut dyn FnMut(&mut Bead) -> Result<()>,
+) -> Result<Vec<Edited>> {
+    let mut out = Vec::with_capacity(ids.len());
+    let mut finished = Vec::new();
+    let mut left = Vec::new();
+    for id in ids {
+        let before = require_live(tx, id)?;
+        let mut bead = before.clone();
+        change(&mut bead)?;
+        if bead == before {
+            out.push(Edited {
+                bead,
+                changed: false,
+            });
+            continue;
+        }
+        check_bead(Some(&before), &bead)?;
+        bead.touch(&actor.id, now());
+        tx.put_bead(&bead)?;
+        if !before.status.is_done() && bead.status.is_done() {
+            finished.push(bead.clone());
+        }
+        if before.assignee.is_some() && bead.assignee.is_none() {
+            // Released work leaves the hook of the agent that held it.
+            left.push(before);
+        }
+        out.push(Edited {
+            bead,
+            changed: true,
+        });
+    }
+    let changed: Vec<&Bead> = out.iter().filter(|e| e.changed).map(|e| &e.bead).collect();
+    let subject = match changed.as_slice() {
+        [] => return Ok::<_, OpError>(out),
+        [one] => format!("{verb} {}: {}", one.id, one.title),
+        many => format!(
+            "{verb} {}",
+            many.iter()
+                .map(|b| b.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let closed = super::molecule::advance(tx, actor, &finished)?;
+    let mut notes: Vec<String> = closed
+        .iter()
+        .map(|m| {
+            let why = m.close_reason.as_deref().unwrap_or_default();
+            format!("molecule {} closed: {why}", m.id)
+        })
+        .collect();
+    finished.extend(closed);
+    finished.extend(left);
+    notes.extend(super::session::release_finished(tx, actor, &finished)?);
+    if notes.is_empty() {
+        tx.set_message(subject);
+    } else {
+        tx.set_message(format!("{subject}\n\n{}", notes.join("\n")));
+    }
+    Ok(out)
 }
 
 /// What `update` should change; `None` leaves a field as it is.
@@ -464,8 +477,8 @@ fn set_status(bead: &mut Bead, status: Status) {
 /// Closes beads, with an optional reason; a bead already closed is left as it is.
 /// Closing the last unfinished step of a molecule closes the molecule in the same
 /// commit, and what closes leaves its agent's hook; wisp steps are closed on the wisp
-/// ref (see [`super::locate`]). Their claim refs on the claim remote go at once (see
-/// [`super::claim::drop_claims_now`]).
+/// ref (see [`super::locate`]). Only this clone's store changes: claim refs a remote
+/// holds for them go at its next sync (or at once with [`close_on`]).
 pub fn close(
     store: &Store,
     actor: &Actor,
@@ -474,16 +487,36 @@ pub fn close(
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     let on = super::molecule::ref_for_close(store, ids)?;
-    let closed = change_each_on(store, actor, on, ids, "close", |bead| {
+    change_each_on(store, actor, on, ids, "close", closing(reason))
+}
+
+/// [`close`], acknowledged only once `remote` holds it, with the beads' claim refs
+/// there deleted (see [`super::claim::finish_on`]). Wisp steps never leave this
+/// machine and are closed here only.
+pub fn close_on(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+    remote: &str,
+) -> Result<Vec<Edited>> {
+    permit(actor, Capability::Close)?;
+    if super::molecule::ref_for_close(store, ids)? != refs::MAIN {
+        return close(store, actor, ids, reason);
+    }
+    super::claim::finish_on(store, actor, ids, remote, "close", &mut closing(reason))
+}
+
+/// What closing does to one bead.
+fn closing(reason: Option<&str>) -> impl FnMut(&mut Bead) -> Result<()> + '_ {
+    move |bead| {
         if bead.status == Status::Closed {
             return Ok(());
         }
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
         Ok(())
-    })?;
-    super::claim::drop_claims_now(store, ids)?;
-    Ok(closed)
+    }
 }
 
 /// Reopens closed beads; a bead already open is left as it is. A reason is added to
@@ -515,8 +548,9 @@ pub fn reopen(
 
 /// Returns in-progress (or hooked) beads to the ready pool: open, with no assignee,
 /// off the holder's hook, and a comment saying who released them from whom, and why.
-/// A bead nobody holds is refused, and then nothing changes. Their claim refs on the
-/// claim remote go at once (see [`super::claim::drop_claims_now`]).
+/// A bead nobody holds is refused, and then nothing changes. Only this clone's store
+/// changes: claim refs a remote holds for them go at its next sync (or at once with
+/// [`release_on`]).
 pub fn release(
     store: &Store,
     actor: &Actor,
@@ -524,8 +558,31 @@ pub fn release(
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Claim)?;
+    change_each(store, actor, ids, "release", releasing(actor, reason))
+}
+
+/// [`release`], acknowledged only once `remote` holds it, with the beads' claim refs
+/// there deleted (see [`super::claim::finish_on`]): a bead that was finished or
+/// released there is seen so, and refused.
+pub fn release_on(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+    remote: &str,
+) -> Result<Vec<Edited>> {
+    permit(actor, Capability::Claim)?;
+    let mut change = releasing(actor, reason);
+    super::claim::finish_on(store, actor, ids, remote, "release", &mut change)
+}
+
+/// What releasing does to one bead.
+fn releasing<'a>(
+    actor: &'a Actor,
+    reason: Option<&'a str>,
+) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
     let at = now();
-    let released = change_each(store, actor, ids, "release", |bead| {
+    move |bead| {
         let held = matches!(bead.status, Status::InProgress | Status::Hooked);
         let Some(holder) = bead.assignee.take().filter(|_| held) else {
             return Err(BeadError::NotHeld {
@@ -546,9 +603,7 @@ pub fn release(
             text,
         });
         Ok(())
-    })?;
-    super::claim::drop_claims_now(store, ids)?;
-    Ok(released)
+    }
 }
 
 /// Deletes beads: each becomes a tombstone that keeps its content and syncs as a

@@ -3,11 +3,11 @@
 //! claiming one bead at once exactly one succeeds, on any git server; and their
 //! removal once the bead is finished or released.
 
-use super::sync::{SyncReport, integrate, integrate_remote, pick_remote};
+use super::sync::{SyncReport, integrate, integrate_remote, pick_remote, stale};
 use super::{OpError, Result, now};
 use crate::model::{Actor, Bead, BeadId, Status};
 use crate::settings;
-use crate::store::{ObjectId, Pushed, RefPush, Store, StoreError, refs};
+use crate::store::{ObjectId, Pushed, RefPush, Store, refs};
 
 /// How often a claim whose ref the remote still holds for a bead that is no longer
 /// held (finished or released, its ref not yet deleted) deletes that ref and tries again.
@@ -96,7 +96,7 @@ pub(crate) fn claim_on_remote(
 /// Once this clone created the claim ref of bead `id` with `commit`: brings in the
 /// remote's store and checks that the bead can still be claimed there before the
 /// claim is merged. A claim ref is deleted in the same push that publishes the close
-/// or release that freed it (see [`drop_claims_now`]), so a clone that had not heard
+/// or release that freed it (see [`finish_on`]), so a clone that had not heard
 /// of a close when it created the ref finds the bead closed here, deletes its ref
 /// again and fails with `change`'s error, as it would have without the race.
 fn hold(
@@ -187,57 +187,83 @@ pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize>
     Ok(finished.len())
 }
 
-/// Deletes at once, on the configured claim remote (`beads.claimRemote`), the claim
-/// refs of `ids` that the local store no longer holds (closed, released), rather than
-/// at the next sync. The local store goes to this clone's replica ref in the same
-/// atomic push, each ref with its lease, so whoever creates one of those claim refs
-/// next finds the bead's new state when it fetches (see [`hold`]). Without a claim
-/// remote, or without a claim ref of `ids` as last fetched, nothing goes over the
-/// network; an unreachable remote, or a ref that moved meanwhile, leaves the claim
-/// refs to the next sync, which deletes them the same way.
-pub(crate) fn drop_claims_now(store: &Store, ids: &[BeadId]) -> Result<()> {
-    let Some(remote) = store.git().config_string(settings::CLAIM_REMOTE) else {
-        return Ok(());
-    };
-    let remote = remote.trim();
-    let tracked = |store: &Store| -> Result<Vec<(String, ObjectId)>> {
-        Ok(store
+/// Changes beads `ids` with `change` (a close, a release: see
+/// [`super::beads::change_each_in`]) once `remote` holds the change.
+///
+/// The remote's store is fetched and merged first, and so are the claims it holds of
+/// `ids`, so that a bead finished, released or taken there is seen as it is there.
+/// The change is then committed on the local head without moving it (see
+/// [`Store::prepare`]) and pushed to this clone's replica ref on `remote`, in one
+/// atomic push with the deletion of the claim refs it frees, each ref with its lease;
+/// whoever creates one of those claim refs next finds the bead's new state when it
+/// fetches (see [`hold`]). Only once that push went through does the local store
+/// merge the change. An unreachable remote is a store error, and nothing changes; a
+/// ref that moved meanwhile makes it start again, a few times.
+pub(crate) fn finish_on(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    remote: &str,
+    verb: &str,
+    change: &mut dyn FnMut(&mut Bead) -> Result<()>,
+) -> Result<Vec<super::Edited>> {
+    let mut last = String::new();
+    for _ in 0..STALE_CLAIM_TRIES {
+        let mut report = SyncReport::empty(remote, false);
+        let main = store.fetch_beads(remote, false)?;
+        integrate_remote(store, actor, remote, main, &mut report)?;
+        let held: Vec<_> = store
             .tracked_claims(remote)?
             .into_iter()
             .filter(|(claim, _)| ids.iter().any(|id| id.as_str() == claim))
-            .collect())
-    };
-    if store.git().check_remote(remote).is_err() || tracked(store)?.is_empty() {
-        return Ok(());
-    }
-    let pushed = (|| -> Result<()> {
-        let main = store.fetch_beads(remote, false)?;
+            .collect();
         let head = store.require_head()?;
-        let finished = finished_claims(&head, store, tracked(store)?)?;
-        if finished.is_empty() {
-            return Ok(());
+        let commits: Vec<_> = held.iter().map(|(_, c)| *c).collect();
+        for (commit, merged) in commits.iter().zip(store.in_history(head.commit, &commits)?) {
+            if !merged {
+                merge_claim(store, actor, remote, *commit)?;
+            }
         }
+        let (edited, prepared) = store.prepare(actor, |tx| {
+            super::beads::change_each_in(tx, actor, ids, verb, change)
+        })?;
+        let after = match prepared {
+            Some(commit) => crate::store::Head {
+                commit,
+                tree: store.commit_tree(commit)?,
+            },
+            None => store.require_head()?,
+        };
+        let mut pushes = Vec::new();
         let me = store.replica_id()?;
         let own = store
             .tracked_replicas(remote)?
             .into_iter()
-            .find(|(r, _)| *r == me);
-        let mut pushes = Vec::with_capacity(finished.len() + 1);
-        if main != Some(head.commit) {
+            .find_map(|(r, c)| (r == me).then_some(c));
+        if main != Some(after.commit) && own != Some(after.commit) {
             pushes.push(RefPush {
                 name: refs::replica_ref(&me),
-                expected: own.map(|(_, c)| c),
-                new: Some(head.commit),
+                expected: own,
+                new: Some(after.commit),
             });
         }
-        pushes.extend(claim_deletions(&finished));
-        store.push_beads(remote, &pushes, false)?;
-        Ok(())
-    })();
-    match pushed {
-        Err(OpError::Store(StoreError::Remote(_))) => Ok(()),
-        other => other,
+        pushes.extend(claim_deletions(&finished_claims(&after, store, held)?));
+        if !pushes.is_empty()
+            && let Some(reason) = stale(store.push_beads(remote, &pushes, false)?)
+        {
+            last = reason;
+            continue;
+        }
+        if let Some(commit) = prepared {
+            merge_claim(store, actor, remote, commit)?;
+        }
+        return Ok(edited);
     }
+    Err(super::SyncError::Moved {
+        remote: remote.to_owned(),
+        reason: last,
+    }
+    .into())
 }
 
 /// The claims of `claims` (bead id, commit) that the store at `head` holds and whose

@@ -43,9 +43,9 @@ pub use alongside::{
     push_alongside,
 };
 pub use beads::{
-    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_replaced,
-    create, create_preview, delete, init, relate, release, remove_dependency, remove_label, reopen,
-    update,
+    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
+    close_replaced, create, create_preview, delete, init, relate, release, release_on,
+    remove_dependency, remove_label, reopen, update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting};

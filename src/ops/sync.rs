@@ -491,7 +491,7 @@ pub fn prune_remote(store: &Store, remote: Option<&str>) -> Result<RemotePruned>
 }
 
 /// Why a push did not go through: `None` when every ref of it did.
-fn stale(pushed: Vec<Pushed>) -> Option<String> {
+pub(super) fn stale(pushed: Vec<Pushed>) -> Option<String> {
     pushed.into_iter().find_map(|p| match p {
         Pushed::Done => None,
         Pushed::Stale(reason) => Some(reason),

@@ -133,6 +133,46 @@ impl Store {
         Err(StoreError::Contended(name.to_string()).into())
     }
 
+    /// Runs `op` as [`Store::transact`] would, on `refs/beads/main` as it is now, but
+    /// only writes the commit, moving no ref: what a change that a remote must confirm
+    /// first pushes there, before the local store merges it. Returns `op`'s value and
+    /// the commit (its parent the head it read), or `None` when `op` staged nothing.
+    pub fn prepare<T, E>(
+        &self,
+        actor: &Actor,
+        op: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<(T, Option<ObjectId>), E>
+    where
+        E: From<StoreError>,
+    {
+        // With the lock held, the queued commits are in the ref: the head is the newest.
+        let lock = self.write_lock()?;
+        let head = self.head()?;
+        drop(lock);
+        let mut work = self.buffered();
+        let mut tx = Tx {
+            view: View {
+                store: &work,
+                ref_name: refs::MAIN,
+                head,
+                writes: BTreeMap::new(),
+                index: OnceCell::new(),
+                queued: false,
+            },
+            message: String::new(),
+        };
+        let value = op(&mut tx)?;
+        let (writes, message) = (tx.view.writes, tx.message);
+        if writes.is_empty() {
+            return Ok((value, None));
+        }
+        let tree = work.write_tree(head.map(|h| h.tree), &writes)?;
+        let parents: Vec<ObjectId> = head.map(|h| h.commit).into_iter().collect();
+        let commit = work.write_commit(tree, &parents, actor, &message)?;
+        self.write_buffered(&mut work)?;
+        Ok((value, Some(commit)))
+    }
+
     /// Takes the repository's write lock (shared by every worktree), blocking until it
     /// is ours, with every queued commit flushed to its ref: the holder may move refs
     /// by itself.

@@ -416,16 +416,18 @@ impl From<Format> for crate::ops::DataFormat {
     }
 }
 
-/// Where a claim is confirmed: the flags `update --claim`, `ready --claim` and
-/// `sling` share.
+/// Where a claim, or its end, is confirmed: the flags `update --claim`, `ready
+/// --claim`, `sling`, `close` and `release` share.
 #[derive(clap::Args, Debug, Default)]
 pub struct ClaimArgs {
-    /// Claim only once REMOTE holds the claim, so no other machine can win the bead
-    /// too (default: the beads.claimRemote config key's remote, if set).
+    /// Answer only once REMOTE holds it: a claim there, so no other machine can win the
+    /// bead too; a close or release with the bead's claim ref there deleted (default:
+    /// the beads.claimRemote config key's remote, if set).
     #[arg(long, value_name = "REMOTE", conflicts_with = "offline")]
     pub remote: Option<String>,
-    /// Claim on this machine only, even with beads.claimRemote set: another machine
-    /// may claim the bead too, and a later sync records the contest in conflicts:.
+    /// Work on this machine only, even with beads.claimRemote set: another machine may
+    /// claim the bead too (a later sync records the contest in conflicts:), and a claim
+    /// ref a close or release frees stays on the remote until a sync.
     #[arg(long)]
     pub offline: bool,
 }
@@ -443,13 +445,29 @@ impl ClaimArgs {
         ))
     }
 
-    /// The remote to confirm the claim on, if any; says so when a claim is offline.
+    /// The remote to confirm a claim on, if any; says so when a claim is offline.
     pub fn remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
+        self.remote_or(
+            ctx,
+            out,
+            "claiming offline: another machine may claim it too, and a sync will contest it",
+        )
+    }
+
+    /// The remote to confirm the end of a claim on (`close`, `release`), if any; says
+    /// so when it is offline.
+    pub fn finish_remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
+        self.remote_or(
+            ctx,
+            out,
+            "offline: only this machine knows; a sync publishes it and frees the claim on the remote",
+        )
+    }
+
+    fn remote_or(&self, ctx: &Ctx, out: &Out, offline: &str) -> Result<Option<String>, CliError> {
         let remote = ops::claim_remote(&ctx.store, self.remote.as_deref(), self.offline)?;
         if self.offline {
-            out.note(
-                "claiming offline: another machine may claim it too, and a sync will contest it",
-            );
+            out.note(offline);
         }
         Ok(remote)
     }

@@ -89,6 +89,9 @@ pub struct CloseArgs {
     /// Then claim the next ready bead, atomically, and say which (on stderr).
     #[arg(long = "claim-next", conflicts_with = "suggest_next")]
     pub claim_next: bool,
+    /// Where the close (and the next claim) is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Arguments of `reopen`.
@@ -126,6 +129,9 @@ pub struct ReleaseArgs {
     /// Why (recorded in a comment on each bead, with who released it from whom).
     #[arg(short, long)]
     pub reason: Option<String>,
+    /// Where the release is confirmed.
+    #[command(flatten)]
+    pub at: super::ClaimArgs,
 }
 
 /// Reports what `verb` did to each bead, and which of them already were so.
@@ -206,14 +212,22 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
         Some(path) => Some(super::read_text(path)?.trim_end().to_owned()),
         None => a.reason,
     };
-    let beads = ops::close(&ctx.store, &actor, &ids, reason.as_deref())?;
+    let remote = a.at.finish_remote(ctx, out)?;
+    let beads = match &remote {
+        Some(r) => ops::close_on(&ctx.store, &actor, &ids, reason.as_deref(), r)?,
+        None => ops::close(&ctx.store, &actor, &ids, reason.as_deref())?,
+    };
     report(ctx, out, beads, "closed")?;
     let next = ops::ListFilter {
         limit: 1,
         ..ops::ListFilter::default()
     };
     if a.claim_next {
-        match ops::ready_claim(&ctx.store, &actor, &next)? {
+        let claimed = match &remote {
+            Some(r) => ops::ready_claim_on(&ctx.store, &actor, &next, r)?,
+            None => ops::ready_claim(&ctx.store, &actor, &next)?,
+        };
+        match claimed {
             Some(b) => out.note(format!("claimed {}: {}", b.id, b.title)),
             None => out.note("nothing is ready next"),
         }
@@ -477,6 +491,10 @@ pub fn note(ctx: &Ctx, a: NoteArgs, out: &mut Out) -> Result<(), CliError> {
 /// Runs `release`.
 pub fn release(ctx: &Ctx, a: ReleaseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let beads = ops::release(&ctx.store, &actor, &a.ids, a.reason.as_deref())?;
+    let reason = a.reason.as_deref();
+    let beads = match a.at.finish_remote(ctx, out)? {
+        Some(r) => ops::release_on(&ctx.store, &actor, &a.ids, reason, &r)?,
+        None => ops::release(&ctx.store, &actor, &a.ids, reason)?,
+    };
     report(ctx, out, beads, "released")
 }

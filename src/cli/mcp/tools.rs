@@ -709,7 +709,10 @@ fn update(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 fn close(ctx: &Ctx, a: &Args<'_>) -> Outcome {
     let actor = ctx.acting()?;
     let id = a.required_bead(ctx, "id")?;
-    let edited = ops::close(&ctx.store, &actor, &[id], a.text("reason"))?;
+    let edited = match ops::claim_remote(&ctx.store, None, false)? {
+        Some(remote) => ops::close_on(&ctx.store, &actor, &[id], a.text("reason"), &remote)?,
+        None => ops::close(&ctx.store, &actor, &[id], a.text("reason"))?,
+    };
     beads(ctx, edited.into_iter().map(|e| e.bead).collect())
 }
 
