@@ -613,3 +613,137 @@ fn a_crashed_session_on_a_gas_town_molecule_resumes_at_its_step() {
     assert!(text.contains("CRASHED"), "{text}");
     assert!(text.contains(&second), "prime names the step:\n{text}");
 }
+
+const OVERLAID: &str = r#"formula = "overlaid"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+description = "Run the build."
+
+[[steps]]
+id = "submit-review"
+title = "Submit the review"
+description = "Post the review to GitHub."
+needs = ["build"]
+
+[[steps]]
+id = "notify"
+title = "Notify"
+needs = ["submit-review"]
+"#;
+
+#[test]
+fn a_formula_overlay_replaces_appends_and_skips_steps_the_repository_one_winning() {
+    let (sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/overlaid.formula.toml"),
+        OVERLAID,
+    );
+    let user = sb
+        .path()
+        .join(".config/git-beads/formula-overlays/overlaid.toml");
+    write_file(
+        &user,
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"replace\"\ndescription = \"The user's build.\"\n",
+    );
+    let c = cook(&repo, "overlaid", &[]);
+    assert_eq!(step(&c, "build")["description"], "The user's build.");
+    write_file(
+        &repo.path.join(".beads/formula-overlays/overlaid.toml"),
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"append\"\ndescription = \"Also run the integration tests.\"\n\n[[step-overrides]]\nstep_id = \"submit-review\"\nmode = \"skip\"\n\n[[step-overrides]]\nstep_id = \"renamed-away\"\nmode = \"skip\"\n",
+    );
+    let c = cook(&repo, "overlaid", &[]);
+    assert_eq!(
+        step(&c, "build")["description"],
+        "Run the build.\nAlso run the integration tests.",
+        "the repository's overlay replaces the user's whole"
+    );
+    assert_eq!(keys(&c), ["build", "notify"]);
+    assert_eq!(
+        strs(&step(&c, "notify")["needs"]),
+        ["build"],
+        "what needed the skipped step needs what it needed"
+    );
+    assert_eq!(strs(&c["stale_overrides"]), ["renamed-away"]);
+    let poured = pour(&repo, "overlaid", &[]);
+    assert_eq!(poured["steps"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        poured["steps"][0]["description"],
+        "Run the build.\nAlso run the integration tests."
+    );
+    write_file(
+        &repo.path.join(".beads/formula-overlays/overlaid.toml"),
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"rewrite\"\n",
+    );
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["mol", "pour", "overlaid"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(".beads/formula-overlays/overlaid.toml:3"),
+        "{err}"
+    );
+    assert_eq!(repo.store_head(), before, "a bad overlay pours nothing");
+}
+
+const POINTCUTS: &str = r#"formula = "audited"
+version = 1
+type = "aspect"
+
+[[advice]]
+target = "*"
+[advice.before]
+id = "{step.id}-check"
+title = "Check before {step.title}"
+
+[[pointcuts]]
+type = "bug"
+
+[[pointcuts]]
+label = "risky"
+"#;
+
+const POINTED: &str = r#"formula = "pointed"
+version = 1
+
+[compose]
+aspects = ["audited"]
+
+[[steps]]
+id = "fix"
+title = "Fix"
+type = "bug"
+
+[[steps]]
+id = "refactor"
+title = "Refactor"
+labels = ["risky"]
+needs = ["fix"]
+
+[[steps]]
+id = "docs"
+title = "Docs"
+needs = ["refactor"]
+"#;
+
+#[test]
+fn an_aspects_pointcuts_select_its_targets_by_type_and_label() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/audited.formula.toml"),
+        POINTCUTS,
+    );
+    write_file(
+        &repo.path.join(".beads/formulas/pointed.formula.toml"),
+        POINTED,
+    );
+    let c = cook(&repo, "pointed", &[]);
+    assert_eq!(
+        keys(&c),
+        ["fix-check", "fix", "refactor-check", "refactor", "docs"],
+        "the bug and the risky step are advised, the docs step is not"
+    );
+    assert_eq!(strs(&step(&c, "refactor-check")["needs"]), ["fix"]);
+    assert_eq!(strs(&step(&c, "refactor")["needs"]), ["refactor-check"]);
+}

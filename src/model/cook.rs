@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::bd_formula::{AdviceStep, BdFormula, BdStep, Gate};
+use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, Pointcut};
 use super::bead::BeadType;
 use super::formula::{FormulaError, Problem, Rendered, RenderedStep, is_formula_name, step_line};
+use super::overlay::Overlay;
 
 /// How deep `extends` and expansions may nest before cooking gives up.
 const MAX_DEPTH: usize = 16;
@@ -40,6 +41,9 @@ pub struct Cooked {
     pub steps: Vec<CookedStep>,
     /// What the formula expects that has no meaning here, one line each.
     pub expected: Vec<String>,
+    /// The step ids an overlay names that are not steps of the formula (stale
+    /// overrides, which changed nothing).
+    pub stale_overrides: Vec<String>,
 }
 
 /// One step of a [`Cooked`] formula.
@@ -222,13 +226,16 @@ impl BdFormula {
 /// Where cooking finds the formulas a formula names.
 pub type Lookup<'a> = dyn Fn(&str) -> Option<BdFormula> + 'a;
 
-/// Cooks `f` with variable values `given`, finding named formulas with `lookup`.
+/// Cooks `f` with variable values `given`, finding named formulas with `lookup`;
+/// `overlay` changes its steps (after `extends`) before anything else.
 pub fn cook(
     f: &BdFormula,
     given: &BTreeMap<String, String>,
     lookup: &Lookup<'_>,
+    overlay: Option<&Overlay>,
 ) -> Result<Cooked, CookError> {
-    let f = resolve(f, lookup, 0)?;
+    let mut f = resolve(f, lookup, 0)?;
+    let stale = overlay.map(|o| o.apply(&mut f)).unwrap_or_default();
     let values = values(&f, given)?;
     let mut cook = Cooking {
         lookup,
@@ -242,19 +249,21 @@ pub fn cook(
     cook.expansions(&f, &mut steps, 0)?;
     branches(&f, &mut steps);
     if f.kind() != "aspect" {
-        let mut advice = f.advice.clone();
+        apply_advice(&f.advice, &f.pointcuts, &mut steps);
         for name in f.compose.iter().flat_map(|c| &c.aspects) {
             let aspect = lookup(name).ok_or_else(|| CookError::Missing {
                 name: name.clone(),
                 by: format!("compose.aspects of {}", f.formula),
             })?;
-            advice.extend(resolve(&aspect, lookup, 1)?.advice);
+            let aspect = resolve(&aspect, lookup, 1)?;
+            apply_advice(&aspect.advice, &aspect.pointcuts, &mut steps);
         }
-        apply_advice(&advice, &mut steps);
     }
     gates(&mut steps);
     let removed = cook.removed;
-    finish(&f, steps, values, &removed)
+    let mut cooked = finish(&f, steps, values, &removed)?;
+    cooked.stale_overrides = stale;
+    Ok(cooked)
 }
 
 /// `f` with its `extends` folded in: the parents' variables, steps and rules first,
@@ -320,7 +329,7 @@ fn merge_into(into: &mut BdFormula, from: BdFormula) {
 /// (its own or a parent's) that has no default.
 pub fn trial_cook(f: &BdFormula, lookup: &Lookup<'_>) -> Result<Cooked, CookError> {
     let given = sample_values(&resolve(f, lookup, 0)?);
-    cook(f, &given, lookup)
+    cook(f, &given, lookup, None)
 }
 
 /// A value for each required variable without a default, for a trial cook: the
@@ -664,7 +673,7 @@ impl Cooking<'_, '_> {
                     ..BdStep::default()
                 });
             }
-            apply_advice(&f.advice, &mut stand_ins);
+            apply_advice(&f.advice, &f.pointcuts, &mut stand_ins);
             return Ok(stand_ins);
         }
         Ok(steps)
@@ -1055,14 +1064,32 @@ fn advice_step(a: &AdviceStep, target: &BdStep) -> BdStep {
     }
 }
 
-/// Applies advice: for each step its target glob matches, `before` steps in a chain
-/// before it (taking its needs), `after` steps in a chain after it (what needed it
-/// needs the last of them).
-fn apply_advice(advice: &[super::bd_formula::Advice], steps: &mut Vec<BdStep>) {
+/// Whether step `s` is one an aspect's `pointcuts` select (bd's `MatchAnyPointcut`):
+/// every step when there are none; else a step that some pointcut matches in each of
+/// the glob over its id, its type and one of its labels that the pointcut gives.
+fn selected(pointcuts: &[Pointcut], s: &BdStep) -> bool {
+    pointcuts.is_empty()
+        || pointcuts.iter().any(|p| {
+            p.glob.as_deref().is_none_or(|g| glob_match(g, &s.id))
+                && p.kind
+                    .as_deref()
+                    .is_none_or(|k| s.kind.as_deref() == Some(k))
+                && p.label.as_ref().is_none_or(|l| s.labels.contains(l))
+        })
+}
+
+/// Applies advice: for each step its target glob matches (among those the pointcuts
+/// select), `before` steps in a chain before it (taking its needs), `after` steps in a
+/// chain after it (what needed it needs the last of them).
+fn apply_advice(advice: &[Advice], pointcuts: &[Pointcut], steps: &mut Vec<BdStep>) {
     for rule in advice {
         let targets: Vec<String> = steps
             .iter()
-            .filter(|s| glob_match(&rule.target, &s.id) && !s.metadata.contains_key("advice_for"))
+            .filter(|s| {
+                glob_match(&rule.target, &s.id)
+                    && !s.metadata.contains_key("advice_for")
+                    && selected(pointcuts, s)
+            })
             .map(|s| s.id.clone())
             .collect();
         for t in targets {
@@ -1347,6 +1374,7 @@ fn finish(
         values,
         steps: cooked,
         expected,
+        stale_overrides: Vec::new(),
     })
 }
 
@@ -1472,7 +1500,7 @@ mod tests {
             "formula = \"l\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n[[steps]]\nid = \"w\"\ntitle = \"W\"\nneeds = [\"a\"]\n[steps.loop]\ncount = 2\n[[steps.loop.body]]\nid = \"x\"\ntitle = \"X\"\n[[steps.loop.body]]\nid = \"y\"\ntitle = \"Y\"\nneeds = [\"x\"]\n[[steps]]\nid = \"z\"\ntitle = \"Z\"\nneeds = [\"w\"]\n",
         )
         .expect("parses");
-        let c = cook(&f, &BTreeMap::new(), &none).expect("cooks");
+        let c = cook(&f, &BTreeMap::new(), &none, None).expect("cooks");
         let keys: Vec<&str> = c.steps.iter().map(|s| s.key.as_str()).collect();
         assert_eq!(
             keys,

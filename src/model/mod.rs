@@ -11,6 +11,7 @@ pub mod doc;
 mod formula;
 mod id;
 mod mail;
+mod overlay;
 mod provenance;
 mod session;
 mod template;
@@ -44,6 +45,7 @@ pub use id::{
     BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for, is_device_name,
 };
 pub use mail::{Delivery, Message};
+pub use overlay::{Overlay, OverrideMode, StepOverride};
 pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,
 };

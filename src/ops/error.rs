@@ -592,6 +592,9 @@ pub enum FormulaError {
     /// The formula file named could not be read.
     #[error("formula file {0}")]
     File(model::Problem),
+    /// A formula overlay could not be read.
+    #[error("formula overlay {0}")]
+    Overlay(model::Problem),
     /// The formula has problems.
     #[error("formula {name} is not valid:\n  {}", joined(.problems, "\n  "))]
     NotValid {
@@ -622,6 +625,7 @@ impl FormulaError {
         match self {
             FormulaError::NotFound { .. } => ErrorKind::NotFound,
             FormulaError::File(_)
+            | FormulaError::Overlay(_)
             | FormulaError::NotValid { .. }
             | FormulaError::Render(_)
             | FormulaError::Cook(_)
