@@ -747,3 +747,229 @@ fn an_aspects_pointcuts_select_its_targets_by_type_and_label() {
     assert_eq!(strs(&step(&c, "refactor-check")["needs"]), ["fix"]);
     assert_eq!(strs(&step(&c, "refactor")["needs"]), ["refactor-check"]);
 }
+
+const TWO_STEPS: &str = r#"formula = "two-steps"
+version = 1
+
+[vars.what]
+default = "it"
+
+[[steps]]
+id = "first"
+title = "First {{what}}"
+
+[[steps]]
+id = "second"
+title = "Second {{what}}"
+needs = ["first"]
+"#;
+
+const FOLLOW_UP: &str = r#"formula = "follow-up"
+version = 1
+
+[[steps]]
+id = "check"
+title = "Check the result"
+"#;
+
+/// The first bead of `show ID` in full.
+fn shown(repo: &Repo, id: &str) -> Value {
+    common::items(&repo.beads_json(&["show", id]))[0].clone()
+}
+
+/// The ids of the steps of molecule `mol` that can be worked now.
+fn current(repo: &Repo, mol: &str) -> Vec<String> {
+    repo.beads_json(&["mol", "current", mol])["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+fn bonding_repo() -> (Sandbox, Repo) {
+    let (sb, repo) = Sandbox::with_store();
+    for (name, text) in [("two-steps", TWO_STEPS), ("follow-up", FOLLOW_UP)] {
+        write_file(
+            &repo
+                .path
+                .join(format!(".beads/formulas/{name}.formula.toml")),
+            text,
+        );
+    }
+    (sb, repo)
+}
+
+#[test]
+fn mol_bond_pours_a_formula_after_a_molecule_and_links_molecules_without_cycles() {
+    let (_sb, repo) = bonding_repo();
+    let a = pour(&repo, "two-steps", &[])["molecule"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let bonded = repo.beads_json(&["mol", "bond", "follow-up", &a]);
+    assert_eq!(bonded["result_id"], a.as_str(), "{bonded}");
+    assert_eq!(bonded["bond_type"], "sequential");
+    let b = bonded["bonded"].as_str().expect("id").to_owned();
+    assert_eq!(bonded["spawned"], 2);
+    assert!(
+        common::dep_pairs(&shown(&repo, &b)).contains(&(a.clone(), "blocks".to_owned())),
+        "a sequential bond waits for the molecule"
+    );
+    assert!(current(&repo, &b).is_empty(), "held until {a} is done");
+    repo.beads(&["close", &format!("{a}.1")]);
+    repo.beads(&["close", &format!("{a}.2")]);
+    assert_eq!(current(&repo, &b), [format!("{b}.1")]);
+
+    let c = pour(&repo, "two-steps", &[])["molecule"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let linked = repo.beads_json(&["mol", "bond", &b, &c, "--type", "parallel"]);
+    assert_eq!(linked["bonded"], c.as_str());
+    assert!(common::dep_pairs(&shown(&repo, &c)).contains(&(b.clone(), "parent-child".to_owned())));
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["mol", "bond", &c, &b]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("cycle"), "{err}");
+    let (code, err) = repo.beads_fail(&["mol", "bond", "two-steps", "follow-up"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("both formulas"), "{err}");
+    assert_eq!(repo.store_head(), before, "refused bonds change nothing");
+}
+
+#[test]
+fn pour_and_wisp_attach_formulas_in_the_same_commit() {
+    let (_sb, repo) = bonding_repo();
+    let commits = repo.commit_count("refs/beads/main");
+    let poured = repo.beads_json(&[
+        "mol",
+        "pour",
+        "two-steps",
+        "--var",
+        "what=x",
+        "--attach",
+        "follow-up",
+    ]);
+    assert_eq!(repo.commit_count("refs/beads/main"), commits + 1);
+    let mol = poured["molecule"]["id"].as_str().expect("id");
+    let attached = &poured["attached"][0];
+    assert_eq!(attached["steps"].as_array().map(Vec::len), Some(1));
+    assert!(
+        common::dep_pairs(&attached["molecule"]).contains(&(mol.to_owned(), "blocks".to_owned())),
+        "{attached}"
+    );
+    let wisp = repo.beads_json(&[
+        "mol",
+        "wisp",
+        "two-steps",
+        "--attach",
+        "follow-up",
+        "--attach-type",
+        "parallel",
+    ]);
+    let w = wisp["molecule"]["id"].as_str().expect("id");
+    assert_eq!(wisp["attached"][0]["ref"], "refs/beads/local/wisps");
+    assert!(
+        common::dep_pairs(&wisp["attached"][0]["molecule"])
+            .contains(&(w.to_owned(), "parent-child".to_owned()))
+    );
+}
+
+const PATROL: &str = r#"formula = "patrol"
+version = 1
+
+[vars.rig]
+default = "main-rig"
+
+[[steps]]
+id = "survey"
+title = "Survey the workers"
+
+[steps.on_complete]
+for_each = "output.workers"
+bond = "arm"
+[steps.on_complete.vars]
+worker = "{item.name}"
+rig = "{{rig}}"
+
+[[steps]]
+id = "first-back"
+title = "Take the first report"
+needs = ["survey"]
+waits_for = "any-children"
+
+[[steps]]
+id = "all-back"
+title = "Aggregate every report"
+needs = ["survey"]
+waits_for = "all-children"
+"#;
+
+const ARM: &str = r#"formula = "arm"
+version = 1
+
+[vars.worker]
+required = true
+
+[vars.rig]
+required = true
+
+[[steps]]
+id = "capture"
+title = "Capture {{worker}} on {{rig}}"
+
+[[steps]]
+id = "report"
+title = "Report {{worker}}"
+needs = ["capture"]
+"#;
+
+#[test]
+fn on_complete_bonds_a_formula_per_output_item_and_waits_for_holds_until_children_close() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/patrol.formula.toml"),
+        PATROL,
+    );
+    write_file(&repo.path.join(".beads/formulas/arm.formula.toml"), ARM);
+    let c = cook(&repo, "patrol", &[]);
+    let poured = pour(&repo, "patrol", &[]);
+    let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+    let id_of = |key: &str| poured_id(&c, &poured, key);
+    let (survey, first, all) = (id_of("survey"), id_of("first-back"), id_of("all-back"));
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["close", &survey]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("output.workers"), "{err}");
+    assert_eq!(repo.store_head(), before, "a refused close changes nothing");
+
+    repo.beads(&[
+        "close",
+        &survey,
+        "--output",
+        r#"{"workers": [{"name": "ace"}, {"name": "bo"}]}"#,
+    ]);
+    let bonded = strs(&shown(&repo, &survey)["extra"]["bonded"]);
+    assert_eq!(bonded.len(), 2, "one arm per worker");
+    let arm = shown(&repo, &bonded[0]);
+    assert_eq!(arm["title"], "arm");
+    assert!(common::dep_pairs(&arm).contains(&(survey.clone(), "parent-child".to_owned())));
+    let capture = shown(&repo, &format!("{}.1", bonded[0]));
+    assert_eq!(capture["title"], "Capture ace on main-rig");
+    assert!(
+        current(&repo, &mol).is_empty(),
+        "both waits hold while every arm is open"
+    );
+
+    repo.beads(&["close", &format!("{}.1", bonded[0])]);
+    repo.beads(&["close", &format!("{}.2", bonded[0])]);
+    assert_eq!(
+        current(&repo, &mol),
+        std::slice::from_ref(&first),
+        "any-children: the first arm done releases it; all-children still waits"
+    );
+    repo.beads(&["close", &format!("{}.1", bonded[1])]);
+    repo.beads(&["close", &format!("{}.2", bonded[1])]);
+    assert_eq!(current(&repo, &mol), [first, all]);
+}

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, Pointcut};
+use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, OnComplete, Pointcut};
 use super::bead::BeadType;
 use super::formula::{FormulaError, Problem, Rendered, RenderedStep, is_formula_name, step_line};
 use super::overlay::Overlay;
@@ -31,6 +31,8 @@ pub struct Cooked {
     pub kind: String,
     /// Its phase (`vapor` for a formula meant to run as a wisp).
     pub phase: Option<String>,
+    /// Whether its steps are poured as beads (`pour`, as written).
+    pub pour: Option<bool>,
     /// The molecule's title.
     pub title: String,
     /// The molecule's description.
@@ -73,6 +75,8 @@ pub struct CookedStep {
     pub gate: Option<Gate>,
     /// The condition that let it in, as written.
     pub condition: Option<String>,
+    /// What happens when it closes: a formula bonded for each item of its output.
+    pub on_complete: Option<OnComplete>,
     /// The positions (in [`Cooked::steps`]) of the steps it needs, each before it.
     pub needs: Vec<usize>,
     /// What it expects that has no meaning here, one line each.
@@ -217,6 +221,30 @@ impl BdFormula {
                     problem: format!("has a condition that does not parse: {c:?}"),
                 });
             }
+            if let Some(w) = &s.waits_for
+                && parse_waits_for(w).is_none()
+            {
+                out.push(CookError::Step {
+                    step: s.id.clone(),
+                    problem: format!(
+                        "has waits_for {w:?} (write all-children, any-children or children-of(step))"
+                    ),
+                });
+            }
+            if let Some(o) = &s.on_complete {
+                let problem = match (&o.for_each, &o.bond) {
+                    (Some(_), None) => Some("has on_complete.for_each without bond".to_owned()),
+                    (None, Some(_)) => Some("has on_complete.bond without for_each".to_owned()),
+                    (Some(p), Some(_)) if !p.starts_with("output.") => Some(format!(
+                        "has on_complete.for_each {p:?}, which must start with \"output.\""
+                    )),
+                    _ => None,
+                };
+                out.extend(problem.map(|problem| CookError::Step {
+                    step: s.id.clone(),
+                    problem,
+                }));
+            }
             stack.extend(&s.children);
         }
         out
@@ -245,6 +273,7 @@ pub fn cook(
     let mut steps = cook.top_steps(&f)?;
     steps = cook.conditions(steps)?;
     steps = cook.loops(steps, 0)?;
+    waits(&mut steps)?;
     let mut steps = flatten(steps);
     cook.expansions(&f, &mut steps, 0)?;
     branches(&f, &mut steps);
@@ -976,6 +1005,47 @@ fn rewire(s: &mut BdStep, old: &str, instead: &[String]) {
     }
 }
 
+/// bd's `waits_for`: `all-children`, `any-children` or `children-of(step)`, as the
+/// gate and the step named; `None` for another value.
+fn parse_waits_for(value: &str) -> Option<(&'static str, Option<&str>)> {
+    match value {
+        "all-children" => Some(("all-children", None)),
+        "any-children" => Some(("any-children", None)),
+        other => {
+            let step = other.strip_prefix("children-of(")?.strip_suffix(')')?;
+            (!step.is_empty()).then_some(("all-children", Some(step)))
+        }
+    }
+}
+
+/// Records each `waits_for` as `metadata.waits_for` = {gate, spawner}: the spawner is
+/// the step `children-of` names, else the first step it needs (as bd infers it), else
+/// the step itself when it has children.
+fn waits(steps: &mut [BdStep]) -> Result<(), CookError> {
+    for s in steps {
+        if let Some(w) = &s.waits_for {
+            let (gate, named) = parse_waits_for(w).ok_or_else(|| CookError::Step {
+                step: s.id.clone(),
+                problem: format!(
+                    "has waits_for {w:?} (write all-children, any-children or children-of(step))"
+                ),
+            })?;
+            let spawner = named
+                .map(str::to_owned)
+                .or_else(|| s.needs.iter().chain(&s.depends_on).next().cloned())
+                .or_else(|| (!s.children.is_empty()).then(|| s.id.clone()));
+            if let Some(spawner) = spawner {
+                s.metadata.insert(
+                    "waits_for".into(),
+                    json!({"gate": gate, "spawner": spawner}),
+                );
+            }
+        }
+        waits(&mut s.children)?;
+    }
+    Ok(())
+}
+
 /// Children become steps of their own before their parent, which waits for them;
 /// each child without needs among its siblings takes the parent's needs.
 fn flatten(steps: Vec<BdStep>) -> Vec<BdStep> {
@@ -1006,9 +1076,9 @@ fn flatten(steps: Vec<BdStep>) -> Vec<BdStep> {
             kids.push(c);
         }
         out.extend(flatten(kids));
-        if s.waits_for.as_deref() == Some("any-children") {
-            s.metadata.insert("waits_for".into(), json!("any-children"));
-        } else {
+        // A step that waits for its own children does so through its wait, not needs.
+        let own = s.metadata.get("waits_for").and_then(|w| w.get("spawner")) == Some(&json!(s.id));
+        if !own {
             s.needs.extend(ids);
         }
         out.push(s);
@@ -1203,18 +1273,6 @@ fn expectations(s: &BdStep) -> Vec<String> {
             )
         })
         .collect();
-    if let Some(o) = &s.on_complete {
-        out.push(format!(
-            "expected: when this step closes, bond formula {} for each of {} (run `mol pour` for each)",
-            o.bond.as_deref().unwrap_or("?"),
-            o.for_each.as_deref().unwrap_or("its output")
-        ));
-    }
-    if let Some(w) = s.metadata.get("waits_for") {
-        out.push(format!(
-            "expected: waits for {w} of its children (close it by hand when one is done)"
-        ));
-    }
     if let Some(Value::Object(g)) = s.metadata.get("gate")
         && let Some(Value::String(kind)) = g.get("type")
         && !matches!(
@@ -1343,6 +1401,7 @@ fn finish(
             metadata: s.metadata.clone(),
             gate,
             condition: s.condition.clone(),
+            on_complete: s.on_complete.clone(),
             needs: n,
             expected: expectations(s),
         });
@@ -1369,6 +1428,7 @@ fn finish(
         version: f.version,
         kind: f.kind().to_owned(),
         phase: f.phase.clone(),
+        pour: f.pour,
         title,
         description: fill(&f.description),
         values,
@@ -1431,6 +1491,12 @@ impl Cooked {
                 }
                 if let Some(c) = &s.condition {
                     extra.insert("condition".into(), json!(c));
+                }
+                if let Some(o) = &s.on_complete {
+                    extra.insert("on_complete".into(), json!(o));
+                }
+                if let Some(w) = s.metadata.get("waits_for") {
+                    extra.insert("waits_for".into(), w.clone());
                 }
                 if !expected.is_empty() {
                     extra.insert("expected".into(), json!(expected));

@@ -258,6 +258,7 @@ fn change_each_on(
             })
             .collect();
         finished.extend(closed);
+        notes.extend(super::bond::after_finished(store, tx, actor, &finished)?);
         finished.extend(left);
         notes.extend(super::session::release_finished(tx, actor, &finished)?);
         if notes.is_empty() {
@@ -472,6 +473,18 @@ pub fn close(
     ids: &[BeadId],
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
+    close_with_output(store, actor, ids, reason, None)
+}
+
+/// [`close`], recording `output` on each bead closed (what a step produced: the list
+/// its `on_complete` bonds a formula for each item of).
+pub fn close_with_output(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+    output: Option<&serde_json::Value>,
+) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     let on = super::molecule::ref_for_close(store, ids)?;
     let closed = change_each_on(store, actor, on, ids, "close", |bead| {
@@ -480,6 +493,9 @@ pub fn close(
         }
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
+        if let Some(o) = output {
+            bead.extra.insert(super::bond::OUTPUT_KEY.into(), o.clone());
+        }
         Ok(())
     })?;
     super::claim::drop_claims_now(store, ids)?;
