@@ -973,3 +973,55 @@ fn on_complete_bonds_a_formula_per_output_item_and_waits_for_holds_until_childre
     repo.beads(&["close", &format!("{}.2", bonded[1])]);
     assert_eq!(current(&repo, &mol), [first, all]);
 }
+
+const INLINE: &str = r#"formula = "inline-patrol"
+version = 1
+phase = "vapor"
+pour = false
+
+[[steps]]
+id = "inbox"
+title = "Check the inbox"
+description = "Read every unread message."
+
+[[steps]]
+id = "report"
+title = "Report"
+needs = ["inbox"]
+"#;
+
+#[test]
+fn steps_that_are_not_poured_stay_in_the_molecules_checklist_which_prime_shows() {
+    let (_sb, repo) = bonding_repo();
+    write_file(
+        &repo.path.join(".beads/formulas/inline-patrol.formula.toml"),
+        INLINE,
+    );
+    let out = repo.beads_output(&["mol", "pour", "inline-patrol"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("recommends the vapor phase"),
+        "a vapor formula poured warns, as bd does: {err}"
+    );
+    let mol = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
+    assert_eq!(p["steps"].as_array().map(Vec::len), Some(0), "{p}");
+    assert_eq!(p["total"], 2);
+    assert_eq!(p["checklist"][0]["title"], "Check the inbox");
+    assert_eq!(strs(&p["checklist"][1]["needs"]), ["inbox"]);
+    repo.beads(&["agent", "create", "rig/witness"]);
+    repo.beads(&["sling", &mol, "rig/witness"]);
+    repo.beads(&["agent", "bind", "rig/witness"]);
+    let text = repo.beads(&["prime"]);
+    assert!(text.contains("1. Check the inbox (inbox)"), "{text}");
+    assert!(text.contains("Read every unread message."), "{text}");
+    assert!(text.contains("2. Report (report)"), "{text}");
+
+    let wisp = repo.beads_json(&["mol", "wisp", "two-steps", "--root-only"]);
+    assert_eq!(wisp["steps"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        wisp["molecule"]["extra"]["checklist"][1]["title"],
+        "Second it"
+    );
+}

@@ -91,6 +91,8 @@ pub struct Progress {
     pub current: Vec<BeadId>,
     /// Every step, in order.
     pub steps: Vec<StepState>,
+    /// The steps of its formula that were not poured as beads (its checklist), in order.
+    pub checklist: Vec<ChecklistItem>,
 }
 
 impl Progress {
@@ -99,8 +101,16 @@ impl Progress {
         self.steps.iter().filter(|s| s.ready)
     }
 
-    /// "step 3 of 7 (bd-x.3: Write tests)", or "all 7 steps done".
+    /// "step 3 of 7 (bd-x.3: Write tests)", "all 7 steps done", or, for a molecule
+    /// whose steps stay in its checklist, "a checklist of 7 steps, not poured".
     pub fn position(&self) -> String {
+        if self.steps.is_empty() && !self.checklist.is_empty() && !self.status.is_done() {
+            return format!(
+                "a checklist of {}, not poured (close {} when all are done)",
+                count(self.checklist.len(), "step"),
+                self.molecule
+            );
+        }
         match self.steps.iter().position(|s| !s.status.is_done()) {
             Some(i) => format!(
                 "step {} of {} ({}: {})",
@@ -209,13 +219,20 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
         Some(n) if steps.is_empty() => usize::try_from(n).unwrap_or(usize::MAX),
         _ => 0,
     };
+    // Steps that stay in the checklist are done when the molecule is.
+    let checklist = checklist_of(bead);
+    let (listed, listed_done) = match checklist.len() {
+        n if steps.is_empty() && bead.status.is_done() => (n, n),
+        n if steps.is_empty() => (n, 0),
+        _ => (0, 0),
+    };
     Ok(Some(Progress {
         molecule: bead.id.clone(),
         title: bead.title.clone(),
         status: bead.status,
         wisp: tx.ref_name() == refs::WISPS,
-        done: done_ids.len() + squashed,
-        total: steps.len() + squashed,
+        done: done_ids.len() + squashed + listed_done,
+        total: steps.len() + squashed + listed,
         at_step: states
             .iter()
             .position(|s| !s.status.is_done())
@@ -226,6 +243,7 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
             .map(|s| s.id.clone())
             .collect(),
         steps: states,
+        checklist,
     }))
 }
 

@@ -405,6 +405,9 @@ pub struct MoleculeState<'a> {
     pub current: &'a [BeadId],
     /// Every step, in order.
     pub steps: Vec<StepLine<'a>>,
+    /// The steps of its formula not poured as beads (left out when there are none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub checklist: &'a [crate::ops::ChecklistItem],
 }
 
 impl<'a> From<&'a Progress> for MoleculeState<'a> {
@@ -419,6 +422,7 @@ impl<'a> From<&'a Progress> for MoleculeState<'a> {
             at_step: p.at_step,
             current: &p.current,
             steps: p.steps.iter().map(StepLine::from).collect(),
+            checklist: &p.checklist,
         }
     }
 }
