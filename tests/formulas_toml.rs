@@ -1025,3 +1025,72 @@ fn steps_that_are_not_poured_stay_in_the_molecules_checklist_which_prime_shows()
         "Second it"
     );
 }
+
+const GUARDED: &str = r#"formula = "guarded"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+
+[[steps]]
+id = "deploy"
+title = "Deploy"
+needs = ["build"]
+
+[[compose.gate]]
+before = "deploy"
+condition = "build.output.approved == true"
+"#;
+
+#[test]
+fn a_conditional_gate_is_resolved_when_read_once_its_condition_holds() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/guarded.formula.toml"),
+        GUARDED,
+    );
+    let c = cook(&repo, "guarded", &[]);
+    assert_eq!(keys(&c), ["build", "deploy.gate", "deploy"]);
+    assert_eq!(step(&c, "deploy.gate")["gate"]["type"], "conditional");
+    let gate_state = |gate: &str| {
+        let gates = repo.beads_json(&["gate", "list", "--all"]);
+        let g = gates
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|g| g["id"] == gate)
+            .cloned()
+            .expect("listed");
+        (
+            g["state"].as_str().expect("state").to_owned(),
+            g["status"].as_str().expect("status").to_owned(),
+        )
+    };
+    for (approved, resolved) in [("false", false), ("true", true)] {
+        let poured = pour(&repo, "guarded", &[]);
+        let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+        let (build, gate) = (
+            poured_id(&c, &poured, "build"),
+            poured_id(&c, &poured, "deploy.gate"),
+        );
+        assert_eq!(gate_state(&gate).0, "waiting", "nothing to judge yet");
+        let output = format!(r#"{{"approved": {approved}}}"#);
+        repo.beads(&["close", &build, "--output", &output]);
+        let (state, status) = gate_state(&gate);
+        if resolved {
+            assert_eq!((state.as_str(), status.as_str()), ("resolved", "closed"));
+            assert_eq!(current(&repo, &mol), [poured_id(&c, &poured, "deploy")]);
+        } else {
+            assert_eq!((state.as_str(), status.as_str()), ("waiting", "open"));
+            assert_eq!(current(&repo, &mol), [gate]);
+        }
+    }
+    write_file(
+        &repo.path.join(".beads/formulas/guarded.formula.toml"),
+        &GUARDED.replace("build.output.approved == true", "when the build is green"),
+    );
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("condition that does not parse"), "{out}");
+}

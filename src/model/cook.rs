@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, OnComplete, Pointcut};
 use super::bead::BeadType;
+use super::condition::Condition;
 use super::formula::{FormulaError, Problem, Rendered, RenderedStep, is_formula_name, step_line};
 use super::overlay::Overlay;
 
@@ -276,6 +277,7 @@ pub fn cook(
     waits(&mut steps)?;
     let mut steps = flatten(steps);
     cook.expansions(&f, &mut steps, 0)?;
+    check_gate_rules(&f, &steps, &cook.removed)?;
     branches(&f, &mut steps);
     if f.kind() != "aspect" {
         apply_advice(&f.advice, &f.pointcuts, &mut steps);
@@ -1115,6 +1117,32 @@ fn branches(f: &BdFormula, steps: &mut [BdStep]) {
             });
         }
     }
+}
+
+/// bd's checks of `compose.gate` (a condition of its grammar, before a step there is).
+fn check_gate_rules(
+    f: &BdFormula,
+    steps: &[BdStep],
+    removed: &HashSet<String>,
+) -> Result<(), CookError> {
+    for g in f.compose.iter().flat_map(|c| &c.gate) {
+        if Condition::parse(&g.condition).is_none() {
+            return Err(CookError::Step {
+                step: g.before.clone(),
+                problem: format!(
+                    "is gated by a condition that does not parse: {:?} (write step.status == 'complete', STEP.output.FIELD == VALUE, children(STEP).all(status == 'complete'), steps.complete >= N, file.exists('PATH') or env.NAME == VALUE)",
+                    g.condition
+                ),
+            });
+        }
+        if !removed.contains(&g.before) && !steps.iter().any(|s| s.id == g.before) {
+            return Err(CookError::Step {
+                step: g.before.clone(),
+                problem: "is gated by compose.gate, but no step has that id".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn advice_step(a: &AdviceStep, target: &BdStep) -> BdStep {

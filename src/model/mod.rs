@@ -5,6 +5,7 @@ mod agent;
 pub mod bd;
 mod bd_formula;
 mod bead;
+mod condition;
 pub mod config;
 mod cook;
 pub mod doc;
@@ -33,6 +34,7 @@ pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
     Status, Timestamp,
 };
+pub use condition::{Condition, Facts, StepFacts};
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
     trial_cook,
