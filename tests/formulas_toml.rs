@@ -685,6 +685,12 @@ fn a_formula_overlay_replaces_appends_and_skips_steps_the_repository_one_winning
         "{err}"
     );
     assert_eq!(repo.store_head(), before, "a bad overlay pours nothing");
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(".beads/formula-overlays/overlaid.toml:3:"),
+        "validate checks overlays too: {out}"
+    );
 }
 
 const POINTCUTS: &str = r#"formula = "audited"

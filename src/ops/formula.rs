@@ -434,13 +434,20 @@ pub(crate) const REPO_OVERLAYS: &str = ".beads/formula-overlays";
 /// repository's `<name>.toml` when it exists (it replaces the user's whole, as a rig's
 /// overlay replaces its town's in Gas Town), else the user's.
 pub fn find_overlay(store: &Store, name: &str) -> Result<Option<(Overlay, String)>> {
-    let Some(path) = overlay_dirs(store)
-        .into_iter()
-        .map(|d| d.join(format!("{name}.toml")))
-        .find(|p| p.is_file())
-    else {
+    for dir in overlay_dirs(store) {
+        if let Some(found) = find_overlay_in(store, &dir, name)? {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
+}
+
+/// The overlay of formula `name` in folder `dir`, if that folder has one.
+fn find_overlay_in(store: &Store, dir: &Path, name: &str) -> Result<Option<(Overlay, String)>> {
+    let path = dir.join(format!("{name}.toml"));
+    if !path.is_file() {
         return Ok(None);
-    };
+    }
     let file = shown(store, &path);
     let problem = |line, column, message| Problem {
         file: file.clone(),
@@ -562,9 +569,43 @@ pub fn validate(store: &Store, file: Option<&Path>) -> Result<Validation> {
                 }
                 v.problems.push(p);
             }
+            check_overlays(store, &mut v);
         }
     }
     Ok(v)
+}
+
+/// Checks every formula overlay file (`<formula>.toml` in an overlay folder).
+fn check_overlays(store: &Store, v: &mut Validation) {
+    for dir in overlay_dirs(store) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        names.sort();
+        for n in names {
+            let Some(name) = n.strip_suffix(".toml") else {
+                continue;
+            };
+            let file = shown(store, &dir.join(&n));
+            v.checked.push(file.clone());
+            match find_overlay_in(store, &dir, name) {
+                Err(super::OpError::Formula(super::FormulaError::Overlay(p))) => {
+                    v.problems.push(p);
+                }
+                Err(e) => v.problems.push(Problem {
+                    file,
+                    line: None,
+                    column: None,
+                    message: e.to_string(),
+                }),
+                Ok(_) => {}
+            }
+        }
+    }
 }
 
 #[cfg(test)]
