@@ -127,7 +127,7 @@ enum VarForm {
 }
 
 /// The text of a scalar (`3` → "3", `true` → "true").
-fn scalar_text(v: &Value) -> String {
+pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),

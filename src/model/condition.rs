@@ -274,28 +274,22 @@ fn compare(actual: &Option<Value>, op: &str, expected: &str) -> bool {
             _ => false,
         };
     };
-    let text = match actual {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    if let (Ok(a), Ok(b)) = (text.parse::<f64>(), expected.parse::<f64>()) {
-        return match op {
-            "==" => a == b,
-            "!=" => a != b,
-            ">" => a > b,
-            ">=" => a >= b,
-            "<" => a < b,
-            _ => a <= b,
-        };
+    let text = super::bd_formula::scalar_text(actual);
+    match (text.parse::<f64>(), expected.parse::<f64>()) {
+        (Ok(a), Ok(b)) => ordered(&a, op, &b),
+        _ => ordered(text.as_str(), op, expected),
     }
-    let t = text.as_str();
+}
+
+/// `a OP b` for one of [`OPS`] (`<=` for anything else).
+fn ordered<T: PartialOrd + ?Sized>(a: &T, op: &str, b: &T) -> bool {
     match op {
-        "==" => t == expected,
-        "!=" => t != expected,
-        ">" => t > expected,
-        ">=" => t >= expected,
-        "<" => t < expected,
-        _ => t <= expected,
+        "==" => a == b,
+        "!=" => a != b,
+        ">" => a > b,
+        ">=" => a >= b,
+        "<" => a < b,
+        _ => a <= b,
     }
 }
 

@@ -225,12 +225,7 @@ impl BdFormula {
             if let Some(w) = &s.waits_for
                 && parse_waits_for(w).is_none()
             {
-                out.push(CookError::Step {
-                    step: s.id.clone(),
-                    problem: format!(
-                        "has waits_for {w:?} (write all-children, any-children or children-of(step))"
-                    ),
-                });
+                out.push(bad_waits_for(s, w));
             }
             if let Some(o) = &s.on_complete {
                 let problem = match (&o.for_each, &o.bond) {
@@ -1020,18 +1015,22 @@ fn parse_waits_for(value: &str) -> Option<(&'static str, Option<&str>)> {
     }
 }
 
+fn bad_waits_for(s: &BdStep, w: &str) -> CookError {
+    CookError::Step {
+        step: s.id.clone(),
+        problem: format!(
+            "has waits_for {w:?} (write all-children, any-children or children-of(step))"
+        ),
+    }
+}
+
 /// Records each `waits_for` as `metadata.waits_for` = {gate, spawner}: the spawner is
 /// the step `children-of` names, else the first step it needs (as bd infers it), else
 /// the step itself when it has children.
 fn waits(steps: &mut [BdStep]) -> Result<(), CookError> {
     for s in steps {
         if let Some(w) = &s.waits_for {
-            let (gate, named) = parse_waits_for(w).ok_or_else(|| CookError::Step {
-                step: s.id.clone(),
-                problem: format!(
-                    "has waits_for {w:?} (write all-children, any-children or children-of(step))"
-                ),
-            })?;
+            let (gate, named) = parse_waits_for(w).ok_or_else(|| bad_waits_for(s, w))?;
             let spawner = named
                 .map(str::to_owned)
                 .or_else(|| s.needs.iter().chain(&s.depends_on).next().cloned())

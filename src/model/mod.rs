@@ -25,6 +25,7 @@ pub use agent::{
     Agent, AgentError, AgentKey, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
     ENDORSE_NAMESPACE, GIT_HOOK_NAMES, endorsement_payload, parse_duration,
 };
+pub(crate) use bd_formula::scalar_text;
 pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
     GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,

@@ -18,7 +18,7 @@ use super::molecule::{BondKind, Placement, Poured, declared, prepare, write_mole
 use super::{MoleculeError, OpError, Result};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, OnComplete, RenderedStep,
-    count, fill_known,
+    count, fill_known, scalar_text,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx};
@@ -185,17 +185,13 @@ fn at_path<'v>(output: &'v Value, path: &str) -> Option<&'v Value> {
 
 /// `{item}`, `{item.field}` and `{index}` of an `on_complete` variable, for one item.
 fn item_value(template: &str, item: &Value, index: usize) -> String {
-    let text = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
     let mut out = template.replace("{index}", &index.to_string());
     if let Value::Object(fields) = item {
         for (k, v) in fields {
-            out = out.replace(&format!("{{item.{k}}}"), &text(v));
+            out = out.replace(&format!("{{item.{k}}}"), &scalar_text(v));
         }
     }
-    out.replace("{item}", &text(item))
+    out.replace("{item}", &scalar_text(item))
 }
 
 /// After `finished` steps were closed in `tx` (on ref `on`): each with an
