@@ -107,7 +107,7 @@ impl Documented for CookedFormula<'_> {
                 "expected",
                 "what the formula expects that has no meaning here",
             ),
-            Field::noted(
+            Field::optional_noted(
                 "stale_overrides",
                 "step ids its overlay names that are not its steps, when any",
             ),

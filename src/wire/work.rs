@@ -568,11 +568,11 @@ impl Documented for Poured<'_> {
             Field::new("molecule"),
             Field::noted("steps", "none when its steps stay in its checklist"),
             Field::new("ref"),
-            Field::noted(
+            Field::optional_noted(
                 "attached",
                 "the molecules poured with it (--attach), each of this shape, when any",
             ),
-            Field::noted(
+            Field::optional_noted(
                 "stale_overrides",
                 "step ids its overlay names that are not its steps, when any",
             ),
@@ -625,7 +625,7 @@ impl Documented for Bonded<'_> {
             Field::noted("bond_type", "sequential or parallel"),
             Field::noted("bonded", "the bead that took the dependency"),
             Field::noted("spawned", "how many beads were poured"),
-            Field::noted("poured", "the molecule poured, as mol pour prints it"),
+            Field::optional_noted("poured", "the molecule poured, as mol pour prints it"),
             Field::new("ref"),
         ],
     };
