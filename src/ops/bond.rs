@@ -222,9 +222,11 @@ fn run_on_complete(
                 formula: formula.clone(),
             })?;
         let found = find_formula(store, formula)?;
-        let values: BTreeMap<String, String> = step
-            .parent()
-            .and_then(|m| tx.bead(m).ok().flatten())
+        let molecule = match step.parent() {
+            Some(m) => tx.bead(m)?,
+            None => None,
+        };
+        let values: BTreeMap<String, String> = molecule
             .and_then(|m| extra_of(&m, super::molecule::VARIABLES_KEY))
             .unwrap_or_default();
         let main = store.view()?;
