@@ -613,3 +613,490 @@ fn a_crashed_session_on_a_gas_town_molecule_resumes_at_its_step() {
     assert!(text.contains("CRASHED"), "{text}");
     assert!(text.contains(&second), "prime names the step:\n{text}");
 }
+
+const OVERLAID: &str = r#"formula = "overlaid"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+description = "Run the build."
+
+[[steps]]
+id = "submit-review"
+title = "Submit the review"
+description = "Post the review to GitHub."
+needs = ["build"]
+
+[[steps]]
+id = "notify"
+title = "Notify"
+needs = ["submit-review"]
+"#;
+
+#[test]
+fn a_formula_overlay_replaces_appends_and_skips_steps_the_repository_one_winning() {
+    let (sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/overlaid.formula.toml"),
+        OVERLAID,
+    );
+    let user = sb
+        .path()
+        .join(".config/git-beads/formula-overlays/overlaid.toml");
+    write_file(
+        &user,
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"replace\"\ndescription = \"The user's build.\"\n",
+    );
+    let c = cook(&repo, "overlaid", &[]);
+    assert_eq!(step(&c, "build")["description"], "The user's build.");
+    write_file(
+        &repo.path.join(".beads/formula-overlays/overlaid.toml"),
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"append\"\ndescription = \"Also run the integration tests.\"\n\n[[step-overrides]]\nstep_id = \"submit-review\"\nmode = \"skip\"\n\n[[step-overrides]]\nstep_id = \"renamed-away\"\nmode = \"skip\"\n",
+    );
+    let c = cook(&repo, "overlaid", &[]);
+    assert_eq!(
+        step(&c, "build")["description"],
+        "Run the build.\nAlso run the integration tests.",
+        "the repository's overlay replaces the user's whole"
+    );
+    assert_eq!(keys(&c), ["build", "notify"]);
+    assert_eq!(
+        strs(&step(&c, "notify")["needs"]),
+        ["build"],
+        "what needed the skipped step needs what it needed"
+    );
+    assert_eq!(strs(&c["stale_overrides"]), ["renamed-away"]);
+    let poured = pour(&repo, "overlaid", &[]);
+    assert_eq!(poured["steps"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        poured["steps"][0]["description"],
+        "Run the build.\nAlso run the integration tests."
+    );
+    write_file(
+        &repo.path.join(".beads/formula-overlays/overlaid.toml"),
+        "[[step-overrides]]\nstep_id = \"build\"\nmode = \"rewrite\"\n",
+    );
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["mol", "pour", "overlaid"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(".beads/formula-overlays/overlaid.toml:3"),
+        "{err}"
+    );
+    assert_eq!(repo.store_head(), before, "a bad overlay pours nothing");
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(".beads/formula-overlays/overlaid.toml:3:"),
+        "validate checks overlays too: {out}"
+    );
+}
+
+const POINTCUTS: &str = r#"formula = "audited"
+version = 1
+type = "aspect"
+
+[[advice]]
+target = "*"
+[advice.before]
+id = "{step.id}-check"
+title = "Check before {step.title}"
+
+[[pointcuts]]
+type = "bug"
+
+[[pointcuts]]
+label = "risky"
+"#;
+
+const POINTED: &str = r#"formula = "pointed"
+version = 1
+
+[compose]
+aspects = ["audited"]
+
+[[steps]]
+id = "fix"
+title = "Fix"
+type = "bug"
+
+[[steps]]
+id = "refactor"
+title = "Refactor"
+labels = ["risky"]
+needs = ["fix"]
+
+[[steps]]
+id = "docs"
+title = "Docs"
+needs = ["refactor"]
+"#;
+
+#[test]
+fn an_aspects_pointcuts_select_its_targets_by_type_and_label() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/audited.formula.toml"),
+        POINTCUTS,
+    );
+    write_file(
+        &repo.path.join(".beads/formulas/pointed.formula.toml"),
+        POINTED,
+    );
+    let c = cook(&repo, "pointed", &[]);
+    assert_eq!(
+        keys(&c),
+        ["fix-check", "fix", "refactor-check", "refactor", "docs"],
+        "the bug and the risky step are advised, the docs step is not"
+    );
+    assert_eq!(strs(&step(&c, "refactor-check")["needs"]), ["fix"]);
+    assert_eq!(strs(&step(&c, "refactor")["needs"]), ["refactor-check"]);
+}
+
+const TWO_STEPS: &str = r#"formula = "two-steps"
+version = 1
+
+[vars.what]
+default = "it"
+
+[[steps]]
+id = "first"
+title = "First {{what}}"
+
+[[steps]]
+id = "second"
+title = "Second {{what}}"
+needs = ["first"]
+"#;
+
+const FOLLOW_UP: &str = r#"formula = "follow-up"
+version = 1
+
+[[steps]]
+id = "check"
+title = "Check the result"
+"#;
+
+/// The first bead of `show ID` in full.
+fn shown(repo: &Repo, id: &str) -> Value {
+    common::items(&repo.beads_json(&["show", id]))[0].clone()
+}
+
+/// The ids of the steps of molecule `mol` that can be worked now.
+fn current(repo: &Repo, mol: &str) -> Vec<String> {
+    repo.beads_json(&["mol", "current", mol])["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+fn bonding_repo() -> (Sandbox, Repo) {
+    let (sb, repo) = Sandbox::with_store();
+    for (name, text) in [("two-steps", TWO_STEPS), ("follow-up", FOLLOW_UP)] {
+        write_file(
+            &repo
+                .path
+                .join(format!(".beads/formulas/{name}.formula.toml")),
+            text,
+        );
+    }
+    (sb, repo)
+}
+
+#[test]
+fn mol_bond_pours_a_formula_after_a_molecule_and_links_molecules_without_cycles() {
+    let (_sb, repo) = bonding_repo();
+    let a = pour(&repo, "two-steps", &[])["molecule"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let bonded = repo.beads_json(&["mol", "bond", "follow-up", &a]);
+    assert_eq!(bonded["result_id"], a.as_str(), "{bonded}");
+    assert_eq!(bonded["bond_type"], "sequential");
+    let b = bonded["bonded"].as_str().expect("id").to_owned();
+    assert_eq!(bonded["spawned"], 2);
+    assert!(
+        common::dep_pairs(&shown(&repo, &b)).contains(&(a.clone(), "blocks".to_owned())),
+        "a sequential bond waits for the molecule"
+    );
+    assert!(current(&repo, &b).is_empty(), "held until {a} is done");
+    repo.beads(&["close", &format!("{a}.1")]);
+    repo.beads(&["close", &format!("{a}.2")]);
+    assert_eq!(current(&repo, &b), [format!("{b}.1")]);
+
+    let c = pour(&repo, "two-steps", &[])["molecule"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let linked = repo.beads_json(&["mol", "bond", &b, &c, "--type", "parallel"]);
+    assert_eq!(linked["bonded"], c.as_str());
+    assert!(common::dep_pairs(&shown(&repo, &c)).contains(&(b.clone(), "parent-child".to_owned())));
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["mol", "bond", &c, &b]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("cycle"), "{err}");
+    let (code, err) = repo.beads_fail(&["mol", "bond", "two-steps", "follow-up"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("both formulas"), "{err}");
+    assert_eq!(repo.store_head(), before, "refused bonds change nothing");
+}
+
+#[test]
+fn pour_and_wisp_attach_formulas_in_the_same_commit() {
+    let (_sb, repo) = bonding_repo();
+    let commits = repo.commit_count("refs/beads/main");
+    let poured = repo.beads_json(&[
+        "mol",
+        "pour",
+        "two-steps",
+        "--var",
+        "what=x",
+        "--attach",
+        "follow-up",
+    ]);
+    assert_eq!(repo.commit_count("refs/beads/main"), commits + 1);
+    let mol = poured["molecule"]["id"].as_str().expect("id");
+    let attached = &poured["attached"][0];
+    assert_eq!(attached["steps"].as_array().map(Vec::len), Some(1));
+    assert!(
+        common::dep_pairs(&attached["molecule"]).contains(&(mol.to_owned(), "blocks".to_owned())),
+        "{attached}"
+    );
+    let wisp = repo.beads_json(&[
+        "mol",
+        "wisp",
+        "two-steps",
+        "--attach",
+        "follow-up",
+        "--attach-type",
+        "parallel",
+    ]);
+    let w = wisp["molecule"]["id"].as_str().expect("id");
+    assert_eq!(wisp["attached"][0]["ref"], "refs/beads/local/wisps");
+    assert!(
+        common::dep_pairs(&wisp["attached"][0]["molecule"])
+            .contains(&(w.to_owned(), "parent-child".to_owned()))
+    );
+}
+
+const PATROL: &str = r#"formula = "patrol"
+version = 1
+
+[vars.rig]
+default = "main-rig"
+
+[[steps]]
+id = "survey"
+title = "Survey the workers"
+
+[steps.on_complete]
+for_each = "output.workers"
+bond = "arm"
+[steps.on_complete.vars]
+worker = "{item.name}"
+rig = "{{rig}}"
+
+[[steps]]
+id = "first-back"
+title = "Take the first report"
+needs = ["survey"]
+waits_for = "any-children"
+
+[[steps]]
+id = "all-back"
+title = "Aggregate every report"
+needs = ["survey"]
+waits_for = "all-children"
+"#;
+
+const ARM: &str = r#"formula = "arm"
+version = 1
+
+[vars.worker]
+required = true
+
+[vars.rig]
+required = true
+
+[[steps]]
+id = "capture"
+title = "Capture {{worker}} on {{rig}}"
+
+[[steps]]
+id = "report"
+title = "Report {{worker}}"
+needs = ["capture"]
+"#;
+
+#[test]
+fn on_complete_bonds_a_formula_per_output_item_and_waits_for_holds_until_children_close() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/patrol.formula.toml"),
+        PATROL,
+    );
+    write_file(&repo.path.join(".beads/formulas/arm.formula.toml"), ARM);
+    let c = cook(&repo, "patrol", &[]);
+    let poured = pour(&repo, "patrol", &[]);
+    let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+    let id_of = |key: &str| poured_id(&c, &poured, key);
+    let (survey, first, all) = (id_of("survey"), id_of("first-back"), id_of("all-back"));
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["close", &survey]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("output.workers"), "{err}");
+    assert_eq!(repo.store_head(), before, "a refused close changes nothing");
+
+    repo.beads(&[
+        "close",
+        &survey,
+        "--output",
+        r#"{"workers": [{"name": "ace"}, {"name": "bo"}]}"#,
+    ]);
+    let bonded = strs(&shown(&repo, &survey)["extra"]["bonded"]);
+    assert_eq!(bonded.len(), 2, "one arm per worker");
+    let arm = shown(&repo, &bonded[0]);
+    assert_eq!(arm["title"], "arm");
+    assert!(common::dep_pairs(&arm).contains(&(survey.clone(), "parent-child".to_owned())));
+    let capture = shown(&repo, &format!("{}.1", bonded[0]));
+    assert_eq!(capture["title"], "Capture ace on main-rig");
+    assert!(
+        current(&repo, &mol).is_empty(),
+        "both waits hold while every arm is open"
+    );
+
+    repo.beads(&["close", &format!("{}.1", bonded[0])]);
+    repo.beads(&["close", &format!("{}.2", bonded[0])]);
+    assert_eq!(
+        current(&repo, &mol),
+        std::slice::from_ref(&first),
+        "any-children: the first arm done releases it; all-children still waits"
+    );
+    repo.beads(&["close", &format!("{}.1", bonded[1])]);
+    repo.beads(&["close", &format!("{}.2", bonded[1])]);
+    assert_eq!(current(&repo, &mol), [first, all]);
+}
+
+const INLINE: &str = r#"formula = "inline-patrol"
+version = 1
+phase = "vapor"
+pour = false
+
+[[steps]]
+id = "inbox"
+title = "Check the inbox"
+description = "Read every unread message."
+
+[[steps]]
+id = "report"
+title = "Report"
+needs = ["inbox"]
+"#;
+
+#[test]
+fn steps_that_are_not_poured_stay_in_the_molecules_checklist_which_prime_shows() {
+    let (_sb, repo) = bonding_repo();
+    write_file(
+        &repo.path.join(".beads/formulas/inline-patrol.formula.toml"),
+        INLINE,
+    );
+    let out = repo.beads_output(&["mol", "pour", "inline-patrol"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("recommends the vapor phase"),
+        "a vapor formula poured warns, as bd does: {err}"
+    );
+    let mol = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
+    assert_eq!(p["steps"].as_array().map(Vec::len), Some(0), "{p}");
+    assert_eq!(p["total"], 2);
+    assert_eq!(p["checklist"][0]["title"], "Check the inbox");
+    assert_eq!(strs(&p["checklist"][1]["needs"]), ["inbox"]);
+    repo.beads(&["agent", "create", "rig/witness"]);
+    repo.beads(&["sling", &mol, "rig/witness"]);
+    repo.beads(&["agent", "bind", "rig/witness"]);
+    let text = repo.beads(&["prime"]);
+    assert!(text.contains("1. Check the inbox (inbox)"), "{text}");
+    assert!(text.contains("Read every unread message."), "{text}");
+    assert!(text.contains("2. Report (report)"), "{text}");
+
+    let wisp = repo.beads_json(&["mol", "wisp", "two-steps", "--root-only"]);
+    assert_eq!(wisp["steps"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        wisp["molecule"]["extra"]["checklist"][1]["title"],
+        "Second it"
+    );
+}
+
+const GUARDED: &str = r#"formula = "guarded"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+
+[[steps]]
+id = "deploy"
+title = "Deploy"
+needs = ["build"]
+
+[[compose.gate]]
+before = "deploy"
+condition = "build.output.approved == true"
+"#;
+
+#[test]
+fn a_conditional_gate_is_resolved_when_read_once_its_condition_holds() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/guarded.formula.toml"),
+        GUARDED,
+    );
+    let c = cook(&repo, "guarded", &[]);
+    assert_eq!(keys(&c), ["build", "deploy.gate", "deploy"]);
+    assert_eq!(step(&c, "deploy.gate")["gate"]["type"], "conditional");
+    let gate_state = |gate: &str| {
+        let gates = repo.beads_json(&["gate", "list", "--all"]);
+        let g = gates
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|g| g["id"] == gate)
+            .cloned()
+            .expect("listed");
+        (
+            g["state"].as_str().expect("state").to_owned(),
+            g["status"].as_str().expect("status").to_owned(),
+        )
+    };
+    for (approved, resolved) in [("false", false), ("true", true)] {
+        let poured = pour(&repo, "guarded", &[]);
+        let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+        let (build, gate) = (
+            poured_id(&c, &poured, "build"),
+            poured_id(&c, &poured, "deploy.gate"),
+        );
+        assert_eq!(gate_state(&gate).0, "waiting", "nothing to judge yet");
+        let output = format!(r#"{{"approved": {approved}}}"#);
+        repo.beads(&["close", &build, "--output", &output]);
+        let (state, status) = gate_state(&gate);
+        if resolved {
+            assert_eq!((state.as_str(), status.as_str()), ("resolved", "closed"));
+            assert_eq!(current(&repo, &mol), [poured_id(&c, &poured, "deploy")]);
+        } else {
+            assert_eq!((state.as_str(), status.as_str()), ("waiting", "open"));
+            assert_eq!(current(&repo, &mol), [gate]);
+        }
+    }
+    write_file(
+        &repo.path.join(".beads/formulas/guarded.formula.toml"),
+        &GUARDED.replace("build.output.approved == true", "when the build is green"),
+    );
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("condition that does not parse"), "{out}");
+}

@@ -289,6 +289,7 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
     check(&repo, seen, "mol current", &["mol", "current", &mol]);
     check(&repo, seen, "mol list", &["mol", "list"]);
+    check(&repo, seen, "mol bond", &["mol", "bond", "chore", &mol]);
     let wisp =
         check(&repo, seen, "mol pour, mol wisp", &["mol", "wisp", "chore"])["molecule"]["id"]
             .as_str()

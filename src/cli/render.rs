@@ -5,7 +5,7 @@
 
 use super::{error::CliError, output::Out};
 use crate::model::{Budget, Usage, count};
-use crate::ops::{HookItem, LogEntry, StepState};
+use crate::ops::{ChecklistItem, HookItem, LogEntry, StepState};
 use crate::wire;
 
 /// Prints one hook item, with its molecule checklist when it is one.
@@ -31,6 +31,19 @@ pub fn hook_item(out: &mut Out, item: &HookItem) -> Result<(), CliError> {
             if let Some(a) = &s.acceptance {
                 out.line(format!("          acceptance: {a}"))?;
             }
+        }
+        checklist(out, &p.checklist, "    ")?;
+    }
+    Ok(())
+}
+
+/// A molecule's checklist, the steps that were not poured, each spelled out in full
+/// (they are the work itself), every line after `indent`.
+pub fn checklist(out: &mut Out, items: &[ChecklistItem], indent: &str) -> Result<(), CliError> {
+    for (n, c) in items.iter().enumerate() {
+        out.line(format!("{indent}{}. {} ({})", n + 1, c.title, c.step))?;
+        for l in c.description.lines() {
+            out.line(format!("{indent}      {l}"))?;
         }
     }
     Ok(())

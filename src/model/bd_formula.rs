@@ -127,7 +127,7 @@ enum VarForm {
 }
 
 /// The text of a scalar (`3` → "3", `true` → "true").
-fn scalar_text(v: &Value) -> String {
+pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -469,17 +469,22 @@ fn line_col(source: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// Parses TOML text into `T`; the error carries the parser's line and column.
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(source: &str) -> Result<T, FormulaError> {
+    toml::from_str(source).map_err(|e| {
+        let at = e.span().map(|s| line_col(source, s.start));
+        FormulaError::Yaml {
+            message: e.message().trim().to_owned(),
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+        }
+    })
+}
+
 impl BdFormula {
     /// Parses a `*.formula.toml` text; the error carries the parser's line.
     pub fn from_toml(source: &str) -> Result<BdFormula, FormulaError> {
-        toml::from_str(source).map_err(|e| {
-            let at = e.span().map(|s| line_col(source, s.start));
-            FormulaError::Yaml {
-                message: e.message().trim().to_owned(),
-                line: at.map(|a| a.0),
-                column: at.map(|a| a.1),
-            }
-        })
+        parse_toml(source)
     }
 
     /// Parses a `*.formula.json` text; the error carries the parser's line.

@@ -9,9 +9,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::bd_formula::{AdviceStep, BdFormula, BdStep, Gate};
+use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, OnComplete, Pointcut};
 use super::bead::BeadType;
+use super::condition::Condition;
 use super::formula::{FormulaError, Problem, Rendered, RenderedStep, is_formula_name, step_line};
+use super::overlay::Overlay;
 
 /// How deep `extends` and expansions may nest before cooking gives up.
 const MAX_DEPTH: usize = 16;
@@ -30,6 +32,8 @@ pub struct Cooked {
     pub kind: String,
     /// Its phase (`vapor` for a formula meant to run as a wisp).
     pub phase: Option<String>,
+    /// Whether its steps are poured as beads (`pour`, as written).
+    pub pour: Option<bool>,
     /// The molecule's title.
     pub title: String,
     /// The molecule's description.
@@ -40,6 +44,9 @@ pub struct Cooked {
     pub steps: Vec<CookedStep>,
     /// What the formula expects that has no meaning here, one line each.
     pub expected: Vec<String>,
+    /// The step ids an overlay names that are not steps of the formula (stale
+    /// overrides, which changed nothing).
+    pub stale_overrides: Vec<String>,
 }
 
 /// One step of a [`Cooked`] formula.
@@ -69,6 +76,8 @@ pub struct CookedStep {
     pub gate: Option<Gate>,
     /// The condition that let it in, as written.
     pub condition: Option<String>,
+    /// What happens when it closes: a formula bonded for each item of its output.
+    pub on_complete: Option<OnComplete>,
     /// The positions (in [`Cooked::steps`]) of the steps it needs, each before it.
     pub needs: Vec<usize>,
     /// What it expects that has no meaning here, one line each.
@@ -213,6 +222,25 @@ impl BdFormula {
                     problem: format!("has a condition that does not parse: {c:?}"),
                 });
             }
+            if let Some(w) = &s.waits_for
+                && parse_waits_for(w).is_none()
+            {
+                out.push(bad_waits_for(s, w));
+            }
+            if let Some(o) = &s.on_complete {
+                let problem = match (&o.for_each, &o.bond) {
+                    (Some(_), None) => Some("has on_complete.for_each without bond".to_owned()),
+                    (None, Some(_)) => Some("has on_complete.bond without for_each".to_owned()),
+                    (Some(p), Some(_)) if !p.starts_with("output.") => Some(format!(
+                        "has on_complete.for_each {p:?}, which must start with \"output.\""
+                    )),
+                    _ => None,
+                };
+                out.extend(problem.map(|problem| CookError::Step {
+                    step: s.id.clone(),
+                    problem,
+                }));
+            }
             stack.extend(&s.children);
         }
         out
@@ -222,13 +250,16 @@ impl BdFormula {
 /// Where cooking finds the formulas a formula names.
 pub type Lookup<'a> = dyn Fn(&str) -> Option<BdFormula> + 'a;
 
-/// Cooks `f` with variable values `given`, finding named formulas with `lookup`.
+/// Cooks `f` with variable values `given`, finding named formulas with `lookup`;
+/// `overlay` changes its steps (after `extends`) before anything else.
 pub fn cook(
     f: &BdFormula,
     given: &BTreeMap<String, String>,
     lookup: &Lookup<'_>,
+    overlay: Option<&Overlay>,
 ) -> Result<Cooked, CookError> {
-    let f = resolve(f, lookup, 0)?;
+    let mut f = resolve(f, lookup, 0)?;
+    let stale = overlay.map(|o| o.apply(&mut f)).unwrap_or_default();
     let values = values(&f, given)?;
     let mut cook = Cooking {
         lookup,
@@ -238,23 +269,27 @@ pub fn cook(
     let mut steps = cook.top_steps(&f)?;
     steps = cook.conditions(steps)?;
     steps = cook.loops(steps, 0)?;
+    waits(&mut steps)?;
     let mut steps = flatten(steps);
     cook.expansions(&f, &mut steps, 0)?;
+    check_gate_rules(&f, &steps, &cook.removed)?;
     branches(&f, &mut steps);
     if f.kind() != "aspect" {
-        let mut advice = f.advice.clone();
+        apply_advice(&f.advice, &f.pointcuts, &mut steps);
         for name in f.compose.iter().flat_map(|c| &c.aspects) {
             let aspect = lookup(name).ok_or_else(|| CookError::Missing {
                 name: name.clone(),
                 by: format!("compose.aspects of {}", f.formula),
             })?;
-            advice.extend(resolve(&aspect, lookup, 1)?.advice);
+            let aspect = resolve(&aspect, lookup, 1)?;
+            apply_advice(&aspect.advice, &aspect.pointcuts, &mut steps);
         }
-        apply_advice(&advice, &mut steps);
     }
     gates(&mut steps);
     let removed = cook.removed;
-    finish(&f, steps, values, &removed)
+    let mut cooked = finish(&f, steps, values, &removed)?;
+    cooked.stale_overrides = stale;
+    Ok(cooked)
 }
 
 /// `f` with its `extends` folded in: the parents' variables, steps and rules first,
@@ -320,7 +355,7 @@ fn merge_into(into: &mut BdFormula, from: BdFormula) {
 /// (its own or a parent's) that has no default.
 pub fn trial_cook(f: &BdFormula, lookup: &Lookup<'_>) -> Result<Cooked, CookError> {
     let given = sample_values(&resolve(f, lookup, 0)?);
-    cook(f, &given, lookup)
+    cook(f, &given, lookup, None)
 }
 
 /// A value for each required variable without a default, for a trial cook: the
@@ -664,7 +699,7 @@ impl Cooking<'_, '_> {
                     ..BdStep::default()
                 });
             }
-            apply_advice(&f.advice, &mut stand_ins);
+            apply_advice(&f.advice, &f.pointcuts, &mut stand_ins);
             return Ok(stand_ins);
         }
         Ok(steps)
@@ -967,6 +1002,51 @@ fn rewire(s: &mut BdStep, old: &str, instead: &[String]) {
     }
 }
 
+/// bd's `waits_for`: `all-children`, `any-children` or `children-of(step)`, as the
+/// gate and the step named; `None` for another value.
+fn parse_waits_for(value: &str) -> Option<(&'static str, Option<&str>)> {
+    match value {
+        "all-children" => Some(("all-children", None)),
+        "any-children" => Some(("any-children", None)),
+        other => {
+            let step = other.strip_prefix("children-of(")?.strip_suffix(')')?;
+            (!step.is_empty()).then_some(("all-children", Some(step)))
+        }
+    }
+}
+
+fn bad_waits_for(s: &BdStep, w: &str) -> CookError {
+    CookError::Step {
+        step: s.id.clone(),
+        problem: format!(
+            "has waits_for {w:?} (write all-children, any-children or children-of(step))"
+        ),
+    }
+}
+
+/// Records each `waits_for` as `metadata.waits_for` = {gate, spawner}: the spawner is
+/// the step `children-of` names, else the first step it needs (as bd infers it), else
+/// the step itself when it has children.
+fn waits(steps: &mut [BdStep]) -> Result<(), CookError> {
+    for s in steps {
+        if let Some(w) = &s.waits_for {
+            let (gate, named) = parse_waits_for(w).ok_or_else(|| bad_waits_for(s, w))?;
+            let spawner = named
+                .map(str::to_owned)
+                .or_else(|| s.needs.iter().chain(&s.depends_on).next().cloned())
+                .or_else(|| (!s.children.is_empty()).then(|| s.id.clone()));
+            if let Some(spawner) = spawner {
+                s.metadata.insert(
+                    "waits_for".into(),
+                    json!({"gate": gate, "spawner": spawner}),
+                );
+            }
+        }
+        waits(&mut s.children)?;
+    }
+    Ok(())
+}
+
 /// Children become steps of their own before their parent, which waits for them;
 /// each child without needs among its siblings takes the parent's needs.
 fn flatten(steps: Vec<BdStep>) -> Vec<BdStep> {
@@ -997,9 +1077,9 @@ fn flatten(steps: Vec<BdStep>) -> Vec<BdStep> {
             kids.push(c);
         }
         out.extend(flatten(kids));
-        if s.waits_for.as_deref() == Some("any-children") {
-            s.metadata.insert("waits_for".into(), json!("any-children"));
-        } else {
+        // A step that waits for its own children does so through its wait, not needs.
+        let own = s.metadata.get("waits_for").and_then(|w| w.get("spawner")) == Some(&json!(s.id));
+        if !own {
             s.needs.extend(ids);
         }
         out.push(s);
@@ -1038,6 +1118,32 @@ fn branches(f: &BdFormula, steps: &mut [BdStep]) {
     }
 }
 
+/// bd's checks of `compose.gate` (a condition of its grammar, before a step there is).
+fn check_gate_rules(
+    f: &BdFormula,
+    steps: &[BdStep],
+    removed: &HashSet<String>,
+) -> Result<(), CookError> {
+    for g in f.compose.iter().flat_map(|c| &c.gate) {
+        if Condition::parse(&g.condition).is_none() {
+            return Err(CookError::Step {
+                step: g.before.clone(),
+                problem: format!(
+                    "is gated by a condition that does not parse: {:?} (write step.status == 'complete', STEP.output.FIELD == VALUE, children(STEP).all(status == 'complete'), steps.complete >= N, file.exists('PATH') or env.NAME == VALUE)",
+                    g.condition
+                ),
+            });
+        }
+        if !removed.contains(&g.before) && !steps.iter().any(|s| s.id == g.before) {
+            return Err(CookError::Step {
+                step: g.before.clone(),
+                problem: "is gated by compose.gate, but no step has that id".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn advice_step(a: &AdviceStep, target: &BdStep) -> BdStep {
     let subs = vec![
         ("{step.id}".to_owned(), target.id.clone()),
@@ -1055,14 +1161,32 @@ fn advice_step(a: &AdviceStep, target: &BdStep) -> BdStep {
     }
 }
 
-/// Applies advice: for each step its target glob matches, `before` steps in a chain
-/// before it (taking its needs), `after` steps in a chain after it (what needed it
-/// needs the last of them).
-fn apply_advice(advice: &[super::bd_formula::Advice], steps: &mut Vec<BdStep>) {
+/// Whether step `s` is one an aspect's `pointcuts` select (bd's `MatchAnyPointcut`):
+/// every step when there are none; else a step that some pointcut matches in each of
+/// the glob over its id, its type and one of its labels that the pointcut gives.
+fn selected(pointcuts: &[Pointcut], s: &BdStep) -> bool {
+    pointcuts.is_empty()
+        || pointcuts.iter().any(|p| {
+            p.glob.as_deref().is_none_or(|g| glob_match(g, &s.id))
+                && p.kind
+                    .as_deref()
+                    .is_none_or(|k| s.kind.as_deref() == Some(k))
+                && p.label.as_ref().is_none_or(|l| s.labels.contains(l))
+        })
+}
+
+/// Applies advice: for each step its target glob matches (among those the pointcuts
+/// select), `before` steps in a chain before it (taking its needs), `after` steps in a
+/// chain after it (what needed it needs the last of them).
+fn apply_advice(advice: &[Advice], pointcuts: &[Pointcut], steps: &mut Vec<BdStep>) {
     for rule in advice {
         let targets: Vec<String> = steps
             .iter()
-            .filter(|s| glob_match(&rule.target, &s.id) && !s.metadata.contains_key("advice_for"))
+            .filter(|s| {
+                glob_match(&rule.target, &s.id)
+                    && !s.metadata.contains_key("advice_for")
+                    && selected(pointcuts, s)
+            })
             .map(|s| s.id.clone())
             .collect();
         for t in targets {
@@ -1176,18 +1300,6 @@ fn expectations(s: &BdStep) -> Vec<String> {
             )
         })
         .collect();
-    if let Some(o) = &s.on_complete {
-        out.push(format!(
-            "expected: when this step closes, bond formula {} for each of {} (run `mol pour` for each)",
-            o.bond.as_deref().unwrap_or("?"),
-            o.for_each.as_deref().unwrap_or("its output")
-        ));
-    }
-    if let Some(w) = s.metadata.get("waits_for") {
-        out.push(format!(
-            "expected: waits for {w} of its children (close it by hand when one is done)"
-        ));
-    }
     if let Some(Value::Object(g)) = s.metadata.get("gate")
         && let Some(Value::String(kind)) = g.get("type")
         && !matches!(
@@ -1316,6 +1428,7 @@ fn finish(
             metadata: s.metadata.clone(),
             gate,
             condition: s.condition.clone(),
+            on_complete: s.on_complete.clone(),
             needs: n,
             expected: expectations(s),
         });
@@ -1342,11 +1455,13 @@ fn finish(
         version: f.version,
         kind: f.kind().to_owned(),
         phase: f.phase.clone(),
+        pour: f.pour,
         title,
         description: fill(&f.description),
         values,
         steps: cooked,
         expected,
+        stale_overrides: Vec::new(),
     })
 }
 
@@ -1403,6 +1518,12 @@ impl Cooked {
                 }
                 if let Some(c) = &s.condition {
                     extra.insert("condition".into(), json!(c));
+                }
+                if let Some(o) = &s.on_complete {
+                    extra.insert("on_complete".into(), json!(o));
+                }
+                if let Some(w) = s.metadata.get("waits_for") {
+                    extra.insert("waits_for".into(), w.clone());
                 }
                 if !expected.is_empty() {
                     extra.insert("expected".into(), json!(expected));
@@ -1472,7 +1593,7 @@ mod tests {
             "formula = \"l\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n[[steps]]\nid = \"w\"\ntitle = \"W\"\nneeds = [\"a\"]\n[steps.loop]\ncount = 2\n[[steps.loop.body]]\nid = \"x\"\ntitle = \"X\"\n[[steps.loop.body]]\nid = \"y\"\ntitle = \"Y\"\nneeds = [\"x\"]\n[[steps]]\nid = \"z\"\ntitle = \"Z\"\nneeds = [\"w\"]\n",
         )
         .expect("parses");
-        let c = cook(&f, &BTreeMap::new(), &none).expect("cooks");
+        let c = cook(&f, &BTreeMap::new(), &none, None).expect("cooks");
         let keys: Vec<&str> = c.steps.iter().map(|s| s.key.as_str()).collect();
         assert_eq!(
             keys,

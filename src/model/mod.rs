@@ -5,12 +5,14 @@ mod agent;
 pub mod bd;
 mod bd_formula;
 mod bead;
+mod condition;
 pub mod config;
 mod cook;
 pub mod doc;
 mod formula;
 mod id;
 mod mail;
+mod overlay;
 mod provenance;
 mod session;
 mod template;
@@ -23,6 +25,7 @@ pub use agent::{
     Agent, AgentError, AgentKey, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
     ENDORSE_NAMESPACE, GIT_HOOK_NAMES, endorsement_payload, parse_duration,
 };
+pub(crate) use bd_formula::scalar_text;
 pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
     GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
@@ -32,6 +35,7 @@ pub use bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
     Status, Timestamp,
 };
+pub use condition::{Condition, Facts, StepFacts};
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
     trial_cook,
@@ -44,6 +48,7 @@ pub use id::{
     BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for, is_device_name,
 };
 pub use mail::{Delivery, Message};
+pub use overlay::{Overlay, OverrideMode, StepOverride};
 pub use provenance::{
     NOTE_DOCUMENT_START, Provenance, join_note_documents, note_documents, union_note_documents,
 };

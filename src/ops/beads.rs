@@ -208,7 +208,7 @@ fn change_each_on(
     mut change: impl FnMut(&mut Bead) -> Result<()>,
 ) -> Result<Vec<Edited>> {
     let (beads, _) = store.transact_on(on, actor, |tx| {
-        change_each_in(tx, actor, ids, verb, &mut change)
+        change_each_in(store, tx, actor, ids, verb, &mut change)
     })?;
     Ok(beads)
 }
@@ -217,6 +217,7 @@ fn change_each_on(
 /// or the head a change that a remote confirms first is prepared on (see
 /// [`Store::prepare`]).
 pub(super) fn change_each_in(
+    store: &Store,
     tx: &mut Tx<'_>,
     actor: &Actor,
     ids: &[BeadId],
@@ -273,6 +274,7 @@ pub(super) fn change_each_in(
         })
         .collect();
     finished.extend(closed);
+    notes.extend(super::bond::after_finished(store, tx, actor, &finished)?);
     finished.extend(left);
     notes.extend(super::session::release_finished(tx, actor, &finished)?);
     if notes.is_empty() {
@@ -485,9 +487,21 @@ pub fn close(
     ids: &[BeadId],
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
+    close_with_output(store, actor, ids, reason, None)
+}
+
+/// [`close`], recording `output` on each bead closed (what a step produced: the list
+/// its `on_complete` bonds a formula for each item of).
+pub fn close_with_output(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+    output: Option<&serde_json::Value>,
+) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     let on = super::molecule::ref_for_close(store, ids)?;
-    change_each_on(store, actor, on, ids, "close", closing(reason))
+    change_each_on(store, actor, on, ids, "close", closing(reason, output))
 }
 
 /// [`close`], acknowledged only once `remote` holds it, with the beads' claim refs
@@ -498,23 +512,31 @@ pub fn close_on(
     actor: &Actor,
     ids: &[BeadId],
     reason: Option<&str>,
+    output: Option<&serde_json::Value>,
     remote: &str,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     if super::molecule::ref_for_close(store, ids)? != refs::MAIN {
-        return close(store, actor, ids, reason);
+        return close_with_output(store, actor, ids, reason, output);
     }
-    super::claim::finish_on(store, actor, ids, remote, "close", &mut closing(reason))
+    let mut change = closing(reason, output);
+    super::claim::finish_on(store, actor, ids, remote, "close", &mut change)
 }
 
 /// What closing does to one bead.
-fn closing(reason: Option<&str>) -> impl FnMut(&mut Bead) -> Result<()> + '_ {
+fn closing<'a>(
+    reason: Option<&'a str>,
+    output: Option<&'a serde_json::Value>,
+) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
     move |bead| {
         if bead.status == Status::Closed {
             return Ok(());
         }
         set_status(bead, Status::Closed);
         bead.close_reason = reason.map(str::to_owned);
+        if let Some(o) = output {
+            bead.extra.insert(super::bond::OUTPUT_KEY.into(), o.clone());
+        }
         Ok(())
     }
 }

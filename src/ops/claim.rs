@@ -225,7 +225,7 @@ pub(crate) fn finish_on(
             }
         }
         let (edited, prepared) = store.prepare(actor, |tx| {
-            super::beads::change_each_in(tx, actor, ids, verb, change)
+            super::beads::change_each_in(store, tx, actor, ids, verb, change)
         })?;
         let after = match prepared {
             Some(commit) => crate::store::Head {

@@ -592,6 +592,9 @@ pub enum FormulaError {
     /// The formula file named could not be read.
     #[error("formula file {0}")]
     File(model::Problem),
+    /// A formula overlay could not be read.
+    #[error("formula overlay {0}")]
+    Overlay(model::Problem),
     /// The formula has problems.
     #[error("formula {name} is not valid:\n  {}", joined(.problems, "\n  "))]
     NotValid {
@@ -622,6 +625,7 @@ impl FormulaError {
         match self {
             FormulaError::NotFound { .. } => ErrorKind::NotFound,
             FormulaError::File(_)
+            | FormulaError::Overlay(_)
             | FormulaError::NotValid { .. }
             | FormulaError::Render(_)
             | FormulaError::Cook(_)
@@ -702,6 +706,39 @@ pub enum MoleculeError {
         /// What it is.
         kind: model::BeadType,
     },
+    /// A step that bonds a formula for each item of its output was closed without one.
+    #[error(
+        "{step} bonds formula {formula} for each of its {path} when it closes: close it with an output that has that list"
+    )]
+    NoOutput {
+        /// The step.
+        step: BeadId,
+        /// The path in its output (`output.workers`).
+        path: String,
+        /// The formula it bonds.
+        formula: String,
+    },
+    /// Two formulas cannot be bonded into a molecule.
+    #[error(
+        "{0} and {1} are both formulas: bond a formula to a molecule or a step (pour one of them first)"
+    )]
+    TwoFormulas(String, String),
+    /// Two beads of different refs cannot be bonded.
+    #[error("{a} and {b} are not both wisps or both stored: a bond cannot link the two refs")]
+    BondAcrossRefs {
+        /// The bead bonded onto.
+        a: BeadId,
+        /// The other.
+        b: BeadId,
+    },
+    /// The bond would make a cycle of dependencies.
+    #[error("bonding {b} to {a} would make a cycle: {a} already waits on {b}")]
+    BondCycle {
+        /// The bead bonded onto.
+        a: BeadId,
+        /// The bead bonded.
+        b: BeadId,
+    },
     /// Burn only discards wisps.
     #[error("{id} is stored in {stored_in}, not a wisp: burn discards wisps only")]
     NotAWisp {
@@ -726,7 +763,11 @@ impl MoleculeError {
             | MoleculeError::Refused { .. }
             | MoleculeError::MixedRefs { .. }
             | MoleculeError::NotAWisp { .. }
+            | MoleculeError::NoOutput { .. }
+            | MoleculeError::TwoFormulas(..)
+            | MoleculeError::BondAcrossRefs { .. }
             | MoleculeError::NotAGate { .. } => ErrorKind::Invalid,
+            MoleculeError::BondCycle { .. } => ErrorKind::Conflict,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::Result;
-use crate::model::{BdFormula, Cooked, Formula, FormulaError, Problem};
+use crate::model::{BdFormula, Cooked, Formula, FormulaError, Overlay, Problem};
 use crate::settings;
 use crate::store::{Store, codec};
 
@@ -413,16 +413,78 @@ impl<'a> Library<'a> {
     }
 }
 
-/// Cooks formula `found` with `vars`: every step a pour would make, writing nothing.
+/// The folders of formula overlays, Gas Town's `formula-overlays/` of a rig and of a
+/// town: `.beads/formula-overlays/` in the worktree, then `formula-overlays/` beside
+/// the user's formula folder.
+fn overlay_dirs(store: &Store) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(top) = store.workdir() {
+        out.push(top.join(REPO_OVERLAYS));
+    }
+    if let Some(user) = user_formula_dir().as_deref().and_then(Path::parent) {
+        out.push(user.join("formula-overlays"));
+    }
+    out
+}
+
+/// The folder of repository formula overlays, relative to the top of the worktree.
+pub(crate) const REPO_OVERLAYS: &str = ".beads/formula-overlays";
+
+/// The overlay of formula `name`, if there is one, and its file as shown: the
+/// repository's `<name>.toml` when it exists (it replaces the user's whole, as a rig's
+/// overlay replaces its town's in Gas Town), else the user's.
+pub fn find_overlay(store: &Store, name: &str) -> Result<Option<(Overlay, String)>> {
+    for dir in overlay_dirs(store) {
+        if let Some(found) = find_overlay_in(store, &dir, name)? {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
+}
+
+/// The overlay of formula `name` in folder `dir`, if that folder has one.
+fn find_overlay_in(store: &Store, dir: &Path, name: &str) -> Result<Option<(Overlay, String)>> {
+    let path = dir.join(format!("{name}.toml"));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let file = shown(store, &path);
+    let problem = |line, column, message| Problem {
+        file: file.clone(),
+        line,
+        column,
+        message,
+    };
+    let source = std::fs::read_to_string(&path)
+        .map_err(|e| problem(None, None, format!("cannot be read: {e}")))
+        .map_err(super::FormulaError::Overlay)?;
+    let overlay = Overlay::from_toml(&source)
+        .map_err(|e| e.locate(&file, &source))
+        .map_err(super::FormulaError::Overlay)?;
+    Ok(Some((overlay, file)))
+}
+
+/// Cooks formula `found` with `vars`, its overlay applied (a formula in bd's
+/// language): every step a pour would
+/// make, writing nothing.
 pub fn cook(
     store: &Store,
     found: &FoundFormula,
     vars: &BTreeMap<String, String>,
 ) -> Result<Cooked> {
     found.require_valid()?;
+    let overlay = match found.bd {
+        Some(_) => find_overlay(store, &found.formula.name)?,
+        None => None,
+    };
     let lib = Library::new(store, Some(&found.path));
-    crate::model::cook(&as_bd(found), vars, &|n: &str| lib.find(n))
-        .map_err(|e| super::FormulaError::Cook(e).into())
+    crate::model::cook(
+        &as_bd(found),
+        vars,
+        &|n: &str| lib.find(n),
+        overlay.as_ref().map(|o| &o.0),
+    )
+    .map_err(|e| super::FormulaError::Cook(e).into())
 }
 
 /// The formula in another syntax: a git-beads YAML formula as itself or in bd's
@@ -507,9 +569,43 @@ pub fn validate(store: &Store, file: Option<&Path>) -> Result<Validation> {
                 }
                 v.problems.push(p);
             }
+            check_overlays(store, &mut v);
         }
     }
     Ok(v)
+}
+
+/// Checks every formula overlay file (`<formula>.toml` in an overlay folder).
+fn check_overlays(store: &Store, v: &mut Validation) {
+    for dir in overlay_dirs(store) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        names.sort();
+        for n in names {
+            let Some(name) = n.strip_suffix(".toml") else {
+                continue;
+            };
+            let file = shown(store, &dir.join(&n));
+            v.checked.push(file.clone());
+            match find_overlay_in(store, &dir, name) {
+                Err(super::OpError::Formula(super::FormulaError::Overlay(p))) => {
+                    v.problems.push(p);
+                }
+                Err(e) => v.problems.push(Problem {
+                    file,
+                    line: None,
+                    column: None,
+                    message: e.to_string(),
+                }),
+                Ok(_) => {}
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,23 @@
 //! Gates: beads (type gate) that a formula's step waits for, resolved by a person
-//! (`human`), by time (`timer`, resolved when read after its timeout), by mail, or by
-//! GitHub (`gh:pr`, `gh:run`, asked through the `gh` CLI where it is installed).
+//! (`human`), by time (`timer`, resolved when read after its timeout), by mail, by
+//! GitHub (`gh:pr`, `gh:run`, asked through the `gh` CLI where it is installed), or by
+//! a condition over the molecule's steps (`conditional`, from `compose.gate`: resolved
+//! when read and found to hold).
 
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::bond::{BONDED_KEY, OUTPUT_KEY};
+use super::molecule::{STEP_KEY, VARIABLES_KEY};
 use super::{MoleculeError, Result, now};
-use crate::model::{Actor, Bead, BeadId, BeadType, Gate, Status, Timestamp, parse_duration};
-use crate::store::Store;
+use crate::model::{
+    Actor, Bead, BeadId, BeadType, Condition, Facts, Gate, Status, StepFacts, Timestamp,
+    parse_duration,
+};
+use crate::settings;
 use crate::store::refs::{self, RefName};
+use crate::store::{Store, View};
 
 /// The key, in a gate bead's `extra`, of what it waits for.
 pub const GATE_KEY: &str = "gate";
@@ -91,12 +103,114 @@ fn ask_gh(gate: &Gate) -> Option<bool> {
     Some(met.contains(&answer.as_str()))
 }
 
-/// Where gate `b` stands now, and when a timer gate opens.
-fn state_of(b: &Bead, gate: &Gate) -> (GateStatus, Option<Timestamp>) {
-    if b.status.is_done() {
-        return (GateStatus::Resolved, None);
+/// bd's word for where a step stands in a condition.
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Closed => "complete",
+        Status::InProgress => "in_progress",
+        _ => "pending",
     }
-    match gate.kind.as_str() {
+}
+
+fn facts_of(b: &Bead) -> StepFacts {
+    StepFacts {
+        status: status_word(b.status).to_owned(),
+        output: b.extra.get(OUTPUT_KEY).cloned(),
+        children: Vec::new(),
+    }
+}
+
+/// Whether the condition of conditional gate `b` holds now, evaluated over its
+/// molecule's steps (by their ids in the formula; a step's children are those cooked
+/// as its children and the molecules bonded onto it); `None` when it does not parse.
+fn condition_met(store: &Store, tx: &View<'_>, b: &Bead, gate: &Gate) -> Result<Option<bool>> {
+    let Some(cond) = gate.condition.as_deref().and_then(Condition::parse) else {
+        return Ok(None);
+    };
+    let mut steps: BTreeMap<String, StepFacts> = BTreeMap::new();
+    let mut vars = BTreeMap::new();
+    if let Some(m) = b.parent()
+        && let Some(mol) = tx.bead(m)?
+    {
+        vars = mol
+            .extra
+            .get(VARIABLES_KEY)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default();
+        let beads = super::molecule::steps(tx, m)?;
+        let key = |s: &Bead| {
+            s.extra
+                .get(STEP_KEY)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        for s in &beads {
+            let Some(k) = key(s) else { continue };
+            let mut f = facts_of(s);
+            for id in s
+                .extra
+                .get(BONDED_KEY)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let bonded = id.as_str().and_then(|i| BeadId::parse(i).ok());
+                if let Some(c) = bonded.map(|i| tx.bead(&i)).transpose()?.flatten() {
+                    f.children.push(c.id.to_string());
+                    steps.insert(c.id.to_string(), facts_of(&c));
+                }
+            }
+            steps.insert(k, f);
+        }
+        for s in &beads {
+            let parent = s.extra.get("metadata").and_then(|m| m.get("parent_step"));
+            if let (Some(k), Some(Value::String(p))) = (key(s), parent)
+                && let Some(f) = steps.get_mut(p)
+            {
+                f.children.push(k);
+            }
+        }
+    }
+    let current = b
+        .extra
+        .get(STEP_KEY)
+        .and_then(Value::as_str)
+        .map(|k| k.strip_suffix(".gate").unwrap_or(k).to_owned())
+        .unwrap_or_default();
+    let top = store.workdir();
+    let file_exists = |p: &str| top.as_ref().is_some_and(|t| t.join(p).exists());
+    let env = |n: &str| settings::env(n).map(|v| v.to_string_lossy().into_owned());
+    Ok(Some(cond.holds(&Facts {
+        steps: &steps,
+        current: &current,
+        vars: &vars,
+        file_exists: &file_exists,
+        env: &env,
+    })))
+}
+
+/// Where gate `b` stands now, and when a timer gate opens.
+fn state_of(
+    store: &Store,
+    tx: &View<'_>,
+    b: &Bead,
+    gate: &Gate,
+) -> Result<(GateStatus, Option<Timestamp>)> {
+    if b.status.is_done() {
+        return Ok((GateStatus::Resolved, None));
+    }
+    if gate.kind == "conditional" {
+        let met = condition_met(store, tx, b, gate)? == Some(true);
+        return Ok((
+            if met {
+                GateStatus::Resolved
+            } else {
+                GateStatus::Waiting
+            },
+            None,
+        ));
+    }
+    Ok(match gate.kind.as_str() {
         "timer" => {
             let opens = gate
                 .timeout
@@ -115,7 +229,7 @@ fn state_of(b: &Bead, gate: &Gate) -> (GateStatus, Option<Timestamp>) {
             None => (GateStatus::Unavailable, None),
         },
         _ => (GateStatus::Waiting, None),
-    }
+    })
 }
 
 /// The gate beads of one store ref (unfinished ones unless `all`).
@@ -138,7 +252,7 @@ fn gates_on(store: &Store, on: RefName, all: bool) -> Result<Vec<GateState>> {
             continue;
         };
         let gate = gate_of(&b);
-        let (state, opens_at) = state_of(&b, &gate);
+        let (state, opens_at) = state_of(store, &tx, &b, &gate)?;
         out.push(GateState {
             molecule: b.parent().cloned(),
             bead: b,

@@ -4,6 +4,7 @@
 mod agent;
 mod alongside;
 mod beads;
+mod bond;
 mod claim;
 mod config;
 mod doctor;
@@ -44,9 +45,10 @@ pub use alongside::{
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
-    close_replaced, create, create_preview, delete, init, relate, release, release_on,
-    remove_dependency, remove_label, reopen, update,
+    close_replaced, close_with_output, create, create_preview, delete, init, relate, release,
+    release_on, remove_dependency, remove_label, reopen, update,
 };
+pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
@@ -58,7 +60,7 @@ pub use error::{
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
-pub use formula::{Syntax, as_bd, convert, cook};
+pub use formula::{Syntax, as_bd, convert, cook, find_overlay};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
@@ -69,8 +71,9 @@ pub use mail::{
     unread,
 };
 pub use molecule::{
-    ACCEPTANCE_KEY, Burned, Current, PourOptions, Poured, Progress, Squashed, StepState, burn,
-    current, list_molecules, locate, molecule_progress, pour, progress, squash,
+    ACCEPTANCE_KEY, BondKind, Burned, ChecklistItem, Current, PourOptions, Poured, Progress,
+    Squashed, StepState, burn, checklist_of, current, list_molecules, locate, molecule_progress,
+    pour, progress, squash,
 };
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, expect_commit, fold_queued_notes,

@@ -15,8 +15,8 @@ use super::beads::fresh_id;
 use super::formula::FoundFormula;
 use super::{BeadError, FormulaError, MoleculeError, OpError, Result, now};
 use crate::model::{
-    Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, Prefix, Status, check_name,
-    check_text, check_title, count, id_length_for,
+    Actor, Bead, BeadId, BeadType, Capability, Cooked, DepKind, Dependency, Prefix, Rendered,
+    Status, check_name, check_text, check_title, count, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx, View};
@@ -44,6 +44,9 @@ pub const EPHEMERAL_KEY: &str = "ephemeral";
 pub const SQUASHED_STEPS_KEY: &str = "squashed_steps";
 /// The key, in a summary's `extra`, of the wisp it was squashed from.
 pub const SQUASHED_FROM_KEY: &str = "squashed_from";
+/// The key, in a molecule's `extra`, of the steps of its formula that were not poured
+/// as beads (its checklist).
+pub const CHECKLIST_KEY: &str = "checklist";
 
 /// The word between prefix and hash of a wisp's id (`bd-wisp-k3x9`).
 const WISP_MARK: &str = "wisp-";
@@ -88,6 +91,8 @@ pub struct Progress {
     pub current: Vec<BeadId>,
     /// Every step, in order.
     pub steps: Vec<StepState>,
+    /// The steps of its formula that were not poured as beads (its checklist), in order.
+    pub checklist: Vec<ChecklistItem>,
 }
 
 impl Progress {
@@ -96,8 +101,16 @@ impl Progress {
         self.steps.iter().filter(|s| s.ready)
     }
 
-    /// "step 3 of 7 (bd-x.3: Write tests)", or "all 7 steps done".
+    /// "step 3 of 7 (bd-x.3: Write tests)", "all 7 steps done", or, for a molecule
+    /// whose steps stay in its checklist, "a checklist of 7 steps, not poured".
     pub fn position(&self) -> String {
+        if self.steps.is_empty() && !self.checklist.is_empty() && !self.status.is_done() {
+            return format!(
+                "a checklist of {}, not poured (close {} when all are done)",
+                count(self.checklist.len(), "step"),
+                self.molecule
+            );
+        }
         match self.steps.iter().position(|s| !s.status.is_done()) {
             Some(i) => format!(
                 "step {} of {} ({}: {})",
@@ -153,14 +166,39 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
         .filter(|s| s.status.is_done())
         .map(|s| &s.id)
         .collect();
+    let step_ids: HashSet<&BeadId> = steps.iter().map(|s| &s.id).collect();
+    // What the molecule itself waits on (a sequential bond) holds every step; so does
+    // what a step waits on outside the molecule (the children of a spawner).
+    let open =
+        |id: &BeadId| -> Result<bool> { Ok(tx.bead(id)?.is_some_and(|b| !b.status.is_done())) };
+    let mut held = false;
+    for d in bead
+        .dependencies
+        .iter()
+        .filter(|d| d.kind == DepKind::Blocks)
+    {
+        held |= open(&d.id)?;
+    }
+    let mut outside_open: HashSet<&BeadId> = HashSet::new();
+    for s in &steps {
+        for d in s.dependencies.iter().filter(|d| d.kind == DepKind::Blocks) {
+            if !step_ids.contains(&d.id) && open(&d.id)? {
+                outside_open.insert(&d.id);
+            }
+        }
+    }
     let states: Vec<StepState> = steps
         .iter()
         .map(|s| {
-            let ready = !s.status.is_done()
+            let ready = !held
+                && !s.status.is_done()
                 && s.dependencies
                     .iter()
                     .filter(|d| d.kind == DepKind::Blocks)
-                    .all(|d| done_ids.contains(&d.id) || !steps.iter().any(|x| x.id == d.id));
+                    .all(|d| {
+                        done_ids.contains(&d.id)
+                            || (!step_ids.contains(&d.id) && !outside_open.contains(&d.id))
+                    });
             StepState {
                 id: s.id.clone(),
                 title: s.title.clone(),
@@ -181,13 +219,20 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
         Some(n) if steps.is_empty() => usize::try_from(n).unwrap_or(usize::MAX),
         _ => 0,
     };
+    // Steps that stay in the checklist are done when the molecule is.
+    let checklist = checklist_of(bead);
+    let (listed, listed_done) = match checklist.len() {
+        n if steps.is_empty() && bead.status.is_done() => (n, n),
+        n if steps.is_empty() => (n, 0),
+        _ => (0, 0),
+    };
     Ok(Some(Progress {
         molecule: bead.id.clone(),
         title: bead.title.clone(),
         status: bead.status,
         wisp: tx.ref_name() == refs::WISPS,
-        done: done_ids.len() + squashed,
-        total: steps.len() + squashed,
+        done: done_ids.len() + squashed + listed_done,
+        total: steps.len() + squashed + listed,
         at_step: states
             .iter()
             .position(|s| !s.status.is_done())
@@ -198,6 +243,7 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
             .map(|s| s.id.clone())
             .collect(),
         steps: states,
+        checklist,
     }))
 }
 
@@ -286,6 +332,46 @@ pub struct PourOptions {
     pub assignee: Option<String>,
     /// Pour a wisp: on the local-only ref, never pushed.
     pub wisp: bool,
+    /// Make only the molecule bead; its steps stay in its checklist (bd's
+    /// `--root-only`). A formula that says `pour = false` is poured this way too.
+    pub root_only: bool,
+    /// Formulas poured with it in the same commit and bonded to it (bd's `--attach`),
+    /// each given the variables it declares.
+    pub attach: Vec<FoundFormula>,
+    /// How the attached formulas are bonded to it.
+    pub attach_kind: BondKind,
+}
+
+/// How a bonded molecule stands to the one it is bonded to (bd's bond types).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BondKind {
+    /// It waits for the other to finish (a `blocks` dependency).
+    #[default]
+    Sequential,
+    /// It runs alongside, as the other's child (a `parent-child` dependency).
+    Parallel,
+}
+
+impl BondKind {
+    /// The dependency a bonded bead takes on what it is bonded to.
+    pub fn dependency(self, on: &BeadId) -> Dependency {
+        Dependency {
+            id: on.clone(),
+            kind: match self {
+                BondKind::Sequential => DepKind::Blocks,
+                BondKind::Parallel => DepKind::ParentChild,
+            },
+        }
+    }
+
+    /// Its word: `sequential` or `parallel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BondKind::Sequential => "sequential",
+            BondKind::Parallel => "parallel",
+        }
+    }
 }
 
 /// What a pour made.
@@ -293,11 +379,17 @@ pub struct PourOptions {
 pub struct Poured {
     /// The molecule bead.
     pub molecule: Bead,
-    /// The step beads, in step order.
+    /// The step beads, in step order (none when its steps stay in its checklist).
     pub steps: Vec<Bead>,
     /// The store ref it was written to.
     #[serde(rename = "ref")]
     pub store_ref: RefName,
+    /// The molecules poured with it and bonded to it (`--attach`).
+    pub attached: Vec<Poured>,
+    /// Whether its formula recommends pouring it as a wisp (`phase = "vapor"`).
+    pub vapor: bool,
+    /// Step ids its formula's overlay names that the formula does not have.
+    pub stale_overrides: Vec<String>,
 }
 
 /// A fresh wisp id `<prefix>-wisp-<hash>`, free on the wisp ref and on
@@ -323,26 +415,33 @@ fn wisp_id(
     Err(MoleculeError::NoFreeWispId.into())
 }
 
-/// Pours formula `found` into a molecule bead plus one bead per step, in one commit
-/// (on the wisp ref when `opts.wisp`).
-pub fn pour(
+/// A formula rendered and checked, ready to be written: nothing about it can fail
+/// once a transaction has begun but the store itself.
+pub(crate) struct Prepared {
+    /// The formula's name.
+    name: String,
+    /// Its version.
+    version: u32,
+    /// What it renders to.
+    rendered: Rendered,
+    /// The cooked formula, for one in bd's language.
+    cooked: Option<Cooked>,
+    /// Whether its steps stay in the molecule's checklist.
+    root_only: bool,
+}
+
+/// Renders (or cooks) `found` with `vars` and checks everything it would write.
+pub(crate) fn prepare(
     store: &Store,
-    actor: &Actor,
     found: &FoundFormula,
-    opts: &PourOptions,
-) -> Result<Poured> {
-    permit(actor, Capability::Create)?;
+    vars: &BTreeMap<String, String>,
+    root_only: bool,
+) -> Result<Prepared> {
     let formula = found.require_valid()?;
-    if let Some(a) = &opts.assignee {
-        check_name("assignee", a)?;
-    }
     let (r, cooked) = match &found.bd {
-        None => (
-            formula.render(&opts.vars).map_err(FormulaError::Render)?,
-            None,
-        ),
+        None => (formula.render(vars).map_err(FormulaError::Render)?, None),
         Some(_) => {
-            let c = super::formula::cook(store, found, &opts.vars)?;
+            let c = super::formula::cook(store, found, vars)?;
             (c.rendered(), Some(c))
         }
     };
@@ -369,91 +468,239 @@ pub fn pour(
             check_text("acceptance", a).map_err(|e| refused(&what, e))?;
         }
     }
+    let root_only = root_only || cooked.as_ref().is_some_and(|c| c.pour == Some(false));
+    Ok(Prepared {
+        name: formula.name.clone(),
+        version: formula.version,
+        rendered: r,
+        cooked,
+        root_only,
+    })
+}
+
+/// Where and how a prepared formula is written.
+pub(crate) struct Placement<'a> {
+    /// `refs/beads/main`, read before the transaction (for wisp ids).
+    pub main: &'a View<'a>,
+    /// The prefix of new ids.
+    pub prefix: &'a Prefix,
+    /// Whether the molecule is a wisp.
+    pub wisp: bool,
+    /// Who works on it.
+    pub assignee: Option<&'a str>,
+    /// A dependency the molecule takes (a bond).
+    pub bond: Option<Dependency>,
+}
+
+/// Writes prepared formula `p` into `tx`: the molecule bead and one bead per step (or
+/// the steps as the molecule's checklist). Sets no commit message.
+pub(crate) fn write_molecule(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    p: &Prepared,
+    at: &Placement<'_>,
+) -> Result<Poured> {
+    let r = &p.rendered;
+    let when = now();
+    let id = if at.wisp {
+        wisp_id(at.main, tx, at.prefix, &r.title, actor)?
+    } else {
+        fresh_id(tx, at.prefix, &r.title, actor)?
+    };
+    let mut mol = Bead::new(id.clone(), r.title.clone(), &actor.id, when);
+    mol.kind = BeadType::Molecule;
+    mol.description = r.description.clone();
+    mol.assignee = at.assignee.map(str::to_owned);
+    if let Some(d) = &at.bond {
+        mol.add_dependency(d.clone());
+    }
+    mol.extra.insert(FORMULA_KEY.into(), json!(p.name.as_str()));
+    mol.extra
+        .insert(FORMULA_VERSION_KEY.into(), json!(p.version));
+    if !r.values.is_empty() {
+        mol.extra.insert(VARIABLES_KEY.into(), json!(r.values));
+    }
+    if at.wisp {
+        mol.extra.insert(EPHEMERAL_KEY.into(), json!(true));
+    }
+    if let Some(c) = &p.cooked {
+        mol.extra.insert(FORMULA_TYPE_KEY.into(), json!(c.kind));
+        if let Some(ph) = &c.phase {
+            mol.extra.insert(PHASE_KEY.into(), json!(ph));
+        }
+        if !c.expected.is_empty() {
+            mol.extra.insert(EXPECTED_KEY.into(), json!(c.expected));
+        }
+    }
+    if p.root_only {
+        mol.extra.insert(CHECKLIST_KEY.into(), json!(checklist(r)));
+        tx.put_bead(&mol)?;
+        return Ok(poured(mol, Vec::new(), tx.ref_name(), p));
+    }
+    let ids: Vec<BeadId> = (1..=r.steps.len())
+        .map(|n| id.child(u32::try_from(n).unwrap_or(u32::MAX)))
+        .collect();
+    let mut steps = Vec::with_capacity(r.steps.len());
+    for (s, sid) in r.steps.iter().zip(&ids) {
+        let mut b = Bead::new(sid.clone(), s.title.clone(), &actor.id, when);
+        b.description = s.description.clone();
+        b.assignee = s
+            .assignee
+            .clone()
+            .or_else(|| at.assignee.map(str::to_owned));
+        b.notes = s.notes.clone();
+        if let Some(k) = s.kind {
+            b.kind = k;
+        }
+        if let Some(pr) = s.priority {
+            b.priority = pr;
+        }
+        b.labels.extend(s.labels.iter().cloned());
+        b.extra.extend(s.extra.clone());
+        b.add_dependency(Dependency {
+            id: id.clone(),
+            kind: DepKind::ParentChild,
+        });
+        for &n in &s.needs {
+            b.add_dependency(Dependency {
+                id: ids[n].clone(),
+                kind: DepKind::Blocks,
+            });
+        }
+        b.extra.insert(STEP_KEY.into(), json!(s.key.as_str()));
+        if let Some(a) = &s.acceptance {
+            b.extra.insert(ACCEPTANCE_KEY.into(), json!(a));
+        }
+        if at.wisp {
+            b.extra.insert(EPHEMERAL_KEY.into(), json!(true));
+        }
+        steps.push(b);
+    }
+    super::bond::wire_waiters(&mut steps, &r.steps);
+    for b in &steps {
+        tx.put_bead(b)?;
+    }
+    tx.put_bead(&mol)?;
+    Ok(poured(mol, steps, tx.ref_name(), p))
+}
+
+fn poured(molecule: Bead, steps: Vec<Bead>, store_ref: RefName, p: &Prepared) -> Poured {
+    let cooked = p.cooked.as_ref();
+    Poured {
+        molecule,
+        steps,
+        store_ref,
+        attached: Vec::new(),
+        vapor: cooked.and_then(|c| c.phase.as_deref()) == Some("vapor"),
+        stale_overrides: cooked
+            .map(|c| c.stale_overrides.clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// One line of a molecule's checklist: a step that was not poured as a bead.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct ChecklistItem {
+    /// The step's id in its formula.
+    pub step: String,
+    /// Its title.
+    pub title: String,
+    /// What to do.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The steps it needs, by their ids in the formula.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+}
+
+fn checklist(r: &Rendered) -> Vec<ChecklistItem> {
+    r.steps
+        .iter()
+        .map(|s| ChecklistItem {
+            step: s.key.clone(),
+            title: s.title.clone(),
+            description: s.description.clone(),
+            needs: s.needs.iter().map(|&n| r.steps[n].key.clone()).collect(),
+        })
+        .collect()
+}
+
+/// The checklist of molecule `mol`: the steps of its formula that were not poured.
+pub fn checklist_of(mol: &Bead) -> Vec<ChecklistItem> {
+    mol.extra
+        .get(CHECKLIST_KEY)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// The variables formula `found` declares, of `vars`.
+pub(crate) fn declared(
+    found: &FoundFormula,
+    vars: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    vars.iter()
+        .filter(|(k, _)| found.formula.variables.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Pours formula `found` into a molecule bead plus one bead per step, in one commit
+/// (on the wisp ref when `opts.wisp`), with the formulas of `opts.attach` poured and
+/// bonded to it in the same commit.
+pub fn pour(
+    store: &Store,
+    actor: &Actor,
+    found: &FoundFormula,
+    opts: &PourOptions,
+) -> Result<Poured> {
+    permit(actor, Capability::Create)?;
+    if let Some(a) = &opts.assignee {
+        check_name("assignee", a)?;
+    }
+    let p = prepare(store, found, &opts.vars, opts.root_only)?;
+    let attached: Vec<Prepared> = opts
+        .attach
+        .iter()
+        .map(|f| prepare(store, f, &declared(f, &opts.vars), opts.root_only))
+        .collect::<Result<_>>()?;
     // Reading main first also refuses a pour before `init`, wisps included.
     let main = store.view()?;
     let prefix = main.meta()?.prefix;
     let target = if opts.wisp { refs::WISPS } else { refs::MAIN };
     let (poured, _) = store.transact_on(target, actor, |tx| {
-        let at = now();
-        let id = if opts.wisp {
-            wisp_id(&main, tx, &prefix, &r.title, actor)?
-        } else {
-            fresh_id(tx, &prefix, &r.title, actor)?
+        let mut place = Placement {
+            main: &main,
+            prefix: &prefix,
+            wisp: opts.wisp,
+            assignee: opts.assignee.as_deref(),
+            bond: None,
         };
-        let mut mol = Bead::new(id.clone(), r.title.clone(), &actor.id, at);
-        mol.kind = BeadType::Molecule;
-        mol.description = r.description.clone();
-        mol.assignee = opts.assignee.clone();
-        mol.extra
-            .insert(FORMULA_KEY.into(), json!(formula.name.as_str()));
-        mol.extra
-            .insert(FORMULA_VERSION_KEY.into(), json!(formula.version));
-        if !r.values.is_empty() {
-            mol.extra.insert(VARIABLES_KEY.into(), json!(r.values));
+        let mut out = write_molecule(tx, actor, &p, &place)?;
+        place.bond = Some(opts.attach_kind.dependency(&out.molecule.id));
+        for a in &attached {
+            out.attached.push(write_molecule(tx, actor, a, &place)?);
         }
-        if opts.wisp {
-            mol.extra.insert(EPHEMERAL_KEY.into(), json!(true));
-        }
-        if let Some(c) = &cooked {
-            mol.extra.insert(FORMULA_TYPE_KEY.into(), json!(c.kind));
-            if let Some(p) = &c.phase {
-                mol.extra.insert(PHASE_KEY.into(), json!(p));
-            }
-            if !c.expected.is_empty() {
-                mol.extra.insert(EXPECTED_KEY.into(), json!(c.expected));
-            }
-        }
-        let ids: Vec<BeadId> = (1..=r.steps.len())
-            .map(|n| id.child(u32::try_from(n).unwrap_or(u32::MAX)))
-            .collect();
-        let mut steps = Vec::with_capacity(r.steps.len());
-        for (s, sid) in r.steps.iter().zip(&ids) {
-            let mut b = Bead::new(sid.clone(), s.title.clone(), &actor.id, at);
-            b.description = s.description.clone();
-            b.assignee = s.assignee.clone().or_else(|| opts.assignee.clone());
-            b.notes = s.notes.clone();
-            if let Some(k) = s.kind {
-                b.kind = k;
-            }
-            if let Some(p) = s.priority {
-                b.priority = p;
-            }
-            b.labels.extend(s.labels.iter().cloned());
-            b.extra.extend(s.extra.clone());
-            b.add_dependency(Dependency {
-                id: id.clone(),
-                kind: DepKind::ParentChild,
-            });
-            for &n in &s.needs {
-                b.add_dependency(Dependency {
-                    id: ids[n].clone(),
-                    kind: DepKind::Blocks,
-                });
-            }
-            b.extra.insert(STEP_KEY.into(), json!(s.key.as_str()));
-            if let Some(a) = &s.acceptance {
-                b.extra.insert(ACCEPTANCE_KEY.into(), json!(a));
-            }
-            if opts.wisp {
-                b.extra.insert(EPHEMERAL_KEY.into(), json!(true));
-            }
-            tx.put_bead(&b)?;
-            steps.push(b);
-        }
-        tx.put_bead(&mol)?;
-        tx.set_message(format!(
-            "{} {id}: {}\n\nformula {} v{}, {}",
+        let mut message = format!(
+            "{} {}: {}\n\nformula {} v{}, {}",
             if opts.wisp { "wisp" } else { "pour" },
-            mol.title,
-            formula.name,
-            formula.version,
-            count(steps.len(), "step")
-        ));
-        Ok::<_, OpError>(Poured {
-            molecule: mol,
-            steps,
-            store_ref: target,
-        })
+            out.molecule.id,
+            out.molecule.title,
+            p.name,
+            p.version,
+            count(out.steps.len(), "step")
+        );
+        for (a, m) in attached.iter().zip(&out.attached) {
+            message.push_str(&format!(
+                "\nattached {} ({} v{}, {}, {})",
+                m.molecule.id,
+                a.name,
+                a.version,
+                opts.attach_kind.as_str(),
+                count(m.steps.len(), "step")
+            ));
+        }
+        tx.set_message(message);
+        Ok::<_, OpError>(out)
     })?;
     Ok(poured)
 }

@@ -49,6 +49,8 @@ pub struct CookedFormula<'a> {
     variables: &'a BTreeMap<String, String>,
     steps: Vec<CookedStepLine<'a>>,
     expected: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stale_overrides: &'a [String],
 }
 
 fn step_line<'a>(c: &'a Cooked, s: &'a CookedStep) -> CookedStepLine<'a> {
@@ -80,6 +82,7 @@ impl<'a> From<&'a Cooked> for CookedFormula<'a> {
             variables: &c.values,
             steps: c.steps.iter().map(|s| step_line(c, s)).collect(),
             expected: &c.expected,
+            stale_overrides: &c.stale_overrides,
         }
     }
 }
@@ -103,6 +106,10 @@ impl Documented for CookedFormula<'_> {
             Field::noted(
                 "expected",
                 "what the formula expects that has no meaning here",
+            ),
+            Field::optional_noted(
+                "stale_overrides",
+                "step ids its overlay names that are not its steps, when any",
             ),
         ],
     };

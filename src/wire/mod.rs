@@ -161,6 +161,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Current::DOC,
     Molecules::DOC,
     Poured::DOC,
+    Bonded::DOC,
     Squashed::DOC,
     Burned::DOC,
     Synced::DOC,

@@ -405,6 +405,9 @@ pub struct MoleculeState<'a> {
     pub current: &'a [BeadId],
     /// Every step, in order.
     pub steps: Vec<StepLine<'a>>,
+    /// The steps of its formula not poured as beads (left out when there are none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub checklist: &'a [crate::ops::ChecklistItem],
 }
 
 impl<'a> From<&'a Progress> for MoleculeState<'a> {
@@ -419,6 +422,7 @@ impl<'a> From<&'a Progress> for MoleculeState<'a> {
             at_step: p.at_step,
             current: &p.current,
             steps: p.steps.iter().map(StepLine::from).collect(),
+            checklist: &p.checklist,
         }
     }
 }
@@ -536,6 +540,12 @@ pub struct Poured<'a> {
     /// The store ref it was written to.
     #[serde(rename = "ref")]
     pub store_ref: &'a str,
+    /// The molecules poured with it and bonded to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<Poured<'a>>,
+    /// Step ids its formula's overlay names that the formula does not have.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub stale_overrides: &'a [String],
 }
 
 impl<'a> From<&'a crate::ops::Poured> for Poured<'a> {
@@ -544,6 +554,8 @@ impl<'a> From<&'a crate::ops::Poured> for Poured<'a> {
             molecule: &p.molecule,
             steps: &p.steps,
             store_ref: p.store_ref.as_str(),
+            attached: p.attached.iter().map(Poured::from).collect(),
+            stale_overrides: &p.stale_overrides,
         }
     }
 }
@@ -554,7 +566,66 @@ impl Documented for Poured<'_> {
         commands: "mol pour, mol wisp",
         fields: &[
             Field::new("molecule"),
-            Field::new("steps"),
+            Field::noted("steps", "none when its steps stay in its checklist"),
+            Field::new("ref"),
+            Field::optional_noted(
+                "attached",
+                "the molecules poured with it (--attach), each of this shape, when any",
+            ),
+            Field::optional_noted(
+                "stale_overrides",
+                "step ids its overlay names that are not its steps, when any",
+            ),
+        ],
+    };
+}
+
+/// What `mol bond` did (bd's bond result).
+#[derive(Serialize)]
+pub struct Bonded<'a> {
+    /// The molecule the bond is part of.
+    pub result_id: &'a str,
+    /// Always `compound_molecule`.
+    pub result_type: &'static str,
+    /// `sequential` or `parallel`.
+    pub bond_type: &'static str,
+    /// The bead that took the dependency (the molecule poured, or the second bead).
+    pub bonded: &'a str,
+    /// How many beads were poured.
+    pub spawned: usize,
+    /// The molecule poured, when a formula was bonded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poured: Option<Poured<'a>>,
+    /// The store ref written.
+    #[serde(rename = "ref")]
+    pub store_ref: &'a str,
+}
+
+impl<'a> From<&'a crate::ops::Bonded> for Bonded<'a> {
+    fn from(b: &'a crate::ops::Bonded) -> Self {
+        Bonded {
+            result_id: b.result.as_str(),
+            result_type: "compound_molecule",
+            bond_type: b.kind.as_str(),
+            bonded: b.bonded.as_str(),
+            spawned: b.poured.as_ref().map_or(0, |p| p.steps.len() + 1),
+            poured: b.poured.as_ref().map(Poured::from),
+            store_ref: b.store_ref.as_str(),
+        }
+    }
+}
+
+impl Documented for Bonded<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "mol bond",
+        fields: &[
+            Field::noted("result_id", "the molecule bonded onto"),
+            Field::noted("result_type", "compound_molecule"),
+            Field::noted("bond_type", "sequential or parallel"),
+            Field::noted("bonded", "the bead that took the dependency"),
+            Field::noted("spawned", "how many beads were poured"),
+            Field::optional_noted("poured", "the molecule poured, as mol pour prints it"),
             Field::new("ref"),
         ],
     };

@@ -127,6 +127,11 @@ fn cook(ctx: &Ctx, a: CookArgs, out: &mut Out) -> Result<(), CliError> {
     for e in &c.expected {
         out.line(format!("  {e}"))?;
     }
+    for id in &c.stale_overrides {
+        out.note(format!(
+            "warning: the formula's overlay names step {id:?}, which it does not have (stale override)"
+        ));
+    }
     out.note("nothing was written; `git beads mol pour` makes these beads");
     Ok(())
 }

@@ -83,6 +83,10 @@ pub struct CloseArgs {
     /// Read why from this file (`-` for stdin).
     #[arg(long = "reason-file", conflicts_with = "reason")]
     pub reason_file: Option<std::path::PathBuf>,
+    /// What the work produced, as JSON: kept on the bead; a molecule step whose formula
+    /// bonds a formula for each item of a list in its output (on_complete) reads it.
+    #[arg(long, value_name = "JSON", value_parser = parse_json)]
+    pub output: Option<serde_json::Value>,
     /// Then say (on stderr) which bead is ready next.
     #[arg(long = "suggest-next")]
     pub suggest_next: bool,
@@ -204,6 +208,11 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Parses `--output`: a JSON document.
+fn parse_json(s: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(s).map_err(|e| format!("not JSON: {e}"))
+}
+
 /// Runs `close`.
 pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
@@ -213,9 +222,10 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
         None => a.reason,
     };
     let remote = a.at.finish_remote(ctx, out)?;
+    let output = a.output.as_ref();
     let beads = match &remote {
-        Some(r) => ops::close_on(&ctx.store, &actor, &ids, reason.as_deref(), r)?,
-        None => ops::close(&ctx.store, &actor, &ids, reason.as_deref())?,
+        Some(r) => ops::close_on(&ctx.store, &actor, &ids, reason.as_deref(), output, r)?,
+        None => ops::close_with_output(&ctx.store, &actor, &ids, reason.as_deref(), output)?,
     };
     report(ctx, out, beads, "closed")?;
     let next = ops::ListFilter {

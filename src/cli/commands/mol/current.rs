@@ -1,6 +1,6 @@
 //! `git beads mol current`.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out, render};
 use crate::model::BeadId;
 use crate::ops;
 use crate::wire;
@@ -24,6 +24,10 @@ pub fn run(ctx: &Ctx, a: CurrentArgs, out: &mut Out) -> Result<(), CliError> {
         p.molecule, p.title, c.position, p.done, p.total
     ))?;
     if c.steps.is_empty() {
+        if !p.checklist.is_empty() && p.done < p.total {
+            out.line("Its steps, not poured as beads:")?;
+            return render::checklist(out, &p.checklist, "  ");
+        }
         if p.done < p.total {
             out.line("Nothing can be worked now: the unfinished steps wait on others.")?;
         }

@@ -1,6 +1,7 @@
 //! `git beads mol …`: pour formulas into molecules (or wisps), follow their steps,
 //! squash and burn them; one file per verb (`pour` and `wisp` share one).
 
+mod bond;
 mod burn;
 mod current;
 mod list;
@@ -44,6 +45,14 @@ pub enum MolCommand {
     Squash(IdArgs),
     /// Discard a wisp and its steps, finished or not.
     Burn(IdArgs),
+    /// Bond a formula to a molecule or a step, or two molecules, in one commit.
+    ///
+    /// A formula and a bead: the formula is poured and its molecule bonded to the
+    /// bead; bonded to a step, it is one of the step's children, which the steps that
+    /// wait for that step's children (waits_for) wait for too. Two beads: the second is
+    /// bonded to the first. Sequential bonds wait for what they are bonded to;
+    /// parallel ones run alongside, as its children. Two formulas are refused.
+    Bond(bond::BondArgs),
 }
 
 /// Arguments of the verbs that take one molecule.
@@ -63,5 +72,6 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
         MolCommand::List(a) => list::run(ctx, a, out),
         MolCommand::Squash(a) => squash::run(ctx, a, out),
         MolCommand::Burn(a) => burn::run(ctx, a, out),
+        MolCommand::Bond(a) => bond::run(ctx, a, out),
     }
 }

@@ -30,5 +30,5 @@ fn print_progress(out: &mut Out, p: &Progress) -> Result<(), CliError> {
     for s in &p.steps {
         out.line(format!("  {}", render::step_line(s)))?;
     }
-    Ok(())
+    render::checklist(out, &p.checklist, "  ")
 }

@@ -1,0 +1,436 @@
+//! Bonding: a formula poured onto a molecule or a step as it stands (bd's `mol bond`),
+//! molecules linked to each other, a step's `on_complete` bonding a formula for each
+//! item of its output when it closes, and the steps that wait for a spawner's children
+//! (`waits_for`).
+//!
+//! The children of a spawner step are the steps cooked as its children and the
+//! molecules bonded onto it. A step that waits for them takes a `blocks` dependency on
+//! each as it appears (so that every reader of readiness sees the hold); with
+//! `any-children`, the first that finishes drops the others.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::formula::{FoundFormula, find_formula};
+use super::molecule::{BondKind, Placement, Poured, declared, prepare, write_molecule};
+use super::{MoleculeError, OpError, Result};
+use crate::model::{
+    Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, OnComplete, RenderedStep,
+    count, fill_known, scalar_text,
+};
+use crate::store::refs::{self, RefName};
+use crate::store::{Store, Tx};
+
+/// The key, in a step's `extra`, of what it does when it closes (bd's `on_complete`).
+pub const ON_COMPLETE_KEY: &str = "on_complete";
+/// The key, in a step's `extra`, of the output it was closed with.
+pub const OUTPUT_KEY: &str = "output";
+/// The key, in a step's `extra`, of the children of another step it waits for.
+pub const WAITS_FOR_KEY: &str = "waits_for";
+/// The key, in a spawner step's `extra`, of the steps that wait for its children.
+const WAITED_BY_KEY: &str = "waited_by";
+/// The key, in a child's `extra`, of the spawner step it is a child of.
+const SPAWNED_BY_KEY: &str = "spawned_by";
+/// The key, in a spawner step's `extra`, of the molecules its `on_complete` bonded.
+pub const BONDED_KEY: &str = "bonded";
+
+/// What a step waits for: the children of its spawner (bd's `waits_for`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitsFor {
+    /// `all-children` or `any-children`.
+    pub gate: String,
+    /// The spawner step.
+    pub spawner: Option<BeadId>,
+    /// The children it holds for now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<BeadId>,
+    /// An `any-children` wait whose first child finished.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub met: bool,
+}
+
+fn extra_of<T: serde::de::DeserializeOwned>(b: &Bead, key: &str) -> Option<T> {
+    b.extra
+        .get(key)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+}
+
+fn ids_of(b: &Bead, key: &str) -> Vec<BeadId> {
+    extra_of(b, key).unwrap_or_default()
+}
+
+/// A `blocks` dependency on `id`.
+fn blocked_by(id: &BeadId) -> Dependency {
+    BondKind::Sequential.dependency(id)
+}
+
+fn put_waits(w: &mut Bead, waits: &WaitsFor) {
+    w.extra.insert(WAITS_FOR_KEY.into(), json!(waits));
+}
+
+/// At a pour: each step that waits for its spawner's children (the cooked step's
+/// `waits_for`, naming the spawner by its formula id) holds for the steps cooked as
+/// the spawner's children, and the spawner and children know of it.
+pub(crate) fn wire_waiters(steps: &mut [Bead], rendered: &[RenderedStep]) {
+    let key_at = |key: &str| rendered.iter().position(|s| s.key == key);
+    for w in 0..rendered.len() {
+        let Some(Value::Object(spec)) = rendered[w].extra.get(WAITS_FOR_KEY) else {
+            continue;
+        };
+        // The cooked form names the spawner by its formula id; only a wired wait stays.
+        steps[w].extra.remove(WAITS_FOR_KEY);
+        let gate = spec.get("gate").and_then(Value::as_str).unwrap_or_default();
+        let Some(s) = spec.get("spawner").and_then(Value::as_str).and_then(key_at) else {
+            continue;
+        };
+        let children: Vec<usize> = (0..rendered.len())
+            .filter(|&c| {
+                rendered[c]
+                    .extra
+                    .get("metadata")
+                    .and_then(|m| m.get("parent_step"))
+                    == Some(&json!(rendered[s].key))
+            })
+            .collect();
+        let spawner = steps[s].id.clone();
+        let mut waits = WaitsFor {
+            gate: gate.to_owned(),
+            spawner: Some(spawner.clone()),
+            ..WaitsFor::default()
+        };
+        for &c in &children {
+            let child = steps[c].id.clone();
+            steps[w].add_dependency(blocked_by(&child));
+            waits.children.push(child);
+            steps[c]
+                .extra
+                .insert(SPAWNED_BY_KEY.into(), json!(spawner.as_str()));
+        }
+        let waiter = steps[w].id.clone();
+        put_waits(&mut steps[w], &waits);
+        let mut by = ids_of(&steps[s], WAITED_BY_KEY);
+        by.push(waiter);
+        steps[s].extra.insert(WAITED_BY_KEY.into(), json!(by));
+    }
+}
+
+/// Makes `child` (new in `tx`) a child of spawner `spawner`: every step waiting for
+/// the spawner's children holds for it too, unless an `any-children` wait was met.
+fn hold_waiters(tx: &mut Tx<'_>, spawner: &BeadId, child: &mut Bead) -> Result<()> {
+    child
+        .extra
+        .insert(SPAWNED_BY_KEY.into(), json!(spawner.as_str()));
+    let Some(s) = tx.bead(spawner)? else {
+        return Ok(());
+    };
+    for w in ids_of(&s, WAITED_BY_KEY) {
+        let Some(mut waiter) = tx.bead(&w)? else {
+            continue;
+        };
+        let mut waits: WaitsFor = extra_of(&waiter, WAITS_FOR_KEY).unwrap_or_default();
+        if waits.met || waiter.status.is_done() {
+            continue;
+        }
+        waiter.add_dependency(blocked_by(&child.id));
+        waits.children.push(child.id.clone());
+        put_waits(&mut waiter, &waits);
+        tx.put_bead(&waiter)?;
+    }
+    Ok(())
+}
+
+/// After `finished` beads were finished in `tx`: an `any-children` wait one of them
+/// was a child for is met, and drops its hold on the others. Returns a line for the
+/// commit message for each wait met.
+fn release_waiters(tx: &mut Tx<'_>, finished: &[Bead]) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for c in finished {
+        let Some(spawner) = extra_of::<BeadId>(c, SPAWNED_BY_KEY) else {
+            continue;
+        };
+        let Some(s) = tx.bead(&spawner)? else {
+            continue;
+        };
+        for w in ids_of(&s, WAITED_BY_KEY) {
+            let Some(mut waiter) = tx.bead(&w)? else {
+                continue;
+            };
+            let mut waits: WaitsFor = extra_of(&waiter, WAITS_FOR_KEY).unwrap_or_default();
+            if waits.gate != "any-children" || waits.met {
+                continue;
+            }
+            for other in std::mem::take(&mut waits.children) {
+                waiter.remove_dependency(&other, Some(DepKind::Blocks));
+            }
+            waits.met = true;
+            put_waits(&mut waiter, &waits);
+            tx.put_bead(&waiter)?;
+            notes.push(format!(
+                "{w} waited for any child of {spawner}: {} finished",
+                c.id
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// The value at `path` (`output.items.list`) of a step's output.
+fn at_path<'v>(output: &'v Value, path: &str) -> Option<&'v Value> {
+    path.strip_prefix("output.")?
+        .split('.')
+        .try_fold(output, |v, key| v.get(key))
+}
+
+/// `{item}`, `{item.field}` and `{index}` of an `on_complete` variable, for one item.
+fn item_value(template: &str, item: &Value, index: usize) -> String {
+    let mut out = template.replace("{index}", &index.to_string());
+    if let Value::Object(fields) = item {
+        for (k, v) in fields {
+            out = out.replace(&format!("{{item.{k}}}"), &scalar_text(v));
+        }
+    }
+    out.replace("{item}", &scalar_text(item))
+}
+
+/// After `finished` steps were closed in `tx` (on ref `on`): each with an
+/// `on_complete` bond pours its formula once per item of its output, each molecule a
+/// child of the step (one after another when `sequential`).
+fn run_on_complete(
+    store: &Store,
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    finished: &[Bead],
+) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for step in finished {
+        let Some(oc) = extra_of::<OnComplete>(step, ON_COMPLETE_KEY) else {
+            continue;
+        };
+        let (Some(formula), Some(path)) = (&oc.bond, &oc.for_each) else {
+            continue;
+        };
+        let items = step
+            .extra
+            .get(OUTPUT_KEY)
+            .and_then(|o| at_path(o, path))
+            .and_then(Value::as_array)
+            .ok_or_else(|| MoleculeError::NoOutput {
+                step: step.id.clone(),
+                path: path.clone(),
+                formula: formula.clone(),
+            })?;
+        let found = find_formula(store, formula)?;
+        let molecule = match step.parent() {
+            Some(m) => tx.bead(m)?,
+            None => None,
+        };
+        let values: BTreeMap<String, String> = molecule
+            .and_then(|m| extra_of(&m, super::molecule::VARIABLES_KEY))
+            .unwrap_or_default();
+        let main = store.view()?;
+        let prefix = main.meta()?.prefix;
+        let mut bonded = ids_of(step, BONDED_KEY);
+        let mut previous: Option<BeadId> = None;
+        for (index, item) in items.iter().enumerate() {
+            let vars: BTreeMap<String, String> = oc
+                .vars
+                .iter()
+                .map(|(k, v)| (k.clone(), fill_known(&item_value(v, item, index), &values)))
+                .collect();
+            let p = prepare(store, &found, &declared(&found, &vars), false)?;
+            let place = Placement {
+                main: &main,
+                prefix: &prefix,
+                wisp: tx.ref_name() == refs::WISPS,
+                assignee: step.assignee.as_deref(),
+                bond: Some(BondKind::Parallel.dependency(&step.id)),
+            };
+            let mut m = write_molecule(tx, actor, &p, &place)?.molecule;
+            if oc.sequential
+                && let Some(prev) = &previous
+            {
+                m.add_dependency(blocked_by(prev));
+            }
+            hold_waiters(tx, &step.id, &mut m)?;
+            tx.put_bead(&m)?;
+            previous = Some(m.id.clone());
+            bonded.push(m.id);
+        }
+        let mut s = tx.bead(&step.id)?.unwrap_or_else(|| step.clone());
+        s.extra.insert(BONDED_KEY.into(), json!(bonded));
+        tx.put_bead(&s)?;
+        notes.push(format!(
+            "{} bonded {formula} for each of its {path}: {}",
+            step.id,
+            count(items.len(), "molecule")
+        ));
+    }
+    Ok(notes)
+}
+
+/// What happens in the commit that finishes `finished`: `on_complete` bonds run and
+/// `any-children` waits are met. Returns lines for the commit message.
+pub(crate) fn after_finished(
+    store: &Store,
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    finished: &[Bead],
+) -> Result<Vec<String>> {
+    let mut notes = run_on_complete(store, tx, actor, finished)?;
+    notes.extend(release_waiters(tx, finished)?);
+    Ok(notes)
+}
+
+/// One side of a bond: a formula to pour, or a bead that is there.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    /// A formula (by name or path).
+    Formula(Box<FoundFormula>),
+    /// A molecule, or any bead (a step, to bond onto it).
+    Bead(BeadId),
+}
+
+/// How to bond.
+#[derive(Clone, Debug, Default)]
+pub struct BondOptions {
+    /// Sequential or parallel.
+    pub kind: BondKind,
+    /// Values of the formula's variables.
+    pub vars: BTreeMap<String, String>,
+}
+
+/// What a bond did (bd's `BondResult`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Bonded {
+    /// The molecule the bond is part of: the one bonded onto.
+    pub result: BeadId,
+    /// The bond's type.
+    pub kind: BondKind,
+    /// The molecule a formula was poured into, if one was.
+    pub poured: Option<Poured>,
+    /// The bead that took the dependency.
+    pub bonded: BeadId,
+    /// The store ref written.
+    pub store_ref: RefName,
+}
+
+/// Whether `from` already waits on `to`, through dependencies, on `tx` (so that a
+/// dependency `to` → `from` would close a cycle).
+fn reaches(tx: &Tx<'_>, from: &BeadId, to: &BeadId) -> Result<bool> {
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = vec![from.clone()];
+    while let Some(at) = queue.pop() {
+        if &at == to {
+            return Ok(true);
+        }
+        if !seen.insert(at.clone()) {
+            continue;
+        }
+        if let Some(b) = tx.bead(&at)? {
+            queue.extend(b.dependencies.iter().map(|d| d.id.clone()));
+        }
+    }
+    Ok(false)
+}
+
+/// Bonds `a` and `b` (bd's `mol bond`): a formula and a bead → the formula poured
+/// and bonded to the bead (which may be a step: its molecule is then one of the
+/// step's children); two beads → `b` bonded to `a`. In one commit; refused when the
+/// link would close a cycle, and for two formulas (bd makes a compound proto of them,
+/// which git-beads does not keep).
+pub fn bond(
+    store: &Store,
+    actor: &Actor,
+    a: &Operand,
+    b: &Operand,
+    opts: &BondOptions,
+) -> Result<Bonded> {
+    super::agent::permit(actor, Capability::Update)?;
+    // What to do to the target: pour a formula onto it, or link a bead to it.
+    enum Bond<'b> {
+        Pour(Box<super::molecule::Prepared>),
+        Link(&'b BeadId),
+    }
+    let (target, what) = match (a, b) {
+        (Operand::Formula(f), Operand::Bead(t)) | (Operand::Bead(t), Operand::Formula(f)) => {
+            super::agent::permit(actor, Capability::Create)?;
+            let p = prepare(store, f, &declared(f, &opts.vars), false)?;
+            (t, Bond::Pour(Box::new(p)))
+        }
+        (Operand::Bead(x), Operand::Bead(y)) => (x, Bond::Link(y)),
+        (Operand::Formula(x), Operand::Formula(y)) => {
+            return Err(
+                MoleculeError::TwoFormulas(x.formula.name.clone(), y.formula.name.clone()).into(),
+            );
+        }
+    };
+    let on = super::molecule::locate(store, target)?;
+    if let Bond::Link(other) = what
+        && super::molecule::locate(store, other)? != on
+    {
+        return Err(MoleculeError::BondAcrossRefs {
+            a: target.clone(),
+            b: other.clone(),
+        }
+        .into());
+    }
+    let main = store.view()?;
+    let prefix = main.meta()?.prefix;
+    let (bonded, _) = store.transact_on(on, actor, |tx| {
+        let t = super::require(tx, target)?;
+        let (poured, mut child) = match &what {
+            Bond::Pour(p) => {
+                let place = Placement {
+                    main: &main,
+                    prefix: &prefix,
+                    wisp: on == refs::WISPS,
+                    assignee: t.assignee.as_deref(),
+                    bond: Some(opts.kind.dependency(&t.id)),
+                };
+                let out = write_molecule(tx, actor, p, &place)?;
+                let m = out.molecule.clone();
+                (Some(out), m)
+            }
+            Bond::Link(other) => {
+                let mut o = super::require(tx, other)?;
+                if o.id == t.id || reaches(tx, &t.id, &o.id)? {
+                    return Err(OpError::from(MoleculeError::BondCycle {
+                        a: t.id.clone(),
+                        b: o.id.clone(),
+                    }));
+                }
+                o.add_dependency(opts.kind.dependency(&t.id));
+                o.touch(&actor.id, super::now());
+                (None, o)
+            }
+        };
+        if opts.kind == BondKind::Parallel {
+            hold_waiters(tx, &t.id, &mut child)?;
+        }
+        tx.put_bead(&child)?;
+        let poured = poured.map(|mut p| {
+            p.molecule = child.clone();
+            p
+        });
+        let result = match t.parent() {
+            Some(m) if t.kind != BeadType::Molecule => m.clone(),
+            _ => t.id.clone(),
+        };
+        tx.set_message(format!(
+            "bond {} to {} ({})",
+            child.id,
+            t.id,
+            opts.kind.as_str()
+        ));
+        Ok::<_, OpError>(Bonded {
+            result,
+            kind: opts.kind,
+            poured,
+            bonded: child.id,
+            store_ref: on,
+        })
+    })?;
+    Ok(bonded)
+}
