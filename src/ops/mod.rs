@@ -73,7 +73,7 @@ pub use molecule::{
     current, list_molecules, locate, molecule_progress, pour, progress, squash,
 };
 pub use provenance::{
-    CommitProvenance, NotesSync, configure_notes, expect_commit, fold_queued_notes,
+    CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,
 };
 pub use query::{

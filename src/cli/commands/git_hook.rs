@@ -71,9 +71,10 @@ pub fn quick(argv: &[OsString]) -> Option<Quick> {
 pub fn run_quick(q: Quick) -> Result<(), CliError> {
     let mut out = Out::new(false, false);
     let store = ops::discover(&std::env::current_dir()?)?;
-    // prepare-commit-msg runs on every commit: it folds the queue only where it must.
+    // prepare-commit-msg runs on every commit (when its shim cannot add the trailers
+    // itself): it leaves the fold to the next command.
     if q.name != "prepare-commit-msg" {
-        crate::cli::fold_queued_notes(&store);
+        crate::cli::fold_commit_notes(&store);
     }
     let ctx = Ctx {
         store,
