@@ -265,71 +265,70 @@ fn fold_span_us(repo: &Repo) -> u64 {
     (t0.elapsed().as_micros() as u64 * 3 / 2).clamp(2_000, 1_000_000)
 }
 
-#[test]
-fn folds_killed_at_random_moments_lose_no_note_and_write_none_twice() {
-    let mut rng = Rng::new("folds_killed_at_random_moments_lose_no_note_and_write_none_twice");
-    let sb = Sandbox::new();
-    let (repo, session) = hooked_session(&sb);
-    let trials = count(20, 200);
-    let per_trial = 3;
-    // Commits in the session, as an agent makes them: `git commit -m`, the
-    // installed hooks and nothing else; each batch is folded by a command killed at
-    // a random moment (or not).
-    fold(&repo);
-    let mut commits = Vec::new();
-    let mut file = 0;
-    let mut commit_batch = |commits: &mut Vec<String>| {
-        for _ in 0..per_trial {
-            file += 1;
-            let name = format!("k{file}.txt");
-            commits.push(repo.commit_file(&name, "k\n", &format!("k: commit {file}")));
-        }
-    };
-    commit_batch(&mut commits);
-    let span_us = fold_span_us(&repo);
+/// Makes a first batch of things to fold (`batch(0)`) and times a fold of it, then
+/// `trials` times makes the next batch and runs a fold killed at a random moment of
+/// that time (or finishing first), and at last a fold left to finish.
+fn folds_killed_at_random(repo: &Repo, name: &str, trials: usize, mut batch: impl FnMut(usize)) {
+    let mut rng = Rng::new(name);
+    fold(repo);
+    batch(0);
+    let span_us = fold_span_us(repo);
     let (mut finished, mut killed) = (0, 0);
-    for _ in 0..trials {
-        commit_batch(&mut commits);
-        if fold_killed(&repo, &mut rng, span_us) {
+    for i in 1..=trials {
+        batch(i);
+        if fold_killed(repo, &mut rng, span_us) {
             finished += 1;
         } else {
             killed += 1;
         }
     }
-    fold(&repo);
+    fold(repo);
     eprintln!("{trials} folds over {span_us}us: {killed} killed, {finished} finished first");
+}
+
+#[test]
+fn folds_killed_at_random_moments_lose_no_note_and_write_none_twice() {
+    let sb = Sandbox::new();
+    let (repo, session) = hooked_session(&sb);
+    // Commits in the session, as an agent makes them: `git commit -m`, the
+    // installed hooks and nothing else.
+    let per_trial = 3;
+    let mut commits = Vec::new();
+    folds_killed_at_random(
+        &repo,
+        "folds_killed_at_random_moments_lose_no_note_and_write_none_twice",
+        count(20, 200),
+        |i| {
+            for j in 0..per_trial {
+                let n = i * per_trial + j;
+                let name = format!("k{n}.txt");
+                commits.push(repo.commit_file(&name, "k\n", &format!("k: commit {n}")));
+            }
+        },
+    );
     assert_noted_once(&repo, &commits, &session);
     repo.assert_fsck_clean();
 }
 
 #[test]
 fn folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note() {
-    let mut rng = Rng::new("folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note");
     let sb = Sandbox::new();
     let (repo, session) = hooked_session(&sb);
     let trials = count(15, 200);
     let per_trial = 4;
     let commits = make_commits(&repo, (trials + 1) * per_trial);
     let dirs = shim_dirs(&sb, &repo, &commits, &session);
-    let mut batches = dirs.chunks(per_trial);
-    fold(&repo);
-    for dir in batches.next().expect("a first batch") {
-        run_shim(&repo, dir);
-    }
-    let span_us = fold_span_us(&repo);
-    let (mut finished, mut killed) = (0, 0);
-    for batch in batches {
-        for dir in batch {
-            run_shim(&repo, dir);
-        }
-        if fold_killed(&repo, &mut rng, span_us) {
-            finished += 1;
-        } else {
-            killed += 1;
-        }
-    }
-    fold(&repo);
-    eprintln!("{trials} folds over {span_us}us: {killed} killed, {finished} finished first");
+    let batches: Vec<&[PathBuf]> = dirs.chunks(per_trial).collect();
+    folds_killed_at_random(
+        &repo,
+        "folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note",
+        trials,
+        |i| {
+            for dir in batches[i] {
+                run_shim(&repo, dir);
+            }
+        },
+    );
     assert_noted_once(&repo, &commits, &session);
     repo.assert_fsck_clean();
 }

@@ -18,7 +18,8 @@ use std::ffi::OsString;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The git hook (post-checkout, post-commit, prepare-commit-msg, post-merge,
-    /// post-rewrite, pre-push).
+    /// post-rewrite, pre-push); git-beads installs no post-commit hook, but a hook line
+    /// that calls it writes the note at once.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(GIT_HOOK_NAMES))]
     pub name: String,
     /// The hook's arguments, as git passed them.
