@@ -224,3 +224,29 @@ fn a_commit_outside_a_session_starts_no_git_beads() {
         "no note outside a session"
     );
 }
+
+#[test]
+fn install_takes_the_earlier_post_commit_block_out_and_keeps_the_users_lines() {
+    let sb = Sandbox::new();
+    let repo = sb.store();
+    let hook = repo.common_dir().join("hooks").join("post-commit");
+    write_script(
+        &hook,
+        &format!("#!/bin/sh\n{BEGIN}\ngit beads hook post-commit \"$@\"\n{END}\necho mine\n"),
+    );
+    let said = repo.beads_output(&["hooks", "install"]);
+    let err = String::from_utf8_lossy(&said.stderr);
+    assert!(said.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "post-commit: no longer needed; removed git-beads' block from {}",
+            hook.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("5 of 5 git hooks installed"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&hook).expect("read"),
+        "#!/bin/sh\necho mine\n"
+    );
+}

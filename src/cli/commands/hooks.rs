@@ -106,7 +106,10 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
                 let how = match change {
                     Change::Created => "created",
                     Change::Added => "added to your hook",
-                    Change::Updated | Change::Removed | Change::Deleted => "updated in",
+                    Change::Updated => "updated in",
+                    // A hook git-beads no longer installs, written by an earlier version.
+                    Change::Removed => "no longer needed; removed git-beads' block from",
+                    Change::Deleted => "no longer needed; removed",
                 };
                 out.note(format!("{}: {how} {}", h.hook, h.path.display()))
             }
@@ -122,9 +125,13 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
         .iter()
         .filter(|h| h.state == State::Installed)
         .count();
+    let wanted = report
+        .hooks
+        .iter()
+        .filter(|h| install::shim(&h.hook).is_some())
+        .count();
     out.note(format!(
-        "{installed} of {} git hooks installed in {}{}",
-        report.hooks.len(),
+        "{installed} of {wanted} git hooks installed in {}{}",
         report.layout.dir.display(),
         if report.strict {
             " (strict: a failing hook stops git)"
