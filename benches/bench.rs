@@ -1387,9 +1387,9 @@ impl Bench<'_> {
     }
 
     /// `git commit` in a worktree where an agent's session runs, without git-beads'
-    /// hooks and with them (`hooks install`: prepare-commit-msg adds the trailers,
-    /// post-commit the provenance note): what the hooks add to every commit an agent
-    /// makes. The two kinds of run alternate, so a change of load hits both alike.
+    /// hooks and with them (`hooks install`: prepare-commit-msg adds the trailers; the
+    /// next git-beads command writes the provenance note, outside this figure): what
+    /// the hooks add to every commit an agent makes. The two kinds of run alternate, so a change of load hits both alike.
     fn hook_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
         let o = self.o;
         let wt = root.join("hooks-worktree");

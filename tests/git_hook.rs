@@ -50,10 +50,8 @@ fn installed_shims_call_git_hook() {
         hook.contains("git-beads git-hook prepare-commit-msg \"$@\""),
         "{hook}"
     );
-    // post-commit starts no git-beads: it queues the commit for its note.
-    let hook = std::fs::read_to_string(hooks.join("post-commit")).expect("read the hook");
-    assert!(hook.contains("/beads/notes-queue.d/"), "{hook}");
-    assert!(!hook.contains("git-beads git-hook"), "{hook}");
+    // No post-commit hook: the next command finds the commit by its trailers.
+    assert!(!hooks.join("post-commit").exists());
     repo.commit_file("login.rs", "fn login() {}\n", "login: check the password");
     assert_recorded(&repo, &session);
 }
@@ -74,12 +72,25 @@ fn shims_of_earlier_versions_keep_working_until_reinstalled() {
 
     let status = repo.beads_json(&["hooks", "status"]);
     assert_eq!(post_commit(&status)["state"], "outdated", "{status}");
+    assert!(
+        post_commit(&status)["advice"]
+            .as_str()
+            .is_some_and(|a| a.contains("no post-commit hook")),
+        "{status}"
+    );
     let installed = repo.beads_json(&["hooks", "install"]);
-    assert_eq!(post_commit(&installed)["change"], "updated", "{installed}");
-    for hook in ["prepare-commit-msg", "post-commit"] {
-        let text = std::fs::read_to_string(dir.join(hook)).expect("read the hook");
-        assert!(!text.contains("git beads hook "), "{text}");
-    }
+    // The file held nothing but git-beads' block: it goes.
+    assert_eq!(post_commit(&installed)["change"], "deleted", "{installed}");
+    assert!(!dir.join("post-commit").exists());
+    let text = std::fs::read_to_string(dir.join("prepare-commit-msg")).expect("read the hook");
+    assert!(!text.contains("git beads hook "), "{text}");
+    let status = repo.beads_json(&["hooks", "status"]);
+    assert!(
+        status["hooks"].as_array().is_some_and(|h| h
+            .iter()
+            .all(|h| h["hook"] != "post-commit" && h["state"] == "installed")),
+        "{status}"
+    );
     repo.commit_file("login2.rs", "fn login() {}\n", "login: again");
     assert_recorded(&repo, &session);
 }
@@ -174,8 +185,26 @@ fn a_commit_outside_a_session_starts_no_git_beads() {
             .collect()
     };
 
-    // In the session: prepare-commit-msg's git-beads, and nothing for post-commit.
+    // In the session, a message given with -m: the shim adds the trailers itself.
     repo.commit_file("a.rs", "// a\n", "a: in the session");
+    assert_eq!(started(), "", "no git-beads for a plain message");
+    assert_recorded(&repo, &session);
+    // A message with comment lines (as an editor shows it) is left to git-beads.
+    std::fs::write(repo.path.join("a2.rs"), "// a2\n").expect("write");
+    repo.git(&["add", "a2.rs"]);
+    let message = sb.path().join("message");
+    std::fs::write(
+        &message,
+        "a2: edited\n\n# Please enter the commit message\n",
+    )
+    .expect("write");
+    repo.git(&[
+        "commit",
+        "-q",
+        "--cleanup=strip",
+        "-F",
+        message.to_str().expect("utf-8"),
+    ]);
     let said = started();
     assert_eq!(said.lines().count(), 1, "{said}");
     assert!(said.starts_with("git-hook prepare-commit-msg "), "{said}");
@@ -193,5 +222,31 @@ fn a_commit_outside_a_session_starts_no_git_beads() {
     assert!(
         repo.beads_json(&["provenance", &plain])["provenance"]["note"].is_null(),
         "no note outside a session"
+    );
+}
+
+#[test]
+fn install_takes_the_earlier_post_commit_block_out_and_keeps_the_users_lines() {
+    let sb = Sandbox::new();
+    let repo = sb.store();
+    let hook = repo.common_dir().join("hooks").join("post-commit");
+    write_script(
+        &hook,
+        &format!("#!/bin/sh\n{BEGIN}\ngit beads hook post-commit \"$@\"\n{END}\necho mine\n"),
+    );
+    let said = repo.beads_output(&["hooks", "install"]);
+    let err = String::from_utf8_lossy(&said.stderr);
+    assert!(said.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "post-commit: no longer needed; removed git-beads' block from {}",
+            hook.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("5 of 5 git hooks installed"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&hook).expect("read"),
+        "#!/bin/sh\necho mine\n"
     );
 }

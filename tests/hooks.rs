@@ -75,11 +75,11 @@ fn install_keeps_the_users_hooks_and_both_run() {
     let repo = sb.store();
     let dir = hooks_dir(&repo);
     let marker = sb.path().join("marks");
-    let user_post_commit = format!(
-        "#!/bin/sh\necho post-commit >> '{}'\nexit 0\n",
+    let user_commit_msg = format!(
+        "#!/bin/sh\necho prepare-commit-msg >> '{}'\nexit 0\n",
         marker.display()
     );
-    write_script(&dir.join("post-commit"), &user_post_commit);
+    write_script(&dir.join("prepare-commit-msg"), &user_commit_msg);
     write_script(
         &dir.join("pre-commit"),
         &format!("#!/bin/sh\necho pre-commit >> '{}'\n", marker.display()),
@@ -88,20 +88,25 @@ fn install_keeps_the_users_hooks_and_both_run() {
 
     let report = repo.beads_json(&["hooks", "install"]);
     let hooks = report["hooks"].as_array().expect("hooks");
-    assert_eq!(hooks.len(), 6, "{report}");
+    assert_eq!(hooks.len(), 5, "{report}");
     assert!(all_in_state(&report, "installed"), "{report}");
-    let post_commit = hooks
+    let prepare = hooks
         .iter()
-        .find(|h| h["hook"] == "post-commit")
-        .expect("post-commit");
-    assert_eq!(post_commit["change"], "added", "{report}");
-    let text = read(&dir.join("post-commit"));
+        .find(|h| h["hook"] == "prepare-commit-msg")
+        .expect("prepare-commit-msg");
+    assert_eq!(prepare["change"], "added", "{report}");
+    let text = read(&dir.join("prepare-commit-msg"));
     assert!(text.starts_with(&format!("#!/bin/sh\n{BEGIN}")), "{text}");
     assert!(text.ends_with("exit 0\n"), "the user's lines stay: {text}");
+    // git-beads installs no post-commit hook.
+    assert!(!dir.join("post-commit").exists(), "{report}");
 
     let head = repo.commit_file("a.txt", "a\n", "work on the login page");
     let marks = read(&marker);
-    assert_eq!(marks, "pre-commit\npost-commit\n", "the user's hooks ran");
+    assert_eq!(
+        marks, "pre-commit\nprepare-commit-msg\n",
+        "the user's hooks ran"
+    );
     let p = provenance(&repo, &head);
     assert_eq!(p["records"][0]["agent"], "rig/nux", "{p}");
     assert_eq!(p["records"][0]["session"], session.as_str(), "{p}");
@@ -146,7 +151,7 @@ fn install_twice_is_one_block_and_uninstall_leaves_the_users_hook() {
         user,
         "the user's hook is intact"
     );
-    for gone in ["post-commit", "pre-push", "prepare-commit-msg"] {
+    for gone in ["pre-push", "prepare-commit-msg"] {
         assert!(
             !dir.join(gone).exists(),
             "{gone} held only git-beads' block"
@@ -163,8 +168,11 @@ fn core_hooks_path_is_honoured() {
     let (_, session) = repo.agent_at_work();
     let report = repo.beads_json(&["hooks", "install"]);
     let custom = repo.path.join(".githooks");
-    assert!(custom.join("post-commit").exists(), "{report}");
-    assert!(!hooks_dir(&repo).join("post-commit").exists(), "{report}");
+    assert!(custom.join("prepare-commit-msg").exists(), "{report}");
+    assert!(
+        !hooks_dir(&repo).join("prepare-commit-msg").exists(),
+        "{report}"
+    );
     let head = repo.commit_file("b.txt", "b\n", "in a custom hooks dir");
     assert_eq!(
         provenance(&repo, &head)["records"][0]["session"],
@@ -186,7 +194,7 @@ fn husky_pre_commit_and_lefthook_setups_are_chained() {
             ),
         );
     }
-    std::fs::write(husky.join("post-commit"), "echo husky-user-line\n").expect("write");
+    std::fs::write(husky.join("prepare-commit-msg"), "echo husky-user-line\n").expect("write");
     repo.git(&["config", "core.hooksPath", ".husky/_"]);
     let report = repo.beads_json(&["hooks", "install"]);
     assert!(
@@ -195,10 +203,10 @@ fn husky_pre_commit_and_lefthook_setups_are_chained() {
             .expect("managers")
             .contains(&Value::from("husky"))
     );
-    let script = read(&husky.join("post-commit"));
+    let script = read(&husky.join("prepare-commit-msg"));
     assert!(script.starts_with(BEGIN), "{script}");
     assert!(script.ends_with("echo husky-user-line\n"), "{script}");
-    assert!(!read(&husky.join("_").join("post-commit")).contains(BEGIN));
+    assert!(!read(&husky.join("_").join("prepare-commit-msg")).contains(BEGIN));
     let out = repo.git_output(&["commit", "-q", "--allow-empty", "-m", "under husky"]);
     assert!(out.status.success());
     // git shows a hook's stdout on stderr.
@@ -687,8 +695,32 @@ fn sync_merges_provenance_notes_per_commit() {
     );
 }
 
-/// Adds `file` and commits it as `message` with PATH set to `path`.
+/// Adds `file` and commits it as `message` with PATH set to `path`, the message
+/// followed by a comment line (as an editor shows it), which the prepare-commit-msg
+/// shim leaves to git-beads.
 fn commit_with_path(repo: &Repo, path: &std::ffi::OsStr, file: &str, message: &str) -> Output {
+    std::fs::write(repo.path.join(file), "content\n").expect("write");
+    repo.git(&["add", file]);
+    let text = repo.path.join(".git").join("test-message");
+    std::fs::write(
+        &text,
+        format!("{message}\n\n# a comment, as an editor shows\n"),
+    )
+    .expect("write the message");
+    let text = text.to_string_lossy().into_owned();
+    repo.git_output_env(
+        &[("PATH", path)],
+        &["commit", "-q", "--cleanup=strip", "-F", &text],
+    )
+}
+
+/// Commits `file` with `git commit -m message` and PATH set to `path`.
+fn commit_plainly_with_path(
+    repo: &Repo,
+    path: &std::ffi::OsStr,
+    file: &str,
+    message: &str,
+) -> Output {
     std::fs::write(repo.path.join(file), "content\n").expect("write");
     repo.git(&["add", file]);
     repo.git_output_env(&[("PATH", path)], &["commit", "-q", "-m", message])
@@ -716,8 +748,11 @@ fn a_broken_git_beads_does_not_stop_a_commit_unless_strict() {
         err.contains("git-beads: the prepare-commit-msg hook failed and was skipped"),
         "{err}"
     );
-    // The post-commit shim runs no git-beads, so it cannot fail that way.
-    assert!(!err.contains("the post-commit hook failed"), "{err}");
+    // A plain message gets its trailers from the shim itself: no git-beads runs.
+    let out = commit_plainly_with_path(&repo, &path, "g.txt", "plain message");
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Beads-Agent: rig/nux\n"), "{message}");
     let before = repo.head();
 
     repo.git(&["config", "beads.hooks.strict", "true"]);
@@ -751,6 +786,11 @@ fn a_missing_git_beads_costs_one_line_per_hook() {
         ["git-beads: not found on PATH; the prepare-commit-msg hook did not run"],
         "{err}"
     );
+    // A plain message needs no git-beads: the shim adds the trailers itself.
+    let out = commit_plainly_with_path(&repo, only_git.as_os_str(), "p.txt", "plain");
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Beads-Agent: rig/nux\n"), "{message}");
     // Outside a session that hook has nothing to do, so it does not look.
     repo.beads(&["session", "end"]);
     let out = commit_with_path(&repo, only_git.as_os_str(), "n.txt", "no session");

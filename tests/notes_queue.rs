@@ -1,7 +1,10 @@
-//! The queue of commits waiting for their provenance notes: the post-commit shim
-//! (no git-beads process) writes one file per commit under the common git dir, and
-//! the next git-beads command folds them into `refs/notes/beads`. No interleaving of
-//! shims and folds, and no fold killed halfway, may lose a note or write one twice.
+//! The fold of provenance notes: the next git-beads command writes the notes of the
+//! commits made in sessions since the last one, found in the worktrees' HEAD reflogs
+//! by their trailers (no hook runs a process for them), and of the commits the
+//! post-commit shim of earlier versions queued (one file per commit under the common
+//! git dir; such a shim stays installed until `hooks install` removes it). No
+//! interleaving of commits, shims and folds, and no fold killed halfway, may lose a
+//! note or write one twice.
 //!
 //! Trial counts are small by default; `GIT_BEADS_STRESS=1` runs the full counts.
 
@@ -15,7 +18,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Repo, Rng, Sandbox, expect_success, feed, on_threads};
+use common::{Repo, Rng, Sandbox, expect_success, feed, on_threads, write_script};
 use reliability::count;
 
 /// A store with the hooks installed and agent rig/nux at work in its main worktree;
@@ -82,10 +85,17 @@ fn shim_dirs(sb: &Sandbox, repo: &Repo, commits: &[String], session: &str) -> Ve
         .collect()
 }
 
-/// Runs the installed post-commit hook (the shipped shim) as git runs it for a
-/// commit in the git dir `dir`.
+/// The post-commit shim git-beads installed before this version (f67410a): it
+/// queues the commit when prepare-commit-msg left `beads/commit-pending`.
+const OLD_POST_COMMIT: &str = r#"d=${GIT_DIR:-.git}; [ -d "$d" ] || d=$(git rev-parse --git-dir) || exit 0; c=$d; if [ -f "$d/commondir" ]; then read -r c < "$d/commondir"; case $c in /*) ;; *) c=$d/$c ;; esac; fi; if [ -s "$d/beads/commit-pending" ] && [ -z "$GIT_BEADS_SYNC" ]; then read -r who < "$d/beads/commit-pending"; : > "$d/beads/commit-pending"; h=; read -r h < "$d/HEAD"; case $h in "ref: refs/heads/"*) r=${h#ref: }; h=; [ -f "$c/$r" ] && read -r h < "$c/$r" ;; esac; case $h in *[!0-9a-f]* | "") h=$(git rev-parse -q --verify HEAD) ;; esac; [ -n "$h" ] && echo "$who" > "$c/beads/notes-queue.d/$h"; fi; :"#;
+
+/// Runs the post-commit shim of earlier versions as git runs it for a commit in the
+/// git dir `dir`.
 fn run_shim(repo: &Repo, dir: &Path) {
-    let hook = repo.common_dir().join("hooks").join("post-commit");
+    let hook = repo.common_dir().join("old-post-commit");
+    if !hook.exists() {
+        write_script(&hook, &format!("#!/bin/sh\n{OLD_POST_COMMIT}\n"));
+    }
     let out = repo
         .command(hook.to_str().expect("utf-8"))
         .env("GIT_DIR", dir)
@@ -137,7 +147,7 @@ fn notes(repo: &Repo) -> BTreeMap<String, String> {
 }
 
 /// Asserts every commit of `commits` has a note with exactly one record, of
-/// `session`, and that the queue is empty.
+/// `session`, and that the queue is empty (or was never made).
 fn assert_noted_once(repo: &Repo, commits: &[String], session: &str) {
     let notes = notes(repo);
     for c in commits {
@@ -152,13 +162,13 @@ fn assert_noted_once(repo: &Repo, commits: &[String], session: &str) {
         assert_eq!(note.matches("agent: rig/nux\n").count(), 1, "{c}: {note}");
     }
     let left: Vec<_> = std::fs::read_dir(repo.common_dir().join("beads/notes-queue.d"))
-        .expect("the queue folder")
-        .collect();
+        .map(|d| d.collect())
+        .unwrap_or_default();
     assert!(left.is_empty(), "left in the queue: {left:?}");
 }
 
 #[test]
-fn shims_racing_folds_lose_no_note() {
+fn earlier_post_commit_shims_racing_folds_lose_no_note() {
     let sb = Sandbox::new();
     let (repo, session) = hooked_session(&sb);
     let commits = make_commits(&repo, count(160, 1000));
@@ -235,47 +245,90 @@ fn commits_in_several_worktrees_racing_folds_all_get_their_notes() {
     repo.assert_fsck_clean();
 }
 
-#[test]
-fn folds_killed_at_random_moments_lose_no_note_and_write_none_twice() {
-    let mut rng = Rng::new("folds_killed_at_random_moments_lose_no_note_and_write_none_twice");
-    let sb = Sandbox::new();
-    let (repo, session) = hooked_session(&sb);
-    let trials = count(25, 200);
-    let per_trial = 4;
-    let commits = make_commits(&repo, (trials + 1) * per_trial);
-    let dirs = shim_dirs(&sb, &repo, &commits, &session);
-    let mut batches = dirs.chunks(per_trial);
+/// Runs a folding command, killing it after a random part of `span_us`; returns
+/// whether it finished first.
+fn fold_killed(repo: &Repo, rng: &mut Rng, span_us: u64) -> bool {
+    let mut victim: Command = repo.beads_direct();
+    victim.args(["list", "--json"]).process_group(0);
+    let mut victim = victim.spawn().expect("spawn a folding command");
+    std::thread::sleep(Duration::from_micros(rng.below(span_us)));
+    let _ = victim.kill();
+    let out = victim.wait_with_output().expect("victim reaped");
+    out.status.success()
+}
 
-    // How long a command that folds one batch takes here (after a first one that
-    // builds the index), to spread the kills over it and a little past it, so that
-    // some finish. Only used for that; nothing asserts on it.
-    fold(&repo);
-    for dir in batches.next().expect("a first batch") {
-        run_shim(&repo, dir);
-    }
+/// How long a command that folds takes here, to spread the kills over it and a
+/// little past it, so that some finish. Only used for that; nothing asserts on it.
+fn fold_span_us(repo: &Repo) -> u64 {
     let t0 = Instant::now();
-    fold(&repo);
-    let span_us = (t0.elapsed().as_micros() as u64 * 3 / 2).clamp(2_000, 1_000_000);
+    fold(repo);
+    (t0.elapsed().as_micros() as u64 * 3 / 2).clamp(2_000, 1_000_000)
+}
 
+/// Makes a first batch of things to fold (`batch(0)`) and times a fold of it, then
+/// `trials` times makes the next batch and runs a fold killed at a random moment of
+/// that time (or finishing first), and at last a fold left to finish.
+fn folds_killed_at_random(repo: &Repo, name: &str, trials: usize, mut batch: impl FnMut(usize)) {
+    let mut rng = Rng::new(name);
+    fold(repo);
+    batch(0);
+    let span_us = fold_span_us(repo);
     let (mut finished, mut killed) = (0, 0);
-    for batch in batches {
-        for dir in batch {
-            run_shim(&repo, dir);
-        }
-        let mut victim: Command = repo.beads_direct();
-        victim.args(["list", "--json"]).process_group(0);
-        let mut victim = victim.spawn().expect("spawn a folding command");
-        std::thread::sleep(Duration::from_micros(rng.below(span_us)));
-        let _ = victim.kill();
-        let out = victim.wait_with_output().expect("victim reaped");
-        if out.status.success() {
+    for i in 1..=trials {
+        batch(i);
+        if fold_killed(repo, &mut rng, span_us) {
             finished += 1;
         } else {
             killed += 1;
         }
     }
-    fold(&repo);
+    fold(repo);
     eprintln!("{trials} folds over {span_us}us: {killed} killed, {finished} finished first");
+}
+
+#[test]
+fn folds_killed_at_random_moments_lose_no_note_and_write_none_twice() {
+    let sb = Sandbox::new();
+    let (repo, session) = hooked_session(&sb);
+    // Commits in the session, as an agent makes them: `git commit -m`, the
+    // installed hooks and nothing else.
+    let per_trial = 3;
+    let mut commits = Vec::new();
+    folds_killed_at_random(
+        &repo,
+        "folds_killed_at_random_moments_lose_no_note_and_write_none_twice",
+        count(20, 200),
+        |i| {
+            for j in 0..per_trial {
+                let n = i * per_trial + j;
+                let name = format!("k{n}.txt");
+                commits.push(repo.commit_file(&name, "k\n", &format!("k: commit {n}")));
+            }
+        },
+    );
+    assert_noted_once(&repo, &commits, &session);
+    repo.assert_fsck_clean();
+}
+
+#[test]
+fn folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note() {
+    let sb = Sandbox::new();
+    let (repo, session) = hooked_session(&sb);
+    let trials = count(15, 200);
+    let per_trial = 4;
+    let commits = make_commits(&repo, (trials + 1) * per_trial);
+    let dirs = shim_dirs(&sb, &repo, &commits, &session);
+    let batches: Vec<&[PathBuf]> = dirs.chunks(per_trial).collect();
+    folds_killed_at_random(
+        &repo,
+        "folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note",
+        trials,
+        |i| {
+            for dir in batches[i] {
+                run_shim(&repo, dir);
+            }
+        },
+    );
     assert_noted_once(&repo, &commits, &session);
     repo.assert_fsck_clean();
 }

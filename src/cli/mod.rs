@@ -177,7 +177,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         Err(e) => return Err(e.into()),
     };
-    fold_queued_notes(&store);
+    fold_commit_notes(&store);
     let ctx = Ctx {
         store,
         as_agent: cli.as_agent,
@@ -188,15 +188,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     out.finish()
 }
 
-/// Writes the provenance notes of the commits the post-commit shim queued, before a
-/// command reads or changes anything (so each note says what its session was doing
-/// at its commit). A failure is one line on stderr: the queue waits for the next
-/// command, and the command goes on.
-pub(crate) fn fold_queued_notes(store: &ops::Store) {
-    if let Err(e) = ops::fold_queued_notes(store) {
+/// Writes the provenance notes of the commits made in sessions since the last fold,
+/// before a command reads or changes anything (so each note says what its session
+/// was doing at its commit). A failure is one line on stderr: the commits wait for
+/// the next command, and the command goes on.
+pub(crate) fn fold_commit_notes(store: &ops::Store) {
+    if let Err(e) = ops::fold_commit_notes(store) {
         let e = CliError::from(e);
         output::warn(format!(
-            "git-beads: the provenance notes of queued commits were not written yet: {}",
+            "git-beads: the provenance notes of the latest commits were not written yet: {}",
             e.message.replace('\n', " / ")
         ));
     }

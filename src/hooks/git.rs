@@ -5,9 +5,12 @@
 //! - `post-checkout` of a new worktree binds it to the agent whose work waits for
 //!   it (see [`crate::ops::bind_new_worktree`]); a branch switch folds fetched beads.
 //! - `prepare-commit-msg` adds `Beads-Agent:` and `Beads-Session:` trailers when a
-//!   session runs here (not to merges, squashes and rebased commits; never twice).
-//! - `post-commit` attaches the session's provenance note to the new commit (the
-//!   shipped shim only queues the commit; the next git-beads command writes the note).
+//!   session runs here (not to rebased commits; never twice). The shipped shim adds
+//!   them in the shell itself and calls this only for the messages it leaves to it
+//!   (comments, a scissors line, odd spacing); the next git-beads command finds the
+//!   session's commits by these trailers and writes their provenance notes.
+//! - `post-commit` attaches the session's provenance note to the new commit at once,
+//!   for hook lines that call it (lefthook, earlier shims); git-beads installs none.
 //! - `post-merge` and `post-rewrite` (after a rebase) fold the beads and notes
 //!   `git pull` fetched into the local store, without the network.
 //! - `pre-push` pushes the store and the notes to the remote the code goes to, with
@@ -155,32 +158,23 @@ fn prepare_commit_msg(
             detail: "no message file".into(),
         });
     };
-    let source = args.get(1).map(String::as_str);
-    // What the last prepare-commit-msg said is stale once this one runs.
-    ops::expect_commit(store, None)?;
+    // What prepare-commit-msg of an earlier version left for its post-commit shim is
+    // stale once this one runs.
+    ops::forget_pending_commit(store)?;
     if !ops::has_store(store)? {
         return Ok(Vec::new());
     }
-    let rebasing = ops::rebase_in_progress(store);
-    // git copies the notes of the commits an amend or a rebase rewrites once it has
-    // made the new ones: the notes of those still queued are written first.
-    if rebasing || source == Some("commit") {
-        ops::fold_queued_notes(store)?;
-    }
     // A rebase replays commits made by others (or by earlier sessions): their
-    // messages stay as they were, and git copies their notes.
-    if rebasing {
+    // messages stay as they were, trailers included, and git copies their notes.
+    if ops::rebase_in_progress(store) {
         return Ok(Vec::new());
     }
     let actor = who.actor(store)?;
     let (Some(agent), Some(session)) = (&actor.agent, &actor.session) else {
         return Ok(Vec::new());
     };
-    // The post-commit shim queues the commit for its note, with this session.
-    ops::expect_commit(store, Some(&actor))?;
-    if matches!(source, Some("merge" | "squash")) {
-        return Ok(Vec::new());
-    }
+    // The trailers are how the next git-beads command finds the commits a session
+    // made (merges and squashes too), to write their provenance notes.
     let mut path = PathBuf::from(file);
     if path.is_relative()
         && let Ok(cwd) = std::env::current_dir()
@@ -199,10 +193,11 @@ fn prepare_commit_msg(
 }
 
 /// What a hook line that calls git-beads for post-commit does (lefthook, husky, the
-/// shims of earlier versions): the note is written at once. The shipped shim runs no
-/// git-beads; it queues the commit (see [`ops::fold_queued_notes`]).
+/// shims of earlier versions): the note is written at once. git-beads installs no
+/// post-commit hook: the next command writes the note (see
+/// [`ops::fold_commit_notes`]).
 fn post_commit(store: &Store, who: Who<'_>) -> Result<Vec<String>, HookError> {
-    ops::expect_commit(store, None)?;
+    ops::forget_pending_commit(store)?;
     if !ops::has_store(store)? {
         return Ok(Vec::new());
     }

@@ -43,9 +43,12 @@ pub const STRICT_KEY: &str = crate::settings::HOOKS_STRICT;
 
 /// The shims shipped in `hooks/` at the top of the repository, by hook name: the
 /// one place their text lives, embedded so that `cargo install` users get them.
+/// post-commit has none: the provenance notes of a session's commits are written by
+/// the next git-beads command, which finds the commits by the trailers
+/// prepare-commit-msg adds (earlier versions installed one; `hooks install` removes
+/// it).
 pub const SHIMS: &[(&str, &str)] = &[
     ("post-checkout", include_str!("../../hooks/post-checkout")),
-    ("post-commit", include_str!("../../hooks/post-commit")),
     (
         "prepare-commit-msg",
         include_str!("../../hooks/prepare-commit-msg"),
@@ -58,7 +61,6 @@ pub const SHIMS: &[(&str, &str)] = &[
 /// The arguments git passes each hook, as lefthook names them.
 const LEFTHOOK_ARGS: &[(&str, &str)] = &[
     ("post-checkout", " {1} {2} {3}"),
-    ("post-commit", ""),
     ("prepare-commit-msg", " {1} {2} {3}"),
     ("post-merge", " {1}"),
     ("post-rewrite", " {1}"),
@@ -89,14 +91,12 @@ pub enum InstallError {
 /// the user meant).
 const SHIM_START: &str = "if command -v git-beads >/dev/null 2>&1 ";
 
-/// How the lines of the shims that first read git-beads' state in the git dir
-/// start, in the shell: post-commit runs no git-beads at all, only queues the new
-/// commit when prepare-commit-msg said a session makes it (the next git-beads
-/// command writes the queued commits' provenance notes; the shim reads the commit's
-/// id from HEAD and the loose branch ref git has just written, asking `git
-/// rev-parse` only where those do not say, as with reftable or packed refs);
-/// prepare-commit-msg runs git-beads only while the worktree's binding names a
-/// session.
+/// How the line of a shim that first reads git-beads' state in the git dir starts,
+/// in the shell: prepare-commit-msg reads the worktree's binding, does nothing
+/// outside a session, and adds the session's trailers itself to a message it can
+/// read plainly (no comment lines, no scissors or `---` line, no odd spacing), which
+/// is what `git commit -m` and `-F` hand it; it runs git-beads only for the rest.
+/// The post-commit shim of earlier versions started the same way.
 const STATE_SHIM_START: &str = "d=${GIT_DIR:-.git}; ";
 
 /// The shim of a git hook.
@@ -222,7 +222,7 @@ pub fn layout(store: &Store) -> Result<Layout, InstallError> {
                 "lefthook: once `lefthook install` owns the hook files, run git-beads from \
                  lefthook.yml instead, e.g.\n{}(`git beads hooks status` prints the lines for \
                  every hook it skips)",
-                lefthook_snippet("post-commit")
+                lefthook_snippet("prepare-commit-msg")
             ));
         }
     }
@@ -513,6 +513,10 @@ pub fn install(store: &Store, force: bool) -> Result<Installed, InstallError> {
     let layout = layout(store)?;
     let mut hooks = Vec::new();
     for hook in GIT_HOOK_NAMES {
+        if shim(hook).is_none() {
+            hooks.extend(remove_blocks(&layout, store, hook)?);
+            continue;
+        }
         let (path, via, advice) = target(&layout, hook, force)?;
         if advice.is_some() {
             hooks.push(HookFile {
@@ -586,6 +590,42 @@ fn candidates(layout: &Layout, default_dir: &Path, hook: &str) -> Vec<PathBuf> {
     out
 }
 
+/// Removes git-beads' blocks for `hook` from every file that may hold one, leaving
+/// the user's lines as they are (a file left with nothing but its `#!` line is
+/// removed); `None` when there was none.
+fn remove_blocks(
+    layout: &Layout,
+    store: &Store,
+    hook: &str,
+) -> Result<Option<HookFile>, InstallError> {
+    let mut report = None;
+    for path in candidates(layout, &ops::common_dir(store).join("hooks"), hook) {
+        let Some(text) = read(&path)? else {
+            continue;
+        };
+        if find_block(&text).is_none() {
+            continue;
+        }
+        let rest = without_block(&text);
+        let change = if is_empty_script(&rest) {
+            remove_file(&path)?;
+            Change::Deleted
+        } else {
+            write_script(&path, &rest)?;
+            Change::Removed
+        };
+        report = Some(HookFile {
+            hook: hook.into(),
+            path,
+            state: State::Missing,
+            change: Some(change),
+            via: None,
+            advice: None,
+        });
+    }
+    Ok(report)
+}
+
 /// Removes git-beads' blocks from every hook file, leaving the user's lines as they
 /// are; a file left with nothing but its `#!` line is removed. The notes config is
 /// kept (`git beads init` sets it too, and it harms nothing).
@@ -593,32 +633,19 @@ pub fn uninstall(store: &Store) -> Result<Report, InstallError> {
     let layout = layout(store)?;
     let mut hooks = Vec::new();
     for hook in GIT_HOOK_NAMES {
-        let mut report = HookFile {
+        let removed = remove_blocks(&layout, store, hook)?;
+        // A hook git-beads no longer installs is not worth a line unless it went.
+        if removed.is_none() && shim(hook).is_none() {
+            continue;
+        }
+        hooks.push(removed.unwrap_or_else(|| HookFile {
             hook: (*hook).into(),
             path: layout.dir.join(hook),
             state: State::Missing,
             change: None,
             via: None,
             advice: None,
-        };
-        for path in candidates(&layout, &ops::common_dir(store).join("hooks"), hook) {
-            let Some(text) = read(&path)? else {
-                continue;
-            };
-            if find_block(&text).is_none() {
-                continue;
-            }
-            let rest = without_block(&text);
-            if is_empty_script(&rest) {
-                remove_file(&path)?;
-                report.change = Some(Change::Deleted);
-            } else {
-                write_script(&path, &rest)?;
-                report.change = Some(Change::Removed);
-            }
-            report.path = path;
-        }
-        hooks.push(report);
+        }));
     }
     Ok(Report {
         notes_rewrite: ops::notes_configured(store)?,
@@ -637,8 +664,16 @@ pub fn status(store: &Store) -> Result<Report, InstallError> {
         let (path, via, advice) = target(&layout, hook, false)?;
         let text = read(&path)?;
         let state = match state_of(text.as_deref(), hook) {
+            // A hook git-beads no longer installs is shown only while its block is there.
+            State::Missing if shim(hook).is_none() => continue,
             State::Missing if advice.is_some() => State::Skipped,
             s => s,
+        };
+        let advice = match shim(hook) {
+            None => Some(format!(
+                "git-beads needs no {hook} hook any more; `git beads hooks install` removes its block"
+            )),
+            Some(_) => advice,
         };
         hooks.push(HookFile {
             hook: (*hook).into(),
@@ -665,7 +700,12 @@ mod tests {
     #[test]
     fn shims_are_the_shipped_files_and_cover_every_git_hook() {
         let names: Vec<&str> = SHIMS.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, GIT_HOOK_NAMES);
+        let installed: Vec<&str> = GIT_HOOK_NAMES
+            .iter()
+            .copied()
+            .filter(|h| *h != "post-commit")
+            .collect();
+        assert_eq!(names, installed);
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
         for (name, text) in SHIMS {
             let on_disk = std::fs::read_to_string(dir.join(name)).expect("shim file");
@@ -676,15 +716,10 @@ mod tests {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
-            if *name == "post-commit" {
-                assert!(lines[1].starts_with(STATE_SHIM_START), "{}", lines[1]);
-                assert!(lines[1].contains("/beads/notes-queue.d/"), "{}", lines[1]);
-                assert!(!lines[1].contains("git-beads"), "{}", lines[1]);
-                continue;
-            }
             if *name == "prepare-commit-msg" {
                 assert!(lines[1].starts_with(STATE_SHIM_START), "{}", lines[1]);
                 assert!(lines[1].contains("/beads/worktree.yaml"), "{}", lines[1]);
+                assert!(lines[1].contains("Beads-Session: $s"), "{}", lines[1]);
             } else {
                 assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
             }
@@ -711,19 +746,21 @@ mod tests {
     #[test]
     fn blocks_go_in_after_the_shebang_and_come_out_cleanly() {
         let user = "#!/bin/bash\necho mine\nexit 0\n";
-        let with = with_block(user, &block("post-commit"));
+        let with = with_block(user, &block("pre-push"));
         assert!(
             with.starts_with("#!/bin/bash\n# >>> git-beads >>>"),
             "{with}"
         );
         assert!(with.ends_with("echo mine\nexit 0\n"), "{with}");
-        assert_eq!(state_of(Some(&with), "post-commit"), State::Installed);
-        let again = with_block(&without_block(&with), &block("post-commit"));
+        assert_eq!(state_of(Some(&with), "pre-push"), State::Installed);
+        // A block of a hook git-beads no longer installs is outdated.
+        assert_eq!(state_of(Some(&with), "post-commit"), State::Outdated);
+        let again = with_block(&without_block(&with), &block("pre-push"));
         assert_eq!(again, with);
         assert_eq!(without_block(&with), user);
-        assert_eq!(state_of(Some(user), "post-commit"), State::Missing);
+        assert_eq!(state_of(Some(user), "pre-push"), State::Missing);
         let damaged = format!("#!/bin/sh\n{BEGIN}\ngit beads hook x\necho mine\n");
-        assert_eq!(state_of(Some(&damaged), "post-commit"), State::Damaged);
+        assert_eq!(state_of(Some(&damaged), "pre-push"), State::Damaged);
         assert_eq!(without_block(&damaged), "#!/bin/sh\necho mine\n");
         assert!(is_empty_script("#!/bin/sh\n\n# nothing\n"));
         assert_eq!(with_block("echo hi\n", "B\n"), "B\necho hi\n");

@@ -61,5 +61,5 @@ pub use text::{
     Layout, TextError, check_label, check_line, check_name, check_text, check_title, count,
     escape_controls, plural, push_escaped,
 };
-pub use trailers::with_trailers;
+pub use trailers::{session_trailers, with_trailers};
 pub use valid::{Invalid, agent_problems, bead_problems, message_problems, stored_bead_problems};

@@ -75,7 +75,11 @@ pub fn with_trailers(text: &str, trailers: &[(&str, &str)], comment: char) -> Op
         .iter()
         .filter(|l| !l.starts_with([' ', '\t']))
         .collect();
-    let keyed = heads.iter().filter(|l| trailer_key(l).is_some()).count();
+    // git counts the line a cherry-pick adds as a trailer too.
+    let keyed = heads
+        .iter()
+        .filter(|l| trailer_key(l).is_some() || l.starts_with(GIT_TRAILER_PREFIXES[1]))
+        .count();
     let by_git = heads
         .iter()
         .any(|l| GIT_TRAILER_PREFIXES.iter().any(|p| l.starts_with(p)));
@@ -108,9 +112,39 @@ pub fn with_trailers(text: &str, trailers: &[(&str, &str)], comment: char) -> Op
     Some(text)
 }
 
+/// The sessions a commit message's trailers say made it: each `Beads-Session:`
+/// trailer of its last paragraph, with the `Beads-Agent:` trailer above it (keys in
+/// any case), in the message's order. A session with no agent above it is left out.
+/// The prepare-commit-msg hook adds the pair; a commit made in one session and
+/// amended in another names both.
+pub fn session_trailers(message: &str) -> Vec<(&str, &str)> {
+    let lines: Vec<&str> = message.trim_end().lines().collect();
+    let start = lines
+        .iter()
+        .rposition(|l| l.trim().is_empty())
+        .map_or(0, |b| b + 1);
+    let mut agent = None;
+    let mut out = Vec::new();
+    for line in &lines[start..] {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (key, value) = (key.trim_end(), value.trim());
+        if key.eq_ignore_ascii_case("Beads-Agent") {
+            agent = Some(value);
+        } else if key.eq_ignore_ascii_case("Beads-Session")
+            && let Some(agent) = agent
+            && !out.contains(&(agent, value))
+        {
+            out.push((agent, value));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::with_trailers;
+    use super::{session_trailers, with_trailers};
 
     const NEW: &[(&str, &str)] = &[("Beads-Agent", "rig/nux"), ("Beads-Session", "ses-1")];
 
@@ -152,5 +186,30 @@ mod tests {
             add("fix: the parser\n"),
             "fix: the parser\n\nBeads-Agent: rig/nux\nBeads-Session: ses-1\n"
         );
+    }
+
+    #[test]
+    fn the_sessions_of_a_message_are_read_from_its_last_paragraph() {
+        assert_eq!(
+            session_trailers("Fix\n\nBeads-Agent: rig/nux\nBeads-Session: ses-1\n"),
+            [("rig/nux", "ses-1")]
+        );
+        // Amended in a later session of the same agent, and by another agent.
+        assert_eq!(
+            session_trailers(
+                "Fix\n\nBeads-Agent: rig/nux\nBeads-Session: ses-1\nBeads-Session: ses-2\nbeads-agent: rig/max\nBeads-Session:  ses-3 \n"
+            ),
+            [
+                ("rig/nux", "ses-1"),
+                ("rig/nux", "ses-2"),
+                ("rig/max", "ses-3")
+            ]
+        );
+        // Only the last paragraph holds trailers; a session without an agent is none.
+        assert!(
+            session_trailers("Beads-Agent: rig/nux\nBeads-Session: ses-1\n\nBody.\n").is_empty()
+        );
+        assert!(session_trailers("Fix\n\nBeads-Session: ses-1\n").is_empty());
+        assert!(session_trailers("").is_empty());
     }
 }

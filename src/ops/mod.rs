@@ -76,7 +76,7 @@ pub use molecule::{
     pour, progress, squash,
 };
 pub use provenance::{
-    CommitProvenance, NotesSync, configure_notes, expect_commit, fold_queued_notes,
+    CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,
 };
 pub use query::{

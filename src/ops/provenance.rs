@@ -51,8 +51,8 @@ pub fn notes_configured(store: &Store) -> Result<bool> {
     Ok(true)
 }
 
-/// What the session `actor` runs in this worktree is doing now, as a provenance
-/// record; `None` when no session runs here.
+/// What the session `actor` runs is doing now, as a provenance record; `None` when
+/// it names no session, or one that is not open or is another agent's.
 pub(crate) fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<Provenance>> {
     let (Some(name), Some(sid)) = (&actor.agent, &actor.session) else {
         return Ok(None);
@@ -60,7 +60,7 @@ pub(crate) fn current_provenance(store: &Store, actor: &Actor) -> Result<Option<
     let view = store.view()?;
     let agent = load(&view, name)?;
     let session = load_session(&view, sid)?;
-    if !session.is_open() {
+    if !session.is_open() || session.agent != *name {
         return Ok(None);
     }
     let mut beads: Vec<BeadId> = agent.hook.clone();
@@ -225,70 +225,103 @@ fn same_session_record(text: &str, doc: &str) -> bool {
     }
 }
 
-/// Says who makes the commit now under way in this worktree, for the post-commit
-/// shim to queue it (see [`fold_queued_notes`]): the session `actor` runs here, or
-/// nobody (`None`: the commit is queued for no note).
-pub fn expect_commit(store: &Store, actor: Option<&Actor>) -> Result<()> {
-    let who = actor.and_then(|a| a.agent.as_ref().zip(a.session.as_ref()));
-    Ok(store.set_commit_pending(who)?)
+/// Forgets what prepare-commit-msg of an earlier version left for its post-commit
+/// shim (see [`fold_commit_notes`]).
+pub fn forget_pending_commit(store: &Store) -> Result<()> {
+    Ok(store.clear_commit_pending()?)
 }
 
-/// Writes the provenance notes of the commits the post-commit shim queued, all in
-/// one commit of `refs/notes/beads`, and returns how many commits were queued. Each
-/// record says what its session was doing at that commit: every git-beads command
-/// folds the queue before it reads or changes anything, so the store is still as it
-/// was then. A commit whose session has ended meanwhile, or whose agent or session
-/// cannot be read, gets no note; one whose note has a record of its session already
-/// (git copied it there on an amend, or a fold was killed after writing it) keeps
-/// its note as it is. The queue forgets a commit only once its note is durably in
-/// the notes ref.
-pub fn fold_queued_notes(store: &Store) -> Result<usize> {
-    if !store.has_queued_commits() {
-        return Ok(0);
+/// Writes the provenance notes of the commits made in sessions since the last
+/// fold, all in one commit of `refs/notes/beads`, and returns how many commits were
+/// looked at. The commits are found in git's own records (every worktree's HEAD
+/// reflog, see `store::commit_log`), and a commit was made in a session when its
+/// message's trailers say so (`Beads-Agent:` and `Beads-Session:`, which the
+/// prepare-commit-msg hook adds): no hook has to start a process for a note. Commits
+/// queued by the post-commit shim of earlier versions are folded too.
+///
+/// Each record says what its session was doing at that commit: every git-beads
+/// command folds before it reads or changes anything, so the store is still as it
+/// was then. A commit whose session has ended meanwhile (ending a session folds
+/// first), or whose agent or session cannot be read, gets no note; one whose note
+/// has a record of its session already (git copied it there on an amend or a
+/// rebase, or a fold was killed after writing it) keeps its note as it is. Where the
+/// fold stopped is saved only once the notes are durably in the notes ref.
+pub fn fold_commit_notes(store: &Store) -> Result<usize> {
+    let mut looked = 0;
+    if store.has_queued_commits() {
+        looked += store.take_queued_commits(|queued| -> Result<()> {
+            let made: Vec<_> = queued
+                .iter()
+                .map(|q| (q.commit, q.agent.clone(), q.session.clone()))
+                .collect();
+            write_session_records(store, &made)
+        })?;
     }
-    store.take_queued_commits(|queued| -> Result<()> {
-        let mut records = Vec::new();
-        let mut author = None;
-        // Each session's record, worked out once however many commits it made.
-        let mut docs: BTreeMap<(&AgentName, &BeadId), Option<String>> = BTreeMap::new();
-        for q in queued {
-            let actor = Actor::agent(&q.agent, Some(q.session.clone()), Authority::default());
-            let doc = match docs.get(&(&q.agent, &q.session)) {
-                Some(doc) => doc.clone(),
-                None => {
-                    // A session that cannot be read leaves its commits without a
-                    // note, rather than keeping every later command from folding.
-                    let doc = match current_provenance(store, &actor) {
-                        Ok(Some(rec)) => Some(encode_record(&rec)?.trim().to_owned()),
-                        _ => None,
-                    };
-                    docs.insert((&q.agent, &q.session), doc.clone());
-                    doc
+    if store.has_unfolded_reflogs() {
+        looked += store.take_logged_commits(|commits| -> Result<()> {
+            let mut made = Vec::new();
+            for commit in commits {
+                let Some(message) = store.commit_message(*commit)? else {
+                    continue;
+                };
+                for (agent, session) in crate::model::session_trailers(&message) {
+                    if let (Ok(agent), Ok(session)) = (agent.parse(), BeadId::parse(session)) {
+                        made.push((*commit, agent, session));
+                    }
                 }
-            };
-            let Some(doc) = doc else {
-                continue;
-            };
-            records.push((q.commit, doc));
-            author.get_or_insert(actor);
-        }
-        let Some(author) = author else {
-            return Ok(());
+            }
+            write_session_records(store, &made)
+        })?;
+    }
+    Ok(looked)
+}
+
+/// Adds to each commit of `made` (commit, agent, session) the record of what its
+/// session is doing now, in one commit of the notes ref; a session that is not open
+/// (or cannot be read) adds nothing, and a note with a record of that session
+/// already is left as it is.
+fn write_session_records(store: &Store, made: &[(ObjectId, AgentName, BeadId)]) -> Result<()> {
+    let mut records = Vec::new();
+    let mut author = None;
+    // Each session's record, worked out once however many commits it made.
+    let mut docs: BTreeMap<(&AgentName, &BeadId), Option<String>> = BTreeMap::new();
+    for (commit, agent, session) in made {
+        let actor = Actor::agent(agent, Some(session.clone()), Authority::default());
+        let doc = match docs.get(&(agent, session)) {
+            Some(doc) => doc.clone(),
+            None => {
+                // A session that cannot be read leaves its commits without a note,
+                // rather than keeping every later command from folding.
+                let doc = match current_provenance(store, &actor) {
+                    Ok(Some(rec)) => Some(encode_record(&rec)?.trim().to_owned()),
+                    _ => None,
+                };
+                docs.insert((agent, session), doc.clone());
+                doc
+            }
         };
-        let message = match records.as_slice() {
-            [(commit, _)] => format!(
-                "notes: provenance of {commit} (session {})",
-                author
-                    .session
-                    .as_ref()
-                    .map(BeadId::as_str)
-                    .unwrap_or_default()
-            ),
-            _ => format!("notes: provenance of {}", count(records.len(), "commit")),
+        let Some(doc) = doc else {
+            continue;
         };
-        add_records_unless(store, &author, &records, &message, same_session_record)?;
-        Ok(())
-    })
+        records.push((*commit, doc));
+        author.get_or_insert(actor);
+    }
+    let Some(author) = author else {
+        return Ok(());
+    };
+    let message = match records.as_slice() {
+        [(commit, _)] => format!(
+            "notes: provenance of {commit} (session {})",
+            author
+                .session
+                .as_ref()
+                .map(BeadId::as_str)
+                .unwrap_or_default()
+        ),
+        _ => format!("notes: provenance of {}", count(records.len(), "commit")),
+    };
+    add_records_unless(store, &author, &records, &message, same_session_record)?;
+    Ok(())
 }
 
 /// A commit's provenance, as `git beads provenance` shows it.

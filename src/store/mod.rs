@@ -5,6 +5,7 @@ mod alias;
 mod bulk;
 mod cli_config;
 pub mod codec;
+mod commit_log;
 mod durable;
 mod error;
 mod git;

@@ -289,18 +289,20 @@ impl Store {
     }
 }
 
-/// The file (per worktree) in which prepare-commit-msg leaves who makes the commit
-/// under way (`AGENT SESSION`), for the post-commit shim to queue with its id.
+/// The file (per worktree) in which prepare-commit-msg of earlier versions left who
+/// makes the commit under way (`AGENT SESSION`), for their post-commit shim to queue
+/// with its id.
 const COMMIT_PENDING: &str = "commit-pending";
 /// The folder (shared by the worktrees) of commits whose provenance note is still to
 /// be written: one file per commit, named by its id and holding `AGENT SESSION` and a
-/// newline, written by the post-commit shim with one `echo` (so a reader finds it
-/// empty, or whole with its newline).
+/// newline, written by the post-commit shim of earlier versions with one `echo` (so a
+/// reader finds it empty, or whole with its newline). Such a shim may still be
+/// installed (until `hooks install` removes it), so the folder is still folded.
 const NOTES_QUEUE: &str = "notes-queue.d";
 /// The lock that keeps folds of the queue one at a time.
 const NOTES_QUEUE_LOCK: &str = "notes-queue.lock";
 
-/// A commit the post-commit shim queued for its provenance note.
+/// A commit the post-commit shim of an earlier version queued for its provenance note.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueuedCommit {
     /// The commit.
@@ -341,29 +343,17 @@ impl QueueFile {
 }
 
 impl Store {
-    /// Says who makes the commit under way in this worktree (`None`: no session, so
-    /// the post-commit shim queues nothing).
-    pub(crate) fn set_commit_pending(
-        &self,
-        who: Option<(&AgentName, &BeadId)>,
-    ) -> Result<(), StoreError> {
+    /// Removes what prepare-commit-msg of an earlier version left for its post-commit
+    /// shim (who makes the commit under way), so that such a shim, still installed,
+    /// queues nothing on the word of a commit that never happened.
+    pub(crate) fn clear_commit_pending(&self) -> Result<(), StoreError> {
         let path = self.worktree_file(COMMIT_PENDING);
-        let Some((agent, session)) = who else {
-            return match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    Err(io_err(format!("remove {}", path.display()))(e))
-                }
-                _ => Ok(()),
-            };
-        };
-        // The shim writes into the queue's folder; it cannot make it.
-        let queue = self.local_dir().join(NOTES_QUEUE);
-        std::fs::create_dir_all(&queue).map_err(io_err(format!("create {}", queue.display())))?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(io_err(format!("remove {}", path.display()))(e))
+            }
+            _ => Ok(()),
         }
-        std::fs::write(&path, format!("{agent} {session}\n"))
-            .map_err(io_err(format!("write {}", path.display())))
     }
 
     /// Whether commits wait in the queue for their provenance notes (one look at

@@ -18,7 +18,8 @@ use std::ffi::OsString;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The git hook (post-checkout, post-commit, prepare-commit-msg, post-merge,
-    /// post-rewrite, pre-push).
+    /// post-rewrite, pre-push); git-beads installs no post-commit hook, but a hook line
+    /// that calls it writes the note at once.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(GIT_HOOK_NAMES))]
     pub name: String,
     /// The hook's arguments, as git passed them.
@@ -71,9 +72,10 @@ pub fn quick(argv: &[OsString]) -> Option<Quick> {
 pub fn run_quick(q: Quick) -> Result<(), CliError> {
     let mut out = Out::new(false, false);
     let store = ops::discover(&std::env::current_dir()?)?;
-    // prepare-commit-msg runs on every commit: it folds the queue only where it must.
+    // prepare-commit-msg runs on every commit (when its shim cannot add the trailers
+    // itself): it leaves the fold to the next command.
     if q.name != "prepare-commit-msg" {
-        crate::cli::fold_queued_notes(&store);
+        crate::cli::fold_commit_notes(&store);
     }
     let ctx = Ctx {
         store,

@@ -14,8 +14,8 @@ use crate::wire;
 pub enum HooksCommand {
     /// Install git-beads' git hooks where git runs hooks from (core.hooksPath honoured).
     ///
-    /// Each hook (post-checkout, post-commit, prepare-commit-msg, post-merge,
-    /// post-rewrite, pre-push) gets a marked block (`# >>> git-beads >>>` …
+    /// Each hook (post-checkout, prepare-commit-msg, post-merge, post-rewrite,
+    /// pre-push) gets a marked block (`# >>> git-beads >>>` …
     /// `# <<< git-beads <<<`) right after the `#!` line of the hook file already there,
     /// so your own lines keep running; a missing file is created. Running it again
     /// changes nothing. husky, pre-commit and lefthook setups are chained (or the lines
@@ -23,11 +23,14 @@ pub enum HooksCommand {
     /// provenance notes follow their commits through amend and rebase, and sets up the
     /// remotes so that `git pull` brings beads.
     ///
-    /// Of a commit's hooks only prepare-commit-msg starts git-beads, and only while a
-    /// session runs in the worktree (its shim reads the worktree's binding first).
-    /// post-commit queues the commit in the shell; its provenance note is written, and
-    /// shows in `git log --notes=beads`, when the next git-beads command runs (any
-    /// command writes the queued notes first).
+    /// A commit runs one of them, prepare-commit-msg, and it starts no process for a
+    /// message given with -m or -F: its shim reads the worktree's binding and adds the
+    /// session's trailers in the shell (git-beads only for a message with comment
+    /// lines, as an editor gives). There is no post-commit hook: the provenance note
+    /// of a commit made in a session is written, and shows in `git log
+    /// --notes=beads`, when the next git-beads command runs (any command finds the
+    /// new commits in the worktrees' HEAD reflogs first). The post-commit hook of
+    /// earlier versions is removed.
     ///
     /// A failure inside git-beads never stops your git command: the hook prints one
     /// line and git goes on. Set `git config beads.hooks.strict true` to make a failing
@@ -103,7 +106,10 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
                 let how = match change {
                     Change::Created => "created",
                     Change::Added => "added to your hook",
-                    Change::Updated | Change::Removed | Change::Deleted => "updated in",
+                    Change::Updated => "updated in",
+                    // A hook git-beads no longer installs, written by an earlier version.
+                    Change::Removed => "no longer needed; removed git-beads' block from",
+                    Change::Deleted => "no longer needed; removed",
                 };
                 out.note(format!("{}: {how} {}", h.hook, h.path.display()))
             }
@@ -119,9 +125,13 @@ fn install(ctx: &Ctx, a: InstallArgs, out: &mut Out) -> Result<(), CliError> {
         .iter()
         .filter(|h| h.state == State::Installed)
         .count();
+    let wanted = report
+        .hooks
+        .iter()
+        .filter(|h| install::shim(&h.hook).is_some())
+        .count();
     out.note(format!(
-        "{installed} of {} git hooks installed in {}{}",
-        report.hooks.len(),
+        "{installed} of {wanted} git hooks installed in {}{}",
         report.layout.dir.display(),
         if report.strict {
             " (strict: a failing hook stops git)"

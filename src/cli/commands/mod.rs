@@ -263,9 +263,9 @@ pub enum Command {
     /// Show which agent, session, model, bead and molecule step made a commit.
     ///
     /// Reads the commit's provenance note (refs/notes/beads), which every commit made
-    /// while a session runs in the worktree gets: the post-commit hook queues the commit
-    /// and the next git-beads command writes its note. `git log --notes=beads` shows
-    /// the same notes once written. Notes follow their commits through amend and
+    /// while a session runs in the worktree gets: the prepare-commit-msg hook adds the
+    /// session's trailers, and the next git-beads command finds the commit by them and
+    /// writes its note. `git log --notes=beads` shows the same notes once written. Notes follow their commits through amend and
     /// rebase, and `git beads sync` shares them.
     Provenance(provenance::Args),
     /// Print the version as bd prints its own: the bd version whose commands and JSON
