@@ -338,7 +338,12 @@ pub struct PlanArgs {
     #[arg(long, value_parser = parse_until)]
     pub defer: Option<chrono::DateTime<chrono::Utc>>,
     /// How long it should take, in minutes (bd's `estimated_minutes`).
-    #[arg(long, value_name = "MINUTES")]
+    #[arg(
+        long,
+        value_name = "MINUTES",
+        allow_negative_numbers = true,
+        value_parser = parse_estimate
+    )]
     pub estimate: Option<u32>,
 }
 
@@ -387,6 +392,17 @@ fn parse_when(s: &str) -> Result<String, String> {
     match s {
         "" => Ok(String::new()),
         s => parse_until(s).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }
+}
+
+/// Parses `--estimate`: whole minutes, none below zero. A negative number is taken
+/// as a value (not a flag) so that it is refused for what it is, as bd refuses it.
+fn parse_estimate(s: &str) -> Result<u32, String> {
+    match s.parse::<i64>() {
+        Ok(n) if n < 0 => Err("estimate must be a non-negative number of minutes".into()),
+        _ => s
+            .parse()
+            .map_err(|_| format!("{s:?} is not a number of minutes")),
     }
 }
 
