@@ -44,8 +44,8 @@ pub use alongside::{
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_replaced,
-    create, create_preview, delete, init, relate, release, remove_dependency, remove_label, reopen,
-    update,
+    create, create_preview, delete, delete_preview, init, relate, release, remove_dependency,
+    remove_label, reopen, update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting};
