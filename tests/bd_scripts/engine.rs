@@ -89,7 +89,7 @@ pub fn run_text(name: &str, text: &str, patch: Option<&str>) {
 }
 
 /// A script line and where it came from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 struct Line {
     /// Its number in the vendored file (1-based).
     number: usize,
@@ -208,8 +208,8 @@ enum Outcome {
     Failed(String),
 }
 
-/// One parsed word: its text, and which byte ranges of it were quoted (their `$`
-/// is not expanded, and in a pattern they stay as written).
+/// One parsed word: its pieces, each with whether it was quoted (a quoted piece's
+/// `$` is not expanded).
 struct Word {
     fragments: Vec<(String, bool)>,
 }
@@ -259,14 +259,14 @@ impl State {
         }
     }
 
+    /// A path the script names, relative to its current directory.
     fn path(&self, name: &str) -> PathBuf {
         self.cwd.join(name)
     }
 
     /// Parses and runs one line of the script.
     fn step(&mut self, line: &str) -> Result<Flow, String> {
-        let words = split(line)?;
-        let mut words = words.into_iter().peekable();
+        let mut words = split(line)?.into_iter();
         let mut want = Want::Success;
         let mut conds_hold = true;
         let mut name = None;
@@ -324,6 +324,7 @@ impl State {
         }
     }
 
+    /// Whether `prog` is a file in one of the script's PATH directories.
     fn on_path(&self, prog: &str) -> bool {
         std::env::split_paths(&self.env["PATH"]).any(|d| d.join(prog).is_file())
     }
