@@ -120,7 +120,7 @@ fn finished_work_leaves_the_hook_in_the_commit_that_finishes_it() {
         changed.contains("agents/rig/nux.yaml") && changed.contains(&common::doc_path(&done)),
         "one commit closes it and takes it off the hook:\n{changed}"
     );
-    repo.beads(&["delete", &gone]);
+    repo.beads(&["delete", &gone, "--force"]);
     let hook: Vec<Value> = prime(&repo, "rig/nux")["hook"]
         .as_array()
         .expect("hook")

@@ -465,6 +465,15 @@ fn create_and_update_take_bds_due_defer_estimate_and_metadata() {
 
     let (code, err) = repo.beads_fail(&["create", "Bad", "--due", "someday"]);
     assert_eq!(code, 2, "{err}");
+    // A negative estimate is refused as one, not taken for an unknown flag.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["update", &id, "--estimate", "-5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("estimate must be a non-negative number"),
+        "{err}"
+    );
+    assert_eq!(repo.store_head(), head);
 
     // bd's --metadata: a JSON object in place of the one there, "" removes it.
     repo.beads(&["update", &id, "--metadata", r#"{"team":"ui","points":3}"#]);

@@ -12,10 +12,8 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::tools::{npm_package, or_skip, python_tools};
-use common::{Repo, Sandbox, expect_success, write_file, write_script};
+use common::{Repo, Sandbox, bd_shim, expect_success, write_file};
 use serde_json::{Value, json};
 
 /// The pinned version of beads-ui.
@@ -26,13 +24,6 @@ const STORY: &str = include_str!("bd_tools/mcp_story.py");
 
 /// The beads-ui story, in JavaScript.
 const UI_STORY: &str = include_str!("bd_tools/ui_story.mjs");
-
-/// The shim bd's tools call: `bd ARGS` runs `git beads ARGS`.
-fn bd_shim(sb: &Sandbox) -> PathBuf {
-    let shim = sb.path().join("bin/bd");
-    write_script(&shim, "#!/bin/sh\nexec git beads \"$@\"\n");
-    shim
-}
 
 /// A repository with what beads-ui's views tell apart: an epic with two children,
 /// the second blocked by the first, and a bead of its own that is ready. Returns

@@ -192,7 +192,7 @@ fn list_filters_and_limits() {
     let e = repo.create("E deleted", &["-p", "0"]);
     let f = repo.create("F deferred", &["-p", "2"]);
     repo.beads(&["close", &d]);
-    repo.beads(&["delete", &e]);
+    repo.beads(&["delete", &e, "--force"]);
     repo.beads(&["update", &f, "--status", "deferred"]);
 
     // Default: everything but closed and deleted, priority first, then oldest.
@@ -396,8 +396,24 @@ fn close_reopen_and_delete() {
     assert!(v[0].get("closed_at").is_none(), "{v}");
     assert_eq!(ids(&repo.beads_json(&["list"])), [a.as_str(), c.as_str()]);
 
+    // Without --force, or with --dry-run, delete previews (as bd's does): it names
+    // what it would delete and changes nothing.
+    let head = repo.store_head();
+    let preview = repo.beads(&["delete", &c]);
+    assert!(preview.starts_with("DELETE PREVIEW"), "{preview}");
+    assert!(preview.contains(&format!("{c}  C")), "{preview}");
+    let v = repo.beads_json(&["delete", &c, "--force", "--dry-run"]);
+    assert_eq!(
+        (v[0]["id"].as_str(), v[0]["status"].as_str()),
+        (Some(c.as_str()), Some("open"))
+    );
+    assert_eq!(repo.store_head(), head);
+    assert_eq!(bead(&repo, &c)["status"], "open");
+    let (code, err) = repo.beads_fail(&["delete", &c, "bd-nope"]);
+    assert_eq!(code, 1, "{err}");
+
     // Delete makes a tombstone: still shown, never listed, status deleted in the YAML.
-    let v = repo.beads_json(&["delete", &c, "--reason", "duplicate"]);
+    let v = repo.beads_json(&["delete", &c, "--reason", "duplicate", "--force"]);
     assert_eq!(v[0]["status"], "deleted");
     let shown = bead(&repo, &c);
     assert_eq!(shown["status"], "deleted");
@@ -422,6 +438,7 @@ fn close_reopen_and_delete() {
         vec!["close", c.as_str()],
         vec!["reopen", c.as_str()],
         vec!["comment", c.as_str(), "hello"],
+        vec!["delete", c.as_str()],
     ] {
         let (code, err) = repo.beads_fail(&args);
         assert_eq!(code, 3, "{args:?}: {err}");
@@ -649,7 +666,7 @@ fn labels_add_remove_list_and_list_all() {
     assert_eq!(strs(&v), ["area:cli"]);
     assert_eq!(repo.beads(&["label", "list", &b]).trim(), "ui");
 
-    repo.beads(&["delete", &c]);
+    repo.beads(&["delete", &c, "--force"]);
     let v = repo.beads_json(&["label", "list-all"]);
     assert_eq!(
         v,
@@ -744,7 +761,7 @@ fn ready_is_transitive_over_blocks_and_parents() {
     let b2 = repo.create("Second blocker", &[]);
     repo.beads(&["dep", "add", &free, &b2]);
     assert!(!ids(&repo.beads_json(&["ready"])).contains(&free));
-    repo.beads(&["delete", &b2]);
+    repo.beads(&["delete", &b2, "--force"]);
     assert!(ids(&repo.beads_json(&["ready"])).contains(&free));
 }
 
@@ -821,7 +838,7 @@ fn search_matches_text_with_filters() {
     let d = repo.create("Removed login", &[]);
     let e = repo.create("Unrelated", &[]);
     repo.beads(&["close", &c]);
-    repo.beads(&["delete", &d]);
+    repo.beads(&["delete", &d, "--force"]);
 
     let v = repo.beads_json(&["search", "login"]);
     let mut found = ids(&v);
@@ -1023,7 +1040,7 @@ fn the_not_found_hint_says_where_the_deleted_beads_are() {
     let (_sb, repo) = Sandbox::with_store();
     let kept = repo.create("Kept", &[]);
     let gone = repo.create("Gone", &[]);
-    repo.beads(&["delete", &gone]);
+    repo.beads(&["delete", &gone, "--force"]);
     let (code, err) = repo.beads_fail(&["show", "bd-zzzz"]);
     assert_eq!(code, 1, "{err}");
     assert!(

@@ -534,7 +534,7 @@ fn a_widened_agent_from_a_remote_acts_only_within_its_parent() {
     let head = c1.store_head();
     for (who, args) in [
         ("mayor/w", vec!["close", &work]),
-        ("mayor/w", vec!["delete", &work]),
+        ("mayor/w", vec!["delete", &work, "--force"]),
         ("mayor/x", vec!["close", &work]),
         ("mayor/x", vec!["sync"]),
         (

@@ -499,7 +499,7 @@ fn yaml_export_round_trips_and_new_beads_export_to_bd() {
     let b = repo.create("Its blocker", &[]);
     repo.beads(&["dep", "add", &a, &b]);
     repo.beads(&["comment", &a, "a note"]);
-    repo.beads(&["delete", &b, "--reason", "gone"]);
+    repo.beads(&["delete", &b, "--reason", "gone", "--force"]);
 
     let yaml = repo.beads(&["export", "--format", "yaml"]);
     assert!(yaml.starts_with("---\nid: "), "{yaml}");

@@ -16,7 +16,7 @@ fn errors_about_beads_name_the_bead_and_hint_at_a_way_out() {
     repo.beads(&["agent", "create", "rig/nux"]);
     repo.beads(&["--as", "rig/nux", "update", &id, "--claim"]);
     let closed = names.name(repo.create("Old", &[]), "OLD");
-    repo.beads(&["delete", &closed]);
+    repo.beads(&["delete", &closed, "--force"]);
     let text = screens(
         &repo,
         &[

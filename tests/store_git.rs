@@ -98,7 +98,7 @@ fn the_store_history_reads_as_a_log() {
     repo.beads(&["dep", "remove", &b, &a]);
     repo.beads(&["close", &a, &b]);
     repo.beads(&["reopen", &b]);
-    repo.beads(&["delete", &b]);
+    repo.beads(&["delete", &b, "--force"]);
     let log = repo.git(&["log", "--format=%s", "refs/beads/main"]);
     let want = [
         format!("delete {b}: Review docs"),
@@ -275,7 +275,7 @@ fn the_index_is_disposable() {
     }
     let child = repo.create("child bead", &["--parent", &made[1]]);
     repo.beads(&["close", &made[0]]);
-    repo.beads(&["delete", &made[3]]);
+    repo.beads(&["delete", &made[3], "--force"]);
     repo.beads(&["update", &made[5], "--status", "deferred"]);
     repo.put_raw_doc(&doc_path("bd-zzzz"), b"id: [broken\n");
     let probe = vec![made[4].clone(), made[11].clone(), child.clone()];

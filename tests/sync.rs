@@ -418,7 +418,7 @@ fn a_clone_set_up_before_replica_refs_takes_them_in_at_its_next_sync() {
 fn deletion_is_a_tombstone_that_merges() {
     let sb = Sandbox::new();
     let (c1, c2, x) = sb.two_clones_sharing("Doomed", &[]);
-    c1.beads(&["delete", &x, "--reason", "duplicate"]);
+    c1.beads(&["delete", &x, "--reason", "duplicate", "--force"]);
     c2.beads(&["update", &x, "--title", "Edited meanwhile"]);
     c1.sync();
     c2.sync();

@@ -197,7 +197,7 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
                         change(c, &["reopen", &id]);
                     }
                     Op::Delete => {
-                        change(c, &["delete", &id]);
+                        change(c, &["delete", &id, "--force"]);
                     }
                 }
             }

@@ -323,7 +323,7 @@ fn every_document_matches_what_its_commands_print() {
     let head = origin.head();
     repo.git(&["fetch", "-q", "origin"]);
     check(&repo, seen, "provenance", &["provenance", &head]);
-    check(&repo, seen, many, &["delete", &b]);
+    check(&repo, seen, many, &["delete", &b, "--force"]);
 
     let unchecked: Vec<&str> = DOCUMENTS
         .iter()

@@ -188,7 +188,7 @@ fn hint(e: &OpError) -> Option<String> {
                 .into()
         }
         OpError::Bead(BeadError::DeleteByStatus) => {
-            "use `git beads delete` to delete a bead".into()
+            "use `git beads delete --force` to delete a bead".into()
         }
         OpError::Agent(AgentError::BoundRetired(_)) => {
             "`git beads agent unbind` removes the binding, `git beads agent bind AGENT` binds another, \
@@ -220,7 +220,7 @@ fn hint(e: &OpError) -> Option<String> {
             "`git beads mol burn` discards the wisp instead".into()
         }
         OpError::Molecule(MoleculeError::NotAWisp { .. }) => {
-            "use `git beads delete` for stored beads".into()
+            "use `git beads delete --force` for stored beads".into()
         }
         OpError::Sync(SyncError::Behind(remote)) => {
             format!("run `git beads sync {remote}` to merge them, then push")

@@ -646,6 +646,18 @@ pub fn delete(
     })
 }
 
+/// What [`delete`] would delete, changing nothing (bd's delete preview): the beads
+/// as they are, refused for the same reasons a delete is (an unknown or already
+/// deleted bead, an actor without the right).
+pub fn delete_preview(store: &Store, actor: &Actor, ids: &[BeadId]) -> Result<Vec<Bead>> {
+    permit(actor, Capability::Delete)?;
+    let beads = super::show(store, ids)?;
+    match beads.iter().find(|b| b.status == Status::Deleted) {
+        Some(gone) => Err(BeadError::Deleted(gone.id.clone()).into()),
+        None => Ok(beads),
+    }
+}
+
 /// Adds a comment to a bead and returns it.
 pub fn add_comment(
     store: &Store,

@@ -45,8 +45,8 @@ pub use alongside::{
 };
 pub use beads::{
     Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
-    close_replaced, close_with_output, create, create_preview, delete, init, relate, release,
-    release_on, remove_dependency, remove_label, reopen, update,
+    close_replaced, close_with_output, create, create_preview, delete, delete_preview, init,
+    relate, release, release_on, remove_dependency, remove_label, reopen, update,
 };
 pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};

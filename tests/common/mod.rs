@@ -833,6 +833,14 @@ pub fn write_script(path: &Path, text: &str) {
     }
 }
 
+/// A `bd` in the sandbox's `bin/` that runs `git beads` (with the arguments it was
+/// given), for bd's tools and scripts; returns its path.
+pub fn bd_shim(sb: &Sandbox) -> PathBuf {
+    let shim = sb.path().join("bin/bd");
+    write_script(&shim, "#!/bin/sh\nexec git beads \"$@\"\n");
+    shim
+}
+
 impl Repo {
     /// Runs `git ARGS` with extra environment variables; returns the raw output.
     pub fn git_output_env(&self, env: &[(&str, &OsStr)], args: &[&str]) -> Output {

@@ -72,6 +72,8 @@ pub enum Command {
     /// Reopen closed beads.
     Reopen(update::ReopenArgs),
     /// Delete beads (they become tombstones that sync as deletions).
+    ///
+    /// As in bd, without `--force` it only shows what it would delete.
     Delete(update::DeleteArgs),
     /// Give in-progress beads back to the ready pool, recording who and why.
     Release(update::ReleaseArgs),

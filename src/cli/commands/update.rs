@@ -2,7 +2,7 @@
 
 use super::parse_priority;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, BeadType, DepKind, Status};
+use crate::model::{Actor, Bead, BeadId, BeadType, DepKind, Status};
 use crate::ops::{self, Changes, Edited};
 
 /// Arguments of `update`.
@@ -118,10 +118,12 @@ pub struct DeleteArgs {
     /// Why.
     #[arg(short, long)]
     pub reason: Option<String>,
-    /// bd's "delete without a preview": git-beads never previews (a deleted bead stays
-    /// as a tombstone), so this changes nothing; taken so bd's tools run unchanged.
+    /// Delete them: without it, as in bd, `delete` only shows what it would delete.
     #[arg(short, long)]
     pub force: bool,
+    /// Only show what would be deleted, even with `--force`.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
 }
 
 /// Arguments of `release`.
@@ -263,8 +265,27 @@ pub fn reopen(ctx: &Ctx, a: ReopenArgs, out: &mut Out) -> Result<(), CliError> {
 pub fn delete(ctx: &Ctx, a: DeleteArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let ids = super::resolve_ids(ctx, &a.ids)?;
+    if !a.force || a.dry_run {
+        return preview_delete(ctx, out, &ids, &actor);
+    }
     let beads = ops::delete(&ctx.store, &actor, &ids, a.reason.as_deref())?;
     report(ctx, out, beads, "deleted")
+}
+
+/// `delete` without `--force` (or with `--dry-run`): what would be deleted, on
+/// stdout as bd prints its preview (the beads as they are with `--json`); nothing
+/// changes.
+fn preview_delete(ctx: &Ctx, out: &mut Out, ids: &[BeadId], actor: &Actor) -> Result<(), CliError> {
+    let beads = ops::delete_preview(&ctx.store, actor, ids)?;
+    if out.json {
+        return super::print_beads(ctx, out, beads);
+    }
+    out.line("DELETE PREVIEW: nothing is deleted yet")?;
+    for b in &beads {
+        out.line(format!("  {}  {}", b.id, b.title))?;
+    }
+    out.note("add --force to delete them (they become tombstones that sync as deletions)");
+    Ok(())
 }
 
 /// Arguments of `duplicate`.
@@ -362,7 +383,12 @@ pub struct PlanArgs {
     #[arg(long, value_parser = parse_until)]
     pub defer: Option<chrono::DateTime<chrono::Utc>>,
     /// How long it should take, in minutes (bd's `estimated_minutes`).
-    #[arg(long, value_name = "MINUTES")]
+    #[arg(
+        long,
+        value_name = "MINUTES",
+        allow_negative_numbers = true,
+        value_parser = parse_estimate
+    )]
     pub estimate: Option<u32>,
 }
 
@@ -411,6 +437,17 @@ fn parse_when(s: &str) -> Result<String, String> {
     match s {
         "" => Ok(String::new()),
         s => parse_until(s).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }
+}
+
+/// Parses `--estimate`: whole minutes, none below zero. A negative number is taken
+/// as a value (not a flag) so that it is refused for what it is, as bd refuses it.
+fn parse_estimate(s: &str) -> Result<u32, String> {
+    match s.parse::<i64>() {
+        Ok(n) if n < 0 => Err("estimate must be a non-negative number of minutes".into()),
+        _ => s
+            .parse()
+            .map_err(|_| format!("{s:?} is not a number of minutes")),
     }
 }
 
