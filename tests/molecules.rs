@@ -627,13 +627,13 @@ fn a_finished_molecule_squashes_into_itself() {
         "closed",
         "finishing the last step, however, closed it"
     );
-    // A squash rewrites the molecule and deletes its steps: an agent that may create,
-    // update and close but not delete is refused, and nothing is written.
-    repo.beads(&["agent", "create", "closer", "--can", "create,update,close"]);
+    // Squashing finishes work: an agent that may not close is refused, and nothing
+    // is written.
+    repo.beads(&["agent", "create", "writer", "--can", "create,update,delete"]);
     let before = repo.commit_count("refs/beads/main");
-    let (code, _, err) = repo.beads_fail_with_stdout(&["--as", "closer", "mol", "squash", &mol]);
+    let (code, _, err) = repo.beads_fail_with_stdout(&["--as", "writer", "mol", "squash", &mol]);
     assert_eq!(code, 5, "{err}");
-    assert!(err.contains("delete"), "{err}");
+    assert!(err.contains("may not close"), "{err}");
     assert_eq!(repo.commit_count("refs/beads/main"), before, "{err}");
     let s = repo.beads_json(&["mol", "squash", &mol]);
     assert_eq!(repo.commit_count("refs/beads/main"), before + 1);

@@ -895,14 +895,12 @@ fn digest(mol: &Bead, steps: &[Bead], wisp: bool) -> String {
 /// `refs/beads/main`. A stored molecule becomes its own summary (its steps become
 /// tombstones, so that the squash syncs); a wisp's summary is a new bead (id
 /// `<prefix>-<hash>` of wisp `<prefix>-wisp-<hash>`) and the wisp is removed from the
-/// wisp ref. A squash of a wisp that was interrupted can be run again. Squashing a
-/// stored molecule rewrites it, closes it and deletes its steps, so it needs those
-/// three capabilities; a wisp's summary is a new closed bead.
+/// wisp ref. A squash of a wisp that was interrupted can be run again. Squashing is
+/// the end of finishing work: a stored molecule's squash needs `close`, a wisp's
+/// `create` too (its summary is a new bead).
 pub fn squash(store: &Store, actor: &Actor, id: &BeadId) -> Result<Squashed> {
     if locate(store, id)? == refs::MAIN {
-        for cap in [Capability::Update, Capability::Close, Capability::Delete] {
-            permit(actor, cap)?;
-        }
+        permit(actor, Capability::Close)?;
         squash_stored(store, actor, id)
     } else {
         permit(actor, Capability::Create)?;
