@@ -421,6 +421,100 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
 }
 
 #[test]
+fn custom_types_and_statuses_are_the_projects_own_words_as_bd_has_them() {
+    let sb = Sandbox::new();
+    let (remote, repo) = sb.remote_with_store("c1");
+
+    // Before the project names them, the words are refused and nothing changes.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["create", "Widget", "-t", "gizmo"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("types.custom"), "{err}");
+    let (code, err) = repo.beads_fail(&["config", "set", "status.custom", "open,qa"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("open is a built-in status"), "{err}");
+    let (_, err) = repo.beads_fail(&["config", "set", "status.custom", "qa:later"]);
+    assert!(err.contains("not a category"), "{err}");
+    assert_eq!(repo.store_head(), head);
+
+    repo.beads(&["config", "set", "types.custom", r#"["gizmo"]"#]);
+    repo.beads(&[
+        "config",
+        "set",
+        "status.custom",
+        "in_review:active,qa:wip,archived:done,legacy",
+    ]);
+    let types = repo.beads_json(&["types"]);
+    assert_eq!(types["custom_types"], serde_json::json!(["gizmo"]));
+    let statuses = repo.beads_json(&["statuses"]);
+    let custom = items(&statuses["custom_statuses"]);
+    assert_eq!(custom[0]["name"], "in_review");
+    assert_eq!(custom[0]["category"], "active");
+    assert_eq!(custom[3]["category"], "unspecified");
+    assert!(repo.beads(&["statuses"]).contains("archived"));
+
+    // Created, changed, listed and filtered; the index keeps them beside the
+    // assignee and labels.
+    let widget = repo.create("Widget", &["-t", "gizmo", "-a", "ann", "-l", "x,y"]);
+    let review = repo.create("Review me", &[]);
+    let qa = repo.create("In QA", &[]);
+    let old = repo.create("Old", &[]);
+    repo.beads(&["update", &review, "--status", "in_review"]);
+    repo.beads(&["update", &qa, &old, "--status", "qa"]);
+    repo.beads(&["update", &old, "--status", "archived"]);
+    let gizmos = repo.beads_json(&["list", "-t", "gizmo"]);
+    let w = &items(&gizmos)[0];
+    assert_eq!(
+        (&w["id"], &w["issue_type"], &w["assignee"], &w["labels"]),
+        (
+            &Value::from(widget.as_str()),
+            &Value::from("gizmo"),
+            &Value::from("ann"),
+            &serde_json::json!(["x", "y"])
+        )
+    );
+    let mut ready = ids(&repo.beads_json(&["ready"]))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    ready.sort();
+    let mut want = vec![widget.clone(), review.clone()];
+    want.sort();
+    assert_eq!(ready, want, "an active status is work to take; wip is not");
+    let listed = ids(&repo.beads_json(&["list"]))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    assert!(listed.contains(&qa) && !listed.contains(&old), "{listed:?}");
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "archived"])),
+        [old.as_str()]
+    );
+    assert_eq!(repo.beads_json(&["count", "-t", "gizmo"])["count"], 1);
+    let (code, err) = repo.beads_fail(&["list", "--status", "nowhere"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("status.custom"), "{err}");
+    let (_, err) = repo.beads_fail(&["update", &qa, "--status", "legacyy"]);
+    assert!(err.contains("not a status of this project"), "{err}");
+
+    // Through export and import into a fresh store, and through sync.
+    let jsonl = repo.beads(&["export"]);
+    let file = sb.path().join("issues.jsonl");
+    write_file(&file, &jsonl);
+    let fresh = sb.repo_with_store("fresh", "carol");
+    fresh.beads(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(fresh.beads(&["export"]), jsonl, "export → import → export");
+    repo.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    assert_eq!(c2.bead_json(&review)["status"], "in_review");
+    assert_eq!(
+        ids(&c2.beads_json(&["list", "-t", "gizmo"])),
+        [widget.as_str()]
+    );
+    assert_eq!(c2.beads_json(&["ready"]).as_array().map(Vec::len), Some(2));
+}
+
+#[test]
 fn create_and_update_take_bds_due_defer_estimate_and_metadata() {
     let (_sb, repo) = Sandbox::with_store();
     let (made, _) = json_env(

@@ -197,6 +197,24 @@ fn every_document_matches_what_its_commands_print() {
     );
     check(&repo, seen, setting, &["config", "get", "types.custom"]);
     check(&repo, seen, setting, &["config", "unset", "types.custom"]);
+    // With words of the project's own, `types` and `statuses` list them too.
+    repo.beads(&["config", "set", "types.custom", "gizmo"]);
+    repo.beads(&["config", "set", "status.custom", "review:active"]);
+    let types = check(&repo, seen, "types", &["types"]);
+    assert_eq!(types["custom_types"], serde_json::json!(["gizmo"]));
+    let statuses = check(&repo, seen, "statuses", &["statuses"]);
+    check_nested(
+        "statuses",
+        "custom_statuses",
+        &statuses["custom_statuses"][0],
+        true,
+    );
+    check_nested(
+        "statuses",
+        "built_in_statuses",
+        &statuses["built_in_statuses"][0],
+        true,
+    );
     check(
         &repo,
         seen,

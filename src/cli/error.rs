@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::model::config::{STATUS_CUSTOM, TYPES_CUSTOM, VocabularyError};
 use crate::ops::{
     AgentError, BeadError, ErrorKind, ImportError, MailError, MoleculeError, OpError, RemoteError,
     SessionError, StoreError, SyncError, WorktreeError, refs,
@@ -177,12 +178,21 @@ impl From<OpError> for CliError {
     }
 }
 
+/// How to add a word to the project's list under `key`.
+fn vocabulary_hint(key: &str) -> String {
+    format!(
+        "`git beads config get {key}` shows the project's list, `git beads config set {key} LIST` sets it"
+    )
+}
+
 /// What the user can do about `e`, in commands and flags of the CLI.
 fn hint(e: &OpError) -> Option<String> {
     let h = match e {
         OpError::SettingsKey(crate::model::config::KeyError::Local(key)) => {
             format!("set it with `git config {key} VALUE`")
         }
+        OpError::Vocabulary(VocabularyError::UnknownType(_)) => vocabulary_hint(TYPES_CUSTOM),
+        OpError::Vocabulary(VocabularyError::UnknownStatus(_)) => vocabulary_hint(STATUS_CUSTOM),
         OpError::Bead(BeadError::NotFound(_)) => {
             "`git beads list --all` shows every bead but the deleted ones, `git beads list --status deleted` those"
                 .into()

@@ -27,11 +27,11 @@ pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
     GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
 };
-pub(crate) use bead::word_enum;
 pub use bead::{
-    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
-    Status, Timestamp,
+    Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
+    ParseEnumError, Status, Timestamp,
 };
+pub(crate) use bead::{WordVisitor, word_enum};
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
     trial_cook,

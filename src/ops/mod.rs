@@ -48,7 +48,7 @@ pub use beads::{
     update,
 };
 pub use claim::{claim_remote, sling_on, update_on};
-pub use config::{set_setting, setting, settings, unset_setting};
+pub use config::{set_setting, setting, settings, unset_setting, vocabulary};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use edit::{TextField, edit_text};
 pub use error::{

@@ -745,33 +745,66 @@ pub struct Word<'a> {
     pub description: &'a str,
 }
 
-/// What `types` prints: bd's `core_types`.
+/// What `types` prints: bd's `core_types`, and `custom_types` when the project has
+/// some.
 #[derive(Serialize)]
 pub struct Types<'a> {
-    /// Every type a bead can have.
+    /// Every built-in type.
     pub core_types: Vec<Word<'a>>,
+    /// The project's own types (`types.custom`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub custom_types: Vec<&'a str>,
 }
 
 impl Documented for Types<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "types",
-        fields: &[Field::noted("core_types", ": [{name, description}]")],
+        fields: &[
+            Field::noted("core_types", ": [{name, description}]"),
+            Field::optional_noted(
+                "custom_types",
+                ": [name], when the project has some (types.custom)",
+            ),
+        ],
     };
 }
 
-/// What `statuses` prints: bd's `built_in_statuses`.
+/// A status and its category (bd's), for `statuses`.
+#[derive(Serialize)]
+pub struct StatusWord<'a> {
+    /// The status.
+    pub name: &'a str,
+    /// How beads of it show in the views: `active`, `wip`, `done`, `frozen` or
+    /// `unspecified`.
+    pub category: &'a str,
+    /// What it means (built-in statuses only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+}
+
+/// What `statuses` prints: bd's `built_in_statuses`, and `custom_statuses` when the
+/// project has some.
 #[derive(Serialize)]
 pub struct Statuses<'a> {
-    /// Every status a bead can have.
-    pub built_in_statuses: Vec<Word<'a>>,
+    /// Every built-in status.
+    pub built_in_statuses: Vec<StatusWord<'a>>,
+    /// The project's own statuses (`status.custom`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub custom_statuses: Vec<StatusWord<'a>>,
 }
 
 impl Documented for Statuses<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "statuses",
-        fields: &[Field::noted("built_in_statuses", ": [{name, description}]")],
+        fields: &[
+            Field::noted("built_in_statuses", ": [{name, category, description}]"),
+            Field::optional_noted(
+                "custom_statuses",
+                ": [{name, category}], when the project has some (status.custom)",
+            ),
+        ],
     };
 }
 
