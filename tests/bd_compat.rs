@@ -87,14 +87,14 @@ fn json_has_bds_shapes_and_the_envelope_wraps_every_document() {
     assert!(out.stdout.is_empty());
     let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
     assert_eq!(e["schema_version"], 1);
-    assert_eq!(e["code"], "user");
+    assert_eq!(e["code"], "not_found", "bd's code");
     assert!(
         e["error"].as_str().is_some_and(|m| m.contains("bd-zzzzz")),
         "{e}"
     );
     let out = repo.beads_output_env(&env, &["--json", "show", "bd-zzzzz"]);
     let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
-    assert_eq!(e["data"]["code"], "user", "{e}");
+    assert_eq!(e["data"]["code"], "not_found", "{e}");
 }
 
 #[test]
@@ -418,6 +418,29 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("git config beads.claimRemote"), "{err}");
     assert_eq!(c1.store_head(), head);
+}
+
+#[test]
+fn json_errors_carry_bds_code_for_what_is_not_there_and_git_beads_kinds_for_the_rest() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Taken", &[]);
+    repo.beads(&["update", &id, "--claim"]);
+    let code = |args: &[&str], exit: i32| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = repo.beads_output(&all);
+        assert_eq!(out.status.code(), Some(exit), "{args:?}");
+        let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
+        e["code"].as_str().expect("code").to_owned()
+    };
+    assert_eq!(code(&["show", "bd-zzzzz"], 1), "not_found");
+    assert_eq!(code(&["agent", "show", "nobody"], 1), "not_found");
+    assert_eq!(code(&["sync", "nowhere"], 1), "not_found");
+    assert_eq!(code(&["create", " "], 1), "user");
+    assert_eq!(
+        code(&["--actor", "bob", "update", &id, "--claim"], 3),
+        "conflict"
+    );
 }
 
 #[test]
