@@ -470,8 +470,9 @@ impl Documented for RemotePruned<'_> {
     };
 }
 
-/// Who made a commit: `provenance`.
+/// Who made a commit, its fields beside `schema_version`: `provenance`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Provenance<'a> {
     /// The commit's provenance.
     pub provenance: &'a CommitProvenance,
@@ -481,7 +482,18 @@ impl Documented for Provenance<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "provenance",
-        fields: &[Field::new("provenance")],
+        fields: &[
+            Field::new("commit"),
+            Field::noted(
+                "records",
+                ": [{agent, session, model, bead, step, ...}], the note's records that parse",
+            ),
+            Field::noted(
+                "other",
+                ": [text], the note's documents that are not records",
+            ),
+            Field::noted("note", "the note as stored, null when the commit has none"),
+        ],
     };
 }
 
