@@ -823,6 +823,81 @@ fn rename_moves_a_bead_and_every_link_to_it() {
 }
 
 #[test]
+fn rename_takes_agents_hooks_mail_and_molecules_along_in_the_same_commit() {
+    let (_sb, repo) = Sandbox::with_store();
+    let work = repo.create("Work", &[]);
+    let kept = repo.create("Kept", &[]);
+    repo.beads(&["agent", "create", "rig/nux"]);
+    repo.beads(&["agent", "create", "rig/max"]);
+    repo.beads(&["sling", &work, "rig/nux"]);
+    repo.beads(&["sling", &kept, "rig/max"]);
+    let subject = format!("About {work}");
+    let body = format!("{work} is red. {work}.1 and x{work} are not it.");
+    let sent = repo.beads(&["mail", "send", "rig/nux", "-s", &subject, "-m", &body]);
+    let sent = sent.trim();
+    let untouched = repo.beads(&["mail", "send", "rig/max", "-s", "Lunch"]);
+    write_file(
+        &repo.path.join(".beads/formulas/fix.yaml"),
+        "name: fix\nvariables:\n  issue:\n    required: true\nsteps:\n  - id: a\n    title: Fix {{issue}}\n",
+    );
+    let poured = repo.beads_json(&["mol", "pour", "fix", "--var", &format!("issue={work}")]);
+    let mol = poured["molecule"]["id"]
+        .as_str()
+        .expect("molecule")
+        .to_owned();
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename", &work, "bd-moved"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(v["agents"], serde_json::json!(["rig/nux"]));
+    assert_eq!(v["messages"], serde_json::json!([sent]));
+    assert_eq!(v["relinked"], serde_json::json!([mol]));
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/nux"])["hook"],
+        serde_json::json!(["bd-moved"])
+    );
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/max"])["hook"],
+        serde_json::json!([kept])
+    );
+    let read = repo.beads_json(&["mail", "peek", sent]);
+    assert_eq!(read["subject"], "About bd-moved");
+    assert_eq!(
+        read["body"],
+        format!("bd-moved is red. {work}.1 and x{work} are not it.")
+    );
+    let lunch = repo.beads_json(&["mail", "peek", untouched.trim()]);
+    assert_eq!(lunch["subject"], "Lunch");
+    let shown = repo.beads_json(&["show", &mol]);
+    assert_eq!(
+        items(&shown)[0]["extra"]["variables"]["issue"],
+        "bd-moved",
+        "{shown}"
+    );
+
+    // rename-prefix takes them along too.
+    let v = repo.beads_json(&["rename-prefix", "kw"]);
+    let mut agents = v["agents"].as_array().expect("agents").clone();
+    agents.sort_by_key(|a| a.to_string());
+    assert_eq!(
+        agents,
+        [serde_json::json!("rig/max"), serde_json::json!("rig/nux")]
+    );
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/nux"])["hook"],
+        serde_json::json!(["kw-moved"])
+    );
+    assert_eq!(
+        repo.beads_json(&["mail", "peek", sent])["subject"],
+        "About kw-moved"
+    );
+}
+
+#[test]
 fn lint_reports_what_each_types_template_expects() {
     let (_sb, repo) = Sandbox::with_store();
     let bug = repo.create(

@@ -82,7 +82,7 @@ pub use query::{
     head_commit, labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, resolve_target,
     search, show, stats, store_info,
 };
-pub use rename::{PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
+pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{
     DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
     StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,

@@ -582,8 +582,13 @@ pub struct Renamed<'a> {
     pub old_id: &'a str,
     /// The id it has.
     pub new_id: &'a str,
-    /// The beads whose dependencies on it now name the new id.
+    /// The beads whose dependencies on it (or a molecule's variables) now name the
+    /// new id.
     pub relinked: Vec<&'a str>,
+    /// The agents whose hooks now name the new id.
+    pub agents: Vec<&'a str>,
+    /// The messages whose subject or body now name the new id.
+    pub messages: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
@@ -592,6 +597,8 @@ impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
             old_id: r.old.as_str(),
             new_id: r.bead.id.as_str(),
             relinked: r.relinked.iter().map(|id| id.as_str()).collect(),
+            agents: agent_names(&r.followed),
+            messages: message_ids(&r.followed),
         }
     }
 }
@@ -604,8 +611,18 @@ impl Documented for Renamed<'_> {
             Field::new("old_id"),
             Field::new("new_id"),
             Field::noted("relinked", ": [id]"),
+            Field::noted("agents", ": [name], whose hooks followed"),
+            Field::noted("messages", ": [id], whose subject or body followed"),
         ],
     };
+}
+
+fn agent_names(f: &crate::ops::Followed) -> Vec<&str> {
+    f.agents.iter().map(|a| a.as_str()).collect()
+}
+
+fn message_ids(f: &crate::ops::Followed) -> Vec<&str> {
+    f.messages.iter().map(|id| id.as_str()).collect()
 }
 
 /// What `rename-prefix` prints: the old prefix, the new one, how many beads moved.
@@ -617,6 +634,10 @@ pub struct PrefixRenamed<'a> {
     pub new_prefix: &'a str,
     /// How many beads got a new id.
     pub renamed: usize,
+    /// The agents whose hooks now name new ids.
+    pub agents: Vec<&'a str>,
+    /// The messages whose subject or body now name new ids.
+    pub messages: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
@@ -625,6 +646,8 @@ impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
             old_prefix: r.old.as_str(),
             new_prefix: r.new.as_str(),
             renamed: r.renamed,
+            agents: agent_names(&r.followed),
+            messages: message_ids(&r.followed),
         }
     }
 }
@@ -637,6 +660,8 @@ impl Documented for PrefixRenamed<'_> {
             Field::new("old_prefix"),
             Field::new("new_prefix"),
             Field::new("renamed"),
+            Field::noted("agents", ": [name], whose hooks followed"),
+            Field::noted("messages", ": [id], whose subject or body followed"),
         ],
     };
 }
