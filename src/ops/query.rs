@@ -344,24 +344,29 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
 
 /// `filter` as the project's settings complete it: the statuses and types it names
 /// must be built in or the project's own, and a listing that names no status leaves
-/// out the project's done and frozen statuses (bd's categories).
-fn completed(store: &Store, filter: &ListFilter) -> Result<ListFilter> {
-    let kinds = [filter.kinds.as_slice(), &filter.exclude_kinds].concat();
-    super::config::check_words(&store.view()?, &kinds, &filter.statuses)?;
+/// out the project's done and frozen statuses (bd's categories). Returns the words
+/// too, read once.
+fn completed(store: &Store, filter: &ListFilter) -> Result<(ListFilter, Vocabulary)> {
+    let words = super::vocabulary(store)?;
+    for &k in filter.kinds.iter().chain(&filter.exclude_kinds) {
+        words.check_type(k)?;
+    }
+    for &s in &filter.statuses {
+        words.check_status(s)?;
+    }
     let mut filter = filter.clone();
     if filter.statuses.is_empty() && !filter.all {
-        let words = super::vocabulary(store)?;
         filter.hidden = [Category::Done, Category::Frozen]
             .into_iter()
             .flat_map(|c| words.statuses_in(c))
             .collect();
     }
-    Ok(filter)
+    Ok((filter, words))
 }
 
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let filter = &completed(store, filter)?;
+    let (filter, _) = &completed(store, filter)?;
     let index = load_index(store)?;
     let rows = index
         .rows()
@@ -480,10 +485,9 @@ fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> 
 /// transitively, that `filter` keeps (epics and molecules are left out: their open
 /// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let filter = &completed(store, filter)?;
-    let words = super::vocabulary(store)?;
+    let (filter, words) = &completed(store, filter)?;
     let index = load_index(store)?;
-    let ready = ready_in(&index, filter, &words);
+    let ready = ready_in(&index, filter, words);
     Ok(listing(index, ready, filter))
 }
 
