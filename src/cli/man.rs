@@ -399,9 +399,21 @@ fn bead_section() -> Section {
             "The stable id: <prefix>-<hash>, children <parent>.<n>.",
         ),
         ("title", "One line."),
-        ("status", &format!("One of: {}.", words(Status::ALL))),
+        (
+            "status",
+            &format!(
+                "One of: {}; or one of the project's own (config key status.custom).",
+                words(Status::ALL)
+            ),
+        ),
         ("priority", "0 (critical) to 4 (backlog)."),
-        ("type", &format!("One of: {}.", words(BeadType::ALL))),
+        (
+            "type",
+            &format!(
+                "One of: {}; or one of the project's own (config key types.custom).",
+                words(BeadType::ALL)
+            ),
+        ),
         ("assignee", "Who works on it."),
         ("labels", "A set of tags."),
         (
