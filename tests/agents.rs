@@ -7,7 +7,7 @@ use common::{Repo, Sandbox};
 use serde_json::Value;
 
 fn prime(repo: &Repo, agent: &str) -> Value {
-    repo.beads_json(&["--as", agent, "prime"])["prime"].clone()
+    repo.beads_json(&["--as", agent, "prime"])
 }
 
 #[test]
@@ -27,7 +27,7 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
     repo.beads(&["agent", "bind", "rig/nux"]);
 
     let s1 = repo.beads_json(&["session", "start", "--model", "opus"]);
-    let p1 = &s1["prime"];
+    let p1 = &s1;
     assert_eq!(p1["agent"]["name"], "rig/nux");
     assert_eq!(p1["hook"][0]["bead"]["id"], bead.as_str());
     assert_eq!(p1["hook"][0]["bead"]["status"], "hooked");
@@ -44,7 +44,7 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
         "4",
     ]);
     repo.beads(&["session", "model", "sonnet"]);
-    let shown = repo.beads_json(&["session", "show", &s1_id])["session"].clone();
+    let shown = repo.beads_json(&["session", "show", &s1_id]);
     assert_eq!(shown["model"], "sonnet");
     assert_eq!(shown["models"][0]["from"], "opus");
     assert_eq!(shown["usage"]["tokens"], 300);
@@ -52,7 +52,7 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
     assert_eq!(shown["ledger"].as_array().map(Vec::len), Some(1));
     // Session 1 dies here without ending: nothing is said, the process is just gone.
 
-    let s2 = repo.beads_json(&["session", "start"])["prime"].clone();
+    let s2 = repo.beads_json(&["session", "start"]);
     let s2_id = s2["session"]["id"].as_str().expect("id").to_owned();
     assert_ne!(s2_id, s1_id);
     assert_eq!(s2["previous"]["id"], s1_id.as_str());
@@ -71,7 +71,7 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
     );
     let text = repo.beads(&["prime"]);
     assert!(text.contains("CRASHED"), "{text}");
-    let old = repo.beads_json(&["session", "show", &s1_id])["session"].clone();
+    let old = repo.beads_json(&["session", "show", &s1_id]);
     assert_eq!(old["end"], "crashed");
 
     repo.beads(&[
@@ -79,7 +79,7 @@ fn the_whole_story_of_an_agent_across_three_sessions() {
         "-m",
         "CSRF check still missing; start in auth.rs",
     ]);
-    let ended = repo.beads_json(&["session", "show", &s2_id])["session"].clone();
+    let ended = repo.beads_json(&["session", "show", &s2_id]);
     assert_eq!(ended["end"], "handoff");
     assert!(ended["store_at_end"].is_string());
 
@@ -253,7 +253,7 @@ fn a_child_can_only_narrow_its_parent() {
     repo.beads(&[
         "--as", "mayor", "agent", "create", "mayor/z", "--can", "create",
     ]);
-    let z = repo.beads_json(&["agent", "show", "mayor/z"])["agent"].clone();
+    let z = repo.beads_json(&["agent", "show", "mayor/z"]);
     assert_eq!(z["parent"], "mayor");
     assert_eq!(
         z["authority"]["capabilities"],
@@ -268,7 +268,7 @@ fn a_child_can_only_narrow_its_parent() {
     assert_eq!(code, 5, "{err}");
     // Narrowing the parent narrows its children.
     repo.beads(&["agent", "update", "mayor", "--can", "claim,spawn"]);
-    let z = repo.beads_json(&["agent", "show", "mayor/z"])["agent"].clone();
+    let z = repo.beads_json(&["agent", "show", "mayor/z"]);
     assert_eq!(z["authority"]["capabilities"], serde_json::json!([]));
     assert!(!z["decisions"].as_array().expect("decisions").is_empty());
 }
@@ -308,8 +308,8 @@ fn two_worktrees_bound_to_two_agents_see_their_own_hooks() {
     other.beads(&["agent", "bind", "beta"]);
     repo.beads(&["session", "start"]);
     other.beads(&["session", "start"]);
-    let pa = repo.beads_json(&["prime"])["prime"].clone();
-    let pb = other.beads_json(&["prime"])["prime"].clone();
+    let pa = repo.beads_json(&["prime"]);
+    let pb = other.beads_json(&["prime"]);
     assert_eq!(pa["agent"]["name"], "alpha");
     assert_eq!(pa["hook"][0]["bead"]["id"], a.as_str());
     assert_eq!(pb["agent"]["name"], "beta");
@@ -382,7 +382,7 @@ fn authority_granted_mid_session_waits_for_the_next_session() {
     repo.beads(&["session", "end"]);
     repo.beads(&["session", "start"]);
     repo.beads(&["close", &id]);
-    let decisions = repo.beads_json(&["agent", "show", "w"])["agent"]["decisions"].clone();
+    let decisions = repo.beads_json(&["agent", "show", "w"])["decisions"].clone();
     assert!(
         decisions[0]["what"]
             .as_str()
@@ -402,7 +402,7 @@ fn a_live_session_elsewhere_is_refused_unless_taken_over() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("--take-over"), "{err}");
     other.beads(&["session", "start", "--agent", "solo", "--take-over"]);
-    let old = repo.beads_json(&["session", "show", &first])["session"].clone();
+    let old = repo.beads_json(&["session", "show", &first]);
     assert_eq!(old["end"], "superseded");
     // A restart in the same worktree simply supersedes (as crashed).
     other.beads(&["session", "start", "--agent", "solo"]);

@@ -87,14 +87,14 @@ fn json_has_bds_shapes_and_the_envelope_wraps_every_document() {
     assert!(out.stdout.is_empty());
     let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
     assert_eq!(e["schema_version"], 1);
-    assert_eq!(e["code"], "user");
+    assert_eq!(e["code"], "not_found", "bd's code");
     assert!(
         e["error"].as_str().is_some_and(|m| m.contains("bd-zzzzz")),
         "{e}"
     );
     let out = repo.beads_output_env(&env, &["--json", "show", "bd-zzzzz"]);
     let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
-    assert_eq!(e["data"]["code"], "user", "{e}");
+    assert_eq!(e["data"]["code"], "not_found", "{e}");
 }
 
 #[test]
@@ -421,6 +421,123 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
 }
 
 #[test]
+fn json_errors_carry_bds_code_for_what_is_not_there_and_git_beads_kinds_for_the_rest() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Taken", &[]);
+    repo.beads(&["update", &id, "--claim"]);
+    let code = |args: &[&str], exit: i32| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = repo.beads_output(&all);
+        assert_eq!(out.status.code(), Some(exit), "{args:?}");
+        let e: Value = serde_json::from_slice(&out.stderr).expect("a JSON error");
+        e["code"].as_str().expect("code").to_owned()
+    };
+    assert_eq!(code(&["show", "bd-zzzzz"], 1), "not_found");
+    assert_eq!(code(&["agent", "show", "nobody"], 1), "not_found");
+    assert_eq!(code(&["sync", "nowhere"], 1), "not_found");
+    assert_eq!(code(&["create", " "], 1), "user");
+    assert_eq!(
+        code(&["--actor", "bob", "update", &id, "--claim"], 3),
+        "conflict"
+    );
+}
+
+#[test]
+fn custom_types_and_statuses_are_the_projects_own_words_as_bd_has_them() {
+    let sb = Sandbox::new();
+    let (remote, repo) = sb.remote_with_store("c1");
+
+    // Before the project names them, the words are refused and nothing changes.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["create", "Widget", "-t", "gizmo"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("types.custom"), "{err}");
+    let (code, err) = repo.beads_fail(&["config", "set", "status.custom", "open,qa"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("open is a built-in status"), "{err}");
+    let (_, err) = repo.beads_fail(&["config", "set", "status.custom", "qa:later"]);
+    assert!(err.contains("not a category"), "{err}");
+    assert_eq!(repo.store_head(), head);
+
+    repo.beads(&["config", "set", "types.custom", r#"["gizmo"]"#]);
+    repo.beads(&[
+        "config",
+        "set",
+        "status.custom",
+        "in_review:active,qa:wip,archived:done,legacy",
+    ]);
+    let types = repo.beads_json(&["types"]);
+    assert_eq!(types["custom_types"], serde_json::json!(["gizmo"]));
+    let statuses = repo.beads_json(&["statuses"]);
+    let custom = items(&statuses["custom_statuses"]);
+    assert_eq!(custom[0]["name"], "in_review");
+    assert_eq!(custom[0]["category"], "active");
+    assert_eq!(custom[3]["category"], "unspecified");
+    assert!(repo.beads(&["statuses"]).contains("archived"));
+
+    // Created, changed, listed and filtered; the index keeps them beside the
+    // assignee and labels.
+    let widget = repo.create("Widget", &["-t", "gizmo", "-a", "ann", "-l", "x,y"]);
+    let review = repo.create("Review me", &[]);
+    let qa = repo.create("In QA", &[]);
+    let old = repo.create("Old", &[]);
+    repo.beads(&["update", &review, "--status", "in_review"]);
+    repo.beads(&["update", &qa, &old, "--status", "qa"]);
+    repo.beads(&["update", &old, "--status", "archived"]);
+    let gizmos = repo.beads_json(&["list", "-t", "gizmo"]);
+    let w = &items(&gizmos)[0];
+    assert_eq!(
+        (&w["id"], &w["issue_type"], &w["assignee"], &w["labels"]),
+        (
+            &Value::from(widget.as_str()),
+            &Value::from("gizmo"),
+            &Value::from("ann"),
+            &serde_json::json!(["x", "y"])
+        )
+    );
+    let mut ready = ids(&repo.beads_json(&["ready"]))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    ready.sort();
+    let mut want = vec![widget.clone(), review.clone()];
+    want.sort();
+    assert_eq!(ready, want, "an active status is work to take; wip is not");
+    let listed = ids(&repo.beads_json(&["list"]))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    assert!(listed.contains(&qa) && !listed.contains(&old), "{listed:?}");
+    assert_eq!(
+        ids(&repo.beads_json(&["list", "--status", "archived"])),
+        [old.as_str()]
+    );
+    assert_eq!(repo.beads_json(&["count", "-t", "gizmo"])["count"], 1);
+    let (code, err) = repo.beads_fail(&["list", "--status", "nowhere"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("status.custom"), "{err}");
+    let (_, err) = repo.beads_fail(&["update", &qa, "--status", "legacyy"]);
+    assert!(err.contains("not a status of this project"), "{err}");
+
+    // Through export and import into a fresh store, and through sync.
+    let jsonl = repo.beads(&["export"]);
+    let file = sb.path().join("issues.jsonl");
+    write_file(&file, &jsonl);
+    let fresh = sb.repo_with_store("fresh", "carol");
+    fresh.beads(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(fresh.beads(&["export"]), jsonl, "export → import → export");
+    repo.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    assert_eq!(c2.bead_json(&review)["status"], "in_review");
+    assert_eq!(
+        ids(&c2.beads_json(&["list", "-t", "gizmo"])),
+        [widget.as_str()]
+    );
+    assert_eq!(c2.beads_json(&["ready"]).as_array().map(Vec::len), Some(2));
+}
+
+#[test]
 fn create_and_update_take_bds_due_defer_estimate_and_metadata() {
     let (_sb, repo) = Sandbox::with_store();
     let (made, _) = json_env(
@@ -712,6 +829,81 @@ fn rename_moves_a_bead_and_every_link_to_it() {
         assert!(err.starts_with("error: "), "{args:?}: {err}");
     }
     assert_eq!(repo.store_head(), head);
+}
+
+#[test]
+fn rename_takes_agents_hooks_mail_and_molecules_along_in_the_same_commit() {
+    let (_sb, repo) = Sandbox::with_store();
+    let work = repo.create("Work", &[]);
+    let kept = repo.create("Kept", &[]);
+    repo.beads(&["agent", "create", "rig/nux"]);
+    repo.beads(&["agent", "create", "rig/max"]);
+    repo.beads(&["sling", &work, "rig/nux"]);
+    repo.beads(&["sling", &kept, "rig/max"]);
+    let subject = format!("About {work}");
+    let body = format!("{work} is red. {work}.1 and x{work} are not it.");
+    let sent = repo.beads(&["mail", "send", "rig/nux", "-s", &subject, "-m", &body]);
+    let sent = sent.trim();
+    let untouched = repo.beads(&["mail", "send", "rig/max", "-s", "Lunch"]);
+    write_file(
+        &repo.path.join(".beads/formulas/fix.yaml"),
+        "name: fix\nvariables:\n  issue:\n    required: true\nsteps:\n  - id: a\n    title: Fix {{issue}}\n",
+    );
+    let poured = repo.beads_json(&["mol", "pour", "fix", "--var", &format!("issue={work}")]);
+    let mol = poured["molecule"]["id"]
+        .as_str()
+        .expect("molecule")
+        .to_owned();
+
+    let before = repo.commit_count("refs/beads/main");
+    let v = repo.beads_json(&["rename", &work, "bd-moved"]);
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        before + 1,
+        "one commit"
+    );
+    assert_eq!(v["agents"], serde_json::json!(["rig/nux"]));
+    assert_eq!(v["messages"], serde_json::json!([sent]));
+    assert_eq!(v["relinked"], serde_json::json!([mol]));
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/nux"])["hook"],
+        serde_json::json!(["bd-moved"])
+    );
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/max"])["hook"],
+        serde_json::json!([kept])
+    );
+    let read = repo.beads_json(&["mail", "peek", sent]);
+    assert_eq!(read["subject"], "About bd-moved");
+    assert_eq!(
+        read["body"],
+        format!("bd-moved is red. {work}.1 and x{work} are not it.")
+    );
+    let lunch = repo.beads_json(&["mail", "peek", untouched.trim()]);
+    assert_eq!(lunch["subject"], "Lunch");
+    let shown = repo.beads_json(&["show", &mol]);
+    assert_eq!(
+        items(&shown)[0]["extra"]["variables"]["issue"],
+        "bd-moved",
+        "{shown}"
+    );
+
+    // rename-prefix takes them along too.
+    let v = repo.beads_json(&["rename-prefix", "kw"]);
+    let mut agents = v["agents"].as_array().expect("agents").clone();
+    agents.sort_by_key(|a| a.to_string());
+    assert_eq!(
+        agents,
+        [serde_json::json!("rig/max"), serde_json::json!("rig/nux")]
+    );
+    assert_eq!(
+        repo.beads_json(&["agent", "show", "rig/nux"])["hook"],
+        serde_json::json!(["kw-moved"])
+    );
+    assert_eq!(
+        repo.beads_json(&["mail", "peek", sent])["subject"],
+        "About kw-moved"
+    );
 }
 
 #[test]

@@ -195,9 +195,13 @@ fn bad_text_and_numbers_are_refused() {
     refused(&repo, 1, &["close", &id, "--reason", "bell\u{7}"], "reason");
     refused(&repo, 1, &["update", &id, "--status", "deleted"], "delete");
 
-    refused(&repo, 2, &["create", "x", "-t", "nope"], "nope");
-    refused(&repo, 2, &["update", &id, "--status", "flying"], "flying");
-    refused(&repo, 2, &["list", "--status", "flying"], "flying");
+    // A well-formed word the project has not named (types.custom, status.custom) is
+    // refused; one that cannot be a word does not parse.
+    refused(&repo, 1, &["create", "x", "-t", "nope"], "nope");
+    refused(&repo, 1, &["update", &id, "--status", "flying"], "flying");
+    refused(&repo, 1, &["list", "--status", "flying"], "flying");
+    refused(&repo, 2, &["create", "x", "-t", "No pe"], "No pe");
+    refused(&repo, 2, &["list", "--status", "Flying"], "Flying");
     refused(
         &repo,
         2,

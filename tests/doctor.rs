@@ -87,7 +87,7 @@ fn fix_drops_finished_work_from_hooks_and_closes_abandoned_sessions() {
     );
     let (ok, f) = findings(&repo, &["--fix"]);
     assert!(ok, "{f}");
-    let agent = repo.beads_json(&["agent", "show", "w"])["agent"].clone();
+    let agent = repo.beads_json(&["agent", "show", "w"]);
     assert!(agent.get("hook").is_none(), "{agent}");
     let s = repo.beads_json(&["session", "list"])[0].clone();
     assert_eq!(s["end"], "crashed");
@@ -156,11 +156,6 @@ fn break_a_bead(repo: &Repo) -> String {
 /// The bytes of the broken document.
 const BROKEN: &[u8] = b"id: [unclosed\ntitle: lost\n";
 
-/// What `prime --json` answers.
-fn primed(v: &Value) -> &Value {
-    &v["prime"]
-}
-
 /// Runs a harness hook: `git beads ARGS` with `input` on stdin.
 fn hook(repo: &Repo, args: &[&str], input: &str) -> std::process::Output {
     common::feed(&mut repo.beads_command(&[], args), input.as_bytes())
@@ -210,7 +205,7 @@ fn a_broken_document_is_named_by_prime_and_the_session_start_hook() {
     assert!(stdout.contains("read me"), "{stdout}");
     assert!(stdout.contains(&common::doc_path(&hooked)), "{stdout}");
     let json = repo.beads_json(&["prime"]);
-    let named: Vec<&str> = primed(&json)["broken"]
+    let named: Vec<&str> = json["broken"]
         .as_array()
         .expect("broken")
         .iter()

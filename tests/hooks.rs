@@ -66,7 +66,7 @@ fn all_in_state(report: &Value, state: &str) -> bool {
 }
 
 fn provenance(repo: &Repo, commit: &str) -> Value {
-    repo.beads_json(&["provenance", commit])["provenance"].clone()
+    repo.beads_json(&["provenance", commit])
 }
 
 #[test]
@@ -286,7 +286,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     assert_eq!(added["by_hook"], true, "{added}");
     assert_eq!(added["branch"], "feature/parser", "{added}");
     let there = Repo::at(&sb, &wt, "alice");
-    let primed = there.beads_json(&["prime"])["prime"].clone();
+    let primed = there.beads_json(&["prime"]);
     assert_eq!(primed["agent"]["name"], "rig/nux", "{primed}");
     assert_eq!(primed["hook"][0]["bead"]["id"], bead.as_str(), "{primed}");
     assert!(
@@ -305,14 +305,11 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     assert_eq!(p["records"][0]["agent"], "rig/nux", "{p}");
     assert_eq!(p["records"][0]["session"], session.as_str(), "{p}");
     // The main worktree is not bound by any of this.
-    assert!(repo.beads_json(&["prime"])["prime"]["agent"].is_null());
+    assert!(repo.beads_json(&["prime"])["agent"].is_null());
 
     // Plain `git worktree add` on an agent's branch.
     let max = repo.worktree_on("wt-max", "agent/rig/max/lexer");
-    assert_eq!(
-        max.beads_json(&["prime"])["prime"]["agent"]["name"],
-        "rig/max"
-    );
+    assert_eq!(max.beads_json(&["prime"])["agent"]["name"], "rig/max");
 
     // Without hooks, `worktree add` binds by itself.
     repo.beads(&["hooks", "uninstall"]);
@@ -320,7 +317,7 @@ fn worktree_add_binds_the_agent_and_the_first_prime_shows_its_hook() {
     let added = repo.beads_json(&worktree_add(&wt3, "rig/max", &other, &["--detach"]));
     assert_eq!(added["by_hook"], false, "{added}");
     let third = Repo::at(&sb, &wt3, "alice");
-    let primed = third.beads_json(&["prime"])["prime"].clone();
+    let primed = third.beads_json(&["prime"]);
     assert_eq!(primed["agent"]["name"], "rig/max", "{primed}");
     assert_eq!(primed["hook"][0]["bead"]["id"], other.as_str(), "{primed}");
 

@@ -362,7 +362,7 @@ fn a_hostile_snapshot_writes_nothing_outside_the_worktree() {
     evil.beads(&["sync"]);
     evil.beads(&["agent", "create", "nux"]);
     evil.beads(&["agent", "bind", "nux"]);
-    let sid = evil.beads_json(&["session", "start"])["prime"]["session"]["id"]
+    let sid = evil.beads_json(&["session", "start"])["session"]["id"]
         .as_str()
         .expect("session id")
         .to_owned();
@@ -524,7 +524,7 @@ fn a_widened_agent_from_a_remote_acts_only_within_its_parent() {
     evil.beads(&["sync"]);
     c1.beads(&["sync"]);
     assert_eq!(
-        c1.beads_json(&["agent", "show", "mayor/x"])["agent"]["authority"]["capabilities"]
+        c1.beads_json(&["agent", "show", "mayor/x"])["authority"]["capabilities"]
             .as_array()
             .map(Vec::len),
         Some(10),
@@ -559,16 +559,16 @@ fn a_widened_agent_from_a_remote_acts_only_within_its_parent() {
     // A session started by a widened agent runs under the narrowed authority.
     c1.beads(&["agent", "bind", "mayor/x"]);
     let started = c1.beads_json(&["session", "start"]);
-    let caps: BTreeSet<String> = started["prime"]["session"]["authority"]["capabilities"]
+    let caps: BTreeSet<String> = started["session"]["authority"]["capabilities"]
         .as_array()
-        .or_else(|| started["prime"]["agent"]["authority"]["capabilities"].as_array())
+        .or_else(|| started["agent"]["authority"]["capabilities"].as_array())
         .expect("capabilities")
         .iter()
         .filter_map(|c| c.as_str().map(str::to_owned))
         .collect();
-    let sid = started["prime"]["session"]["id"].as_str().expect("id");
+    let sid = started["session"]["id"].as_str().expect("id");
     let session = c1.beads_json(&["session", "show", sid]);
-    let session_caps: BTreeSet<String> = session["session"]["authority"]["capabilities"]
+    let session_caps: BTreeSet<String> = session["authority"]["capabilities"]
         .as_array()
         .expect("session capabilities")
         .iter()

@@ -10,11 +10,6 @@ fn inbox(repo: &Repo, agent: &str) -> Value {
     repo.beads_json(&["--as", agent, "mail", "inbox"])
 }
 
-/// What `prime --json` says about the agent's session.
-fn primed(v: &Value) -> &Value {
-    &v["prime"]
-}
-
 /// The ids of the messages of a mail listing (a bare array, or an inbox), in order.
 fn ids(v: &Value) -> Vec<String> {
     match v.is_array() {
@@ -57,14 +52,14 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
         vec![urgent.clone(), low.clone()],
         "by priority"
     );
-    let prime = bobs.beads_json(&["prime"])["prime"].clone();
+    let prime = bobs.beads_json(&["prime"]);
     assert_eq!(prime["unread_mail"], 2);
     assert_eq!(prime["mail"][0]["id"], urgent.as_str());
 
     // Peek does not mark; read does; state is per recipient.
     bobs.beads(&["mail", "peek", &low]);
     assert_eq!(bobs.beads_json(&["mail", "inbox"])["unread"], 2);
-    let read = bobs.beads_json(&["mail", "read", &low])["message"].clone();
+    let read = bobs.beads_json(&["mail", "read", &low]);
     assert!(read["delivery"]["bob"]["read_at"].is_string());
     assert!(read["delivery"]["cy"].get("read_at").is_none());
     let after = bobs.beads_json(&["mail", "inbox"]);
@@ -84,7 +79,7 @@ fn three_agents_in_two_worktrees_send_read_reply_and_ack() {
     assert_eq!(ids(&thread), vec![urgent.clone(), reply.to_owned()]);
     assert_eq!(thread[1]["subject"], "Re: Build is red");
 
-    let acked = bobs.beads_json(&["mail", "ack", &urgent])["message"].clone();
+    let acked = bobs.beads_json(&["mail", "ack", &urgent]);
     assert!(acked["delivery"]["bob"]["acked_at"].is_string());
     assert!(acked["delivery"]["bob"]["read_at"].is_string());
     bobs.beads(&["mail", "archive", &low]);
@@ -111,7 +106,8 @@ fn a_role_broadcast_and_all_reach_every_matching_agent() {
     for (name, role) in [("lead", "lead"), ("d1", "dev"), ("d2", "dev")] {
         repo.beads(&["agent", "create", name, "--role", role]);
     }
-    let m = repo.beads_json(&["--as", "lead", "mail", "send", "@dev", "-s", "standup"])["message"]
+    let m = repo
+        .beads_json(&["--as", "lead", "mail", "send", "@dev", "-s", "standup"])
         .clone();
     let to: Vec<&str> = m["delivery"]
         .as_object()
@@ -120,9 +116,9 @@ fn a_role_broadcast_and_all_reach_every_matching_agent() {
         .map(String::as_str)
         .collect();
     assert_eq!(to, vec!["d1", "d2"]);
-    let all =
-        repo.beads_json(&["--as", "lead", "mail", "send", "@all", "-s", "release"])["message"]
-            .clone();
+    let all = repo
+        .beads_json(&["--as", "lead", "mail", "send", "@all", "-s", "release"])
+        .clone();
     assert_eq!(
         all["delivery"].as_object().map(|o| o.len()),
         Some(2),
@@ -182,7 +178,7 @@ fn a_handoff_is_mail_to_oneself() {
     assert!(text.contains("Unread mail: 1"), "{text}");
     assert!(text.contains("from boss: Hello"), "{text}");
     let prime = repo.beads_json(&["prime"]);
-    assert_eq!(primed(&prime)["unread_mail"], 1, "{prime}");
+    assert_eq!(prime["unread_mail"], 1, "{prime}");
     assert_eq!(repo.beads_json(&["mail", "inbox"])["unread"], 2);
 }
 #[test]
@@ -195,11 +191,10 @@ fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {
     origin.init();
     origin.beads(&["agent", "create", "x1"]);
     origin.beads(&["agent", "create", "x2"]);
-    let seed =
-        origin.beads_json(&["--as", "x1", "mail", "send", "x2", "-s", "seed"])["message"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned();
+    let seed = origin.beads_json(&["--as", "x1", "mail", "send", "x2", "-s", "seed"])["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
     origin.beads(&["sync"]);
     let a = sb.synced_clone(&remote, "a", "alice");
     let b = sb.synced_clone(&remote, "b", "bob");
@@ -224,7 +219,7 @@ fn mail_sent_on_two_clones_at_once_is_on_both_after_sync() {
         let mut want = vec![from_a.clone(), seed.clone()];
         want.sort();
         assert_eq!(got, want);
-        let s = clone.beads_json(&["mail", "peek", &seed])["message"].clone();
+        let s = clone.beads_json(&["mail", "peek", &seed]);
         assert!(s["delivery"]["x2"]["read_at"].is_string(), "{s}");
         assert!(s["delivery"]["x2"]["acked_at"].is_string(), "{s}");
     }

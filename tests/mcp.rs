@@ -174,7 +174,7 @@ fn the_python_sdk_runs_an_agent_session_through_the_server() {
 
     assert_eq!(seen["server"], "git-beads");
     assert_eq!(seen["tools"], json!(TOOLS));
-    assert_eq!(seen["prime"]["prime"]["agent"]["name"], "nux", "{seen}");
+    assert_eq!(seen["prime"]["agent"]["name"], "nux", "{seen}");
     assert_eq!(seen["ready"][0]["id"], id.as_str());
     assert_eq!(seen["claim"][0]["status"], "in_progress");
     assert_eq!(seen["claim"][0]["assignee"], "nux");
@@ -184,9 +184,7 @@ fn the_python_sdk_runs_an_agent_session_through_the_server() {
     assert_eq!(seen["close"][0]["status"], "closed");
     assert_eq!(seen["close"][0]["close_reason"], "done");
     assert_eq!(seen["unknown"]["kind"], "not_found");
-    let sent = seen["sent"]["message"]["id"]
-        .as_str()
-        .expect("a message id");
+    let sent = seen["sent"]["id"].as_str().expect("a message id");
     let inbox: Vec<&str> = seen["inbox"]["messages"]
         .as_array()
         .expect("messages")
@@ -194,8 +192,8 @@ fn the_python_sdk_runs_an_agent_session_through_the_server() {
         .filter_map(|m| m["id"].as_str())
         .collect();
     assert!(inbox.contains(&sent), "{seen}");
-    assert_eq!(seen["read"]["message"]["subject"], "note to self");
-    assert_eq!(seen["handoff"]["session"]["end"], "handoff", "{seen}");
+    assert_eq!(seen["read"]["subject"], "note to self");
+    assert_eq!(seen["handoff"]["end"], "handoff", "{seen}");
     assert_eq!(seen["resources"], json!(["beads://prime"]));
     assert!(
         seen["prime_text"]
@@ -344,10 +342,7 @@ fn it_acts_as_the_agent_as_names_and_denies_what_it_may_not_do() {
     let (repo, id) = agent_store(&sb);
     repo.beads(&["agent", "create", "reader", "--can", "create"]);
     let mut server = Server::start(&repo, &["--as", "reader"]);
-    assert_eq!(
-        server.doc("prime", json!({}))["prime"]["agent"]["name"],
-        "reader"
-    );
+    assert_eq!(server.doc("prime", json!({}))["agent"]["name"], "reader");
     assert_eq!(server.failed("claim", json!({"id": id})), "denied");
     assert_eq!(server.close(), Some(0));
     let mut person = Server::start(&repo, &["--as-person"]);

@@ -181,7 +181,7 @@ fn a_pour_fills_in_the_variables_in_one_commit_with_steps_after_their_needs() {
 fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
     let (_sb, repo, mol) = slung_feature();
     let step = |n: u32| format!("{mol}.{n}");
-    let p1 = repo.beads_json(&["session", "start"])["prime"].clone();
+    let p1 = repo.beads_json(&["session", "start"]);
     let progress = &p1["hook"][0]["progress"];
     assert_eq!(progress["at_step"], 1, "{p1}");
     assert_eq!(strs(&progress["current"]), [step(1)]);
@@ -199,7 +199,7 @@ fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
     repo.beads(&["close", &step(2)]);
     // The session dies here: it never ends, nothing is said.
 
-    let p2 = repo.beads_json(&["session", "start"])["prime"].clone();
+    let p2 = repo.beads_json(&["session", "start"]);
     assert_eq!(p2["previous"]["end"], "crashed", "{p2}");
     let standing = p2["previous"]["crash"]["step"]
         .as_str()
@@ -208,7 +208,7 @@ fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
         standing.contains("step 3 of 5") && standing.contains(&step(3)) && standing.contains(&mol),
         "{standing}"
     );
-    let primed = repo.beads_json(&["prime"])["prime"].clone();
+    let primed = repo.beads_json(&["prime"]);
     assert_eq!(primed["previous"]["end"], "crashed");
     let progress = &primed["hook"][0]["progress"];
     assert_eq!(progress["at_step"], 3, "{primed}");
@@ -236,7 +236,7 @@ fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
     repo.beads(&["close", &step(1)]);
     repo.beads(&["close", &step(2)]);
     repo.beads(&["close", &step(3), &step(4)]);
-    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &mol]);
     assert_eq!(
         (p["done"].as_u64(), p["total"].as_u64()),
         (Some(4), Some(5))
@@ -265,7 +265,7 @@ fn closing_the_last_step_closes_the_molecule_in_the_same_commit() {
     assert_eq!(m["close_reason"], "all 5 steps done");
     let text = repo.beads(&["mol", "progress", &mol]);
     assert!(text.contains("5/5 done — all 5 steps done"), "{text}");
-    let agent = repo.beads_json(&["agent", "show", "rig/worker"])["agent"].clone();
+    let agent = repo.beads_json(&["agent", "show", "rig/worker"]);
     assert!(agent.get("hook").is_none(), "{agent}");
     let primed = repo.beads(&["prime"]);
     assert!(!primed.contains(&mol), "{primed}");
@@ -655,7 +655,7 @@ fn a_finished_molecule_squashes_into_itself() {
             .iter()
             .all(|i| !i.starts_with(&format!("{mol}.")))
     );
-    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &mol]);
     assert_eq!(
         (p["done"].as_u64(), p["total"].as_u64()),
         (Some(5), Some(5))
@@ -707,7 +707,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
             .collect::<Vec<_>>(),
         ["refs/beads/local/wisps"]
     );
-    let p = repo.beads_json(&["mol", "progress", &wisp])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &wisp]);
     assert_eq!(p["wisp"], true);
     assert_eq!(strs(&p["current"]), [format!("{wisp}.1")]);
 
@@ -741,7 +741,7 @@ fn wisps_never_leave_this_machine_and_end_squashed_or_burned() {
         main_before,
         "wisp steps close on the wisp ref"
     );
-    let p = repo.beads_json(&["mol", "progress", &wisp])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &wisp]);
     assert_eq!(p["status"], "closed", "the last step closed the wisp");
 
     // Squashed: the summary lands in the shared store, the wisp is gone.

@@ -237,7 +237,7 @@ fn commits_in_several_worktrees_racing_folds_all_get_their_notes() {
     });
     for ((wt, session), commits) in worktrees.iter().zip(&made) {
         for c in commits {
-            let p = wt.beads_json(&["provenance", c])["provenance"].clone();
+            let p = wt.beads_json(&["provenance", c]);
             assert_eq!(p["records"].as_array().map(Vec::len), Some(1), "{c}: {p}");
             assert_eq!(p["records"][0]["session"], session.as_str(), "{c}: {p}");
         }

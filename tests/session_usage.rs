@@ -10,11 +10,6 @@ use std::path::{Path, PathBuf};
 use common::{Repo, Sandbox};
 use serde_json::{Value, json};
 
-/// The session of a `session show --json` answer.
-fn session(v: &Value) -> &Value {
-    &v["session"]
-}
-
 /// The sessions of a `session list --json` answer.
 fn sessions(v: &Value) -> &Vec<Value> {
     v.as_array().expect("a list of sessions")
@@ -185,7 +180,6 @@ fn turns_from_the_transcript_are_ledger_lines_with_spend_and_swaps_and_no_commit
     );
 
     let s = repo.beads_json(&["session", "show", &id]);
-    let s = session(&s);
     let ledger = s["ledger"].as_array().expect("ledger");
     assert_eq!(
         ledger.len(),
@@ -261,7 +255,6 @@ fn turns_from_the_transcript_are_ledger_lines_with_spend_and_swaps_and_no_commit
     let commits = repo.commit_count("refs/beads/main");
 
     let s = repo.beads_json(&["session", "show", &id]);
-    let s = session(&s);
     let ledger = s["ledger"].as_array().expect("ledger");
     assert_eq!(ledger.len(), 3, "{s}");
     assert_eq!(ledger[2]["tokens"], 110, "only the new message counts: {s}");
@@ -284,8 +277,8 @@ fn turns_from_the_transcript_are_ledger_lines_with_spend_and_swaps_and_no_commit
     );
     assert_eq!(repo.commit_count("refs/beads/main"), commits + 1);
     let s = repo.beads_json(&["session", "show", &id]);
-    assert_eq!(session(&s)["end"], "clean");
-    assert_eq!(session(&s)["ledger"].as_array().map(Vec::len), Some(3));
+    assert_eq!(s["end"], "clean");
+    assert_eq!(s["ledger"].as_array().map(Vec::len), Some(3));
 }
 
 #[test]
@@ -301,7 +294,7 @@ fn a_price_in_git_config_prices_a_model_the_defaults_do_not_know() {
     t.write();
     stop(&repo, &t);
     let s = repo.beads_json(&["session", "show", &id]);
-    let line = &session(&s)["ledger"][0];
+    let line = &s["ledger"][0];
     assert!(
         close(line["spend"].as_f64().expect("spend"), 0.003),
         "{line}"
@@ -366,8 +359,8 @@ fn a_budget_crossed_mid_session_denies_the_next_tool_call_and_ends_the_session()
     let blocked: Value = serde_json::from_str(&prompt(&repo, &t)).expect("a JSON answer");
     assert_eq!(blocked["decision"], "block", "{blocked}");
     let s = repo.beads_json(&["session", "show", &id]);
-    assert_eq!(session(&s)["end"], "budget");
-    assert_eq!(session(&s)["usage"]["tokens"], 5400);
+    assert_eq!(s["end"], "budget");
+    assert_eq!(s["usage"]["tokens"], 5400);
     assert_eq!(repo.commit_count("refs/beads/main"), commits + 1);
     hook(
         &repo,
@@ -377,7 +370,7 @@ fn a_budget_crossed_mid_session_denies_the_next_tool_call_and_ends_the_session()
         &["session", "end", "--hook-input"],
     );
     let s = repo.beads_json(&["session", "show", &id]);
-    assert_eq!(session(&s)["end"], "budget", "the end hook leaves it so");
+    assert_eq!(s["end"], "budget", "the end hook leaves it so");
 }
 
 #[test]
@@ -387,7 +380,7 @@ fn a_wall_time_ceiling_is_enforced_by_the_guard_itself() {
     let denied: Value = serde_json::from_str(&guard(&repo, &t)).expect("a JSON answer");
     assert_eq!(denied["hookSpecificOutput"]["permissionDecision"], "deny");
     let s = repo.beads_json(&["session", "show", &id]);
-    assert_eq!(session(&s)["end"], "budget");
+    assert_eq!(s["end"], "budget");
     let again: Value = serde_json::from_str(&guard(&repo, &t)).expect("a JSON answer");
     assert_eq!(again, denied, "still denied once ended");
 }
@@ -641,7 +634,6 @@ fn codex_rollouts_count_the_growth_of_their_running_totals() {
     std::fs::write(&path, &text).expect("write");
     stop(&repo);
     let s = repo.beads_json(&["session", "show", &id]);
-    let s = session(&s);
     let ledger = s["ledger"].as_array().expect("ledger");
     assert_eq!(ledger.len(), 2, "{s}");
     assert_eq!(
@@ -672,7 +664,6 @@ fn a_session_found_crashed_keeps_the_turns_only_its_local_ledger_had() {
     stop(&repo, &t);
     repo.beads(&["session", "start"]);
     let s = repo.beads_json(&["session", "show", &id]);
-    let s = session(&s);
     assert_eq!(s["end"], "crashed", "{s}");
     assert_eq!(s["usage"]["tokens"], 30, "{s}");
     assert_eq!(s["ledger"].as_array().map(Vec::len), Some(1), "{s}");
@@ -705,13 +696,13 @@ fn a_turn_over_fresh_after_is_named_by_prime_and_the_prompt_hook() {
     t.write();
     stop(&repo, &t);
     let quiet = repo.beads_json(&["prime"]);
-    assert!(quiet["prime"]["fresh"].is_null(), "30 tokens: {quiet}");
+    assert!(quiet["fresh"].is_null(), "30 tokens: {quiet}");
 
     t.assistant("msg_2", "claude-haiku-4-5-20251001", [100, 30, 0, 0], 0);
     t.write();
     stop(&repo, &t);
     let primed = repo.beads_json(&["prime"]);
-    let fresh = &primed["prime"]["fresh"];
+    let fresh = &primed["fresh"];
     assert_eq!(fresh["tokens"], 130, "{primed}");
     assert_eq!(fresh["after_tokens"], 100, "{primed}");
     assert!(fresh.get("after_spend").is_none(), "{primed}");
@@ -792,7 +783,6 @@ fn gemini_session_files_count_each_response_once_with_its_model() {
     after_agent(&repo);
 
     let s = repo.beads_json(&["session", "show", &id]);
-    let s = session(&s);
     let ledger = s["ledger"].as_array().expect("ledger");
     assert_eq!(ledger.len(), 2, "{s}");
     assert_eq!(

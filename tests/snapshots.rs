@@ -111,7 +111,7 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
     );
 
     let there = Repo::at(&sb, &wt, "bob");
-    let prime = there.beads_json(&["prime"])["prime"].clone();
+    let prime = there.beads_json(&["prime"]);
     assert_eq!(prime["agent"]["name"], "nux");
     assert_eq!(prime["resumed"]["session"], sid.as_str());
     assert!(prime["resumed"]["snapshot_at"].is_string());
@@ -145,7 +145,7 @@ fn a_session_resumes_on_another_clone_byte_for_byte() {
         )),
         "{text}"
     );
-    let old = there.beads_json(&["session", "show", &sid])["session"].clone();
+    let old = there.beads_json(&["session", "show", &sid]);
     assert_eq!(old["end"], "crashed", "the resumed session never ended");
 
     // The evidence log follows the resume chain.
@@ -195,7 +195,7 @@ fn size_cap_retention_and_snapshots_on_end() {
         repo.beads(&["session", "start"]);
         fs::write(repo.path.join("small.txt"), format!("round {round}\n")).expect("write");
         fs::write(repo.path.join("big.bin"), vec![b'x'; 4096]).expect("write");
-        let ended = repo.beads_json(&["session", "end"])["session"].clone();
+        let ended = repo.beads_json(&["session", "end"]);
         let snap = &ended["snapshots"][0];
         assert_eq!(snap["skipped"][0]["path"], "big.bin", "{ended}");
         assert_eq!(snap["skipped"][0]["size"], 4096);
@@ -245,7 +245,6 @@ fn a_child_session_records_its_parents_live_session() {
     repo.beads(&["agent", "create", "boss/kid", "--parent", "boss"]);
     let boss = repo.start_session(&["--agent", "boss"]);
     let kid = repo.worktree("kid");
-    let s =
-        kid.beads_json(&["session", "start", "--agent", "boss/kid"])["prime"]["session"].clone();
+    let s = kid.beads_json(&["session", "start", "--agent", "boss/kid"])["session"].clone();
     assert_eq!(s["parent_session"], boss);
 }

@@ -97,7 +97,7 @@ fn stale_names_holders_without_a_live_session_and_nothing_is_released() {
     assert_eq!(shown(&c2, &idle)["status"], "hooked");
     // Released, the work leaves the agent's hook.
     c2.beads(&["release", &idle, "--reason", "nobody runs idle"]);
-    let agent = c2.beads_json(&["agent", "show", "idle"])["agent"].clone();
+    let agent = c2.beads_json(&["agent", "show", "idle"]);
     assert!(
         agent["hook"].as_array().is_none_or(Vec::is_empty),
         "{agent}"

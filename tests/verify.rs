@@ -497,7 +497,7 @@ fn a_sessions_log_carries_each_commits_verdict_and_signer() {
     let (repo, id) = chain(&sb);
     repo.beads(&["agent", "bind", "lead"]);
     let started = repo.beads_json(&["session", "start"]);
-    let sid = started["prime"]["session"]["id"]
+    let sid = started["session"]["id"]
         .as_str()
         .expect("a session")
         .to_owned();

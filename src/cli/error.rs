@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::model::config::{STATUS_CUSTOM, TYPES_CUSTOM, VocabularyError};
 use crate::ops::{
     AgentError, BeadError, ErrorKind, ImportError, MailError, MoleculeError, OpError, RemoteError,
     SessionError, StoreError, SyncError, WorktreeError, refs,
@@ -11,8 +12,11 @@ use crate::ops::{
 /// What kind of failure, which decides the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A well-formed command refused: an unknown id, a title too long (exit 1).
+    /// A well-formed command refused: a title too long, no store yet (exit 1).
     User,
+    /// What the command names does not exist: a bead, agent, session, message,
+    /// formula or remote (exit 1, as [`Kind::User`]; bd's `not_found` under `--json`).
+    NotFound,
     /// The command line does not parse, values of the wrong shape (a malformed id,
     /// `-p 9`) included (exit 2).
     Usage,
@@ -30,6 +34,7 @@ impl Kind {
     pub fn code(self) -> &'static str {
         match self {
             Kind::User => "user",
+            Kind::NotFound => "not_found",
             Kind::Usage => "usage",
             Kind::Conflict => "conflict",
             Kind::Store => "store",
@@ -40,7 +45,7 @@ impl Kind {
     /// The documented exit code of this kind of failure.
     pub fn exit_code(self) -> u8 {
         match self {
-            Kind::User => 1,
+            Kind::User | Kind::NotFound => 1,
             Kind::Usage => 2,
             Kind::Conflict => 3,
             Kind::Store => 4,
@@ -128,9 +133,8 @@ impl From<StoreError> for CliError {
                 Kind::User
             }
             StoreError::Contended(_) => Kind::Conflict,
-            StoreError::Remote(
-                RemoteError::BadName(_) | RemoteError::NoSuchRemote(_) | RemoteError::NoRemote,
-            ) => Kind::User,
+            StoreError::Remote(RemoteError::NoSuchRemote(_)) => Kind::NotFound,
+            StoreError::Remote(RemoteError::BadName(_) | RemoteError::NoRemote) => Kind::User,
             StoreError::Remote(RemoteError::Rejected { .. }) => Kind::Conflict,
             _ => Kind::Store,
         };
@@ -164,7 +168,8 @@ impl From<OpError> for CliError {
             return e.into();
         }
         let kind = match e.kind() {
-            ErrorKind::NotFound | ErrorKind::Invalid => Kind::User,
+            ErrorKind::NotFound => Kind::NotFound,
+            ErrorKind::Invalid => Kind::User,
             ErrorKind::Conflict => Kind::Conflict,
             ErrorKind::Denied => Kind::Denied,
             ErrorKind::Store => Kind::Store,
@@ -177,12 +182,21 @@ impl From<OpError> for CliError {
     }
 }
 
+/// How to add a word to the project's list under `key`.
+fn vocabulary_hint(key: &str) -> String {
+    format!(
+        "`git beads config get {key}` shows the project's list, `git beads config set {key} LIST` sets it"
+    )
+}
+
 /// What the user can do about `e`, in commands and flags of the CLI.
 fn hint(e: &OpError) -> Option<String> {
     let h = match e {
         OpError::SettingsKey(crate::model::config::KeyError::Local(key)) => {
             format!("set it with `git config {key} VALUE`")
         }
+        OpError::Vocabulary(VocabularyError::UnknownType(_)) => vocabulary_hint(TYPES_CUSTOM),
+        OpError::Vocabulary(VocabularyError::UnknownStatus(_)) => vocabulary_hint(STATUS_CUSTOM),
         OpError::Bead(BeadError::NotFound(_)) => {
             "`git beads list --all` shows every bead but the deleted ones, `git beads list --status deleted` those"
                 .into()

@@ -399,9 +399,21 @@ fn bead_section() -> Section {
             "The stable id: <prefix>-<hash>, children <parent>.<n>.",
         ),
         ("title", "One line."),
-        ("status", &format!("One of: {}.", words(Status::ALL))),
+        (
+            "status",
+            &format!(
+                "One of: {}; or one of the project's own (config key status.custom).",
+                words(Status::ALL)
+            ),
+        ),
         ("priority", "0 (critical) to 4 (backlog)."),
-        ("type", &format!("One of: {}.", words(BeadType::ALL))),
+        (
+            "type",
+            &format!(
+                "One of: {}; or one of the project's own (config key types.custom).",
+                words(BeadType::ALL)
+            ),
+        ),
         ("assignee", "Who works on it."),
         ("labels", "A set of tags."),
         (
@@ -511,13 +523,18 @@ fn kind_meaning(kind: Kind) -> &'static str {
     match kind {
         Kind::User => {
             "The command was refused: a well-formed command the store or the repository \
-             says no to, such as an id no bead has, a title that is too long, no store \
-             yet, no identity. Nothing was changed."
+             says no to, such as a title that is too long, a type or status the project \
+             has not named, no store yet, no identity. Nothing was changed."
+        }
+        Kind::NotFound => {
+            "What the command names does not exist: an id no bead has, an agent, session, \
+             message, formula or remote that is not there (bd's not_found). Nothing was \
+             changed."
         }
         Kind::Usage => {
             "The command line does not parse: an unknown command or flag, a missing \
              argument, or a value of the wrong shape (a malformed id, a priority outside \
-             0-4, an unknown status or type), refused before anything is read."
+             0-4, a status or type that cannot be a word), refused before anything is read."
         }
         Kind::Conflict => {
             "The command contradicts the state it found, such as a claim on a bead someone \
@@ -541,6 +558,7 @@ fn kind_meaning(kind: Kind) -> &'static str {
 /// Every kind of failure, in exit-code order (a new kind goes here and in [`kind_meaning`]).
 const KINDS: &[Kind] = &[
     Kind::User,
+    Kind::NotFound,
     Kind::Usage,
     Kind::Conflict,
     Kind::Store,
@@ -553,8 +571,21 @@ fn exit_status_section() -> Section {
         "0",
         "Success. A closed pipe on stdout also exits 0, quietly.",
     );
-    for &kind in KINDS {
-        s.item(&kind.exit_code().to_string(), kind_meaning(kind));
+    // Kinds that share an exit code (user, not_found) share its item; `--json` tells
+    // them apart by their code.
+    let mut at = 0;
+    while let Some(&first) = KINDS.get(at) {
+        let same: Vec<Kind> = KINDS[at..]
+            .iter()
+            .copied()
+            .take_while(|k| k.exit_code() == first.exit_code())
+            .collect();
+        at += same.len();
+        let text: Vec<String> = same
+            .iter()
+            .map(|&k| format!("{} Its --json code: {}.", kind_meaning(k), k.code()))
+            .collect();
+        s.item(&first.exit_code().to_string(), &text.join(" "));
     }
     s
 }

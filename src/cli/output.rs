@@ -336,6 +336,7 @@ fn status_color(s: Status) -> &'static str {
         Status::Blocked | Status::Deferred => "33",
         Status::Closed | Status::Deleted => "2",
         Status::Pinned => "35",
+        Status::Custom(_) => "34",
     }
 }
 

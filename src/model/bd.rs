@@ -697,11 +697,17 @@ mod tests {
 
     #[test]
     fn bad_records_say_why() {
-        let bad_status = TOMB.replace("tombstone", "sleeping");
+        let bad_status = TOMB.replace("tombstone", "Sleeping now");
         assert!(matches!(
             BdRecord::parse(&bad_status).and_then(|r| r.to_bead()),
             Err(BdError::Status(_))
         ));
+        // A project's own status (bd's status.custom) is kept as it is.
+        let custom = TOMB.replace("tombstone", "sleeping");
+        let bead = BdRecord::parse(&custom)
+            .and_then(|r| r.to_bead())
+            .expect("bead");
+        assert_eq!(bead.status.as_str(), "sleeping");
         let bad_priority = TOMB.replace("\"priority\":1", "\"priority\":9");
         assert!(matches!(
             BdRecord::parse(&bad_priority).and_then(|r| r.to_bead()),

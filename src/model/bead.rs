@@ -22,23 +22,29 @@ pub struct ParseEnumError {
 }
 
 /// Declares an enum of kebab/snake words with `Display`, `FromStr` and serde in one place.
+///
+/// With `open Custom,` after the name of the words, the set is open: a variant
+/// `Custom(CustomWord)` holds a word of the project's own (bd's `types.custom`,
+/// `status.custom`), so any well-formed word parses; which of those a project accepts
+/// is for `ops` to check against its settings.
 macro_rules! word_enum_impl {
-    ($(#[$meta:meta])* $name:ident, $what:literal, { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $word)] $variant,)+
-        }
+    ($(#[$meta:meta])* $name:ident, $what:literal, $(open $custom:ident,)? { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
+        $crate::model::word_enum!(@enum [$($custom)?] $(#[$meta])* $name { $($(#[$vmeta])* $variant = $word),+ });
 
         impl $name {
-            /// Every variant, in declaration order.
+            /// Every built-in variant, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
-            /// The word this variant is written as.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $word,)+ }
+            /// The built-in variant written as `s`.
+            fn builtin(s: &str) -> Option<$name> {
+                match s {
+                    $($word => Some($name::$variant),)+
+                    _ => None,
+                }
             }
         }
+
+        $crate::model::word_enum!(@as_str [$($custom)?] $name { $($variant = $word),+ });
 
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,24 +55,150 @@ macro_rules! word_enum_impl {
         impl std::str::FromStr for $name {
             type Err = $crate::model::ParseEnumError;
             fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-                match s {
-                    $($word => Ok($name::$variant),)+
-                    _ => Err($crate::model::ParseEnumError {
+                $name::builtin(s)
+                    $(.or_else(|| $crate::model::CustomWord::new(s).map($name::$custom)))?
+                    .ok_or_else(|| $crate::model::ParseEnumError {
                         what: $what,
                         value: s.to_owned(),
-                        expected: [$($word),+].join(", "),
-                    }),
-                }
+                        expected: [$($word),+].join(", ")
+                            $(+ $crate::model::word_enum!(@custom_hint $custom))?,
+                    })
             }
         }
     };
+    (@custom_hint $custom:ident) => {
+        ", or a word of the project's own: a lowercase letter, then lowercase letters, digits, _ or -"
+    };
+    (@enum [] $(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $word)] $variant,)+
+        }
+    };
+    (@enum [$custom:ident] $(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+            /// A word of the project's own, from its settings.
+            $custom($crate::model::CustomWord),
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                d.deserialize_str($crate::model::WordVisitor(std::marker::PhantomData))
+            }
+        }
+    };
+    (@as_str [] $name:ident { $($variant:ident = $word:literal),+ }) => {
+        impl $name {
+            /// The word this variant is written as.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $word,)+ }
+            }
+        }
+    };
+    (@as_str [$custom:ident] $name:ident { $($variant:ident = $word:literal),+ }) => {
+        impl $name {
+            /// The word this variant is written as.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $word,)+
+                    $name::$custom(w) => w.as_str(),
+                }
+            }
+
+            /// Whether this is a word of the project's own rather than a built-in one.
+            pub fn is_custom(&self) -> bool {
+                matches!(self, $name::$custom(_))
+            }
+        }
+    };
+}
+
+/// Reads an open set's word from a string without allocating (serde's visitor for
+/// the enums `word_enum!` declares with `open`).
+pub(crate) struct WordVisitor<T>(pub std::marker::PhantomData<T>);
+
+impl<T: std::str::FromStr<Err = ParseEnumError>> serde::de::Visitor<'_> for WordVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a word")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
+    }
+}
+
+/// A word a project adds to a set of words (bd's `types.custom`, `status.custom`): a
+/// lowercase ASCII letter, then lowercase letters, digits, `_` or `-`, at most
+/// [`CustomWord::MAX`] bytes. Kept inline, so the types that hold one stay `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CustomWord {
+    len: u8,
+    bytes: [u8; CustomWord::MAX],
+}
+
+impl CustomWord {
+    /// The longest word, in bytes.
+    pub const MAX: usize = 31;
+
+    /// The word `s`, when it is well-formed.
+    pub fn new(s: &str) -> Option<CustomWord> {
+        let mut chars = s.bytes();
+        let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+        let rest_ok =
+            chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-');
+        if !first_ok || !rest_ok || s.len() > Self::MAX {
+            return None;
+        }
+        let mut bytes = [0; Self::MAX];
+        bytes[..s.len()].copy_from_slice(s.as_bytes());
+        Some(CustomWord {
+            len: s.len() as u8,
+            bytes,
+        })
+    }
+
+    /// The word.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII goes in (checked by `new`).
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for CustomWord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialOrd for CustomWord {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for CustomWord {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
 }
 
 pub(crate) use word_enum_impl as word_enum;
 
 word_enum_impl!(
     /// Where a bead stands in its life.
-    Status, "status", {
+    Status, "status", open Custom, {
         /// Not started; ready when nothing blocks it.
         Open = "open",
         /// Someone is working on it.
@@ -95,7 +227,7 @@ impl Status {
 
 word_enum_impl!(
     /// What kind of bead this is.
-    BeadType, "type", {
+    BeadType, "type", open Custom, {
         /// A piece of work.
         Task = "task",
         /// Something broken.
@@ -124,7 +256,8 @@ word_enum_impl!(
         Rig = "rig",
         /// A role (a bd/Gas Town record).
         Role = "role",
-        // Later additions go last: the index keeps a type as its position here.
+        // Later additions go last (before `Custom`): the index keeps a built-in type as
+        // its position here.
         /// A decision and why it was made (bd's `decision`, an ADR).
         Decision = "decision",
         /// A time-boxed investigation.

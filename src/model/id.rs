@@ -1,5 +1,6 @@
 //! Bead ids: `<prefix>-<base36 hash>`, children `<parent>.<n>`.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 
@@ -372,6 +373,36 @@ pub fn id_length_for(count: usize) -> usize {
     (digits + 3).max(5)
 }
 
+/// `text` with every id of a moved bead (`moves`: old id → new id) that stands as a
+/// word of its own (not inside a longer id: `bd-a1` in "see bd-a1." but not in
+/// `bd-a1.2`) replaced by the new id; `None` when it names none of them.
+pub fn retarget_text(text: &str, moves: &BTreeMap<BeadId, BeadId>) -> Option<String> {
+    let id_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut rest = text;
+    while let Some(start) = rest.find(id_char) {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !id_char(c)).unwrap_or(rest.len());
+        let (word, after) = rest.split_at(end);
+        // A sentence may end right after an id: its full stops are not part of it.
+        let bare = word.trim_end_matches('.');
+        let to = BeadId::parse(bare).ok().and_then(|id| moves.get(&id));
+        match to {
+            Some(to) => {
+                changed = true;
+                out.push_str(to.as_str());
+                out.push_str(&word[bare.len()..]);
+            }
+            None => out.push_str(word),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,5 +507,16 @@ mod tests {
             assert!(Prefix::parse(bad).is_err(), "{bad}");
         }
         assert!(Prefix::parse("hq-mol").is_ok());
+    }
+
+    #[test]
+    fn text_follows_moved_ids_where_they_stand_alone() {
+        let id = |s: &str| BeadId::parse(s).expect("id");
+        let moves = BTreeMap::from([(id("bd-a1"), id("kw-z9")), (id("bd-b2.1"), id("bd-c3"))]);
+        assert_eq!(
+            retarget_text("Fix bd-a1. Then bd-b2.1, not bd-a1.2 or xbd-a1", &moves).as_deref(),
+            Some("Fix kw-z9. Then bd-c3, not bd-a1.2 or xbd-a1")
+        );
+        assert_eq!(retarget_text("nothing of bd-a10 here", &moves), None);
     }
 }

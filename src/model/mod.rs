@@ -30,11 +30,11 @@ pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,
     GateRule, Leg, Loop, MapRule, OnComplete, Pointcut, Synthesis,
 };
-pub(crate) use bead::word_enum;
 pub use bead::{
-    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, ParseEnumError,
-    Status, Timestamp,
+    Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
+    ParseEnumError, Status, Timestamp,
 };
+pub(crate) use bead::{WordVisitor, word_enum};
 pub use condition::{Condition, Facts, StepFacts};
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
@@ -45,7 +45,8 @@ pub use formula::{
     Step, Variable, fill, is_formula_name, step_line, template_variables,
 };
 pub use id::{
-    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for, is_device_name,
+    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for,
+    is_device_name, retarget_text,
 };
 pub use mail::{Delivery, Message};
 pub use overlay::{Overlay, OverrideMode, StepOverride};

@@ -145,6 +145,7 @@ fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
     set_fields(&mut bead, &new.fields);
     bead.kind = new.kind.unwrap_or(BeadType::Task);
     bead.status = new.status.unwrap_or(Status::Open);
+    super::config::check_words(tx, &[bead.kind], &[bead.status])?;
     bead.priority = new.priority.unwrap_or(2);
     bead.assignee = new.assignee.clone();
     bead.labels = new.labels.iter().cloned().collect();
@@ -376,6 +377,7 @@ pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
 /// it writes nothing.
 pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Result<Vec<Edited>> {
     check_changes(&c)?;
+    super::config::check_words(&store.view()?, c.kind.as_slice(), c.status.as_slice())?;
     if c.claim {
         permit(actor, Capability::Claim)?;
     }

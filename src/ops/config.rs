@@ -3,8 +3,9 @@
 
 use super::{Result, write};
 use crate::model::Actor;
-use crate::model::config::{Settings, check_key};
-use crate::store::Store;
+use crate::model::config::{Settings, Vocabulary, check_key, check_value};
+use crate::model::{BeadType, Status};
+use crate::store::{Store, View};
 
 /// Every setting of the project.
 pub fn settings(store: &Store) -> Result<Settings> {
@@ -17,9 +18,32 @@ pub fn setting(store: &Store, key: &str) -> Result<Option<String>> {
     Ok(settings(store)?.remove(key))
 }
 
-/// Sets `key` to `value` (one commit; none when it holds that value already).
+/// The project's own types and statuses (`types.custom`, `status.custom`).
+pub fn vocabulary(store: &Store) -> Result<Vocabulary> {
+    Ok(Vocabulary::of(&settings(store)?))
+}
+
+/// Refuses types and statuses that are neither built in nor the project's own; the
+/// settings are read (from `view`) only when one of them is a word of its own.
+pub(super) fn check_words(view: &View<'_>, kinds: &[BeadType], statuses: &[Status]) -> Result<()> {
+    if !kinds.iter().any(BeadType::is_custom) && !statuses.iter().any(Status::is_custom) {
+        return Ok(());
+    }
+    let words = Vocabulary::of(&view.settings()?);
+    for &k in kinds {
+        words.check_type(k)?;
+    }
+    for &s in statuses {
+        words.check_status(s)?;
+    }
+    Ok(())
+}
+
+/// Sets `key` to `value` (one commit; none when it holds that value already). The
+/// values of `types.custom` and `status.custom` are checked as bd checks them.
 pub fn set_setting(store: &Store, actor: &Actor, key: &str, value: &str) -> Result<()> {
     check_key(key)?;
+    check_value(key, value)?;
     write(store, actor, |tx| {
         let mut all = tx.settings()?;
         if all.get(key).map(String::as_str) == Some(value) {

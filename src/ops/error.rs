@@ -80,6 +80,9 @@ pub enum OpError {
     /// A settings key was refused.
     #[error(transparent)]
     SettingsKey(#[from] model::config::KeyError),
+    /// A project's own type or status was refused, or is not one of the project's.
+    #[error(transparent)]
+    Vocabulary(#[from] model::config::VocabularyError),
 }
 
 impl OpError {
@@ -87,9 +90,11 @@ impl OpError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             OpError::Store(_) => ErrorKind::Store,
-            OpError::Id(_) | OpError::Word(_) | OpError::Text(_) | OpError::SettingsKey(_) => {
-                ErrorKind::Invalid
-            }
+            OpError::Id(_)
+            | OpError::Word(_)
+            | OpError::Text(_)
+            | OpError::SettingsKey(_)
+            | OpError::Vocabulary(_) => ErrorKind::Invalid,
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

@@ -50,7 +50,7 @@ pub use beads::{
 };
 pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};
-pub use config::{set_setting, setting, settings, unset_setting};
+pub use config::{set_setting, setting, settings, unset_setting, vocabulary};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use edit::{TextField, edit_text};
 pub use error::{
@@ -85,7 +85,7 @@ pub use query::{
     head_commit, labels_all, list, ready, ready_claim, ready_claim_on, resolve_id, resolve_target,
     search, show, stats, store_info,
 };
-pub use rename::{PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
+pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{
     DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
     StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::{BeadError, Result, beads::claim, now, write};
+use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
 };
@@ -157,6 +158,9 @@ pub struct ListFilter {
     pub title_contains: Option<String>,
     /// Include closed beads.
     pub all: bool,
+    /// Statuses that a listing naming none leaves out besides closed and deleted: the
+    /// project's done and frozen ones (`list` fills it from the settings).
+    pub hidden: Vec<Status>,
     /// The order.
     pub sort: Sort,
     /// The order reversed.
@@ -196,7 +200,7 @@ impl ListFilter {
             match status {
                 Status::Deleted => false,
                 Status::Closed => self.all,
-                _ => true,
+                s => self.all || !self.hidden.contains(&s),
             }
         } else {
             self.statuses.contains(&status)
@@ -338,8 +342,31 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
+/// `filter` as the project's settings complete it: the statuses and types it names
+/// must be built in or the project's own, and a listing that names no status leaves
+/// out the project's done and frozen statuses (bd's categories). Returns the words
+/// too, read once.
+fn completed(store: &Store, filter: &ListFilter) -> Result<(ListFilter, Vocabulary)> {
+    let words = super::vocabulary(store)?;
+    for &k in filter.kinds.iter().chain(&filter.exclude_kinds) {
+        words.check_type(k)?;
+    }
+    for &s in &filter.statuses {
+        words.check_status(s)?;
+    }
+    let mut filter = filter.clone();
+    if filter.statuses.is_empty() && !filter.all {
+        filter.hidden = [Category::Done, Category::Frozen]
+            .into_iter()
+            .flat_map(|c| words.statuses_in(c))
+            .collect();
+    }
+    Ok((filter, words))
+}
+
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
+    let (filter, _) = &completed(store, filter)?;
     let index = load_index(store)?;
     let rows = index
         .rows()
@@ -434,12 +461,15 @@ impl Blockers {
     }
 }
 
-/// The open beads `filter` keeps (its statuses aside) that are work, not containers,
-/// and that nothing unfinished blocks.
-fn ready_in(index: &Index, filter: &ListFilter) -> Vec<Row> {
+/// The beads `filter` keeps (its statuses aside) that are open or of one of the
+/// project's active statuses, that are work, not containers, and that nothing
+/// unfinished blocks.
+fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> {
     let mut blockers = Blockers::new(index);
     let filter = ListFilter {
-        statuses: vec![Status::Open],
+        statuses: std::iter::once(Status::Open)
+            .chain(words.statuses_in(Category::Active))
+            .collect(),
         ..filter.clone()
     };
     index
@@ -451,11 +481,13 @@ fn ready_in(index: &Index, filter: &ListFilter) -> Vec<Row> {
         .collect()
 }
 
-/// Open work with no unfinished blocker, transitively, that `filter` keeps (epics and
-/// molecules are left out: their open children are the work); in `filter`'s order.
+/// Open work (the project's active statuses too) with no unfinished blocker,
+/// transitively, that `filter` keeps (epics and molecules are left out: their open
+/// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
+    let (filter, words) = &completed(store, filter)?;
     let index = load_index(store)?;
-    let ready = ready_in(&index, filter);
+    let ready = ready_in(&index, filter, words);
     Ok(listing(index, ready, filter))
 }
 
@@ -464,7 +496,8 @@ pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
 pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<Option<Bead>> {
     super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
-        for id in claim_candidates(tx.index()?, actor, filter) {
+        let words = Vocabulary::of(&tx.settings()?);
+        for id in claim_candidates(tx.index()?, actor, filter, &words) {
             let id = BeadId::parse(&id)?;
             let Some(mut bead) = tx.bead(&id)? else {
                 continue;
@@ -484,8 +517,13 @@ pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<
 
 /// The ids of the ready beads `actor` may claim (nobody else holds them), the one to
 /// take first first.
-fn claim_candidates(index: &Index, actor: &Actor, filter: &ListFilter) -> Vec<String> {
-    let mut candidates = ready_in(index, filter);
+fn claim_candidates(
+    index: &Index,
+    actor: &Actor,
+    filter: &ListFilter,
+    words: &Vocabulary,
+) -> Vec<String> {
+    let mut candidates = ready_in(index, filter, words);
     candidates.sort_by(order(index, filter.sort, filter.reverse));
     candidates
         .into_iter()
@@ -533,9 +571,10 @@ pub fn ready_claim_on(
     // loss they are fetched again.
     let mut lost = super::claim::claimed_elsewhere(store, remote)?;
     let mut last = None;
+    let words = super::vocabulary(store)?;
     for _ in 0..REMOTE_CLAIM_TRIES {
         let index = load_index(store)?;
-        let candidates: Vec<String> = claim_candidates(&index, actor, filter)
+        let candidates: Vec<String> = claim_candidates(&index, actor, filter, &words)
             .into_iter()
             .filter(|id| !lost.contains(id))
             .collect();
@@ -737,7 +776,7 @@ pub struct Stats {
 pub fn stats(store: &Store) -> Result<Stats> {
     let index = load_index(store)?;
     let mut st = Stats {
-        ready: ready_in(&index, &ListFilter::default()).len(),
+        ready: ready_in(&index, &ListFilter::default(), &super::vocabulary(store)?).len(),
         epics_eligible_for_closure: epics(&index)?.iter().filter(|e| e.eligible()).count(),
         ..Stats::default()
     };
@@ -752,7 +791,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
                 st.closed += 1;
                 lead_us += i128::from(s.updated_us() - s.created_us());
             }
-            Status::Blocked => {}
+            Status::Blocked | Status::Custom(_) => {}
             Status::Deferred => st.deferred += 1,
             Status::Hooked => st.hooked += 1,
             Status::Pinned => st.pinned += 1,

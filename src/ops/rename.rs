@@ -1,12 +1,17 @@
 //! Giving beads new ids: one bead (`rename`), or every bead of the store's prefix
-//! (`rename-prefix`), every link to them following.
+//! (`rename-prefix`), every link to them following: dependencies, agents' hooks, the
+//! variables of molecules and the text of mail.
 
 use std::collections::BTreeMap;
 
 use super::agent::permit;
+use super::molecule::VARIABLES_KEY;
 use super::{BeadError, Result, now, require, write};
-use crate::model::{Actor, Bead, BeadId, Capability, Prefix, Status, Timestamp};
-use crate::store::{Store, Tx};
+use crate::model::{
+    Actor, Agent, AgentName, Bead, BeadId, BeadType, Capability, Message, Prefix, Status,
+    Timestamp, retarget_text,
+};
+use crate::store::{Store, Tx, refs};
 
 /// Key in a renamed bead's tombstone `extra` of the id it goes by now.
 pub const RENAMED_TO: &str = "renamed_to";
@@ -20,6 +25,17 @@ pub struct Renamed {
     pub old: BeadId,
     /// The beads whose links to it were rewritten, sorted.
     pub relinked: Vec<BeadId>,
+    /// The agents and messages that named it and now name the new id.
+    pub followed: Followed,
+}
+
+/// The documents other than beads that named a moved bead and now name its new id.
+#[derive(Clone, Debug, Default)]
+pub struct Followed {
+    /// The agents whose hooks held it, sorted.
+    pub agents: Vec<AgentName>,
+    /// The messages whose subject or body named it, sorted.
+    pub messages: Vec<BeadId>,
 }
 
 /// Gives bead `old` the id `new`, in one commit: the bead moves to `new`, every
@@ -39,12 +55,13 @@ pub fn rename(store: &Store, actor: &Actor, old: &BeadId, new: &BeadId) -> Resul
             return Err(BeadError::Taken(new.clone()).into());
         }
         let moves = BTreeMap::from([(old.clone(), new.clone())]);
-        let relinked = move_beads(tx, actor, &moves)?;
+        let (relinked, followed) = move_beads(tx, actor, &moves)?;
         tx.set_message(format!("rename: {old} → {new}"));
         Ok(Renamed {
             bead: require(tx, new)?,
             old: old.clone(),
             relinked,
+            followed,
         })
     })
 }
@@ -58,6 +75,8 @@ pub struct PrefixRenamed {
     pub new: Prefix,
     /// How many beads got a new id.
     pub renamed: usize,
+    /// The agents and messages that named a moved bead and now name its new id.
+    pub followed: Followed,
 }
 
 /// Gives the store the prefix `new`, in one commit: every live bead whose id has the
@@ -75,6 +94,7 @@ pub fn rename_prefix(store: &Store, actor: &Actor, new: &Prefix) -> Result<Prefi
                 old,
                 new: new.clone(),
                 renamed: 0,
+                followed: Followed::default(),
             });
         }
         let head = format!("{}-", old.as_str());
@@ -95,7 +115,7 @@ pub fn rename_prefix(store: &Store, actor: &Actor, new: &Prefix) -> Result<Prefi
                 return Err(BeadError::Taken(to.clone()).into());
             }
         }
-        move_beads(tx, actor, &moves)?;
+        let (_, followed) = move_beads(tx, actor, &moves)?;
         meta.prefix = new.clone();
         tx.put_meta(&meta)?;
         tx.set_message(format!("rename-prefix: {old} → {new}"));
@@ -103,33 +123,38 @@ pub fn rename_prefix(store: &Store, actor: &Actor, new: &Prefix) -> Result<Prefi
             old,
             new: new.clone(),
             renamed: moves.len(),
+            followed,
         })
     })
 }
 
 /// Moves each bead `from` → `to` of `moves` (leaving a tombstone at `from`) and points
-/// every dependency on a moved bead at its new id; returns the beads not moved whose
-/// links were rewritten, sorted.
+/// every dependency on a moved bead at its new id, and the variables of molecules that
+/// name one; returns the beads not moved that changed, sorted, and the other documents
+/// that followed ([`follow`]).
 fn move_beads(
     tx: &mut Tx<'_>,
     actor: &Actor,
     moves: &BTreeMap<BeadId, BeadId>,
-) -> Result<Vec<BeadId>> {
+) -> Result<(Vec<BeadId>, Followed)> {
     let at = now();
     let touched: Vec<BeadId> = tx
         .index()?
         .rows()
         .filter(|s| {
-            s.dependencies()
-                .any(|d| BeadId::parse(d.id()).is_ok_and(|id| moves.contains_key(&id)))
+            s.kind() == BeadType::Molecule
+                || s.dependencies()
+                    .any(|d| BeadId::parse(d.id()).is_ok_and(|id| moves.contains_key(&id)))
         })
         .filter_map(|s| BeadId::parse(s.id()).ok())
         .collect();
     let mut relinked = Vec::new();
     for id in touched {
         let mut bead = require(tx, &id)?;
+        let before = bead.clone();
         bead.relink(moves);
-        if !moves.contains_key(&id) {
+        retarget_variables(&mut bead, moves);
+        if !moves.contains_key(&id) && bead != before {
             bead.touch(&actor.id, at);
             tx.put_bead(&bead)?;
             relinked.push(id);
@@ -145,7 +170,71 @@ fn move_beads(
         tx.put_bead(&tomb)?;
     }
     relinked.sort();
-    Ok(relinked)
+    Ok((relinked, follow(tx, actor, moves, at)?))
+}
+
+/// Points the values of a molecule's variables (in `extra`) that name a moved bead at
+/// its new id.
+fn retarget_variables(bead: &mut Bead, moves: &BTreeMap<BeadId, BeadId>) {
+    let Some(serde_json::Value::Object(vars)) = bead.extra.get_mut(VARIABLES_KEY) else {
+        return;
+    };
+    for value in vars.values_mut() {
+        if let Some(text) = value.as_str().and_then(|v| retarget_text(v, moves)) {
+            *value = serde_json::Value::String(text);
+        }
+    }
+}
+
+/// Points the other documents that name a moved bead at its new id: the hooks of
+/// agents, and the subject and body of messages. A document that does not parse is
+/// left as it is (`doctor` reports it).
+fn follow(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    moves: &BTreeMap<BeadId, BeadId>,
+    at: Timestamp,
+) -> Result<Followed> {
+    let mut followed = Followed::default();
+    for path in tx.list_docs(refs::AGENTS_DIR)? {
+        let Ok(Some(mut agent)) = tx.doc::<Agent>(&path) else {
+            continue;
+        };
+        if !agent.hook.iter().any(|id| moves.contains_key(id)) {
+            continue;
+        }
+        let mut hook: Vec<BeadId> = Vec::with_capacity(agent.hook.len());
+        for id in &agent.hook {
+            let id = moves.get(id).unwrap_or(id);
+            if !hook.contains(id) {
+                hook.push(id.clone());
+            }
+        }
+        agent.hook = hook;
+        agent.updated_at = at;
+        agent.updated_by = actor.id.clone();
+        tx.put_doc(&path, &agent)?;
+        followed.agents.push(agent.name);
+    }
+    for path in tx.list_docs(refs::MAIL_DIR)? {
+        let Ok(Some(mut m)) = tx.doc::<Message>(&path) else {
+            continue;
+        };
+        let subject = retarget_text(&m.subject, moves);
+        let body = retarget_text(&m.body, moves);
+        if subject.is_none() && body.is_none() {
+            continue;
+        }
+        m.subject = subject.unwrap_or(m.subject);
+        m.body = body.unwrap_or(m.body);
+        m.updated_at = at;
+        m.updated_by = actor.id.clone();
+        tx.put_doc(&path, &m)?;
+        followed.messages.push(m.id);
+    }
+    followed.agents.sort();
+    followed.messages.sort();
+    Ok(followed)
 }
 
 /// What stays at a moved bead's old id: a tombstone naming the new one.

@@ -5,9 +5,48 @@ use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
+use super::Field;
+
 use crate::model::{
     self, AgentName, AgentStatus, Authority, BeadId, Conflict, Decision, Delivery, Timestamp,
 };
+
+/// The fields of an agent, as [`Agent`] writes them.
+pub(super) const AGENT_FIELDS: &[Field] = &[
+    Field::new("name"),
+    Field::optional("role"),
+    Field::optional("parent"),
+    Field::optional("model"),
+    Field::new("status"),
+    Field::noted("authority", ": {capabilities, budget}"),
+    Field::optional("hook"),
+    Field::optional("session"),
+    Field::optional("last_session"),
+    Field::new("created_at"),
+    Field::new("created_by"),
+    Field::new("updated_at"),
+    Field::new("updated_by"),
+    Field::optional("decisions"),
+    Field::optional("conflicts"),
+];
+
+/// The fields of a message, as [`Message`] writes them.
+pub(super) const MESSAGE_FIELDS: &[Field] = &[
+    Field::new("id"),
+    Field::new("from"),
+    Field::new("to"),
+    Field::optional("cc"),
+    Field::new("subject"),
+    Field::optional("body"),
+    Field::new("priority"),
+    Field::new("thread"),
+    Field::optional("reply_to"),
+    Field::new("sent_at"),
+    Field::noted("delivery", ": {AGENT: {read_at, acked_at, archived_at}}"),
+    Field::new("updated_at"),
+    Field::new("updated_by"),
+    Field::optional("conflicts"),
+];
 
 /// An agent, as the `agent` commands print it.
 #[derive(Serialize)]

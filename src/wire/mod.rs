@@ -188,8 +188,9 @@ pub const DOCUMENTS: &[Doc] = &[
 pub struct Failure<'a> {
     /// The one-line message.
     pub error: &'a str,
-    /// What kind of failure: `user`, `usage`, `conflict`, `store` or `denied` (the
-    /// exit code says the same).
+    /// What kind of failure: `not_found` (bd's code), `user`, `usage`, `conflict`,
+    /// `store` or `denied` (the exit code says the same, `not_found` and `user` both
+    /// 1).
     pub code: &'a str,
     /// The chain of causes, outermost first.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]

@@ -470,8 +470,9 @@ impl Documented for RemotePruned<'_> {
     };
 }
 
-/// Who made a commit: `provenance`.
+/// Who made a commit, its fields beside `schema_version`: `provenance`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Provenance<'a> {
     /// The commit's provenance.
     pub provenance: &'a CommitProvenance,
@@ -481,7 +482,18 @@ impl Documented for Provenance<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "provenance",
-        fields: &[Field::new("provenance")],
+        fields: &[
+            Field::new("commit"),
+            Field::noted(
+                "records",
+                ": [{agent, session, model, bead, step, ...}], the note's records that parse",
+            ),
+            Field::noted(
+                "other",
+                ": [text], the note's documents that are not records",
+            ),
+            Field::noted("note", "the note as stored, null when the commit has none"),
+        ],
     };
 }
 
@@ -570,8 +582,13 @@ pub struct Renamed<'a> {
     pub old_id: &'a str,
     /// The id it has.
     pub new_id: &'a str,
-    /// The beads whose dependencies on it now name the new id.
+    /// The beads whose dependencies on it (or a molecule's variables) now name the
+    /// new id.
     pub relinked: Vec<&'a str>,
+    /// The agents whose hooks now name the new id.
+    pub agents: Vec<&'a str>,
+    /// The messages whose subject or body now name the new id.
+    pub messages: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
@@ -580,6 +597,8 @@ impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
             old_id: r.old.as_str(),
             new_id: r.bead.id.as_str(),
             relinked: r.relinked.iter().map(|id| id.as_str()).collect(),
+            agents: agent_names(&r.followed),
+            messages: message_ids(&r.followed),
         }
     }
 }
@@ -592,8 +611,18 @@ impl Documented for Renamed<'_> {
             Field::new("old_id"),
             Field::new("new_id"),
             Field::noted("relinked", ": [id]"),
+            Field::noted("agents", ": [name], whose hooks followed"),
+            Field::noted("messages", ": [id], whose subject or body followed"),
         ],
     };
+}
+
+fn agent_names(f: &crate::ops::Followed) -> Vec<&str> {
+    f.agents.iter().map(|a| a.as_str()).collect()
+}
+
+fn message_ids(f: &crate::ops::Followed) -> Vec<&str> {
+    f.messages.iter().map(|id| id.as_str()).collect()
 }
 
 /// What `rename-prefix` prints: the old prefix, the new one, how many beads moved.
@@ -605,6 +634,10 @@ pub struct PrefixRenamed<'a> {
     pub new_prefix: &'a str,
     /// How many beads got a new id.
     pub renamed: usize,
+    /// The agents whose hooks now name new ids.
+    pub agents: Vec<&'a str>,
+    /// The messages whose subject or body now name new ids.
+    pub messages: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
@@ -613,6 +646,8 @@ impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
             old_prefix: r.old.as_str(),
             new_prefix: r.new.as_str(),
             renamed: r.renamed,
+            agents: agent_names(&r.followed),
+            messages: message_ids(&r.followed),
         }
     }
 }
@@ -625,6 +660,8 @@ impl Documented for PrefixRenamed<'_> {
             Field::new("old_prefix"),
             Field::new("new_prefix"),
             Field::new("renamed"),
+            Field::noted("agents", ": [name], whose hooks followed"),
+            Field::noted("messages", ": [id], whose subject or body followed"),
         ],
     };
 }
@@ -745,33 +782,66 @@ pub struct Word<'a> {
     pub description: &'a str,
 }
 
-/// What `types` prints: bd's `core_types`.
+/// What `types` prints: bd's `core_types`, and `custom_types` when the project has
+/// some.
 #[derive(Serialize)]
 pub struct Types<'a> {
-    /// Every type a bead can have.
+    /// Every built-in type.
     pub core_types: Vec<Word<'a>>,
+    /// The project's own types (`types.custom`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub custom_types: Vec<&'a str>,
 }
 
 impl Documented for Types<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "types",
-        fields: &[Field::noted("core_types", ": [{name, description}]")],
+        fields: &[
+            Field::noted("core_types", ": [{name, description}]"),
+            Field::optional_noted(
+                "custom_types",
+                ": [name], when the project has some (types.custom)",
+            ),
+        ],
     };
 }
 
-/// What `statuses` prints: bd's `built_in_statuses`.
+/// A status and its category (bd's), for `statuses`.
+#[derive(Serialize)]
+pub struct StatusWord<'a> {
+    /// The status.
+    pub name: &'a str,
+    /// How beads of it show in the views: `active`, `wip`, `done`, `frozen` or
+    /// `unspecified`.
+    pub category: &'a str,
+    /// What it means (built-in statuses only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+}
+
+/// What `statuses` prints: bd's `built_in_statuses`, and `custom_statuses` when the
+/// project has some.
 #[derive(Serialize)]
 pub struct Statuses<'a> {
-    /// Every status a bead can have.
-    pub built_in_statuses: Vec<Word<'a>>,
+    /// Every built-in status.
+    pub built_in_statuses: Vec<StatusWord<'a>>,
+    /// The project's own statuses (`status.custom`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub custom_statuses: Vec<StatusWord<'a>>,
 }
 
 impl Documented for Statuses<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "statuses",
-        fields: &[Field::noted("built_in_statuses", ": [{name, description}]")],
+        fields: &[
+            Field::noted("built_in_statuses", ": [{name, category, description}]"),
+            Field::optional_noted(
+                "custom_statuses",
+                ": [{name, category}], when the project has some (status.custom)",
+            ),
+        ],
     };
 }
 

@@ -3,10 +3,41 @@
 
 use serde::{Serialize, Serializer};
 
+use super::Field;
+
 use crate::model::{
     self, AgentName, Authority, BeadId, Conflict, CrashNote, EndReason, ModelSwap, Snapshot,
     Timestamp, Usage, UsageLine,
 };
+
+/// The fields of a session, as [`Session`] writes them.
+pub(super) const SESSION_FIELDS: &[Field] = &[
+    Field::new("id"),
+    Field::new("agent"),
+    Field::new("worktree"),
+    Field::new("host"),
+    Field::optional("harness_id"),
+    Field::optional("model"),
+    Field::optional("models"),
+    Field::new("started_at"),
+    Field::new("heartbeat_at"),
+    Field::optional("ended_at"),
+    Field::optional_noted("end", "how it ended: clean, handoff, crashed or budget"),
+    Field::optional("handoff"),
+    Field::optional("crash"),
+    Field::noted("authority", ": {capabilities, budget}"),
+    Field::noted("usage", ": {turns, tokens, spend, tool_calls, ...}"),
+    Field::optional("ledger"),
+    Field::new("store_at_start"),
+    Field::optional("store_at_end"),
+    Field::optional("previous"),
+    Field::optional("resumes"),
+    Field::optional("parent_session"),
+    Field::optional("snapshots"),
+    Field::new("updated_at"),
+    Field::new("updated_by"),
+    Field::optional("conflicts"),
+];
 
 /// A session, as the `session` commands print it.
 #[derive(Serialize)]

@@ -5,17 +5,18 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::agent::{agent, agents, message, messages};
+use super::agent::{AGENT_FIELDS, MESSAGE_FIELDS, agent, agents, message, messages};
 use super::bead::{bead, beads};
 use super::prime::{HookEntry, InboxLine, PrimeReport};
-use super::session::{session, sessions};
+use super::session::{SESSION_FIELDS, session, sessions};
 use super::{Doc, Documented, Field, Shape};
 use crate::model::Status;
 use crate::model::{Agent, AgentName, Bead, BeadId, Formula, Message, Problem, Session, Snapshot};
 use crate::ops::{FoundFormula, Origin, Progress, StepState};
 
-/// One agent: `agent create|show|update|retire|bind`.
+/// One agent, its fields beside `schema_version`: `agent create|show|update|retire|bind`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct OneAgent<'a> {
     /// The agent.
     #[serde(serialize_with = "agent")]
@@ -26,7 +27,7 @@ impl Documented for OneAgent<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "agent create, show, update, retire, bind",
-        fields: &[Field::new("agent")],
+        fields: AGENT_FIELDS,
     };
 }
 
@@ -102,8 +103,10 @@ impl Documented for Hook<'_> {
     };
 }
 
-/// One session: `session show|end|heartbeat|model|usage`, `handoff`.
+/// One session, its fields beside `schema_version`: `session
+/// show|end|heartbeat|model|usage`, `handoff`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct OneSession<'a> {
     /// The session.
     #[serde(serialize_with = "session")]
@@ -114,7 +117,7 @@ impl Documented for OneSession<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "session show, end, heartbeat, model, usage, handoff",
-        fields: &[Field::new("session")],
+        fields: SESSION_FIELDS,
     };
 }
 
@@ -194,8 +197,10 @@ impl Documented for Resumed<'_> {
     };
 }
 
-/// What a fresh session needs: `prime`, `session start`.
+/// What a fresh session needs, its fields beside `schema_version`: `prime`,
+/// `session start`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct Primed<'a> {
     /// Who it is, its hook, how the last session ended, its mail.
     pub prime: PrimeReport<'a>,
@@ -205,21 +210,47 @@ impl Documented for Primed<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "prime, session start",
-        fields: &[Field::noted(
-            "prime",
-            ": {agent, session, resumed, handoff, previous, hook, budget_left, unread_mail, \
-             mail, store_commit, evidence, ready, broken, fresh}; evidence counts the store \
-             commits of the running session and the sessions it resumes; resumed: {session, snapshot_at, \
-             skipped, after_snapshot: [{commit, time, subject}]}, after_snapshot being what \
-             the resumed session changed in the beads after its snapshot; broken names the \
-             documents read around because they do not parse: [{path, error}]; fresh, when the last turn \
-             cost more than beads.freshAfter: {tokens, spend, after_tokens | after_spend}",
-        )],
+        fields: &[
+            Field::noted("agent", "as agent show prints it, null when no agent acts"),
+            Field::noted(
+                "session",
+                "as session show prints it, null outside a session",
+            ),
+            Field::noted(
+                "resumed",
+                ": {session, snapshot_at, skipped, after_snapshot: [{commit, time, subject}]}, \
+                 after_snapshot being what the resumed session changed in the beads after \
+                 its snapshot",
+            ),
+            Field::new("handoff"),
+            Field::new("previous"),
+            Field::noted("hook", ": [{bead, progress}]"),
+            Field::new("budget_left"),
+            Field::new("unread_mail"),
+            Field::new("mail"),
+            Field::new("store_commit"),
+            Field::noted(
+                "evidence",
+                "the store commits of the running session and the sessions it resumes",
+            ),
+            Field::noted("ready", "ready work, when no agent acts"),
+            Field::noted(
+                "broken",
+                ": [{path, error}], the documents read around because they do not parse",
+            ),
+            Field::noted(
+                "fresh",
+                ": {tokens, spend, after_tokens | after_spend}, when the last turn cost more \
+                 than beads.freshAfter",
+            ),
+        ],
     };
 }
 
-/// One message: `mail send|reply|read|peek|ack|archive`.
+/// One message, its fields beside `schema_version`:
+/// `mail send|reply|read|peek|ack|archive`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct OneMessage<'a> {
     /// The message.
     #[serde(serialize_with = "message")]
@@ -230,7 +261,7 @@ impl Documented for OneMessage<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "mail send, reply, read, peek, ack, archive",
-        fields: &[Field::new("message")],
+        fields: MESSAGE_FIELDS,
     };
 }
 
@@ -463,8 +494,9 @@ impl<'a> From<&'a StepState> for StepLine<'a> {
     }
 }
 
-/// Where a molecule stands: `mol progress`.
+/// Where a molecule stands, its fields beside `schema_version`: `mol progress`.
 #[derive(Serialize)]
+#[serde(transparent)]
 pub struct MoleculeProgress<'a> {
     /// Its progress.
     pub progress: MoleculeState<'a>,
@@ -474,7 +506,20 @@ impl Documented for MoleculeProgress<'_> {
     const DOC: Doc = Doc {
         shape: Shape::Object,
         commands: "mol progress",
-        fields: &[Field::new("progress")],
+        fields: &[
+            Field::new("molecule"),
+            Field::new("title"),
+            Field::new("status"),
+            Field::optional_noted("wisp", "true for a wisp, else left out"),
+            Field::new("done"),
+            Field::new("total"),
+            Field::noted("at_step", "1-based, null when all are done"),
+            Field::new("current"),
+            Field::noted(
+                "steps",
+                ": [{id, title, status, ready, step, description, acceptance}]",
+            ),
+        ],
     };
 }
 

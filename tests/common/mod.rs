@@ -414,7 +414,7 @@ impl Repo {
     pub fn start_session(&self, extra: &[&str]) -> String {
         let mut args = vec!["session", "start"];
         args.extend_from_slice(extra);
-        self.beads_json(&args)["prime"]["session"]["id"]
+        self.beads_json(&args)["session"]["id"]
             .as_str()
             .expect("session id")
             .to_owned()

@@ -63,7 +63,7 @@ async def main():
             sent = await call("mail_send", to=[agent], subject="note to self", body="look at the logs")
             seen["sent"] = sent
             seen["inbox"] = await call("mail_inbox")
-            seen["read"] = await call("mail_read", id=sent["message"]["id"])
+            seen["read"] = await call("mail_read", id=sent["id"])
             seen["handoff"] = await call("handoff", message="carry on from the logs")
             resources = await s.list_resources()
             seen["resources"] = [str(r.uri) for r in resources.resources]

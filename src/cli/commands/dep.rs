@@ -142,7 +142,9 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
 
 fn print_node(out: &mut Out, n: &DepNode, depth: usize) -> Result<(), CliError> {
     let kind = n.kind.map(|k| format!("[{k}] ")).unwrap_or_default();
-    let status = n.status.map(|s| s.as_str()).unwrap_or("missing");
+    let status = n
+        .status
+        .map_or_else(|| "missing".to_owned(), |s| s.to_string());
     let title = n.title.as_deref().unwrap_or("");
     out.line(format!(
         "{}{kind}{} ({status}) {title}",

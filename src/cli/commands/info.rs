@@ -41,6 +41,9 @@ pub fn run(ctx: &Ctx, _args: Args, out: &mut Out, short: bool) -> Result<(), Cli
 #[derive(clap::Args, Debug)]
 pub struct WordsArgs {}
 
+/// What a word of the project's own means.
+const CUSTOM_MEANING: &str = "The project's own (config: types.custom, status.custom).";
+
 /// What a type is for.
 fn type_meaning(t: BeadType) -> &'static str {
     match t {
@@ -62,6 +65,7 @@ fn type_meaning(t: BeadType) -> &'static str {
         BeadType::Gate => "A gate a workflow waits on.",
         BeadType::Rig => "A rig (a bd/Gas Town workspace record).",
         BeadType::Role => "A role (a bd/Gas Town record).",
+        BeadType::Custom(_) => CUSTOM_MEANING,
     }
 }
 
@@ -76,39 +80,64 @@ fn status_meaning(s: Status) -> &'static str {
         Status::Pinned => "Kept in view permanently.",
         Status::Closed => "Done.",
         Status::Deleted => "A tombstone: deleted, kept so that the deletion syncs.",
+        Status::Custom(_) => CUSTOM_MEANING,
     }
 }
 
-/// Runs `types`.
-pub fn types(_args: WordsArgs, out: &mut Out) -> Result<(), CliError> {
-    let words = BeadType::ALL.iter().map(|&t| wire::Word {
-        name: t.as_str(),
-        description: type_meaning(t),
-    });
-    print_words(out, words.collect(), |w| wire::Types { core_types: w })
-}
-
-/// Runs `statuses`.
-pub fn statuses(_args: WordsArgs, out: &mut Out) -> Result<(), CliError> {
-    let words = Status::ALL.iter().map(|&s| wire::Word {
-        name: s.as_str(),
-        description: status_meaning(s),
-    });
-    print_words(out, words.collect(), |w| wire::Statuses {
-        built_in_statuses: w,
-    })
-}
-
-fn print_words<'a, T: serde::Serialize>(
-    out: &mut Out,
-    words: Vec<wire::Word<'a>>,
-    doc: impl FnOnce(Vec<wire::Word<'a>>) -> T,
-) -> Result<(), CliError> {
+/// Runs `types`: the built-in types, then the project's own (`types.custom`).
+pub fn types(ctx: &Ctx, _args: WordsArgs, out: &mut Out) -> Result<(), CliError> {
+    let words = ops::vocabulary(&ctx.store)?;
+    let doc = wire::Types {
+        core_types: BeadType::ALL
+            .iter()
+            .map(|t| wire::Word {
+                name: t.as_str(),
+                description: type_meaning(*t),
+            })
+            .collect(),
+        custom_types: words.types.iter().map(BeadType::as_str).collect(),
+    };
     if out.json {
-        return out.json(&doc(words));
+        return out.json(&doc);
     }
-    for w in &words {
+    for w in &doc.core_types {
         out.line(format!("{:<14} {}", w.name, w.description))?;
+    }
+    for t in &doc.custom_types {
+        out.line(format!("{t:<14} {CUSTOM_MEANING}"))?;
+    }
+    Ok(())
+}
+
+/// Runs `statuses`: the built-in statuses, then the project's own (`status.custom`),
+/// each with its category.
+pub fn statuses(ctx: &Ctx, _args: WordsArgs, out: &mut Out) -> Result<(), CliError> {
+    let words = ops::vocabulary(&ctx.store)?;
+    let doc = wire::Statuses {
+        built_in_statuses: Status::ALL
+            .iter()
+            .map(|s| wire::StatusWord {
+                name: s.as_str(),
+                category: s.builtin_category().as_str(),
+                description: Some(status_meaning(*s)),
+            })
+            .collect(),
+        custom_statuses: words
+            .statuses
+            .iter()
+            .map(|(s, c)| wire::StatusWord {
+                name: s.as_str(),
+                category: c.as_str(),
+                description: None,
+            })
+            .collect(),
+    };
+    if out.json {
+        return out.json(&doc);
+    }
+    for w in doc.built_in_statuses.iter().chain(&doc.custom_statuses) {
+        let meaning = w.description.unwrap_or(CUSTOM_MEANING);
+        out.line(format!("{:<14} [{:<11}] {meaning}", w.name, w.category))?;
     }
     Ok(())
 }

@@ -315,8 +315,6 @@ pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>
         Command::Version(a) => version::run(a, out)?,
         Command::Onboard(a) => onboard::run(a, out)?,
         Command::Quickstart(a) => quickstart::run(a, out)?,
-        Command::Types(a) => info::types(a, out)?,
-        Command::Statuses(a) => info::statuses(a, out)?,
         command => return Ok(Some(command)),
     }
     Ok(None)
@@ -353,6 +351,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Note(a) => update::note(ctx, a, out),
         Command::Info(a) => info::run(ctx, a, out, false),
         Command::Where(a) => info::run(ctx, a, out, true),
+        Command::Types(a) => info::types(ctx, a, out),
+        Command::Statuses(a) => info::statuses(ctx, a, out),
         Command::Children(a) => list::children(ctx, a, out),
         Command::Search(a) => list::search(ctx, a, out),
         Command::Log(a) => log::run(ctx, a, out),
@@ -365,9 +365,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         | Command::InstallMan(_)
         | Command::Version(_)
         | Command::Onboard(_)
-        | Command::Quickstart(_)
-        | Command::Types(_)
-        | Command::Statuses(_) => Ok(()),
+        | Command::Quickstart(_) => Ok(()),
         Command::Agent(a) => agent::run(ctx, a, out),
         Command::Sling(a) => sling::sling(ctx, a, out),
         Command::Unsling(a) => sling::unsling(ctx, a, out),

@@ -47,6 +47,7 @@ impl ToolError {
                     Kind::Conflict => "conflict",
                     Kind::Store => "store",
                     Kind::Denied => "denied",
+                    Kind::NotFound => "not_found",
                     Kind::User | Kind::Usage => "invalid",
                 };
             }

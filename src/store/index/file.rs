@@ -9,7 +9,7 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// was written, with the row of each text), a delta file of the beads changed since the
 /// table was written, mail in a file of its own. Version 7: dependencies on other
 /// projects' items (`external:<project>:<id>`) ride among a bead's dependencies.
-pub(super) const VERSION: u32 = 7;
+pub(super) const VERSION: u32 = 8;
 
 pub(super) const HEADER: usize = 4 + 4 + 4;
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::buffer::Buffer;
-use crate::model::{BeadType, DepKind, Status};
+use crate::model::{BeadType, CustomWord, DepKind, Status};
 
 /// A section of a cache file: the file's bytes, shared, and the section's range.
 pub(super) type Raw = (Arc<Buffer>, Range<usize>);
@@ -59,13 +59,31 @@ fn word<T: Copy>(all: &[T], byte: u8, fallback: T) -> T {
     all.get(usize::from(byte)).copied().unwrap_or(fallback)
 }
 
+/// A row's `flags`: it has an assignee; its status is a word of the project's own; its
+/// type is. Each custom word is one of the row's strings, after the assignee.
+const ASSIGNED: u8 = 1;
+const CUSTOM_STATUS: u8 = 2;
+const CUSTOM_KIND: u8 = 4;
+
+/// The byte of the status or type column for a word of the project's own (its text is
+/// in the arena; see [`CUSTOM_STATUS`]).
+const CUSTOM: u8 = u8::MAX;
+
+/// The byte a built-in word is kept as: its position among the built-in words.
+fn position<T: PartialEq>(all: &[T], w: &T) -> u8 {
+    all.iter()
+        .position(|x| x == w)
+        .and_then(|p| u8::try_from(p).ok())
+        .unwrap_or(CUSTOM)
+}
+
 /// Writes a table: one column per field, rows in the order listings print them
 /// (priority, then age, then id), then the rows sorted by id for lookups, then the
 /// string arena.
 ///
 /// The strings of row `r` are `first_str[r]..first_str[r + 1]` in the arena: its id,
-/// its title, its assignee when `assigned[r]`, its labels, then the ids of its
-/// dependencies (`dep_start[r]..dep_start[r + 1]` in the dependency columns).
+/// its title, its assignee, its custom status and its custom type (each when
+/// `flags[r]` says it has one), its labels, then the ids of its dependencies (`dep_start[r]..dep_start[r + 1]` in the dependency columns).
 ///
 /// Rows may be pushed in any order: [`TableBuilder::finish`] puts them in listing
 /// order as it writes them out, so that a rebuild can push each bead as it is parsed
@@ -75,7 +93,7 @@ pub(super) struct TableBuilder {
     status: Vec<u8>,
     kind: Vec<u8>,
     priority: Vec<u8>,
-    assigned: Vec<u8>,
+    flags: Vec<u8>,
     created: Vec<i64>,
     updated: Vec<i64>,
     first_str: Vec<u32>,
@@ -92,15 +110,30 @@ impl TableBuilder {
             self.first_str.push(0);
             self.dep_start.push(0);
         }
-        self.status.push(row.status as u8);
-        self.kind.push(row.kind as u8);
+        let status = match row.status {
+            Status::Custom(w) => Some(w),
+            _ => None,
+        };
+        let kind = match row.kind {
+            BeadType::Custom(w) => Some(w),
+            _ => None,
+        };
+        self.status.push(position(Status::ALL, &row.status));
+        self.kind.push(position(BeadType::ALL, &row.kind));
         self.priority.push(row.priority);
-        self.assigned.push(u8::from(row.assignee.is_some()));
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        self.flags.push(
+            flag(row.assignee.is_some(), ASSIGNED)
+                | flag(status.is_some(), CUSTOM_STATUS)
+                | flag(kind.is_some(), CUSTOM_KIND),
+        );
         self.created.push(row.created_us);
         self.updated.push(row.updated_us);
         let strings = [row.id, row.title]
             .into_iter()
             .chain(row.assignee)
+            .chain(status.as_ref().map(CustomWord::as_str))
+            .chain(kind.as_ref().map(CustomWord::as_str))
             .chain(row.labels.iter().copied())
             .chain(row.dependencies.iter().map(|(_, id)| *id));
         for s in strings {
@@ -164,7 +197,7 @@ impl TableBuilder {
         for count in [n, d, m, self.arena.len()] {
             put(&mut out, count);
         }
-        for column in [&self.status, &self.kind, &self.priority, &self.assigned] {
+        for column in [&self.status, &self.kind, &self.priority, &self.flags] {
             out.extend(rows().map(|i| column[i]));
         }
         for column in [&self.created, &self.updated] {
@@ -209,7 +242,7 @@ struct Columns {
     status: usize,
     kind: usize,
     priority: usize,
-    assigned: usize,
+    flags: usize,
     created: usize,
     updated: usize,
     dep_kind: usize,
@@ -250,7 +283,7 @@ impl Table {
             status: column(1, n)?,
             kind: column(1, n)?,
             priority: column(1, n)?,
-            assigned: column(1, n)?,
+            flags: column(1, n)?,
             created: column(8, n)?,
             updated: column(8, n)?,
             dep_kind: column(1, d)?,
@@ -340,7 +373,12 @@ impl Table {
     }
 
     pub fn status(&self, r: usize) -> Status {
-        word(Status::ALL, self.byte_at(self.at.status, r), Status::Open)
+        match self.byte_at(self.at.status, r) {
+            CUSTOM => self
+                .custom(r, CUSTOM_STATUS)
+                .map_or(Status::Open, Status::Custom),
+            byte => word(Status::ALL, byte, Status::Open),
+        }
     }
 
     pub fn priority(&self, r: usize) -> u8 {
@@ -348,21 +386,40 @@ impl Table {
     }
 
     pub fn kind(&self, r: usize) -> BeadType {
-        word(BeadType::ALL, self.byte_at(self.at.kind, r), BeadType::Task)
+        match self.byte_at(self.at.kind, r) {
+            CUSTOM => self
+                .custom(r, CUSTOM_KIND)
+                .map_or(BeadType::Task, BeadType::Custom),
+            byte => word(BeadType::ALL, byte, BeadType::Task),
+        }
     }
 
-    fn assigned(&self, r: usize) -> bool {
-        self.byte_at(self.at.assigned, r) != 0
+    fn flag(&self, r: usize, bit: u8) -> bool {
+        self.byte_at(self.at.flags, r) & bit != 0
+    }
+
+    /// The arena index of row `r`'s string after its title that `bit` flags (the
+    /// assignee, the custom status, the custom type), when the row has it.
+    fn flagged(&self, r: usize, bit: u8) -> Option<usize> {
+        let before = self.byte_at(self.at.flags, r) & (bit - 1);
+        self.flag(r, bit)
+            .then(|| self.strs(r).0 + 2 + before.count_ones() as usize)
+    }
+
+    /// Row `r`'s word of the project's own that `bit` flags.
+    fn custom(&self, r: usize, bit: u8) -> Option<CustomWord> {
+        CustomWord::new(self.str(self.flagged(r, bit)?))
     }
 
     pub fn assignee(&self, r: usize) -> Option<&str> {
-        self.assigned(r).then(|| self.str(self.strs(r).0 + 2))
+        self.flagged(r, ASSIGNED).map(|k| self.str(k))
     }
 
     /// The arena indexes of row `r`'s labels.
     pub fn label_range(&self, r: usize) -> Range<usize> {
         let (first, end) = self.strs(r);
-        let start = first + 2 + usize::from(self.assigned(r));
+        let flags = self.byte_at(self.at.flags, r) & (ASSIGNED | CUSTOM_STATUS | CUSTOM_KIND);
+        let start = first + 2 + flags.count_ones() as usize;
         start..end.saturating_sub(self.deps(r).len()).max(start)
     }
 
@@ -887,6 +944,53 @@ mod tests {
         let (bytes, place) = TableBuilder::default().finish();
         let empty = Table::decode(raw(bytes)).expect("empty");
         assert_eq!((empty.len(), place.len()), (0, 0));
+    }
+
+    #[test]
+    fn a_table_keeps_a_projects_own_status_and_type_beside_assignee_and_labels() {
+        let word = |w| CustomWord::new(w).expect("word");
+        let (review, gizmo) = (
+            Status::Custom(word("in_review")),
+            BeadType::Custom(word("gizmo")),
+        );
+        let mut b = TableBuilder::default();
+        for (id, status, kind, assignee) in [
+            ("a", review, gizmo, Some("ann")),
+            ("b", Status::Open, gizmo, None),
+            ("c", review, BeadType::Bug, None),
+        ] {
+            b.push(&RowData {
+                id,
+                title: "t",
+                status,
+                priority: 2,
+                kind,
+                assignee,
+                labels: vec!["x", "y"],
+                dependencies: vec![(DepKind::Blocks, "b")],
+                created_us: 0,
+                updated_us: 0,
+            });
+        }
+        let t = Table::decode(raw(b.finish().0)).expect("table");
+        let read = |id| {
+            let r = t.find(id).expect("row");
+            let labels: Vec<_> = t.label_range(r).map(|k| t.string(k)).collect();
+            let deps: Vec<_> = t.dependencies(r).map(|(_, k, _)| t.string(k)).collect();
+            (t.status(r), t.kind(r), t.assignee(r), labels, deps)
+        };
+        assert_eq!(
+            read("a"),
+            (review, gizmo, Some("ann"), vec!["x", "y"], vec!["b"])
+        );
+        assert_eq!(
+            read("b"),
+            (Status::Open, gizmo, None, vec!["x", "y"], vec!["b"])
+        );
+        assert_eq!(
+            read("c"),
+            (review, BeadType::Bug, None, vec!["x", "y"], vec!["b"])
+        );
     }
 
     #[test]
