@@ -1100,3 +1100,50 @@ fn a_conditional_gate_is_resolved_when_read_once_its_condition_holds() {
     assert_eq!(code, 1);
     assert!(out.contains("condition that does not parse"), "{out}");
 }
+
+const CHILDREN_OF: &str = r#"formula = "children-of"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build"
+
+[[steps.children]]
+id = "unit"
+title = "Unit tests"
+
+[[steps.children]]
+id = "lint"
+title = "Lint"
+
+[[steps]]
+id = "notify"
+title = "Notify"
+waits_for = "children-of(build)"
+"#;
+
+#[test]
+fn waits_for_children_of_a_step_holds_until_its_cooked_children_close() {
+    let (_sb, repo) = Sandbox::with_store();
+    write_file(
+        &repo.path.join(".beads/formulas/children-of.formula.toml"),
+        CHILDREN_OF,
+    );
+    let c = cook(&repo, "children-of", &[]);
+    let poured = pour(&repo, "children-of", &[]);
+    let mol = poured["molecule"]["id"].as_str().expect("id").to_owned();
+    let id_of = |key: &str| poured_id(&c, &poured, key);
+    let mut now = current(&repo, &mol);
+    now.sort();
+    let mut want = vec![id_of("unit"), id_of("lint")];
+    want.sort();
+    assert_eq!(now, want, "notify waits for build's children");
+    repo.beads(&["close", &id_of("unit")]);
+    assert_eq!(current(&repo, &mol), [id_of("lint")]);
+    repo.beads(&["close", &id_of("lint")]);
+    let mut now = current(&repo, &mol);
+    now.sort();
+    let mut want = vec![id_of("build"), id_of("notify")];
+    want.sort();
+    assert_eq!(now, want);
+}
