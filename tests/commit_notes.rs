@@ -19,7 +19,7 @@ fn at_work(sb: &Sandbox) -> (Repo, String, String) {
 }
 
 fn provenance(repo: &Repo, commit: &str) -> Value {
-    repo.beads_json(&["provenance", commit])["provenance"].clone()
+    repo.beads_json(&["provenance", commit])
 }
 
 /// Asserts `commit`'s note holds one record, of `session`.

@@ -1011,7 +1011,7 @@ fn steps_that_are_not_poured_stay_in_the_molecules_checklist_which_prime_shows()
         "a vapor formula poured warns, as bd does: {err}"
     );
     let mol = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let p = repo.beads_json(&["mol", "progress", &mol])["progress"].clone();
+    let p = repo.beads_json(&["mol", "progress", &mol]);
     assert_eq!(p["steps"].as_array().map(Vec::len), Some(0), "{p}");
     assert_eq!(p["total"], 2);
     assert_eq!(p["checklist"][0]["title"], "Check the inbox");
