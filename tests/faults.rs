@@ -454,8 +454,14 @@ fn a_full_disk_fails_cleanly_and_recovers() {
         .filter(|e| {
             let name = e.file_name().to_string_lossy();
             (name.contains("tmp") || name.ends_with(".lock"))
-                && !["write.lock", "flush.lock", "repack.lock", "sync.lock"]
-                    .contains(&name.as_ref())
+                && ![
+                    "write.lock",
+                    "flush.lock",
+                    "repack.lock",
+                    "sync.lock",
+                    "notes-queue.lock",
+                ]
+                .contains(&name.as_ref())
         })
         .map(|e| e.path().display().to_string())
         .collect();

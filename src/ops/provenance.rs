@@ -257,7 +257,8 @@ pub fn fold_commit_notes(store: &Store) -> Result<usize> {
             write_session_records(store, &made)
         })?;
     }
-    if store.has_unfolded_reflogs() {
+    // Without a store no session made a commit, and nothing is written.
+    if store.has_unfolded_reflogs() && super::has_store(store)? {
         looked += store.take_logged_commits(|commits| -> Result<()> {
             let mut made = Vec::new();
             for commit in commits {

@@ -22,12 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use super::durable::replace_file;
 use super::lock::WriteLock;
+use super::notes::NOTES_QUEUE_LOCK;
 use super::{Store, StoreError, codec, decode_doc, git_err, io_err};
 
 /// Where the folds stopped in each worktree's HEAD reflog (under the common dir).
 const CURSORS: &str = "reflogs-folded";
-/// The lock that keeps folds one at a time (the same one as the queue's).
-const FOLD_LOCK: &str = "notes-queue.lock";
 
 /// The most commits one move of a branch is walked for, when a worktree's reflog is gone.
 const MOST_PER_MOVE: usize = 1000;
@@ -241,7 +240,12 @@ impl Store {
                 if new.is_null() {
                     continue;
                 }
-                let hidden: Vec<ObjectId> = (!old.is_null()).then_some(old).into_iter().collect();
+                // A branch made here (or its first commit) brought only its tip.
+                if old.is_null() {
+                    commits.push(new);
+                    continue;
+                }
+                let hidden = [old];
                 // A commit since pruned is no longer anyone's to note.
                 let Ok(walk) = self.repo.rev_walk([new]).with_hidden(hidden).all() else {
                     continue;
@@ -270,7 +274,8 @@ impl Store {
     ) -> Result<usize, E> {
         let dir = self.local_dir();
         std::fs::create_dir_all(&dir).map_err(io_err(format!("create {}", dir.display())))?;
-        let lock_path = dir.join(FOLD_LOCK);
+        // The queue's lock: folds of either kind run one at a time.
+        let lock_path = dir.join(NOTES_QUEUE_LOCK);
         let _lock = WriteLock::acquire(&lock_path)
             .map_err(io_err(format!("lock {}", lock_path.display())))?;
         let old = self.read_cursors().unwrap_or_default();

@@ -300,7 +300,7 @@ const COMMIT_PENDING: &str = "commit-pending";
 /// installed (until `hooks install` removes it), so the folder is still folded.
 const NOTES_QUEUE: &str = "notes-queue.d";
 /// The lock that keeps folds of the queue one at a time.
-const NOTES_QUEUE_LOCK: &str = "notes-queue.lock";
+pub(super) const NOTES_QUEUE_LOCK: &str = "notes-queue.lock";
 
 /// A commit the post-commit shim of an earlier version queued for its provenance note.
 #[derive(Clone, Debug, PartialEq, Eq)]
