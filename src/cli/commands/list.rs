@@ -259,10 +259,10 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
     let shown = listing.beads().len();
     if shown == 0 {
         out.note(empty);
-    } else if listing.total > shown {
+    } else if listing.total() > shown {
         out.note(format!(
             "showing {shown} of {}; --limit 0 shows all",
-            listing.total
+            listing.total()
         ));
     }
     Ok(())
@@ -294,10 +294,10 @@ pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> 
     out.warn_broken(&listing.broken);
     if out.json {
         return out.json(&wire::Count {
-            count: listing.total,
+            count: listing.total(),
         });
     }
-    out.line(listing.total.to_string())
+    out.line(listing.total().to_string())
 }
 
 /// Runs `children`: the descendants of a bead, as `list` prints them.

@@ -78,11 +78,72 @@ impl Index {
     /// Every bead: those of the table in listing order (priority, then age, then id),
     /// then those changed since the table was written.
     pub fn rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
-        let n = self.table.len();
-        (0..n)
+        self.listed_rows().chain(self.changed_rows())
+    }
+
+    /// The beads of the table, in listing order: priority, then age, then id (the
+    /// order of a listing by priority, so its first page is read off the front).
+    pub fn listed_rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
+        (0..self.table.len())
             .filter(|&r| !self.hidden[r])
-            .chain(n..self.row_count())
             .map(|r| self.row(Row::at(r)))
+    }
+
+    /// The beads changed since the table was written, in no particular order.
+    pub fn changed_rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
+        (self.table.len()..self.row_count()).map(|r| self.row(Row::at(r)))
+    }
+
+    /// How many beads depend on each of `rows` (a dependency of any kind whose target
+    /// is in the store), in their order: [`BeadRow::dependencies`]' targets counted,
+    /// in one pass over the table's dependency columns that compares strings only for
+    /// the edges whose target changed since the table was written.
+    pub fn dependents_of(&self, rows: &[Row]) -> Vec<usize> {
+        let mut wanted: Vec<usize> = rows.iter().map(|r| r.get()).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut bits = vec![0u64; self.row_count().div_ceil(64)];
+        for &r in &wanted {
+            bits[r / 64] |= 1 << (r % 64);
+        }
+        let mut counts = vec![0usize; wanted.len()];
+        let mut hit = |r: usize| {
+            if bits.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
+                && let Ok(k) = wanted.binary_search(&r)
+            {
+                counts[k] += 1;
+            }
+        };
+        let n = self.table.len();
+        // A table edge whose target row changed (or was not in the table) points at a
+        // changed bead when it points anywhere: those wanted, by id.
+        let mut changed: Vec<(&str, usize)> = (wanted.iter())
+            .filter(|&&r| r >= n)
+            .map(|&r| (self.row(Row::at(r)).id(), r))
+            .collect();
+        changed.sort_unstable();
+        for r in (0..n).filter(|&r| !self.hidden[r]) {
+            for (_, k, target) in self.table.dependencies(r) {
+                match target {
+                    t if t != NO_ROW && !self.hidden[t as usize] => hit(t as usize),
+                    _ if changed.is_empty() => {}
+                    _ => {
+                        let id = self.table.string(k);
+                        if let Ok(at) = changed.binary_search_by(|(c, _)| (*c).cmp(id)) {
+                            hit(changed[at].1);
+                        }
+                    }
+                }
+            }
+        }
+        for s in self.changed_rows() {
+            for t in s.dependencies().filter_map(|d| d.target) {
+                hit(t.row().get());
+            }
+        }
+        rows.iter()
+            .map(|r| wanted.binary_search(&r.get()).map_or(0, |k| counts[k]))
+            .collect()
     }
 
     /// The bead at `row` (from a row of this index).
