@@ -123,12 +123,12 @@ impl Index {
             .collect();
         changed.sort_unstable();
         for r in (0..n).filter(|&r| !self.hidden[r]) {
-            for (_, k, target) in self.table.dependencies(r) {
+            for (k, target) in self.table.targets(r).enumerate() {
                 match target {
                     t if t != NO_ROW && !self.hidden[t as usize] => hit(t as usize),
                     _ if changed.is_empty() => {}
                     _ => {
-                        let id = self.table.string(k);
+                        let id = self.table.target_id(r, k);
                         if let Ok(at) = changed.binary_search_by(|(c, _)| (*c).cmp(id)) {
                             hit(changed[at].1);
                         }

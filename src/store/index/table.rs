@@ -394,6 +394,23 @@ impl Table {
         })
     }
 
+    /// Row `r`'s dependency targets as the table holds them ([`NO_ROW`] for one that
+    /// was not in it), read straight off their column, for a pass over every edge;
+    /// [`Table::target_id`] gives the id of one.
+    pub fn targets(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
+        let deps = self.deps(r);
+        let at = self.at.dep_target;
+        (self.raw.0.get(at + 4 * deps.start..at + 4 * deps.end))
+            .unwrap_or_default()
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The id of the `k`th dependency target of row `r`.
+    pub fn target_id(&self, r: usize, k: usize) -> &str {
+        self.str(self.strs(r).1 - self.deps(r).len() + k)
+    }
+
     pub fn created_us(&self, r: usize) -> i64 {
         self.i64_at(self.at.created, r)
     }
