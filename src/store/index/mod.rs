@@ -74,6 +74,62 @@ pub struct Index {
     base: Vec<u8>,
 }
 
+/// How many rows of one table depend on each of its rows, and on each id that is not
+/// in it (those a bead changed since may take), counting every row of the table.
+struct TableDependents {
+    /// The bytes of the table counted: held, so that no other table is ever read at
+    /// their place and taken for it.
+    of: Raw,
+    per_row: Vec<u32>,
+    /// Ids of beads depended on that were not in the table, sorted, with their counts.
+    dangling: Vec<(Box<str>, u32)>,
+}
+
+/// The dependent counts of the table this process counted last.
+static COUNTED: std::sync::Mutex<Option<Arc<TableDependents>>> = std::sync::Mutex::new(None);
+
+impl TableDependents {
+    /// The counts of `table`: those counted last when it is the same table, else
+    /// counted in one pass over its dependency columns.
+    fn of(table: &Table) -> Arc<TableDependents> {
+        let raw = table.raw();
+        let mut last = COUNTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(counted) = &*last
+            && Arc::ptr_eq(&counted.of.0, &raw.0)
+            && counted.of.1 == raw.1
+        {
+            return counted.clone();
+        }
+        let mut per_row = vec![0u32; table.len()];
+        let mut dangling: BTreeMap<&str, u32> = BTreeMap::new();
+        table.each_edge(|r, k, target| match per_row.get_mut(target as usize) {
+            Some(count) => *count += 1,
+            None => {
+                let id = table.target_id(r, k);
+                if !id.starts_with(crate::model::EXTERNAL_SCHEME) {
+                    *dangling.entry(id).or_default() += 1;
+                }
+            }
+        });
+        let counted = Arc::new(TableDependents {
+            of: raw.clone(),
+            per_row,
+            dangling: dangling.into_iter().map(|(id, n)| (id.into(), n)).collect(),
+        });
+        *last = Some(counted.clone());
+        counted
+    }
+
+    /// How many rows of the table depend on `id`, which is not in it.
+    fn dangling(&self, id: &str) -> u32 {
+        self.dangling
+            .binary_search_by(|(d, _)| (**d).cmp(id))
+            .map_or(0, |k| self.dangling[k].1)
+    }
+}
+
 impl Index {
     /// Every bead: those of the table in listing order (priority, then age, then id),
     /// then those changed since the table was written.
@@ -95,54 +151,56 @@ impl Index {
     }
 
     /// How many beads depend on each of `rows` (a dependency of any kind whose target
-    /// is in the store), in their order: [`BeadRow::dependencies`]' targets counted,
-    /// in one pass over the table's dependency columns that compares strings only for
-    /// the edges whose target changed since the table was written.
+    /// is in the store: [`BeadRow::dependencies`]' targets counted), in their order.
+    ///
+    /// The table's own counts are worked out once per table a process reads (a
+    /// long-lived one reads the same table call after call); the changes laid over it
+    /// are counted on top: the edges of the table rows they replaced taken out, their
+    /// own edges put in. So the cost follows the beads changed, not the store.
     pub fn dependents_of(&self, rows: &[Row]) -> Vec<usize> {
-        let mut wanted: Vec<usize> = rows.iter().map(|r| r.get()).collect();
+        let base = TableDependents::of(&self.table);
+        let n = self.table.len();
+        // What the table's counts say of the bead at row `r`: its own row's, or, for
+        // a bead changed since, that of the row it replaced or of its id.
+        let counted = |r: usize| -> i64 {
+            let table_row = |id| self.table.find(id).ok_or(id);
+            let at = if r < n {
+                Ok(r)
+            } else {
+                table_row(self.row(Row::at(r)).id())
+            };
+            i64::from(match at {
+                Ok(t) => base.per_row.get(t).copied().unwrap_or(0),
+                Err(id) => base.dangling(id),
+            })
+        };
+        let mut wanted: Vec<(usize, i64)> =
+            rows.iter().map(|r| (r.get(), counted(r.get()))).collect();
         wanted.sort_unstable();
         wanted.dedup();
-        let mut bits = vec![0u64; self.row_count().div_ceil(64)];
-        for &r in &wanted {
-            bits[r / 64] |= 1 << (r % 64);
-        }
-        let mut counts = vec![0usize; wanted.len()];
-        let mut hit = |r: usize| {
-            if bits.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
-                && let Ok(k) = wanted.binary_search(&r)
+        let mut add = |target: Option<BeadRow<'_>>, by: i64| {
+            if let Some(t) = target
+                && let Ok(k) = wanted.binary_search_by(|(w, _)| w.cmp(&t.row().get()))
             {
-                counts[k] += 1;
+                wanted[k].1 += by;
             }
         };
-        let n = self.table.len();
-        // A table edge whose target row changed (or was not in the table) points at a
-        // changed bead when it points anywhere: those wanted, by id.
-        let mut changed: Vec<(&str, usize)> = (wanted.iter())
-            .filter(|&&r| r >= n)
-            .map(|&r| (self.row(Row::at(r)).id(), r))
-            .collect();
-        changed.sort_unstable();
-        for r in (0..n).filter(|&r| !self.hidden[r]) {
-            for (k, target) in self.table.targets(r).enumerate() {
-                match target {
-                    t if t != NO_ROW && !self.hidden[t as usize] => hit(t as usize),
-                    _ if changed.is_empty() => {}
-                    _ => {
-                        let id = self.table.target_id(r, k);
-                        if let Ok(at) = changed.binary_search_by(|(c, _)| (*c).cmp(id)) {
-                            hit(changed[at].1);
-                        }
-                    }
-                }
+        for h in (0..n).filter(|&h| self.hidden[h]) {
+            for d in self.row(Row::at(h)).dependencies() {
+                add(d.target, -1);
             }
         }
         for s in self.changed_rows() {
-            for t in s.dependencies().filter_map(|d| d.target) {
-                hit(t.row().get());
+            for d in s.dependencies() {
+                add(d.target, 1);
             }
         }
         rows.iter()
-            .map(|r| wanted.binary_search(&r.get()).map_or(0, |k| counts[k]))
+            .map(|r| {
+                wanted
+                    .binary_search_by(|(w, _)| w.cmp(&r.get()))
+                    .map_or(0, |k| usize::try_from(wanted[k].1).unwrap_or(0))
+            })
             .collect()
     }
 
