@@ -68,6 +68,8 @@ pub struct Index {
     over: Vec<Summary>,
     /// Table rows replaced by [`Index::over`] or gone from the store.
     hidden: Vec<bool>,
+    /// The rows of [`Index::hidden`] that are set, in order.
+    replaced: Vec<usize>,
     mail: Section<MailSummary>,
     broken: Vec<Broken>,
     /// The tree the table was built from (its search text file must match it).
@@ -185,7 +187,7 @@ impl Index {
                 wanted[k].1 += by;
             }
         };
-        for h in (0..n).filter(|&h| self.hidden[h]) {
+        for &h in &self.replaced {
             for d in self.row(Row::at(h)).dependencies() {
                 add(d.target, -1);
             }
@@ -313,16 +315,17 @@ impl Index {
         broken: Vec<Broken>,
     ) -> Index {
         let mut hidden = vec![false; table.len()];
-        for id in changed.keys() {
-            if let Some(r) = table.find(id) {
-                hidden[r] = true;
-            }
+        let mut replaced: Vec<usize> = changed.keys().filter_map(|id| table.find(id)).collect();
+        replaced.sort_unstable();
+        for &r in &replaced {
+            hidden[r] = true;
         }
         Index {
             table,
             texts,
             over: changed.into_values().flatten().collect(),
             hidden,
+            replaced,
             mail: Section::default(),
             broken,
             base: Vec::new(),
