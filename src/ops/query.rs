@@ -289,8 +289,7 @@ impl Listing {
     pub fn total(&self) -> usize {
         *self.total.get_or_init(|| {
             let (query, filter) = &self.query;
-            let mut keep = query.keeper(&self.index, filter);
-            self.index.rows().filter(|&s| keep(s)).count()
+            query.count(&self.index, filter)
         })
     }
 }
@@ -311,6 +310,12 @@ enum Query {
 }
 
 impl Query {
+    /// How many beads of `index` it lists under `filter` (its limit aside).
+    fn count(self, index: &Index, filter: &ListFilter) -> usize {
+        let mut keep = self.keeper(index, filter);
+        index.rows().filter(|&s| keep(s)).count()
+    }
+
     /// Whether a bead is listed: a test whose memo (the blockers worked out so far)
     /// lives as long as it does.
     fn keeper<'a>(
@@ -450,6 +455,13 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
     Ok(listing(load_index(store)?, filter, Query::List, None))
+}
+
+/// How many beads `filter` keeps (its limit and order aside), counted without listing
+/// them, and the documents in the store that do not parse.
+pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
+    let index = load_index(store)?;
+    Ok((Query::List.count(&index, filter), index.broken().to_vec()))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
@@ -1204,6 +1216,8 @@ mod tests {
                         expected.truncate(limit);
                         assert_eq!(shown(&page), expected, "step {step}, filter {f}");
                         assert_eq!(page.total(), all.total(), "step {step}, filter {f}");
+                        let (counted, _) = count(&store, filter).expect("count");
+                        assert_eq!(counted, list(&store, &whole).expect("list").total());
                         for (id, count) in shown(&all) {
                             let plain = counts.get(&id).copied().unwrap_or(0);
                             assert_eq!(count, plain, "step {step}: {id}");
