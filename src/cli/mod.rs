@@ -24,6 +24,17 @@ use output::Out;
 #[command(name = "git-beads", bin_name = "git beads", version, about, long_about = None)]
 #[command(propagate_version = true, max_term_width = 100)]
 pub struct Cli {
+    /// The flags every command takes.
+    #[command(flatten)]
+    pub globals: Globals,
+    /// The command.
+    #[command(subcommand)]
+    pub command: c::Command,
+}
+
+/// The flags every command takes, before or after its name.
+#[derive(clap::Args, Debug, Default)]
+pub struct Globals {
     /// Print results as a versioned JSON document on stdout.
     #[arg(long, global = true)]
     pub json: bool,
@@ -50,9 +61,6 @@ pub struct Cli {
     /// passes it on every call) run unchanged.
     #[arg(long, global = true)]
     pub sandbox: bool,
-    /// The command.
-    #[command(subcommand)]
-    pub command: c::Command,
 }
 
 impl Cli {
@@ -61,12 +69,10 @@ impl Cli {
     /// is no agent name (the full parser then says so).
     fn for_hook(verb: c::session::SessionCommand) -> Option<Cli> {
         Some(Cli {
-            json: false,
-            quiet: false,
-            as_agent: agent_from_env()?,
-            as_person: false,
-            actor: None,
-            sandbox: false,
+            globals: Globals {
+                as_agent: agent_from_env()?,
+                ..Globals::default()
+            },
             command: c::Command::Session(verb),
         })
     }
@@ -111,8 +117,9 @@ impl Ctx {
 }
 
 /// Parses `std::env::args`, runs the command and turns the outcome into an exit code.
-/// A git hook called the way the shims call it, and a harness hook, skip the full
-/// parser ([`c::git_hook::quick`], [`c::session::quick`]).
+/// A git hook called the way the shims call it, a harness hook, and the reads bd's
+/// tools run most skip the full parser ([`c::git_hook::quick`],
+/// [`c::session::quick`], [`c::quick_read`]).
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(hook) = c::git_hook::quick(&args) {
@@ -122,6 +129,10 @@ pub fn main() -> ExitCode {
         && let Some(cli) = Cli::for_hook(verb)
     {
         return exit_code(run(cli), false);
+    }
+    if let Some(cli) = c::quick_read(&args) {
+        let json = cli.globals.json;
+        return exit_code(run(cli), json);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -135,7 +146,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let json = cli.json;
+    let json = cli.globals.json;
     exit_code(run(cli), json)
 }
 
@@ -158,9 +169,10 @@ fn exit_code(result: Result<(), CliError>, json: bool) -> ExitCode {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
-    let mut out = Out::new(cli.json, cli.quiet);
+    let Cli { globals, command } = cli;
+    let mut out = Out::new(globals.json, globals.quiet);
     // Commands that need no repository run before one is looked for.
-    let Some(command) = c::run_standalone(cli.command, &mut out)? else {
+    let Some(command) = c::run_standalone(command, &mut out)? else {
         return out.finish();
     };
     let cwd = std::env::current_dir()?;
@@ -180,9 +192,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     fold_commit_notes(&store);
     let ctx = Ctx {
         store,
-        as_agent: cli.as_agent,
-        as_person: cli.as_person,
-        actor: cli.actor,
+        as_agent: globals.as_agent,
+        as_person: globals.as_person,
+        actor: globals.actor,
     };
     c::run(&ctx, command, &mut out)?;
     out.finish()

@@ -67,6 +67,18 @@ impl Store {
         (dir, store)
     }
 
+    /// Commits what `op` stages, as a tester (for unit tests).
+    #[cfg(test)]
+    pub(crate) fn commit_for_tests(&self, mut op: impl FnMut(&mut super::Tx<'_>)) {
+        let actor = Actor::person("tester", "t@example.com");
+        self.transact(&actor, |tx| {
+            op(tx);
+            tx.set_message("test");
+            Ok::<_, StoreError>(())
+        })
+        .expect("commit");
+    }
+
     /// The directory shared by every worktree of the repository.
     pub fn common_dir(&self) -> &Path {
         self.repo.common_dir()

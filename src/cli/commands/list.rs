@@ -259,10 +259,10 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
     let shown = listing.beads().len();
     if shown == 0 {
         out.note(empty);
-    } else if listing.total > shown {
+    } else if listing.total() > shown {
         out.note(format!(
             "showing {shown} of {}; --limit 0 shows all",
-            listing.total
+            listing.total()
         ));
     }
     Ok(())
@@ -290,14 +290,12 @@ pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
 /// Runs `count`: how many beads the filters keep (every status but deleted by
 /// default, as bd counts).
 pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> {
-    let listing = ops::list(&ctx.store, &args.select.into_filter(args.status, true, 0))?;
-    out.warn_broken(&listing.broken);
+    let (count, broken) = ops::count(&ctx.store, &args.select.into_filter(args.status, true, 0))?;
+    out.warn_broken(&broken);
     if out.json {
-        return out.json(&wire::Count {
-            count: listing.total,
-        });
+        return out.json(&wire::Count { count });
     }
-    out.line(listing.total.to_string())
+    out.line(count.to_string())
 }
 
 /// Runs `children`: the descendants of a bead, as `list` prints them.

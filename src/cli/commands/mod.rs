@@ -292,6 +292,57 @@ pub enum Command {
     Quickstart(quickstart::Args),
 }
 
+/// The reads bd's tools run most, each with the arguments of its [`Command`].
+#[derive(Subcommand, Debug)]
+enum Read {
+    Show(show::Args),
+    List(list::ListArgs),
+    Ready(list::ReadyArgs),
+    Blocked(list::BlockedArgs),
+    Count(list::CountArgs),
+    Stats(stats::Args),
+}
+
+impl From<Read> for Command {
+    fn from(read: Read) -> Command {
+        match read {
+            Read::Show(a) => Command::Show(a),
+            Read::List(a) => Command::List(a),
+            Read::Ready(a) => Command::Ready(a),
+            Read::Blocked(a) => Command::Blocked(a),
+            Read::Count(a) => Command::Count(a),
+            Read::Stats(a) => Command::Stats(a),
+        }
+    }
+}
+
+/// The command line of one of the reads bd's tools run most (`ready`, `list`, `show`,
+/// `blocked`, `count`, `stats`, named first), parsed by a parser of those commands
+/// alone: building clap's tree of every command costs more than such a read does.
+/// The arguments are the very ones of the full parser ([`crate::cli::Globals`] and
+/// each command's own); `None` for any other line, and for one this parser refuses
+/// (a mistake, `--help`, `--version`), which the full parser then reads and answers.
+pub fn quick_read(argv: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
+    /// The full parser's globals, and the reads.
+    #[derive(clap::Parser)]
+    #[command(name = "git-beads", bin_name = "git beads")]
+    struct Reads {
+        #[command(flatten)]
+        globals: crate::cli::Globals,
+        #[command(subcommand)]
+        read: Read,
+    }
+    let name = argv.get(1)?.to_str()?;
+    if !<Read as Subcommand>::has_subcommand(name) {
+        return None;
+    }
+    let reads = <Reads as clap::Parser>::try_parse_from(argv).ok()?;
+    Some(crate::cli::Cli {
+        globals: reads.globals,
+        command: reads.read.into(),
+    })
+}
+
 /// Where to look for the store of `command`, when not in the current directory: the
 /// `cwd` a harness hook's input names (see [`session::hook_dir`]).
 pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliError> {
@@ -570,5 +621,61 @@ mod tests {
         );
         assert!(parse_dep("nope:bd-a1").is_err());
         assert!(parse_dep("bd-a1/..").is_err());
+    }
+
+    fn argv(line: &[&str]) -> Vec<std::ffi::OsString> {
+        std::iter::once("git-beads")
+            .chain(line.iter().copied())
+            .map(Into::into)
+            .collect()
+    }
+
+    #[test]
+    fn the_reads_parse_as_the_full_parser_parses_them() {
+        use clap::Parser as _;
+        for line in [
+            &["ready", "--json"][..],
+            &[
+                "ready", "-u", "-l", "a,b", "-t", "bug", "-p", "0,1", "-n", "5", "-q",
+            ],
+            &["ready", "--sort", "oldest", "--actor", "me", "--json"],
+            &[
+                "list",
+                "--json",
+                "--status",
+                "open,in_progress",
+                "-n",
+                "7",
+                "-r",
+            ],
+            &[
+                "list",
+                "--all",
+                "--sort",
+                "title",
+                "--tree=false",
+                "--sandbox",
+            ],
+            &["show", "bd-a1", "bd-b2", "--json"],
+            &["blocked", "--parent", "bd-a1", "--json"],
+            &["count", "--label-any", "x", "--json"],
+            &["stats", "--json", "--as-person"],
+        ] {
+            let quick = quick_read(&argv(line)).expect("read by the quick parser");
+            let full = crate::cli::Cli::try_parse_from(argv(line)).expect("full parser");
+            assert_eq!(format!("{quick:?}"), format!("{full:?}"), "{line:?}");
+        }
+        for line in [
+            &["ready", "--help"][..],
+            &["ready", "--version"],
+            &["list", "--no-such-flag"],
+            &["show"],
+            &["status", "--json"],
+            &["--json", "ready"],
+            &["create", "x"],
+            &[],
+        ] {
+            assert!(quick_read(&argv(line)).is_none(), "{line:?}");
+        }
     }
 }

@@ -68,21 +68,142 @@ pub struct Index {
     over: Vec<Summary>,
     /// Table rows replaced by [`Index::over`] or gone from the store.
     hidden: Vec<bool>,
+    /// The rows of [`Index::hidden`] that are set, in order.
+    replaced: Vec<usize>,
     mail: Section<MailSummary>,
     broken: Vec<Broken>,
     /// The tree the table was built from (its search text file must match it).
     base: Vec<u8>,
 }
 
+/// How many rows of one table depend on each of its rows, and on each id that is not
+/// in it (those a bead changed since may take), counting every row of the table.
+struct TableDependents {
+    /// The bytes of the table counted: held, so that no other table is ever read at
+    /// their place and taken for it.
+    of: Raw,
+    per_row: Vec<u32>,
+    /// Ids of beads depended on that were not in the table, sorted, with their counts.
+    dangling: Vec<(Box<str>, u32)>,
+}
+
+/// The dependent counts of the table this process counted last.
+static COUNTED: std::sync::Mutex<Option<Arc<TableDependents>>> = std::sync::Mutex::new(None);
+
+impl TableDependents {
+    /// The counts of `table`: those counted last when it is the same table, else
+    /// counted in one pass over its dependency columns.
+    fn of(table: &Table) -> Arc<TableDependents> {
+        let raw = table.raw();
+        let mut last = COUNTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(counted) = &*last
+            && Arc::ptr_eq(&counted.of.0, &raw.0)
+            && counted.of.1 == raw.1
+        {
+            return counted.clone();
+        }
+        let mut per_row = vec![0u32; table.len()];
+        let mut dangling: BTreeMap<&str, u32> = BTreeMap::new();
+        table.each_edge(|r, k, target| match per_row.get_mut(target as usize) {
+            Some(count) => *count += 1,
+            None => {
+                let id = table.target_id(r, k);
+                if !id.starts_with(crate::model::EXTERNAL_SCHEME) {
+                    *dangling.entry(id).or_default() += 1;
+                }
+            }
+        });
+        let counted = Arc::new(TableDependents {
+            of: raw.clone(),
+            per_row,
+            dangling: dangling.into_iter().map(|(id, n)| (id.into(), n)).collect(),
+        });
+        *last = Some(counted.clone());
+        counted
+    }
+
+    /// How many rows of the table depend on `id`, which is not in it.
+    fn dangling(&self, id: &str) -> u32 {
+        self.dangling
+            .binary_search_by(|(d, _)| (**d).cmp(id))
+            .map_or(0, |k| self.dangling[k].1)
+    }
+}
+
 impl Index {
     /// Every bead: those of the table in listing order (priority, then age, then id),
     /// then those changed since the table was written.
     pub fn rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
-        let n = self.table.len();
-        (0..n)
+        self.listed_rows().chain(self.changed_rows())
+    }
+
+    /// The beads of the table, in listing order: priority, then age, then id (the
+    /// order of a listing by priority, so its first page is read off the front).
+    pub fn listed_rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
+        (0..self.table.len())
             .filter(|&r| !self.hidden[r])
-            .chain(n..self.row_count())
             .map(|r| self.row(Row::at(r)))
+    }
+
+    /// The beads changed since the table was written, in no particular order.
+    pub fn changed_rows(&self) -> impl Iterator<Item = BeadRow<'_>> {
+        (self.table.len()..self.row_count()).map(|r| self.row(Row::at(r)))
+    }
+
+    /// How many beads depend on each of `rows` (a dependency of any kind whose target
+    /// is in the store: [`BeadRow::dependencies`]' targets counted), in their order.
+    ///
+    /// The table's own counts are worked out once per table a process reads (a
+    /// long-lived one reads the same table call after call); the changes laid over it
+    /// are counted on top: the edges of the table rows they replaced taken out, their
+    /// own edges put in. So the cost follows the beads changed, not the store.
+    pub fn dependents_of(&self, rows: &[Row]) -> Vec<usize> {
+        let base = TableDependents::of(&self.table);
+        let n = self.table.len();
+        // What the table's counts say of the bead at row `r`: its own row's, or, for
+        // a bead changed since, that of the row it replaced or of its id.
+        let counted = |r: usize| -> i64 {
+            let table_row = |id| self.table.find(id).ok_or(id);
+            let at = if r < n {
+                Ok(r)
+            } else {
+                table_row(self.row(Row::at(r)).id())
+            };
+            i64::from(match at {
+                Ok(t) => base.per_row.get(t).copied().unwrap_or(0),
+                Err(id) => base.dangling(id),
+            })
+        };
+        let mut wanted: Vec<(usize, i64)> =
+            rows.iter().map(|r| (r.get(), counted(r.get()))).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut add = |target: Option<BeadRow<'_>>, by: i64| {
+            if let Some(t) = target
+                && let Ok(k) = wanted.binary_search_by(|(w, _)| w.cmp(&t.row().get()))
+            {
+                wanted[k].1 += by;
+            }
+        };
+        for &h in &self.replaced {
+            for d in self.row(Row::at(h)).dependencies() {
+                add(d.target, -1);
+            }
+        }
+        for s in self.changed_rows() {
+            for d in s.dependencies() {
+                add(d.target, 1);
+            }
+        }
+        rows.iter()
+            .map(|r| {
+                wanted
+                    .binary_search_by(|(w, _)| w.cmp(&r.get()))
+                    .map_or(0, |k| usize::try_from(wanted[k].1).unwrap_or(0))
+            })
+            .collect()
     }
 
     /// The bead at `row` (from a row of this index).
@@ -194,16 +315,17 @@ impl Index {
         broken: Vec<Broken>,
     ) -> Index {
         let mut hidden = vec![false; table.len()];
-        for id in changed.keys() {
-            if let Some(r) = table.find(id) {
-                hidden[r] = true;
-            }
+        let mut replaced: Vec<usize> = changed.keys().filter_map(|id| table.find(id)).collect();
+        replaced.sort_unstable();
+        for &r in &replaced {
+            hidden[r] = true;
         }
         Index {
             table,
             texts,
             over: changed.into_values().flatten().collect(),
             hidden,
+            replaced,
             mail: Section::default(),
             broken,
             base: Vec::new(),
@@ -312,7 +434,7 @@ impl Index {
 mod tests {
     use super::super::tx::Staged;
     use super::*;
-    use crate::model::{Actor, BeadId};
+    use crate::model::BeadId;
 
     fn store() -> (tempfile::TempDir, Store) {
         Store::temp_for_tests()
@@ -351,15 +473,8 @@ mod tests {
     }
 
     /// Commits what `op` stages, as a tester.
-    fn commit(store: &Store, mut op: impl FnMut(&mut super::super::Tx<'_>)) {
-        let actor = Actor::person("tester", "t@example.com");
-        store
-            .transact(&actor, |tx| {
-                op(tx);
-                tx.set_message("test");
-                Ok::<_, StoreError>(())
-            })
-            .expect("commit");
+    fn commit(store: &Store, op: impl FnMut(&mut super::super::Tx<'_>)) {
+        store.commit_for_tests(op);
     }
 
     fn now() -> Timestamp {

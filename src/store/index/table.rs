@@ -451,6 +451,38 @@ impl Table {
         })
     }
 
+    /// Every dependency edge of the table, row by row: `f(row, k, target)` for the
+    /// `k`th edge of `row`, with its target as the table holds it ([`NO_ROW`] for one
+    /// that was not in it). The columns are read straight through, for a pass over
+    /// every edge; [`Table::target_id`] gives the id of a target.
+    pub fn each_edge(&self, mut f: impl FnMut(usize, usize, u32)) {
+        let column = |at: usize, len: usize| self.raw.0.get(at..at + 4 * len).unwrap_or_default();
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+        let starts = column(self.at.dep_start, self.rows + 1);
+        let targets = column(
+            self.at.dep_target,
+            self.u32_at(self.at.dep_start, self.rows) as usize,
+        );
+        let mut start = 0;
+        for (r, end) in starts.chunks_exact(4).skip(1).map(word).enumerate() {
+            let edges = targets.get(4 * start..4 * end).unwrap_or_default();
+            for (k, t) in edges.chunks_exact(4).enumerate() {
+                f(r, k, word(t) as u32);
+            }
+            start = end;
+        }
+    }
+
+    /// The id of the `k`th dependency target of row `r`.
+    pub fn target_id(&self, r: usize, k: usize) -> &str {
+        self.str(self.strs(r).1 - self.deps(r).len() + k)
+    }
+
+    /// The bytes the table is read from (what tells one table from another).
+    pub fn raw(&self) -> &Raw {
+        &self.raw
+    }
+
     pub fn created_us(&self, r: usize) -> i64 {
         self.i64_at(self.at.created, r)
     }
