@@ -12,9 +12,9 @@
 //!
 //! It prints figures and never fails on a slow one: total wall time, syncs/s,
 //! acknowledged claims/s, the median and maximum of one sync, failed syncs, beads
-//! acknowledged to two claimers, whether every clone holds the same tree with every
-//! bead after a final round of syncs, and the beads refs the remote advertises after
-//! the run, before and after `git beads remote prune`. With `--baseline-bin`, another
+//! acknowledged to two claimers, the beads refs the remote advertises right after the
+//! run, before and after `git beads remote prune`, and whether every clone holds the
+//! same tree with every bead after a final round of syncs. With `--baseline-bin`, another
 //! build (an older design) runs the same workload right after each fleet, clone count
 //! by clone count, and gets a table of its own. Stores are built under a scratch
 //! directory (default `$TMPDIR/git-beads-fleet`), never in the repository.
@@ -287,7 +287,6 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
     }
     let claims: usize = holders.values().sum();
     let doubled = holders.values().filter(|&&k| k > 1).count();
-    let converged = converged(&env, &clones, 2 * n * rounds)?;
     let before = env.advertised(&remote)?;
     // A design without `remote prune` has nothing to prune.
     let pruned = env
@@ -297,6 +296,7 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
         .and_then(|v| v["removed"].as_array().map(|r| r.len().to_string()))
         .unwrap_or_else(|| "(no prune)".into());
     let after = env.advertised(&remote)?;
+    let converged = converged(&env, &clones, 2 * n * rounds)?;
     let max = syncs.iter().max().copied().unwrap_or_default();
     let count = syncs.len();
     let secs = wall.as_secs_f64();
