@@ -89,13 +89,17 @@ fn shim_dirs(sb: &Sandbox, repo: &Repo, commits: &[String], session: &str) -> Ve
 /// queues the commit when prepare-commit-msg left `beads/commit-pending`.
 const OLD_POST_COMMIT: &str = r#"d=${GIT_DIR:-.git}; [ -d "$d" ] || d=$(git rev-parse --git-dir) || exit 0; c=$d; if [ -f "$d/commondir" ]; then read -r c < "$d/commondir"; case $c in /*) ;; *) c=$d/$c ;; esac; fi; if [ -s "$d/beads/commit-pending" ] && [ -z "$GIT_BEADS_SYNC" ]; then read -r who < "$d/beads/commit-pending"; : > "$d/beads/commit-pending"; h=; read -r h < "$d/HEAD"; case $h in "ref: refs/heads/"*) r=${h#ref: }; h=; [ -f "$c/$r" ] && read -r h < "$c/$r" ;; esac; case $h in *[!0-9a-f]* | "") h=$(git rev-parse -q --verify HEAD) ;; esac; [ -n "$h" ] && echo "$who" > "$c/beads/notes-queue.d/$h"; fi; :"#;
 
-/// Runs the post-commit shim of earlier versions as git runs it for a commit in the
-/// git dir `dir`.
-fn run_shim(repo: &Repo, dir: &Path) {
+/// Writes the post-commit shim of earlier versions as a script, and returns its path.
+fn old_shim(repo: &Repo) -> PathBuf {
     let hook = repo.common_dir().join("old-post-commit");
-    if !hook.exists() {
-        write_script(&hook, &format!("#!/bin/sh\n{OLD_POST_COMMIT}\n"));
-    }
+    write_script(&hook, &format!("#!/bin/sh\n{OLD_POST_COMMIT}\n"));
+    hook
+}
+
+/// Runs `hook` (see [`old_shim`], written once before any thread runs it: a script
+/// run while another thread writes it fails) as git runs it for a commit in the git
+/// dir `dir`.
+fn run_shim(repo: &Repo, hook: &Path, dir: &Path) {
     let out = repo
         .command(hook.to_str().expect("utf-8"))
         .env("GIT_DIR", dir)
@@ -167,12 +171,24 @@ fn assert_noted_once(repo: &Repo, commits: &[String], session: &str) {
     assert!(left.is_empty(), "left in the queue: {left:?}");
 }
 
+/// Sets its flag when dropped, so a thread folding until the racers are done stops
+/// however they end: a racer that panics would otherwise leave it folding forever and
+/// the test hanging instead of failing.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 #[test]
 fn earlier_post_commit_shims_racing_folds_lose_no_note() {
     let sb = Sandbox::new();
     let (repo, session) = hooked_session(&sb);
     let commits = make_commits(&repo, count(160, 1000));
     let dirs = shim_dirs(&sb, &repo, &commits, &session);
+    let hook = old_shim(&repo);
     let shims = 4;
     let done = AtomicBool::new(false);
     let mut folds = 0;
@@ -185,12 +201,13 @@ fn earlier_post_commit_shims_racing_folds_lose_no_note() {
             }
             n
         });
+        let stop = StopOnDrop(&done);
         on_threads(0..shims, |t| {
             for dir in dirs.iter().skip(t).step_by(shims) {
-                run_shim(&repo, dir);
+                run_shim(&repo, &hook, dir);
             }
         });
-        done.store(true, Ordering::Relaxed);
+        drop(stop);
         folds = folder.join().expect("the folding thread");
     });
     fold(&repo);
@@ -223,6 +240,7 @@ fn commits_in_several_worktrees_racing_folds_all_get_their_notes() {
                 fold(&repo);
             }
         });
+        let stop = StopOnDrop(&done);
         made = on_threads(&worktrees, |(wt, _)| {
             (0..each)
                 .map(|i| {
@@ -232,7 +250,7 @@ fn commits_in_several_worktrees_racing_folds_all_get_their_notes() {
                 })
                 .collect()
         });
-        done.store(true, Ordering::Relaxed);
+        drop(stop);
         folder.join().expect("the folding thread");
     });
     for ((wt, session), commits) in worktrees.iter().zip(&made) {
@@ -319,13 +337,14 @@ fn folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note() {
     let commits = make_commits(&repo, (trials + 1) * per_trial);
     let dirs = shim_dirs(&sb, &repo, &commits, &session);
     let batches: Vec<&[PathBuf]> = dirs.chunks(per_trial).collect();
+    let hook = old_shim(&repo);
     folds_killed_at_random(
         &repo,
         "folds_of_an_earlier_shims_queue_killed_at_random_moments_lose_no_note",
         trials,
         |i| {
             for dir in batches[i] {
-                run_shim(&repo, dir);
+                run_shim(&repo, &hook, dir);
             }
         },
     );
