@@ -309,7 +309,7 @@ impl DepKind {
     }
 
     /// What a dependency of this kind says of the bead that has it, read as
-    /// "A <relation> B": "depends on" for `blocks` (A waits on B), "is a child of" …
+    /// "A `<relation>` B": "depends on" for `blocks` (A waits on B), "is a child of" …
     pub fn relation(self) -> &'static str {
         match self {
             DepKind::Blocks => "depends on",

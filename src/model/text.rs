@@ -99,13 +99,13 @@ pub fn check_name(what: &'static str, value: &str) -> Result<(), TextError> {
 }
 
 /// Checks one line of text that is not a title (a message's subject): not empty, no
-/// control characters, at most [`MAX_TITLE`] bytes.
+/// control characters, at most `MAX_TITLE` bytes.
 pub fn check_line(what: &'static str, value: &str) -> Result<(), TextError> {
     check_single_line(what, value, MAX_TITLE)
 }
 
 /// Checks a title that may hold line breaks (a tombstone's, kept as it was deleted):
-/// not empty, at most [`MAX_TITLE`] bytes, no control characters but line breaks and tabs.
+/// not empty, at most `MAX_TITLE` bytes, no control characters but line breaks and tabs.
 pub fn check_title_lines(value: &str) -> Result<(), TextError> {
     if value.trim().is_empty() {
         return Err(TextError::Empty { what: "title" });
@@ -114,7 +114,7 @@ pub fn check_title_lines(value: &str) -> Result<(), TextError> {
 }
 
 /// Checks multi-line text (a description, a comment): control characters other than
-/// newline and tab are refused, and so is text over [`MAX_TEXT`].
+/// newline and tab are refused, and so is text over `MAX_TEXT`.
 pub fn check_text(what: &'static str, value: &str) -> Result<(), TextError> {
     check_lines(what, value, MAX_TEXT)
 }

@@ -19,7 +19,7 @@ pub enum Invalid {
     /// A piece of its text breaks a rule.
     #[error(transparent)]
     Text(#[from] TextError),
-    /// Its priority is outside 0 … [`MAX_PRIORITY`].
+    /// Its priority is outside 0 … `MAX_PRIORITY`.
     #[error("priority {0} is out of range (0 = critical … 4 = backlog)")]
     Priority(u8),
 }

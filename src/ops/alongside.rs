@@ -116,7 +116,7 @@ pub struct PushedAlong {
 /// its `refs/beads/main` is left as it is and the store goes to this clone's replica
 /// ref there instead (any clone's next sync merges the two). Returns `None` when there is nothing to
 /// do: no store here, or the push goes to a URL rather than a configured remote; an
-/// actor without the `sync` capability gets [`AgentError::NotPermitted`] and nothing
+/// actor without the `sync` capability gets [`super::AgentError::NotPermitted`] and nothing
 /// is folded or pushed.
 pub fn push_alongside(
     store: &Store,

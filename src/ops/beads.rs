@@ -507,7 +507,7 @@ pub fn close_with_output(
 }
 
 /// [`close`], acknowledged only once `remote` holds it, with the beads' claim refs
-/// there deleted (see [`super::claim::finish_on`]). Wisp steps never leave this
+/// there deleted (see `claim::finish_on`). Wisp steps never leave this
 /// machine and are closed here only.
 pub fn close_on(
     store: &Store,
@@ -586,7 +586,7 @@ pub fn release(
 }
 
 /// [`release`], acknowledged only once `remote` holds it, with the beads' claim refs
-/// there deleted (see [`super::claim::finish_on`]): a bead that was finished or
+/// there deleted (see `claim::finish_on`): a bead that was finished or
 /// released there is seen so, and refused.
 pub fn release_on(
     store: &Store,

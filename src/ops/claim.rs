@@ -301,7 +301,7 @@ fn finished_claims(
 }
 
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms
-/// first (see [`claim_on_remote`]).
+/// first (see `claim_on_remote`).
 pub fn update_on(
     store: &Store,
     actor: &Actor,
@@ -320,7 +320,7 @@ pub fn update_on(
 }
 
 /// `sling` (see [`super::sling`]) once `remote` holds the claim of the bead for the
-/// agent (see [`claim_on_remote`]).
+/// agent (see `claim_on_remote`).
 pub fn sling_on(
     store: &Store,
     actor: &Actor,

@@ -677,8 +677,8 @@ fn spread(index: &Index, candidates: Vec<String>, claimer: &str) -> Option<Strin
 const REMOTE_CLAIM_TRIES: usize = 10;
 
 /// Claims the first ready bead for `actor` on `remote` (see
-/// [`super::claim::claim_on_remote`]): a bead someone else won there is left for the
-/// next, up to [`REMOTE_CLAIM_TRIES`] of them, after which the last loss is returned.
+/// `claim::claim_on_remote`): a bead someone else won there is left for the
+/// next, up to `REMOTE_CLAIM_TRIES` of them, after which the last loss is returned.
 /// Returns `None` when nothing is ready.
 pub fn ready_claim_on(
     store: &Store,

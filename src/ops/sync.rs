@@ -177,7 +177,7 @@ pub(crate) fn pick_remote(store: &Store, remote: Option<&str>) -> Result<String>
     Ok(name)
 }
 
-/// Adds the beads fetch refspecs to remote `name` (see [`Store::setup_remote`]);
+/// Adds the beads fetch refspecs to remote `name` (see `Store::setup_remote`);
 /// returns whether anything was added.
 pub fn setup_remote(store: &Store, name: &str) -> Result<bool> {
     Ok(store.setup_remote(name)?)

@@ -125,7 +125,7 @@ impl Store {
 }
 
 /// A file being written beside the path it replaces: a temporary file in the same
-/// directory, renamed over the path by [`Replacement::commit`] once complete, so that
+/// directory, renamed over the path by `Replacement::commit` once complete, so that
 /// a reader sees the old file or the whole new one, never a part. Dropped before
 /// that, the temporary file goes.
 pub struct Replacement {

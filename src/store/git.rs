@@ -31,7 +31,7 @@ pub struct RefPush {
 
 /// The plain git of the repository around the store: its config, its hooks
 /// directory, the state of HEAD and of a rebase, commit-message trailers, `worktree
-/// add` and pushes (see [`Store::git`]).
+/// add` and pushes (see `Store::git`).
 pub struct Git<'r> {
     repo: &'r gix::Repository,
 }

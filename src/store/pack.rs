@@ -477,7 +477,7 @@ impl Store {
     }
 
     /// Writes the objects `buffered` holds in memory into this repository, as one pack
-    /// when there are [`PACK_THRESHOLD`] or more, else as loose objects; synced as the
+    /// when there are `PACK_THRESHOLD` or more, else as loose objects; synced as the
     /// fsync policy asks. Afterwards `buffered` writes straight to disk.
     pub fn write_buffered(&self, buffered: &mut Store) -> Result<(), StoreError> {
         let Some(memory) = buffered.repo.objects.take_object_memory() else {

@@ -190,6 +190,8 @@ pub enum Command {
     /// PATH and looks there for every <prefix>/bin on PATH, so nothing else needs
     /// configuring, and `git help beads` and `git beads --help` open git-beads(1). Run it
     /// again after an upgrade; it only rewrites pages that changed.
+    // The text is the command's help too, where `<prefix>` is a placeholder, not HTML.
+    #[allow(rustdoc::invalid_html_tags)]
     InstallMan(install_man::Args),
     /// Manage agents: persistent identities with a hook, a parent and a budget.
     #[command(subcommand)]
