@@ -132,3 +132,35 @@ fn a_packed_refs_lock_left_by_a_killed_git_does_not_block_writes() {
     assert_eq!(repo.all_beads().len(), 2, "{id} is stored");
     repo.assert_fsck_clean();
 }
+
+/// A `git fetch` killed while it updated the tracking ref of a claim on the remote
+/// leaves git's `.lock` beside it; the next sync clears it once it is stale instead
+/// of failing on it for good.
+#[test]
+fn a_tracking_ref_lock_left_by_a_killed_fetch_does_not_block_syncs() {
+    let sb = Sandbox::new();
+    let (remote, a) = sb.remote_with_store("origin");
+    let b = sb.synced_clone(&remote, "b", "bob");
+    let id = b.create("claimed on the remote", &[]);
+    b.sync();
+    b.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    let claims = a.common_dir().join("refs/beads/remotes/origin/claims");
+    std::fs::create_dir_all(&claims).expect("the tracking folder");
+    let lock = claims.join(format!("{id}.lock"));
+    std::fs::write(&lock, "").expect("plant a lock");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .and_then(|f| f.set_modified(old))
+        .expect("age the lock");
+    a.sync();
+    assert!(!lock.exists(), "the stale lock is gone");
+    let tracked = a.git(&["show-ref"]);
+    assert!(
+        tracked.contains(&format!("remotes/origin/claims/{id}")),
+        "{tracked}"
+    );
+    assert_eq!(a.all_beads().len(), 1);
+    a.assert_fsck_clean();
+}

@@ -367,11 +367,10 @@ impl Store {
         timeout: Option<std::time::Duration>,
     ) -> Result<Option<ObjectId>, StoreError> {
         self.git().check_remote(name)?;
-        // A fetch killed while updating a tracking ref leaves git's `.lock` beside it,
-        // and every later fetch would fail on it: clear it once it is stale.
-        for tracking in [refs::tracking_main(name), refs::tracking_notes(name)] {
-            self.clear_stale_ref_lock(&tracking)?;
-        }
+        // A fetch killed while updating a tracking ref (its main, notes, a replica's,
+        // a claim's) leaves git's `.lock` beside it, and every later fetch would fail
+        // on it: clear each once it is stale.
+        self.clear_stale_ref_locks_under(&format!("{}{name}/", refs::TRACKING_PREFIX))?;
         let mut args: Vec<String> = [
             // git checks every object it receives, as `transfer.fsckObjects` would:
             // [`Store::check_remote_tree`] sees only the tip, and a tree holding

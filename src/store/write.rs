@@ -26,6 +26,23 @@ impl Store {
         Ok(())
     }
 
+    /// [`Store::clear_stale_ref_lock`] for every ref under `prefix` (a namespace ending
+    /// in `/`) that has a `.lock` beside it, and for `packed-refs`.
+    pub(crate) fn clear_stale_ref_locks_under(&self, prefix: &str) -> Result<(), StoreError> {
+        let common = self.common_dir();
+        clear_stale_lock(&common.join(format!("{}.lock", refs::PACKED_REFS)))?;
+        for entry in walkdir::WalkDir::new(common.join(prefix))
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            if entry.file_type().is_file() && entry.path().extension().is_some_and(|x| x == "lock")
+            {
+                clear_stale_lock(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes `writes` (blobs, subtrees, removals by path) on top of `base`; returns the
     /// new tree.
     ///
