@@ -111,6 +111,17 @@ fn readers_never_miss_an_object_while_packs_are_merged_away() {
     repo.assert_fsck_clean();
 }
 
+/// Leaves an empty `lock` five seconds old, as a git killed while holding it does.
+fn plant_stale_lock(lock: &std::path::Path) {
+    std::fs::write(lock, "").expect("plant a lock");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(lock)
+        .and_then(|f| f.set_modified(old))
+        .expect("age the lock");
+}
+
 /// A `git fetch --prune` killed while it rewrites `packed-refs` leaves git's lock on
 /// it, and a packed store ref cannot be updated while it is there: once the lock is
 /// older than git itself waits for one, writes take it for stale and go on.
@@ -120,13 +131,7 @@ fn a_packed_refs_lock_left_by_a_killed_git_does_not_block_writes() {
     repo.create("before", &[]);
     repo.git(&["pack-refs", "--all"]);
     let lock = repo.common_dir().join("packed-refs.lock");
-    std::fs::write(&lock, "").expect("plant a lock");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(&lock)
-        .and_then(|f| f.set_modified(old))
-        .expect("age the lock");
+    plant_stale_lock(&lock);
     let id = repo.create("after", &[]);
     assert!(!lock.exists(), "the stale lock is gone");
     assert_eq!(repo.all_beads().len(), 2, "{id} is stored");
@@ -147,13 +152,7 @@ fn a_tracking_ref_lock_left_by_a_killed_fetch_does_not_block_syncs() {
     let claims = a.common_dir().join("refs/beads/remotes/origin/claims");
     std::fs::create_dir_all(&claims).expect("the tracking folder");
     let lock = claims.join(format!("{id}.lock"));
-    std::fs::write(&lock, "").expect("plant a lock");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(&lock)
-        .and_then(|f| f.set_modified(old))
-        .expect("age the lock");
+    plant_stale_lock(&lock);
     a.sync();
     assert!(!lock.exists(), "the stale lock is gone");
     let tracked = a.git(&["show-ref"]);
