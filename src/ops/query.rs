@@ -456,12 +456,23 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
-/// `filter` as the project's settings complete it: the statuses and types it names
+/// The beads part of the index and the project's own types and statuses, both read
+/// at one head (one ref read for the two).
+fn index_and_words(store: &Store) -> Result<(Index, Vocabulary)> {
+    let head = store.require_head()?;
+    let settings = store
+        .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
+        .unwrap_or_default();
+    Ok((
+        store.index_parts(&head, &[Part::Beads])?,
+        Vocabulary::of(&settings),
+    ))
+}
+
+/// `filter` as the project's words complete it: the statuses and types it names
 /// must be built in or the project's own, and a listing that names no status leaves
-/// out the project's done and frozen statuses (bd's categories). Returns the words
-/// too, read once.
-fn completed(store: &Store, filter: &ListFilter) -> Result<(ListFilter, Vocabulary)> {
-    let words = super::vocabulary(store)?;
+/// out the project's done and frozen statuses (bd's categories).
+fn completed(words: &Vocabulary, filter: &ListFilter) -> Result<ListFilter> {
     for &k in filter.kinds.iter().chain(&filter.exclude_kinds) {
         words.check_type(k)?;
     }
@@ -475,20 +486,25 @@ fn completed(store: &Store, filter: &ListFilter) -> Result<(ListFilter, Vocabula
             .flat_map(|c| words.statuses_in(c))
             .collect();
     }
-    Ok((filter, words))
+    Ok(filter)
 }
 
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (filter, _) = &completed(store, filter)?;
-    Ok(listing(load_index(store)?, filter, Query::List, None))
+    let (index, words) = index_and_words(store)?;
+    Ok(listing(
+        index,
+        &completed(&words, filter)?,
+        Query::List,
+        None,
+    ))
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
 /// them, and the documents in the store that do not parse.
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
-    let (filter, _) = &completed(store, filter)?;
-    let index = load_index(store)?;
+    let (index, words) = index_and_words(store)?;
+    let filter = &completed(&words, filter)?;
     Ok((Query::List.count(&index, filter), index.broken().to_vec()))
 }
 
@@ -601,11 +617,11 @@ fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> 
 /// transitively, that `filter` keeps (epics and molecules are left out: their open
 /// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (filter, words) = &completed(store, filter)?;
-    let index = load_index(store)?;
+    let (index, words) = index_and_words(store)?;
+    let filter = &completed(&words, filter)?;
     Ok(listing(
         index,
-        &open_only(filter, words),
+        &open_only(filter, &words),
         Query::Ready,
         None,
     ))
@@ -896,11 +912,11 @@ pub struct Stats {
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
 /// for the ready and the blocked.
 pub fn stats(store: &Store) -> Result<Stats> {
-    let index = load_index(store)?;
+    let (index, words) = index_and_words(store)?;
     let children = epic_children(&index);
     let mut st = Stats::default();
     let mut blockers = Blockers::new(&index);
-    let ready = open_only(&ListFilter::default(), &super::vocabulary(store)?);
+    let ready = open_only(&ListFilter::default(), &words);
     let mut lead_us = 0i128;
     for s in index.rows() {
         let status = s.status();
