@@ -592,19 +592,47 @@ fn dependencies_add_remove_and_tree() {
     repo.beads(&["dep", "add", &b, &a]);
     assert_eq!(repo.store_head(), head);
 
+    // bd's flat tree: the bead asked about first, each node followed by those below
+    // it, every node a bead in full with its depth, the node above and the edge.
     let v = repo.beads_json(&["dep", "tree", &c]);
-    let root = &v["tree"];
+    let nodes = v.as_array().expect("a bare array, as bd prints it");
+    let at = |id: &str| {
+        nodes
+            .iter()
+            .find(|n| n["id"] == id)
+            .unwrap_or_else(|| panic!("{id} in {v}"))
+    };
+    assert_eq!(nodes.len(), 4, "{v}");
+    let root = &nodes[0];
     assert_eq!(root["id"], c.as_str());
     assert_eq!(root["title"], "C");
     assert_eq!(root["status"], "open");
-    let kids = root["depends_on"].as_array().expect("depends_on");
-    assert_eq!(kids.len(), 2, "{v}");
-    let via_b = kids.iter().find(|k| k["id"] == b.as_str()).expect("b");
-    assert_eq!(via_b["type"], "blocks");
-    assert_eq!(via_b["depends_on"][0]["id"], a.as_str());
-    assert_eq!(via_b["depends_on"][0]["type"], "blocks");
-    let via_d = kids.iter().find(|k| k["id"] == d.as_str()).expect("d");
-    assert_eq!(via_d["type"], "related");
+    assert_eq!(root["issue_type"], "task");
+    assert_eq!(root["depth"], 0);
+    assert_eq!(root["parent_id"], "");
+    assert_eq!(root["truncated"], false);
+    assert_eq!(root.get("edge_from_parent"), None);
+    assert_eq!(root["dependency_count"], 2);
+    let via_b = at(&b);
+    assert_eq!(
+        (
+            &via_b["depth"],
+            &via_b["parent_id"],
+            &via_b["edge_from_parent"]
+        ),
+        (&1.into(), &c.as_str().into(), &"blocks".into())
+    );
+    let via_d = at(&d);
+    assert_eq!(via_d["edge_from_parent"], "related");
+    assert_eq!(via_d["depth"], 1);
+    // A, reached through B and through D, is listed once, below the first of them.
+    let under = at(&a);
+    assert_eq!((&under["depth"], &under["title"]), (&2.into(), &"A".into()));
+    let above = nodes
+        .iter()
+        .position(|n| n["id"] == under["parent_id"])
+        .expect("A's parent is listed");
+    assert_eq!(nodes[above + 1]["id"], a.as_str(), "depth first: {v}");
     let text = repo.beads(&["dep", "tree", &c]);
     assert!(text.lines().count() >= 4, "{text}");
     assert!(text.contains(&a) && text.contains("[blocks]"), "{text}");
@@ -646,7 +674,7 @@ fn dependencies_add_remove_and_tree() {
     assert_eq!(repo.store_head(), head);
     repo.beads(&["dep", "remove", &c, &b]);
     let v = repo.beads_json(&["dep", "tree", &c]);
-    assert_eq!(v["tree"]["depends_on"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v.as_array().map(Vec::len), Some(2), "C and D: {v}");
 }
 
 #[test]

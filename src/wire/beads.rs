@@ -1,6 +1,8 @@
 //! The documents about beads: one bead, many, summaries, the blocker graph,
 //! comments, labels.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::bead::{Bead as WireBead, Brief, Comment as WireComment, DepRecord, bead, parent_of};
@@ -308,48 +310,105 @@ impl Documented for CommentAdded<'_> {
     };
 }
 
-/// One node of a dependency tree.
+/// One bead of a dependency tree, as bd's `dep tree` lists it: the bead in full, how
+/// deep it lies, the bead above it and how that one depends on it.
 #[derive(Serialize)]
-pub struct Node<'a> {
-    id: &'a str,
+pub struct TreeNode<'a> {
+    #[serde(flatten)]
+    bead: NodeBead<'a>,
+    depth: usize,
+    parent_id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<Status>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<DepKind>,
-    depends_on: Vec<Node<'a>>,
+    edge_from_parent: Option<DepKind>,
+    truncated: bool,
 }
 
-impl<'a> From<&'a DepNode> for Node<'a> {
-    fn from(n: &'a DepNode) -> Self {
-        Node {
-            id: &n.id,
-            title: n.title.as_deref(),
-            status: n.status,
-            kind: n.kind,
-            depends_on: n.children.iter().map(Node::from).collect(),
+/// The bead of a tree node: in full where it exists, its id and `missing` where a
+/// dependency names a bead the store does not hold.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum NodeBead<'a> {
+    Found(Box<WireBead<'a>>),
+    Missing { id: &'a str, missing: bool },
+}
+
+/// What `dep tree` prints: a bare array of the tree's nodes, the bead asked about
+/// first, each node followed by the nodes below it, each bead once (bd's flat tree).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct DepTree<'a>(pub Vec<TreeNode<'a>>);
+
+impl<'a> DepTree<'a> {
+    /// The nodes of `tree`, with the beads of `beads` (every bead of the tree the
+    /// store holds) in full.
+    pub fn new(tree: &'a DepNode, beads: &'a [Bead]) -> Self {
+        let by_id: HashMap<&str, &Bead> = beads.iter().map(|b| (b.id.as_str(), b)).collect();
+        let mut flat = Flat {
+            beads: by_id,
+            shown: HashSet::new(),
+            nodes: Vec::new(),
+        };
+        flat.add(tree, 0, "");
+        DepTree(flat.nodes)
+    }
+}
+
+/// A tree being laid flat.
+struct Flat<'a> {
+    beads: HashMap<&'a str, &'a Bead>,
+    shown: HashSet<&'a str>,
+    nodes: Vec<TreeNode<'a>>,
+}
+
+impl<'a> Flat<'a> {
+    /// Adds `n` and the nodes below it, unless its bead is already in.
+    fn add(&mut self, n: &'a DepNode, depth: usize, parent_id: &'a str) {
+        if !self.shown.insert(&n.id) {
+            return;
+        }
+        let bead = match self.beads.get(n.id.as_str()) {
+            Some(b) => NodeBead::Found(Box::new(WireBead::plain(b))),
+            None => NodeBead::Missing {
+                id: &n.id,
+                missing: true,
+            },
+        };
+        self.nodes.push(TreeNode {
+            bead,
+            depth,
+            parent_id,
+            edge_from_parent: n.kind,
+            truncated: false,
+        });
+        for c in &n.children {
+            self.add(c, depth + 1, &n.id);
         }
     }
 }
 
-/// What `dep tree` prints.
-#[derive(Serialize)]
-pub struct DepTree<'a> {
-    /// The tree, rooted at the bead asked about.
-    pub tree: Node<'a>,
-}
-
 impl Documented for DepTree<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::List,
         commands: "dep tree",
-        fields: &[Field::noted(
-            "tree",
-            ": {id, title, status, type, depends_on: [...]}",
-        )],
+        fields: DEP_TREE_FIELDS,
     };
 }
+
+/// The fields of a tree node: a bead's, then where it lies in the tree.
+const DEP_TREE_FIELDS: &[Field] = &{
+    let mut fields = [Field::new("id"); BEAD_FIELDS.len() + 5];
+    let mut i = 0;
+    while i < BEAD_FIELDS.len() {
+        fields[i] = BEAD_FIELDS[i];
+        i += 1;
+    }
+    fields[i] = Field::new("depth");
+    fields[i + 1] = Field::noted("parent_id", "(empty for the bead asked about)");
+    fields[i + 2] = Field::optional_noted("edge_from_parent", ": how parent_id depends on it");
+    fields[i + 3] = Field::new("truncated");
+    fields[i + 4] = Field::optional_noted("missing", ": true where the bead is not in the store");
+    fields
+};
 
 /// A bead's labels, sorted, a bare array of strings: `label list`.
 #[derive(Serialize)]
@@ -566,4 +625,54 @@ impl Documented for DepCycles<'_> {
         commands: "dep cycles",
         fields: &[],
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: &str, kind: Option<DepKind>, held: bool, children: Vec<DepNode>) -> DepNode {
+        DepNode {
+            id: id.to_owned(),
+            title: held.then(|| id.to_owned()),
+            status: held.then_some(Status::Open),
+            kind,
+            children,
+        }
+    }
+
+    /// bd lists each bead of a tree once, below the first node that reaches it; a
+    /// dependency on a bead the store lacks is a node with its id and `missing`.
+    #[test]
+    fn a_tree_is_laid_flat_each_bead_once() {
+        let bead = |id: &str| -> Bead {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "title": id, "status": "open", "priority": 2, "type": "task",
+                "created_at": "2026-01-01T00:00:00Z", "created_by": "ann",
+                "updated_at": "2026-01-01T00:00:00Z", "updated_by": "ann",
+            }))
+            .expect("a document")
+        };
+        let beads = [bead("bd-a1"), bead("bd-b2")];
+        let tree = node(
+            "bd-a1",
+            None,
+            true,
+            vec![
+                node("bd-b2", Some(DepKind::Blocks), true, Vec::new()),
+                node("bd-zz9", Some(DepKind::Related), false, Vec::new()),
+                node("bd-b2", Some(DepKind::ParentChild), true, Vec::new()),
+            ],
+        );
+        let v = serde_json::to_value(DepTree::new(&tree, &beads)).expect("wire");
+        let nodes = v.as_array().expect("array");
+        assert_eq!(nodes.len(), 3, "{v}");
+        assert_eq!(nodes[1]["edge_from_parent"], "blocks");
+        assert_eq!(nodes[1]["issue_type"], "task");
+        assert_eq!(
+            nodes[2],
+            serde_json::json!({"id": "bd-zz9", "missing": true, "depth": 1,
+                "parent_id": "bd-a1", "edge_from_parent": "related", "truncated": false})
+        );
+    }
 }

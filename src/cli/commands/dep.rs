@@ -131,13 +131,23 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let id = super::resolve_id(ctx, &a.id)?;
             let tree = ops::dep_tree(&ctx.store, &id)?;
             if out.json {
-                return out.json(&wire::DepTree {
-                    tree: wire::Node::from(&tree),
-                });
+                let mut ids = Vec::new();
+                held(&tree, &mut ids)?;
+                let beads = ops::show(&ctx.store, &ids)?;
+                return out.json_list(&wire::DepTree::new(&tree, &beads));
             }
             print_node(out, &tree, 0)
         }
     }
+}
+
+/// The ids of the beads of tree `n` that the store holds (each node is expanded
+/// once, so a bead seldom comes twice).
+fn held(n: &DepNode, ids: &mut Vec<BeadId>) -> Result<(), CliError> {
+    if n.status.is_some() {
+        ids.push(BeadId::parse(&n.id).map_err(ops::OpError::from)?);
+    }
+    n.children.iter().try_for_each(|c| held(c, ids))
 }
 
 fn print_node(out: &mut Out, n: &DepNode, depth: usize) -> Result<(), CliError> {
