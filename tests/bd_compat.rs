@@ -907,6 +907,85 @@ fn rename_takes_agents_hooks_mail_and_molecules_along_in_the_same_commit() {
 }
 
 #[test]
+fn rename_takes_sessions_notes_and_this_machines_wisps_along() {
+    let (_sb, repo) = Sandbox::with_store();
+    let work = repo.create("Work", &[]);
+    repo.beads(&["agent", "create", "rig/nux"]);
+    repo.beads(&["sling", &work, "rig/nux"]);
+    repo.beads(&["agent", "bind", "rig/nux"]);
+    let crashed = repo.beads_json(&["session", "start"])["session"]["id"]
+        .as_str()
+        .expect("session")
+        .to_owned();
+    // The first session dies; the next one notes where it stood, then hands off.
+    let handed = repo.beads_json(&["session", "start"])["session"]["id"]
+        .as_str()
+        .expect("session")
+        .to_owned();
+    repo.beads(&[
+        "handoff",
+        "-m",
+        &format!("{work} half done; {work}.1 is not it"),
+    ]);
+    let step = repo.beads_json(&["session", "show", &crashed])["crash"]["step"]
+        .as_str()
+        .expect("a crash note")
+        .to_owned();
+    assert!(step.contains(&work), "{step}");
+    write_file(
+        &repo.path.join(".beads/formulas/fix.yaml"),
+        "name: fix\nvariables:\n  issue:\n    required: true\nsteps:\n  - id: a\n    title: Fix {{issue}}\n",
+    );
+    let wisp = repo
+        .beads(&["mol", "wisp", "fix", "--var", &format!("issue={work}")])
+        .trim()
+        .to_owned();
+
+    let (main, wisps) = (
+        repo.commit_count("refs/beads/main"),
+        repo.commit_count("refs/beads/local/wisps"),
+    );
+    let v = repo.beads_json(&["rename", &work, "bd-moved"]);
+    assert_eq!(repo.commit_count("refs/beads/main"), main + 1, "one commit");
+    assert_eq!(
+        repo.commit_count("refs/beads/local/wisps"),
+        wisps + 1,
+        "and one of the wisp ref, which sync never pushes"
+    );
+    let mut sessions = vec![crashed.clone(), handed.clone()];
+    sessions.sort();
+    assert_eq!(v["sessions"], serde_json::json!(sessions), "{v}");
+    assert_eq!(v["wisps"], serde_json::json!([wisp]), "{v}");
+    let moved_step = repo.beads_json(&["session", "show", &crashed])["crash"]["step"]
+        .as_str()
+        .expect("a crash note")
+        .to_owned();
+    assert_eq!(moved_step, step.replace(&work, "bd-moved"));
+    assert_eq!(
+        repo.beads_json(&["session", "show", &handed])["handoff"],
+        format!("bd-moved half done; {work}.1 is not it")
+    );
+    let files = repo.git(&["ls-tree", "-r", "--name-only", "refs/beads/local/wisps"]);
+    let file = files
+        .lines()
+        .find(|f| f.ends_with(&format!("/{wisp}.yaml")))
+        .expect("the wisp's document");
+    let doc = repo.git(&["show", &format!("refs/beads/local/wisps:{file}")]);
+    assert!(
+        doc.contains("issue: bd-moved") && !doc.contains(&work),
+        "{doc}"
+    );
+
+    // A rename nothing else names leaves the sessions and the wisp ref alone.
+    let other = repo.create("Other", &[]);
+    let wisps = repo.commit_count("refs/beads/local/wisps");
+    let v = repo.beads_json(&["rename", &other, "bd-other"]);
+    assert_eq!(v["sessions"], serde_json::json!([]));
+    assert_eq!(v["wisps"], serde_json::json!([]));
+    assert_eq!(repo.commit_count("refs/beads/local/wisps"), wisps);
+}
+
+#[test]
 fn lint_reports_what_each_types_template_expects() {
     let (_sb, repo) = Sandbox::with_store();
     let bug = repo.create(

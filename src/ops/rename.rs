@@ -1,6 +1,7 @@
 //! Giving beads new ids: one bead (`rename`), or every bead of the store's prefix
 //! (`rename-prefix`), every link to them following: dependencies, agents' hooks, the
-//! variables of molecules and the text of mail.
+//! variables of molecules, the text of mail and sessions, and the wisps of this
+//! machine.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,7 @@ use super::agent::permit;
 use super::molecule::VARIABLES_KEY;
 use super::{BeadError, Result, now, require, write};
 use crate::model::{
-    Actor, Agent, AgentName, Bead, BeadId, BeadType, Capability, Message, Prefix, Status,
+    Actor, Agent, AgentName, Bead, BeadId, BeadType, Capability, Message, Prefix, Session, Status,
     Timestamp, retarget_text,
 };
 use crate::store::{Store, Tx, refs};
@@ -29,13 +30,19 @@ pub struct Renamed {
     pub followed: Followed,
 }
 
-/// The documents other than beads that named a moved bead and now name its new id.
+/// The documents other than beads of `refs/beads/main` that named a moved bead and
+/// now name its new id.
 #[derive(Clone, Debug, Default)]
 pub struct Followed {
     /// The agents whose hooks held it, sorted.
     pub agents: Vec<AgentName>,
     /// The messages whose subject or body named it, sorted.
     pub messages: Vec<BeadId>,
+    /// The sessions whose handoff note or crash note named it, sorted.
+    pub sessions: Vec<BeadId>,
+    /// The wisps (beads of this machine's wisp ref) whose dependencies or variables
+    /// named it, sorted.
+    pub wisps: Vec<BeadId>,
 }
 
 /// Gives bead `old` the id `new`, in one commit: the bead moves to `new`, every
@@ -43,10 +50,12 @@ pub struct Followed {
 /// a tombstone that says where the bead went (`delete_reason` "renamed to NEW",
 /// `extra.renamed_to`), so that `show OLD` still answers and a clone that syncs later
 /// sees the old id deleted rather than finding it gone. `new` must be free (no bead
-/// and no tombstone has it).
+/// and no tombstone has it). The wisps of this machine that named `old` follow in a
+/// commit of their own ref right after (see [`follow_wisps`]).
 pub fn rename(store: &Store, actor: &Actor, old: &BeadId, new: &BeadId) -> Result<Renamed> {
     permit(actor, Capability::Update)?;
-    write(store, actor, |tx| {
+    let moves = BTreeMap::from([(old.clone(), new.clone())]);
+    let mut renamed = write(store, actor, |tx| {
         let bead = require(tx, old)?;
         if bead.status == Status::Deleted {
             return Err(BeadError::Deleted(old.clone()).into());
@@ -54,7 +63,6 @@ pub fn rename(store: &Store, actor: &Actor, old: &BeadId, new: &BeadId) -> Resul
         if old == new || tx.bead_exists(new)? {
             return Err(BeadError::Taken(new.clone()).into());
         }
-        let moves = BTreeMap::from([(old.clone(), new.clone())]);
         let (relinked, followed) = move_beads(tx, actor, &moves)?;
         tx.set_message(format!("rename: {old} → {new}"));
         Ok(Renamed {
@@ -63,7 +71,9 @@ pub fn rename(store: &Store, actor: &Actor, old: &BeadId, new: &BeadId) -> Resul
             relinked,
             followed,
         })
-    })
+    })?;
+    renamed.followed.wisps = follow_wisps(store, actor, &moves)?;
+    Ok(renamed)
 }
 
 /// What `rename-prefix` did.
@@ -83,19 +93,21 @@ pub struct PrefixRenamed {
 /// old prefix gets the same id with the new one (`bd-a1.2` → `kw-a1.2`), every
 /// dependency follows, and each old id stays as a tombstone saying where its bead
 /// went (as [`rename`] leaves it). Beads of other prefixes (imported from elsewhere)
-/// keep theirs. Refused, changing nothing, when a new id is taken already.
+/// keep theirs. Refused, changing nothing, when a new id is taken already. The wisps
+/// follow as they do after [`rename`].
 pub fn rename_prefix(store: &Store, actor: &Actor, new: &Prefix) -> Result<PrefixRenamed> {
     permit(actor, Capability::Update)?;
-    write(store, actor, |tx| {
+    let (mut renamed, moves) = write(store, actor, |tx| {
         let mut meta = tx.meta()?;
         let old = meta.prefix.clone();
         if old == *new {
-            return Ok(PrefixRenamed {
+            let unchanged = PrefixRenamed {
                 old,
                 new: new.clone(),
                 renamed: 0,
                 followed: Followed::default(),
-            });
+            };
+            return Ok((unchanged, BTreeMap::new()));
         }
         let head = format!("{}-", old.as_str());
         let mut moves = BTreeMap::new();
@@ -119,13 +131,16 @@ pub fn rename_prefix(store: &Store, actor: &Actor, new: &Prefix) -> Result<Prefi
         meta.prefix = new.clone();
         tx.put_meta(&meta)?;
         tx.set_message(format!("rename-prefix: {old} → {new}"));
-        Ok(PrefixRenamed {
+        let renamed = PrefixRenamed {
             old,
             new: new.clone(),
             renamed: moves.len(),
             followed,
-        })
-    })
+        };
+        Ok((renamed, moves))
+    })?;
+    renamed.followed.wisps = follow_wisps(store, actor, &moves)?;
+    Ok(renamed)
 }
 
 /// Moves each bead `from` → `to` of `moves` (leaving a tombstone at `from`) and points
@@ -138,28 +153,7 @@ fn move_beads(
     moves: &BTreeMap<BeadId, BeadId>,
 ) -> Result<(Vec<BeadId>, Followed)> {
     let at = now();
-    let touched: Vec<BeadId> = tx
-        .index()?
-        .rows()
-        .filter(|s| {
-            s.kind() == BeadType::Molecule
-                || s.dependencies()
-                    .any(|d| BeadId::parse(d.id()).is_ok_and(|id| moves.contains_key(&id)))
-        })
-        .filter_map(|s| BeadId::parse(s.id()).ok())
-        .collect();
-    let mut relinked = Vec::new();
-    for id in touched {
-        let mut bead = require(tx, &id)?;
-        let before = bead.clone();
-        bead.relink(moves);
-        retarget_variables(&mut bead, moves);
-        if !moves.contains_key(&id) && bead != before {
-            bead.touch(&actor.id, at);
-            tx.put_bead(&bead)?;
-            relinked.push(id);
-        }
-    }
+    let relinked = relink(tx, actor, moves, at)?;
     for (from, to) in moves {
         let mut bead = require(tx, from)?;
         bead.relink(moves);
@@ -169,8 +163,71 @@ fn move_beads(
         tx.put_bead(&bead)?;
         tx.put_bead(&tomb)?;
     }
-    relinked.sort();
     Ok((relinked, follow(tx, actor, moves, at)?))
+}
+
+/// Points every dependency of the beads not moved on a moved bead at its new id, and
+/// the variables of molecules that name one; returns the beads that changed, sorted.
+fn relink(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    moves: &BTreeMap<BeadId, BeadId>,
+    at: Timestamp,
+) -> Result<Vec<BeadId>> {
+    let touched: Vec<BeadId> = tx
+        .index()?
+        .rows()
+        .filter(|s| {
+            s.kind() == BeadType::Molecule
+                || s.dependencies()
+                    .any(|d| BeadId::parse(d.id()).is_ok_and(|id| moves.contains_key(&id)))
+        })
+        .filter_map(|s| BeadId::parse(s.id()).ok())
+        .filter(|id| !moves.contains_key(id))
+        .collect();
+    let mut relinked = Vec::new();
+    for id in touched {
+        let mut bead = require(tx, &id)?;
+        let before = bead.clone();
+        bead.relink(moves);
+        retarget_variables(&mut bead, moves);
+        if bead != before {
+            bead.touch(&actor.id, at);
+            tx.put_bead(&bead)?;
+            relinked.push(id);
+        }
+    }
+    relinked.sort();
+    Ok(relinked)
+}
+
+/// Points the wisps of this machine (its local-only ref, which sync never pushes)
+/// that name a moved bead at its new id, in one commit of that ref; returns the wisps
+/// that changed. A ref of its own cannot change in the commit of `refs/beads/main`:
+/// this runs right after it, and a rename cut short between the two leaves the wisps
+/// naming the old id, whose tombstone says where the bead went.
+fn follow_wisps(
+    store: &Store,
+    actor: &Actor,
+    moves: &BTreeMap<BeadId, BeadId>,
+) -> Result<Vec<BeadId>> {
+    if moves.is_empty() || store.view_of(refs::WISPS)?.head().is_none() {
+        return Ok(Vec::new());
+    }
+    let (wisps, _) = store.transact_on(refs::WISPS, actor, |tx| {
+        let wisps = relink(tx, actor, moves, now())?;
+        if let Some((from, to)) = moves.first_key_value() {
+            let more = moves.len() - 1;
+            let others = if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            };
+            tx.set_message(format!("rename: wisps follow {from} → {to}{others}"));
+        }
+        Ok::<_, super::OpError>(wisps)
+    })?;
+    Ok(wisps)
 }
 
 /// Points the values of a molecule's variables (in `extra`) that name a moved bead at
@@ -187,8 +244,8 @@ fn retarget_variables(bead: &mut Bead, moves: &BTreeMap<BeadId, BeadId>) {
 }
 
 /// Points the other documents that name a moved bead at its new id: the hooks of
-/// agents, and the subject and body of messages. A document that does not parse is
-/// left as it is (`doctor` reports it).
+/// agents, the subject and body of messages, and the handoff and crash notes of
+/// sessions. A document that does not parse is left as it is (`doctor` reports it).
 fn follow(
     tx: &mut Tx<'_>,
     actor: &Actor,
@@ -232,8 +289,31 @@ fn follow(
         tx.put_doc(&path, &m)?;
         followed.messages.push(m.id);
     }
+    for path in tx.list_docs(refs::SESSIONS_DIR)? {
+        let Ok(Some(mut s)) = tx.doc::<Session>(&path) else {
+            continue;
+        };
+        let handoff = s.handoff.as_deref().and_then(|t| retarget_text(t, moves));
+        let step = s
+            .crash
+            .as_ref()
+            .and_then(|c| c.step.as_deref())
+            .and_then(|t| retarget_text(t, moves));
+        if handoff.is_none() && step.is_none() {
+            continue;
+        }
+        s.handoff = handoff.or(s.handoff);
+        if let (Some(c), Some(step)) = (s.crash.as_mut(), step) {
+            c.step = Some(step);
+        }
+        s.updated_at = at;
+        s.updated_by = actor.id.clone();
+        tx.put_doc(&path, &s)?;
+        followed.sessions.push(s.id);
+    }
     followed.agents.sort();
     followed.messages.sort();
+    followed.sessions.sort();
     Ok(followed)
 }
 

@@ -589,6 +589,10 @@ pub struct Renamed<'a> {
     pub agents: Vec<&'a str>,
     /// The messages whose subject or body now name the new id.
     pub messages: Vec<&'a str>,
+    /// The sessions whose handoff or crash note now name the new id.
+    pub sessions: Vec<&'a str>,
+    /// This machine's wisps whose dependencies or variables now name the new id.
+    pub wisps: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
@@ -596,9 +600,11 @@ impl<'a> From<&'a crate::ops::Renamed> for Renamed<'a> {
         Renamed {
             old_id: r.old.as_str(),
             new_id: r.bead.id.as_str(),
-            relinked: r.relinked.iter().map(|id| id.as_str()).collect(),
+            relinked: ids(&r.relinked),
             agents: agent_names(&r.followed),
-            messages: message_ids(&r.followed),
+            messages: ids(&r.followed.messages),
+            sessions: ids(&r.followed.sessions),
+            wisps: ids(&r.followed.wisps),
         }
     }
 }
@@ -613,6 +619,8 @@ impl Documented for Renamed<'_> {
             Field::noted("relinked", ": [id]"),
             Field::noted("agents", ": [name], whose hooks followed"),
             Field::noted("messages", ": [id], whose subject or body followed"),
+            Field::noted("sessions", ": [id], whose handoff or crash note followed"),
+            Field::noted("wisps", ": [id], this machine's wisps that followed"),
         ],
     };
 }
@@ -621,8 +629,8 @@ fn agent_names(f: &crate::ops::Followed) -> Vec<&str> {
     f.agents.iter().map(|a| a.as_str()).collect()
 }
 
-fn message_ids(f: &crate::ops::Followed) -> Vec<&str> {
-    f.messages.iter().map(|id| id.as_str()).collect()
+fn ids(ids: &[crate::model::BeadId]) -> Vec<&str> {
+    ids.iter().map(|id| id.as_str()).collect()
 }
 
 /// What `rename-prefix` prints: the old prefix, the new one, how many beads moved.
@@ -638,6 +646,10 @@ pub struct PrefixRenamed<'a> {
     pub agents: Vec<&'a str>,
     /// The messages whose subject or body now name new ids.
     pub messages: Vec<&'a str>,
+    /// The sessions whose handoff or crash note now name new ids.
+    pub sessions: Vec<&'a str>,
+    /// This machine's wisps whose dependencies or variables now name new ids.
+    pub wisps: Vec<&'a str>,
 }
 
 impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
@@ -647,7 +659,9 @@ impl<'a> From<&'a crate::ops::PrefixRenamed> for PrefixRenamed<'a> {
             new_prefix: r.new.as_str(),
             renamed: r.renamed,
             agents: agent_names(&r.followed),
-            messages: message_ids(&r.followed),
+            messages: ids(&r.followed.messages),
+            sessions: ids(&r.followed.sessions),
+            wisps: ids(&r.followed.wisps),
         }
     }
 }
@@ -662,6 +676,8 @@ impl Documented for PrefixRenamed<'_> {
             Field::new("renamed"),
             Field::noted("agents", ": [name], whose hooks followed"),
             Field::noted("messages", ": [id], whose subject or body followed"),
+            Field::noted("sessions", ": [id], whose handoff or crash note followed"),
+            Field::noted("wisps", ": [id], this machine's wisps that followed"),
         ],
     };
 }
