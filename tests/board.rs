@@ -401,6 +401,85 @@ fn the_board_filters_searches_and_pages_its_columns() {
     assert_eq!(column_of(&server, "q=zephyr&type=task", 0).1, 0);
 }
 
+/// The names of the board's columns, left to right, each with the ids of its cards.
+fn columns(server: &Server, query: &str) -> Vec<(String, Vec<String>)> {
+    let (status, answer) = server.request("GET", &format!("/api/board?{query}"), &[], "");
+    assert_eq!(status, 200, "{answer}");
+    let doc: Value = serde_json::from_str(body(&answer)).expect("JSON");
+    doc["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| {
+            let mut ids: Vec<String> = c["cards"]
+                .as_array()
+                .expect("cards")
+                .iter()
+                .map(|c| c["id"].as_str().expect("an id").to_owned())
+                .collect();
+            ids.sort();
+            (c["name"].as_str().expect("a name").to_owned(), ids)
+        })
+        .collect()
+}
+
+#[test]
+fn each_status_of_the_projects_own_that_ready_leaves_out_has_a_column() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.beads(&[
+        "config",
+        "set",
+        "status.custom",
+        "in_review:active,qa_testing:wip,on_hold:frozen,archived:done,limbo",
+    ]);
+    let with = |title: &str, status: &str| {
+        let id = repo.create(title, &[]);
+        repo.beads(&["update", &id, "--status", status]);
+        id
+    };
+    let open = repo.create("Open", &[]);
+    let review = with("Review", "in_review");
+    let qa = with("QA", "qa_testing");
+    // Waiting on an open bead, it stays in its status's column, not the blocked one.
+    let qa_waits = with("QA, waiting", "qa_testing");
+    repo.beads(&["dep", "add", &qa_waits, &open]);
+    let hold = with("Hold", "on_hold");
+    let archived = with("Archived", "archived");
+    let limbo = with("Limbo", "limbo");
+    let server = Server::start(&repo, &[]);
+
+    let mut in_qa = vec![qa.clone(), qa_waits.clone()];
+    in_qa.sort();
+    let mut ready = vec![open.clone(), review.clone()];
+    ready.sort();
+    let expected: Vec<(String, Vec<String>)> = [
+        ("ready", ready),
+        ("in_progress", vec![]),
+        ("qa_testing", in_qa),
+        ("on_hold", vec![hold]),
+        ("limbo", vec![limbo]),
+        ("blocked", vec![]),
+        ("closed", vec![]),
+        ("archived", vec![archived]),
+    ]
+    .into_iter()
+    .map(|(name, ids)| (name.to_owned(), ids))
+    .collect();
+    assert_eq!(columns(&server, ""), expected);
+
+    let (_, page) = server.request("GET", "/", &[], "");
+    assert!(
+        page.contains("id=\"col-qa_testing\"><h2>Qa testing <span class=\"count\">2</span>"),
+        "{page}"
+    );
+    // The columns of the project's statuses page together, by `custom`.
+    assert_eq!(column_of(&server, "custom=1", 2).0.len(), 1);
+    let (_, page) = server.request("GET", "/?custom=1", &[], "");
+    assert!(page.contains("href=\"/?custom=51\""), "{page}");
+    // Filters narrow them as they narrow the others.
+    assert_eq!(column_of(&server, "q=waiting", 2), (vec![qa_waits], 1));
+}
+
 #[test]
 fn a_read_only_board_refuses_writes_and_shows_the_store() {
     let (_sb, repo) = Sandbox::with_store();

@@ -1,10 +1,12 @@
-//! The board: four columns of cards (ready, in progress, blocked, closed), the
-//! filters and search that narrow them, and how many cards each column shows.
+//! The board: four columns of cards (ready, in progress, blocked, closed) and one for
+//! each of the project's own statuses that `ready` does not take in, the filters and
+//! search that narrow them, and how many cards each column shows.
 
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::config::Category;
 use crate::model::{BeadType, Status};
 use crate::ops::{self, BeadRow, ListFilter, OpError, Sort, Store};
 
@@ -37,6 +39,8 @@ pub struct BoardQuery {
     pub blocked: Option<usize>,
     /// Cards shown in the closed column.
     pub closed: Option<usize>,
+    /// Cards shown in each column of a status of the project's own.
+    pub custom: Option<usize>,
 }
 
 impl BoardQuery {
@@ -65,21 +69,32 @@ impl BoardQuery {
         Ok(f)
     }
 
+    /// Each parameter of the query string that says how many cards columns show, with
+    /// that number.
+    pub fn counts(&self) -> [(&'static str, usize); 5] {
+        [
+            ("ready", self.ready),
+            ("in_progress", self.in_progress),
+            ("blocked", self.blocked),
+            ("closed", self.closed),
+            ("custom", self.custom),
+        ]
+        .map(|(param, asked)| (param, asked.unwrap_or(PAGE).max(1)))
+    }
+
     /// How many cards column `kind` shows.
     pub fn shown(&self, kind: ColumnKind) -> usize {
-        let asked = match kind {
-            ColumnKind::Ready => self.ready,
-            ColumnKind::InProgress => self.in_progress,
-            ColumnKind::Blocked => self.blocked,
-            ColumnKind::Closed => self.closed,
-        };
-        asked.unwrap_or(PAGE).max(1)
+        let param = kind.param();
+        self.counts()
+            .into_iter()
+            .find(|(p, _)| *p == param)
+            .map_or(PAGE, |(_, n)| n)
     }
 }
 
-/// The four columns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// The columns: four for every board, and one for each status of the project's own
+/// (`status.custom`) that `ready` does not take in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnKind {
     /// Open work nothing unfinished blocks.
     Ready,
@@ -89,34 +104,53 @@ pub enum ColumnKind {
     Blocked,
     /// Finished work, most recently changed first.
     Closed,
+    /// Work of a status of the project's own, by priority: after the in-progress
+    /// column, or after the closed one for a status of the `done` category.
+    Custom(Status),
+}
+
+impl Serialize for ColumnKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.key())
+    }
 }
 
 impl ColumnKind {
-    /// Every column, left to right.
-    pub const ALL: [ColumnKind; 4] = [
-        ColumnKind::Ready,
-        ColumnKind::InProgress,
-        ColumnKind::Blocked,
-        ColumnKind::Closed,
-    ];
+    /// Its name in JSON and element ids (a status of the project's own: the status).
+    pub fn key(&self) -> &str {
+        match self {
+            ColumnKind::Custom(s) => s.as_str(),
+            other => other.param(),
+        }
+    }
 
-    /// Its name in query strings and element ids.
-    pub fn key(self) -> &'static str {
+    /// The parameter of the query string that says how many cards it shows (the
+    /// columns of the project's own statuses share `custom`).
+    pub fn param(&self) -> &'static str {
         match self {
             ColumnKind::Ready => "ready",
             ColumnKind::InProgress => "in_progress",
             ColumnKind::Blocked => "blocked",
             ColumnKind::Closed => "closed",
+            ColumnKind::Custom(_) => "custom",
         }
     }
 
-    /// Its heading.
-    pub fn title(self) -> &'static str {
+    /// Its heading (a status of the project's own: the status, in words).
+    pub fn title(&self) -> String {
         match self {
-            ColumnKind::Ready => "Ready",
-            ColumnKind::InProgress => "In progress",
-            ColumnKind::Blocked => "Blocked",
-            ColumnKind::Closed => "Closed",
+            ColumnKind::Ready => "Ready".to_owned(),
+            ColumnKind::InProgress => "In progress".to_owned(),
+            ColumnKind::Blocked => "Blocked".to_owned(),
+            ColumnKind::Closed => "Closed".to_owned(),
+            ColumnKind::Custom(s) => {
+                let words = s.as_str().replace(['_', '-'], " ");
+                let mut chars = words.chars();
+                chars
+                    .next()
+                    .map(|c| c.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default()
+            }
         }
     }
 }
@@ -196,7 +230,9 @@ fn column<'a>(
 }
 
 /// The board of `store` as `q` asks for it: each column in its order (closed ones
-/// most recently changed first, the others by priority, then age).
+/// most recently changed first, the others by priority, then age). A bead of a status
+/// of the project's own that `ready` does not take in is in that status's column
+/// only (as one in progress is not in the blocked column).
 pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
     let filter = q.filter().map_err(BoardError::Query)?;
     let found: Option<HashSet<String>> = match q.q.trim() {
@@ -233,7 +269,25 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
             ..filter.clone()
         },
     )?;
-    let taken = |s: Status| matches!(s, Status::InProgress | Status::Hooked);
+    let own: Vec<(Status, Category)> = ops::vocabulary(store)?
+        .statuses
+        .into_iter()
+        .filter(|(_, c)| *c != Category::Active)
+        .collect();
+    let mut owned = Vec::with_capacity(own.len());
+    for &(status, category) in &own {
+        let beads = ops::list(
+            store,
+            &ListFilter {
+                statuses: vec![status],
+                ..filter.clone()
+            },
+        )?;
+        owned.push((status, category, beads));
+    }
+    let taken = |s: Status| {
+        matches!(s, Status::InProgress | Status::Hooked) || own.iter().any(|(o, _)| *o == s)
+    };
     let waits: HashSet<&str> = waiting.beads().map(|(r, _)| r.id()).collect();
     let mut blocked: Vec<(BeadRow<'_>, Vec<String>)> = waiting
         .beads()
@@ -247,7 +301,16 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
             .map(|r| (r, Vec::new())),
     );
     blocked.sort_by_key(|(r, _)| (r.priority(), r.created_us()));
-    let columns = vec![
+    let own_columns = |done: bool| {
+        owned
+            .iter()
+            .filter(move |(_, c, _)| (*c == Category::Done) == done)
+            .map(|(status, _, beads)| {
+                let kind = ColumnKind::Custom(*status);
+                column(kind, q.shown(kind), plain(beads).into_iter(), matches)
+            })
+    };
+    let mut columns = vec![
         column(
             ColumnKind::Ready,
             q.shown(ColumnKind::Ready),
@@ -260,19 +323,21 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
             plain(&progress).into_iter(),
             matches,
         ),
-        column(
-            ColumnKind::Blocked,
-            q.shown(ColumnKind::Blocked),
-            blocked.into_iter(),
-            matches,
-        ),
-        column(
-            ColumnKind::Closed,
-            q.shown(ColumnKind::Closed),
-            plain(&closed).into_iter(),
-            matches,
-        ),
     ];
+    columns.extend(own_columns(false));
+    columns.push(column(
+        ColumnKind::Blocked,
+        q.shown(ColumnKind::Blocked),
+        blocked.into_iter(),
+        matches,
+    ));
+    columns.push(column(
+        ColumnKind::Closed,
+        q.shown(ColumnKind::Closed),
+        plain(&closed).into_iter(),
+        matches,
+    ));
+    columns.extend(own_columns(true));
     Ok(Board { columns })
 }
 

@@ -125,10 +125,10 @@ fn board_href(q: &BoardQuery, grow: ColumnKind, n: usize) -> String {
             parts.push(format!("{key}={}", url_part(value)));
         }
     }
-    for kind in ColumnKind::ALL {
-        let shown = if kind == grow { n } else { q.shown(kind) };
+    for (param, asked) in q.counts() {
+        let shown = if param == grow.param() { n } else { asked };
         if shown != board::PAGE {
-            parts.push(format!("{}={shown}", kind.key()));
+            parts.push(format!("{param}={shown}"));
         }
     }
     format!("/?{}", parts.join("&"))
