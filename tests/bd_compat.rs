@@ -280,6 +280,69 @@ fn create_update_and_close_take_bds_flags() {
 }
 
 #[test]
+fn show_update_and_close_without_an_id_act_on_the_bead_last_touched_in_this_worktree() {
+    let (sb, repo) = Sandbox::with_store();
+    let one = |v: &Value| items(v)[0]["id"].as_str().expect("an id").to_owned();
+    // Nothing touched yet: a usage error, and nothing changes.
+    let head = repo.store_head();
+    for args in [
+        vec!["update", "-p", "0"],
+        vec!["close"],
+        vec!["show"],
+        vec!["show", "--current"],
+    ] {
+        let (code, err) = repo.beads_fail(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("no bead id given"), "{err}");
+    }
+    assert_eq!(repo.store_head(), head);
+
+    let a = repo.create("Alpha", &[]);
+    let v = repo.beads_json(&["update", "-p", "0"]);
+    assert_eq!((one(&v), &items(&v)[0]["priority"]), (a.clone(), &0.into()));
+    let b = repo.create("Beta", &[]);
+    assert_eq!(one(&repo.beads_json(&["show"])), b);
+    repo.beads(&["show", &a]);
+    let v = repo.beads_json(&["close", "-r", "done"]);
+    assert_eq!(
+        (one(&v), &items(&v)[0]["status"]),
+        (a.clone(), &"closed".into())
+    );
+    repo.beads(&["comment", &b, "a word"]);
+    assert_eq!(
+        one(&repo.beads_json(&["show", "--current"])),
+        b,
+        "nothing in progress"
+    );
+    repo.beads(&["label", "add", &a, "x"]);
+    assert_eq!(one(&repo.beads_json(&["show"])), a);
+    let q = repo.beads(&["q", "Gamma"]).trim().to_owned();
+    repo.beads(&["update", "--status", "in_progress"]);
+    assert_eq!(repo.bead_json(&q)["status"], "in_progress");
+
+    // Kept on this machine, per worktree, outside the store.
+    let file = repo.path.join(".git/beads/last-touched.yaml");
+    let kept = std::fs::read_to_string(&file).expect("the file");
+    assert!(kept.contains(&q), "{kept}");
+    assert!(!repo.store_paths().iter().any(|p| p.contains("touched")));
+    let linked = sb.path().join("linked");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        linked.to_str().expect("path"),
+        "-b",
+        "side",
+    ]);
+    let there = Repo::at(&sb, &linked, "alice");
+    let (code, err) = there.beads_fail(&["show"]);
+    assert_eq!(code, 2, "another worktree touched nothing yet: {err}");
+    there.beads(&["show", &b]);
+    assert_eq!(one(&there.beads_json(&["show"])), b);
+    assert_eq!(one(&repo.beads_json(&["show"])), q, "each worktree its own");
+}
+
+#[test]
 fn ids_without_prefix_actor_and_the_small_commands() {
     let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Alpha", &[]);

@@ -98,7 +98,8 @@ fn hostile_ids_and_names_are_refused_and_change_nothing() {
             // As a bead id.
             vec!["show", b],
             vec!["update", b, "--title", "x"],
-            vec!["close", b],
+            // (`close -rf` is `close -r f`: bd's close of the bead last touched.)
+            vec!["close", "--", b],
             vec!["comment", b, "x"],
             vec!["dep", "add", &id, b],
             vec!["label", "add", b, "x"],

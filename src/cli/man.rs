@@ -374,6 +374,12 @@ fn storage_section() -> Section {
          it and the session running there. Never shared or pushed.",
     )
     .item(
+        "$GIT_DIR/beads/last-touched.yaml",
+        "Per worktree: the bead last created, shown, updated, commented on, labelled or \
+         claimed there, which show, update and close act on when given no id (bd's \
+         .beads/last-touched). Never shared or pushed.",
+    )
+    .item(
         "$GIT_COMMON_DIR/beads/",
         "Machine-local files that are never pushed: write.lock, held while a command \
          changes the store (writers of all worktrees queue on it), pending/ and \

@@ -25,6 +25,7 @@ mod rename;
 mod session;
 mod setup;
 mod sync;
+mod touched;
 mod usage;
 mod verify;
 mod worktree;
@@ -101,6 +102,7 @@ pub use sync::{
     KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,
     prune_remote, resolve, setup_remote, setup_remotes, sync,
 };
+pub use touched::{last_touched, touch};
 pub use usage::{
     DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,
     Verdict, end_over_budget, fresh, guard, prompt_context, record_turn,

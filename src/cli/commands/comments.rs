@@ -70,6 +70,7 @@ pub fn comments(ctx: &Ctx, args: CommentsArgs, out: &mut Out) -> Result<(), CliE
 pub fn add(ctx: &Ctx, a: AddArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let comment = ops::add_comment(&ctx.store, &actor, &a.id, &a.text, a.author.as_deref())?;
+    super::touched(ctx, &a.id);
     if out.json {
         return out.json(&wire::CommentAdded::new(&a.id, &comment));
     }

@@ -124,6 +124,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     let bead = ops::create(&ctx.store, &actor, new)?;
+    super::touched(ctx, &bead.id);
     if out.json && !args.silent {
         let detailed = ops::detail(&ctx.store, vec![bead])?;
         return out.json(&wire::OneBead {
@@ -147,5 +148,6 @@ pub fn quick(ctx: &Ctx, args: QuickArgs, out: &mut Out) -> Result<(), CliError> 
             ..NewBead::default()
         },
     )?;
+    super::touched(ctx, &bead.id);
     out.line(bead.id.as_str())
 }

@@ -79,6 +79,7 @@ fn edit(ctx: &Ctx, a: EditArgs, out: &mut Out, add: bool) -> Result<(), CliError
     } else {
         ops::remove_label(&ctx.store, &actor, &a.id, &a.label)?
     };
+    super::touched(ctx, &bead.id);
     if out.json {
         return out.json(&wire::OneBead {
             bead: wire::Bead::plain(&bead),

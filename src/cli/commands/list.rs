@@ -335,6 +335,9 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
             Some(remote) => ops::ready_claim_on(&ctx.store, &actor, &filter, &remote)?,
             None => ops::ready_claim(&ctx.store, &actor, &filter)?,
         };
+        if let Some(b) = &bead {
+            super::touched(ctx, &b.id);
+        }
         if out.json {
             return super::print_beads(ctx, out, bead.into_iter().collect());
         }

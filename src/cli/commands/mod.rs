@@ -48,7 +48,11 @@ pub mod worktree;
 
 use clap::Subcommand;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::{CliError, Kind},
+    output::Out,
+};
 use crate::model::{BeadId, DepKind, Dependency};
 use crate::ops;
 
@@ -589,6 +593,30 @@ fn resolve_ids(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
     given.iter().map(|g| resolve_id(ctx, g)).collect()
 }
 
+/// The beads `given` names, or, when it names none, the bead last touched in this
+/// worktree (as bd's `show`, `update` and `close` take it).
+fn ids_or_last(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
+    if !given.is_empty() {
+        return resolve_ids(ctx, given);
+    }
+    match ops::last_touched(&ctx.store)? {
+        Some(id) => Ok(vec![id]),
+        None => Err(CliError::new(
+            Kind::Usage,
+            "no bead id given, and no bead was touched in this worktree yet",
+        )
+        .hint(
+            "name the bead; `create`, `show`, `update` and `comment` remember the one they touch",
+        )),
+    }
+}
+
+/// Remembers `id` as the bead last touched here. Best effort, as bd's is: a command
+/// that did its work does not fail over this convenience.
+fn touched(ctx: &Ctx, id: &BeadId) {
+    let _ = ops::touch(&ctx.store, id);
+}
+
 /// Reads a text file, or stdin for `-`.
 fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     use std::io::Read as _;
@@ -659,6 +687,7 @@ mod tests {
                 "--sandbox",
             ],
             &["show", "bd-a1", "bd-b2", "--json"],
+            &["show"],
             &["blocked", "--parent", "bd-a1", "--json"],
             &["count", "--label-any", "x", "--json"],
             &["stats", "--json", "--as-person"],
@@ -671,7 +700,7 @@ mod tests {
             &["ready", "--help"][..],
             &["ready", "--version"],
             &["list", "--no-such-flag"],
-            &["show"],
+            &["show", "--current", "bd-a1"],
             &["status", "--json"],
             &["--json", "ready"],
             &["create", "x"],

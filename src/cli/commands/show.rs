@@ -6,10 +6,11 @@ use crate::ops;
 /// Arguments of `show`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The beads to show (an id without its prefix will do where it is unambiguous).
-    #[arg(required_unless_present = "current")]
+    /// The beads to show (an id without its prefix will do where it is unambiguous);
+    /// none: the bead last touched in this worktree.
     pub ids: Vec<String>,
-    /// Show what you are working on: the beads in progress assigned to you.
+    /// Show what you are working on: the beads in progress assigned to you, else the
+    /// bead last touched in this worktree.
     #[arg(long, conflicts_with = "ids")]
     pub current: bool,
     /// One line per bead, as `list` prints it.
@@ -24,7 +25,7 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let ids = match args.current {
         true => current(ctx)?,
-        false => super::resolve_ids(ctx, &args.ids)?,
+        false => super::ids_or_last(ctx, &args.ids)?,
     };
     if args.children {
         for id in &ids {
@@ -41,6 +42,9 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     let beads = ops::show(&ctx.store, &ids)?;
+    if let Some(first) = ids.first() {
+        super::touched(ctx, first);
+    }
     if out.json {
         return super::print_beads(ctx, out, beads);
     }
@@ -66,17 +70,25 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The beads in progress assigned to the actor, most important first.
+/// The beads in progress (or on the hook) assigned to the actor, most important
+/// first; else the bead last touched in this worktree (bd's order).
 fn current(ctx: &Ctx) -> Result<Vec<crate::model::BeadId>, CliError> {
     let actor = ctx.actor()?;
     let filter = ops::ListFilter {
-        statuses: vec![crate::model::Status::InProgress],
+        statuses: vec![
+            crate::model::Status::InProgress,
+            crate::model::Status::Hooked,
+        ],
         assignee: Some(actor.id),
         ..ops::ListFilter::default()
     };
     let listing = ops::list(&ctx.store, &filter)?;
-    Ok(listing
+    let ids: Vec<_> = listing
         .beads()
         .filter_map(|b| crate::model::BeadId::parse(b.id()).ok())
-        .collect())
+        .collect();
+    match ids.is_empty() {
+        true => super::ids_or_last(ctx, &[]),
+        false => Ok(ids),
+    }
 }

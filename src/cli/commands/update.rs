@@ -8,8 +8,8 @@ use crate::ops::{self, Changes, Edited};
 /// Arguments of `update`.
 #[derive(clap::Args, Debug)]
 pub struct UpdateArgs {
-    /// The beads to change (an id without its prefix will do where it is unambiguous).
-    #[arg(required = true)]
+    /// The beads to change (an id without its prefix will do where it is unambiguous);
+    /// none: the bead last touched in this worktree.
     pub ids: Vec<String>,
     /// New title.
     #[arg(long)]
@@ -74,8 +74,7 @@ pub struct UpdateArgs {
 /// Arguments of `close`.
 #[derive(clap::Args, Debug)]
 pub struct CloseArgs {
-    /// The beads to close.
-    #[arg(required = true)]
+    /// The beads to close; none: the bead last touched in this worktree.
     pub ids: Vec<String>,
     /// Why.
     #[arg(short, long)]
@@ -159,7 +158,7 @@ fn report(ctx: &Ctx, out: &mut Out, edited: Vec<Edited>, verb: &str) -> Result<(
 /// Runs `update`.
 pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let ids = super::ids_or_last(ctx, &a.ids)?;
     let parent = match a.parent.as_deref() {
         None => None,
         Some("") => Some(None),
@@ -195,6 +194,9 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
             .collect::<Result<Vec<_>, _>>()?,
         None => ops::update(&ctx.store, &actor, &ids, changes)?,
     };
+    if let Some(first) = edited.first() {
+        super::touched(ctx, &first.bead.id);
+    }
     if out.json {
         let beads: Vec<Bead> = edited.into_iter().map(|e| e.bead).collect();
         return super::print_beads(ctx, out, beads);
@@ -218,7 +220,7 @@ fn parse_json(s: &str) -> Result<serde_json::Value, String> {
 /// Runs `close`.
 pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
-    let ids = super::resolve_ids(ctx, &a.ids)?;
+    let ids = super::ids_or_last(ctx, &a.ids)?;
     let reason = match &a.reason_file {
         Some(path) => Some(super::read_text(path)?.trim_end().to_owned()),
         None => a.reason,
@@ -239,6 +241,9 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
             Some(r) => ops::ready_claim_on(&ctx.store, &actor, &next, r)?,
             None => ops::ready_claim(&ctx.store, &actor, &next)?,
         };
+        if let Some(b) = &claimed {
+            super::touched(ctx, &b.id);
+        }
         match claimed {
             Some(b) => out.note(format!("claimed {}: {}", b.id, b.title)),
             None => out.note("nothing is ready next"),
