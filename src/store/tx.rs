@@ -119,7 +119,7 @@ impl Store {
             // A large change goes to disk as a pack of its own at once: copying it
             // through the queue would cost more than the sync it shares.
             if added.len() >= pack::PACK_THRESHOLD {
-                self.write_pack(&added, pack::TIGHT, self.fsync_policy().objects)?;
+                self.write_pack(&added, pack::level_for(&added), self.fsync_policy().objects)?;
                 added.clear();
             }
             let base = start.base();
