@@ -61,6 +61,18 @@ pub(crate) fn level_for(objects: &[(ObjectId, Kind, &[u8])]) -> Compression {
 /// Offsets past this go to the index's table of 8-byte offsets.
 const LARGE_OFFSET: u64 = 0x7fff_ffff;
 
+/// How many threads share the work on `n` documents or objects: one below
+/// [`PACK_THRESHOLD`] (starting threads would cost more), else one per core, up to 8.
+pub(crate) fn workers_for(n: usize) -> usize {
+    match n {
+        n if n < PACK_THRESHOLD => 1,
+        _ => std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1)
+            .clamp(1, 8),
+    }
+}
+
 /// One object compressed as a pack entry: its id, and its header plus zlib stream.
 struct Entry {
     id: ObjectId,
@@ -279,14 +291,7 @@ impl Store {
         // parallel when there are many, since zlib is most of the cost.
         let mut sorted = objects.to_vec();
         sorted.sort_by_key(|(id, kind, _)| (type_code(*kind), *id));
-        let threads = match sorted.len() {
-            n if n < PACK_THRESHOLD => 1,
-            _ => std::thread::available_parallelism()
-                .map(usize::from)
-                .unwrap_or(1)
-                .clamp(1, 8),
-        };
-        let chunk = sorted.len().div_ceil(threads);
+        let chunk = sorted.len().div_ceil(workers_for(sorted.len()));
         let entries = std::thread::scope(|s| {
             let workers: Vec<_> = sorted
                 .chunks(chunk)
