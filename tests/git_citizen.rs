@@ -38,15 +38,10 @@ fn count(report: &str, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {name} in {report}"))
 }
 
-#[test]
-fn many_single_writes_leave_git_nothing_to_warn_about() {
-    let (sb, repo) = Sandbox::with_store();
-    let id = repo.create("a bead written many times", &[]);
-    for n in 0..WRITES {
-        repo.beads(&["update", &id, "--title", &format!("title {n}")]);
-    }
-
-    let (report, stderr) = git_quietly(&sb, &repo, &["count-objects", "-v"]);
+/// `git count-objects -v` counts no garbage and few packs, and `git fsck`, `git gc`,
+/// `git repack -ad` and `git count-objects -v` say nothing, before and after packing.
+fn assert_git_has_nothing_to_say(sb: &Sandbox, repo: &common::Repo) {
+    let (report, stderr) = git_quietly(sb, repo, &["count-objects", "-v"]);
     assert!(
         stderr.is_empty(),
         "git count-objects -v warned: {}",
@@ -58,7 +53,6 @@ fn many_single_writes_leave_git_nothing_to_warn_about() {
         count(&report, "packs") <= 32,
         "small packs pile up: {report}"
     );
-
     for args in [
         &["fsck", "--no-progress"][..],
         &["gc", "--quiet"],
@@ -66,9 +60,20 @@ fn many_single_writes_leave_git_nothing_to_warn_about() {
         &["count-objects", "-v"],
         &["fsck", "--no-progress"],
     ] {
-        let (_, stderr) = git_quietly(&sb, &repo, args);
+        let (_, stderr) = git_quietly(sb, repo, args);
         assert!(stderr.is_empty(), "git {args:?} warned: {}", head(&stderr));
     }
+}
+
+#[test]
+fn many_single_writes_leave_git_nothing_to_warn_about() {
+    let (sb, repo) = Sandbox::with_store();
+    let id = repo.create("a bead written many times", &[]);
+    for n in 0..WRITES {
+        repo.beads(&["update", &id, "--title", &format!("title {n}")]);
+    }
+
+    assert_git_has_nothing_to_say(&sb, &repo);
     assert_eq!(
         repo.beads_json(&["show", &id])[0]["title"],
         format!("title {}", WRITES - 1)
@@ -162,4 +167,37 @@ fn a_tracking_ref_lock_left_by_a_killed_fetch_does_not_block_syncs() {
     );
     assert_eq!(a.all_beads().len(), 1);
     a.assert_fsck_clean();
+}
+
+/// How many times the test pours the largest vendored formula: enough packs of a
+/// thousand documents for the small packs to be merged.
+const POURS: usize = 18;
+
+/// A pour of a thousand steps writes its documents as one pack of its own, stored
+/// uncompressed; merged with the others later, they stay readable and git finds
+/// nothing to say, before or after it repacks them.
+#[test]
+fn pours_of_a_thousand_steps_leave_git_nothing_to_warn_about() {
+    let (sb, repo) = Sandbox::with_store();
+    let name = "towers-of-hanoi-10.formula.toml";
+    let dir = repo.path.join(".beads/formulas");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let vendored = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/formulas/gastown")
+        .join(name);
+    std::fs::copy(vendored, dir.join(name)).expect("copy the formula");
+    let molecules: Vec<String> = (0..POURS)
+        .map(|_| {
+            let poured = repo.beads_json(&["mol", "pour", "towers-of-hanoi-10"]);
+            assert_eq!(poured["steps"].as_array().map(Vec::len), Some(1025));
+            poured["molecule"]["id"].as_str().expect("an id").to_owned()
+        })
+        .collect();
+
+    assert_git_has_nothing_to_say(&sb, &repo);
+    for m in &molecules {
+        let last = repo.beads_json(&["show", &format!("{m}.1025")]);
+        assert_eq!(last[0]["title"], "Verify final state", "{last}");
+    }
+    assert_eq!(repo.all_beads().len(), POURS * 1026);
 }

@@ -577,9 +577,7 @@ pub(crate) fn write_molecule(
         steps.push(b);
     }
     super::bond::wire_waiters(&mut steps, &r.steps);
-    for b in &steps {
-        tx.put_bead(b)?;
-    }
+    tx.put_beads(&steps)?;
     tx.put_bead(&mol)?;
     Ok(poured(mol, steps, tx.ref_name(), p))
 }

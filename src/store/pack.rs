@@ -44,8 +44,34 @@ pub(crate) const QUICK: Compression = Compression::BEST_SPEED;
 /// default, since it may stay as it is for long.
 pub(crate) const TIGHT: Compression = Compression::DEFAULT;
 
+/// How the pack of a change's own `objects` is compressed: [`TIGHT`] when it makes a
+/// large pack, else [`STORED`] like a flush's, since a small pack is merged (and then
+/// compressed) with the others later. Compressing a thousand small documents costs a
+/// compressor reset each, more than compressing them: it was half of pouring a formula
+/// of a thousand steps.
+pub(crate) fn level_for(objects: &[(ObjectId, Kind, &[u8])]) -> Compression {
+    let bytes: usize = objects.iter().map(|(_, _, data)| data.len()).sum();
+    if bytes as u64 >= SMALL_PACK {
+        TIGHT
+    } else {
+        STORED
+    }
+}
+
 /// Offsets past this go to the index's table of 8-byte offsets.
 const LARGE_OFFSET: u64 = 0x7fff_ffff;
+
+/// How many threads share the work on `n` documents or objects: one below
+/// [`PACK_THRESHOLD`] (starting threads would cost more), else one per core, up to 8.
+pub(crate) fn workers_for(n: usize) -> usize {
+    match n {
+        n if n < PACK_THRESHOLD => 1,
+        _ => std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1)
+            .clamp(1, 8),
+    }
+}
 
 /// One object compressed as a pack entry: its id, and its header plus zlib stream.
 struct Entry {
@@ -265,14 +291,7 @@ impl Store {
         // parallel when there are many, since zlib is most of the cost.
         let mut sorted = objects.to_vec();
         sorted.sort_by_key(|(id, kind, _)| (type_code(*kind), *id));
-        let threads = match sorted.len() {
-            n if n < PACK_THRESHOLD => 1,
-            _ => std::thread::available_parallelism()
-                .map(usize::from)
-                .unwrap_or(1)
-                .clamp(1, 8),
-        };
-        let chunk = sorted.len().div_ceil(threads);
+        let chunk = sorted.len().div_ceil(workers_for(sorted.len()));
         let entries = std::thread::scope(|s| {
             let workers: Vec<_> = sorted
                 .chunks(chunk)
@@ -489,7 +508,7 @@ impl Store {
                 .iter()
                 .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
                 .collect();
-            self.write_pack(&objects, TIGHT, durable)?;
+            self.write_pack(&objects, level_for(&objects), durable)?;
             return Ok(());
         }
         use gix::objs::Write as _;

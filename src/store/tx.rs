@@ -119,7 +119,7 @@ impl Store {
             // A large change goes to disk as a pack of its own at once: copying it
             // through the queue would cost more than the sync it shares.
             if added.len() >= pack::PACK_THRESHOLD {
-                self.write_pack(&added, pack::TIGHT, self.fsync_policy().objects)?;
+                self.write_pack(&added, pack::level_for(&added), self.fsync_policy().objects)?;
                 added.clear();
             }
             let base = start.base();
@@ -300,6 +300,36 @@ impl Tx<'_> {
         self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
     }
 
+    /// Stages the documents of `beads`, encoded on every core when there are many:
+    /// encoding YAML is most of staging a thousand new beads (a pour).
+    pub fn put_beads(&mut self, beads: &[Bead]) -> Result<(), StoreError> {
+        let encode = |part: &[Bead]| -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+            part.iter()
+                .map(|b| Ok((refs::bead_path(&b.id), encoded(b, b.id.as_str())?)))
+                .collect()
+        };
+        let chunk = beads.len().div_ceil(pack::workers_for(beads.len())).max(1);
+        let parts = std::thread::scope(|s| {
+            let workers: Vec<_> = beads
+                .chunks(chunk)
+                .skip(1)
+                .map(|part| s.spawn(move || encode(part)))
+                .collect();
+            let mut parts = vec![encode(&beads[..chunk.min(beads.len())])];
+            for w in workers {
+                // Encoding does not panic on any input: a panic is a bug, passed on.
+                parts.push(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            parts
+        });
+        for part in parts {
+            for (path, text) in part? {
+                self.writes.insert(path, Staged::Blob(text));
+            }
+        }
+        Ok(())
+    }
+
     /// Stages the removal of a bead's document. For local-only refs (wisps): on a
     /// shared ref a deleted bead stays as a tombstone so that the deletion syncs.
     pub fn remove_bead(&mut self, id: &BeadId) {
@@ -312,12 +342,8 @@ impl Tx<'_> {
     }
 
     fn put<T: Serialize>(&mut self, path: &str, value: &T, what: &str) -> Result<(), StoreError> {
-        let text = codec::encode(value).map_err(|source| StoreError::Encode {
-            what: what.to_owned(),
-            source,
-        })?;
-        self.writes
-            .insert(path.to_owned(), Staged::Blob(text.into_bytes()));
+        let text = encoded(value, what)?;
+        self.writes.insert(path.to_owned(), Staged::Blob(text));
         Ok(())
     }
 
@@ -337,6 +363,16 @@ impl Tx<'_> {
         let staged = tree.map(Staged::Tree).unwrap_or(Staged::Remove);
         self.writes.insert(path.to_owned(), staged);
     }
+}
+
+/// The canonical document of `value` (`what`, for an error).
+fn encoded<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, StoreError> {
+    codec::encode(value)
+        .map(String::into_bytes)
+        .map_err(|source| StoreError::Encode {
+            what: what.to_owned(),
+            source,
+        })
 }
 
 impl View<'_> {
