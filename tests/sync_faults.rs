@@ -117,6 +117,54 @@ fn an_unreachable_remote() {
     lonely.store_head();
 }
 
+/// `beads.syncTimeout` bounds the whole sync, not only the rounds after the first: a
+/// remote that stops answering mid-fetch or mid-push stops the sync when the budget
+/// runs out (exit 3, the step named), and the local store keeps its work.
+#[test]
+fn a_sync_that_runs_out_of_time_keeps_its_work() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let kept = c1.create("local work", &[]);
+    let head = c1.store_head();
+    let on_remote = sb.git(&remote, &["rev-parse", "refs/beads/main"]);
+    c1.git(&["config", "beads.syncTimeout", "1s"]);
+    c1.git(&[
+        "config",
+        "remote.origin.uploadpack",
+        "sleep 20; git-upload-pack",
+    ]);
+    let (code, err) = c1.beads_fail(&["sync"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("ran out of its 1s budget while fetching"),
+        "{err}"
+    );
+    assert!(err.contains("nothing is lost"), "{err}");
+    assert!(err.contains("beads.syncTimeout"), "{err}");
+    assert_eq!(c1.store_head(), head);
+
+    c1.git(&["config", "--unset", "remote.origin.uploadpack"]);
+    c1.git(&["config", "beads.syncTimeout", "8s"]);
+    c1.git(&[
+        "config",
+        "remote.origin.receivepack",
+        "sleep 30; git-receive-pack",
+    ]);
+    let (code, err) = c1.beads_fail(&["sync"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("budget while pushing"), "{err}");
+    assert_eq!(c1.store_head(), head);
+    assert_eq!(
+        sb.git(&remote, &["rev-parse", "refs/beads/main"]),
+        on_remote
+    );
+
+    c1.git(&["config", "--unset", "remote.origin.receivepack"]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.bead_json(&kept);
+}
+
 #[test]
 fn bad_remote_names() {
     let sb = Sandbox::new();
