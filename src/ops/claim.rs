@@ -317,14 +317,21 @@ pub fn update_on(
     changes: super::Changes,
     remote: &str,
 ) -> Result<super::Edited> {
+    let mut claimed = false;
     if changes.claim {
         super::agent::permit(actor, crate::model::Capability::Claim)?;
         claim_on_remote(store, actor, id, remote, &mut |b| {
-            super::beads::claim(b, actor)
+            let was = b.clone();
+            super::beads::claim(b, actor)?;
+            claimed = (&was.status, &was.assignee) != (&b.status, &b.assignee);
+            Ok(())
         })?;
     }
     let mut edited = super::update(store, actor, std::slice::from_ref(id), changes)?;
-    Ok(edited.pop().expect("update returns one bead per id"))
+    let mut edited = edited.pop().expect("update returns one bead per id");
+    // The claim came in with the remote's: the update found it made already.
+    edited.changed |= claimed;
+    Ok(edited)
 }
 
 /// `sling` (see [`super::sling`]) once `remote` holds the claim of the bead for the
