@@ -53,7 +53,7 @@ pub const FRESH_AFTER: &str = "beads.freshAfter";
 pub const PRICE: &str = "beads.price";
 /// `beads.claimRemote`: the remote that confirms claims.
 pub const CLAIM_REMOTE: &str = "beads.claimRemote";
-/// `beads.syncTimeout`: how long one sync goes on while the remote keeps moving.
+/// `beads.syncTimeout`: how long one sync may take in all.
 pub const SYNC_TIMEOUT: &str = "beads.syncTimeout";
 /// `beads.hooks.strict`: whether a failing git-beads part fails the git hook.
 pub const HOOKS_STRICT: &str = "beads.hooks.strict";
@@ -255,9 +255,10 @@ pub const CONFIG: &[Setting] = &[
     Setting {
         name: SYNC_TIMEOUT,
         source: Source::GitConfig,
-        meaning: "How long one git beads sync goes on fetching, merging and pushing again \
-                  while other clones keep moving the remote, pausing a random, growing while \
-                  between rounds: 90s, 5m or a number of seconds (default 60s).",
+        meaning: "How long one git beads sync may take in all, fetching, merging and pushing \
+                  again while other clones keep moving the remote, pausing a random, growing \
+                  while between rounds: 90s, 5m or a number of seconds (default 60s). When it \
+                  runs out the sync stops (exit 3), keeping its merges in the local store.",
     },
     Setting {
         name: HOOKS_STRICT,

@@ -271,6 +271,54 @@ fn every_write_from_the_page_is_one_commit_as_the_person() {
     assert_eq!(status, 404);
 }
 
+/// With `beads.claimRemote` set, the board's claim and close are the CLI's: a claim
+/// someone else holds on the remote is refused (409) and the winner shown here, a claim
+/// won is held there as its claim ref, and a close deletes that ref.
+#[test]
+fn the_boards_claims_and_closes_go_through_the_claim_remote() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let taken = c1.create("Taken elsewhere", &[]);
+    let free = c1.create("Free", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.beads(&["update", &taken, "--claim", "--remote", "origin"]);
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let claims = || {
+        sb.git(
+            &remote,
+            &["for-each-ref", "--format=%(refname)", "refs/beads/claims/"],
+        )
+    };
+    let server = Server::start(&c1, &[]);
+    let csrf = server.csrf();
+
+    let (status, page) = server.post(&format!("/bead/{taken}/claim"), &format!("csrf={csrf}"));
+    assert_eq!(status, 409, "{page}");
+    assert!(page.contains("bob"), "{page}");
+    assert_eq!(c1.bead_json(&taken)["assignee"], "bob");
+
+    let (status, page) = server.post(&format!("/bead/{free}/claim"), &format!("csrf={csrf}"));
+    assert_eq!(status, 303, "{page}");
+    assert_eq!(c1.bead_json(&free)["assignee"], "alice");
+    assert!(
+        claims().contains(&format!("refs/beads/claims/{free}")),
+        "{}",
+        claims()
+    );
+    let (status, page) = server.post(
+        &format!("/bead/{free}/close"),
+        &format!("csrf={csrf}&text=done"),
+    );
+    assert_eq!(status, 303, "{page}");
+    assert_eq!(c1.bead_json(&free)["status"], "closed");
+    assert!(
+        !claims().contains(&format!("refs/beads/claims/{free}")),
+        "{}",
+        claims()
+    );
+}
+
 /// A formula of three steps: two that need the first.
 const FORMULA: &str = "name: trio
 title: Trio

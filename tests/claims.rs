@@ -29,7 +29,12 @@ fn the_remote_decides_who_wins_and_the_loser_sees_the_winner() {
     let id = c1.create("one job", &[]);
     c1.sync();
     let c2 = sb.synced_clone(&remote, "c2", "bob");
-    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    let said = |out: std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let told = said(c1.beads_output(&["update", &id, "--claim", "--remote", "origin"]));
+    assert!(told.contains(&format!("claimed {id}: one job")), "{told}");
     assert_eq!(
         claim_refs(&remote, &sb),
         [format!("refs/beads/claims/{id}")]
@@ -42,7 +47,8 @@ fn the_remote_decides_who_wins_and_the_loser_sees_the_winner() {
     assert_eq!(shown(&bead)["assignee"], "alice");
     assert_eq!(shown(&bead)["status"], "in_progress");
     // The same claimer claiming again is told it holds it.
-    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    let told = said(c1.beads_output(&["update", &id, "--claim", "--remote", "origin"]));
+    assert!(told.contains("already claimed by alice"), "{told}");
 }
 
 #[test]

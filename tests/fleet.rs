@@ -423,3 +423,76 @@ fn remote_prune_deletes_only_merged_replica_refs() {
     assert_eq!(stdout(&out), merged);
     assert_eq!(replica_refs(&sb, &remote), Vec::<String>::new());
 }
+
+/// A sync that fetches several replica heads merges them all in one commit, whose
+/// parents are the local head and each head, and loses nothing: three replicas that
+/// each minted the same child id keep three children.
+#[test]
+fn a_sync_merges_every_replica_in_one_commit() {
+    let sb = Sandbox::new();
+    let (remote, c0) = sb.remote_with_store("c0");
+    let parent = c0.create("the parent", &[]);
+    c0.sync();
+    let names = ["r1", "r2", "r3"];
+    let clones: Vec<Repo> = names
+        .iter()
+        .map(|name| sb.synced_clone(&remote, name, &format!("agent-{name}")))
+        .collect();
+    let mut heads = Vec::new();
+    for (n, (name, c)) in names.iter().zip(&clones).enumerate() {
+        c.create(&format!("{name}'s child"), &["--parent", &parent]);
+        c.create(&format!("{name}'s own"), &[]);
+        let replica = format!(
+            "refs/beads/replicas/r-{}",
+            "abc".repeat(4).get(n..n + 10).expect("ten")
+        );
+        c.git(&[
+            "push",
+            "-q",
+            "origin",
+            &format!("refs/beads/main:{replica}"),
+        ]);
+        heads.push(c.store_head());
+    }
+    c0.create("c0's own", &[]);
+    let before = c0.store_head();
+    c0.sync();
+
+    let after = c0.store_head();
+    let parents: BTreeSet<String> = c0
+        .git(&["rev-list", "--parents", "-n", "1", &after])
+        .split_whitespace()
+        .skip(1)
+        .map(str::to_owned)
+        .collect();
+    let expected: BTreeSet<String> = std::iter::once(before.clone())
+        .chain(heads.clone())
+        .collect();
+    assert_eq!(
+        parents, expected,
+        "one merge of the local head and every replica"
+    );
+    let mut not_theirs = vec!["rev-list".to_owned(), after.clone(), "--not".into(), before];
+    not_theirs.extend(heads);
+    let args: Vec<&str> = not_theirs.iter().map(String::as_str).collect();
+    assert_eq!(c0.git(&args).lines().count(), 1, "one commit made");
+
+    let titles: BTreeSet<String> = c0
+        .all_beads()
+        .iter()
+        .map(|b| b["title"].as_str().expect("a title").to_owned())
+        .collect();
+    let mut expected: BTreeSet<String> = ["the parent", "c0's own"].map(str::to_owned).into();
+    for name in names {
+        expected.insert(format!("{name}'s child"));
+        expected.insert(format!("{name}'s own"));
+    }
+    assert_eq!(titles, expected, "nothing lost, every child its own bead");
+    assert_eq!(
+        replica_refs(&sb, &remote),
+        Vec::<String>::new(),
+        "all folded"
+    );
+    let remote_head = sb.git(&remote, &["rev-parse", "refs/beads/main"]);
+    assert_eq!(remote_head.trim(), after);
+}

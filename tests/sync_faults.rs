@@ -117,6 +117,53 @@ fn an_unreachable_remote() {
     lonely.store_head();
 }
 
+/// `beads.syncTimeout` bounds the whole sync, not only the rounds after the first: a
+/// remote that stops answering mid-fetch or mid-push stops the sync when the budget
+/// runs out (exit 3, the step named), and the local store keeps its work.
+#[test]
+fn a_sync_that_runs_out_of_time_keeps_its_work() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let kept = c1.create("local work", &[]);
+    let head = c1.store_head();
+    let on_remote = sb.git(&remote, &["rev-parse", "refs/beads/main"]);
+    // A sync with `budget` whose git side `key` (upload or receive) stalls: it stops
+    // in `step`, exit 3, and neither the local store nor the remote moved.
+    let stalled = |budget: &str, key: &str, command: &str, step: &str| {
+        c1.git(&["config", "beads.syncTimeout", budget]);
+        c1.git(&["config", key, &format!("sleep 30; {command}")]);
+        let (code, err) = c1.beads_fail(&["sync"]);
+        assert_eq!(code, 3, "{err}");
+        let told = format!("ran out of its {budget} budget while {step}");
+        assert!(err.contains(&told), "{err}");
+        assert!(err.contains("nothing is lost"), "{err}");
+        assert!(err.contains("beads.syncTimeout"), "{err}");
+        assert_eq!(c1.store_head(), head);
+        assert_eq!(
+            sb.git(&remote, &["rev-parse", "refs/beads/main"]),
+            on_remote
+        );
+        c1.git(&["config", "--unset", key]);
+    };
+    stalled(
+        "1s",
+        "remote.origin.uploadpack",
+        "git-upload-pack",
+        "fetching",
+    );
+    // The fetch goes through within the budget; the push does not.
+    stalled(
+        "8s",
+        "remote.origin.receivepack",
+        "git-receive-pack",
+        "pushing",
+    );
+
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.bead_json(&kept);
+}
+
 #[test]
 fn bad_remote_names() {
     let sb = Sandbox::new();

@@ -241,6 +241,10 @@ fn hint(e: &OpError) -> Option<String> {
         }
         OpError::Sync(SyncError::Moved { remote, .. }) => format!("run `git beads sync {remote}`"),
         OpError::Sync(SyncError::KeptMoving { .. }) => "run `git beads sync` again".into(),
+        OpError::Sync(SyncError::OutOfTime { .. }) => {
+            "run `git beads sync` again, or give it longer with `git config beads.syncTimeout`"
+                .into()
+        }
         OpError::Worktree(WorktreeError::NotBound { agent, .. }) => {
             format!("bind it there with `git beads agent bind {agent}`")
         }

@@ -109,7 +109,7 @@ fn hold(
 ) -> Result<()> {
     let checked = (|| -> Result<()> {
         let mut report = SyncReport::empty(remote, false);
-        let main = store.fetch_beads(remote, false)?;
+        let main = store.fetch_beads_now(remote)?;
         integrate_remote(store, actor, remote, main, &mut report)?;
         let head = store.require_head()?;
         let mut now = store
@@ -128,7 +128,15 @@ fn hold(
 /// Merges a claim commit (its parent is a state of some clone's store) into the local store.
 fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> Result<()> {
     let mut report = SyncReport::empty(remote, false);
-    integrate(store, actor, remote, Some(commit), &mut report, &mut |_| {})
+    integrate(
+        store,
+        actor,
+        remote,
+        &[commit],
+        &mut report,
+        &mut |_| {},
+        None,
+    )
 }
 
 /// Deletes `claims` (bead id, the commit its ref must still hold) on `remote`, each
@@ -210,7 +218,7 @@ pub(crate) fn finish_on(
     let mut last = String::new();
     for _ in 0..STALE_CLAIM_TRIES {
         let mut report = SyncReport::empty(remote, false);
-        let main = store.fetch_beads(remote, false)?;
+        let main = store.fetch_beads_now(remote)?;
         integrate_remote(store, actor, remote, main, &mut report)?;
         let held: Vec<_> = store
             .tracked_claims(remote)?
@@ -249,7 +257,7 @@ pub(crate) fn finish_on(
         }
         pushes.extend(claim_deletions(&finished_claims(&after, store, held)?));
         if !pushes.is_empty()
-            && let Some(reason) = stale(store.push_beads(remote, &pushes, false)?)
+            && let Some(reason) = stale(store.push_beads(remote, &pushes, false, None)?)
         {
             last = reason;
             continue;
@@ -309,14 +317,21 @@ pub fn update_on(
     changes: super::Changes,
     remote: &str,
 ) -> Result<super::Edited> {
+    let mut claimed = false;
     if changes.claim {
         super::agent::permit(actor, crate::model::Capability::Claim)?;
         claim_on_remote(store, actor, id, remote, &mut |b| {
-            super::beads::claim(b, actor)
+            let was = b.clone();
+            super::beads::claim(b, actor)?;
+            claimed = (&was.status, &was.assignee) != (&b.status, &b.assignee);
+            Ok(())
         })?;
     }
     let mut edited = super::update(store, actor, std::slice::from_ref(id), changes)?;
-    Ok(edited.pop().expect("update returns one bead per id"))
+    let mut edited = edited.pop().expect("update returns one bead per id");
+    // The claim came in with the remote's: the update found it made already.
+    edited.changed |= claimed;
+    Ok(edited)
 }
 
 /// `sling` (see [`super::sling`]) once `remote` holds the claim of the bead for the

@@ -815,6 +815,21 @@ pub enum SyncError {
         /// How long they took, in whole seconds.
         seconds: u64,
     },
+    /// The sync's time budget (`beads.syncTimeout`) ran out during one of its steps:
+    /// the git process of that step was stopped, and the sync went no further.
+    #[error(
+        "sync with {remote} ran out of its {budget}s budget while {step} (round {rounds}); the local store keeps every merge made so far and nothing is lost: sync again to send it"
+    )]
+    OutOfTime {
+        /// The remote.
+        remote: String,
+        /// The step it ran out in: fetching, merging or pushing.
+        step: &'static str,
+        /// The round it ran out in.
+        rounds: usize,
+        /// The budget, in whole seconds.
+        budget: u64,
+    },
     /// `beads.requireSigned`: the remote brought commits that do not verify; nothing
     /// was merged.
     #[error(

@@ -20,11 +20,11 @@ use crate::store::{
 /// The key in a renumbered bead's `extra` that holds the id it was minted with.
 const RENUMBERED_FROM: &str = "renumbered_from";
 
-/// How long `sync` goes on fetching, merging and pushing again while the remote
-/// keeps moving, unless `beads.syncTimeout` says otherwise.
+/// How long one `sync` may take in all (its fetches, merges and pushes, and the
+/// rounds while the remote keeps moving), unless `beads.syncTimeout` says otherwise.
 const DEFAULT_BUDGET_SECS: u64 = 60;
 
-/// How long one sync may go around before it gives up: `beads.syncTimeout`, else
+/// How long one sync may take before it stops: `beads.syncTimeout`, else
 /// [`DEFAULT_BUDGET_SECS`].
 fn budget(store: &Store) -> std::time::Duration {
     let secs = store
@@ -254,13 +254,14 @@ pub fn adopt(
     })?;
     if adopted {
         let mut report = SyncReport::empty(&name, false);
-        integrate_replicas(store, actor, &name, &replicas, &mut report, &mut |_| {})?;
+        let heads = fetched_heads(None, &replicas);
+        integrate(store, actor, &name, &heads, &mut report, &mut |_| {}, None)?;
     }
     Ok(adopted.then_some(name))
 }
 
 /// Merges into the local store everything `remote` sent: `theirs` (its
-/// `refs/beads/main`, as fetched) and its replica refs as last fetched.
+/// `refs/beads/main`, as fetched) and its replica refs as last fetched, in one pass.
 pub(super) fn integrate_remote(
     store: &Store,
     actor: &Actor,
@@ -268,30 +269,19 @@ pub(super) fn integrate_remote(
     theirs: Option<ObjectId>,
     report: &mut SyncReport,
 ) -> Result<()> {
-    integrate(store, actor, remote, theirs, report, &mut |_| {})?;
     let replicas = store.tracked_replicas(remote)?;
-    integrate_replicas(store, actor, remote, &replicas, report, &mut |_| {})
+    let heads = fetched_heads(theirs, &replicas);
+    integrate(store, actor, remote, &heads, report, &mut |_| {}, None)
 }
 
-/// Merges into the local store the replica refs of `remote` as last fetched: the
-/// work of clones that published there while `refs/beads/main` was moving.
-pub(super) fn integrate_replicas(
-    store: &Store,
-    actor: &Actor,
-    remote: &str,
-    replicas: &[(String, ObjectId)],
-    report: &mut SyncReport,
-    progress: &mut dyn FnMut(SyncEvent),
-) -> Result<()> {
-    let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
-    let held = match store.head()? {
-        Some(h) => store.in_history(h.commit, &heads)?,
-        None => vec![false; heads.len()],
-    };
-    for (head, _) in heads.into_iter().zip(held).filter(|(_, held)| !held) {
-        integrate(store, actor, remote, Some(head), report, progress)?;
-    }
-    Ok(())
+/// The commits a fetch brought: the remote's `refs/beads/main` (if it has one), then
+/// each replica ref's head: the work of clones that published there while
+/// `refs/beads/main` was moving.
+fn fetched_heads(theirs: Option<ObjectId>, replicas: &[(String, ObjectId)]) -> Vec<ObjectId> {
+    theirs
+        .into_iter()
+        .chain(replicas.iter().map(|(_, c)| *c))
+        .collect()
 }
 
 /// Syncs the store with a remote (or only pulls, or only pushes; see [`SyncMode`]).
@@ -315,9 +305,26 @@ pub fn sync(
     let mut last = String::new();
     // A time budget, not a count of rounds: with many clones pushing one ref, a
     // clone may lose many rounds in a row, and the randomized pauses below thin the
-    // crowd until it wins (see BENCHMARKS.md, "Fleet").
+    // crowd until it wins (see BENCHMARKS.md, "Fleet"). It bounds the whole sync:
+    // each git process gets what is left of it, and a merge of many heads stops
+    // between two of them. What was merged when it runs out stays in the local store.
     let started = std::time::Instant::now();
-    let deadline = started + budget(store);
+    let limit = budget(store);
+    let deadline = started + limit;
+    let left = || {
+        deadline
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|d| !d.is_zero())
+    };
+    let out_of_time = |step: &'static str, rounds: usize| -> OpError {
+        SyncError::OutOfTime {
+            remote: remote.clone(),
+            step,
+            rounds,
+            budget: limit.as_secs(),
+        }
+        .into()
+    };
     for round in 1.. {
         if round > 1 {
             let pause = retry_pause(round);
@@ -331,7 +338,14 @@ pub fn sync(
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
         });
-        let theirs = store.fetch_beads(&remote, opts.talk)?;
+        let theirs = match left() {
+            Some(time) => store.fetch_beads_within(&remote, opts.talk, Some(time)),
+            None => return Err(out_of_time("fetching", round)),
+        };
+        let theirs = match theirs {
+            Err(_) if left().is_none() => return Err(out_of_time("fetching", round)),
+            other => other?,
+        };
         let replicas = store.tracked_replicas(&remote)?;
         if opts.mode == SyncMode::Push {
             let local = store.require_head()?;
@@ -343,8 +357,16 @@ pub fn sync(
                 return Err(SyncError::Behind(remote).into());
             }
         } else {
-            integrate(store, actor, &remote, theirs, &mut report, progress)?;
-            integrate_replicas(store, actor, &remote, &replicas, &mut report, progress)?;
+            let heads = fetched_heads(theirs, &replicas);
+            integrate(
+                store,
+                actor,
+                &remote,
+                &heads,
+                &mut report,
+                progress,
+                Some(deadline),
+            )?;
         }
         let local = store.head()?;
         report.head = local.map(|h| h.commit.to_string());
@@ -371,6 +393,9 @@ pub fn sync(
             super::claim::drop_finished_claims(store, &remote)?;
             return Ok(report);
         }
+        if left().is_none() {
+            return Err(out_of_time("merging", round));
+        }
         progress(SyncEvent::Pushing {
             remote: remote.clone(),
         });
@@ -381,7 +406,14 @@ pub fn sync(
         }];
         updates.extend(folded);
         let mut sent = true;
-        let reason = match stale(store.push_beads(&remote, &updates, opts.talk)?) {
+        let push = |updates: &[RefPush]| -> Result<Option<String>> {
+            let time = left().ok_or_else(|| out_of_time("pushing", round))?;
+            match store.push_beads(&remote, updates, opts.talk, Some(time)) {
+                Err(_) if left().is_none() => Err(out_of_time("pushing", round)),
+                other => Ok(stale(other?)),
+            }
+        };
+        let reason = match push(&updates)? {
             None => {
                 store.set_tracking(&remote, local.commit, actor)?;
                 None
@@ -398,12 +430,12 @@ pub fn sync(
                     sent = false;
                     None
                 } else {
-                    let push = RefPush {
+                    let mine = RefPush {
                         name: replica.clone(),
                         expected: own,
                         new: Some(local.commit),
                     };
-                    stale(store.push_beads(&remote, &[push], opts.talk)?)
+                    push(&[mine])?
                 };
                 match outcome {
                     None => {
@@ -512,87 +544,93 @@ fn retry_pause(round: usize) -> std::time::Duration {
     std::time::Duration::from_millis(span_ms / 2 + jitter)
 }
 
-/// Brings the remote's state `theirs` into the local store: adopt, fast-forward or
-/// merge, under the write lock.
+/// Brings the commits `heads` (fetched from `remote`) into the local store: adopt,
+/// fast-forward, or merge all of them in one pass and one commit whose parents are
+/// the local head and every head not already in the history of another, under the
+/// write lock. The cost follows what the heads changed, not how many there are: heads
+/// the local store holds are dropped first, and each other is merged once against its
+/// merge base with everything merged before it (as `git merge-base` sees a merge of
+/// several commits), so a change two heads share is not seen twice.
 pub(super) fn integrate(
     store: &Store,
     actor: &Actor,
     remote: &str,
-    theirs: Option<ObjectId>,
+    heads: &[ObjectId],
     report: &mut SyncReport,
     progress: &mut dyn FnMut(SyncEvent),
+    deadline: Option<std::time::Instant>,
 ) -> Result<()> {
-    let Some(theirs) = theirs else {
-        return Ok(());
-    };
     let before = store.head()?;
-    let their_tree = store.commit_tree(theirs)?;
+    let ours = before.map(|h| h.commit);
+    let all: Vec<ObjectId> = ours.into_iter().chain(heads.iter().copied()).collect();
+    let parents = store.independent(&all)?;
+    let news: Vec<ObjectId> = parents
+        .iter()
+        .filter(|c| Some(**c) != ours)
+        .copied()
+        .collect();
+    if news.is_empty() {
+        return Ok(());
+    }
     // Check what the remote sent before anything is merged from it; what it shares
     // with the local history was checked when it first came in.
-    let trusted = match store.head()? {
-        Some(h) => match store.merge_bases(h.commit, theirs)?.first() {
-            Some(b) => Some(store.commit_tree(*b)?),
+    for theirs in &news {
+        let trusted = match ours {
+            Some(h) => match store.merge_bases(h, *theirs)?.first() {
+                Some(b) => Some(store.commit_tree(*b)?),
+                None => None,
+            },
             None => None,
-        },
-        None => None,
-    };
-    store.check_remote_tree(remote, their_tree, trusted)?;
-    if store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true) {
-        let ours = store.head()?.map(|h| h.commit);
-        super::verify::require_verified(store, remote, ours, theirs)?;
+        };
+        store.check_remote_tree(remote, store.commit_tree(*theirs)?, trusted)?;
+        if store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true) {
+            super::verify::require_verified(store, remote, ours, *theirs)?;
+        }
     }
     let step = store.advance_main(actor, |head| -> Result<_> {
+        // Only this sync moves the store to a remote's commits (the sync lock), but a
+        // local write may have moved it since: the parents are worked out again.
+        let parents = match head {
+            Some(h) if Some(h.commit) != ours => {
+                store.independent(&[&[h.commit][..], &news].concat())?
+            }
+            _ => parents,
+        };
+        let Some((&first, rest)) = parents.split_first() else {
+            return Ok((Step::new(Outcome::UpToDate), None));
+        };
+        let first_tree = store.commit_tree(first)?;
         let Some(head) = head else {
-            let mut step = Step::new(Outcome::Adopted);
-            step.fetched = store.diff(None, Some(their_tree))?.len();
-            return Ok((
-                step,
-                Some((theirs, format!("sync: adopt the beads store of {remote}"))),
-            ));
+            if rest.is_empty() {
+                let mut step = Step::new(Outcome::Adopted);
+                step.fetched = store.diff(None, Some(first_tree))?.len();
+                return Ok((
+                    step,
+                    Some((first, format!("sync: adopt the beads store of {remote}"))),
+                ));
+            }
+            return merge_heads(store, actor, remote, None, &parents, progress, deadline);
         };
-        if head.commit == theirs {
-            return Ok((Step::new(Outcome::UpToDate), None));
-        }
-        let bases = store.merge_bases(head.commit, theirs)?;
-        if bases.contains(&theirs) {
-            return Ok((Step::new(Outcome::UpToDate), None));
-        }
-        if bases == [head.commit] {
+        if rest.is_empty() {
+            if first == head.commit {
+                return Ok((Step::new(Outcome::UpToDate), None));
+            }
             let mut step = Step::new(Outcome::FastForward);
-            step.fetched = store.diff(Some(head.tree), Some(their_tree))?.len();
+            step.fetched = store.diff(Some(head.tree), Some(first_tree))?.len();
             return Ok((
                 step,
-                Some((theirs, format!("sync: fast-forward to {remote}"))),
+                Some((first, format!("sync: fast-forward to {remote}"))),
             ));
         }
-        // A merge of thousands of documents writes as many objects: they go to disk
-        // as one pack (synced), before the ref moves to the merge.
-        let mut buffered = store.buffered();
-        let base = virtual_base(&buffered, &bases, 0)?;
-        let merged = merge_trees(&buffered, base, head.tree, their_tree, progress)?;
-        let mut message = format!("sync: merge the beads of {remote}\n\n");
-        message.push_str(&format!(
-            "{} came in, {} merged field by field, {} recorded.\n",
-            count(merged.fetched, "document"),
-            merged.merged,
-            count(merged.conflicts, "conflict")
-        ));
-        for k in &merged.kept {
-            message.push_str(&format!(
-                "Kept {} whole ({}); the other version is at {}.\n",
-                k.path, k.reason, k.other_version
-            ));
-        }
-        let commit = buffered.write_commit(merged.tree, &[head.commit, theirs], actor, &message)?;
-        store.write_buffered(&mut buffered)?;
-        let step = Step {
-            outcome: Outcome::Merged,
-            fetched: merged.fetched,
-            merged: merged.merged,
-            conflicts: merged.conflicts,
-            kept: merged.kept,
-        };
-        Ok((step, Some((commit, message))))
+        merge_heads(
+            store,
+            actor,
+            remote,
+            Some(head.tree),
+            &parents,
+            progress,
+            deadline,
+        )
     })?;
     // A later round that finds nothing new does not hide what an earlier one did.
     if step.outcome != Outcome::UpToDate {
@@ -608,6 +646,66 @@ pub(super) fn integrate(
         follow_renumbering(store, actor, &before)?;
     }
     Ok(())
+}
+
+/// Merges the commits `parents` (two or more, none in the history of another) into
+/// one commit with all of them as parents: the first one's tree, with each other
+/// merged into it in turn. `local` is the tree of the local store's head, from which
+/// what came in is counted. Once `deadline` passes, the heads not merged yet are left
+/// for the next sync: the commit has as parents those merged (at least two).
+fn merge_heads(
+    store: &Store,
+    actor: &Actor,
+    remote: &str,
+    local: Option<ObjectId>,
+    parents: &[ObjectId],
+    progress: &mut dyn FnMut(SyncEvent),
+    deadline: Option<std::time::Instant>,
+) -> Result<(Step, Option<(ObjectId, String)>)> {
+    // A merge of thousands of documents writes as many objects: they go to disk as
+    // one pack (synced), before the ref moves to the merge.
+    let mut buffered = store.buffered();
+    let mut tree = buffered.commit_tree(parents[0])?;
+    let mut step = Step::new(Outcome::Merged);
+    let mut merged_heads = parents.len();
+    for (i, theirs) in parents.iter().enumerate().skip(1) {
+        if i > 1 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            merged_heads = i;
+            break;
+        }
+        let bases = buffered.merge_bases_with_all(*theirs, &parents[..i])?;
+        let base = virtual_base(&buffered, &bases, 0)?;
+        let their_tree = buffered.commit_tree(*theirs)?;
+        let merged = merge_trees(&buffered, base, tree, their_tree, progress)?;
+        tree = merged.tree;
+        step.merged += merged.merged;
+        step.conflicts += merged.conflicts;
+        step.kept.extend(merged.kept);
+    }
+    let parents = &parents[..merged_heads];
+    step.fetched = buffered.diff(local, Some(tree))?.len();
+    let mut message = format!("sync: merge the beads of {remote}\n\n");
+    if parents.len() > 2 {
+        message.push_str(&format!(
+            "{} merged at once.\n",
+            count(parents.len(), "head")
+        ));
+    }
+    message.push_str(&format!(
+        "{} came in, {} merged field by field, {} recorded.\n",
+        count(step.fetched, "document"),
+        step.merged,
+        count(step.conflicts, "conflict")
+    ));
+    for k in &step.kept {
+        message.push_str(&format!(
+            "Kept {} whole ({}); the other version is at {}.\n",
+            k.path, k.reason, k.other_version
+        ));
+    }
+    let commit = buffered.write_commit(tree, parents, actor, &message)?;
+    store.write_buffered(&mut buffered)?;
+    Ok((step, Some((commit, message))))
 }
 
 /// After the store moved on from `before`: finds the beads this clone minted that a

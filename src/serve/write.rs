@@ -1,5 +1,6 @@
 //! Writes from the page, as the person (their git identity): one `ops` call, one
-//! commit, each. Every post must come from the board's own origin and carry the
+//! commit, each. A claim, a sling and a close go through `beads.claimRemote` when it
+//! is set, as the CLI's do: acknowledged only once that remote holds them. Every post must come from the board's own origin and carry the
 //! server's CSRF token; `--read-only` refuses them all. The access token (off
 //! loopback) is checked for every request.
 
@@ -228,19 +229,25 @@ pub(super) async fn act(
         let ids = std::slice::from_ref(&id);
         match action.as_str() {
             "claim" => {
-                ops::update(
-                    store,
-                    me,
-                    ids,
-                    Changes {
-                        claim: true,
-                        ..Changes::default()
-                    },
-                )?;
+                let claim = Changes {
+                    claim: true,
+                    ..Changes::default()
+                };
+                match ops::claim_remote(store, None, false)? {
+                    Some(remote) => {
+                        ops::update_on(store, me, &id, claim, &remote)?;
+                    }
+                    None => {
+                        ops::update(store, me, ids, claim)?;
+                    }
+                }
             }
             "close" => {
                 let reason = Some(f.text.trim()).filter(|r| !r.is_empty());
-                ops::close(store, me, ids, reason)?;
+                match ops::claim_remote(store, None, false)? {
+                    Some(remote) => ops::close_on(store, me, ids, reason, None, &remote)?,
+                    None => ops::close(store, me, ids, reason)?,
+                };
             }
             "comment" => {
                 ops::add_comment(store, me, &id, &f.text, None)?;
@@ -266,7 +273,10 @@ pub(super) async fn act(
             "sling" => {
                 let agent = AgentName::parse(&f.agent)
                     .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, e.to_string()))?;
-                ops::sling(store, me, &id, &agent)?;
+                match ops::claim_remote(store, None, false)? {
+                    Some(remote) => ops::sling_on(store, me, &id, &agent, &remote)?,
+                    None => ops::sling(store, me, &id, &agent)?,
+                };
             }
             "resolve" => {
                 ops::resolve(store, me, &id, Some(f.text.as_str()))?;

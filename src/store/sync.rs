@@ -359,12 +359,30 @@ impl Store {
     }
 
     /// [`Store::fetch_beads`], giving up after `timeout` (then git is stopped and may
-    /// not prompt on the terminal, so a hook never hangs on it).
+    /// not prompt on the terminal, so a hook never hangs on it) unless git talks to
+    /// the terminal, where a person can stop it.
     pub(crate) fn fetch_beads_within(
         &self,
         name: &str,
         talk: bool,
         timeout: Option<std::time::Duration>,
+    ) -> Result<Option<ObjectId>, StoreError> {
+        self.fetch_beads_how(name, talk, timeout, true)
+    }
+
+    /// [`Store::fetch_beads`] for a command waiting on the answer (a claim, a close
+    /// confirmed by a remote): git skips its automatic maintenance afterwards, a
+    /// process more, which the next sync's fetch runs.
+    pub(crate) fn fetch_beads_now(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        self.fetch_beads_how(name, false, None, false)
+    }
+
+    fn fetch_beads_how(
+        &self,
+        name: &str,
+        talk: bool,
+        timeout: Option<std::time::Duration>,
+        maintain: bool,
     ) -> Result<Option<ObjectId>, StoreError> {
         self.git().check_remote(name)?;
         // A fetch killed while updating a tracking ref (its main, notes, a replica's,
@@ -387,6 +405,9 @@ impl Store {
         ]
         .map(String::from)
         .to_vec();
+        if !maintain {
+            args.splice(0..0, ["-c".to_owned(), "maintenance.auto=false".to_owned()]);
+        }
         if !talk {
             args.push("--quiet".into());
         }
@@ -408,7 +429,7 @@ impl Store {
         // The claims in flight come along (pruned with the rest once deleted there),
         // so that a sync can delete those of finished beads.
         args.push(refs::claims_refspec(name));
-        let out = match timeout {
+        let out = match timeout.filter(|_| !talk) {
             None => self.run_git(&args, talk)?,
             Some(limit) => self
                 .git()
@@ -622,12 +643,14 @@ impl Store {
     /// Pushes `updates` to remote `name` in one atomic `git push`: each with its lease
     /// (the ref must still be where it was fetched), and either all of them or none.
     /// Returns how each went, in order. The user's pre-push hooks are for code and are
-    /// not run for beads.
+    /// not run for beads. Unless git talks to the terminal, a `timeout` stops it once it
+    /// runs out (a failed push: the remote has all of it or none).
     pub(crate) fn push_beads(
         &self,
         name: &str,
         updates: &[RefPush],
         talk: bool,
+        timeout: Option<std::time::Duration>,
     ) -> Result<Vec<Pushed>, StoreError> {
         self.git().check_remote(name)?;
         let mut args: Vec<String> = Vec::new();
@@ -662,7 +685,12 @@ impl Store {
             let new = u.new.map(|n| n.to_string()).unwrap_or_default();
             args.push(format!("{new}:{}", u.name));
         }
-        let out = self.run_git(&args, talk)?;
+        let out = match timeout.filter(|_| !talk) {
+            Some(limit) => self
+                .git()
+                .run_within(&args, limit, &format!("push to {name}"))?,
+            None => self.run_git(&args, talk)?,
+        };
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let mut pushed = Vec::with_capacity(updates.len());
@@ -882,6 +910,54 @@ impl Store {
             .into_iter()
             .map(|id| id.detach())
             .collect())
+    }
+
+    /// The merge bases of `one` and a merge of all of `others` (as `git merge-base
+    /// ONE OTHER...`): what an n-way merge merges `one` against.
+    pub(crate) fn merge_bases_with_all(
+        &self,
+        one: ObjectId,
+        others: &[ObjectId],
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        Ok(self
+            .repo
+            .merge_bases_many(one, others)
+            .map_err(git_err(format!(
+                "find the merge base of {one} and {others:?}"
+            )))?
+            .into_iter()
+            .map(|id| id.detach())
+            .collect())
+    }
+
+    /// Of `commits`, each once and in their order, those not in the history of
+    /// another of them: the heads a merge of all of them needs as parents. One commit
+    /// graph serves every question, one walk per commit.
+    pub(crate) fn independent(&self, commits: &[ObjectId]) -> Result<Vec<ObjectId>, StoreError> {
+        let mut unique: Vec<ObjectId> = Vec::with_capacity(commits.len());
+        for c in commits {
+            if !unique.contains(c) {
+                unique.push(*c);
+            }
+        }
+        if unique.len() < 2 {
+            return Ok(unique);
+        }
+        let mut graph = self.repo.revision_graph(None);
+        let mut out = Vec::with_capacity(unique.len());
+        for c in &unique {
+            let others: Vec<ObjectId> = unique.iter().filter(|o| *o != c).copied().collect();
+            let bases = self
+                .repo
+                .merge_bases_many_with_graph(*c, &others, &mut graph)
+                .map_err(git_err(format!(
+                    "find the merge base of {c} and {others:?}"
+                )))?;
+            if !(bases.len() == 1 && bases[0].detach() == *c) {
+                out.push(*c);
+            }
+        }
+        Ok(out)
     }
 
     /// For each of `commits`, whether it is in the history of `head` (or is `head`),
