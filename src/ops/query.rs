@@ -86,13 +86,17 @@ pub struct Detailed {
 
 /// Reads the store around `beads`: what each depends on, how many depend on each.
 pub fn detail(store: &Store, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
-    let index = load_index(store)?;
+    sound(store, || detail_in(&load_lazy(store)?, beads.clone()))
+}
+
+/// [`detail`], in `index`.
+fn detail_in(index: &Index, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
     let rows: Vec<Option<Row>> = beads
         .iter()
         .map(|b| index.get(b.id.as_str()).map(|r| r.row()))
         .collect();
     let found: Vec<Row> = rows.iter().flatten().copied().collect();
-    let dependents = Dependents::among(&index, &found);
+    let dependents = Dependents::among(index, &found);
     Ok(beads
         .into_iter()
         .zip(rows)
@@ -401,6 +405,7 @@ fn listing(index: Index, filter: &ListFilter, query: Query, found: Option<Vec<Ro
             rows
         }
     };
+    index.touch(&rows);
     Listing {
         rows,
         total,
@@ -456,15 +461,36 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
-/// The beads part of the index and the project's own types and statuses, both read
-/// at one head (one ref read for the two).
+/// The beads part of the index, its table checked as it is read: for a read under
+/// [`sound`] only.
+fn load_lazy(store: &Store) -> Result<Index> {
+    let head = store.require_head()?;
+    Ok(store.index_parts(&head, &[Part::LazyBeads])?)
+}
+
+/// What `read` gives, from an index read under it with [`load_lazy`]: when the read
+/// came upon a damaged piece of the cache (what it read of it then was empty), the
+/// cache is built again from the store and the read done again.
+fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
+    let seen = crate::store::damage_seen();
+    let out = read()?;
+    if crate::store::damage_seen() == seen {
+        return Ok(out);
+    }
+    drop(out);
+    store.index_rebuild(&store.require_head()?)?;
+    read()
+}
+
+/// The beads part of the index, checked as it is read (see [`sound`]), and the
+/// project's own types and statuses, both read at one head (one ref read for the two).
 fn index_and_words(store: &Store) -> Result<(Index, Vocabulary)> {
     let head = store.require_head()?;
     let settings = store
         .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
         .unwrap_or_default();
     Ok((
-        store.index_parts(&head, &[Part::Beads])?,
+        store.index_parts(&head, &[Part::LazyBeads])?,
         Vocabulary::of(&settings),
     ))
 }
@@ -491,37 +517,43 @@ fn completed(words: &Vocabulary, filter: &ListFilter) -> Result<ListFilter> {
 
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (index, words) = index_and_words(store)?;
-    Ok(listing(
-        index,
-        &completed(&words, filter)?,
-        Query::List,
-        None,
-    ))
+    sound(store, || {
+        let (index, words) = index_and_words(store)?;
+        Ok(listing(
+            index,
+            &completed(&words, filter)?,
+            Query::List,
+            None,
+        ))
+    })
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
 /// them, and the documents in the store that do not parse.
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
-    let (index, words) = index_and_words(store)?;
-    let filter = &completed(&words, filter)?;
-    Ok((Query::List.count(&index, filter), index.broken().to_vec()))
+    sound(store, || {
+        let (index, words) = index_and_words(store)?;
+        let filter = &completed(&words, filter)?;
+        Ok((Query::List.count(&index, filter), index.broken().to_vec()))
+    })
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
 /// Deleted beads only show when `filter` asks for them by status.
 pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing> {
-    let head = store.require_head()?;
-    let (index, found) = store.index_search(&head, text)?;
     let filter = ListFilter {
         all: true,
         ..filter.clone()
     };
-    let rows = found
-        .into_iter()
-        .filter(|&r| filter.keeps(&index.row(r)))
-        .collect();
-    Ok(listing(index, &filter, Query::List, Some(rows)))
+    sound(store, || {
+        let head = store.require_head()?;
+        let (index, found) = store.index_search(&head, text)?;
+        let rows = found
+            .into_iter()
+            .filter(|&r| filter.keeps(&index.row(r)))
+            .collect();
+        Ok(listing(index, &filter, Query::List, Some(rows)))
+    })
 }
 
 /// One thing that keeps a bead from being ready.
@@ -617,14 +649,16 @@ fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> 
 /// transitively, that `filter` keeps (epics and molecules are left out: their open
 /// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (index, words) = index_and_words(store)?;
-    let filter = &completed(&words, filter)?;
-    Ok(listing(
-        index,
-        &open_only(filter, &words),
-        Query::Ready,
-        None,
-    ))
+    sound(store, || {
+        let (index, words) = index_and_words(store)?;
+        let filter = &completed(&words, filter)?;
+        Ok(listing(
+            index,
+            &open_only(filter, &words),
+            Query::Ready,
+            None,
+        ))
+    })
 }
 
 /// Claims the first ready bead `filter` keeps (that nobody else holds) for `actor`,
@@ -782,7 +816,11 @@ impl Blocked {
 /// Every unfinished bead that waits on others (only the descendants of `parent`,
 /// when given), and what it waits on.
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
-    let index = load_index(store)?;
+    sound(store, || blocked_in(load_lazy(store)?, parent))
+}
+
+/// [`blocked`], in `index`.
+fn blocked_in(index: Index, parent: Option<&BeadId>) -> Result<Blocked> {
     let mut blockers = Blockers::new(&index);
     let mut rows: Vec<(Row, Vec<By>)> = index
         .rows()
@@ -796,6 +834,16 @@ pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
     let by = order(&index, Sort::Priority, false);
     rows.sort_by(|a, b| by(&a.0, &b.0));
     drop(by);
+    let shown: Vec<Row> = (rows.iter())
+        .flat_map(|(r, by)| {
+            let by = by.iter().filter_map(|b| match b {
+                By::Row(b) => Some(*b),
+                By::External(_) => None,
+            });
+            std::iter::once(*r).chain(by)
+        })
+        .collect();
+    index.touch(&shown);
     Ok(Blocked {
         rows,
         broken: index.broken().to_vec(),
@@ -912,11 +960,18 @@ pub struct Stats {
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
 /// for the ready and the blocked.
 pub fn stats(store: &Store) -> Result<Stats> {
-    let (index, words) = index_and_words(store)?;
-    let children = epic_children(&index);
+    sound(store, || {
+        let (index, words) = index_and_words(store)?;
+        Ok(stats_in(&index, &words))
+    })
+}
+
+/// [`stats`], of `index`.
+fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
+    let children = epic_children(index);
     let mut st = Stats::default();
-    let mut blockers = Blockers::new(&index);
-    let ready = open_only(&ListFilter::default(), &words);
+    let mut blockers = Blockers::new(index);
+    let ready = open_only(&ListFilter::default(), words);
     let mut lead_us = 0i128;
     for s in index.rows() {
         let status = s.status();
@@ -950,7 +1005,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
     if st.closed > 0 {
         st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
     }
-    Ok(st)
+    st
 }
 
 /// An epic and how far its children are.
@@ -1221,6 +1276,61 @@ mod tests {
             }
         }
         counts
+    }
+
+    /// A read that comes upon a damaged piece of the index's table notices, builds the
+    /// cache again and answers as from a sound one.
+    #[test]
+    fn a_read_that_touches_a_damaged_piece_answers_from_a_rebuilt_cache() {
+        let (_dir, store) = Store::temp_for_tests();
+        let mut rng = Rng(5);
+        commit(&store, |tx| {
+            for n in 0..1500 {
+                tx.put_bead(&bead(n, &mut rng)).expect("put");
+            }
+        });
+        let page = ListFilter {
+            limit: 3,
+            ..ListFilter::default()
+        };
+        let ids = |l: &Listing| -> Vec<String> { l.beads().map(|s| s.id().to_owned()).collect() };
+        let listed = ids(&list(&store, &page).expect("list"));
+        let before = (
+            shown(&ready(&store, &page).expect("ready")),
+            stats(&store).expect("stats"),
+        );
+        let table = std::fs::read_dir(store.local_dir())
+            .expect("dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with("-main.bin"))
+            })
+            .expect("table file");
+        let bytes = std::fs::read(&table).expect("read");
+        // Every copy of the first listed bead's id: its own, and where others name it.
+        let mut torn = bytes.clone();
+        for at in memchr::memmem::find_iter(&bytes, listed[0].as_bytes()) {
+            torn[at + 3] ^= 0x20;
+        }
+        assert_ne!(torn, bytes);
+        std::fs::write(&table, &torn).expect("tear");
+        let seen = crate::store::damage_seen();
+        assert_eq!(ids(&list(&store, &page).expect("list")), listed);
+        assert!(crate::store::damage_seen() > seen, "the damage was seen");
+        assert_ne!(
+            std::fs::read(&table).expect("read"),
+            torn,
+            "and the cache rebuilt"
+        );
+        assert_eq!(
+            (
+                shown(&ready(&store, &page).expect("ready")),
+                stats(&store).expect("stats")
+            ),
+            before
+        );
     }
 
     /// A page read off the front of the index (with the beads changed since its table
