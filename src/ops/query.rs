@@ -625,6 +625,55 @@ impl Blockers {
     }
 }
 
+/// Works out, for every bead, whether anything keeps it from being ready: whether
+/// [`Blockers::of`] finds anything, without listing it (for counting). It walks the
+/// same links in the same order, so that it answers the same even in a parent-child
+/// cycle that arrived by sync (where the memo's order shows).
+struct Held {
+    /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked
+    /// out), 2 something does.
+    state: Vec<u8>,
+}
+
+impl Held {
+    fn new(index: &Index) -> Self {
+        Held {
+            state: vec![0; index.row_count()],
+        }
+    }
+
+    /// Whether anything blocks `s` (see [`Blockers::of`]).
+    fn of(&mut self, s: BeadRow<'_>) -> bool {
+        let at = s.row().get();
+        match self.state[at] {
+            0 => {}
+            1 => return false,
+            _ => return true,
+        }
+        self.state[at] = 1;
+        let mut held = false;
+        for d in s.dependencies() {
+            let Some(target) = d.target else {
+                held |= d.kind.is_blocking() && d.is_external();
+                continue;
+            };
+            match d.kind {
+                DepKind::Blocks => held |= !target.status().is_done(),
+                DepKind::ParentChild => {
+                    let parent = matches!(target.status(), Status::Blocked | Status::Deferred);
+                    // Walked whatever it finds, as `Blockers::of` walks it.
+                    held |= self.of(target) | parent;
+                }
+                _ => {}
+            }
+        }
+        if held {
+            self.state[at] = 2;
+        }
+        held
+    }
+}
+
 /// `filter` for [`ready`]: open beads and those of the project's active statuses
 /// only, whatever statuses it names.
 fn open_only(filter: &ListFilter, words: &Vocabulary) -> ListFilter {
@@ -955,6 +1004,9 @@ pub struct Stats {
     pub epics_eligible_for_closure: usize,
     /// The mean time from creation to the last change of closed beads, in hours.
     pub average_lead_time_hours: f64,
+    /// Of each of the project's own statuses (`status.custom`), how many beads stand
+    /// in it.
+    pub custom: BTreeMap<String, usize>,
 }
 
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
@@ -970,7 +1022,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
 fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
     let children = epic_children(index);
     let mut st = Stats::default();
-    let mut blockers = Blockers::new(index);
+    let mut held = Held::new(index);
     let ready = open_only(&ListFilter::default(), words);
     let mut lead_us = 0i128;
     for s in index.rows() {
@@ -982,7 +1034,8 @@ fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
                 st.closed += 1;
                 lead_us += i128::from(s.updated_us() - s.created_us());
             }
-            Status::Blocked | Status::Custom(_) => {}
+            Status::Blocked => {}
+            Status::Custom(w) => *st.custom.entry(w.as_str().to_owned()).or_default() += 1,
             Status::Deferred => st.deferred += 1,
             Status::Hooked => st.hooked += 1,
             Status::Pinned => st.pinned += 1,
@@ -998,7 +1051,7 @@ fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
         if status.is_done() {
             continue;
         }
-        let held = !blockers.of(s).is_empty();
+        let held = held.of(s);
         st.blocked += usize::from(status == Status::Blocked || held);
         st.ready += usize::from(!held && is_work(&s, &ready));
     }
@@ -1414,6 +1467,27 @@ mod tests {
                     }
                 }
             }
+            let counted = stats(&store).expect("stats");
+            assert_eq!(
+                (counted.blocked, counted.ready),
+                held_back_and_ready(&store),
+                "step {step}"
+            );
         }
+    }
+
+    /// How many unfinished beads are held back and how many are ready, as `stats`
+    /// counts them, with the blockers listed as `blocked` lists them.
+    fn held_back_and_ready(store: &Store) -> (usize, usize) {
+        let index = load_index(store).expect("index");
+        let ready = open_only(&ListFilter::default(), &Vocabulary::default());
+        let mut blockers = Blockers::new(&index);
+        let (mut blocked, mut ready_count) = (0, 0);
+        for s in index.rows().filter(|s| !s.status().is_done()) {
+            let held = !blockers.of(s).is_empty();
+            blocked += usize::from(s.status() == Status::Blocked || held);
+            ready_count += usize::from(!held && is_work(&s, &ready));
+        }
+        (blocked, ready_count)
     }
 }
