@@ -163,7 +163,20 @@ impl Index {
     /// handed on.
     pub fn touch(&self, rows: &[Row]) {
         for &r in rows {
-            let _ = self.row(r).data();
+            let s = self.row(r);
+            let _ = (
+                s.id(),
+                s.title(),
+                s.status(),
+                s.kind(),
+                s.priority(),
+                s.assignee(),
+            );
+            let _ = (s.created_us(), s.updated_us());
+            s.labels().for_each(|_| ());
+            s.dependencies().for_each(|d| {
+                let _ = d.id();
+            });
         }
         let _ = self.dependents_of(rows);
     }
