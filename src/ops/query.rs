@@ -1020,10 +1020,14 @@ pub fn stats(store: &Store) -> Result<Stats> {
 
 /// [`stats`], of `index`.
 fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
-    let children = epic_children(index);
+    // One pass: the epics' children are counted as the pass goes, the epics judged
+    // after it.
+    let mut children = vec![(0, 0); index.row_count()];
+    let mut epics = Vec::new();
     let mut st = Stats::default();
     let mut held = Held::new(index);
-    let ready = open_only(&ListFilter::default(), words);
+    // What `ready` keeps with no filter: work (no container) of these statuses.
+    let ready = open_only(&ListFilter::default(), words).statuses;
     let mut lead_us = 0i128;
     for s in index.rows() {
         let status = s.status();
@@ -1041,19 +1045,24 @@ fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
             Status::Pinned => st.pinned += 1,
             Status::Deleted => st.tombstones += 1,
         }
+        let kind = s.kind();
         if status != Status::Deleted {
             st.total += 1;
-        }
-        if s.kind() == BeadType::Epic && status != Status::Deleted {
-            let (total, closed) = children[s.row().get()];
-            st.epics_eligible_for_closure += usize::from(eligible(status, total, closed));
+            count_child(&mut children, &s);
+            if kind == BeadType::Epic {
+                epics.push((s.row().get(), status));
+            }
         }
         if status.is_done() {
             continue;
         }
         let held = held.of(s);
         st.blocked += usize::from(status == Status::Blocked || held);
-        st.ready += usize::from(!held && is_work(&s, &ready));
+        st.ready += usize::from(!held && !kind.is_container() && ready.contains(&status));
+    }
+    for (row, status) in epics {
+        let (total, closed) = children[row];
+        st.epics_eligible_for_closure += usize::from(eligible(status, total, closed));
     }
     if st.closed > 0 {
         st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
@@ -1090,15 +1099,21 @@ fn eligible(status: Status, total: usize, closed: usize) -> bool {
 fn epic_children(index: &Index) -> Vec<(usize, usize)> {
     let mut children = vec![(0, 0); index.row_count()];
     for s in index.rows().filter(|s| s.status() != Status::Deleted) {
-        for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
-            if let Some(t) = d.target {
-                let e = &mut children[t.row().get()];
-                e.0 += 1;
-                e.1 += usize::from(s.status() == Status::Closed);
-            }
-        }
+        count_child(&mut children, &s);
     }
     children
+}
+
+/// Counts `s` (not a tombstone) among the children of each bead it names its parent,
+/// and among the closed ones when it is closed (see [`epic_children`]).
+fn count_child(children: &mut [(usize, usize)], s: &BeadRow<'_>) {
+    for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
+        if let Some(t) = d.target {
+            let e = &mut children[t.row().get()];
+            e.0 += 1;
+            e.1 += usize::from(s.status() == Status::Closed);
+        }
+    }
 }
 
 /// Every epic that is not deleted, with how far its direct children are, by id.
@@ -1471,6 +1486,12 @@ mod tests {
             assert_eq!(
                 (counted.blocked, counted.ready),
                 held_back_and_ready(&store),
+                "step {step}"
+            );
+            let eligible = epic_status(&store).expect("epics");
+            assert_eq!(
+                counted.epics_eligible_for_closure,
+                eligible.iter().filter(|e| e.eligible()).count(),
                 "step {step}"
             );
         }
