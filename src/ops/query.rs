@@ -1346,17 +1346,23 @@ mod tests {
         counts
     }
 
+    /// A store of `n` random beads, and the generator that made them (seeded `seed`).
+    fn random_store(n: u64, seed: u64) -> (tempfile::TempDir, Store, Rng) {
+        let (dir, store) = Store::temp_for_tests();
+        let mut rng = Rng(seed);
+        commit(&store, |tx| {
+            for n in 0..n {
+                tx.put_bead(&bead(n, &mut rng)).expect("put");
+            }
+        });
+        (dir, store, rng)
+    }
+
     /// A read that comes upon a damaged piece of the index's table notices, builds the
     /// cache again and answers as from a sound one.
     #[test]
     fn a_read_that_touches_a_damaged_piece_answers_from_a_rebuilt_cache() {
-        let (_dir, store) = Store::temp_for_tests();
-        let mut rng = Rng(5);
-        commit(&store, |tx| {
-            for n in 0..1500 {
-                tx.put_bead(&bead(n, &mut rng)).expect("put");
-            }
-        });
+        let (_dir, store, _) = random_store(1500, 5);
         let page = ListFilter {
             limit: 3,
             ..ListFilter::default()
@@ -1406,13 +1412,7 @@ mod tests {
     /// total and the same dependent counts, over many random writes.
     #[test]
     fn a_page_off_the_front_is_the_whole_listing_cut() {
-        let (_dir, store) = Store::temp_for_tests();
-        let mut rng = Rng(11);
-        commit(&store, |tx| {
-            for n in 0..60 {
-                tx.put_bead(&bead(n, &mut rng)).expect("put");
-            }
-        });
+        let (_dir, store, mut rng) = random_store(60, 11);
         let filters = [
             ListFilter::default(),
             ListFilter {

@@ -600,15 +600,22 @@ mod tests {
         assert!(exists(&store, File::Table));
     }
 
-    #[test]
-    fn a_torn_or_stale_file_is_rebuilt() {
-        let (_dir, store) = store();
+    /// A store of `n` beads with its index cache built, its head, and its index built
+    /// from scratch.
+    fn built(n: u64) -> (tempfile::TempDir, Store, Head, Index) {
+        let (dir, store) = store();
         commit(&store, |tx| {
-            (0..50).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
+            (0..n).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
         });
         let head = store.require_head().expect("head");
         let fresh = store.index_from_scratch(&head).expect("fresh");
         store.index(&head).expect("build");
+        (dir, store, head, fresh)
+    }
+
+    #[test]
+    fn a_torn_or_stale_file_is_rebuilt() {
+        let (_dir, store, head, fresh) = built(50);
         for file in [File::Table, File::Text] {
             let path = file_path(&store, refs::MAIN.as_str(), file);
             let mut bytes = std::fs::read(&path).expect("read");
@@ -622,13 +629,7 @@ mod tests {
 
     #[test]
     fn a_read_checks_the_pieces_of_the_table_it_touches_and_no_other() {
-        let (_dir, store) = store();
-        commit(&store, |tx| {
-            (0..2000).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
-        });
-        let head = store.require_head().expect("head");
-        let fresh = store.index_from_scratch(&head).expect("fresh");
-        store.index(&head).expect("build");
+        let (_dir, store, head, fresh) = built(2000);
         let path = file_path(&store, refs::MAIN.as_str(), File::Table);
         let whole = std::fs::read(&path).expect("read");
         assert!(whole.len() > 4 * table::CHECKED_PIECE, "several pieces");
