@@ -482,15 +482,17 @@ fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
     read()
 }
 
-/// The beads part of the index, checked as it is read (see [`sound`]), and the
-/// project's own types and statuses, both read at one head (one ref read for the two).
-fn index_and_words(store: &Store) -> Result<(Index, Vocabulary)> {
+/// The beads `part` of the index (checked as it is read for [`Part::LazyBeads`]: see
+/// [`sound`]), and the project's own types and statuses, both read at one head (one
+/// ref read for the two). A read of every bead checks the whole table first: it reads
+/// every piece anyway, and its reads need no check each.
+fn index_and_words(store: &Store, part: Part) -> Result<(Index, Vocabulary)> {
     let head = store.require_head()?;
     let settings = store
         .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
         .unwrap_or_default();
     Ok((
-        store.index_parts(&head, &[Part::LazyBeads])?,
+        store.index_parts(&head, &[part])?,
         Vocabulary::of(&settings),
     ))
 }
@@ -518,7 +520,7 @@ fn completed(words: &Vocabulary, filter: &ListFilter) -> Result<ListFilter> {
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
     sound(store, || {
-        let (index, words) = index_and_words(store)?;
+        let (index, words) = index_and_words(store, Part::LazyBeads)?;
         Ok(listing(
             index,
             &completed(&words, filter)?,
@@ -531,11 +533,9 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
 /// them, and the documents in the store that do not parse.
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
-    sound(store, || {
-        let (index, words) = index_and_words(store)?;
-        let filter = &completed(&words, filter)?;
-        Ok((Query::List.count(&index, filter), index.broken().to_vec()))
-    })
+    let (index, words) = index_and_words(store, Part::Beads)?;
+    let filter = &completed(&words, filter)?;
+    Ok((Query::List.count(&index, filter), index.broken().to_vec()))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
@@ -699,7 +699,7 @@ fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> 
 /// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
     sound(store, || {
-        let (index, words) = index_and_words(store)?;
+        let (index, words) = index_and_words(store, Part::LazyBeads)?;
         let filter = &completed(&words, filter)?;
         Ok(listing(
             index,
@@ -865,11 +865,7 @@ impl Blocked {
 /// Every unfinished bead that waits on others (only the descendants of `parent`,
 /// when given), and what it waits on.
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
-    sound(store, || blocked_in(load_lazy(store)?, parent))
-}
-
-/// [`blocked`], in `index`.
-fn blocked_in(index: Index, parent: Option<&BeadId>) -> Result<Blocked> {
+    let index = load_index(store)?;
     let mut blockers = Blockers::new(&index);
     let mut rows: Vec<(Row, Vec<By>)> = index
         .rows()
@@ -883,16 +879,6 @@ fn blocked_in(index: Index, parent: Option<&BeadId>) -> Result<Blocked> {
     let by = order(&index, Sort::Priority, false);
     rows.sort_by(|a, b| by(&a.0, &b.0));
     drop(by);
-    let shown: Vec<Row> = (rows.iter())
-        .flat_map(|(r, by)| {
-            let by = by.iter().filter_map(|b| match b {
-                By::Row(b) => Some(*b),
-                By::External(_) => None,
-            });
-            std::iter::once(*r).chain(by)
-        })
-        .collect();
-    index.touch(&shown);
     Ok(Blocked {
         rows,
         broken: index.broken().to_vec(),
@@ -1012,14 +998,8 @@ pub struct Stats {
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
 /// for the ready and the blocked.
 pub fn stats(store: &Store) -> Result<Stats> {
-    sound(store, || {
-        let (index, words) = index_and_words(store)?;
-        Ok(stats_in(&index, &words))
-    })
-}
-
-/// [`stats`], of `index`.
-fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
+    let (index, words) = index_and_words(store, Part::Beads)?;
+    let index = &index;
     // One pass: the epics' children are counted as the pass goes, the epics judged
     // after it.
     let mut children = vec![(0, 0); index.row_count()];
@@ -1027,7 +1007,7 @@ fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
     let mut st = Stats::default();
     let mut held = Held::new(index);
     // What `ready` keeps with no filter: work (no container) of these statuses.
-    let ready = open_only(&ListFilter::default(), words).statuses;
+    let ready = open_only(&ListFilter::default(), &words).statuses;
     let mut lead_us = 0i128;
     for s in index.rows() {
         let status = s.status();
@@ -1067,7 +1047,7 @@ fn stats_in(index: &Index, words: &Vocabulary) -> Stats {
     if st.closed > 0 {
         st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
     }
-    st
+    Ok(st)
 }
 
 /// An epic and how far its children are.

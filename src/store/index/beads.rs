@@ -96,9 +96,10 @@ fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Op
     ) else {
         return None;
     };
-    if !lazy && !table.all_sound() {
-        return None;
-    }
+    let table = match lazy {
+        true => table,
+        false => table.checked()?,
+    };
     let texts = match with_text {
         false => Texts::default(),
         true => read_texts(&path(File::Text), &base, &table)?,

@@ -162,6 +162,9 @@ impl Index {
     /// ([`Part::LazyBeads`]), a damaged piece they touch is found before the rows are
     /// handed on.
     pub fn touch(&self, rows: &[Row]) {
+        if self.table.checked_whole() {
+            return;
+        }
         for &r in rows {
             let s = self.row(r);
             let _ = (

@@ -363,6 +363,21 @@ impl Chunks {
         let Some(off) = at.checked_sub(self.of.1.start) else {
             return false;
         };
+        // Most reads fall in one piece checked before.
+        let k = off / CHECKED_PIECE;
+        if (off + len.max(1) - 1) / CHECKED_PIECE == k
+            && self.state.get(k).is_some_and(|s| s.load(Relaxed) == 1)
+        {
+            return true;
+        }
+        self.sound_slow(off, len)
+    }
+
+    /// [`Chunks::sound`] for bytes at `off` in the table that span pieces or fall in
+    /// one not checked yet.
+    #[cold]
+    fn sound_slow(&self, off: usize, len: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
         let first = off / CHECKED_PIECE;
         let last = (off + len.max(1) - 1) / CHECKED_PIECE;
         (first..=last).all(|k| match self.state.get(k).map(|s| s.load(Relaxed)) {
@@ -455,6 +470,21 @@ impl Table {
             && table.u32_at(table.at.in_start, n) as usize <= d
             && (m == 0 || table.u32_at(table.at.str_end, m - 1) as usize == arena);
         ends_fit.then_some(table)
+    }
+
+    /// Whether the table needs no check as it is read: written by a builder, or read
+    /// from a file checked whole.
+    pub fn checked_whole(&self) -> bool {
+        self.check.is_none()
+    }
+
+    /// The table checked whole, to be read with no check each; `None` when a piece of
+    /// it is damaged.
+    pub fn checked(mut self) -> Option<Table> {
+        self.all_sound().then(|| {
+            self.check = None;
+            self
+        })
     }
 
     /// Checks every piece of a table read piece by piece; whether all are sound.
