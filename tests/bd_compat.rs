@@ -375,6 +375,17 @@ fn ids_without_prefix_actor_and_the_small_commands() {
     assert_eq!(s["blocked_issues"], 1, "{s}");
     assert_eq!(s["ready_issues"], 1, "the child; the epic is no work: {s}");
     assert_eq!(repo.beads_json(&["status"])["summary"], s);
+    // A status of the project's own is counted under its name.
+    repo.beads(&["config", "set", "status.custom", "review"]);
+    repo.beads(&["update", &child, "--status", "review"]);
+    let custom = repo.beads_json(&["stats"])["summary"].clone();
+    assert_eq!(
+        custom["custom_status_issues"],
+        serde_json::json!({"review": 1})
+    );
+    assert_eq!(custom["total_issues"], 4);
+    assert!(repo.beads(&["stats"]).contains("review"));
+    repo.beads(&["update", &child, "--status", "open"]);
     let info = repo.beads_json(&["info"]);
     assert_eq!(info["prefix"], "bd");
     assert_eq!(info["issue_count"], 4);

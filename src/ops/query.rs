@@ -86,13 +86,17 @@ pub struct Detailed {
 
 /// Reads the store around `beads`: what each depends on, how many depend on each.
 pub fn detail(store: &Store, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
-    let index = load_index(store)?;
+    sound(store, || detail_in(&load_lazy(store)?, beads.clone()))
+}
+
+/// [`detail`], in `index`.
+fn detail_in(index: &Index, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
     let rows: Vec<Option<Row>> = beads
         .iter()
         .map(|b| index.get(b.id.as_str()).map(|r| r.row()))
         .collect();
     let found: Vec<Row> = rows.iter().flatten().copied().collect();
-    let dependents = Dependents::among(&index, &found);
+    let dependents = Dependents::among(index, &found);
     Ok(beads
         .into_iter()
         .zip(rows)
@@ -401,6 +405,7 @@ fn listing(index: Index, filter: &ListFilter, query: Query, found: Option<Vec<Ro
             rows
         }
     };
+    index.touch(&rows);
     Listing {
         rows,
         total,
@@ -456,15 +461,38 @@ pub(super) fn load_index(store: &Store) -> Result<Index> {
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
-/// The beads part of the index and the project's own types and statuses, both read
-/// at one head (one ref read for the two).
-fn index_and_words(store: &Store) -> Result<(Index, Vocabulary)> {
+/// The beads part of the index, its table checked as it is read: for a read under
+/// [`sound`] only.
+fn load_lazy(store: &Store) -> Result<Index> {
+    let head = store.require_head()?;
+    Ok(store.index_parts(&head, &[Part::LazyBeads])?)
+}
+
+/// What `read` gives, from an index read under it with [`load_lazy`]: when the read
+/// came upon a damaged piece of the cache (what it read of it then was empty), the
+/// cache is built again from the store and the read done again.
+fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
+    let seen = crate::store::damage_seen();
+    let out = read()?;
+    if crate::store::damage_seen() == seen {
+        return Ok(out);
+    }
+    drop(out);
+    store.index_rebuild(&store.require_head()?)?;
+    read()
+}
+
+/// The beads `part` of the index (checked as it is read for [`Part::LazyBeads`]: see
+/// [`sound`]), and the project's own types and statuses, both read at one head (one
+/// ref read for the two). A read of every bead checks the whole table first: it reads
+/// every piece anyway, and its reads need no check each.
+fn index_and_words(store: &Store, part: Part) -> Result<(Index, Vocabulary)> {
     let head = store.require_head()?;
     let settings = store
         .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
         .unwrap_or_default();
     Ok((
-        store.index_parts(&head, &[Part::Beads])?,
+        store.index_parts(&head, &[part])?,
         Vocabulary::of(&settings),
     ))
 }
@@ -491,19 +519,21 @@ fn completed(words: &Vocabulary, filter: &ListFilter) -> Result<ListFilter> {
 
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (index, words) = index_and_words(store)?;
-    Ok(listing(
-        index,
-        &completed(&words, filter)?,
-        Query::List,
-        None,
-    ))
+    sound(store, || {
+        let (index, words) = index_and_words(store, Part::LazyBeads)?;
+        Ok(listing(
+            index,
+            &completed(&words, filter)?,
+            Query::List,
+            None,
+        ))
+    })
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
 /// them, and the documents in the store that do not parse.
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
-    let (index, words) = index_and_words(store)?;
+    let (index, words) = index_and_words(store, Part::Beads)?;
     let filter = &completed(&words, filter)?;
     Ok((Query::List.count(&index, filter), index.broken().to_vec()))
 }
@@ -511,17 +541,19 @@ pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)>
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
 /// Deleted beads only show when `filter` asks for them by status.
 pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing> {
-    let head = store.require_head()?;
-    let (index, found) = store.index_search(&head, text)?;
     let filter = ListFilter {
         all: true,
         ..filter.clone()
     };
-    let rows = found
-        .into_iter()
-        .filter(|&r| filter.keeps(&index.row(r)))
-        .collect();
-    Ok(listing(index, &filter, Query::List, Some(rows)))
+    sound(store, || {
+        let head = store.require_head()?;
+        let (index, found) = store.index_search(&head, text)?;
+        let rows = found
+            .into_iter()
+            .filter(|&r| filter.keeps(&index.row(r)))
+            .collect();
+        Ok(listing(index, &filter, Query::List, Some(rows)))
+    })
 }
 
 /// One thing that keeps a bead from being ready.
@@ -593,6 +625,55 @@ impl Blockers {
     }
 }
 
+/// Works out, for every bead, whether anything keeps it from being ready: whether
+/// [`Blockers::of`] finds anything, without listing it (for counting). It walks the
+/// same links in the same order, so that it answers the same even in a parent-child
+/// cycle that arrived by sync (where the memo's order shows).
+struct Held {
+    /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked
+    /// out), 2 something does.
+    state: Vec<u8>,
+}
+
+impl Held {
+    fn new(index: &Index) -> Self {
+        Held {
+            state: vec![0; index.row_count()],
+        }
+    }
+
+    /// Whether anything blocks `s` (see [`Blockers::of`]).
+    fn of(&mut self, s: BeadRow<'_>) -> bool {
+        let at = s.row().get();
+        match self.state[at] {
+            0 => {}
+            1 => return false,
+            _ => return true,
+        }
+        self.state[at] = 1;
+        let mut held = false;
+        for d in s.dependencies() {
+            let Some(target) = d.target else {
+                held |= d.kind.is_blocking() && d.is_external();
+                continue;
+            };
+            match d.kind {
+                DepKind::Blocks => held |= !target.status().is_done(),
+                DepKind::ParentChild => {
+                    let parent = matches!(target.status(), Status::Blocked | Status::Deferred);
+                    // Walked whatever it finds, as `Blockers::of` walks it.
+                    held |= self.of(target) | parent;
+                }
+                _ => {}
+            }
+        }
+        if held {
+            self.state[at] = 2;
+        }
+        held
+    }
+}
+
 /// `filter` for [`ready`]: open beads and those of the project's active statuses
 /// only, whatever statuses it names.
 fn open_only(filter: &ListFilter, words: &Vocabulary) -> ListFilter {
@@ -617,14 +698,16 @@ fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> 
 /// transitively, that `filter` keeps (epics and molecules are left out: their open
 /// children are the work); in `filter`'s order.
 pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
-    let (index, words) = index_and_words(store)?;
-    let filter = &completed(&words, filter)?;
-    Ok(listing(
-        index,
-        &open_only(filter, &words),
-        Query::Ready,
-        None,
-    ))
+    sound(store, || {
+        let (index, words) = index_and_words(store, Part::LazyBeads)?;
+        let filter = &completed(&words, filter)?;
+        Ok(listing(
+            index,
+            &open_only(filter, &words),
+            Query::Ready,
+            None,
+        ))
+    })
 }
 
 /// Claims the first ready bead `filter` keeps (that nobody else holds) for `actor`,
@@ -907,16 +990,24 @@ pub struct Stats {
     pub epics_eligible_for_closure: usize,
     /// The mean time from creation to the last change of closed beads, in hours.
     pub average_lead_time_hours: f64,
+    /// Of each of the project's own statuses (`status.custom`), how many beads stand
+    /// in it.
+    pub custom: BTreeMap<String, usize>,
 }
 
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
 /// for the ready and the blocked.
 pub fn stats(store: &Store) -> Result<Stats> {
-    let (index, words) = index_and_words(store)?;
-    let children = epic_children(&index);
+    let (index, words) = index_and_words(store, Part::Beads)?;
+    let index = &index;
+    // One pass: the epics' children are counted as the pass goes, the epics judged
+    // after it.
+    let mut children = vec![(0, 0); index.row_count()];
+    let mut epics = Vec::new();
     let mut st = Stats::default();
-    let mut blockers = Blockers::new(&index);
-    let ready = open_only(&ListFilter::default(), &words);
+    let mut held = Held::new(index);
+    // What `ready` keeps with no filter: work (no container) of these statuses.
+    let ready = open_only(&ListFilter::default(), &words).statuses;
     let mut lead_us = 0i128;
     for s in index.rows() {
         let status = s.status();
@@ -927,25 +1018,31 @@ pub fn stats(store: &Store) -> Result<Stats> {
                 st.closed += 1;
                 lead_us += i128::from(s.updated_us() - s.created_us());
             }
-            Status::Blocked | Status::Custom(_) => {}
+            Status::Blocked => {}
+            Status::Custom(w) => *st.custom.entry(w.as_str().to_owned()).or_default() += 1,
             Status::Deferred => st.deferred += 1,
             Status::Hooked => st.hooked += 1,
             Status::Pinned => st.pinned += 1,
             Status::Deleted => st.tombstones += 1,
         }
+        let kind = s.kind();
         if status != Status::Deleted {
             st.total += 1;
-        }
-        if s.kind() == BeadType::Epic && status != Status::Deleted {
-            let (total, closed) = children[s.row().get()];
-            st.epics_eligible_for_closure += usize::from(eligible(status, total, closed));
+            count_child(&mut children, &s);
+            if kind == BeadType::Epic {
+                epics.push((s.row().get(), status));
+            }
         }
         if status.is_done() {
             continue;
         }
-        let held = !blockers.of(s).is_empty();
+        let held = held.of(s);
         st.blocked += usize::from(status == Status::Blocked || held);
-        st.ready += usize::from(!held && is_work(&s, &ready));
+        st.ready += usize::from(!held && !kind.is_container() && ready.contains(&status));
+    }
+    for (row, status) in epics {
+        let (total, closed) = children[row];
+        st.epics_eligible_for_closure += usize::from(eligible(status, total, closed));
     }
     if st.closed > 0 {
         st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
@@ -982,15 +1079,21 @@ fn eligible(status: Status, total: usize, closed: usize) -> bool {
 fn epic_children(index: &Index) -> Vec<(usize, usize)> {
     let mut children = vec![(0, 0); index.row_count()];
     for s in index.rows().filter(|s| s.status() != Status::Deleted) {
-        for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
-            if let Some(t) = d.target {
-                let e = &mut children[t.row().get()];
-                e.0 += 1;
-                e.1 += usize::from(s.status() == Status::Closed);
-            }
-        }
+        count_child(&mut children, &s);
     }
     children
+}
+
+/// Counts `s` (not a tombstone) among the children of each bead it names its parent,
+/// and among the closed ones when it is closed (see [`epic_children`]).
+fn count_child(children: &mut [(usize, usize)], s: &BeadRow<'_>) {
+    for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
+        if let Some(t) = d.target {
+            let e = &mut children[t.row().get()];
+            e.0 += 1;
+            e.1 += usize::from(s.status() == Status::Closed);
+        }
+    }
 }
 
 /// Every epic that is not deleted, with how far its direct children are, by id.
@@ -1223,18 +1326,73 @@ mod tests {
         counts
     }
 
+    /// A store of `n` random beads, and the generator that made them (seeded `seed`).
+    fn random_store(n: u64, seed: u64) -> (tempfile::TempDir, Store, Rng) {
+        let (dir, store) = Store::temp_for_tests();
+        let mut rng = Rng(seed);
+        commit(&store, |tx| {
+            for n in 0..n {
+                tx.put_bead(&bead(n, &mut rng)).expect("put");
+            }
+        });
+        (dir, store, rng)
+    }
+
+    /// A read that comes upon a damaged piece of the index's table notices, builds the
+    /// cache again and answers as from a sound one.
+    #[test]
+    fn a_read_that_touches_a_damaged_piece_answers_from_a_rebuilt_cache() {
+        let (_dir, store, _) = random_store(1500, 5);
+        let page = ListFilter {
+            limit: 3,
+            ..ListFilter::default()
+        };
+        let ids = |l: &Listing| -> Vec<String> { l.beads().map(|s| s.id().to_owned()).collect() };
+        let listed = ids(&list(&store, &page).expect("list"));
+        let before = (
+            shown(&ready(&store, &page).expect("ready")),
+            stats(&store).expect("stats"),
+        );
+        let table = std::fs::read_dir(store.local_dir())
+            .expect("dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with("-main.bin"))
+            })
+            .expect("table file");
+        let bytes = std::fs::read(&table).expect("read");
+        // Every copy of the first listed bead's id: its own, and where others name it.
+        let mut torn = bytes.clone();
+        for at in memchr::memmem::find_iter(&bytes, listed[0].as_bytes()) {
+            torn[at + 3] ^= 0x20;
+        }
+        assert_ne!(torn, bytes);
+        std::fs::write(&table, &torn).expect("tear");
+        let seen = crate::store::damage_seen();
+        assert_eq!(ids(&list(&store, &page).expect("list")), listed);
+        assert!(crate::store::damage_seen() > seen, "the damage was seen");
+        assert_ne!(
+            std::fs::read(&table).expect("read"),
+            torn,
+            "and the cache rebuilt"
+        );
+        assert_eq!(
+            (
+                shown(&ready(&store, &page).expect("ready")),
+                stats(&store).expect("stats")
+            ),
+            before
+        );
+    }
+
     /// A page read off the front of the index (with the beads changed since its table
     /// was written) lists what the whole listing cut to the page lists, with the same
     /// total and the same dependent counts, over many random writes.
     #[test]
     fn a_page_off_the_front_is_the_whole_listing_cut() {
-        let (_dir, store) = Store::temp_for_tests();
-        let mut rng = Rng(11);
-        commit(&store, |tx| {
-            for n in 0..60 {
-                tx.put_bead(&bead(n, &mut rng)).expect("put");
-            }
-        });
+        let (_dir, store, mut rng) = random_store(60, 11);
         let filters = [
             ListFilter::default(),
             ListFilter {
@@ -1304,6 +1462,33 @@ mod tests {
                     }
                 }
             }
+            let counted = stats(&store).expect("stats");
+            assert_eq!(
+                (counted.blocked, counted.ready),
+                held_back_and_ready(&store),
+                "step {step}"
+            );
+            let eligible = epic_status(&store).expect("epics");
+            assert_eq!(
+                counted.epics_eligible_for_closure,
+                eligible.iter().filter(|e| e.eligible()).count(),
+                "step {step}"
+            );
         }
+    }
+
+    /// How many unfinished beads are held back and how many are ready, as `stats`
+    /// counts them, with the blockers listed as `blocked` lists them.
+    fn held_back_and_ready(store: &Store) -> (usize, usize) {
+        let index = load_index(store).expect("index");
+        let ready = open_only(&ListFilter::default(), &Vocabulary::default());
+        let mut blockers = Blockers::new(&index);
+        let (mut blocked, mut ready_count) = (0, 0);
+        for s in index.rows().filter(|s| !s.status().is_done()) {
+            let held = !blockers.of(s).is_empty();
+            blocked += usize::from(s.status() == Status::Blocked || held);
+            ready_count += usize::from(!held && is_work(&s, &ready));
+        }
+        (blocked, ready_count)
     }
 }

@@ -38,7 +38,9 @@ pub use error::StoreError;
 pub(crate) use error::{git_err, io_err};
 pub use git::{Git, RefPush};
 pub use history::HistoryEntry;
-pub use index::{BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary};
+pub use index::{
+    BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary, damage_seen,
+};
 pub(crate) use lock::WriteLock;
 pub use notes::MAX_NOTE;
 use read::decode_bead;

@@ -487,6 +487,9 @@ pub struct StatsSummary {
     hooked_issues: usize,
     epics_eligible_for_closure: usize,
     average_lead_time_hours: f64,
+    /// git-beads' own: the beads of each of the project's own statuses.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    custom_status_issues: std::collections::BTreeMap<String, usize>,
 }
 
 impl From<&crate::ops::Stats> for Stats {
@@ -505,6 +508,7 @@ impl From<&crate::ops::Stats> for Stats {
                 hooked_issues: s.hooked,
                 epics_eligible_for_closure: s.epics_eligible_for_closure,
                 average_lead_time_hours: s.average_lead_time_hours,
+                custom_status_issues: s.custom.clone(),
             },
         }
     }
@@ -518,7 +522,9 @@ impl Documented for Stats {
             "summary",
             ": {total_issues, open_issues, in_progress_issues, closed_issues, \
              blocked_issues, deferred_issues, ready_issues, tombstone_issues, pinned_issues, \
-             hooked_issues, epics_eligible_for_closure, average_lead_time_hours}",
+             hooked_issues, epics_eligible_for_closure, average_lead_time_hours, \
+             custom_status_issues (each of the project's own statuses and its count, when \
+             it has any)}",
         )],
     };
 }

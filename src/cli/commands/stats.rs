@@ -29,6 +29,9 @@ pub fn run(ctx: &Ctx, _args: Args, out: &mut Out) -> Result<(), CliError> {
     ] {
         out.line(format!("{name:<16}{n}"))?;
     }
+    for (status, n) in &s.custom {
+        out.line(format!("{status:<16}{n}"))?;
+    }
     out.line(format!(
         "{:<16}{:.1} h",
         "mean lead time", s.average_lead_time_hours

@@ -21,12 +21,14 @@ pub(super) fn delta_limit(table: &Table) -> usize {
     256.max(table.len() / 64)
 }
 
-/// The bead table at `head`, with its search text when `with_text`.
+/// The bead table at `head`, with its search text when `with_text`; checked piece by
+/// piece as it is read when `lazy` (see [`Part::LazyBeads`]), else whole.
 pub(super) fn load_beads(
     store: &Store,
     ref_name: &str,
     head: &Head,
     with_text: bool,
+    lazy: bool,
 ) -> Result<Index, StoreError> {
     let Some(Cached {
         table,
@@ -35,7 +37,7 @@ pub(super) fn load_beads(
         at,
         mut changed,
         mut broken,
-    }) = read_cached(store, ref_name, with_text)
+    }) = read_cached(store, ref_name, with_text, lazy)
     else {
         return rebuild_beads(store, ref_name, head);
     };
@@ -59,6 +61,10 @@ pub(super) fn load_beads(
         index.base = base;
         return Ok(index);
     }
+    // Every row goes into the new table: none may come from a damaged piece.
+    if !table.all_sound() {
+        return rebuild_beads(store, ref_name, head);
+    }
     let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
     fold_delta(store, ref_name, head, staged, &base, broken, with_text)
 }
@@ -76,14 +82,23 @@ struct Cached {
 
 /// Reads the cached table, its search text when `with_text`, and the delta laid over
 /// it; `None` when a file that is needed is missing, torn or of another state.
-fn read_cached(store: &Store, ref_name: &str, with_text: bool) -> Option<Cached> {
+fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Option<Cached> {
     let path = |file| file_path(store, ref_name, file);
     let (base, sections) = read_part(&path(File::Table), File::Table)?;
+    let sums = bytes(&sections[1])
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let check = table::Chunks::of(&sections[2], sums);
     let (Some(table), Ok(broken)) = (
-        Table::decode(sections[0].clone()),
-        postcard::from_bytes::<Vec<Broken>>(bytes(&sections[1])),
+        Table::decode_checked(sections[2].clone(), Some(check)),
+        postcard::from_bytes::<Vec<Broken>>(bytes(&sections[0])),
     ) else {
         return None;
+    };
+    let table = match lazy {
+        true => table,
+        false => table.checked()?,
     };
     let texts = match with_text {
         false => Texts::default(),
@@ -288,7 +303,7 @@ pub(super) fn save_table(
         &path(File::Table),
         File::Table,
         tree.as_bytes(),
-        &[index.table.bytes(), &encode(&index.broken)?],
+        &[&encode(&index.broken)?, index.table.bytes()],
     )
 }
 

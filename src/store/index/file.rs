@@ -9,7 +9,9 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// was written, with the row of each text), a delta file of the beads changed since the
 /// table was written, mail in a file of its own. Version 7: dependencies on other
 /// projects' items (`external:<project>:<id>`) ride among a bead's dependencies.
-pub(super) const VERSION: u32 = 8;
+/// Version 9: the table comes last in its file, checked piece by piece against the
+/// checksums before it, and keeps the edges into each row.
+pub(super) const VERSION: u32 = 9;
 
 pub(super) const HEADER: usize = 4 + 4 + 4;
 
@@ -48,9 +50,17 @@ impl File {
     /// How many sections follow the tree in this file.
     pub(super) fn sections(self) -> usize {
         match self {
-            File::Table | File::Mail => 2,
+            File::Table => 3,
+            File::Mail => 2,
             File::Text | File::Delta => 1,
         }
+    }
+
+    /// Whether the header's checksum leaves out the last section, which is checked
+    /// piece by piece against the checksums in the section before it, as it is read
+    /// (the table: a read that touches a few rows checks a few pieces, not the file).
+    pub(super) fn checked_apart(self) -> bool {
+        matches!(self, File::Table)
     }
 }
 
@@ -215,13 +225,27 @@ pub(super) fn checksum_of(header: &[u8]) -> Option<u32> {
 /// version.
 pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, Vec<Raw>)> {
     let bytes = buffer::read_checked(path, |bytes| {
-        bytes
-            .get(HEADER..)
+        let checked = match file.checked_apart() {
+            true => sections_of(bytes, file).and_then(|r| r.last().map(|last| last.start)),
+            false => Some(bytes.len()),
+        };
+        checked
+            .and_then(|end| bytes.get(HEADER..end))
             .zip(checksum_of(bytes))
             .is_some_and(|(payload, sum)| crc32fast::hash(payload) == sum)
     })?;
-    // The payload is the tree, then the part's sections, each a little-endian u32
-    // length and its bytes.
+    let ranges = sections_of(&bytes, file)?;
+    let tree = bytes[ranges[0].clone()].to_vec();
+    let sections = ranges[1..]
+        .iter()
+        .map(|range| (bytes.clone(), range.clone()))
+        .collect();
+    Some((tree, sections))
+}
+
+/// Where the tree and each section of a cache file's payload are: the tree, then the
+/// part's sections, each a little-endian u32 length and its bytes.
+fn sections_of(bytes: &[u8], file: File) -> Option<Vec<std::ops::Range<usize>>> {
     let mut ranges = Vec::with_capacity(1 + file.sections());
     let mut at = HEADER;
     for _ in 0..1 + file.sections() {
@@ -231,16 +255,13 @@ pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, 
         at = range.end;
         ranges.push(range);
     }
-    let tree = bytes[ranges[0].clone()].to_vec();
-    let sections = ranges[1..]
-        .iter()
-        .map(|range| (bytes.clone(), range.clone()))
-        .collect();
-    Some((tree, sections))
+    Some(ranges)
 }
 
 /// Writes a cache file: a header with the checksum of the payload, then the payload:
-/// the tree and each section, each a little-endian u32 length and its bytes.
+/// the tree and each section, each a little-endian u32 length and its bytes. For a
+/// file whose last section is checked apart ([`File::checked_apart`]), the
+/// checksums of its pieces go before it, and the header's checksum leaves it out.
 pub(super) fn write_part(
     path: &std::path::Path,
     kind: File,
@@ -248,9 +269,23 @@ pub(super) fn write_part(
     sections: &[&[u8]],
 ) -> Result<(), StoreError> {
     let mut file = PartWriter::create(path, kind)?;
-    for part in std::iter::once(tree).chain(sections.iter().copied()) {
+    let (apart, summed) = match sections.split_last() {
+        Some((last, rest)) if kind.checked_apart() => (Some(*last), rest),
+        _ => (None, sections),
+    };
+    for part in std::iter::once(tree).chain(summed.iter().copied()) {
         file.section(part.len())?;
         file.put(part)?;
+    }
+    if let Some(last) = apart {
+        let sums: Vec<u8> = table::piece_sums(last)
+            .iter()
+            .flat_map(|s| s.to_le_bytes())
+            .collect();
+        file.section(sums.len())?;
+        file.put(&sums)?;
+        file.section(last.len())?;
+        file.raw(last)?;
     }
     file.finish()
 }

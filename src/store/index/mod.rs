@@ -41,6 +41,7 @@ use parse::*;
 use row::*;
 pub use row::{BeadRow, Dep, Row};
 pub use summary::{Broken, MailMarks, MailSummary, Summary};
+pub use table::damage_seen;
 use table::{
     NO_ROW, NewText, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, TextsCopy, fold,
 };
@@ -52,6 +53,11 @@ use table::{
 pub enum Part {
     /// The bead table and the bead documents that do not parse.
     Beads,
+    /// The beads as [`Part::Beads`], with the table's file checked piece by piece as
+    /// the reads touch it rather than whole: a piece found damaged reads as empty and
+    /// is counted in [`damage_seen`], so a reader compares that count before and after
+    /// it reads, and reads again from a rebuilt cache when it grew.
+    LazyBeads,
     /// The beads' searchable text (id, title, description, case-folded).
     Text,
     /// The mail summaries and the messages that do not parse.
@@ -74,62 +80,6 @@ pub struct Index {
     broken: Vec<Broken>,
     /// The tree the table was built from (its search text file must match it).
     base: Vec<u8>,
-}
-
-/// How many rows of one table depend on each of its rows, and on each id that is not
-/// in it (those a bead changed since may take), counting every row of the table.
-struct TableDependents {
-    /// The bytes of the table counted: held, so that no other table is ever read at
-    /// their place and taken for it.
-    of: Raw,
-    per_row: Vec<u32>,
-    /// Ids of beads depended on that were not in the table, sorted, with their counts.
-    dangling: Vec<(Box<str>, u32)>,
-}
-
-/// The dependent counts of the table this process counted last.
-static COUNTED: std::sync::Mutex<Option<Arc<TableDependents>>> = std::sync::Mutex::new(None);
-
-impl TableDependents {
-    /// The counts of `table`: those counted last when it is the same table, else
-    /// counted in one pass over its dependency columns.
-    fn of(table: &Table) -> Arc<TableDependents> {
-        let raw = table.raw();
-        let mut last = COUNTED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(counted) = &*last
-            && Arc::ptr_eq(&counted.of.0, &raw.0)
-            && counted.of.1 == raw.1
-        {
-            return counted.clone();
-        }
-        let mut per_row = vec![0u32; table.len()];
-        let mut dangling: BTreeMap<&str, u32> = BTreeMap::new();
-        table.each_edge(|r, k, target| match per_row.get_mut(target as usize) {
-            Some(count) => *count += 1,
-            None => {
-                let id = table.target_id(r, k);
-                if !id.starts_with(crate::model::EXTERNAL_SCHEME) {
-                    *dangling.entry(id).or_default() += 1;
-                }
-            }
-        });
-        let counted = Arc::new(TableDependents {
-            of: raw.clone(),
-            per_row,
-            dangling: dangling.into_iter().map(|(id, n)| (id.into(), n)).collect(),
-        });
-        *last = Some(counted.clone());
-        counted
-    }
-
-    /// How many rows of the table depend on `id`, which is not in it.
-    fn dangling(&self, id: &str) -> u32 {
-        self.dangling
-            .binary_search_by(|(d, _)| (**d).cmp(id))
-            .map_or(0, |k| self.dangling[k].1)
-    }
 }
 
 impl Index {
@@ -155,26 +105,27 @@ impl Index {
     /// How many beads depend on each of `rows` (a dependency of any kind whose target
     /// is in the store: [`BeadRow::dependencies`]' targets counted), in their order.
     ///
-    /// The table's own counts are worked out once per table a process reads (a
-    /// long-lived one reads the same table call after call); the changes laid over it
-    /// are counted on top: the edges of the table rows they replaced taken out, their
-    /// own edges put in. So the cost follows the beads changed, not the store.
+    /// The table keeps the edges into each of its rows (and those to ids not in it);
+    /// the changes laid over it are counted on top: the edges of the table rows they
+    /// replaced taken out, their own edges put in. So the cost follows the beads
+    /// changed, not the store.
     pub fn dependents_of(&self, rows: &[Row]) -> Vec<usize> {
-        let base = TableDependents::of(&self.table);
         let n = self.table.len();
-        // What the table's counts say of the bead at row `r`: its own row's, or, for
-        // a bead changed since, that of the row it replaced or of its id.
+        // What the table says of the bead at row `r`: its own row's count, or, for a
+        // bead changed since, that of the row it replaced or of its id.
         let counted = |r: usize| -> i64 {
-            let table_row = |id| self.table.find(id).ok_or(id);
-            let at = if r < n {
-                Ok(r)
-            } else {
-                table_row(self.row(Row::at(r)).id())
+            let t = &self.table;
+            let count = match r < n {
+                true => t.dependents(r),
+                false => {
+                    let id = self.row(Row::at(r)).id();
+                    match t.find(id) {
+                        Some(at) => t.dependents(at),
+                        None => t.dependents_of_missing(id),
+                    }
+                }
             };
-            i64::from(match at {
-                Ok(t) => base.per_row.get(t).copied().unwrap_or(0),
-                Err(id) => base.dangling(id),
-            })
+            i64::try_from(count).unwrap_or(i64::MAX)
         };
         let mut wanted: Vec<(usize, i64)> =
             rows.iter().map(|r| (r.get(), counted(r.get()))).collect();
@@ -204,6 +155,33 @@ impl Index {
                     .map_or(0, |k| usize::try_from(wanted[k].1).unwrap_or(0))
             })
             .collect()
+    }
+
+    /// Reads all that a listing prints of `rows` (each one's fields, the ids of what
+    /// it depends on, how many depend on it): with a table checked as it is read
+    /// ([`Part::LazyBeads`]), a damaged piece they touch is found before the rows are
+    /// handed on.
+    pub fn touch(&self, rows: &[Row]) {
+        if self.table.checked_whole() {
+            return;
+        }
+        for &r in rows {
+            let s = self.row(r);
+            let _ = (
+                s.id(),
+                s.title(),
+                s.status(),
+                s.kind(),
+                s.priority(),
+                s.assignee(),
+            );
+            let _ = (s.created_us(), s.updated_us());
+            s.labels().for_each(|_| ());
+            s.dependencies().for_each(|d| {
+                let _ = d.id();
+            });
+        }
+        let _ = self.dependents_of(rows);
     }
 
     /// The bead at `row` (from a row of this index).
@@ -366,7 +344,8 @@ impl Index {
 
     /// The beads at `head` and those whose id, title or description contains `needle`,
     /// case-insensitively, in the order of [`Index::rows`]. The search text is scanned
-    /// while its file is read, a piece at a time, never held whole.
+    /// while its file is read, a piece at a time, never held whole; the table is
+    /// checked as it is read ([`Part::LazyBeads`]).
     pub(super) fn load_search(
         store: &Store,
         ref_name: &str,
@@ -374,7 +353,7 @@ impl Index {
         needle: &str,
     ) -> Result<(Index, Vec<Row>), StoreError> {
         let folded = needle.to_lowercase();
-        let index = load_beads(store, ref_name, head, false)?;
+        let index = load_beads(store, ref_name, head, false, true)?;
         let path = file_path(store, ref_name, File::Text);
         if let Some(hits) = scan_text_file(&path, &index.base, index.table.len(), &folded) {
             let rows = index.found(hits, &folded);
@@ -416,8 +395,12 @@ impl Index {
         head: &Head,
         parts: &[Part],
     ) -> Result<Index, StoreError> {
-        let mut index = if parts.contains(&Part::Beads) || parts.contains(&Part::Text) {
-            load_beads(store, ref_name, head, parts.contains(&Part::Text))?
+        let lazy = !parts.contains(&Part::Beads) && parts.contains(&Part::LazyBeads);
+        let mut index = if [Part::Beads, Part::LazyBeads, Part::Text]
+            .iter()
+            .any(|p| parts.contains(p))
+        {
+            load_beads(store, ref_name, head, parts.contains(&Part::Text), lazy)?
         } else {
             Index::default()
         };
@@ -620,15 +603,22 @@ mod tests {
         assert!(exists(&store, File::Table));
     }
 
-    #[test]
-    fn a_torn_or_stale_file_is_rebuilt() {
-        let (_dir, store) = store();
+    /// A store of `n` beads with its index cache built, its head, and its index built
+    /// from scratch.
+    fn built(n: u64) -> (tempfile::TempDir, Store, Head, Index) {
+        let (dir, store) = store();
         commit(&store, |tx| {
-            (0..50).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
+            (0..n).for_each(|n| tx.put_bead(&bead(n, 1)).expect("put"))
         });
         let head = store.require_head().expect("head");
         let fresh = store.index_from_scratch(&head).expect("fresh");
         store.index(&head).expect("build");
+        (dir, store, head, fresh)
+    }
+
+    #[test]
+    fn a_torn_or_stale_file_is_rebuilt() {
+        let (_dir, store, head, fresh) = built(50);
         for file in [File::Table, File::Text] {
             let path = file_path(&store, refs::MAIN.as_str(), file);
             let mut bytes = std::fs::read(&path).expect("read");
@@ -638,6 +628,41 @@ mod tests {
             let index = store.index(&head).expect("rebuilt");
             same_answers(&index, &fresh, 0);
         }
+    }
+
+    #[test]
+    fn a_read_checks_the_pieces_of_the_table_it_touches_and_no_other() {
+        let (_dir, store, head, fresh) = built(2000);
+        let path = file_path(&store, refs::MAIN.as_str(), File::Table);
+        let whole = std::fs::read(&path).expect("read");
+        assert!(whole.len() > 4 * table::CHECKED_PIECE, "several pieces");
+        // Damage the title of the last bead listed, far from the front of the table.
+        let title = {
+            let lazy = store.index_parts(&head, &[Part::LazyBeads]).expect("lazy");
+            let last = lazy.listed_rows().last().expect("rows");
+            last.title().to_owned()
+        };
+        let at = memchr::memmem::rfind(&whole, title.as_bytes()).expect("title in file");
+        let mut torn = whole.clone();
+        torn[at] ^= 0x20;
+        std::fs::write(&path, &torn).expect("tear");
+        let lazy = store.index_parts(&head, &[Part::LazyBeads]).expect("lazy");
+        let seen = damage_seen();
+        // The front of the table is sound: a read of it notices nothing.
+        let first = lazy.listed_rows().next().expect("first");
+        assert_eq!(
+            first.to_summary(),
+            fresh.get(first.id()).expect("in fresh").to_summary()
+        );
+        assert_eq!(damage_seen(), seen);
+        // The damaged title reads as nothing, and the read notices.
+        let row = lazy.listed_rows().last().expect("last");
+        assert_eq!(row.title(), "");
+        assert!(damage_seen() > seen);
+        // A read that checks the whole table rebuilds it.
+        let checked = store.index(&head).expect("rebuilt");
+        same_answers(&checked, &fresh, 0);
+        assert_ne!(std::fs::read(&path).expect("read"), torn);
     }
 
     #[test]

@@ -78,8 +78,9 @@ fn position<T: PartialEq>(all: &[T], w: &T) -> u8 {
 }
 
 /// Writes a table: one column per field, rows in the order listings print them
-/// (priority, then age, then id), then the rows sorted by id for lookups, then the
-/// string arena.
+/// (priority, then age, then id), then the rows sorted by id for lookups, the edges
+/// into each row and the edges to beads not in the table (for the dependent counts),
+/// then the string arena.
 ///
 /// The strings of row `r` are `first_str[r]..first_str[r + 1]` in the arena: its id,
 /// its title, its assignee, its custom status and its custom type (each when
@@ -192,9 +193,10 @@ impl TableBuilder {
         };
         let rows = || order.iter().map(|&i| i as usize);
         let (d, m) = (self.dep_kind.len(), self.str_end.len());
-        let mut out = Vec::with_capacity(16 + n * 32 + 8 + d * 5 + m * 4 + self.arena.len());
+        let mut out = Vec::with_capacity(24 + n * 36 + 12 + d * 9 + m * 4 + self.arena.len());
         let put = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&offset(v).to_le_bytes());
-        for count in [n, d, m, self.arena.len()] {
+        // The last (edges to ids not in the table) is filled in at the end.
+        for count in [n, d, m, self.arena.len(), 0] {
             put(&mut out, count);
         }
         for column in [&self.status, &self.kind, &self.priority, &self.flags] {
@@ -228,10 +230,39 @@ impl TableBuilder {
         for &i in &by_id {
             out.extend_from_slice(&place[i as usize].to_le_bytes());
         }
+        // How many edges point at each row (as a running count), and the arena indexes
+        // of the ids of beads not in the table that edges point at (other projects'
+        // items aside), sorted by id.
+        let mut into = vec![0u32; n + 1];
+        let mut dangling: Vec<(&str, u32)> = Vec::new();
+        let mut k = 0u32;
+        for i in rows() {
+            k += offset(strs(i).len() - deps(i).len());
+            for s in strs(i).end - deps(i).len()..strs(i).end {
+                let id = &self.arena[self.span(s)];
+                match target(id) {
+                    NO_ROW if id.starts_with(crate::model::EXTERNAL_SCHEME) => {}
+                    NO_ROW => dangling.push((id, k)),
+                    t => into[t as usize + 1] += 1,
+                }
+                k += 1;
+            }
+        }
+        dangling.sort_unstable();
+        for r in 0..n {
+            into[r + 1] += into[r];
+        }
+        for at in &into {
+            out.extend_from_slice(&at.to_le_bytes());
+        }
+        for (_, k) in &dangling {
+            out.extend_from_slice(&k.to_le_bytes());
+        }
         for i in rows().filter(|&i| !strs(i).is_empty()) {
             let bytes = self.span(strs(i).start).start..self.span(strs(i).end - 1).end;
             out.extend_from_slice(&self.arena.as_bytes()[bytes]);
         }
+        out[16..20].copy_from_slice(&offset(dangling.len()).to_le_bytes());
         (out, place)
     }
 }
@@ -251,6 +282,8 @@ struct Columns {
     dep_target: usize,
     str_end: usize,
     by_id: usize,
+    in_start: usize,
+    dangling: usize,
     arena: usize,
 }
 
@@ -260,20 +293,146 @@ struct Columns {
 pub(super) struct Table {
     raw: Raw,
     rows: usize,
+    /// How many edges point at a bead not in the table.
+    dangling: usize,
     at: Columns,
+    /// The checksums its bytes are checked against as they are first read; none for
+    /// bytes a builder wrote or a file checked whole.
+    check: Option<Arc<Chunks>>,
+}
+
+/// How many bytes of a table one checksum covers: a read that touches a few rows
+/// checks a few pieces of this size, not the whole file.
+pub(super) const CHECKED_PIECE: usize = 16 << 10;
+
+/// The checksum of each [`CHECKED_PIECE`] of `bytes`, in order.
+pub(super) fn piece_sums(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks(CHECKED_PIECE).map(crc32fast::hash).collect()
+}
+
+/// The checksums of a table's pieces, and which pieces were checked: a piece is
+/// checked when a read first touches it, once per process for the same bytes.
+pub(super) struct Chunks {
+    /// The bytes checked (held, so that no other buffer is taken at their place).
+    of: Raw,
+    sums: Vec<u32>,
+    /// Per piece: 0 not checked yet, 1 sound, 2 damaged.
+    state: Vec<std::sync::atomic::AtomicU8>,
+}
+
+/// How many damaged pieces reads came upon in this process.
+static DAMAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many damaged pieces of a cache file reads came upon in this process so far: a
+/// reader that reads a table checked piece by piece compares it before and after.
+pub fn damage_seen() -> usize {
+    DAMAGED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The pieces checked of the table read last, for a process that reads it again.
+static LAST_CHECKED: std::sync::Mutex<Option<Arc<Chunks>>> = std::sync::Mutex::new(None);
+
+impl Chunks {
+    /// The checks of the table at `of` against `sums`: those of the last table read
+    /// when it is the same, else none checked yet.
+    pub fn of(of: &Raw, sums: Vec<u32>) -> Arc<Chunks> {
+        let mut last = LAST_CHECKED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(c) = &*last
+            && Arc::ptr_eq(&c.of.0, &of.0)
+            && c.of.1 == of.1
+            && c.sums == sums
+        {
+            return c.clone();
+        }
+        let chunks = Arc::new(Chunks {
+            of: of.clone(),
+            state: sums.iter().map(|_| 0.into()).collect(),
+            sums,
+        });
+        *last = Some(chunks.clone());
+        chunks
+    }
+
+    /// Whether the bytes `at..at + len` of the buffer are sound: each piece they touch
+    /// is checked the first time. A damaged piece is counted in [`damage_seen`].
+    #[inline]
+    fn sound(&self, at: usize, len: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(off) = at.checked_sub(self.of.1.start) else {
+            return false;
+        };
+        // Most reads fall in one piece checked before.
+        let k = off / CHECKED_PIECE;
+        if (off + len.max(1) - 1) / CHECKED_PIECE == k
+            && self.state.get(k).is_some_and(|s| s.load(Relaxed) == 1)
+        {
+            return true;
+        }
+        self.sound_slow(off, len)
+    }
+
+    /// [`Chunks::sound`] for bytes at `off` in the table that span pieces or fall in
+    /// one not checked yet.
+    #[cold]
+    fn sound_slow(&self, off: usize, len: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let first = off / CHECKED_PIECE;
+        let last = (off + len.max(1) - 1) / CHECKED_PIECE;
+        (first..=last).all(|k| match self.state.get(k).map(|s| s.load(Relaxed)) {
+            Some(1) => true,
+            Some(0) => self.check(k),
+            _ => false,
+        })
+    }
+
+    /// Checks piece `k`.
+    #[cold]
+    fn check(&self, k: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let start = self.of.1.start + k * CHECKED_PIECE;
+        let end = (start + CHECKED_PIECE).min(self.of.1.end);
+        let sound = self
+            .of
+            .0
+            .get(start..end)
+            .is_some_and(|b| crc32fast::hash(b) == self.sums[k]);
+        self.state[k].store(if sound { 1 } else { 2 }, Relaxed);
+        if !sound {
+            DAMAGED.fetch_add(1, Relaxed);
+        }
+        sound
+    }
+
+    /// Checks every piece not checked yet; whether all are sound.
+    fn all_sound(&self) -> bool {
+        (0..self.sums.len()).all(|k| self.sound(self.of.1.start + k * CHECKED_PIECE, 1))
+    }
 }
 
 impl Table {
     /// Reads a table in place; `None` when the bytes do not hold one (the file's
     /// checksum was checked before, so that means another layout).
     pub fn decode(raw: Raw) -> Option<Table> {
+        Table::decode_checked(raw, None)
+    }
+
+    /// Reads a table in place whose pieces are checked against `check` as they are
+    /// first read (see [`Chunks`]); `None` when the bytes do not hold one or its
+    /// counts are damaged.
+    pub fn decode_checked(raw: Raw, check: Option<Arc<Chunks>>) -> Option<Table> {
         let bytes = raw.0.get(raw.1.clone())?;
+        if check.as_ref().is_some_and(|c| !c.sound(raw.1.start, 20)) {
+            return None;
+        }
         let count = |k: usize| -> Option<usize> {
             let b = bytes.get(4 * k..4 * k + 4)?;
             Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
         };
         let (n, d, m, arena) = (count(0)?, count(1)?, count(2)?, count(3)?);
-        let mut end: usize = 16;
+        let dangling = count(4)?;
+        let mut end: usize = 20;
         let mut column = |width: usize, len: usize| -> Option<usize> {
             let start = end;
             end = end.checked_add(width.checked_mul(len)?)?;
@@ -292,6 +451,8 @@ impl Table {
             dep_target: column(4, d)?,
             str_end: column(4, m)?,
             by_id: column(4, n)?,
+            in_start: column(4, n + 1)?,
+            dangling: column(4, dangling)?,
             arena: column(1, arena)?,
         };
         if end != bytes.len() {
@@ -300,12 +461,42 @@ impl Table {
         let table = Table {
             raw: raw.clone(),
             rows: n,
+            dangling,
             at,
+            check,
         };
         let ends_fit = table.u32_at(table.at.first_str, n) as usize == m
             && table.u32_at(table.at.dep_start, n) as usize == d
+            && table.u32_at(table.at.in_start, n) as usize <= d
             && (m == 0 || table.u32_at(table.at.str_end, m - 1) as usize == arena);
         ends_fit.then_some(table)
+    }
+
+    /// Whether the table needs no check as it is read: written by a builder, or read
+    /// from a file checked whole.
+    pub fn checked_whole(&self) -> bool {
+        self.check.is_none()
+    }
+
+    /// The table checked whole, to be read with no check each; `None` when a piece of
+    /// it is damaged.
+    pub fn checked(mut self) -> Option<Table> {
+        self.all_sound().then(|| {
+            self.check = None;
+            self
+        })
+    }
+
+    /// Checks every piece of a table read piece by piece; whether all are sound.
+    pub fn all_sound(&self) -> bool {
+        self.check.as_ref().is_none_or(|c| c.all_sound())
+    }
+
+    /// Whether the bytes `at..at + len` may be read: always, unless the table is
+    /// checked piece by piece and a piece they touch is damaged.
+    #[inline]
+    fn sound(&self, at: usize, len: usize) -> bool {
+        self.check.as_ref().is_none_or(|c| c.sound(at, len))
     }
 
     /// The bytes to save (those it was read from).
@@ -318,23 +509,33 @@ impl Table {
         self.rows
     }
 
+    // Each read of the columns and the arena goes through [`Table::sound`]: a damaged
+    // piece reads as zeros and empty strings (and is counted in [`damage_seen`]), so
+    // that no damaged byte is ever taken for data.
+
     fn byte_at(&self, column: usize, i: usize) -> u8 {
-        self.raw.0.get(column + i).copied().unwrap_or(0)
+        let at = column + i;
+        match self.sound(at, 1) {
+            true => self.raw.0.get(at).copied().unwrap_or(0),
+            false => 0,
+        }
     }
 
     fn u32_at(&self, column: usize, i: usize) -> u32 {
         let at = column + 4 * i;
         match self.raw.0.get(at..at + 4) {
-            Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            None => 0,
+            Some(b) if self.sound(at, 4) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            _ => 0,
         }
     }
 
     fn i64_at(&self, column: usize, i: usize) -> i64 {
         let at = column + 8 * i;
         match self.raw.0.get(at..at + 8) {
-            Some(b) => i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-            None => 0,
+            Some(b) if self.sound(at, 8) => {
+                i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            }
+            _ => 0,
         }
     }
 
@@ -346,9 +547,11 @@ impl Table {
         let end = self.u32_at(self.at.str_end, k) as usize;
         // Each string is checked as it is read (a few bytes): checking the whole arena
         // up front would cost more than a query reads.
+        let at = self.at.arena + start;
         self.raw
             .0
-            .get(self.at.arena + start..self.at.arena + end)
+            .get(at..self.at.arena + end)
+            .filter(|b| self.sound(at, b.len()))
             .and_then(|b| std::str::from_utf8(b).ok())
             .unwrap_or("")
     }
@@ -440,47 +643,44 @@ impl Table {
         let first_id = self.strs(r).1 - self.deps(r).len();
         self.deps(r).enumerate().map(move |(k, e)| {
             (
-                word(
-                    DepKind::ALL,
-                    self.byte_at(self.at.dep_kind, e),
-                    DepKind::Related,
-                ),
+                self.edge_kind(e),
                 first_id + k,
                 self.u32_at(self.at.dep_target, e),
             )
         })
     }
 
-    /// Every dependency edge of the table, row by row: `f(row, k, target)` for the
-    /// `k`th edge of `row`, with its target as the table holds it ([`NO_ROW`] for one
-    /// that was not in it). The columns are read straight through, for a pass over
-    /// every edge; [`Table::target_id`] gives the id of a target.
-    pub fn each_edge(&self, mut f: impl FnMut(usize, usize, u32)) {
-        let column = |at: usize, len: usize| self.raw.0.get(at..at + 4 * len).unwrap_or_default();
-        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-        let starts = column(self.at.dep_start, self.rows + 1);
-        let targets = column(
-            self.at.dep_target,
-            self.u32_at(self.at.dep_start, self.rows) as usize,
+    /// How many edges of the table point at row `r`.
+    pub fn dependents(&self, r: usize) -> usize {
+        let (a, b) = (
+            self.u32_at(self.at.in_start, r),
+            self.u32_at(self.at.in_start, r + 1),
         );
-        let mut start = 0;
-        for (r, end) in starts.chunks_exact(4).skip(1).map(word).enumerate() {
-            let edges = targets.get(4 * start..4 * end).unwrap_or_default();
-            for (k, t) in edges.chunks_exact(4).enumerate() {
-                f(r, k, word(t) as u32);
-            }
-            start = end;
-        }
+        b.saturating_sub(a) as usize
     }
 
-    /// The id of the `k`th dependency target of row `r`.
-    pub fn target_id(&self, r: usize, k: usize) -> &str {
-        self.str(self.strs(r).1 - self.deps(r).len() + k)
+    /// How many edges of the table point at `id`, a bead not in it.
+    pub fn dependents_of_missing(&self, id: &str) -> usize {
+        let string = |k: usize| self.str(self.u32_at(self.at.dangling, k) as usize);
+        let first = |past: bool| {
+            bisect(0..self.dangling, |k| {
+                match string(k) < id || past && string(k) == id {
+                    true => std::cmp::Ordering::Less,
+                    false => std::cmp::Ordering::Greater,
+                }
+            })
+            .unwrap_or_else(|at| at)
+        };
+        first(true).saturating_sub(first(false))
     }
 
-    /// The bytes the table is read from (what tells one table from another).
-    pub fn raw(&self) -> &Raw {
-        &self.raw
+    /// The kind of edge `e`.
+    fn edge_kind(&self, e: usize) -> DepKind {
+        word(
+            DepKind::ALL,
+            self.byte_at(self.at.dep_kind, e),
+            DepKind::Related,
+        )
     }
 
     pub fn created_us(&self, r: usize) -> i64 {
