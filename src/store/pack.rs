@@ -639,4 +639,27 @@ mod long_lived {
             assert_eq!(read.unwrap_or_else(|e| panic!("round {n}: {e}")), data);
         }
     }
+
+    /// The same with a store kept between requests (the MCP server's): it is opened
+    /// anew only when a pack it may have seen is gone, and reads every object written,
+    /// by itself and by another process, through 1 000 rounds of merges.
+    #[test]
+    fn a_kept_store_reads_what_a_thousand_writes_packed() {
+        let (dir, _) = Store::temp_for_tests();
+        let mut kept = crate::store::KeptStore::open(dir.path()).expect("opens");
+        for n in 0..1000 {
+            let mine = kept.refreshed().expect("refreshes");
+            let other = Store::discover(dir.path()).expect("opens");
+            let writer = if n % 2 == 0 { mine } else { &other };
+            let data = format!("blob {n}\n").into_bytes();
+            let id = gix::objs::compute_hash(writer.repo.object_hash(), Kind::Blob, &data)
+                .expect("hash");
+            writer
+                .write_pack(&[(id, Kind::Blob, data.as_slice())], QUICK, false)
+                .expect("a pack");
+            writer.merge_small_packs().expect("merges");
+            let read = mine.read_blob(id);
+            assert_eq!(read.unwrap_or_else(|e| panic!("round {n}: {e}")), data);
+        }
+    }
 }
