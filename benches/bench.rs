@@ -1230,8 +1230,8 @@ impl Bench<'_> {
 
     /// An MCP `ready` call (the tool, with its default limit of 100, as `ready --json`
     /// answers), beside the `ready` process above: in process, through the server's
-    /// dispatch of one JSON-RPC line (each call opens the store anew, as the server
-    /// does), the same call again with nothing written since (the server gives its
+    /// dispatch of one JSON-RPC line (on the store the server keeps open between
+    /// calls, as it does over a pipe), the same call again with nothing written since (the server gives its
     /// last answer again once it has read the ref) and after a write by the CLI (bead
     /// `mid` retitled, untimed); and over a pipe to one long-lived `git beads mcp`.
     fn mcp_figures(&mut self, n: usize, dir: &Path, mid: &str) -> Res<()> {

@@ -244,6 +244,42 @@ fn a_write_by_the_cli_between_two_calls_is_seen_by_the_second() {
     assert_eq!(server.close(), Some(0));
 }
 
+/// The server keeps its store open between calls, and opens it anew when the packs it
+/// may have seen go: every CLI write adds a pack, every sixteenth or so merges them,
+/// `git repack -a -d` replaces them all and `git pack-refs` moves the store's ref into
+/// `packed-refs`. Each call after each of these sees the write before it.
+#[test]
+fn the_store_kept_between_calls_follows_merges_repacks_and_packed_refs() {
+    let sb = Sandbox::new();
+    let (repo, id) = agent_store(&sb);
+    let mut server = Server::start(&repo, &[]);
+    let title = |server: &mut Server| server.doc("show", json!({"id": id}))[0]["title"].clone();
+    for round in 0..40 {
+        let name = format!("Title of round {round}");
+        repo.beads(&["update", &id, "--title", &name]);
+        assert_eq!(title(&mut server), name.as_str(), "round {round}");
+        assert_eq!(server.doc("ready", json!({}))[0]["title"], name.as_str());
+    }
+    repo.git(&["repack", "-a", "-d", "-q"]);
+    assert_eq!(title(&mut server), "Title of round 39");
+    repo.beads(&["update", &id, "--title", "After a repack"]);
+    assert_eq!(title(&mut server), "After a repack");
+    repo.git(&["pack-refs", "--all"]);
+    repo.beads(&["update", &id, "--title", "After packed refs"]);
+    assert_eq!(
+        server.doc("ready", json!({}))[0]["title"],
+        "After packed refs"
+    );
+    repo.git(&["gc", "-q", "--prune=now"]);
+    assert_eq!(title(&mut server), "After packed refs");
+    server.doc(
+        "update",
+        json!({"id": id, "title": "Written by the server"}),
+    );
+    assert_eq!(repo.bead_json(&id)["title"], "Written by the server");
+    assert_eq!(server.close(), Some(0));
+}
+
 #[test]
 fn dep_add_takes_another_projects_item_and_it_blocks() {
     let sb = Sandbox::new();

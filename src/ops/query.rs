@@ -450,8 +450,8 @@ fn first_page<'a>(
 /// tells a long-lived reader (the board, the MCP server) whether anything changed.
 pub fn head_commit(store: &Store) -> Result<String> {
     Ok(store
-        .head()?
-        .map(|h| h.commit.to_string())
+        .head_id()?
+        .map(|commit| commit.to_string())
         .unwrap_or_default())
 }
 
@@ -569,18 +569,35 @@ enum By {
 /// Works out, for every bead, what keeps it from being ready.
 struct Blockers {
     /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked out),
-    /// `k + 2` blocked by `found[k]`. Four bytes a bead: at 100 000 beads the memo
-    /// is a fraction of a megabyte.
-    state: Vec<u32>,
+    /// `k + 2` blocked by `found[k]`. Four bytes a bead, in pages made when a row of
+    /// theirs is first worked out: a page of `ready` looks at a few hundred beads, and
+    /// zeroing a memo of every bead (400 KB at 100 000) cost more than that.
+    state: Vec<Option<Box<[u32; MEMO_PAGE]>>>,
     found: Vec<Vec<By>>,
 }
+
+/// How many beads a page of [`Blockers`]' memo holds.
+const MEMO_PAGE: usize = 1024;
 
 impl Blockers {
     fn new(index: &Index) -> Self {
         Blockers {
-            state: vec![0; index.row_count()],
+            state: vec![None; index.row_count().div_ceil(MEMO_PAGE)],
             found: Vec::new(),
         }
+    }
+
+    /// What the memo says of row `at`.
+    fn state(&self, at: usize) -> u32 {
+        self.state[at / MEMO_PAGE]
+            .as_ref()
+            .map_or(0, |page| page[at % MEMO_PAGE])
+    }
+
+    /// Records `state` for row `at`.
+    fn set_state(&mut self, at: usize, state: u32) {
+        let page = self.state[at / MEMO_PAGE].get_or_insert_with(|| Box::new([0; MEMO_PAGE]));
+        page[at % MEMO_PAGE] = state;
     }
 
     /// The beads that block `s`: unfinished `blocks` targets, and whatever blocks
@@ -588,13 +605,13 @@ impl Blockers {
     /// and items of other projects it waits on.
     fn of(&mut self, s: BeadRow<'_>) -> &[By] {
         let at = s.row().get();
-        match self.state[at] {
+        match self.state(at) {
             0 => {}
             1 => return &[],
             k => return &self.found[k as usize - 2],
         }
         // Guards against parent-child cycles that arrived by sync or import.
-        self.state[at] = 1;
+        self.set_state(at, 1);
         let mut out = Vec::new();
         for d in s.dependencies() {
             let Some(target) = d.target else {
@@ -620,7 +637,7 @@ impl Blockers {
         out.sort_unstable();
         out.dedup();
         self.found.push(out);
-        self.state[at] = u32::try_from(self.found.len() + 1).unwrap_or(u32::MAX);
+        self.set_state(at, u32::try_from(self.found.len() + 1).unwrap_or(u32::MAX));
         self.found.last().map_or(&[], Vec::as_slice)
     }
 }

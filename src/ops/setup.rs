@@ -13,7 +13,9 @@ use crate::ops::{
 use crate::store::{RemoteError, StoreError};
 
 pub use crate::store::codec::MAX_DOCUMENT;
-pub use crate::store::{BeadRow, Broken, FORMAT, MailSummary, SYNC_ENV, Store, Summary, refs};
+pub use crate::store::{
+    BeadRow, Broken, FORMAT, KeptStore, MailSummary, SYNC_ENV, Store, Summary, refs,
+};
 
 /// Opens the store of the repository that `dir` is in, the way git finds it.
 pub fn discover(dir: &Path) -> Result<Store> {

@@ -13,6 +13,7 @@ mod group;
 mod history;
 
 mod index;
+mod kept;
 mod ledger;
 mod lock;
 mod notes;
@@ -41,6 +42,7 @@ pub use history::HistoryEntry;
 pub use index::{
     BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary, damage_seen,
 };
+pub use kept::KeptStore;
 pub(crate) use lock::WriteLock;
 pub use notes::MAX_NOTE;
 use read::decode_bead;
@@ -55,7 +57,9 @@ pub use tx::{Tx, View};
 
 use crate::model::Timestamp;
 
-/// An open repository and its beads store.
+/// An open repository and its beads store. A clone shares the object database (the
+/// packs it loaded) and has caches of its own.
+#[derive(Clone)]
 pub struct Store {
     repo: gix::Repository,
 }

@@ -50,8 +50,14 @@ impl Store {
         self.ref_head(refs::MAIN.as_str())
     }
 
-    /// The commit and tree a ref points at, or `None` if it does not exist.
-    pub(crate) fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
+    /// The commit `refs/beads/main` points at, or `None` before `init`: the ref alone,
+    /// neither the commit nor its tree read.
+    pub fn head_id(&self) -> Result<Option<ObjectId>, StoreError> {
+        self.ref_id(refs::MAIN.as_str())
+    }
+
+    /// The commit a ref points at, or `None` if it does not exist.
+    fn ref_id(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
         let Some(mut r) = self
             .repo
             .try_find_reference(name)
@@ -59,11 +65,15 @@ impl Store {
         else {
             return Ok(None);
         };
-        let commit = r
-            .peel_to_id()
-            .map_err(git_err(format!("resolve {name}")))?
-            .detach();
-        self.head_at(commit).map(Some)
+        let commit = r.peel_to_id().map_err(git_err(format!("resolve {name}")))?;
+        Ok(Some(commit.detach()))
+    }
+
+    /// The commit and tree a ref points at, or `None` if it does not exist.
+    pub(crate) fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
+        self.ref_id(name)?
+            .map(|commit| self.head_at(commit))
+            .transpose()
     }
 
     /// Commit `commit` and its tree; refused when the tree records a store format

@@ -5,9 +5,11 @@
 //! and stdout. The server answers `initialize`, `ping`, `tools/list`, `tools/call`,
 //! `resources/list`, `resources/templates/list` and `resources/read`, and takes the
 //! client's notifications (`notifications/initialized`, `…/cancelled`) without a
-//! reply. Every call runs in this process against a store opened for that call, so a
-//! write made by the CLI or another worktree between two calls is seen by the second,
-//! and no lock is held between calls. A pure tool's last answer (`ready`) is given
+//! reply. Every call runs in this process against the store kept open between calls
+//! ([`ops::KeptStore`]: objects and refs are read from disk on every call, and the
+//! store is opened anew when the packs it may have seen or its configuration change),
+//! so a write made by the CLI or another worktree between two calls is seen by the
+//! second, and no lock is held between calls. A pure tool's last answer (`ready`) is given
 //! again to the same call while `refs/beads/main` has not moved. Between calls the
 //! server blocks reading stdin and costs nothing; it ends when stdin closes.
 //!
@@ -86,6 +88,8 @@ pub struct Server {
     as_agent: Option<AgentName>,
     as_person: bool,
     actor: Option<String>,
+    /// The store, kept open between calls once a call opened it.
+    store: RefCell<Option<ops::KeptStore>>,
     /// The last answer of a pure tool (see [`tools::Tool::pure`]).
     kept: RefCell<Option<Kept>>,
 }
@@ -113,6 +117,7 @@ impl Server {
             as_agent,
             as_person,
             actor,
+            store: RefCell::new(None),
             kept: RefCell::new(None),
         }
     }
@@ -187,19 +192,14 @@ impl Server {
         };
         let id = id?;
         let params = fields.get("params").cloned().unwrap_or_else(|| json!({}));
-        let answer = self.request(method, &params).and_then(|result| {
-            serde_json::to_string(&Success {
-                jsonrpc: "2.0",
-                id: &id,
-                result: &result,
-            })
-            .map_err(RpcError::unencodable)
-        });
+        let answer = self
+            .request(method, &params)
+            .map(|result| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#));
         Some(answer.unwrap_or_else(|e| failure(id, e)))
     }
 
     /// The result of request `method`, as JSON text.
-    fn request(&self, method: &str, params: &Value) -> Result<Box<RawValue>, RpcError> {
+    fn request(&self, method: &str, params: &Value) -> Result<String, RpcError> {
         let value = match method {
             "tools/call" => return self.call(params),
             "initialize" => initialize(params),
@@ -222,14 +222,19 @@ impl Server {
                 ));
             }
         };
-        serde_json::value::to_raw_value(&value).map_err(RpcError::unencodable)
+        serde_json::to_string(&value).map_err(RpcError::unencodable)
     }
 
-    /// A fresh context for one call: the store opened anew, so nothing read before
-    /// is trusted.
+    /// The context of one call, with the store kept open since the last call unless
+    /// what it read at open changed (see [`ops::KeptStore`]).
     fn context(&self) -> Result<Ctx, ToolError> {
+        let mut kept = self.store.borrow_mut();
+        let store = match &mut *kept {
+            Some(kept) => kept.refreshed(),
+            None => ops::KeptStore::open(&self.dir).map(|open| kept.insert(open).store()),
+        };
         Ok(Ctx {
-            store: ops::discover(&self.dir)?,
+            store: store.map_err(ops::OpError::from)?.clone(),
             as_agent: self.as_agent.clone(),
             as_person: self.as_person,
             actor: self.actor.clone(),
@@ -238,7 +243,7 @@ impl Server {
 
     /// `tools/call`: arguments that do not fit the tool are a JSON-RPC error; a tool
     /// that fails is a result with `isError`.
-    fn call(&self, params: &Value) -> Result<Box<RawValue>, RpcError> {
+    fn call(&self, params: &Value) -> Result<String, RpcError> {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -264,32 +269,21 @@ impl Server {
             self.context().and_then(|ctx| self.run(tool, &ctx, &args))
         }));
         let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
-        let result = match &outcome {
-            Ok(doc) => {
-                // MCP's structured content is an object: a list goes under `items`.
-                let structured = match doc.get().starts_with('{') {
-                    true => Structured::Object(doc),
-                    false => Structured::List { items: doc },
-                };
-                serde_json::value::to_raw_value(&ToolResult {
-                    content: [Content::text(doc.get())],
-                    structured_content: structured,
-                    is_error: false,
-                })
-            }
+        match &outcome {
+            Ok(doc) => Ok(tool_result(doc.get())),
             Err(e) => {
                 let message = e.to_string();
-                serde_json::value::to_raw_value(&ToolResult {
+                serde_json::to_string(&ToolFailure {
                     content: [Content::text(&format!("{}: {message}", e.kind()))],
-                    structured_content: Structured::Failure {
+                    structured_content: Failure {
                         error: &message,
                         kind: e.kind(),
                     },
                     is_error: true,
                 })
+                .map_err(RpcError::unencodable)
             }
-        };
-        result.map_err(RpcError::unencodable)
+        }
     }
 
     /// Runs `tool`. A pure tool's answer is kept, and given again to the same call
@@ -360,20 +354,53 @@ fn initialize(params: &Value) -> Value {
     })
 }
 
-/// A JSON-RPC answer with a result.
-#[derive(Serialize)]
-struct Success<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: &'a RawValue,
+/// The result of `tools/call` for a tool that answered `doc` (JSON text): the
+/// document as MCP's structured content, an object (a list goes under `items`), and
+/// as the text of its one text block, escaped straight into the result.
+fn tool_result(doc: &str) -> String {
+    let mut out = Vec::with_capacity(2 * doc.len() + 96);
+    out.extend_from_slice(br#"{"content":[{"type":"text","text":""#);
+    escape_into(doc, &mut out);
+    out.extend_from_slice(br#""}],"structuredContent":"#);
+    match doc.starts_with('{') {
+        true => out.extend_from_slice(doc.as_bytes()),
+        false => {
+            out.extend_from_slice(br#"{"items":"#);
+            out.extend_from_slice(doc.as_bytes());
+            out.push(b'}');
+        }
+    }
+    out.extend_from_slice(br#","isError":false}"#);
+    // Escapes are ASCII put between whole characters: the text stays UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// The result of `tools/call`.
+/// Appends `text` escaped as the inside of a JSON string: one pass over its bytes,
+/// quotes, backslashes and control characters escaped, every other byte as it is.
+fn escape_into(text: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &byte in text.as_bytes() {
+        match byte {
+            b'"' | b'\\' => out.extend_from_slice(&[b'\\', byte]),
+            0..0x20 => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]),
+            _ => out.push(byte),
+        }
+    }
+}
+
+/// The result of `tools/call` for a tool that failed.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolResult<'a> {
+struct ToolFailure<'a> {
     content: [Content<'a>; 1],
-    structured_content: Structured<'a>,
+    structured_content: Failure<'a>,
     is_error: bool,
 }
 
@@ -391,14 +418,11 @@ impl Content<'_> {
     }
 }
 
-/// A tool's result as an object: the document itself, a list under `items`, or a
-/// failure with its kind.
+/// A failed tool's structured content: what failed, and its kind.
 #[derive(Serialize)]
-#[serde(untagged)]
-enum Structured<'a> {
-    Object(&'a RawValue),
-    List { items: &'a RawValue },
-    Failure { error: &'a str, kind: &'static str },
+struct Failure<'a> {
+    error: &'a str,
+    kind: &'static str,
 }
 
 /// A JSON-RPC error answer to request `id`, as one line of JSON.
@@ -423,5 +447,45 @@ fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
                 input.consume(n);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text block is the document, escaped as serde_json would: every character
+    /// that JSON escapes, and others that it does not, come back as they were.
+    #[test]
+    fn a_tool_result_carries_the_document_as_text_and_as_structured_content() {
+        let text = "quote \" backslash \\ slash / tab \t newline \n nul \u{0} bell \u{7} \
+                    del \u{7f} é ✓ 🐝 \u{2028}";
+        for doc in [
+            json!({"title": text, "n": [1, 2.5, null, true]}),
+            json!([{"id": "bd-1", "title": text}]),
+        ] {
+            let doc_text = serde_json::to_string(&doc).expect("encodes");
+            let result: Value = serde_json::from_str(&tool_result(&doc_text)).expect("JSON");
+            assert_eq!(
+                result["content"][0]["text"],
+                Value::String(doc_text.clone())
+            );
+            assert_eq!(result["content"][0]["type"], "text");
+            let structured = &result["structuredContent"];
+            assert_eq!(
+                if doc.is_array() {
+                    &structured["items"]
+                } else {
+                    structured
+                },
+                &doc
+            );
+            assert_eq!(result["isError"], false);
+        }
+        let mut escaped = b"\"".to_vec();
+        escape_into(text, &mut escaped);
+        escaped.push(b'"');
+        let back: String = serde_json::from_slice(&escaped).expect("a JSON string");
+        assert_eq!(back, text);
     }
 }
