@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::ops::{OpError, Store};
+use crate::ops::{KeptStore, OpError, Store};
 
 pub use board::{Board, BoardQuery, Card, Column, ColumnKind, board};
 
@@ -67,8 +67,8 @@ pub enum ServeError {
 
 /// What every request shares.
 pub(crate) struct Shared {
-    /// The store, one user at a time, opened anew for each.
-    store: Mutex<Store>,
+    /// The store, one user at a time, kept between requests while that is safe.
+    store: Mutex<KeptStore>,
     /// The CSRF token every write must carry.
     csrf: String,
     /// The access token, when one is required.
@@ -83,22 +83,20 @@ pub(crate) struct Shared {
 pub(crate) type App = Arc<Shared>;
 
 impl Shared {
-    /// Runs `f` on the store, opened anew (see [`Store::reopened`]), off the runtime's
-    /// thread.
+    /// Runs `f` on the store, kept or opened anew (see [`KeptStore::refreshed`]; when
+    /// opening it anew fails, the store kept), off the runtime's thread.
     async fn with_store<T: Send + 'static>(
         self: &Arc<Self>,
         f: impl FnOnce(&Store) -> T + Send + 'static,
     ) -> T {
         let app = Arc::clone(self);
         let run = move || {
-            let mut store = app
+            let mut kept = app
                 .store
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Ok(fresh) = store.reopened() {
-                *store = fresh;
-            }
-            f(&store)
+            let _ = kept.refreshed();
+            f(kept.store())
         };
         match tokio::task::spawn_blocking(run).await {
             Ok(v) => v,
@@ -162,7 +160,7 @@ pub fn serve(store: Store, opts: Options, ready: impl FnOnce(&str)) -> Result<()
     }
     let head = crate::ops::head_commit(&store)?;
     let app: App = Arc::new(Shared {
-        store: Mutex::new(store),
+        store: Mutex::new(KeptStore::new(store)),
         csrf: random_token(),
         token: opts.token.clone(),
         read_only: opts.read_only,

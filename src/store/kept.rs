@@ -16,7 +16,7 @@
 //!   packed refs or the alternates changed (files read once at open).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use super::{Store, StoreError};
@@ -33,8 +33,6 @@ type Stamp = Option<(u64, u64, SystemTime)>;
 /// A store kept open between requests, opened anew when keeping it would be unsafe.
 pub struct KeptStore {
     store: Store,
-    /// Where the store was opened from, to open it again.
-    dir: PathBuf,
     /// What the store's files looked like when last checked.
     seen: Seen,
     /// How many packs were added since the store was opened.
@@ -55,14 +53,17 @@ struct Seen {
 impl KeptStore {
     /// The store of the repository that `dir` is in, opened now.
     pub fn open(dir: &Path) -> Result<KeptStore, StoreError> {
-        let store = Store::discover(dir)?;
+        Ok(KeptStore::new(Store::discover(dir)?))
+    }
+
+    /// `store`, kept from now on.
+    pub fn new(store: Store) -> KeptStore {
         let seen = Seen::of(&store);
-        Ok(KeptStore {
+        KeptStore {
             store,
-            dir: dir.to_owned(),
             seen,
             added: 0,
-        })
+        }
     }
 
     /// The store as it is kept.
@@ -71,8 +72,9 @@ impl KeptStore {
     }
 
     /// The store for the next request: the one kept, unless a pack it may have seen
-    /// is gone, too many were added, or a file read at open changed; then a store
-    /// opened now.
+    /// is gone, too many were added, or a file read at open changed; then the store
+    /// opened anew ([`Store::reopened`]). When that fails, the kept store is left as
+    /// it was and the error returned.
     pub fn refreshed(&mut self) -> Result<&Store, StoreError> {
         let now = Seen::of(&self.store);
         let kept = now.files == self.seen.files
@@ -87,7 +89,7 @@ impl KeptStore {
         if kept && self.added <= MAX_ADDED_PACKS {
             self.seen = now;
         } else {
-            *self = KeptStore::open(&self.dir)?;
+            *self = KeptStore::new(self.store.reopened()?);
         }
         Ok(&self.store)
     }

@@ -44,7 +44,8 @@ impl Store {
     }
 
     /// The same repository opened anew, with an object database that sees the packs on
-    /// disk now. A process that lives long (the board) takes one per request: gix's
+    /// disk now. A process that lives long (the board, the MCP server) takes one when
+    /// its [`super::KeptStore`] says the one it kept is no longer safe: gix's
     /// object database, kept open across hundreds of other processes' pack merges, was
     /// seen to stop finding objects of a new pack that a fresh one finds.
     pub fn reopened(&self) -> Result<Store, StoreError> {

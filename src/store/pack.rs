@@ -649,11 +649,11 @@ mod long_lived {
         assert_eq!(read.unwrap_or_else(|e| panic!("round {n}: {e}")), data);
     }
 
-    /// A process that lives long (the board) writes and reads while other processes
-    /// write and merge packs. gix's object database, kept across hundreds of such
-    /// merges, was seen to stop finding a new pack's objects (a fresh one finds them),
-    /// so such a process takes [`Store::reopened`] for each request; this one does so
-    /// for each of its 1 000 rounds and reads every object written.
+    /// A process that lives long writes and reads while other processes write and
+    /// merge packs. gix's object database, kept across hundreds of such merges, was
+    /// seen to stop finding a new pack's objects (a fresh one finds them), so
+    /// [`Store::reopened`] gives a store that sees them; this process takes one for
+    /// each of its 1 000 rounds and reads every object written.
     #[test]
     fn a_store_reopened_per_request_reads_what_a_thousand_writes_packed() {
         let (dir, mut mine) = Store::temp_for_tests();
