@@ -426,13 +426,17 @@ fn bead_section() -> Section {
             "dependencies",
             &format!(
                 "A list of {{id, type}}: the beads this one depends on. Types: {}. Of these, {} \
-                 keeps a bead from being ready until the other is closed; {} does not (a \
+                 keeps a bead from being ready until the other is closed; {} until the \
+                 other is closed as failed (its close reason says failed, rejected, \
+                 wontfix, canceled, abandoned, error, timeout …; when the other succeeds \
+                 the bead stays blocked, as in bd); {} does not (a \
                  child is ready while its parent is open; an epic or a molecule is never \
                  ready itself, its open children are the work), but a parent that is \
                  blocked, deferred or waiting on a blocker holds its children back. The \
                  others only link.",
                 words(DepKind::ALL),
                 DepKind::Blocks,
+                DepKind::ConditionalBlocks,
                 DepKind::ParentChild,
             ),
         ),

@@ -290,8 +290,36 @@ word_enum_impl!(
         RepliesTo = "replies-to",
         /// This bead tracks the other (bd convoys).
         Tracks = "tracks",
+        // Later additions go last: the index keeps a kind as its position here.
+        /// This bead runs only if the other fails (bd's `mol bond --type conditional`):
+        /// it is not ready until the other is closed with a reason that says it failed
+        /// (see [`is_failure_close`]), and stays held when the other succeeds.
+        ConditionalBlocks = "conditional-blocks",
     }
 );
+
+/// Words that, in a close reason, say the bead failed (bd's `FailureCloseKeywords`).
+const FAILURE_WORDS: &[&str] = &[
+    "failed",
+    "rejected",
+    "wontfix",
+    "won't fix",
+    "canceled",
+    "cancelled",
+    "abandoned",
+    "blocked",
+    "error",
+    "timeout",
+    "aborted",
+];
+
+/// Whether a close reason says the bead failed: it contains one of bd's failure words
+/// (`failed`, `rejected`, `wontfix`, `canceled`, `abandoned`, `error`, `timeout` …),
+/// in any case. What releases a `conditional-blocks` dependency.
+pub fn is_failure_close(reason: &str) -> bool {
+    let lower = reason.to_lowercase();
+    FAILURE_WORDS.iter().any(|w| lower.contains(w))
+}
 
 impl BeadType {
     /// Whether beads of this type hold other work rather than being work: epics and
@@ -303,9 +331,13 @@ impl BeadType {
 
 impl DepKind {
     /// Whether this kind of link can keep a bead from being ready: `blocks` until the
-    /// other is done, `parent-child` only while the parent is held back itself.
+    /// other is done, `conditional-blocks` until it failed, `parent-child` only while
+    /// the parent is held back itself.
     pub fn is_blocking(self) -> bool {
-        matches!(self, DepKind::Blocks | DepKind::ParentChild)
+        matches!(
+            self,
+            DepKind::Blocks | DepKind::ParentChild | DepKind::ConditionalBlocks
+        )
     }
 
     /// What a dependency of this kind says of the bead that has it, read as
@@ -320,6 +352,7 @@ impl DepKind {
             DepKind::Supersedes => "supersedes",
             DepKind::RepliesTo => "replies to",
             DepKind::Tracks => "tracks",
+            DepKind::ConditionalBlocks => "is the fallback of",
         }
     }
 }
@@ -568,6 +601,12 @@ impl Bead {
     /// The beads this one waits on through blocking kinds of dependency.
     pub fn blockers(&self) -> impl Iterator<Item = &Dependency> {
         self.dependencies.iter().filter(|d| d.kind.is_blocking())
+    }
+
+    /// Whether it failed: it is done, with a close reason that says so
+    /// ([`is_failure_close`]).
+    pub fn failed(&self) -> bool {
+        self.status.is_done() && self.close_reason.as_deref().is_some_and(is_failure_close)
     }
 }
 

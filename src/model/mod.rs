@@ -32,7 +32,7 @@ pub use bd_formula::{
 };
 pub use bead::{
     Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
-    ParseEnumError, Status, Timestamp,
+    ParseEnumError, Status, Timestamp, is_failure_close,
 };
 pub(crate) use bead::{WordVisitor, word_enum};
 pub use condition::{Condition, Facts, StepFacts};

@@ -8,7 +8,7 @@ use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
 };
-use crate::store::{BeadRow, Broken, Index, Part, Row, Store, Summary};
+use crate::store::{BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
@@ -278,6 +278,8 @@ pub struct Listing {
     /// The query and its filter, to count every match of a listing whose page was
     /// read off the front of the index.
     query: (Query, ListFilter),
+    /// Which beads of the index failed, for counting ready beads.
+    failures: Failures,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
@@ -297,7 +299,7 @@ impl Listing {
     pub fn total(&self) -> usize {
         *self.total.get_or_init(|| {
             let (query, filter) = &self.query;
-            query.count(&self.index, filter)
+            query.count(&self.index, filter, &self.failures)
         })
     }
 }
@@ -319,8 +321,8 @@ enum Query {
 
 impl Query {
     /// How many beads of `index` it lists under `filter` (its limit aside).
-    fn count(self, index: &Index, filter: &ListFilter) -> usize {
-        let mut keep = self.keeper(index, filter);
+    fn count(self, index: &Index, filter: &ListFilter, failures: &Failures) -> usize {
+        let mut keep = self.keeper(index, filter, failures);
         index.rows().filter(|&s| keep(s)).count()
     }
 
@@ -330,11 +332,12 @@ impl Query {
         self,
         index: &'a Index,
         filter: &'a ListFilter,
+        failures: &'a Failures,
     ) -> Box<dyn FnMut(BeadRow<'a>) -> bool + 'a> {
         match self {
             Query::List => Box::new(move |s| filter.keeps(&s)),
             Query::Ready => {
-                let mut blockers = Blockers::new(index);
+                let mut blockers = Blockers::new(index, failures);
                 Box::new(move |s| is_work(&s, filter) && blockers.of(s).is_empty())
             }
         }
@@ -378,13 +381,22 @@ fn order(index: &Index, sort: Sort, reverse: bool) -> impl Fn(&Row, &Row) -> Ord
 /// the page are never looked at, and the total is counted only when asked for.
 /// Otherwise every match is found, the page picked in linear time (ties are broken by
 /// id, so the order is total and the page the same), and only it is sorted.
-fn listing(index: Index, filter: &ListFilter, query: Query, found: Option<Vec<Row>>) -> Listing {
+fn listing(
+    (index, failures): (Index, Failures),
+    filter: &ListFilter,
+    query: Query,
+    found: Option<Vec<Row>>,
+) -> Listing {
     let broken = index.broken().to_vec();
     let total = std::cell::OnceCell::new();
     let by_table = filter.limit > 0 && filter.sort == Sort::Priority && !filter.reverse;
     let rows = match found {
         None if by_table => {
-            let rows = first_page(&index, filter.limit, query.keeper(&index, filter));
+            let rows = first_page(
+                &index,
+                filter.limit,
+                query.keeper(&index, filter, &failures),
+            );
             if rows.len() < filter.limit {
                 let _ = total.set(rows.len());
             }
@@ -392,7 +404,7 @@ fn listing(index: Index, filter: &ListFilter, query: Query, found: Option<Vec<Ro
         }
         found => {
             let mut rows = found.unwrap_or_else(|| {
-                let mut keep = query.keeper(&index, filter);
+                let mut keep = query.keeper(&index, filter, &failures);
                 index.rows().filter(|&s| keep(s)).map(|s| s.row()).collect()
             });
             let _ = total.set(rows.len());
@@ -410,6 +422,7 @@ fn listing(index: Index, filter: &ListFilter, query: Query, found: Option<Vec<Ro
         rows,
         total,
         query: (query, filter.clone()),
+        failures,
         broken,
         index,
     }
@@ -457,8 +470,42 @@ pub fn head_commit(store: &Store) -> Result<String> {
 
 /// The beads part of the index (every query here reads the beads, none the mail).
 pub(super) fn load_index(store: &Store) -> Result<Index> {
+    Ok(load_with_failures(store)?.0)
+}
+
+/// The beads part of the index, and which of its beads failed.
+fn load_with_failures(store: &Store) -> Result<(Index, Failures)> {
     let head = store.require_head()?;
-    Ok(store.index_parts(&head, &[Part::Beads])?)
+    Ok((
+        store.index_parts(&head, &[Part::Beads])?,
+        Failures::at(store, &head),
+    ))
+}
+
+/// Which done beads failed ([`Bead::failed`]), read from their documents at the
+/// commit an index was built from, when a `conditional-blocks` dependency asks: the
+/// index keeps no close reason, and such dependencies are few.
+#[derive(Clone)]
+struct Failures {
+    store: Store,
+    tree: ObjectId,
+}
+
+impl Failures {
+    fn at(store: &Store, head: &Head) -> Self {
+        Failures {
+            store: store.clone(),
+            tree: head.tree,
+        }
+    }
+
+    /// Whether bead `id` failed; a document that cannot be read did not.
+    fn failed(&self, id: &str) -> bool {
+        BeadId::parse(id)
+            .ok()
+            .and_then(|id| self.store.read_bead(self.tree, &id).ok().flatten())
+            .is_some_and(|b| b.failed())
+    }
 }
 
 /// The beads part of the index, its table checked as it is read: for a read under
@@ -486,13 +533,16 @@ fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
 /// [`sound`]), and the project's own types and statuses, both read at one head (one
 /// ref read for the two). A read of every bead checks the whole table first: it reads
 /// every piece anyway, and its reads need no check each.
-fn index_and_words(store: &Store, part: Part) -> Result<(Index, Vocabulary)> {
+fn index_and_words(store: &Store, part: Part) -> Result<((Index, Failures), Vocabulary)> {
     let head = store.require_head()?;
     let settings = store
         .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
         .unwrap_or_default();
     Ok((
-        store.index_parts(&head, &[part])?,
+        (
+            store.index_parts(&head, &[part])?,
+            Failures::at(store, &head),
+        ),
         Vocabulary::of(&settings),
     ))
 }
@@ -533,9 +583,12 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
 /// them, and the documents in the store that do not parse.
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
-    let (index, words) = index_and_words(store, Part::Beads)?;
+    let ((index, failures), words) = index_and_words(store, Part::Beads)?;
     let filter = &completed(&words, filter)?;
-    Ok((Query::List.count(&index, filter), index.broken().to_vec()))
+    Ok((
+        Query::List.count(&index, filter, &failures),
+        index.broken().to_vec(),
+    ))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive).
@@ -552,7 +605,8 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
             .into_iter()
             .filter(|&r| filter.keeps(&index.row(r)))
             .collect();
-        Ok(listing(index, &filter, Query::List, Some(rows)))
+        let failures = Failures::at(store, &head);
+        Ok(listing((index, failures), &filter, Query::List, Some(rows)))
     })
 }
 
@@ -566,24 +620,37 @@ enum By {
     External(Box<str>),
 }
 
+/// Whether a dependency of `kind` on `target` holds its bead back, for the kinds that
+/// wait on the other bead itself: `blocks` until it is done, `conditional-blocks`
+/// until it failed (when it succeeds, the bead stays held, as bd holds it).
+fn waits_on(kind: DepKind, target: &BeadRow<'_>, failures: &Failures) -> bool {
+    match kind {
+        DepKind::Blocks => !target.status().is_done(),
+        DepKind::ConditionalBlocks => !(target.status().is_done() && failures.failed(target.id())),
+        _ => false,
+    }
+}
+
 /// Works out, for every bead, what keeps it from being ready.
-struct Blockers {
+struct Blockers<'f> {
     /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked out),
     /// `k + 2` blocked by `found[k]`. Four bytes a bead, in pages made when a row of
     /// theirs is first worked out: a page of `ready` looks at a few hundred beads, and
     /// zeroing a memo of every bead (400 KB at 100 000) cost more than that.
     state: Vec<Option<Box<[u32; MEMO_PAGE]>>>,
     found: Vec<Vec<By>>,
+    failures: &'f Failures,
 }
 
 /// How many beads a page of [`Blockers`]' memo holds.
 const MEMO_PAGE: usize = 1024;
 
-impl Blockers {
-    fn new(index: &Index) -> Self {
+impl<'f> Blockers<'f> {
+    fn new(index: &Index, failures: &'f Failures) -> Self {
         Blockers {
             state: vec![None; index.row_count().div_ceil(MEMO_PAGE)],
             found: Vec::new(),
+            failures,
         }
     }
 
@@ -600,9 +667,10 @@ impl Blockers {
         page[at % MEMO_PAGE] = state;
     }
 
-    /// The beads that block `s`: unfinished `blocks` targets, and whatever blocks
-    /// its parent (a blocked or deferred parent blocks its children), transitively;
-    /// and items of other projects it waits on.
+    /// The beads that block `s`: unfinished `blocks` targets, `conditional-blocks`
+    /// targets that did not fail, and whatever blocks its parent (a blocked or
+    /// deferred parent blocks its children), transitively; and items of other
+    /// projects it waits on.
     fn of(&mut self, s: BeadRow<'_>) -> &[By] {
         let at = s.row().get();
         match self.state(at) {
@@ -621,13 +689,13 @@ impl Blockers {
                 continue;
             };
             match d.kind {
-                DepKind::Blocks if !target.status().is_done() => out.push(By::Row(target.row())),
                 DepKind::ParentChild => {
                     if matches!(target.status(), Status::Blocked | Status::Deferred) {
                         out.push(By::Row(target.row()));
                     }
                     out.extend_from_slice(self.of(target));
                 }
+                kind if waits_on(kind, &target, self.failures) => out.push(By::Row(target.row())),
                 _ => {}
             }
         }
@@ -646,16 +714,18 @@ impl Blockers {
 /// [`Blockers::of`] finds anything, without listing it (for counting). It walks the
 /// same links in the same order, so that it answers the same even in a parent-child
 /// cycle that arrived by sync (where the memo's order shows).
-struct Held {
+struct Held<'f> {
     /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked
     /// out), 2 something does.
     state: Vec<u8>,
+    failures: &'f Failures,
 }
 
-impl Held {
-    fn new(index: &Index) -> Self {
+impl<'f> Held<'f> {
+    fn new(index: &Index, failures: &'f Failures) -> Self {
         Held {
             state: vec![0; index.row_count()],
+            failures,
         }
     }
 
@@ -675,13 +745,12 @@ impl Held {
                 continue;
             };
             match d.kind {
-                DepKind::Blocks => held |= !target.status().is_done(),
                 DepKind::ParentChild => {
                     let parent = matches!(target.status(), Status::Blocked | Status::Deferred);
                     // Walked whatever it finds, as `Blockers::of` walks it.
                     held |= self.of(target) | parent;
                 }
-                _ => {}
+                kind => held |= waits_on(kind, &target, self.failures),
             }
         }
         if held {
@@ -705,9 +774,14 @@ fn open_only(filter: &ListFilter, words: &Vocabulary) -> ListFilter {
 /// The beads `filter` keeps (its statuses aside) that are open or of one of the
 /// project's active statuses, that are work, not containers, and that nothing
 /// unfinished blocks.
-fn ready_in(index: &Index, filter: &ListFilter, words: &Vocabulary) -> Vec<Row> {
+fn ready_in(
+    index: &Index,
+    failures: &Failures,
+    filter: &ListFilter,
+    words: &Vocabulary,
+) -> Vec<Row> {
     let filter = open_only(filter, words);
-    let mut keep = Query::Ready.keeper(index, &filter);
+    let mut keep = Query::Ready.keeper(index, &filter, failures);
     index.rows().filter(|&s| keep(s)).map(|s| s.row()).collect()
 }
 
@@ -733,7 +807,11 @@ pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<
     super::agent::permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
         let words = Vocabulary::of(&tx.settings()?);
-        for id in claim_candidates(tx.index()?, actor, filter, &words) {
+        let failures = match tx.head() {
+            Some(head) => Failures::at(store, head),
+            None => return Ok(None),
+        };
+        for id in claim_candidates(tx.index()?, &failures, actor, filter, &words) {
             let id = BeadId::parse(&id)?;
             let Some(mut bead) = tx.bead(&id)? else {
                 continue;
@@ -755,11 +833,12 @@ pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<
 /// take first first.
 fn claim_candidates(
     index: &Index,
+    failures: &Failures,
     actor: &Actor,
     filter: &ListFilter,
     words: &Vocabulary,
 ) -> Vec<String> {
-    let mut candidates = ready_in(index, filter, words);
+    let mut candidates = ready_in(index, failures, filter, words);
     candidates.sort_by(order(index, filter.sort, filter.reverse));
     candidates
         .into_iter()
@@ -809,8 +888,8 @@ pub fn ready_claim_on(
     let mut last = None;
     let words = super::vocabulary(store)?;
     for _ in 0..REMOTE_CLAIM_TRIES {
-        let index = load_index(store)?;
-        let candidates: Vec<String> = claim_candidates(&index, actor, filter, &words)
+        let (index, failures) = load_with_failures(store)?;
+        let candidates: Vec<String> = claim_candidates(&index, &failures, actor, filter, &words)
             .into_iter()
             .filter(|id| !lost.contains(id))
             .collect();
@@ -882,8 +961,8 @@ impl Blocked {
 /// Every unfinished bead that waits on others (only the descendants of `parent`,
 /// when given), and what it waits on.
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
-    let index = load_index(store)?;
-    let mut blockers = Blockers::new(&index);
+    let (index, failures) = load_with_failures(store)?;
+    let mut blockers = Blockers::new(&index, &failures);
     let mut rows: Vec<(Row, Vec<By>)> = index
         .rows()
         .filter(|s| !s.status().is_done())
@@ -1015,14 +1094,14 @@ pub struct Stats {
 /// Counts the store for `stats`: one pass over every bead, with one memo of blockers
 /// for the ready and the blocked.
 pub fn stats(store: &Store) -> Result<Stats> {
-    let (index, words) = index_and_words(store, Part::Beads)?;
+    let ((index, failures), words) = index_and_words(store, Part::Beads)?;
     let index = &index;
     // One pass: the epics' children are counted as the pass goes, the epics judged
     // after it.
     let mut children = vec![(0, 0); index.row_count()];
     let mut epics = Vec::new();
     let mut st = Stats::default();
-    let mut held = Held::new(index);
+    let mut held = Held::new(index, &failures);
     // What `ready` keeps with no filter: work (no container) of these statuses.
     let ready = open_only(&ListFilter::default(), &words).statuses;
     let mut lead_us = 0i128;
@@ -1298,8 +1377,13 @@ mod tests {
             .map(|k| format!("l{}", (k + n) % 3))
             .collect();
         for _ in 0..rng.below(4) {
-            let kinds = [DepKind::Blocks, DepKind::ParentChild, DepKind::Related];
-            let kind = kinds[rng.below(3) as usize];
+            let kinds = [
+                DepKind::Blocks,
+                DepKind::ParentChild,
+                DepKind::Related,
+                DepKind::ConditionalBlocks,
+            ];
+            let kind = kinds[rng.below(4) as usize];
             match rng.below(12) {
                 0 => b.external.push(ExternalDependency {
                     id: crate::model::ExternalRef::parse("external:other:x1").expect("ref"),
@@ -1310,6 +1394,9 @@ mod tests {
                     kind,
                 }),
             }
+        }
+        if rng.below(2) == 0 {
+            b.close_reason = Some("failed: it broke".to_owned());
         }
         b.dependencies.retain(|d| d.id != b.id);
         b.dependencies.sort();
@@ -1497,9 +1584,9 @@ mod tests {
     /// How many unfinished beads are held back and how many are ready, as `stats`
     /// counts them, with the blockers listed as `blocked` lists them.
     fn held_back_and_ready(store: &Store) -> (usize, usize) {
-        let index = load_index(store).expect("index");
+        let (index, failures) = load_with_failures(store).expect("index");
         let ready = open_only(&ListFilter::default(), &Vocabulary::default());
-        let mut blockers = Blockers::new(&index);
+        let mut blockers = Blockers::new(&index, &failures);
         let (mut blocked, mut ready_count) = (0, 0);
         for s in index.rows().filter(|s| !s.status().is_done()) {
             let held = !blockers.of(s).is_empty();
