@@ -844,6 +844,160 @@ fn mol_bond_pours_a_formula_after_a_molecule_and_links_molecules_without_cycles(
     assert_eq!(repo.store_head(), before, "refused bonds change nothing");
 }
 
+/// The ids `ready` lists.
+fn ready(repo: &Repo) -> Vec<String> {
+    common::ids(&repo.beads_json(&["ready"]))
+}
+
+/// The ids `blocked` lists.
+fn blocked(repo: &Repo) -> Vec<String> {
+    common::ids(&repo.beads_json(&["blocked"]))
+}
+
+/// Molecule ids of the pours of `two-steps`.
+fn poured_two_steps(repo: &Repo) -> String {
+    pour(repo, "two-steps", &[])["molecule"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
+}
+
+#[test]
+fn a_conditional_bond_runs_only_if_the_other_fails_and_stays_blocked_when_it_succeeds() {
+    let (_sb, repo) = bonding_repo();
+    let mut bonds = Vec::new();
+    for _ in 0..2 {
+        let a = poured_two_steps(&repo);
+        let bonded = repo.beads_json(&["mol", "bond", "follow-up", &a, "--type", "conditional"]);
+        assert_eq!(bonded["bond_type"], "conditional", "{bonded}");
+        let b = bonded["bonded"].as_str().expect("id").to_owned();
+        assert_eq!(
+            common::dep_pairs(&shown(&repo, &b)),
+            [(a.clone(), "conditional-blocks".to_owned())]
+        );
+        assert!(current(&repo, &b).is_empty(), "held while {a} runs");
+        assert!(!ready(&repo).contains(&format!("{b}.1")));
+        assert!(blocked(&repo).contains(&b));
+        bonds.push((a, b));
+    }
+
+    // The first succeeds: its last step closes it ("all 2 steps done").
+    let (a, b) = &bonds[0];
+    repo.beads(&["close", &format!("{a}.1")]);
+    repo.beads(&["close", &format!("{a}.2")]);
+    assert_eq!(shown(&repo, a)["status"], "closed");
+    assert!(current(&repo, b).is_empty(), "a success leaves {b} held");
+    assert!(!ready(&repo).contains(&format!("{b}.1")));
+    assert!(blocked(&repo).contains(b), "and listed as blocked by {a}");
+
+    // The second fails.
+    let (a, b) = &bonds[1];
+    repo.beads(&["close", a, "--reason", "failed: the build broke"]);
+    assert_eq!(current(&repo, b), [format!("{b}.1")]);
+    assert!(ready(&repo).contains(&format!("{b}.1")));
+    assert!(!blocked(&repo).contains(b));
+}
+
+#[test]
+fn conditional_blocks_by_dep_add_follows_the_close_reason_and_travels_by_export_and_sync() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let (x, y) = (c1.create("x", &[]), c1.create("y", &[]));
+    c1.beads(&["dep", "add", &y, &x, "--type", "conditional-blocks"]);
+    assert!(!ready(&c1).contains(&y));
+    c1.beads(&["close", &x, "--reason", "Completed successfully"]);
+    assert!(!ready(&c1).contains(&y), "a success does not release it");
+    assert!(blocked(&c1).contains(&y));
+    c1.beads(&["reopen", &x]);
+    for reason in ["Task failed due to timeout", "Won't fix", "CANCELLED"] {
+        c1.beads(&["close", &x, "--reason", reason]);
+        assert!(ready(&c1).contains(&y), "{reason}");
+        c1.beads(&["reopen", &x]);
+    }
+
+    // export → import keeps the kind.
+    let file = sb.path().join("out.jsonl");
+    c1.beads(&["export", "-o", file.to_str().expect("utf-8")]);
+    let fresh = sb.repo_with_store("fresh", "importer");
+    fresh.beads(&["import", file.to_str().expect("utf-8")]);
+    let kept = common::dep_pairs(&common::items(&fresh.beads_json(&["show", &y]))[0].clone());
+    assert_eq!(kept, [(x.clone(), "conditional-blocks".to_owned())]);
+
+    // A second clone gets it by sync, fails x there, and the first sees y ready.
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    assert!(!ready(&c2).contains(&y));
+    c2.beads(&["close", &x, "--reason", "rejected in review"]);
+    c2.sync();
+    c1.sync();
+    assert!(ready(&c1).contains(&y));
+}
+
+#[test]
+fn mol_bond_ref_names_the_poured_molecule_under_the_bead_and_refuses_bad_or_taken_ids() {
+    let (_sb, repo) = bonding_repo();
+    let a = poured_two_steps(&repo);
+    let bonded = repo.beads_json(&[
+        "mol",
+        "bond",
+        "follow-up",
+        &a,
+        "--ref",
+        "arm-{{worker}}",
+        "--var",
+        "worker=ace",
+    ]);
+    let arm = format!("{a}.arm-ace");
+    assert_eq!(bonded["bonded"], arm.as_str(), "{bonded}");
+    assert_eq!(
+        shown(&repo, &format!("{arm}.1"))["title"],
+        "Check the result"
+    );
+    assert_eq!(
+        repo.beads_json(&["mol", "progress", &a])["total"],
+        2,
+        "the bonded molecule is not a step of {a}"
+    );
+    // The formula's defaults fill a ref too.
+    let b = poured_two_steps(&repo);
+    let under = repo.beads_json(&["mol", "bond", "two-steps", &b, "--ref", "again-{{what}}"]);
+    assert_eq!(under["bonded"], format!("{b}.again-it").as_str());
+
+    let before = repo.store_head();
+    for (args, says) in [
+        (
+            vec!["--ref", "arm-{{worker}}", "--var", "worker=ace"],
+            "exists already",
+        ),
+        (vec!["--ref", "../../x"], "makes no bead id"),
+        (vec!["--ref", "arm/x"], "makes no bead id"),
+        (vec!["--ref", "Arm"], "makes no bead id"),
+        (vec!["--ref", "lock"], "makes no bead id"),
+        (vec!["--ref", ""], "makes no bead id"),
+        (
+            vec!["--ref", "arm-{{worker}}", "--var", "worker=a b"],
+            "makes no bead id",
+        ),
+        (vec!["--ref", "arm-{{nobody}}"], "{{nobody}} has no value"),
+        (vec!["--ref", "3"], "numbers name steps"),
+    ] {
+        let mut all = vec!["mol", "bond", "follow-up", a.as_str()];
+        all.extend(args.iter().copied());
+        let (code, err) = repo.beads_fail(&all);
+        assert_eq!(
+            code,
+            if says == "exists already" { 3 } else { 1 },
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    }
+    let (code, err) = repo.beads_fail(&["mol", "bond", &a, &b, "--ref", "x"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("both are beads"), "{err}");
+    assert_eq!(repo.store_head(), before, "refused bonds write nothing");
+}
+
 #[test]
 fn pour_and_wisp_attach_formulas_in_the_same_commit() {
     let (_sb, repo) = bonding_repo();

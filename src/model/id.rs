@@ -1,4 +1,5 @@
-//! Bead ids: `<prefix>-<base36 hash>`, children `<parent>.<n>`.
+//! Bead ids: `<prefix>-<base36 hash>`, children `<parent>.<n>` (or `<parent>.<name>`
+//! for a molecule bonded under a ref).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -76,10 +77,16 @@ impl BeadId {
         if !word(prefix) || !word(hash) {
             return Err(malformed());
         }
+        // A child is a number (`bd-a1.3`, a step or a child made here) or a name (a
+        // molecule bonded under a ref, `bd-a1.arm-ace`); never `lock`, which git
+        // refuses as the end of a ref name.
+        let digits = |n: &str| n.chars().all(|c| c.is_ascii_digit());
+        let child = |n: &str| match digits(n) {
+            true => !n.is_empty() && n.len() <= 9,
+            false => word(n) && n != "lock",
+        };
         if let Some(children) = children
-            && !children
-                .split('.')
-                .all(|n| !n.is_empty() && n.len() <= 9 && n.chars().all(|c| c.is_ascii_digit()))
+            && !children.split('.').all(child)
         {
             return Err(malformed());
         }
@@ -429,7 +436,6 @@ mod tests {
             "bd-a1.",
             "bd-a1/../x",
             "bd-a1 b",
-            "bd-a1.x",
             "bd--a1",
             "bd-a1\n",
             "../bd-a1",
@@ -471,6 +477,27 @@ mod tests {
         assert_eq!(a.as_str().len(), 9);
         assert!(BeadId::parse(a.as_str()).is_ok());
         assert_ne!(a, b, "randomness is mixed in");
+    }
+
+    #[test]
+    fn children_are_numbers_or_names() {
+        for good in ["bd-a1.3", "bd-a1.arm-ace", "bd-a1.arm_ace.2", "bd-a1.x.y"] {
+            assert!(BeadId::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "bd-a1.",
+            "bd-a1..2",
+            "bd-a1.-x",
+            "bd-a1.x-",
+            "bd-a1.a--b",
+            "bd-a1.Arm",
+            "bd-a1.a/b",
+            "bd-a1.lock",
+            "bd-a1.a b",
+            "bd-a1.1234567890",
+        ] {
+            assert!(BeadId::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::formula::{FoundFormula, find_formula};
 use super::molecule::{BondKind, Placement, Poured, declared, prepare, write_molecule};
-use super::{MoleculeError, OpError, Result};
+use super::{MoleculeError, OpError, RefProblem, Result};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, OnComplete, RenderedStep,
     count, fill_known, scalar_text,
@@ -246,6 +246,7 @@ fn run_on_complete(
                 wisp: tx.ref_name() == refs::WISPS,
                 assignee: step.assignee.as_deref(),
                 bond: Some(BondKind::Parallel.dependency(&step.id)),
+                id: None,
             };
             let mut m = write_molecule(tx, actor, &p, &place)?.molecule;
             if oc.sequential
@@ -295,10 +296,14 @@ pub enum Operand {
 /// How to bond.
 #[derive(Clone, Debug, Default)]
 pub struct BondOptions {
-    /// Sequential or parallel.
+    /// Sequential, parallel or conditional.
     pub kind: BondKind,
     /// Values of the formula's variables.
     pub vars: BTreeMap<String, String>,
+    /// The poured molecule's id under the bead it is bonded to, `<bead>.<ref>`, with
+    /// `{{name}}`s filled from the variables (bd's `--ref`); its steps are
+    /// `<bead>.<ref>.<n>`. A fresh id when unset.
+    pub child_ref: Option<String>,
 }
 
 /// What a bond did (bd's `BondResult`).
@@ -353,13 +358,27 @@ pub fn bond(
         Pour(Box<super::molecule::Prepared>),
         Link(&'b BeadId),
     }
-    let (target, what) = match (a, b) {
+    let (target, what, id) = match (a, b) {
         (Operand::Formula(f), Operand::Bead(t)) | (Operand::Bead(t), Operand::Formula(f)) => {
             super::agent::permit(actor, Capability::Create)?;
             let p = prepare(store, f, &declared(f, &opts.vars), false)?;
-            (t, Bond::Pour(Box::new(p)))
+            let id = match &opts.child_ref {
+                Some(r) => Some(p.id_under(t, r, &opts.vars)?),
+                None => None,
+            };
+            (t, Bond::Pour(Box::new(p)), id)
         }
-        (Operand::Bead(x), Operand::Bead(y)) => (x, Bond::Link(y)),
+        (Operand::Bead(x), Operand::Bead(y)) => {
+            if let Some(r) = &opts.child_ref {
+                return Err(MoleculeError::BadRef {
+                    given: r.clone(),
+                    parent: x.clone(),
+                    problem: RefProblem::NothingPoured,
+                }
+                .into());
+            }
+            (x, Bond::Link(y), None)
+        }
         (Operand::Formula(x), Operand::Formula(y)) => {
             return Err(
                 MoleculeError::TwoFormulas(x.formula.name.clone(), y.formula.name.clone()).into(),
@@ -388,6 +407,7 @@ pub fn bond(
                     wisp: on == refs::WISPS,
                     assignee: t.assignee.as_deref(),
                     bond: Some(opts.kind.dependency(&t.id)),
+                    id: id.clone(),
                 };
                 let out = write_molecule(tx, actor, p, &place)?;
                 let m = out.molecule.clone();

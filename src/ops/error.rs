@@ -744,6 +744,16 @@ pub enum MoleculeError {
         /// The bead bonded.
         b: BeadId,
     },
+    /// A molecule bonded under a ref would not have a valid id.
+    #[error("child ref {given:?} cannot name a molecule under {parent}: {problem}")]
+    BadRef {
+        /// The ref as given.
+        given: String,
+        /// The bead it was bonded to.
+        parent: BeadId,
+        /// What is wrong.
+        problem: RefProblem,
+    },
     /// Burn only discards wisps.
     #[error("{id} is stored in {stored_in}, not a wisp: burn discards wisps only")]
     NotAWisp {
@@ -752,6 +762,25 @@ pub enum MoleculeError {
         /// The ref that holds it.
         stored_in: RefName,
     },
+}
+
+/// Why a child ref cannot name a bonded molecule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefProblem {
+    /// A `{{name}}` in it has no value.
+    #[error("{{{{{0}}}}} has no value")]
+    Unset(String),
+    /// A part of it is a number, as the store numbers a molecule's steps.
+    #[error("{0:?} has a number for a part, and numbers name steps")]
+    Number(String),
+    /// It makes no bead id.
+    #[error(
+        "{0:?} makes no bead id: a ref is lowercase letters, digits, '-' and '_', parts between dots, the whole id at most 128 characters"
+    )]
+    NotAnId(String),
+    /// The bond pours nothing that it could name.
+    #[error("both are beads, and a ref names a molecule poured by the bond")]
+    NothingPoured,
 }
 
 impl MoleculeError {
@@ -771,6 +800,7 @@ impl MoleculeError {
             | MoleculeError::NoOutput { .. }
             | MoleculeError::TwoFormulas(..)
             | MoleculeError::BondAcrossRefs { .. }
+            | MoleculeError::BadRef { .. }
             | MoleculeError::NotAGate { .. } => ErrorKind::Invalid,
             MoleculeError::BondCycle { .. } => ErrorKind::Conflict,
         }

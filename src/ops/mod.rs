@@ -56,8 +56,8 @@ pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor
 pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
-    MoleculeError, OpError, ProvenanceError, RemoteError, SessionError, StoreError, SyncError,
-    WorktreeError,
+    MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError, StoreError,
+    SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};

@@ -13,10 +13,10 @@ use serde_json::json;
 use super::agent::{load, permit};
 use super::beads::fresh_id;
 use super::formula::FoundFormula;
-use super::{BeadError, FormulaError, MoleculeError, OpError, Result, now};
+use super::{BeadError, FormulaError, MoleculeError, OpError, RefProblem, Result, now};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Cooked, DepKind, Dependency, Prefix, Rendered,
-    Status, check_name, check_text, check_title, count, id_length_for,
+    Status, check_name, check_text, check_title, count, fill_known, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx, View};
@@ -167,17 +167,18 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
         .map(|s| &s.id)
         .collect();
     let step_ids: HashSet<&BeadId> = steps.iter().map(|s| &s.id).collect();
-    // What the molecule itself waits on (a sequential bond) holds every step; so does
-    // what a step waits on outside the molecule (the children of a spawner).
+    // What the molecule itself waits on (a sequential bond, or a conditional one until
+    // the other failed) holds every step; so does what a step waits on outside the
+    // molecule (the children of a spawner).
     let open =
         |id: &BeadId| -> Result<bool> { Ok(tx.bead(id)?.is_some_and(|b| !b.status.is_done())) };
     let mut held = false;
-    for d in bead
-        .dependencies
-        .iter()
-        .filter(|d| d.kind == DepKind::Blocks)
-    {
-        held |= open(&d.id)?;
+    for d in &bead.dependencies {
+        held |= match d.kind {
+            DepKind::Blocks => open(&d.id)?,
+            DepKind::ConditionalBlocks => tx.bead(&d.id)?.is_some_and(|b| !b.failed()),
+            _ => false,
+        };
     }
     let mut outside_open: HashSet<&BeadId> = HashSet::new();
     for s in &steps {
@@ -351,6 +352,8 @@ pub enum BondKind {
     Sequential,
     /// It runs alongside, as the other's child (a `parent-child` dependency).
     Parallel,
+    /// It runs only if the other fails (a `conditional-blocks` dependency).
+    Conditional,
 }
 
 impl BondKind {
@@ -361,15 +364,17 @@ impl BondKind {
             kind: match self {
                 BondKind::Sequential => DepKind::Blocks,
                 BondKind::Parallel => DepKind::ParentChild,
+                BondKind::Conditional => DepKind::ConditionalBlocks,
             },
         }
     }
 
-    /// Its word: `sequential` or `parallel`.
+    /// Its word: `sequential`, `parallel` or `conditional`.
     pub fn as_str(self) -> &'static str {
         match self {
             BondKind::Sequential => "sequential",
             BondKind::Parallel => "parallel",
+            BondKind::Conditional => "conditional",
         }
     }
 }
@@ -413,6 +418,11 @@ fn wisp_id(
         }
     }
     Err(MoleculeError::NoFreeWispId.into())
+}
+
+/// The id of step `n` of molecule `id`.
+pub(crate) fn child(id: &BeadId, n: usize) -> BeadId {
+    id.child(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// A formula rendered and checked, ready to be written: nothing about it can fail
@@ -478,6 +488,43 @@ pub(crate) fn prepare(
     })
 }
 
+impl Prepared {
+    /// The id of this molecule bonded under `parent` with child ref `given` (bd's
+    /// `--ref`): `<parent>.<ref>`, the ref's `{{name}}`s filled from `vars` and the
+    /// formula's values. Refused unless it and its steps' ids are bead ids, and when
+    /// the ref is a number (the store's own children are numbered).
+    pub(crate) fn id_under(
+        &self,
+        parent: &BeadId,
+        given: &str,
+        vars: &BTreeMap<String, String>,
+    ) -> Result<BeadId> {
+        let bad = |problem| MoleculeError::BadRef {
+            given: given.to_owned(),
+            parent: parent.clone(),
+            problem,
+        };
+        let mut values = self.rendered.values.clone();
+        values.extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let made = fill_known(given, &values);
+        if let Some(name) = made.split("{{").nth(1).and_then(|r| r.split("}}").next()) {
+            return Err(bad(RefProblem::Unset(name.trim().to_owned())).into());
+        }
+        if made
+            .split('.')
+            .any(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Err(bad(RefProblem::Number(made)).into());
+        }
+        let id = format!("{parent}.{made}");
+        let last = format!("{id}.{}", self.rendered.steps.len());
+        match (BeadId::parse(&id), BeadId::parse(&last)) {
+            (Ok(id), Ok(_)) => Ok(id),
+            _ => Err(bad(RefProblem::NotAnId(made)).into()),
+        }
+    }
+}
+
 /// Where and how a prepared formula is written.
 pub(crate) struct Placement<'a> {
     /// `refs/beads/main`, read before the transaction (for wisp ids).
@@ -490,6 +537,9 @@ pub(crate) struct Placement<'a> {
     pub assignee: Option<&'a str>,
     /// A dependency the molecule takes (a bond).
     pub bond: Option<Dependency>,
+    /// The molecule's id, when it is not a fresh one (a bond under a ref): it and its
+    /// steps' ids must be free.
+    pub id: Option<BeadId>,
 }
 
 /// Writes prepared formula `p` into `tx`: the molecule bead and one bead per step (or
@@ -502,10 +552,18 @@ pub(crate) fn write_molecule(
 ) -> Result<Poured> {
     let r = &p.rendered;
     let when = now();
-    let id = if at.wisp {
-        wisp_id(at.main, tx, at.prefix, &r.title, actor)?
-    } else {
-        fresh_id(tx, at.prefix, &r.title, actor)?
+    let id = match &at.id {
+        Some(id) => {
+            let steps = if p.root_only { 0 } else { r.steps.len() };
+            for taken in std::iter::once(id.clone()).chain((1..=steps).map(|n| child(id, n))) {
+                if tx.bead_exists(&taken)? || at.main.bead_exists(&taken)? {
+                    return Err(BeadError::Taken(taken).into());
+                }
+            }
+            id.clone()
+        }
+        None if at.wisp => wisp_id(at.main, tx, at.prefix, &r.title, actor)?,
+        None => fresh_id(tx, at.prefix, &r.title, actor)?,
     };
     let mut mol = Bead::new(id.clone(), r.title.clone(), &actor.id, when);
     mol.kind = BeadType::Molecule;
@@ -537,9 +595,7 @@ pub(crate) fn write_molecule(
         tx.put_bead(&mol)?;
         return Ok(poured(mol, Vec::new(), tx.ref_name(), p));
     }
-    let ids: Vec<BeadId> = (1..=r.steps.len())
-        .map(|n| id.child(u32::try_from(n).unwrap_or(u32::MAX)))
-        .collect();
+    let ids: Vec<BeadId> = (1..=r.steps.len()).map(|n| child(&id, n)).collect();
     let mut steps = Vec::with_capacity(r.steps.len());
     for (s, sid) in r.steps.iter().zip(&ids) {
         let mut b = Bead::new(sid.clone(), s.title.clone(), &actor.id, when);
@@ -672,6 +728,7 @@ pub fn pour(
             wisp: opts.wisp,
             assignee: opts.assignee.as_deref(),
             bond: None,
+            id: None,
         };
         let mut out = write_molecule(tx, actor, &p, &place)?;
         place.bond = Some(opts.attach_kind.dependency(&out.molecule.id));

@@ -632,7 +632,7 @@ pub struct Bonded<'a> {
     pub result_id: &'a str,
     /// Always `compound_molecule`.
     pub result_type: &'static str,
-    /// `sequential` or `parallel`.
+    /// `sequential`, `parallel` or `conditional`.
     pub bond_type: &'static str,
     /// The bead that took the dependency (the molecule poured, or the second bead).
     pub bonded: &'a str,

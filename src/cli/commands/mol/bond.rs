@@ -14,12 +14,19 @@ pub struct BondArgs {
     /// Another: with a formula, the molecule or step it is bonded to; with two beads,
     /// the one bonded to the first.
     pub b: String,
-    /// Sequential (after it) or parallel (alongside, as its child).
+    /// Sequential (after it), parallel (alongside, as its child) or conditional (only
+    /// if it fails: a conditional-blocks dependency).
     #[arg(long = "type", value_enum, default_value = "sequential")]
     pub kind: BondType,
     /// A variable's value for the formula (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
+    /// Give the poured molecule the id <BEAD>.<REF> instead of a fresh one (its steps
+    /// <BEAD>.<REF>.1, .2 …), {{name}} filled from --var and the formula's defaults,
+    /// e.g. --ref arm-{{worker}}. Lowercase letters, digits, '-' and '_', parts
+    /// between dots; an id in use is refused.
+    #[arg(long = "ref", value_name = "REF")]
+    pub child_ref: Option<String>,
 }
 
 /// A bead id that names a bead here, else a formula.
@@ -39,6 +46,7 @@ pub fn run(ctx: &Ctx, a: BondArgs, out: &mut Out) -> Result<(), CliError> {
     let opts = BondOptions {
         kind: a.kind.into(),
         vars: vars_of(a.vars)?,
+        child_ref: a.child_ref,
     };
     let (x, y) = (operand(ctx, &a.a)?, operand(ctx, &a.b)?);
     let b = ops::bond(&ctx.store, &ctx.actor()?, &x, &y, &opts)?;

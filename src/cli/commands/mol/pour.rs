@@ -26,8 +26,8 @@ pub struct PourArgs {
     /// is given the variables it declares.
     #[arg(long, value_name = "FORMULA")]
     pub attach: Vec<String>,
-    /// How the attached formulas are bonded: sequential (after it) or parallel (as its
-    /// children).
+    /// How the attached formulas are bonded: sequential (after it), parallel (as its
+    /// children) or conditional (only if it fails).
     #[arg(long = "attach-type", value_enum, default_value = "sequential")]
     pub attach_type: BondType,
 }
@@ -39,6 +39,10 @@ pub enum BondType {
     Sequential,
     /// The bonded molecule runs alongside, as the other's child.
     Parallel,
+    /// The bonded molecule runs only if the other fails: it is ready once the other is
+    /// closed with a reason that says it failed (failed, rejected, wontfix, canceled,
+    /// abandoned, error, timeout …), and stays blocked when it succeeds.
+    Conditional,
 }
 
 impl From<BondType> for BondKind {
@@ -46,6 +50,7 @@ impl From<BondType> for BondKind {
         match t {
             BondType::Sequential => BondKind::Sequential,
             BondType::Parallel => BondKind::Parallel,
+            BondType::Conditional => BondKind::Conditional,
         }
     }
 }
