@@ -470,10 +470,11 @@ pub fn head_commit(store: &Store) -> Result<String> {
 
 /// The beads part of the index (every query here reads the beads, none the mail).
 pub(super) fn load_index(store: &Store) -> Result<Index> {
-    Ok(load_with_failures(store)?.0)
+    let head = store.require_head()?;
+    Ok(store.index_parts(&head, &[Part::Beads])?)
 }
 
-/// The beads part of the index, and which of its beads failed.
+/// The beads part of the index, and which of its beads failed, at one head.
 fn load_with_failures(store: &Store) -> Result<(Index, Failures)> {
     let head = store.require_head()?;
     Ok((
