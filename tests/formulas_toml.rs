@@ -914,6 +914,12 @@ fn conditional_blocks_by_dep_add_follows_the_close_reason_and_travels_by_export_
         assert!(ready(&c1).contains(&y), "{reason}");
         c1.beads(&["reopen", &x]);
     }
+    // A deleted bead holds nothing, as in bd.
+    let (v, w) = (c1.create("v", &[]), c1.create("w", &[]));
+    c1.beads(&["dep", "add", &w, &v, "--type", "conditional-blocks"]);
+    assert!(!ready(&c1).contains(&w));
+    c1.beads(&["delete", &v, "--force"]);
+    assert!(ready(&c1).contains(&w));
 
     // export → import keeps the kind.
     let file = sb.path().join("out.jsonl");

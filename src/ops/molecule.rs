@@ -176,7 +176,9 @@ pub fn progress(tx: &View<'_>, bead: &Bead) -> Result<Option<Progress>> {
     for d in &bead.dependencies {
         held |= match d.kind {
             DepKind::Blocks => open(&d.id)?,
-            DepKind::ConditionalBlocks => tx.bead(&d.id)?.is_some_and(|b| !b.failed()),
+            DepKind::ConditionalBlocks => tx
+                .bead(&d.id)?
+                .is_some_and(|b| b.status != Status::Deleted && !b.failed()),
             _ => false,
         };
     }

@@ -623,11 +623,15 @@ enum By {
 
 /// Whether a dependency of `kind` on `target` holds its bead back, for the kinds that
 /// wait on the other bead itself: `blocks` until it is done, `conditional-blocks`
-/// until it failed (when it succeeds, the bead stays held, as bd holds it).
+/// until it failed (when it succeeds, the bead stays held, as bd holds it; a deleted
+/// one holds nothing, as in bd).
 fn waits_on(kind: DepKind, target: &BeadRow<'_>, failures: &Failures) -> bool {
+    let status = target.status();
     match kind {
-        DepKind::Blocks => !target.status().is_done(),
-        DepKind::ConditionalBlocks => !(target.status().is_done() && failures.failed(target.id())),
+        DepKind::Blocks => !status.is_done(),
+        DepKind::ConditionalBlocks => {
+            status != Status::Deleted && !(status.is_done() && failures.failed(target.id()))
+        }
         _ => false,
     }
 }
