@@ -280,6 +280,64 @@ fn the_store_kept_between_calls_follows_merges_repacks_and_packed_refs() {
     assert_eq!(server.close(), Some(0));
 }
 
+/// `n` bd records, `bd-r0` … (the lower the number the older), at `priority` of
+/// `k`, updated at `updated`.
+fn records(n: usize, updated: &str, priority: impl Fn(usize) -> usize) -> String {
+    (0..n)
+        .map(|k| {
+            let created = format!("2025-01-01T{:02}:{:02}:00Z", k / 60, k % 60);
+            let r = json!({
+                "id": format!("bd-r{k}"), "title": format!("Ready bead {k}"),
+                "status": "open", "priority": priority(k), "issue_type": "task",
+                "created_at": created, "created_by": "gen", "updated_at": updated,
+            });
+            r.to_string() + "\n"
+        })
+        .collect()
+}
+
+/// The server keeps the JSON text of the beads its `ready` listed, by their row in
+/// the index's table and their dependent count; its answer is still byte for byte
+/// what a `ready --json` process prints after a dependency moves the dependent count
+/// of a bead listed (its row unchanged), and after a change of more beads than the
+/// index's delta holds folds it into a new table whose rows hold other beads.
+#[test]
+fn ready_from_the_server_is_what_a_ready_process_prints() {
+    let sb = Sandbox::new();
+    let repo = sb.store();
+    let import = |name: &str, text: String| {
+        let file = sb.path().join(name);
+        std::fs::write(&file, text).expect("write");
+        repo.beads(&["import", "-q", file.to_str().expect("utf-8")]);
+    };
+    import("first.jsonl", records(300, "2025-01-02T00:00:00Z", |_| 2));
+    let mut server = Server::start(&repo, &[]);
+    let same = |server: &mut Server, why: &str| {
+        let result = server.call("ready", json!({}));
+        let printed = repo.beads(&["ready", "--json"]);
+        assert_eq!(
+            result["content"][0]["text"].as_str(),
+            Some(printed.trim_end()),
+            "{why}"
+        );
+    };
+    same(&mut server, "the first call");
+    // The first call built the table; from the second on, it is read from its file.
+    repo.beads(&["update", "bd-r7", "--title", "Retitled"]);
+    same(&mut server, "a bead listed was retitled");
+    repo.beads(&["dep", "add", "bd-r150", "bd-r5", "--type", "blocks"]);
+    assert_eq!(repo.bead_json("bd-r5")["dependent_count"], 1);
+    same(&mut server, "a bead listed gained a dependent");
+    import(
+        "second.jsonl",
+        records(300, "2025-01-03T00:00:00Z", |k| 4 - k % 5),
+    );
+    same(&mut server, "the index was folded into a new table");
+    repo.beads(&["dep", "add", "bd-r9", "bd-r4", "--type", "related"]);
+    same(&mut server, "a bead of the new table gained a dependent");
+    assert_eq!(server.close(), Some(0));
+}
+
 #[test]
 fn dep_add_takes_another_projects_item_and_it_blocks() {
     let sb = Sandbox::new();

@@ -95,8 +95,8 @@ pub use session::{
 };
 pub use setup::{
     BeadRow, Broken, FORMAT, Initialized, KeptStore, MAX_DOCUMENT, MailSummary, SYNC_ENV, Store,
-    Summary, Synced, add_trailers, common_dir, config_bool, config_string, discover, has_store,
-    initialize, rebase_in_progress, refs, sync_with_notes, workdir,
+    Summary, Synced, TableStamp, add_trailers, common_dir, config_bool, config_string, discover,
+    has_store, initialize, rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sync::{
     KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,

@@ -8,7 +8,9 @@ use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
 };
-use crate::store::{BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary};
+use crate::store::{
+    BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary, TableStamp,
+};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
@@ -293,6 +295,11 @@ impl Listing {
     /// How many beads depend on each bead listed.
     pub fn dependents(&self) -> Dependents {
         Dependents::among(&self.index, &self.rows)
+    }
+
+    /// The stamp of the table its beads are read from (see [`BeadRow::table_row`]).
+    pub fn table_stamp(&self) -> TableStamp {
+        self.index.table_stamp()
     }
 
     /// How many beads matched before the limit cut the list.

@@ -14,7 +14,7 @@ use crate::store::{RemoteError, StoreError};
 
 pub use crate::store::codec::MAX_DOCUMENT;
 pub use crate::store::{
-    BeadRow, Broken, FORMAT, KeptStore, MailSummary, SYNC_ENV, Store, Summary, refs,
+    BeadRow, Broken, FORMAT, KeptStore, MailSummary, SYNC_ENV, Store, Summary, TableStamp, refs,
 };
 
 /// Opens the store of the repository that `dir` is in, the way git finds it.

@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use gix::ObjectId;
 use gix::objs::tree::EntryRef;
@@ -61,9 +62,36 @@ pub(crate) fn entries(
     Ok(by_name(&listed(Some(&tree))?))
 }
 
+/// Trees of at least this many bytes are kept once read (see [`KEPT_TREES`]).
+const KEEP_FROM: usize = 4096;
+
+/// How many large trees a process keeps.
+const KEPT: usize = 4;
+
+/// The large trees this process read last, the most recent last. A tree is named by
+/// its content, so a tree kept is never stale. A long-lived process (the MCP server)
+/// diffs the tree it was at on the call before against the current one: the store's
+/// folder of 1 296 fan-out folders (38 KB) is read and inflated once per write, not
+/// twice.
+static KEPT_TREES: Mutex<Vec<(ObjectId, Arc<[u8]>)>> = Mutex::new(Vec::new());
+
+/// The tree `tree`: kept from an earlier read when it is large, else read.
 fn find(repo: &gix::Repository, tree: ObjectId) -> Result<gix::Tree<'_>, StoreError> {
-    repo.find_tree(tree)
-        .map_err(|e| git_err(format!("read tree {tree}"))(e))
+    let kept = || KEPT_TREES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, data)) = kept().iter().find(|(id, _)| *id == tree) {
+        return Ok(gix::Tree::from_data(tree, data.to_vec(), repo));
+    }
+    let found = repo
+        .find_tree(tree)
+        .map_err(|e| git_err(format!("read tree {tree}"))(e))?;
+    if found.data.len() >= KEEP_FROM {
+        let mut kept = kept();
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((tree, Arc::from(&found.data[..])));
+    }
+    Ok(found)
 }
 
 /// Entries as a map by name.
@@ -406,6 +434,40 @@ mod tests {
         unsorted.reverse();
         let new = tree(&store, &unsorted);
         assert_eq!(changes(&store, old, new), expected);
+    }
+
+    /// A large tree read again (from memory, unless other tests read enough large trees
+    /// meanwhile) is the tree of that id: another of the same size, one entry apart, is
+    /// never taken for it.
+    #[test]
+    fn a_large_tree_read_again_is_kept_and_is_that_tree() {
+        let (_dir, store) = Store::temp_for_tests();
+        let (one, two) = (
+            Node::Blob(store.write_blob(b"one").expect("blob")),
+            Node::Blob(store.write_blob(b"two").expect("blob")),
+        );
+        let names: Vec<String> = (0..300).map(|i| format!("{i:03}.yaml")).collect();
+        let with = |changed: Node| -> ObjectId {
+            let entries: Vec<(&str, Node)> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), if i == 150 { changed } else { one }))
+                .collect();
+            tree(&store, &entries)
+        };
+        let (a, b) = (with(one), with(two));
+        let first = entries(&store.repo, a).expect("read");
+        assert!(store.repo.find_tree(a).expect("tree").data.len() >= KEEP_FROM);
+        assert_eq!(entries(&store.repo, a).expect("kept"), first);
+        let other = entries(&store.repo, b).expect("read");
+        assert_eq!(other["150.yaml"], two);
+        assert_eq!(first["150.yaml"], one);
+        let change = DocChange {
+            path: "150.yaml".into(),
+            old: Node::split(Some(one)).0,
+            new: Node::split(Some(two)).0,
+        };
+        assert_eq!(changes(&store, a, b), [change]);
     }
 
     #[test]

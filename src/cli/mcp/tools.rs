@@ -3,6 +3,9 @@
 //! makes the `ops` calls its command makes and answers with the document that
 //! command prints under `--json` (the same wire types).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -625,13 +628,66 @@ fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
         ..ops::ListFilter::default()
     };
     let listing = ops::ready(&ctx.store, &filter)?;
-    let dependents = listing.dependents();
-    array(&wire::Listing(
-        listing
-            .beads()
-            .map(|s| wire::Summary::new(s, &dependents))
-            .collect(),
-    ))
+    ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
+}
+
+thread_local! {
+    /// The text of the rows this thread (the server's one) listed last.
+    static ROW_TEXTS: RefCell<RowTexts> = RefCell::new(RowTexts::default());
+}
+
+/// How many rows' text [`RowTexts`] keeps at most: a few pages.
+const KEPT_ROWS: usize = 1024;
+
+/// The JSON text of beads listed before, by their row in the table they were read
+/// from, each with the dependent count it was written with. A server lists mostly the
+/// same beads call after call: after a write, only the beads it changed (which are
+/// read from beside the table, and never kept here) and those whose dependent count
+/// moved are written again. A row of the same table (see [`ops::TableStamp`]) is the
+/// same bytes, so its text can only be stale through its dependent count, which is
+/// part of the key; a new table drops every text kept.
+#[derive(Default)]
+pub struct RowTexts {
+    table: Option<ops::TableStamp>,
+    rows: HashMap<usize, (usize, Box<RawValue>)>,
+}
+
+impl RowTexts {
+    /// `listing` as `--json` prints it (a bare array of [`wire::Summary`]), with the
+    /// texts of the rows kept reused, and those of the rows of its table kept.
+    pub fn listing(&mut self, listing: &ops::Listing) -> Outcome {
+        let stamp = listing.table_stamp();
+        if self.table.as_ref() != Some(&stamp) {
+            self.rows.clear();
+            self.table = Some(stamp);
+        }
+        let dependents = listing.dependents();
+        let mut made = Vec::new();
+        let mut texts = Vec::with_capacity(listing.beads().len());
+        for s in listing.beads() {
+            let count = dependents.count(&s);
+            let write = || serde_json::value::to_raw_value(&wire::Summary::new(s, &dependents));
+            texts.push(match s.table_row() {
+                Some(r) if self.rows.get(&r).is_some_and(|(was, _)| *was == count) => Ok(r),
+                Some(r) if self.rows.contains_key(&r) || self.rows.len() < KEPT_ROWS => {
+                    self.rows.insert(r, (count, write()?));
+                    Ok(r)
+                }
+                _ => {
+                    made.push(write()?);
+                    Err(made.len() - 1)
+                }
+            });
+        }
+        let texts: Vec<&RawValue> = texts
+            .iter()
+            .map(|t| match *t {
+                Ok(r) => &*self.rows[&r].1,
+                Err(k) => &*made[k],
+            })
+            .collect();
+        Ok(serde_json::value::to_raw_value(&texts)?)
+    }
 }
 
 fn claim(ctx: &Ctx, a: &Args<'_>) -> Outcome {

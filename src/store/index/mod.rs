@@ -64,6 +64,23 @@ pub enum Part {
     Mail,
 }
 
+/// Which bytes an index's table is read from. Two indexes have equal stamps exactly
+/// when they read their tables from the same bytes in memory (a process that reads
+/// again keeps the files it read: see [`buffer`]), so that what was made of a row of
+/// one table holds for the same row of the other, whatever happened to the store in
+/// between. A stamp holds on to those bytes: no other table can take their place in
+/// memory while it is kept.
+#[derive(Clone)]
+pub struct TableStamp(Raw);
+
+impl PartialEq for TableStamp {
+    fn eq(&self, other: &TableStamp) -> bool {
+        Arc::ptr_eq(&self.0.0, &other.0.0) && self.0.1 == other.0.1
+    }
+}
+
+impl Eq for TableStamp {}
+
 /// Every bead and message of one state of the store.
 #[derive(Default)]
 pub struct Index {
@@ -182,6 +199,11 @@ impl Index {
             });
         }
         let _ = self.dependents_of(rows);
+    }
+
+    /// The stamp of the bytes its table is read from (see [`BeadRow::table_row`]).
+    pub fn table_stamp(&self) -> TableStamp {
+        TableStamp(self.table.raw().clone())
     }
 
     /// The bead at `row` (from a row of this index).

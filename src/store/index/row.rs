@@ -94,6 +94,13 @@ impl<'a> BeadRow<'a> {
         self.row
     }
 
+    /// Its row in the index's table, when it is read from there (not one of the beads
+    /// changed since): all its fields are then that row's bytes, the same in every
+    /// index with the same [`Index::table_stamp`].
+    pub fn table_row(&self) -> Option<usize> {
+        (self.row.get() < self.index.table.len()).then_some(self.row.get())
+    }
+
     /// The id.
     pub fn id(&self) -> &'a str {
         match self.at() {

@@ -499,6 +499,11 @@ impl Table {
         self.check.as_ref().is_none_or(|c| c.sound(at, len))
     }
 
+    /// The bytes it is read from, shared (see [`super::TableStamp`]).
+    pub fn raw(&self) -> &Raw {
+        &self.raw
+    }
+
     /// The bytes to save (those it was read from).
     pub fn bytes(&self) -> &[u8] {
         self.raw.0.get(self.raw.1.clone()).unwrap_or_default()
