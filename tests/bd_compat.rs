@@ -325,6 +325,18 @@ fn show_update_and_close_without_an_id_act_on_the_bead_last_touched_in_this_work
     let kept = std::fs::read_to_string(&file).expect("the file");
     assert!(kept.contains(&q), "{kept}");
     assert!(!repo.store_paths().iter().any(|p| p.contains("touched")));
+    // Rewritten (a new file renamed over it) only when it names another bead.
+    let inode = || std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&file).expect("file"));
+    let before = inode();
+    repo.beads(&["show", &q]);
+    assert_eq!(
+        inode(),
+        before,
+        "the same bead again: the file is left as it is"
+    );
+    repo.beads(&["show", &b]);
+    assert_ne!(inode(), before, "another bead: the file is written");
+    repo.beads(&["show", &q]);
     let linked = sb.path().join("linked");
     repo.git(&[
         "worktree",

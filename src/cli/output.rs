@@ -160,6 +160,27 @@ impl Out {
         self.write_json(list)
     }
 
+    /// Writes a list document whose JSON text `write` puts out itself (a document of
+    /// thousands of items, written without building a value per item): a bare array,
+    /// or under `data` with `BD_JSON_ENVELOPE=1`, as [`Out::json_list`] writes it.
+    pub fn json_list_with(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<(), CliError> {
+        if self.envelope {
+            write!(
+                self.stdout,
+                "{{\"schema_version\":{JSON_SCHEMA_VERSION},\"data\":"
+            )?;
+        }
+        write(&mut self.stdout)?;
+        if self.envelope {
+            self.stdout.write_all(b"}")?;
+        }
+        writeln!(self.stdout)?;
+        Ok(())
+    }
+
     fn write_json<T: Serialize>(&mut self, doc: &T) -> Result<(), CliError> {
         serde_json::to_writer(&mut self.stdout, doc)?;
         writeln!(self.stdout)?;

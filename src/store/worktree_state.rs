@@ -29,7 +29,9 @@ impl Store {
         }
     }
 
-    /// Writes (atomically) or, with `None`, removes a YAML file of this worktree's own state.
+    /// Writes (atomically) or, with `None`, removes a YAML file of this worktree's own
+    /// state. A file that already says the same is left as it is: `show` remembers the
+    /// bead it showed, and a read that writes nothing new costs no write.
     pub(crate) fn write_worktree_state<T: Serialize>(
         &self,
         name: &str,
@@ -48,6 +50,9 @@ impl Store {
             what: name.to_owned(),
             source,
         })?;
+        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            return Ok(());
+        }
         let dir = path.parent().unwrap_or(&path);
         std::fs::create_dir_all(dir).map_err(io_err(format!("create {}", dir.display())))?;
         replace_file(&path, text.as_bytes(), false)

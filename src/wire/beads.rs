@@ -210,24 +210,13 @@ impl Documented for Stale<'_> {
     };
 }
 
-/// One blocked bead and what blocks it: a summary with `blocked_by`.
-#[derive(Serialize)]
-pub struct BlockedBead<'a> {
-    /// The bead.
-    #[serde(flatten)]
-    pub bead: Summary<'a>,
-    /// How many unfinished beads it waits on.
-    pub blocked_by_count: usize,
-    /// The ids of the unfinished beads it waits on.
-    pub blocked_by: Vec<&'a str>,
-}
+/// What `blocked` prints: a bare array of blocked beads, each a [`Summary`] with
+/// `blocked_by_count` (how many unfinished beads it waits on) and `blocked_by` (their
+/// ids) after its fields. Written straight from the index's rows by
+/// [`write_blocked`](super::write_blocked): it holds every blocked bead of the store.
+pub struct BlockedReport;
 
-/// What `blocked` prints: a bare array of blocked beads.
-#[derive(Serialize)]
-#[serde(transparent)]
-pub struct BlockedReport<'a>(pub Vec<BlockedBead<'a>>);
-
-impl Documented for BlockedReport<'_> {
+impl Documented for BlockedReport {
     const DOC: Doc = Doc {
         shape: Shape::List,
         commands: "blocked",

@@ -14,6 +14,7 @@ mod beads;
 mod cooked;
 mod prime;
 mod repo;
+mod rows;
 mod session;
 mod verify;
 mod work;
@@ -27,6 +28,7 @@ pub use prime::{
     Unreadable, hook_entries, unreadable,
 };
 pub use repo::*;
+pub use rows::write_blocked;
 pub use session::Session;
 pub use verify::{CommitVerified, Verified};
 pub use work::*;

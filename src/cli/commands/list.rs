@@ -365,17 +365,7 @@ pub fn blocked(ctx: &Ctx, args: BlockedArgs, out: &mut Out) -> Result<(), CliErr
     let blocked = ops::blocked(&ctx.store, parent.as_ref())?;
     out.warn_broken(&blocked.broken);
     if out.json {
-        let dependents = blocked.dependents();
-        return out.json_list(&wire::BlockedReport(
-            blocked
-                .beads()
-                .map(|(bead, blocked_by)| wire::BlockedBead {
-                    bead: wire::Summary::new(bead, &dependents),
-                    blocked_by_count: blocked_by.len(),
-                    blocked_by,
-                })
-                .collect(),
-        ));
+        return out.json_list_with(|w| wire::write_blocked(w, &blocked));
     }
     let mut line = String::new();
     for (bead, by) in blocked.beads() {
