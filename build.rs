@@ -4,5 +4,6 @@
 //! proc-macros, the library and the test harnesses link as before.
 
 fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rustc-link-arg-bins=-no-pie");
 }

@@ -8,9 +8,7 @@ use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
 };
-use crate::store::{
-    BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary, TableStamp,
-};
+use crate::store::{BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary, TableStamp};
 
 /// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
