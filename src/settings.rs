@@ -258,7 +258,9 @@ pub const CONFIG: &[Setting] = &[
         meaning: "How long one git beads sync may take in all, fetching, merging and pushing \
                   again while other clones keep moving the remote, pausing a random, growing \
                   while between rounds: 90s, 5m or a number of seconds (default 60s). When it \
-                  runs out the sync stops (exit 3), keeping its merges in the local store.",
+                  runs out the sync stops (exit 3), keeping its merges in the local store; \
+                  after the push, the deletion of finished claims and the provenance notes \
+                  get what is left, and wait for the next sync when nothing is.",
     },
     Setting {
         name: HOOKS_STRICT,

@@ -220,8 +220,7 @@ fn publish_replica(store: &Store, remote: &str, head: ObjectId, timeout: Duratio
 fn contains(store: &Store, local: Option<ObjectId>, theirs: ObjectId) -> Result<bool> {
     match local {
         None => Ok(false),
-        Some(l) if l == theirs => Ok(true),
-        Some(l) => Ok(store.merge_bases(l, theirs)?.contains(&theirs)),
+        Some(l) => Ok(store.ancestry().contains(l, theirs)?),
     }
 }
 

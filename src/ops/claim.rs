@@ -84,7 +84,7 @@ pub(crate) fn claim_on_remote(
             .ok_or_else(|| OpError::from(super::BeadError::NotFound(id.clone())))?;
         change(&mut merged)?;
         // Nobody holds the bead the ref claims: the ref outlived its claim.
-        delete_claims(store, remote, &[(id.to_string(), theirs)])?;
+        delete_claims(store, remote, &[(id.to_string(), theirs)], None)?;
     }
     Err(super::BeadError::ClaimRefStuck {
         id: id.clone(),
@@ -119,7 +119,7 @@ fn hold(
     })();
     // Nothing is claimed unless the check passed: the ref goes again.
     if let Err(e) = checked {
-        delete_claims(store, remote, &[(id.to_string(), commit)])?;
+        delete_claims(store, remote, &[(id.to_string(), commit)], None)?;
         return Err(e);
     }
     merge_claim(store, actor, remote, commit)
@@ -130,6 +130,7 @@ fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> 
     let mut report = SyncReport::empty(remote, false);
     integrate(
         store,
+        &mut store.ancestry(),
         actor,
         remote,
         &[commit],
@@ -141,13 +142,18 @@ fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> 
 
 /// Deletes `claims` (bead id, the commit its ref must still hold) on `remote`, each
 /// with its lease; one that moved meanwhile is left alone.
-fn delete_claims(store: &Store, remote: &str, claims: &[(String, ObjectId)]) -> Result<()> {
+fn delete_claims(
+    store: &Store,
+    remote: &str,
+    claims: &[(String, ObjectId)],
+    timeout: Option<std::time::Duration>,
+) -> Result<()> {
     if claims.is_empty() {
         return Ok(());
     }
     store
         .git()
-        .push_refs(remote, &claim_deletions(claims), None)?;
+        .push_refs(remote, &claim_deletions(claims), timeout)?;
     Ok(())
 }
 
@@ -174,7 +180,7 @@ pub(crate) fn claimed_elsewhere(
     };
     let claims = store.tracked_claims(remote)?;
     let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
-    let merged = store.in_history(head.commit, &commits)?;
+    let merged = store.ancestry().in_history(head.commit, &commits)?;
     Ok(claims
         .into_iter()
         .zip(merged)
@@ -185,13 +191,18 @@ pub(crate) fn claimed_elsewhere(
 
 /// Deletes on `remote` the claim refs (as last fetched) whose claim the local store
 /// holds and whose bead is no longer held by that claimer: finished, released, or
-/// taken by someone else since. Returns how many went.
-pub(crate) fn drop_finished_claims(store: &Store, remote: &str) -> Result<usize> {
+/// taken by someone else since, the push given up after `timeout`. Returns how many
+/// went.
+pub(crate) fn drop_finished_claims(
+    store: &Store,
+    remote: &str,
+    timeout: Option<std::time::Duration>,
+) -> Result<usize> {
     let Some(head) = store.head()? else {
         return Ok(0);
     };
     let finished = finished_claims(&head, store, store.tracked_claims(remote)?)?;
-    delete_claims(store, remote, &finished)?;
+    delete_claims(store, remote, &finished, timeout)?;
     Ok(finished.len())
 }
 
@@ -227,7 +238,10 @@ pub(crate) fn finish_on(
             .collect();
         let head = store.require_head()?;
         let commits: Vec<_> = held.iter().map(|(_, c)| *c).collect();
-        for (commit, merged) in commits.iter().zip(store.in_history(head.commit, &commits)?) {
+        for (commit, merged) in commits
+            .iter()
+            .zip(store.ancestry().in_history(head.commit, &commits)?)
+        {
             if !merged {
                 merge_claim(store, actor, remote, *commit)?;
             }
@@ -283,7 +297,7 @@ fn finished_claims(
 ) -> Result<Vec<(String, ObjectId)>> {
     let mut finished = Vec::new();
     let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
-    let merged = store.in_history(head.commit, &commits)?;
+    let merged = store.ancestry().in_history(head.commit, &commits)?;
     for ((id, commit), merged) in claims.into_iter().zip(merged) {
         let Ok(bead_id) = BeadId::parse(&id) else {
             continue;

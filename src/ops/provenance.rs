@@ -391,8 +391,9 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
     // What a remote sent is checked before it is taken in, as its beads are: a notes
     // tree holding `../x`, `.git`, links or huge blobs would be kept, and pushed on
     // to every other remote (which may well refuse it, and all notes with it).
+    let mut ancestry = store.ancestry();
     let trusted = match store.notes_head()? {
-        Some(ours) => match store.merge_bases(ours.commit, theirs.commit)?.first() {
+        Some(ours) => match ancestry.merge_bases(ours.commit, theirs.commit)?.first() {
             Some(b) => Some(store.commit_tree(*b)?),
             None => None,
         },
@@ -409,7 +410,7 @@ pub(crate) fn merge_notes(store: &Store, actor: &Actor, remote: &str) -> Result<
         if ours.commit == theirs.commit {
             return Ok((report, None));
         }
-        let bases = store.merge_bases(ours.commit, theirs.commit)?;
+        let bases = ancestry.merge_bases(ours.commit, theirs.commit)?;
         if bases.contains(&theirs.commit) {
             return Ok((report, None));
         }
@@ -485,17 +486,21 @@ fn join_blobs(store: &Store, a: ObjectId, b: ObjectId) -> Result<ObjectId> {
 
 /// Pushes `refs/notes/beads` to remote `remote` with a lease on what was last
 /// fetched from it; when the remote moved meanwhile, fetches, merges and tries again
-/// (a few times). Returns whether the remote now has the local notes.
+/// (a few times). Each git process gets what is left until `deadline`, and is
+/// stopped (an error) when that runs out. Returns whether the remote now has the
+/// local notes.
 pub(crate) fn push_notes(
     store: &Store,
     actor: &Actor,
     remote: &str,
     talk: bool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<NotesSync> {
+    let left = || deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
     let mut report = NotesSync::default();
     for round in 0..3 {
         if round > 0 {
-            store.fetch_beads(remote, talk)?;
+            store.fetch_beads_within(remote, talk, left())?;
             let more = merge_notes(store, actor, remote)?;
             report.fetched += more.fetched;
             report.joined += more.joined;
@@ -516,7 +521,7 @@ pub(crate) fn push_notes(
             expected,
             new: Some(local.commit),
         };
-        match store.git().push_refs(remote, &[update], None)?.first() {
+        match store.git().push_refs(remote, &[update], left())?.first() {
             Some(Pushed::Done) => {
                 store.set_notes_tracking(remote, local.commit, actor)?;
                 report.pushed = true;
@@ -536,12 +541,13 @@ pub fn sync_notes(
     remote: &str,
     pull_only: bool,
     talk: bool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<NotesSync> {
     let merged = merge_notes(store, actor, remote)?;
     if pull_only {
         return Ok(merged);
     }
-    let pushed = push_notes(store, actor, remote, talk)?;
+    let pushed = push_notes(store, actor, remote, talk, deadline)?;
     Ok(NotesSync {
         fetched: merged.fetched + pushed.fetched,
         joined: merged.joined + pushed.joined,

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{Actor, Prefix};
 use crate::ops::{
-    NotesSync, OpError, Result, SyncEvent, SyncMode, SyncOptions, SyncReport, adopt,
-    configure_notes, init, setup_remotes, sync, sync_notes,
+    NotesSync, OpError, Result, SyncError, SyncEvent, SyncMode, SyncOptions, SyncReport, adopt,
+    configure_notes, init, setup_remotes, sync_notes,
 };
 use crate::store::{RemoteError, StoreError};
 
@@ -78,17 +78,37 @@ pub struct Synced {
 }
 
 /// Syncs the store with a remote (see [`sync`]), then the provenance notes the fetch
-/// brought: merged, and pushed unless pulling.
+/// brought: merged, and pushed unless pulling, in what is left of the sync's budget
+/// (`beads.syncTimeout`); when none is, the notes wait for the next sync.
 pub fn sync_with_notes(
     store: &Store,
     actor: &Actor,
     opts: &SyncOptions,
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<Synced> {
-    let report = sync(store, actor, opts, progress)?;
+    let limit = super::sync::budget(store);
+    let deadline = std::time::Instant::now() + limit;
+    let report = super::sync::sync_within(store, actor, opts, progress, limit)?;
     let pull_only = opts.mode == SyncMode::Pull;
-    let (notes, notes_error) = match sync_notes(store, actor, &report.remote, pull_only, opts.talk)
-    {
+    let notes = if std::time::Instant::now() < deadline {
+        sync_notes(
+            store,
+            actor,
+            &report.remote,
+            pull_only,
+            opts.talk,
+            Some(deadline),
+        )
+    } else {
+        Err(SyncError::OutOfTime {
+            remote: report.remote.clone(),
+            step: "sharing the provenance notes",
+            rounds: report.rounds,
+            budget: limit.as_secs(),
+        }
+        .into())
+    };
+    let (notes, notes_error) = match notes {
         Ok(notes) => (notes, None),
         Err(e) => (NotesSync::default(), Some(e)),
     };

@@ -14,7 +14,8 @@ use super::{OpError, Result, SyncError, now, write};
 use crate::merge::{self, Side};
 use crate::model::{Actor, Bead, BeadId, Prefix, count, doc};
 use crate::store::{
-    Entry, EntryKind, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError, codec, refs,
+    Ancestry, Entry, EntryKind, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError,
+    codec, refs,
 };
 
 /// The key in a renumbered bead's `extra` that holds the id it was minted with.
@@ -26,7 +27,7 @@ const DEFAULT_BUDGET_SECS: u64 = 60;
 
 /// How long one sync may take before it stops: `beads.syncTimeout`, else
 /// [`DEFAULT_BUDGET_SECS`].
-fn budget(store: &Store) -> std::time::Duration {
+pub(super) fn budget(store: &Store) -> std::time::Duration {
     let secs = store
         .git()
         .config_string(crate::settings::SYNC_TIMEOUT)
@@ -255,7 +256,17 @@ pub fn adopt(
     if adopted {
         let mut report = SyncReport::empty(&name, false);
         let heads = fetched_heads(None, &replicas);
-        integrate(store, actor, &name, &heads, &mut report, &mut |_| {}, None)?;
+        let mut ancestry = store.ancestry();
+        integrate(
+            store,
+            &mut ancestry,
+            actor,
+            &name,
+            &heads,
+            &mut report,
+            &mut |_| {},
+            None,
+        )?;
     }
     Ok(adopted.then_some(name))
 }
@@ -271,7 +282,17 @@ pub(super) fn integrate_remote(
 ) -> Result<()> {
     let replicas = store.tracked_replicas(remote)?;
     let heads = fetched_heads(theirs, &replicas);
-    integrate(store, actor, remote, &heads, report, &mut |_| {}, None)
+    let mut ancestry = store.ancestry();
+    integrate(
+        store,
+        &mut ancestry,
+        actor,
+        remote,
+        &heads,
+        report,
+        &mut |_| {},
+        None,
+    )
 }
 
 /// The commits a fetch brought: the remote's `refs/beads/main` (if it has one), then
@@ -295,6 +316,20 @@ pub fn sync(
     opts: &SyncOptions,
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<SyncReport> {
+    sync_within(store, actor, opts, progress, budget(store))
+}
+
+/// [`sync`] within `limit` (from now), which bounds everything it does: each git
+/// process gets what is left of it, a merge stops between two heads or two merge
+/// bases, and the claim refs it would delete after its push are left for the next
+/// sync.
+pub(super) fn sync_within(
+    store: &Store,
+    actor: &Actor,
+    opts: &SyncOptions,
+    progress: &mut dyn FnMut(SyncEvent),
+    limit: std::time::Duration,
+) -> Result<SyncReport> {
     // Syncing is a capability like any other: an agent needs it to pull or push.
     super::agent::permit(actor, crate::model::Capability::Sync)?;
     let remote = pick_remote(store, opts.remote.as_deref())?;
@@ -302,6 +337,9 @@ pub fn sync(
     let configured = store.setup_remote(&remote)?;
     let mut report = SyncReport::empty(&remote, configured);
     let me = store.replica_id()?;
+    // Every merge-base question of the sync walks one commit graph: the questions of
+    // its merge and those of the push after it cover the same history.
+    let mut ancestry = store.ancestry();
     let mut last = String::new();
     // A time budget, not a count of rounds: with many clones pushing one ref, a
     // clone may lose many rounds in a row, and the randomized pauses below thin the
@@ -309,7 +347,6 @@ pub fn sync(
     // each git process gets what is left of it, and a merge of many heads stops
     // between two of them. What was merged when it runs out stays in the local store.
     let started = std::time::Instant::now();
-    let limit = budget(store);
     let deadline = started + limit;
     let left = || {
         deadline
@@ -350,7 +387,7 @@ pub fn sync(
         if opts.mode == SyncMode::Push {
             let local = store.require_head()?;
             let behind = match theirs {
-                Some(t) => store.merge_bases(t, local.commit)? != [t],
+                Some(t) => !ancestry.contains(local.commit, t)?,
                 None => false,
             };
             if behind {
@@ -358,14 +395,20 @@ pub fn sync(
             }
         } else {
             let heads = fetched_heads(theirs, &replicas);
+            let expired = || out_of_time("merging", round);
+            let until = Deadline {
+                at: deadline,
+                expired: &expired,
+            };
             integrate(
                 store,
+                &mut ancestry,
                 actor,
                 &remote,
                 &heads,
                 &mut report,
                 progress,
-                Some(deadline),
+                Some(until),
             )?;
         }
         let local = store.head()?;
@@ -379,7 +422,7 @@ pub fn sync(
         // Every replica ref the local store holds is folded into `refs/beads/main` by
         // the same atomic push that moves it there, and deleted.
         let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
-        let held = store.in_history(local.commit, &heads)?;
+        let held = ancestry.in_history(local.commit, &heads)?;
         let folded = replicas.iter().zip(held).filter(|(_, held)| *held);
         let folded: Vec<RefPush> = folded
             .map(|((id, head), _)| RefPush {
@@ -390,7 +433,7 @@ pub fn sync(
             .collect();
         if Some(local.commit) == theirs && folded.is_empty() {
             report.pushed = true;
-            super::claim::drop_finished_claims(store, &remote)?;
+            drop_finished_claims(store, &remote, left)?;
             return Ok(report);
         }
         if left().is_none() {
@@ -455,7 +498,7 @@ pub fn sync(
             report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
         }
         report.pushed = true;
-        super::claim::drop_finished_claims(store, &remote)?;
+        drop_finished_claims(store, &remote, left)?;
         return Ok(report);
     }
     Err(SyncError::KeptMoving {
@@ -465,6 +508,24 @@ pub fn sync(
         seconds: started.elapsed().as_secs(),
     }
     .into())
+}
+
+/// Deletes on `remote` the claim refs of finished claims (see
+/// [`super::claim::drop_finished_claims`]) in the time the sync has `left`: once it
+/// runs out they stay, and the next sync of any clone deletes them. The store is in
+/// step by then; a claim ref left behind only claims a bead that is no longer held.
+fn drop_finished_claims(
+    store: &Store,
+    remote: &str,
+    left: impl Fn() -> Option<std::time::Duration>,
+) -> Result<()> {
+    let Some(time) = left() else {
+        return Ok(());
+    };
+    match super::claim::drop_finished_claims(store, remote, Some(time)) {
+        Err(_) if left().is_none() => Ok(()),
+        other => other.map(|_| ()),
+    }
 }
 
 /// What `remote prune` did.
@@ -488,7 +549,7 @@ pub fn prune_remote(store: &Store, remote: Option<&str>) -> Result<RemotePruned>
     let replicas = store.tracked_replicas(&remote)?;
     let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
     let held = match main {
-        Some(main) => store.in_history(main, &heads)?,
+        Some(main) => store.ancestry().in_history(main, &heads)?,
         None => vec![false; heads.len()],
     };
     let mut pruned = RemotePruned {
@@ -544,26 +605,53 @@ fn retry_pause(round: usize) -> std::time::Duration {
     std::time::Duration::from_millis(span_ms / 2 + jitter)
 }
 
+/// When a merge must stop, and the error it stops with: the sync's budget.
+#[derive(Clone, Copy)]
+pub(super) struct Deadline<'a> {
+    /// When the time is up.
+    at: std::time::Instant,
+    /// What the sync says when it is.
+    expired: &'a dyn Fn() -> OpError,
+}
+
+impl Deadline<'_> {
+    /// Whether the time is up.
+    fn passed(&self) -> bool {
+        std::time::Instant::now() >= self.at
+    }
+
+    /// The error to stop with, once the time is up.
+    fn check(&self) -> Result<()> {
+        if self.passed() {
+            return Err((self.expired)());
+        }
+        Ok(())
+    }
+}
+
 /// Brings the commits `heads` (fetched from `remote`) into the local store: adopt,
 /// fast-forward, or merge all of them in one pass and one commit whose parents are
 /// the local head and every head not already in the history of another, under the
 /// write lock. The cost follows what the heads changed, not how many there are: heads
 /// the local store holds are dropped first, and each other is merged once against its
 /// merge base with everything merged before it (as `git merge-base` sees a merge of
-/// several commits), so a change two heads share is not seen twice.
+/// several commits), so a change two heads share is not seen twice. `ancestry`
+/// answers its merge-base questions.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn integrate(
     store: &Store,
+    ancestry: &mut Ancestry<'_>,
     actor: &Actor,
     remote: &str,
     heads: &[ObjectId],
     report: &mut SyncReport,
     progress: &mut dyn FnMut(SyncEvent),
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Deadline<'_>>,
 ) -> Result<()> {
     let before = store.head()?;
     let ours = before.map(|h| h.commit);
     let all: Vec<ObjectId> = ours.into_iter().chain(heads.iter().copied()).collect();
-    let parents = store.independent(&all)?;
+    let parents = ancestry.independent(&all)?;
     let news: Vec<ObjectId> = parents
         .iter()
         .filter(|c| Some(**c) != ours)
@@ -576,7 +664,7 @@ pub(super) fn integrate(
     // with the local history was checked when it first came in.
     for theirs in &news {
         let trusted = match ours {
-            Some(h) => match store.merge_bases(h, *theirs)?.first() {
+            Some(h) => match ancestry.merge_bases(h, *theirs)?.first() {
                 Some(b) => Some(store.commit_tree(*b)?),
                 None => None,
             },
@@ -592,7 +680,7 @@ pub(super) fn integrate(
         // local write may have moved it since: the parents are worked out again.
         let parents = match head {
             Some(h) if Some(h.commit) != ours => {
-                store.independent(&[&[h.commit][..], &news].concat())?
+                ancestry.independent(&[&[h.commit][..], &news].concat())?
             }
             _ => parents,
         };
@@ -609,7 +697,9 @@ pub(super) fn integrate(
                     Some((first, format!("sync: adopt the beads store of {remote}"))),
                 ));
             }
-            return merge_heads(store, actor, remote, None, &parents, progress, deadline);
+            return merge_heads(
+                store, ancestry, actor, remote, None, &parents, progress, deadline,
+            );
         };
         if rest.is_empty() {
             if first == head.commit {
@@ -624,6 +714,7 @@ pub(super) fn integrate(
         }
         merge_heads(
             store,
+            ancestry,
             actor,
             remote,
             Some(head.tree),
@@ -652,15 +743,19 @@ pub(super) fn integrate(
 /// one commit with all of them as parents: the first one's tree, with each other
 /// merged into it in turn. `local` is the tree of the local store's head, from which
 /// what came in is counted. Once `deadline` passes, the heads not merged yet are left
-/// for the next sync: the commit has as parents those merged (at least two).
+/// for the next sync: the commit has as parents those merged. If it passes before the
+/// first two are merged, nothing is written and the merge stops with the deadline's
+/// error.
+#[allow(clippy::too_many_arguments)]
 fn merge_heads(
     store: &Store,
+    ancestry: &mut Ancestry<'_>,
     actor: &Actor,
     remote: &str,
     local: Option<ObjectId>,
     parents: &[ObjectId],
     progress: &mut dyn FnMut(SyncEvent),
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Deadline<'_>>,
 ) -> Result<(Step, Option<(ObjectId, String)>)> {
     // A merge of thousands of documents writes as many objects: they go to disk as
     // one pack (synced), before the ref moves to the merge.
@@ -669,12 +764,19 @@ fn merge_heads(
     let mut step = Step::new(Outcome::Merged);
     let mut merged_heads = parents.len();
     for (i, theirs) in parents.iter().enumerate().skip(1) {
-        if i > 1 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if i > 1 && deadline.is_some_and(|d| d.passed()) {
             merged_heads = i;
             break;
         }
-        let bases = buffered.merge_bases_with_all(*theirs, &parents[..i])?;
-        let base = virtual_base(&buffered, &bases, 0)?;
+        let bases = ancestry.merge_bases_with_all(*theirs, &parents[..i])?;
+        let base = match virtual_base(&buffered, ancestry, &bases, 0, deadline) {
+            // Out of time: what is merged so far is a merge of two heads or more.
+            Err(OpError::Sync(SyncError::OutOfTime { .. })) if i > 1 => {
+                merged_heads = i;
+                break;
+            }
+            other => other?,
+        };
         let their_tree = buffered.commit_tree(*theirs)?;
         let merged = merge_trees(&buffered, base, tree, their_tree, progress)?;
         tree = merged.tree;
@@ -831,7 +933,16 @@ impl Step {
 /// merges at each of several levels) grew as k to that power: a sync of 20 clones
 /// spent minutes there. An older base only makes the merge see more changes on both
 /// sides, which it records as conflicts; it never loses one.
-fn virtual_base(store: &Store, bases: &[ObjectId], depth: usize) -> Result<Option<ObjectId>> {
+///
+/// Merging the bases is what a merge of heads with many of them spends its time on:
+/// `deadline` is checked before each, and the merge stops with its error.
+fn virtual_base(
+    store: &Store,
+    ancestry: &mut Ancestry<'_>,
+    bases: &[ObjectId],
+    depth: usize,
+    deadline: Option<Deadline<'_>>,
+) -> Result<Option<ObjectId>> {
     let Some((first, rest)) = bases.split_first() else {
         return Ok(None);
     };
@@ -840,7 +951,11 @@ fn virtual_base(store: &Store, bases: &[ObjectId], depth: usize) -> Result<Optio
         return Ok(Some(tree));
     }
     for other in rest {
-        let sub = virtual_base(store, &store.merge_bases(*first, *other)?, depth + 1)?;
+        if let Some(d) = deadline {
+            d.check()?;
+        }
+        let bases = ancestry.merge_bases(*first, *other)?;
+        let sub = virtual_base(store, ancestry, &bases, depth + 1, deadline)?;
         let other_tree = store.commit_tree(*other)?;
         tree = merge_trees(store, sub, tree, other_tree, &mut |_| {})?.tree;
     }
@@ -1512,6 +1627,62 @@ mod tests {
 
     fn summary(m: &TreeMerge) -> (ObjectId, usize, usize, Vec<KeptDoc>) {
         (m.tree, m.merged, m.conflicts, m.kept.clone())
+    }
+
+    #[test]
+    fn a_merge_out_of_time_stops_before_it_writes_anything() {
+        let (_dir, store) = repo();
+        let actor = Actor::person("tester", "t@example.com");
+        let (base, ours, theirs) = three_trees(&store, 20, 11);
+        let commit = |tree: ObjectId, parents: &[ObjectId]| {
+            store
+                .write_commit(tree, parents, &actor, "test")
+                .expect("writes")
+        };
+        let b = commit(base, &[]);
+        let (x, y) = (commit(ours, &[b]), commit(theirs, &[b]));
+        // Two merges of the same two commits criss-cross: a merge of them has two
+        // merge bases, which it merges first (the virtual base).
+        let (left, right) = (commit(ours, &[x, y]), commit(theirs, &[x, y]));
+        let mut ancestry = store.ancestry();
+        assert_eq!(ancestry.merge_bases(left, right).expect("bases").len(), 2);
+        let expired = || -> OpError {
+            SyncError::OutOfTime {
+                remote: "origin".into(),
+                step: "merging",
+                rounds: 1,
+                budget: 0,
+            }
+            .into()
+        };
+        let merge = |ancestry: &mut Ancestry<'_>, at| {
+            let deadline = Deadline {
+                at,
+                expired: &expired,
+            };
+            let heads = [left, right];
+            merge_heads(
+                &store,
+                ancestry,
+                &actor,
+                "origin",
+                None,
+                &heads,
+                &mut |_| {},
+                Some(deadline),
+            )
+        };
+        match merge(&mut ancestry, std::time::Instant::now()) {
+            Err(OpError::Sync(SyncError::OutOfTime { .. })) => {}
+            Err(e) => panic!("a merge out of time failed otherwise: {e}"),
+            Ok(_) => panic!("a merge went on past its deadline"),
+        }
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let (step, made) = merge(&mut ancestry, later).expect("merges in time");
+        let (merged, _) = made.expect("a merge commit");
+        assert_eq!(step.outcome, Outcome::Merged);
+        let held = ancestry.in_history(merged, &[left, right]).expect("walks");
+        assert_eq!(held, [true, true]);
     }
 
     #[test]

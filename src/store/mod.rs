@@ -52,6 +52,7 @@ pub use read::{FORMAT, Head, Meta};
 pub use sign::{Checked, SignedCommit, Signer, check_signature, normalize_public_key};
 pub use snapshot::Capture;
 pub use stream::PackStream;
+pub(crate) use sync::Ancestry;
 pub use sync::{Entry, EntryKind, Pushed, RemoteError, SYNC_ENV, check_remote_name};
 pub use tree::DocChange;
 pub use tx::{Tx, View};

@@ -896,92 +896,13 @@ impl Store {
             .detach())
     }
 
-    /// The merge bases of two commits (several after criss-cross merges, none for
-    /// unrelated histories).
-    pub(crate) fn merge_bases(
-        &self,
-        a: ObjectId,
-        b: ObjectId,
-    ) -> Result<Vec<ObjectId>, StoreError> {
-        Ok(self
-            .repo
-            .merge_bases_many(a, &[b])
-            .map_err(git_err(format!("find the merge base of {a} and {b}")))?
-            .into_iter()
-            .map(|id| id.detach())
-            .collect())
-    }
-
-    /// The merge bases of `one` and a merge of all of `others` (as `git merge-base
-    /// ONE OTHER...`): what an n-way merge merges `one` against.
-    pub(crate) fn merge_bases_with_all(
-        &self,
-        one: ObjectId,
-        others: &[ObjectId],
-    ) -> Result<Vec<ObjectId>, StoreError> {
-        Ok(self
-            .repo
-            .merge_bases_many(one, others)
-            .map_err(git_err(format!(
-                "find the merge base of {one} and {others:?}"
-            )))?
-            .into_iter()
-            .map(|id| id.detach())
-            .collect())
-    }
-
-    /// Of `commits`, each once and in their order, those not in the history of
-    /// another of them: the heads a merge of all of them needs as parents. One commit
-    /// graph serves every question, one walk per commit.
-    pub(crate) fn independent(&self, commits: &[ObjectId]) -> Result<Vec<ObjectId>, StoreError> {
-        let mut unique: Vec<ObjectId> = Vec::with_capacity(commits.len());
-        for c in commits {
-            if !unique.contains(c) {
-                unique.push(*c);
-            }
+    /// A commit graph for the merge-base questions of one piece of work (see
+    /// [`Ancestry`]).
+    pub(crate) fn ancestry(&self) -> Ancestry<'_> {
+        Ancestry {
+            repo: &self.repo,
+            graph: self.repo.revision_graph(None),
         }
-        if unique.len() < 2 {
-            return Ok(unique);
-        }
-        let mut graph = self.repo.revision_graph(None);
-        let mut out = Vec::with_capacity(unique.len());
-        for c in &unique {
-            let others: Vec<ObjectId> = unique.iter().filter(|o| *o != c).copied().collect();
-            let bases = self
-                .repo
-                .merge_bases_many_with_graph(*c, &others, &mut graph)
-                .map_err(git_err(format!(
-                    "find the merge base of {c} and {others:?}"
-                )))?;
-            if !(bases.len() == 1 && bases[0].detach() == *c) {
-                out.push(*c);
-            }
-        }
-        Ok(out)
-    }
-
-    /// For each of `commits`, whether it is in the history of `head` (or is `head`),
-    /// all found with one commit graph, so that each commit is read once however many
-    /// are asked about (a sync asks about every replica ref and claim in flight).
-    pub(crate) fn in_history(
-        &self,
-        head: ObjectId,
-        commits: &[ObjectId],
-    ) -> Result<Vec<bool>, StoreError> {
-        let mut graph = self.repo.revision_graph(None);
-        commits
-            .iter()
-            .map(|c| {
-                if *c == head {
-                    return Ok(true);
-                }
-                let bases = self
-                    .repo
-                    .merge_bases_many_with_graph(*c, &[head], &mut graph)
-                    .map_err(git_err(format!("find the merge base of {c} and {head}")))?;
-                Ok(bases.len() == 1 && bases[0].detach() == *c)
-            })
-            .collect()
     }
 
     /// The tree of a commit.
@@ -1058,6 +979,91 @@ fn git_failure(what: String, out: &Output) -> RemoteError {
         what,
         code: out.status.code(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The commit graph that merge-base questions walk, kept for all the questions of one
+/// piece of work (a sync asks dozens, over the same criss-cross history of replica
+/// heads): each commit is read and parsed once however many questions walk through
+/// it, where a graph per question read the shared history again each time. Commits
+/// are immutable, so what the graph holds stays true; it only reads what is on disk
+/// (or in the store's memory) when it is made or asked.
+pub(crate) struct Ancestry<'s> {
+    repo: &'s gix::Repository,
+    graph: gix::revwalk::Graph<
+        's,
+        's,
+        gix::revwalk::graph::Commit<gix::revision::plumbing::merge_base::Flags>,
+    >,
+}
+
+impl Ancestry<'_> {
+    /// The merge bases of `one` and a merge of all of `others` (as `git merge-base
+    /// ONE OTHER...`): several after criss-cross merges, none for unrelated histories.
+    pub(crate) fn merge_bases_with_all(
+        &mut self,
+        one: ObjectId,
+        others: &[ObjectId],
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        Ok(self
+            .repo
+            .merge_bases_many_with_graph(one, others, &mut self.graph)
+            .map_err(|e| git_err(format!("find the merge base of {one} and {others:?}"))(e))?
+            .into_iter()
+            .map(|id| id.detach())
+            .collect())
+    }
+
+    /// The merge bases of two commits.
+    pub(crate) fn merge_bases(
+        &mut self,
+        a: ObjectId,
+        b: ObjectId,
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        self.merge_bases_with_all(a, &[b])
+    }
+
+    /// Whether `commit` is in the history of `head` (or is `head`).
+    pub(crate) fn contains(
+        &mut self,
+        head: ObjectId,
+        commit: ObjectId,
+    ) -> Result<bool, StoreError> {
+        Ok(commit == head || self.merge_bases(commit, head)? == [commit])
+    }
+
+    /// Of `commits`, each once and in their order, those not in the history of
+    /// another of them: the heads a merge of all of them needs as parents.
+    pub(crate) fn independent(
+        &mut self,
+        commits: &[ObjectId],
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        let mut unique: Vec<ObjectId> = Vec::with_capacity(commits.len());
+        for c in commits {
+            if !unique.contains(c) {
+                unique.push(*c);
+            }
+        }
+        if unique.len() < 2 {
+            return Ok(unique);
+        }
+        let mut out = Vec::with_capacity(unique.len());
+        for c in &unique {
+            let others: Vec<ObjectId> = unique.iter().filter(|o| *o != c).copied().collect();
+            if self.merge_bases_with_all(*c, &others)? != [*c] {
+                out.push(*c);
+            }
+        }
+        Ok(out)
+    }
+
+    /// For each of `commits`, whether it is in the history of `head` (or is `head`).
+    pub(crate) fn in_history(
+        &mut self,
+        head: ObjectId,
+        commits: &[ObjectId],
+    ) -> Result<Vec<bool>, StoreError> {
+        commits.iter().map(|c| self.contains(head, *c)).collect()
     }
 }
 
