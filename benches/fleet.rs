@@ -201,7 +201,8 @@ impl<'o> Env<'o> {
 #[derive(Default)]
 struct Tally {
     syncs: Vec<Duration>,
-    failed_syncs: usize,
+    /// The first line of each failed sync's error, to tell why syncs failed.
+    failures: Vec<String>,
     claimed: Vec<String>,
 }
 
@@ -251,7 +252,8 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
                         let out = env.run(bin, c, &["sync"])?;
                         t.syncs.push(at.elapsed());
                         if !out.status.success() {
-                            t.failed_syncs += 1;
+                            let err = String::from_utf8_lossy(&out.stderr);
+                            t.failures.push(err.lines().next().unwrap_or("").to_owned());
                         }
                         Ok(())
                     };
@@ -280,7 +282,14 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
     let wall = began.elapsed();
     let tallies = tallies.into_iter().collect::<Res<Vec<_>>>()?;
     let mut syncs: Vec<Duration> = tallies.iter().flat_map(|t| t.syncs.clone()).collect();
-    let failed: usize = tallies.iter().map(|t| t.failed_syncs).sum();
+    let failed: usize = tallies.iter().map(|t| t.failures.len()).sum();
+    let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+    for line in tallies.iter().flat_map(|t| &t.failures) {
+        *why.entry(line).or_default() += 1;
+    }
+    for (line, k) in why {
+        eprintln!("{n} clones: {k} syncs failed with: {line}");
+    }
     let mut holders: BTreeMap<&str, usize> = BTreeMap::new();
     for id in tallies.iter().flat_map(|t| &t.claimed) {
         *holders.entry(id).or_default() += 1;
