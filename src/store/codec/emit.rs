@@ -148,11 +148,11 @@ impl Emitter {
     /// A string as serde_norway writes it; `asked` when the caller knows the style
     /// serde_norway asks for.
     fn string(&mut self, s: &str, asked: Option<Asked>) -> Result<(), Unsure> {
-        let asked = match asked {
-            Some(a) => a,
-            None => asked_for(s)?,
-        };
         let a = analyze(s).ok_or(Unsure)?;
+        let asked = match asked {
+            Some(asked) => asked,
+            None => asked_for(s, &a)?,
+        };
         let key = self.at == At::Key;
         if key && (a.multiline || s.len() > MAX_SIMPLE_KEY) {
             return Err(Unsure);
@@ -164,7 +164,8 @@ impl Emitter {
                 if !self.whitespace && !s.is_empty() {
                     self.put(" ");
                 }
-                self.put(s);
+                self.out.push_str(s);
+                self.column += a.chars;
                 self.whitespace = false;
                 self.indention = false;
             }
@@ -271,11 +272,12 @@ impl Emitter {
     }
 }
 
-/// How serde_norway asks for `s` to be written: quoted when plain it would read as
-/// null, a boolean or a number; a literal block when it has a line break. `Unsure`
-/// for what might read as a number (serde_norway's number grammar is not copied).
-fn asked_for(s: &str) -> Result<Asked, Unsure> {
-    if s.contains('\n') {
+/// How serde_norway asks for `s` (analysed as `a`) to be written: quoted when plain
+/// it would read as null, a boolean or a number; a literal block when it has a line
+/// break. `Unsure` for what might read as a number (serde_norway's number grammar is
+/// not copied).
+fn asked_for(s: &str, a: &Analysis) -> Result<Asked, Unsure> {
+    if a.multiline {
         return Ok(Asked::Literal);
     }
     if matches!(
@@ -294,10 +296,11 @@ fn asked_for(s: &str) -> Result<Asked, Unsure> {
         return Ok(Asked::Quoted);
     }
     let numeric_start = s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'));
-    let number_alphabet = s
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.' | b'_'));
-    if numeric_start && number_alphabet {
+    let number_alphabet = || {
+        s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.' | b'_'))
+    };
+    if numeric_start && number_alphabet() {
         return Err(Unsure);
     }
     Ok(Asked::Any)
@@ -305,6 +308,8 @@ fn asked_for(s: &str) -> Result<Asked, Unsure> {
 
 /// What libyaml's analysis of a scalar allows, for block context.
 struct Analysis {
+    /// Characters (libyaml's columns).
+    chars: usize,
     multiline: bool,
     block_plain: bool,
     single_quoted: bool,
@@ -319,88 +324,84 @@ fn printable(c: char) -> bool {
 
 /// libyaml's `yaml_emitter_analyze_scalar`, for strings whose only line break is
 /// `\n`; `None` for any other string (a character it would escape, `\r`, U+2028 or
-/// U+2029).
+/// U+2029). One pass over the bytes: only ASCII characters are indicators, spaces or
+/// breaks, so a character of several bytes is checked for printability and otherwise
+/// counts as an ordinary character.
 fn analyze(s: &str) -> Option<Analysis> {
-    if s.is_empty() {
-        return Some(Analysis {
-            multiline: false,
-            block_plain: true,
-            single_quoted: true,
-            block: false,
-        });
-    }
+    let b = s.as_bytes();
     let mut indicators = s.starts_with("---") || s.starts_with("...");
     let (mut line_breaks, mut break_space, mut space_break) = (false, false, false);
-    let (mut leading, mut trailing) = (false, false);
+    let (mut edge_blank, mut trailing_space) = (false, false);
     let (mut previous_space, mut previous_break) = (false, false);
     let mut preceded_by_space = true;
-    let mut chars = s.chars().peekable();
-    let mut first = true;
-    while let Some(c) = chars.next() {
-        if !printable(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+    let mut chars = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x80 {
+            if c & 0xc0 == 0x80 {
+                continue;
+            }
+            chars += 1;
+            let ch = s.get(i..)?.chars().next()?;
+            if !printable(ch) || matches!(ch, '\u{2028}' | '\u{2029}') {
+                return None;
+            }
+            (previous_space, previous_break, preceded_by_space) = (false, false, false);
+            continue;
+        }
+        chars += 1;
+        if !(c == b'\n' || (b' '..=b'~').contains(&c)) {
             return None;
         }
-        let followed_by_space = matches!(chars.peek(), None | Some(' ' | '\n'));
-        let last = chars.peek().is_none();
+        let followed_by_space = matches!(b.get(i + 1), None | Some(b' ' | b'\n'));
+        let (first, last) = (i == 0, i + 1 == b.len());
         if first {
             indicators |= matches!(
                 c,
-                '#' | ','
-                    | '['
-                    | ']'
-                    | '{'
-                    | '}'
-                    | '&'
-                    | '*'
-                    | '!'
-                    | '|'
-                    | '>'
-                    | '\''
-                    | '"'
-                    | '%'
-                    | '@'
-                    | '`'
+                b'#' | b','
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'&'
+                    | b'*'
+                    | b'!'
+                    | b'|'
+                    | b'>'
+                    | b'\''
+                    | b'"'
+                    | b'%'
+                    | b'@'
+                    | b'`'
             );
-            indicators |= matches!(c, '?' | ':' | '-') && followed_by_space;
+            indicators |= matches!(c, b'?' | b':' | b'-') && followed_by_space;
         } else {
-            indicators |= c == ':' && followed_by_space;
-            indicators |= c == '#' && preceded_by_space;
+            indicators |= c == b':' && followed_by_space;
+            indicators |= c == b'#' && preceded_by_space;
         }
         match c {
-            ' ' => {
-                leading |= first;
-                trailing |= last;
+            b' ' => {
+                edge_blank |= first || last;
+                trailing_space |= last;
                 break_space |= previous_break;
-                previous_space = true;
-                previous_break = false;
+                (previous_space, previous_break) = (true, false);
             }
-            '\n' => {
+            b'\n' => {
                 line_breaks = true;
-                leading |= first;
-                trailing |= last;
+                edge_blank |= first || last;
                 space_break |= previous_space;
-                previous_space = false;
-                previous_break = true;
+                (previous_space, previous_break) = (false, true);
             }
-            _ => {
-                previous_space = false;
-                previous_break = false;
-            }
+            _ => (previous_space, previous_break) = (false, false),
         }
-        preceded_by_space = matches!(c, ' ' | '\n');
-        first = false;
+        preceded_by_space = matches!(c, b' ' | b'\n');
     }
-    let trailing_space = trailing && s.ends_with(' ');
     Some(Analysis {
+        chars,
         multiline: line_breaks,
-        block_plain: !(leading
-            || trailing
-            || break_space
-            || space_break
-            || line_breaks
-            || indicators),
+        block_plain: !(edge_blank || break_space || space_break || line_breaks || indicators),
         single_quoted: !(break_space || space_break),
-        block: !(trailing_space || space_break),
+        // libyaml allows no block for the empty string.
+        block: !(b.is_empty() || trailing_space || space_break),
     })
 }
 
