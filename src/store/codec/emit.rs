@@ -621,44 +621,29 @@ impl<'a> ser::Serializer for &'a mut Emitter {
     }
 }
 
-impl ser::SerializeSeq for Collection<'_> {
-    type Ok = ();
-    type Error = Unsure;
+/// A sequence's items, for the serde traits that write one.
+macro_rules! items {
+    ($($t:ident::$f:ident),+) => {$(
+        impl ser::$t for Collection<'_> {
+            type Ok = ();
+            type Error = Unsure;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsure> {
-        self.item(value)
-    }
+            fn $f<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsure> {
+                self.item(value)
+            }
 
-    fn end(self) -> Result<(), Unsure> {
-        Collection::end(self)
-    }
+            fn end(self) -> Result<(), Unsure> {
+                Collection::end(self)
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeTuple for Collection<'_> {
-    type Ok = ();
-    type Error = Unsure;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsure> {
-        self.item(value)
-    }
-
-    fn end(self) -> Result<(), Unsure> {
-        Collection::end(self)
-    }
-}
-
-impl ser::SerializeTupleStruct for Collection<'_> {
-    type Ok = ();
-    type Error = Unsure;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsure> {
-        self.item(value)
-    }
-
-    fn end(self) -> Result<(), Unsure> {
-        Collection::end(self)
-    }
-}
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 impl ser::SerializeMap for Collection<'_> {
     type Ok = ();
