@@ -73,6 +73,26 @@ pub(crate) fn workers_for(n: usize) -> usize {
     }
 }
 
+/// `work` done on `items` in parts, one per worker ([`workers_for`]), the first on
+/// this thread; the results in the order of the parts.
+pub(crate) fn in_parts<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let chunk = items.len().div_ceil(workers_for(items.len())).max(1);
+    let work = &work;
+    std::thread::scope(|s| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .skip(1)
+            .map(|part| s.spawn(move || work(part)))
+            .collect();
+        let mut parts = vec![work(&items[..chunk.min(items.len())])];
+        for w in workers {
+            // The work does not panic on any input: a panic is a bug, passed on.
+            parts.push(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        parts
+    })
+}
+
 /// One object compressed as a pack entry: its id, and its header plus zlib stream.
 struct Entry {
     id: ObjectId,

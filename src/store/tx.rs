@@ -308,20 +308,7 @@ impl Tx<'_> {
                 .map(|b| Ok((refs::bead_path(&b.id), encoded(b, b.id.as_str())?)))
                 .collect()
         };
-        let chunk = beads.len().div_ceil(pack::workers_for(beads.len())).max(1);
-        let parts = std::thread::scope(|s| {
-            let workers: Vec<_> = beads
-                .chunks(chunk)
-                .skip(1)
-                .map(|part| s.spawn(move || encode(part)))
-                .collect();
-            let mut parts = vec![encode(&beads[..chunk.min(beads.len())])];
-            for w in workers {
-                // Encoding does not panic on any input: a panic is a bug, passed on.
-                parts.push(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            }
-            parts
-        });
+        let parts = pack::in_parts(beads, encode);
         for part in parts {
             for (path, text) in part? {
                 self.writes.insert(path, Staged::Blob(text));

@@ -61,6 +61,14 @@ impl Store {
         let root = self.decoded_tree(base)?;
         let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, hash);
         let bad_path = |path: &str, e: gix::Error| git_err(format!("place {path} in the tree"))(e);
+        let blobs: Vec<&[u8]> = writes
+            .values()
+            .filter_map(|s| match s {
+                Staged::Blob(bytes) => Some(bytes.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let mut blob_ids = blob_ids(&blobs, hash)?.into_iter();
         for (path, staged) in writes {
             for part in path.split('/') {
                 gix::validate::path::component(part.into(), None, Default::default())
@@ -68,10 +76,15 @@ impl Store {
             }
             let placed = match staged {
                 Staged::Blob(bytes) => {
+                    let id = blob_ids.next().ok_or_else(|| {
+                        git_err(format!("write {path}"))(gix::Error::from_error(
+                            std::io::Error::other("its id was not computed"),
+                        ))
+                    })?;
                     let blob = self
                         .repo
                         .objects
-                        .write_buf(gix::objs::Kind::Blob, bytes)
+                        .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)
                         .map_err(|e| git_err(format!("write {path}"))(gix::Error::from_error(e)))?;
                     editor.upsert(path.split('/'), EntryKind::Blob, blob)
                 }
@@ -211,4 +224,22 @@ fn clear_stale_lock(lock: &std::path::Path) -> Result<(), StoreError> {
         }
         std::thread::sleep((STALE - age).min(std::time::Duration::from_millis(20)));
     }
+}
+
+/// The ids of `blobs`, hashed on every core when there are many: hashing is most of
+/// placing a thousand new documents in the tree.
+fn blob_ids(blobs: &[&[u8]], hash: gix::hash::Kind) -> Result<Vec<ObjectId>, StoreError> {
+    let parts = super::pack::in_parts(blobs, |part| {
+        part.iter()
+            .map(|b| {
+                gix::objs::compute_hash(hash, gix::objs::Kind::Blob, b)
+                    .map_err(git_err("hash the store's documents"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let mut ids = Vec::with_capacity(blobs.len());
+    for part in parts {
+        ids.extend(part?);
+    }
+    Ok(ids)
 }
