@@ -288,7 +288,7 @@ mod tests {
     #[test]
     fn blocked_is_written_as_serde_json_writes_its_summaries() {
         use crate::model::{Bead, BeadId, BeadType, Dependency, Status};
-        let (_dir, store) = crate::store::Store::temp_for_tests();
+        let (_dir, store) = crate::ops::Store::temp_for_tests();
         let id = |n: u32| BeadId::parse(&format!("bd-t{n:03}")).expect("id");
         store.commit_for_tests(|tx| {
             for n in 0..40u32 {
