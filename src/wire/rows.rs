@@ -177,8 +177,9 @@ fn plain_word(w: u64) -> bool {
     below(w, 0x20) | zero(w ^ (ONES * 0x22)) | zero(w ^ (ONES * 0x5c)) == 0
 }
 
-/// `s` as a JSON string, escaped as serde_json escapes it.
-fn string(out: &mut Vec<u8>, s: &str) {
+/// Appends `s` as a JSON string, quoted and escaped as serde_json escapes it; one test
+/// a word for text with nothing to escape.
+pub fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let words = bytes.chunks_exact(8);
     let tail = words.remainder();

@@ -30,6 +30,7 @@ use serde_json::{Value, json};
 use crate::cli::Ctx;
 use crate::model::AgentName;
 use crate::ops;
+use crate::wire;
 
 pub use tools::ToolError;
 
@@ -359,9 +360,9 @@ fn initialize(params: &Value) -> Value {
 /// as the text of its one text block, escaped straight into the result.
 fn tool_result(doc: &str) -> String {
     let mut out = Vec::with_capacity(2 * doc.len() + 96);
-    out.extend_from_slice(br#"{"content":[{"type":"text","text":""#);
-    escape_into(doc, &mut out);
-    out.extend_from_slice(br#""}],"structuredContent":"#);
+    out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
+    wire::json_string(&mut out, doc);
+    out.extend_from_slice(br#"}],"structuredContent":"#);
     match doc.starts_with('{') {
         true => out.extend_from_slice(doc.as_bytes()),
         false => {
@@ -373,26 +374,6 @@ fn tool_result(doc: &str) -> String {
     out.extend_from_slice(br#","isError":false}"#);
     // Escapes are ASCII put between whole characters: the text stays UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Appends `text` escaped as the inside of a JSON string: one pass over its bytes,
-/// quotes, backslashes and control characters escaped, every other byte as it is.
-fn escape_into(text: &str, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for &byte in text.as_bytes() {
-        match byte {
-            b'"' | b'\\' => out.extend_from_slice(&[b'\\', byte]),
-            0..0x20 => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ]),
-            _ => out.push(byte),
-        }
-    }
 }
 
 /// The result of `tools/call` for a tool that failed.
@@ -482,9 +463,8 @@ mod tests {
             );
             assert_eq!(result["isError"], false);
         }
-        let mut escaped = b"\"".to_vec();
-        escape_into(text, &mut escaped);
-        escaped.push(b'"');
+        let mut escaped = Vec::new();
+        wire::json_string(&mut escaped, text);
         let back: String = serde_json::from_slice(&escaped).expect("a JSON string");
         assert_eq!(back, text);
     }
