@@ -254,19 +254,10 @@ pub fn adopt(
         }
     })?;
     if adopted {
+        // The adopted head is the remote's main (or its first replica head): what
+        // else it sent is merged on top of it.
         let mut report = SyncReport::empty(&name, false);
-        let heads = fetched_heads(None, &replicas);
-        let mut ancestry = store.ancestry();
-        integrate(
-            store,
-            &mut ancestry,
-            actor,
-            &name,
-            &heads,
-            &mut report,
-            &mut |_| {},
-            None,
-        )?;
+        integrate_remote(store, actor, &name, None, &mut report)?;
     }
     Ok(adopted.then_some(name))
 }
