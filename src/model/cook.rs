@@ -5,6 +5,7 @@
 //! A pure function: the formulas it names (parents, expansions, aspects) come from
 //! a lookup the caller gives.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Value, json};
@@ -259,7 +260,7 @@ pub fn cook(
     overlay: Option<&Overlay>,
 ) -> Result<Cooked, CookError> {
     let mut f = resolve(f, lookup, 0)?;
-    let stale = overlay.map(|o| o.apply(&mut f)).unwrap_or_default();
+    let stale = overlay.map(|o| o.apply(f.to_mut())).unwrap_or_default();
     let values = values(&f, given)?;
     let mut cook = Cooking {
         lookup,
@@ -293,10 +294,15 @@ pub fn cook(
 }
 
 /// `f` with its `extends` folded in: the parents' variables, steps and rules first,
-/// its own winning (a step of the same id replaces the parent's in place).
-fn resolve(f: &BdFormula, lookup: &Lookup<'_>, depth: usize) -> Result<BdFormula, CookError> {
+/// its own winning (a step of the same id replaces the parent's in place). `f` itself
+/// when it extends nothing: a formula of a thousand steps is not copied to be read.
+fn resolve<'f>(
+    f: &'f BdFormula,
+    lookup: &Lookup<'_>,
+    depth: usize,
+) -> Result<Cow<'f, BdFormula>, CookError> {
     if f.extends.is_empty() {
-        return Ok(f.clone());
+        return Ok(Cow::Borrowed(f));
     }
     if depth >= MAX_DEPTH {
         return Err(CookError::TooDeep(f.formula.clone()));
@@ -307,7 +313,7 @@ fn resolve(f: &BdFormula, lookup: &Lookup<'_>, depth: usize) -> Result<BdFormula
             name: name.clone(),
             by: format!("extends of {}", f.formula),
         })?;
-        let parent = resolve(&parent, lookup, depth + 1)?;
+        let parent = resolve(&parent, lookup, depth + 1)?.into_owned();
         merge_into(&mut merged, parent);
     }
     let mut own = f.clone();
@@ -317,7 +323,7 @@ fn resolve(f: &BdFormula, lookup: &Lookup<'_>, depth: usize) -> Result<BdFormula
     merged.description = own.description;
     merged.version = own.version;
     merged.kind = own.kind.or(merged.kind);
-    Ok(merged)
+    Ok(Cow::Owned(merged))
 }
 
 fn merge_into(into: &mut BdFormula, from: BdFormula) {
@@ -354,7 +360,7 @@ fn merge_into(into: &mut BdFormula, from: BdFormula) {
 /// Cooks `f` as validation does: with a sample value for each required variable
 /// (its own or a parent's) that has no default.
 pub fn trial_cook(f: &BdFormula, lookup: &Lookup<'_>) -> Result<Cooked, CookError> {
-    let given = sample_values(&resolve(f, lookup, 0)?);
+    let given = sample_values(&*resolve(f, lookup, 0)?);
     cook(f, &given, lookup, None)
 }
 

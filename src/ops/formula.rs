@@ -6,6 +6,7 @@
 //! `~/.config/git-beads/formulas/` when `XDG_CONFIG_HOME` is unset or not absolute.
 //! A repository formula wins over a user formula of the same name.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -338,11 +339,12 @@ pub fn find_formula(store: &Store, name: &str) -> Result<FoundFormula> {
     .into())
 }
 
-/// The formula in bd's language (a git-beads YAML formula is translated).
-pub fn as_bd(found: &FoundFormula) -> BdFormula {
+/// The formula in bd's language (a git-beads YAML formula is translated): borrowed
+/// when it was written in it, so that cooking a large one copies nothing.
+pub fn as_bd(found: &FoundFormula) -> Cow<'_, BdFormula> {
     match &found.bd {
-        Some(bd) => (**bd).clone(),
-        None => BdFormula::from_formula(&found.formula),
+        Some(bd) => Cow::Borrowed(&**bd),
+        None => Cow::Owned(BdFormula::from_formula(&found.formula)),
     }
 }
 
@@ -405,7 +407,7 @@ impl<'a> Library<'a> {
                     .find(|f| f.formula.name == name)
                     .cloned()
             })
-            .map(|f| as_bd(&f));
+            .map(|f| as_bd(&f).into_owned());
         self.read
             .borrow_mut()
             .insert(name.to_owned(), found.clone());
