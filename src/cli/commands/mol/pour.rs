@@ -92,8 +92,24 @@ pub fn run(ctx: &Ctx, a: PourArgs, wisp: bool, out: &mut Out) -> Result<(), CliE
         attach_kind: a.attach_type.into(),
     };
     let poured = ops::pour(&ctx.store, &ctx.actor()?, &found, &opts)?;
+    let said = say(&found, &opts, &poured, wisp, out);
+    // The command ends here and the process with it: freeing a formula and a molecule
+    // of a thousand steps piece by piece (a fifth of a millisecond each) is work the
+    // exit does anyway.
+    std::mem::forget((found, opts, poured));
+    said
+}
+
+/// Prints what `mol pour` made: the molecule's id, then notes (or the JSON of it all).
+fn say(
+    found: &ops::FoundFormula,
+    opts: &PourOptions,
+    poured: &ops::Poured,
+    wisp: bool,
+    out: &mut Out,
+) -> Result<(), CliError> {
     if out.json {
-        return out.json(&wire::Poured::from(&poured));
+        return out.json(&wire::Poured::from(poured));
     }
     out.line(poured.molecule.id.as_str())?;
     let steps = match poured.steps.len() {
