@@ -9,6 +9,80 @@ use super::id::{BeadId, DepTarget, ExternalRef};
 /// A point in time, always UTC.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;
 
+/// Serializes a time as chrono's serde does (RFC 3339 with `Z`, the fraction in none,
+/// 3, 6 or 9 digits), by [`Rfc3339`]: every bead document has two, and a pour writes
+/// a thousand documents.
+fn rfc3339<S: serde::Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&Rfc3339(t))
+}
+
+/// A time written as chrono's serde writes it, by [`TimeText`] where it can.
+struct Rfc3339<'a>(&'a Timestamp);
+
+impl std::fmt::Display for Rfc3339<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match TimeText::of(self.0) {
+            Some(text) => f.write_str(text.as_str()),
+            None => f.write_str(&self.0.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+        }
+    }
+}
+
+/// A time as chrono's serde writes it (`2026-01-01T00:00:00.123Z`: RFC 3339 with `Z`,
+/// the fraction of a second in none, 3, 6 or 9 digits, as many as it needs), written
+/// digit by digit into a buffer of its own: chrono's formatter is general (any offset,
+/// any precision) and costs twenty times as much.
+pub(crate) struct TimeText {
+    bytes: [u8; 30],
+    len: usize,
+}
+
+impl TimeText {
+    /// The text of `t`; `None` for a year outside 0 … 9999 or a leap second, which
+    /// chrono's formatter writes.
+    pub(crate) fn of(t: &Timestamp) -> Option<TimeText> {
+        use chrono::{Datelike, Timelike};
+        let (year, nanos) = (u32::try_from(t.year()).ok()?, t.nanosecond());
+        if year > 9999 || nanos >= 1_000_000_000 {
+            return None;
+        }
+        let (fraction, width) = match nanos {
+            0 => (0, 0),
+            n if n % 1_000_000 == 0 => (n / 1_000_000, 3),
+            n if n % 1_000 == 0 => (n / 1_000, 6),
+            n => (n, 9),
+        };
+        let mut out = TimeText {
+            bytes: [0; 30],
+            len: 0,
+        };
+        out.put(year, 4, b"-");
+        out.put(t.month(), 2, b"-");
+        out.put(t.day(), 2, b"T");
+        out.put(t.hour(), 2, b":");
+        out.put(t.minute(), 2, b":");
+        out.put(t.second(), 2, if width > 0 { b"." } else { b"" });
+        out.put(fraction, width, b"Z");
+        Some(out)
+    }
+
+    /// `value` in exactly `width` decimal digits (it has no more), then `then`.
+    fn put(&mut self, value: u32, width: u32, then: &[u8]) {
+        for k in (0..width).rev() {
+            self.bytes[self.len] = b'0' + (value / 10u32.pow(k) % 10) as u8;
+            self.len += 1;
+        }
+        self.bytes[self.len..self.len + then.len()].copy_from_slice(then);
+        self.len += then.len();
+    }
+
+    /// The text.
+    pub(crate) fn as_str(&self) -> &str {
+        // Only ASCII digits and separators are written.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
 /// A string did not name any variant of a closed set of words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{value:?} is not a valid {what} (expected one of: {expected})")]
@@ -448,10 +522,12 @@ pub struct Bead {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comments: Vec<Comment>,
     /// When it was made.
+    #[serde(serialize_with = "rfc3339")]
     pub created_at: Timestamp,
     /// Who made it.
     pub created_by: String,
     /// When it last changed.
+    #[serde(serialize_with = "rfc3339")]
     pub updated_at: Timestamp,
     /// Who changed it last.
     pub updated_by: String,
@@ -612,7 +688,30 @@ impl Bead {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        #[test]
+        fn times_are_written_as_chrono_writes_them(
+            secs in -62_200_000_000i64..253_500_000_000,
+            nanos in proptest::prop_oneof![
+                Just(0u32),
+                (1u32..1000).prop_map(|m| m * 1_000_000),
+                (1u32..1_000_000).prop_map(|u| u * 1_000),
+                0u32..1_000_000_000,
+                1_000_000_000u32..2_000_000_000,
+            ],
+        ) {
+            let Some(t) = Timestamp::from_timestamp(secs, nanos) else {
+                return Ok(());
+            };
+            let ours = Rfc3339(&t).to_string();
+            let chrono = serde_json::to_value(t).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(serde_json::Value::String(ours), chrono);
+        }
+    }
 
     #[test]
     fn words_round_trip() {

@@ -34,7 +34,7 @@ pub use bead::{
     Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
     ParseEnumError, Status, Timestamp, is_failure_close,
 };
-pub(crate) use bead::{WordVisitor, word_enum};
+pub(crate) use bead::{TimeText, WordVisitor, word_enum};
 pub use condition::{Condition, Facts, StepFacts};
 pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,

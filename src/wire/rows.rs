@@ -7,10 +7,8 @@
 
 use std::io::{self, Write};
 
-use chrono::{Datelike as _, Timelike as _};
-
 use super::rfc3339;
-use crate::model::{DepKind, Timestamp};
+use crate::model::{DepKind, TimeText, Timestamp};
 use crate::ops::{BeadRow, Blocked};
 
 /// How many bytes are gathered before they are handed to the writer.
@@ -123,43 +121,18 @@ fn number(out: &mut Vec<u8>, mut n: usize) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// `n` in exactly `width` decimal digits (it has no more).
-fn padded(out: &mut Vec<u8>, n: u32, width: u32) {
-    for k in (0..width).rev() {
-        out.push(b'0' + (n / 10u32.pow(k) % 10) as u8);
-    }
-}
-
 /// A time as [`rfc3339`] writes it (`2026-01-01T00:00:00.123Z`: the fraction of a
 /// second in 3, 6 or 9 digits, as many as it needs), as a JSON string.
 fn time(out: &mut Vec<u8>, t: Timestamp) {
-    let year = t.year();
-    let nanos = t.nanosecond();
-    // Years of other than four digits and leap seconds: as chrono writes them.
-    if !(0..=9999).contains(&year) || nanos >= 1_000_000_000 {
-        return string(out, &rfc3339(t));
+    match TimeText::of(&t) {
+        Some(text) => {
+            out.push(b'"');
+            out.extend_from_slice(text.as_str().as_bytes());
+            out.push(b'"');
+        }
+        // Years of other than four digits and leap seconds: as chrono writes them.
+        None => string(out, &rfc3339(t)),
     }
-    out.push(b'"');
-    padded(out, year.unsigned_abs(), 4);
-    for (sep, n) in [(b'-', t.month()), (b'-', t.day()), (b'T', t.hour())] {
-        out.push(sep);
-        padded(out, n, 2);
-    }
-    for n in [t.minute(), t.second()] {
-        out.push(b':');
-        padded(out, n, 2);
-    }
-    let (fraction, width) = match nanos {
-        0 => (0, 0),
-        n if n % 1_000_000 == 0 => (n / 1_000_000, 3),
-        n if n % 1_000 == 0 => (n / 1_000, 6),
-        n => (n, 9),
-    };
-    if width > 0 {
-        out.push(b'.');
-        padded(out, fraction, width);
-    }
-    out.extend_from_slice(b"Z\"");
 }
 
 /// Whether a byte must be escaped in a JSON string (serde_json escapes these alone).
