@@ -287,7 +287,7 @@ fn records(n: usize, updated: &str, priority: impl Fn(usize) -> usize) -> String
         .map(|k| {
             let created = format!("2025-01-01T{:02}:{:02}:00Z", k / 60, k % 60);
             let r = json!({
-                "id": format!("bd-r{k}"), "title": format!("Ready bead {k}"),
+                "id": format!("bd-r{k}"), "title": format!("Ready \"bead\" {k} \\ é"),
                 "status": "open", "priority": priority(k), "issue_type": "task",
                 "created_at": created, "created_by": "gen", "updated_at": updated,
             });
@@ -320,10 +320,12 @@ fn ready_from_the_server_is_what_a_ready_process_prints() {
             Some(printed.trim_end()),
             "{why}"
         );
+        let doc: Value = serde_json::from_str(&printed).expect("JSON");
+        assert_eq!(result["structuredContent"]["items"], doc, "{why}");
     };
     same(&mut server, "the first call");
     // The first call built the table; from the second on, it is read from its file.
-    repo.beads(&["update", "bd-r7", "--title", "Retitled"]);
+    repo.beads(&["update", "bd-r7", "--title", "Retitled \"7\" \\"]);
     same(&mut server, "a bead listed was retitled");
     repo.beads(&["dep", "add", "bd-r150", "bd-r5", "--type", "blocks"]);
     assert_eq!(repo.bead_json("bd-r5")["dependent_count"], 1);

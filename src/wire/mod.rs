@@ -28,7 +28,7 @@ pub use prime::{
     Unreadable, hook_entries, unreadable,
 };
 pub use repo::*;
-pub use rows::{string as json_string, write_blocked};
+pub use rows::{string as json_string, string_body as json_string_body, write_blocked};
 pub use session::Session;
 pub use verify::{CommitVerified, Verified};
 pub use work::*;

@@ -153,6 +153,15 @@ fn plain_word(w: u64) -> bool {
 /// Appends `s` as a JSON string, quoted and escaped as serde_json escapes it; one test
 /// a word for text with nothing to escape.
 pub fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    string_body(out, s);
+    out.push(b'"');
+}
+
+/// Appends `s` escaped as serde_json escapes it inside a JSON string, without the
+/// quotes. Each byte is escaped on its own, so the body of a concatenation is the
+/// concatenation of the bodies.
+pub fn string_body(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let words = bytes.chunks_exact(8);
     let tail = words.remainder();
@@ -160,7 +169,6 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
         .map(|w| u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
         .all(plain_word)
         && !tail.iter().any(|&b| escaped(b));
-    out.push(b'"');
     if plain {
         out.extend_from_slice(bytes);
     } else {
@@ -172,7 +180,6 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
         }
         out.extend_from_slice(&bytes[done..]);
     }
-    out.push(b'"');
 }
 
 /// The escape of byte `b`, as serde_json writes it.

@@ -22,15 +22,14 @@ mod tools;
 use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::cli::Ctx;
 use crate::model::AgentName;
 use crate::ops;
-use crate::wire;
 
 pub use tools::ToolError;
 
@@ -100,7 +99,7 @@ struct Kept {
     tool: &'static str,
     args: String,
     head: String,
-    doc: Box<RawValue>,
+    answer: Rc<tools::Answer>,
 }
 
 impl Server {
@@ -271,7 +270,7 @@ impl Server {
         }));
         let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
         match &outcome {
-            Ok(doc) => Ok(tool_result(doc.get())),
+            Ok(answer) => Ok(tool_result(answer)),
             Err(e) => {
                 let message = e.to_string();
                 serde_json::to_string(&ToolFailure {
@@ -296,26 +295,26 @@ impl Server {
         tool: &tools::Tool,
         ctx: &Ctx,
         args: &tools::Args<'_>,
-    ) -> Result<Box<RawValue>, ToolError> {
+    ) -> Result<Rc<tools::Answer>, ToolError> {
         if !tool.pure() {
-            return tool.run(ctx, args);
+            return tool.run(ctx, args).map(Rc::new);
         }
         let (head, key) = (ops::head_commit(&ctx.store)?, args.key());
         if let Some(kept) = &*self.kept.borrow()
             && (kept.tool, &kept.args, &kept.head) == (tool.name(), &key, &head)
         {
-            return Ok(kept.doc.clone());
+            return Ok(kept.answer.clone());
         }
-        let doc = tool.run(ctx, args)?;
+        let answer = Rc::new(tool.run(ctx, args)?);
         if ops::head_commit(&ctx.store)? == head {
             *self.kept.borrow_mut() = Some(Kept {
                 tool: tool.name(),
                 args: key,
                 head,
-                doc: doc.clone(),
+                answer: answer.clone(),
             });
         }
-        Ok(doc)
+        Ok(answer)
     }
 
     /// `resources/read`: the prime text, as the harness hook shows it.
@@ -355,14 +354,15 @@ fn initialize(params: &Value) -> Value {
     })
 }
 
-/// The result of `tools/call` for a tool that answered `doc` (JSON text): the
-/// document as MCP's structured content, an object (a list goes under `items`), and
-/// as the text of its one text block, escaped straight into the result.
-fn tool_result(doc: &str) -> String {
-    let mut out = Vec::with_capacity(2 * doc.len() + 96);
-    out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
-    wire::json_string(&mut out, doc);
-    out.extend_from_slice(br#"}],"structuredContent":"#);
+/// The result of `tools/call` for a tool's `answer`: the document as MCP's structured
+/// content, an object (a list goes under `items`), and as the text of its one text
+/// block, the document escaped as the answer has it.
+fn tool_result(answer: &tools::Answer) -> String {
+    let (doc, text) = (&answer.doc, &answer.text);
+    let mut out = Vec::with_capacity(doc.len() + text.len() + 96);
+    out.extend_from_slice(br#"{"content":[{"type":"text","text":""#);
+    out.extend_from_slice(text);
+    out.extend_from_slice(br#""}],"structuredContent":"#);
     match doc.starts_with('{') {
         true => out.extend_from_slice(doc.as_bytes()),
         false => {
@@ -434,6 +434,7 @@ fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire;
 
     /// The text block is the document, escaped as serde_json would: every character
     /// that JSON escapes, and others that it does not, come back as they were.
@@ -446,7 +447,8 @@ mod tests {
             json!([{"id": "bd-1", "title": text}]),
         ] {
             let doc_text = serde_json::to_string(&doc).expect("encodes");
-            let result: Value = serde_json::from_str(&tool_result(&doc_text)).expect("JSON");
+            let answer = tools::Answer::of(doc_text.clone().into());
+            let result: Value = serde_json::from_str(&tool_result(&answer)).expect("JSON");
             assert_eq!(
                 result["content"][0]["text"],
                 Value::String(doc_text.clone())

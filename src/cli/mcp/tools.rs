@@ -7,7 +7,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::cli::commands::{list::parse_type, parse_dep, session};
@@ -75,9 +74,27 @@ impl ToolError {
     }
 }
 
-/// What a tool answers: the document its command prints under `--json`, as JSON text
-/// (written once, straight from the wire type, and put into the answer as it is).
-type Outcome = Result<Box<RawValue>, ToolError>;
+/// What a tool answers: its [`Answer`], or why it failed.
+type Outcome = Result<Answer, ToolError>;
+
+/// A tool's answer: the document its command prints under `--json`, as JSON text
+/// (written once, straight from the wire type, and put into the result as it is), and
+/// the same text escaped for the result's text block.
+pub struct Answer {
+    /// The document.
+    pub doc: Box<str>,
+    /// The document escaped as the body of a JSON string (no quotes around it).
+    pub text: Vec<u8>,
+}
+
+impl Answer {
+    /// The answer with document `doc`, escaped here.
+    pub fn of(doc: Box<str>) -> Answer {
+        let mut text = Vec::with_capacity(doc.len() + doc.len() / 4);
+        wire::json_string_body(&mut text, &doc);
+        Answer { doc, text }
+    }
+}
 
 /// The JSON type of an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,12 +371,12 @@ pub fn prime_text(ctx: &Ctx) -> Result<String, ToolError> {
 
 /// An object document as `--json` prints it.
 fn object<T: Serialize>(body: &T) -> Outcome {
-    Ok(output::versioned(body)?)
+    Ok(Answer::of(output::versioned(body)?.into()))
 }
 
 /// A list document as `--json` prints it (a bare array).
 fn array<T: Serialize>(list: &T) -> Outcome {
-    Ok(serde_json::value::to_raw_value(list)?)
+    Ok(Answer::of(serde_json::value::to_raw_value(list)?.into()))
 }
 
 /// Beads in full, as `show --json` prints them.
@@ -639,17 +656,18 @@ thread_local! {
 /// How many rows' text [`RowTexts`] keeps at most: a few pages.
 const KEPT_ROWS: usize = 1024;
 
-/// The JSON text of beads listed before, by their row in the table they were read
-/// from, each with the dependent count it was written with. A server lists mostly the
-/// same beads call after call: after a write, only the beads it changed (which are
-/// read from beside the table, and never kept here) and those whose dependent count
-/// moved are written again. A row of the same table (see [`ops::TableStamp`]) is the
-/// same bytes, so its text can only be stale through its dependent count, which is
-/// part of the key; a new table drops every text kept.
+/// The JSON text of beads listed before (each escaped for the text block too, as an
+/// [`Answer`] of its own), by their row in the table they were read from, each with
+/// the dependent count it was written with. A server lists mostly the same beads call
+/// after call: after a write, only the beads it changed (which are read from beside
+/// the table, and never kept here) and those whose dependent count moved are written
+/// again. A row of the same table (see [`ops::TableStamp`]) is the same bytes, so its
+/// text can only be stale through its dependent count, which is part of the key; a
+/// new table drops every text kept.
 #[derive(Default)]
 pub struct RowTexts {
     table: Option<ops::TableStamp>,
-    rows: HashMap<usize, (usize, Box<RawValue>)>,
+    rows: HashMap<usize, (usize, Answer)>,
 }
 
 impl RowTexts {
@@ -666,7 +684,10 @@ impl RowTexts {
         let mut texts = Vec::with_capacity(listing.beads().len());
         for s in listing.beads() {
             let count = dependents.count(&s);
-            let write = || serde_json::value::to_raw_value(&wire::Summary::new(s, &dependents));
+            let write = || -> Result<Answer, ToolError> {
+                let doc = serde_json::to_string(&wire::Summary::new(s, &dependents))?;
+                Ok(Answer::of(doc.into()))
+            };
             texts.push(match s.table_row() {
                 Some(r) if self.rows.get(&r).is_some_and(|(was, _)| *was == count) => Ok(r),
                 Some(r) if self.rows.contains_key(&r) || self.rows.len() < KEPT_ROWS => {
@@ -679,14 +700,41 @@ impl RowTexts {
                 }
             });
         }
-        let texts: Vec<&RawValue> = texts
+        let rows: Vec<&Answer> = texts
             .iter()
             .map(|t| match *t {
-                Ok(r) => &*self.rows[&r].1,
-                Err(k) => &*made[k],
+                Ok(r) => &self.rows[&r].1,
+                Err(k) => &made[k],
             })
             .collect();
-        Ok(serde_json::value::to_raw_value(&texts)?)
+        Ok(joined(&rows))
+    }
+}
+
+/// The answer that is the JSON array of the documents of `rows`, in their order: their
+/// texts joined, escaped text to escaped text (escaping goes byte by byte, so the
+/// escape of the whole is the escapes of its parts, joined).
+fn joined(rows: &[&Answer]) -> Answer {
+    let (docs, texts) = rows.iter().fold((2, 2), |(d, t), a| {
+        (d + a.doc.len() + 1, t + a.text.len() + 1)
+    });
+    let mut doc = String::with_capacity(docs);
+    let mut text = Vec::with_capacity(texts);
+    doc.push('[');
+    text.push(b'[');
+    for (k, row) in rows.iter().enumerate() {
+        if k > 0 {
+            doc.push(',');
+            text.push(b',');
+        }
+        doc.push_str(&row.doc);
+        text.extend_from_slice(&row.text);
+    }
+    doc.push(']');
+    text.push(b']');
+    Answer {
+        doc: doc.into(),
+        text,
     }
 }
 

@@ -318,7 +318,14 @@ pub(super) struct Chunks {
     sums: Vec<u32>,
     /// Per piece: 0 not checked yet, 1 sound, 2 damaged.
     state: Vec<std::sync::atomic::AtomicU8>,
+    /// How many times this process read these bytes as a table.
+    reads: std::sync::atomic::AtomicUsize,
 }
+
+/// At which read of the same table a process checks all of it: a command may read its
+/// table twice, where checking the whole would cost more than the pieces it touches;
+/// a process that reads it a third time reads it again and again.
+const READS_BEFORE_WHOLE: usize = 3;
 
 /// How many damaged pieces reads came upon in this process.
 static DAMAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -334,7 +341,10 @@ static LAST_CHECKED: std::sync::Mutex<Option<Arc<Chunks>>> = std::sync::Mutex::n
 
 impl Chunks {
     /// The checks of the table at `of` against `sums`: those of the last table read
-    /// when it is the same, else none checked yet.
+    /// when it is the same, else none checked yet. A process that reads the same table
+    /// again and again (a server, call after call: the [`READS_BEFORE_WHOLE`]th read)
+    /// checks the pieces not checked yet then, once: from then on its reads of that
+    /// table need no check at all (see [`Chunks::known_sound`]).
     pub fn of(of: &Raw, sums: Vec<u32>) -> Arc<Chunks> {
         let mut last = LAST_CHECKED
             .lock()
@@ -344,12 +354,17 @@ impl Chunks {
             && c.of.1 == of.1
             && c.sums == sums
         {
+            if c.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 == READS_BEFORE_WHOLE
+            {
+                c.all_sound();
+            }
             return c.clone();
         }
         let chunks = Arc::new(Chunks {
             of: of.clone(),
             state: sums.iter().map(|_| 0.into()).collect(),
             sums,
+            reads: 1.into(),
         });
         *last = Some(chunks.clone());
         chunks
@@ -409,6 +424,12 @@ impl Chunks {
     fn all_sound(&self) -> bool {
         (0..self.sums.len()).all(|k| self.sound(self.of.1.start + k * CHECKED_PIECE, 1))
     }
+
+    /// Whether every piece was checked and found sound.
+    fn known_sound(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.state.iter().all(|s| s.load(Relaxed) == 1)
+    }
 }
 
 impl Table {
@@ -463,7 +484,8 @@ impl Table {
             rows: n,
             dangling,
             at,
-            check,
+            // Bytes known sound throughout are read as a table checked whole.
+            check: check.filter(|c| !c.known_sound()),
         };
         let ends_fit = table.u32_at(table.at.first_str, n) as usize == m
             && table.u32_at(table.at.dep_start, n) as usize == d
@@ -1088,6 +1110,32 @@ mod tests {
     fn raw(bytes: Vec<u8>) -> Raw {
         let len = bytes.len();
         (Arc::new(bytes.into()), 0..len)
+    }
+
+    /// A process that reads the same table again and again checks it whole at its
+    /// third read, once: a damaged piece that no read touched is found then, and a
+    /// sound table is known sound throughout (read from then on with no check).
+    #[test]
+    fn the_third_read_of_the_same_table_checks_it_whole() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let bytes: Vec<u8> = (0..5 * CHECKED_PIECE).map(|k| (k % 251) as u8).collect();
+        let sums = piece_sums(&bytes);
+        let mut torn = bytes.clone();
+        torn[4 * CHECKED_PIECE + 1] ^= 1;
+        for (bytes, sound) in [(bytes, true), (torn, false)] {
+            let raw = raw(bytes);
+            let first = Chunks::of(&raw, sums.clone());
+            assert!(first.sound(raw.1.start, 1), "the first piece is sound");
+            assert_eq!(first.state[4].load(Relaxed), 0, "the last piece unread");
+            // The other tests of this process read tables too (the last one read is
+            // kept): read until three reads in a row were of this one.
+            let checked = (0..50)
+                .map(|_| Chunks::of(&raw, sums.clone()))
+                .find(|c| c.state[4].load(Relaxed) != 0)
+                .expect("checked whole");
+            assert_eq!(checked.known_sound(), sound);
+            assert_eq!(checked.state[4].load(Relaxed), if sound { 1 } else { 2 });
+        }
     }
 
     #[test]
