@@ -209,10 +209,9 @@ pub enum Sort {
 }
 
 impl ListFilter {
-    /// Whether the filter keeps bead `s` (its limit and order aside).
-    pub fn keeps(&self, s: &BeadRow<'_>) -> bool {
-        let status = s.status();
-        let status_ok = if self.statuses.is_empty() {
+    /// Whether the filter keeps a bead of `status`, its other fields aside.
+    fn keeps_status(&self, status: Status) -> bool {
+        if self.statuses.is_empty() {
             match status {
                 Status::Deleted => false,
                 Status::Closed => self.all,
@@ -220,9 +219,45 @@ impl ListFilter {
             }
         } else {
             self.statuses.contains(&status)
-        };
+        }
+    }
+
+    /// Whether the filter looks at nothing of a bead but its status.
+    fn by_status_alone(&self) -> bool {
+        let ListFilter {
+            statuses: _,
+            kinds,
+            exclude_kinds,
+            priorities,
+            assignee,
+            unassigned,
+            labels,
+            labels_any,
+            exclude_labels,
+            parent,
+            title_contains,
+            all: _,
+            hidden: _,
+            sort: _,
+            reverse: _,
+            limit: _,
+        } = self;
+        kinds.is_empty()
+            && exclude_kinds.is_empty()
+            && priorities.is_empty()
+            && assignee.is_none()
+            && !unassigned
+            && labels.is_empty()
+            && labels_any.is_empty()
+            && exclude_labels.is_empty()
+            && parent.is_none()
+            && title_contains.is_none()
+    }
+
+    /// Whether the filter keeps bead `s` (its limit and order aside).
+    pub fn keeps(&self, s: &BeadRow<'_>) -> bool {
         let kind = s.kind();
-        status_ok
+        self.keeps_status(s.status())
             && (self.kinds.is_empty() || self.kinds.contains(&kind))
             && !self.exclude_kinds.contains(&kind)
             && (self.priorities.is_empty() || self.priorities.contains(&s.priority()))
@@ -594,8 +629,26 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
-/// them, and the documents in the store that do not parse.
+/// them, and the documents in the store that do not parse. A filter of statuses alone
+/// is answered from the counts kept beside the index's table (see [`Tally`]).
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
+    if filter.by_status_alone() {
+        let tallied = sound(store, || {
+            let ((index, failures), words) = index_and_words(store, Part::LazyBeads)?;
+            let filter = completed(&words, filter)?;
+            Ok(Tally::kept(store, &index, &failures).map(|tally| {
+                let counted = tally
+                    .beads
+                    .iter()
+                    .filter(|((s, ..), _)| filter.keeps_status(*s));
+                let n = counted.map(|(_, &n)| usize::try_from(n).unwrap_or(0)).sum();
+                (n, index.broken().to_vec())
+            }))
+        })?;
+        if let Some(counted) = tallied {
+            return Ok(counted);
+        }
+    }
     let ((index, failures), words) = index_and_words(store, Part::Beads)?;
     let filter = &completed(&words, filter)?;
     Ok((
@@ -1138,8 +1191,10 @@ struct Tally {
     lead_us: i128,
     /// How many epics are eligible for closure.
     eligible: i64,
-    /// Per epic (not a tombstone) with children: how many, how many of them closed.
-    children: BTreeMap<String, (i64, i64)>,
+    /// Per epic (not a tombstone) with children, by its row in the index walked (the
+    /// table's, for a kept tally), in order: how many, how many of them closed. What an
+    /// adjustment reads of the table; it leaves them as they are.
+    children: Vec<(u32, u32, u32)>,
     /// Whether the walk came upon a cycle: its answers then depend on where it started,
     /// so a change is counted by walking everything again.
     cyclic: bool,
@@ -1150,23 +1205,26 @@ impl Tally {
     /// missing), adjusted for the beads changed since; or, when a change reaches beads
     /// that did not change, or a cycle is in the way, one walk of every bead.
     fn of(store: &Store, index: &Index, failures: &Failures) -> Tally {
+        Tally::kept(store, index, failures).unwrap_or_else(|| Tally::walk(index, failures))
+    }
+
+    /// The tally of `index` from its table's, kept beside it (worked out and kept when
+    /// missing), adjusted for the beads changed since; `None` when a change reaches
+    /// beads that did not change, or a cycle is in the way.
+    fn kept(store: &Store, index: &Index, failures: &Failures) -> Option<Tally> {
         let kept = store.index_kept::<Tally>(index).or_else(|| {
             let tree = index.table_tree()?;
             let table = Tally::walk(&index.table_only(), &Failures::at_tree(store, tree));
             store.keep_in_index(index, &table);
             Some(table)
-        });
-        let Some(kept) = kept else {
-            return Tally::walk(index, failures);
-        };
+        })?;
         if index.changed_ids().next().is_none() {
-            return kept;
+            return Some(kept);
         }
         if kept.cyclic || index.changes_reach_table() {
-            return Tally::walk(index, failures);
+            return None;
         }
         kept.adjusted(store, index, failures)
-            .unwrap_or_else(|| Tally::walk(index, failures))
     }
 
     /// Counts bead `s` (held back or not, as worked out) `by` times (1 in, -1 out).
@@ -1201,8 +1259,9 @@ impl Tally {
             let (total, closed) = children[e.row().get()];
             tally.eligible += i64::from(eligible(e.status(), total, closed));
             if total > 0 {
-                let counts = (total as i64, closed as i64);
-                tally.children.insert(e.id().to_owned(), counts);
+                let number = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                let at = (number(e.row().get()), number(total), number(closed));
+                tally.children.push(at);
             }
         }
         tally.cyclic = held.cyclic;
@@ -1249,7 +1308,15 @@ impl Tally {
             // table): they are all counted here.
             let before = match ids.contains(id) {
                 true => then,
-                false => self.children.get(id).copied().unwrap_or_default(),
+                false => table
+                    .get(id)
+                    .and_then(|e| {
+                        let row = u32::try_from(e.row().get()).ok()?;
+                        let k = self.children.binary_search_by_key(&row, |c| c.0).ok()?;
+                        let (_, total, closed) = self.children[k];
+                        Some((i64::from(total), i64::from(closed)))
+                    })
+                    .unwrap_or_default(),
             };
             let after = (before.0 - then.0 + now.0, before.1 - then.1 + now.1);
             let judged = |view: &Index, (total, closed): (i64, i64)| {
@@ -1260,10 +1327,6 @@ impl Tally {
                 })
             };
             self.eligible += i64::from(judged(index, after)) - i64::from(judged(&table, before));
-            match index.get(id).is_some_and(|e| e.kind() == BeadType::Epic) && after.0 > 0 {
-                true => self.children.insert(id.to_owned(), after),
-                false => self.children.remove(id),
-            };
         }
         self.beads.retain(|_, n| *n != 0);
         Some(self)
@@ -1813,13 +1876,31 @@ mod tests {
                 walked.stats(&Vocabulary::default()),
                 "step {step}"
             );
+            for filter in [
+                ListFilter::default(),
+                ListFilter {
+                    all: true,
+                    ..ListFilter::default()
+                },
+                ListFilter {
+                    statuses: vec![Status::Open, Status::Closed, Status::Deleted],
+                    ..ListFilter::default()
+                },
+            ] {
+                let plain = index.rows().filter(|s| filter.keeps(s)).count();
+                assert_eq!(
+                    count(&store, &filter).expect("count").0,
+                    plain,
+                    "step {step}"
+                );
+            }
             let kept: Tally = store.index_kept(&index).expect("kept");
             if !kept.cyclic && !index.changes_reach_table() {
-                let Some(mut tally) = kept.adjusted(&store, &index, &failures) else {
+                let Some(tally) = kept.adjusted(&store, &index, &failures) else {
                     continue;
                 };
-                tally.cyclic = walked.cyclic;
-                assert_eq!(tally, walked, "step {step}");
+                let counts = |t: &Tally| (t.beads.clone(), t.lead_us, t.eligible);
+                assert_eq!(counts(&tally), counts(&walked), "step {step}");
                 adjusted += 1;
             }
         }
