@@ -737,6 +737,15 @@ impl<'f> Blockers<'f> {
         page[at % MEMO_PAGE] = state;
     }
 
+    /// Where in `found` the list of what blocks `s` is ([`Blockers::of`]), when
+    /// anything does.
+    fn found_at(&mut self, s: BeadRow<'_>) -> Option<usize> {
+        match self.of(s).is_empty() {
+            true => None,
+            false => (self.state(s.row().get()) as usize).checked_sub(2),
+        }
+    }
+
     /// The beads that block `s`: unfinished `blocks` targets, `conditional-blocks`
     /// targets that did not fail, and whatever blocks its parent (a blocked or
     /// deferred parent blocks its children), transitively; and items of other
@@ -1006,7 +1015,10 @@ pub fn ready_claim_on(
 /// from the index, plus the documents that could not be read.
 pub struct Blocked {
     index: Index,
-    rows: Vec<(Row, Vec<By>)>,
+    /// Each blocked bead, with where in `by` what blocks it is.
+    rows: Vec<(Row, usize)>,
+    /// The lists of what blocks each bead ([`Blockers`]' own).
+    by: Vec<Vec<By>>,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
@@ -1021,15 +1033,15 @@ impl Blocked {
     /// Each blocked bead, highest priority first, then oldest, with the ids of what
     /// it waits on, sorted.
     pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
-        self.rows.iter().map(|(r, by)| {
-            let mut ids: Vec<&str> = (by.iter())
+        self.rows.iter().map(|&(r, k)| {
+            let mut ids: Vec<&str> = (self.by[k].iter())
                 .map(|b| match b {
                     By::Row(b) => self.index.row(*b).id(),
                     By::External(id) => id,
                 })
                 .collect();
             ids.sort_unstable();
-            (self.index.row(*r), ids)
+            (self.index.row(r), ids)
         })
     }
 }
@@ -1039,20 +1051,18 @@ impl Blocked {
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
     let (index, failures) = load_with_failures(store)?;
     let mut blockers = Blockers::new(&index, &failures);
-    let mut rows: Vec<(Row, Vec<By>)> = index
+    let mut rows: Vec<(Row, usize)> = index
         .rows()
         .filter(|s| !s.status().is_done())
         .filter(|s| parent.is_none_or(|p| descends_from(*s, p.as_str())))
-        .filter_map(|s| {
-            let by = blockers.of(s);
-            (!by.is_empty()).then(|| (s.row(), by.to_vec()))
-        })
+        .filter_map(|s| Some((s.row(), blockers.found_at(s)?)))
         .collect();
     let by = order(&index, Sort::Priority, false);
     rows.sort_by(|a, b| by(&a.0, &b.0));
     drop(by);
     Ok(Blocked {
         rows,
+        by: blockers.found,
         broken: index.broken().to_vec(),
         index,
     })
