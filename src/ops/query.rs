@@ -3,6 +3,8 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::{BeadError, Result, beads::claim, now, write};
 use crate::model::config::{Category, Vocabulary};
 use crate::model::{
@@ -207,10 +209,9 @@ pub enum Sort {
 }
 
 impl ListFilter {
-    /// Whether the filter keeps bead `s` (its limit and order aside).
-    pub fn keeps(&self, s: &BeadRow<'_>) -> bool {
-        let status = s.status();
-        let status_ok = if self.statuses.is_empty() {
+    /// Whether the filter keeps a bead of `status`, its other fields aside.
+    fn keeps_status(&self, status: Status) -> bool {
+        if self.statuses.is_empty() {
             match status {
                 Status::Deleted => false,
                 Status::Closed => self.all,
@@ -218,9 +219,45 @@ impl ListFilter {
             }
         } else {
             self.statuses.contains(&status)
-        };
+        }
+    }
+
+    /// Whether the filter looks at nothing of a bead but its status.
+    fn by_status_alone(&self) -> bool {
+        let ListFilter {
+            statuses: _,
+            kinds,
+            exclude_kinds,
+            priorities,
+            assignee,
+            unassigned,
+            labels,
+            labels_any,
+            exclude_labels,
+            parent,
+            title_contains,
+            all: _,
+            hidden: _,
+            sort: _,
+            reverse: _,
+            limit: _,
+        } = self;
+        kinds.is_empty()
+            && exclude_kinds.is_empty()
+            && priorities.is_empty()
+            && assignee.is_none()
+            && !unassigned
+            && labels.is_empty()
+            && labels_any.is_empty()
+            && exclude_labels.is_empty()
+            && parent.is_none()
+            && title_contains.is_none()
+    }
+
+    /// Whether the filter keeps bead `s` (its limit and order aside).
+    pub fn keeps(&self, s: &BeadRow<'_>) -> bool {
         let kind = s.kind();
-        status_ok
+        self.keeps_status(s.status())
             && (self.kinds.is_empty() || self.kinds.contains(&kind))
             && !self.exclude_kinds.contains(&kind)
             && (self.priorities.is_empty() || self.priorities.contains(&s.priority()))
@@ -499,9 +536,14 @@ struct Failures {
 
 impl Failures {
     fn at(store: &Store, head: &Head) -> Self {
+        Failures::at_tree(store, head.tree)
+    }
+
+    /// Which done beads failed, as of `tree`.
+    fn at_tree(store: &Store, tree: ObjectId) -> Self {
         Failures {
             store: store.clone(),
-            tree: head.tree,
+            tree,
         }
     }
 
@@ -587,8 +629,26 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
-/// them, and the documents in the store that do not parse.
+/// them, and the documents in the store that do not parse. A filter of statuses alone
+/// is answered from the counts kept beside the index's table (see [`Tally`]).
 pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)> {
+    if filter.by_status_alone() {
+        let tallied = sound(store, || {
+            let ((index, failures), words) = index_and_words(store, Part::LazyBeads)?;
+            let filter = completed(&words, filter)?;
+            Ok(Tally::kept(store, &index, &failures).map(|tally| {
+                let counted = tally
+                    .beads
+                    .iter()
+                    .filter(|((s, ..), _)| filter.keeps_status(*s));
+                let n = counted.map(|(_, &n)| usize::try_from(n).unwrap_or(0)).sum();
+                (n, index.broken().to_vec())
+            }))
+        })?;
+        if let Some(counted) = tallied {
+            return Ok(counted);
+        }
+    }
     let ((index, failures), words) = index_and_words(store, Part::Beads)?;
     let filter = &completed(&words, filter)?;
     Ok((
@@ -677,6 +737,15 @@ impl<'f> Blockers<'f> {
         page[at % MEMO_PAGE] = state;
     }
 
+    /// Where in `found` the list of what blocks `s` is ([`Blockers::of`]), when
+    /// anything does.
+    fn found_at(&mut self, s: BeadRow<'_>) -> Option<usize> {
+        match self.of(s).is_empty() {
+            true => None,
+            false => (self.state(s.row().get()) as usize).checked_sub(2),
+        }
+    }
+
     /// The beads that block `s`: unfinished `blocks` targets, `conditional-blocks`
     /// targets that did not fail, and whatever blocks its parent (a blocked or
     /// deferred parent blocks its children), transitively; and items of other
@@ -725,10 +794,13 @@ impl<'f> Blockers<'f> {
 /// same links in the same order, so that it answers the same even in a parent-child
 /// cycle that arrived by sync (where the memo's order shows).
 struct Held<'f> {
-    /// Per row: 0 not worked out yet, 1 nothing blocks it (or it is being worked
-    /// out), 2 something does.
+    /// Per row: 0 not worked out yet, 1 nothing blocks it, 2 something does, 3 being
+    /// worked out.
     state: Vec<u8>,
     failures: &'f Failures,
+    /// Whether a walk came back to a bead it was working out (a cycle that arrived by
+    /// sync or import): its answers then depend on where the walk started.
+    cyclic: bool,
 }
 
 impl<'f> Held<'f> {
@@ -736,6 +808,7 @@ impl<'f> Held<'f> {
         Held {
             state: vec![0; index.row_count()],
             failures,
+            cyclic: false,
         }
     }
 
@@ -745,9 +818,13 @@ impl<'f> Held<'f> {
         match self.state[at] {
             0 => {}
             1 => return false,
-            _ => return true,
+            2 => return true,
+            _ => {
+                self.cyclic = true;
+                return false;
+            }
         }
-        self.state[at] = 1;
+        self.state[at] = 3;
         let mut held = false;
         for d in s.dependencies() {
             let Some(target) = d.target else {
@@ -763,9 +840,7 @@ impl<'f> Held<'f> {
                 kind => held |= waits_on(kind, &target, self.failures),
             }
         }
-        if held {
-            self.state[at] = 2;
-        }
+        self.state[at] = if held { 2 } else { 1 };
         held
     }
 }
@@ -940,7 +1015,10 @@ pub fn ready_claim_on(
 /// from the index, plus the documents that could not be read.
 pub struct Blocked {
     index: Index,
-    rows: Vec<(Row, Vec<By>)>,
+    /// Each blocked bead, with where in `by` what blocks it is.
+    rows: Vec<(Row, usize)>,
+    /// The lists of what blocks each bead ([`Blockers`]' own).
+    by: Vec<Vec<By>>,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
@@ -955,15 +1033,15 @@ impl Blocked {
     /// Each blocked bead, highest priority first, then oldest, with the ids of what
     /// it waits on, sorted.
     pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
-        self.rows.iter().map(|(r, by)| {
-            let mut ids: Vec<&str> = (by.iter())
+        self.rows.iter().map(|&(r, k)| {
+            let mut ids: Vec<&str> = (self.by[k].iter())
                 .map(|b| match b {
                     By::Row(b) => self.index.row(*b).id(),
                     By::External(id) => id,
                 })
                 .collect();
             ids.sort_unstable();
-            (self.index.row(*r), ids)
+            (self.index.row(r), ids)
         })
     }
 }
@@ -973,20 +1051,18 @@ impl Blocked {
 pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
     let (index, failures) = load_with_failures(store)?;
     let mut blockers = Blockers::new(&index, &failures);
-    let mut rows: Vec<(Row, Vec<By>)> = index
+    let mut rows: Vec<(Row, usize)> = index
         .rows()
         .filter(|s| !s.status().is_done())
         .filter(|s| parent.is_none_or(|p| descends_from(*s, p.as_str())))
-        .filter_map(|s| {
-            let by = blockers.of(s);
-            (!by.is_empty()).then(|| (s.row(), by.to_vec()))
-        })
+        .filter_map(|s| Some((s.row(), blockers.found_at(s)?)))
         .collect();
     let by = order(&index, Sort::Priority, false);
     rows.sort_by(|a, b| by(&a.0, &b.0));
     drop(by);
     Ok(Blocked {
         rows,
+        by: blockers.found,
         broken: index.broken().to_vec(),
         index,
     })
@@ -1101,59 +1177,204 @@ pub struct Stats {
     pub custom: BTreeMap<String, usize>,
 }
 
-/// Counts the store for `stats`: one pass over every bead, with one memo of blockers
-/// for the ready and the blocked.
+/// Counts the store for `stats`: what one walk of the index's table counted, kept
+/// beside it, with the beads changed since taken out as they were and counted again
+/// as they are (see [`Tally`]).
 pub fn stats(store: &Store) -> Result<Stats> {
-    let ((index, failures), words) = index_and_words(store, Part::Beads)?;
-    let index = &index;
-    // One pass: the epics' children are counted as the pass goes, the epics judged
-    // after it.
-    let mut children = vec![(0, 0); index.row_count()];
-    let mut epics = Vec::new();
-    let mut st = Stats::default();
-    let mut held = Held::new(index, &failures);
-    // What `ready` keeps with no filter: work (no container) of these statuses.
-    let ready = open_only(&ListFilter::default(), &words).statuses;
-    let mut lead_us = 0i128;
-    for s in index.rows() {
+    sound(store, || {
+        let ((index, failures), words) = index_and_words(store, Part::LazyBeads)?;
+        Ok(Tally::of(store, &index, &failures).stats(&words))
+    })
+}
+
+/// What `stats` counts, as sums over the beads: per status, whether the bead is a
+/// container and whether something holds it back, how many beads; the closed beads'
+/// lead times; the eligible epics; and per epic, its children. A tally of the table
+/// is kept beside it, and a change is counted by taking the changed beads out as the
+/// table has them and putting them back as they are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Tally {
+    /// How many beads of each status, kind of bead (container or not) and state
+    /// (held back or not; finished beads are never held).
+    beads: BTreeMap<(Status, bool, bool), i64>,
+    /// The sum over closed beads of the time from creation to the last change, in µs.
+    lead_us: i128,
+    /// How many epics are eligible for closure.
+    eligible: i64,
+    /// Per epic (not a tombstone) with children, by its row in the index walked (the
+    /// table's, for a kept tally), in order: how many, how many of them closed. What an
+    /// adjustment reads of the table; it leaves them as they are.
+    children: Vec<(u32, u32, u32)>,
+    /// Whether the walk came upon a cycle: its answers then depend on where it started,
+    /// so a change is counted by walking everything again.
+    cyclic: bool,
+}
+
+impl Tally {
+    /// The tally of `index`: its table's, kept beside it (worked out and kept when
+    /// missing), adjusted for the beads changed since; or, when a change reaches beads
+    /// that did not change, or a cycle is in the way, one walk of every bead.
+    fn of(store: &Store, index: &Index, failures: &Failures) -> Tally {
+        Tally::kept(store, index, failures).unwrap_or_else(|| Tally::walk(index, failures))
+    }
+
+    /// The tally of `index` from its table's, kept beside it (worked out and kept when
+    /// missing), adjusted for the beads changed since; `None` when a change reaches
+    /// beads that did not change, or a cycle is in the way.
+    fn kept(store: &Store, index: &Index, failures: &Failures) -> Option<Tally> {
+        let kept = store.index_kept::<Tally>(index).or_else(|| {
+            let tree = index.table_tree()?;
+            let table = Tally::walk(&index.table_only(), &Failures::at_tree(store, tree));
+            store.keep_in_index(index, &table);
+            Some(table)
+        })?;
+        if index.changed_ids().next().is_none() {
+            return Some(kept);
+        }
+        if kept.cyclic || index.changes_reach_table() {
+            return None;
+        }
+        kept.adjusted(store, index, failures)
+    }
+
+    /// Counts bead `s` (held back or not, as worked out) `by` times (1 in, -1 out).
+    fn count(&mut self, s: &BeadRow<'_>, held: bool, by: i64) {
         let status = s.status();
-        match status {
-            Status::Open => st.open += 1,
-            Status::InProgress => st.in_progress += 1,
-            Status::Closed => {
-                st.closed += 1;
-                lead_us += i128::from(s.updated_us() - s.created_us());
+        let key = (status, s.kind().is_container(), held && !status.is_done());
+        *self.beads.entry(key).or_default() += by;
+        if status == Status::Closed {
+            self.lead_us += i128::from(by) * i128::from(s.updated_us() - s.created_us());
+        }
+    }
+
+    /// Every bead of `index` counted: one pass, with one memo of blockers; the epics'
+    /// children counted as it goes, the epics judged after it.
+    fn walk(index: &Index, failures: &Failures) -> Tally {
+        let mut tally = Tally::default();
+        let mut children = vec![(0, 0); index.row_count()];
+        let mut epics = Vec::new();
+        let mut held = Held::new(index, failures);
+        for s in index.rows() {
+            let status = s.status();
+            if status != Status::Deleted {
+                count_child(&mut children, &s);
+                if s.kind() == BeadType::Epic {
+                    epics.push(s);
+                }
             }
-            Status::Blocked => {}
-            Status::Custom(w) => *st.custom.entry(w.as_str().to_owned()).or_default() += 1,
-            Status::Deferred => st.deferred += 1,
-            Status::Hooked => st.hooked += 1,
-            Status::Pinned => st.pinned += 1,
-            Status::Deleted => st.tombstones += 1,
+            let blocked = !status.is_done() && held.of(s);
+            tally.count(&s, blocked, 1);
         }
-        let kind = s.kind();
-        if status != Status::Deleted {
-            st.total += 1;
-            count_child(&mut children, &s);
-            if kind == BeadType::Epic {
-                epics.push((s.row().get(), status));
+        for e in epics {
+            let (total, closed) = children[e.row().get()];
+            tally.eligible += i64::from(eligible(e.status(), total, closed));
+            if total > 0 {
+                let number = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                let at = (number(e.row().get()), number(total), number(closed));
+                tally.children.push(at);
             }
         }
-        if status.is_done() {
-            continue;
+        tally.cyclic = held.cyclic;
+        tally
+    }
+
+    /// This tally of `index`'s table, with the beads changed since taken out as the
+    /// table has them and counted again as they are. Only for a change that reaches
+    /// no bead that did not change ([`Index::changes_reach_table`]): the unchanged
+    /// beads then stand as they stood. `None` when a walk comes upon a cycle.
+    fn adjusted(mut self, store: &Store, index: &Index, failures: &Failures) -> Option<Tally> {
+        let table = index.table_only();
+        let then = Failures::at_tree(store, index.table_tree()?);
+        let (mut held_then, mut held_now) = (Held::new(&table, &then), Held::new(index, failures));
+        let ids: std::collections::BTreeSet<&str> = index.changed_ids().collect();
+        // Per parent: its children among the changed beads, as they were and as they are.
+        let mut parents: BTreeMap<&str, [(i64, i64); 2]> = BTreeMap::new();
+        for (when, view) in [(0, &table), (1, index)] {
+            for s in ids.iter().filter_map(|id| view.get(id)) {
+                let status = s.status();
+                let held = match when {
+                    0 => !status.is_done() && held_then.of(s),
+                    _ => !status.is_done() && held_now.of(s),
+                };
+                self.count(&s, held, if when == 0 { -1 } else { 1 });
+                parents.entry(s.id()).or_default();
+                if status == Status::Deleted {
+                    continue;
+                }
+                for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
+                    if let Some(t) = d.target {
+                        let e = &mut parents.entry(t.id()).or_default()[when];
+                        e.0 += 1;
+                        e.1 += i64::from(status == Status::Closed);
+                    }
+                }
+            }
         }
-        let held = held.of(s);
-        st.blocked += usize::from(status == Status::Blocked || held);
-        st.ready += usize::from(!held && !kind.is_container() && ready.contains(&status));
+        if held_then.cyclic || held_now.cyclic {
+            return None;
+        }
+        for (id, [then, now]) in parents {
+            // A changed bead's children all changed too (else the change reached the
+            // table): they are all counted here.
+            let before = match ids.contains(id) {
+                true => then,
+                false => table
+                    .get(id)
+                    .and_then(|e| {
+                        let row = u32::try_from(e.row().get()).ok()?;
+                        let k = self.children.binary_search_by_key(&row, |c| c.0).ok()?;
+                        let (_, total, closed) = self.children[k];
+                        Some((i64::from(total), i64::from(closed)))
+                    })
+                    .unwrap_or_default(),
+            };
+            let after = (before.0 - then.0 + now.0, before.1 - then.1 + now.1);
+            let judged = |view: &Index, (total, closed): (i64, i64)| {
+                view.get(id).is_some_and(|e| {
+                    e.kind() == BeadType::Epic
+                        && e.status() != Status::Deleted
+                        && eligible(e.status(), total as usize, closed as usize)
+                })
+            };
+            self.eligible += i64::from(judged(index, after)) - i64::from(judged(&table, before));
+        }
+        self.beads.retain(|_, n| *n != 0);
+        Some(self)
     }
-    for (row, status) in epics {
-        let (total, closed) = children[row];
-        st.epics_eligible_for_closure += usize::from(eligible(status, total, closed));
+
+    /// The counts `stats` prints, with the project's own statuses (`ready` counts
+    /// those of the active category too).
+    fn stats(&self, words: &Vocabulary) -> Stats {
+        // What `ready` keeps with no filter: work (no container) of these statuses.
+        let ready = open_only(&ListFilter::default(), words).statuses;
+        let mut st = Stats::default();
+        for (&(status, container, held), &n) in &self.beads {
+            let n = usize::try_from(n).unwrap_or(0);
+            match status {
+                Status::Open => st.open += n,
+                Status::InProgress => st.in_progress += n,
+                Status::Closed => st.closed += n,
+                Status::Blocked => {}
+                Status::Custom(w) => *st.custom.entry(w.as_str().to_owned()).or_default() += n,
+                Status::Deferred => st.deferred += n,
+                Status::Hooked => st.hooked += n,
+                Status::Pinned => st.pinned += n,
+                Status::Deleted => st.tombstones += n,
+            }
+            if status != Status::Deleted {
+                st.total += n;
+            }
+            if !status.is_done() {
+                st.blocked += usize::from(status == Status::Blocked || held) * n;
+                st.ready += usize::from(!held && !container && ready.contains(&status)) * n;
+            }
+        }
+        st.epics_eligible_for_closure = usize::try_from(self.eligible).unwrap_or(0);
+        if st.closed > 0 {
+            st.average_lead_time_hours = self.lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
+        }
+        st
     }
-    if st.closed > 0 {
-        st.average_lead_time_hours = lead_us as f64 / st.closed as f64 / 3_600_000_000.0;
-    }
-    Ok(st)
 }
 
 /// An epic and how far its children are.
@@ -1589,6 +1810,111 @@ mod tests {
                 "step {step}"
             );
         }
+    }
+
+    /// `stats` (the table's kept tally, adjusted for the beads changed since) counts
+    /// what one walk of every bead counts, through writes, closes, dependencies added
+    /// and removed, removals, folds into a new table and rebuilds; and the adjustment
+    /// itself, where it applies, gives the walk's tally.
+    #[test]
+    fn stats_over_a_change_counts_what_a_walk_of_every_bead_counts() {
+        let (_dir, store, mut rng) = random_store(70, 31);
+        // Beads 100..140 change; they depend on the others and on each other, and none
+        // of the first 70 depends on them, so many changes reach no unchanged bead.
+        let churned = |n: u64, rng: &mut Rng| {
+            let mut b = bead(n, rng);
+            for d in &mut b.dependencies {
+                if rng.below(4) == 0 {
+                    d.id = id(100 + rng.below(40));
+                }
+            }
+            // Half are children of one of the epics 140..145, most of those closed.
+            if rng.below(2) == 0 {
+                b.dependencies.push(Dependency {
+                    id: id(140 + n % 5),
+                    kind: DepKind::ParentChild,
+                });
+                if rng.below(4) > 0 {
+                    b.status = Status::Closed;
+                }
+            }
+            b.dependencies.retain(|d| d.id != b.id);
+            b.dependencies.sort();
+            b.dependencies.dedup_by(|a, b| a.id == b.id);
+            b
+        };
+        commit(&store, |tx| {
+            for n in 140..145 {
+                let mut epic = Bead::new(id(n), "Epic".to_owned(), "tester", Timestamp::default());
+                epic.kind = BeadType::Epic;
+                tx.put_bead(&epic).expect("put");
+            }
+        });
+        let mut adjusted = 0;
+        for step in 0..200u64 {
+            let n = 100 + rng.below(40);
+            match (step, rng.below(8)) {
+                (s, _) if s % 25 == 24 => {
+                    let head = store.require_head().expect("head");
+                    store.index_rebuild(&head).expect("rebuilt");
+                }
+                // More changes than a delta holds: folded into a new table.
+                (130, _) => commit(&store, |tx| {
+                    for k in 0..300 {
+                        tx.put_bead(&bead(1000 + k, &mut Rng(k))).expect("put");
+                    }
+                }),
+                (_, 0) => commit(&store, |tx| tx.remove_bead(&id(n))),
+                (_, 1) => commit(&store, |tx| {
+                    tx.put_bead(&bead(rng.below(70), &mut Rng(step)))
+                        .expect("put")
+                }),
+                (_, 2) => commit(&store, |tx| {
+                    for k in 0..3 {
+                        tx.put_bead(&churned(100 + (n + k * 7) % 40, &mut rng))
+                            .expect("put");
+                    }
+                }),
+                _ => commit(&store, |tx| {
+                    tx.put_bead(&churned(n, &mut rng)).expect("put")
+                }),
+            }
+            let (index, failures) = load_with_failures(&store).expect("index");
+            let walked = Tally::walk(&index, &failures);
+            assert_eq!(
+                stats(&store).expect("stats"),
+                walked.stats(&Vocabulary::default()),
+                "step {step}"
+            );
+            for filter in [
+                ListFilter::default(),
+                ListFilter {
+                    all: true,
+                    ..ListFilter::default()
+                },
+                ListFilter {
+                    statuses: vec![Status::Open, Status::Closed, Status::Deleted],
+                    ..ListFilter::default()
+                },
+            ] {
+                let plain = index.rows().filter(|s| filter.keeps(s)).count();
+                assert_eq!(
+                    count(&store, &filter).expect("count").0,
+                    plain,
+                    "step {step}"
+                );
+            }
+            let kept: Tally = store.index_kept(&index).expect("kept");
+            if !kept.cyclic && !index.changes_reach_table() {
+                let Some(tally) = kept.adjusted(&store, &index, &failures) else {
+                    continue;
+                };
+                let counts = |t: &Tally| (t.beads.clone(), t.lead_us, t.eligible);
+                assert_eq!(counts(&tally), counts(&walked), "step {step}");
+                adjusted += 1;
+            }
+        }
+        assert!(adjusted > 20, "the adjustment was tried {adjusted} times");
     }
 
     /// How many unfinished beads are held back and how many are ready, as `stats`

@@ -272,6 +272,18 @@ impl Store {
         Index::load_parts(self, refs::MAIN.as_str(), head, parts)
     }
 
+    /// What a reader kept beside `index`'s table of `refs/beads/main` (see
+    /// [`Index::table_only`]): `None` unless it was kept for that very table.
+    pub(crate) fn index_kept<T: serde::de::DeserializeOwned>(&self, index: &Index) -> Option<T> {
+        index.kept(self, refs::MAIN.as_str())
+    }
+
+    /// Keeps `value`, worked out of `index`'s table alone, beside it in the cache of
+    /// `refs/beads/main`, until the table is written anew.
+    pub(crate) fn keep_in_index<T: serde::Serialize>(&self, index: &Index, value: &T) {
+        index.keep(self, refs::MAIN.as_str(), value);
+    }
+
     /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
     /// title or description contains `needle`, case-insensitively (the search text is
     /// scanned as it is read, never loaded whole).

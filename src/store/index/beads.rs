@@ -290,7 +290,7 @@ pub(super) fn save_beads(
 }
 
 /// Writes the table of `index` (which has no delta) as built from `tree`, and removes
-/// the delta file.
+/// the delta file and what was kept beside the table it replaces (it may name its rows).
 pub(super) fn save_table(
     store: &Store,
     ref_name: &str,
@@ -299,6 +299,7 @@ pub(super) fn save_table(
 ) -> Result<(), StoreError> {
     let path = |file| file_path(store, ref_name, file);
     remove_file(&path(File::Delta))?;
+    remove_file(&path(File::Kept))?;
     write_part(
         &path(File::Table),
         File::Table,

@@ -22,10 +22,14 @@ pub(super) enum File {
     Text,
     Delta,
     Mail,
+    /// What a reader worked out of the table and keeps beside it (see
+    /// [`Index::kept`]).
+    Kept,
 }
 
 impl File {
-    pub(super) const ALL: [File; 4] = [File::Table, File::Text, File::Delta, File::Mail];
+    pub(super) const ALL: [File; 5] =
+        [File::Table, File::Text, File::Delta, File::Mail, File::Kept];
 
     pub(super) fn suffix(self) -> &'static str {
         match self {
@@ -33,6 +37,7 @@ impl File {
             File::Text => "-text",
             File::Delta => "-delta",
             File::Mail => "-mail",
+            File::Kept => "-kept",
         }
     }
 
@@ -52,7 +57,7 @@ impl File {
         match self {
             File::Table => 3,
             File::Mail => 2,
-            File::Text | File::Delta => 1,
+            File::Text | File::Delta | File::Kept => 1,
         }
     }
 

@@ -174,6 +174,69 @@ impl Index {
             .collect()
     }
 
+    /// Whether a bead of the table that did not change since it was written may
+    /// depend (through a dependency of any kind) on one that did, or on one new since
+    /// whose id its edges name. When it says no, every answer about the unchanged
+    /// beads that follows their dependencies is the table's own. It may say yes when
+    /// the only such edges come from changed beads: it reads the counts the table keeps,
+    /// so its cost follows the beads changed.
+    pub fn changes_reach_table(&self) -> bool {
+        self.replaced.iter().any(|&h| self.table.dependents(h) > 0)
+            || self.over.iter().any(|s| {
+                self.table.find(&s.id).is_none() && self.table.dependents_of_missing(&s.id) > 0
+            })
+    }
+
+    /// The ids of the beads changed since the table was written: those it held that
+    /// changed or went away, then those changed or new (an id may come twice).
+    pub fn changed_ids(&self) -> impl Iterator<Item = &str> {
+        let replaced = self.replaced.iter().map(|&h| self.table.id(h));
+        replaced.chain(self.over.iter().map(|s| s.id.as_str()))
+    }
+
+    /// The index of the table alone, as it was written (the changes since left out),
+    /// reading the same bytes.
+    pub fn table_only(&self) -> Index {
+        let mut index = Index::assemble(
+            self.table.clone(),
+            Texts::default(),
+            BTreeMap::new(),
+            Vec::new(),
+        );
+        index.base = self.base.clone();
+        index
+    }
+
+    /// The tree the table was built from.
+    pub fn table_tree(&self) -> Option<ObjectId> {
+        ObjectId::try_from(self.base.as_slice()).ok()
+    }
+
+    /// What a reader worked out of this index's table and kept beside it with
+    /// [`Index::keep`]: kept only while that table is the cache's (a new table, after a
+    /// fold or a rebuild, starts without), so it holds for the table alone, never for
+    /// the changes laid over it. `None` when nothing is kept for this table, or the file
+    /// is torn or holds something else.
+    pub(super) fn kept<T: serde::de::DeserializeOwned>(
+        &self,
+        store: &Store,
+        ref_name: &str,
+    ) -> Option<T> {
+        let (tree, sections) = read_part(&file_path(store, ref_name, File::Kept), File::Kept)?;
+        let ours = !self.base.is_empty() && tree == self.base;
+        ours.then(|| postcard::from_bytes(bytes(&sections[0])).ok())
+            .flatten()
+    }
+
+    /// Keeps `value`, worked out of this index's table, beside it (see
+    /// [`Index::kept`]). A file that cannot be written only costs speed.
+    pub(super) fn keep<T: Serialize>(&self, store: &Store, ref_name: &str, value: &T) {
+        if !self.base.is_empty() {
+            let path = file_path(store, ref_name, File::Kept);
+            let _ = encode(value).and_then(|b| write_part(&path, File::Kept, &self.base, &[&b]));
+        }
+    }
+
     /// Reads all that a listing prints of `rows` (each one's fields, the ids of what
     /// it depends on, how many depend on it): with a table checked as it is read
     /// ([`Part::LazyBeads`]), a damaged piece they touch is found before the rows are

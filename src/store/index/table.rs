@@ -268,7 +268,7 @@ impl TableBuilder {
 }
 
 /// Where each column of a [`Table`] starts in its bytes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Columns {
     status: usize,
     kind: usize,
@@ -289,7 +289,7 @@ struct Columns {
 
 /// Every bead of one state of the store, read in place from the bytes a
 /// [`TableBuilder`] wrote.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Table {
     raw: Raw,
     rows: usize,
