@@ -694,7 +694,8 @@ fn publish_late(
 
 /// Deletes on `remote` the claim refs of finished claims (see
 /// [`super::claim::drop_finished_claims`]) in the time the sync has `left`: once it
-/// runs out they stay, and the next sync of any clone deletes them. The store is in
+/// runs out, or when git lost a race for a ref, they stay, and the next sync of any
+/// clone deletes them. The store is in
 /// step by then; a claim ref left behind only claims a bead that is no longer held.
 fn drop_finished_claims(
     store: &Store,
@@ -706,6 +707,8 @@ fn drop_finished_claims(
     };
     match super::claim::drop_finished_claims(store, remote, Some(time)) {
         Err(_) if left().is_none() => Ok(()),
+        // Another git held a ref it needed: the next sync deletes them.
+        Err(OpError::Store(StoreError::Remote(e))) if e.raced() => Ok(()),
         other => other.map(|_| ()),
     }
 }

@@ -638,7 +638,8 @@ impl Store {
         Ok(Some(id))
     }
 
-    /// Points remote `name`'s tracking ref at `commit` (after a successful push).
+    /// Points remote `name`'s tracking ref at `commit` (after a successful push), if
+    /// it can: the push is done either way, and the next fetch sets the ref.
     pub(crate) fn set_tracking(
         &self,
         name: &str,
@@ -649,8 +650,10 @@ impl Store {
         let tracking = refs::tracking_main(name);
         let now = self.ref_head(&tracking)?.map(|h| h.commit);
         if now != Some(commit) {
-            // A concurrent plain `git fetch` may win this race; its value is as good.
-            let _ = self.move_ref(&tracking, now, commit, actor, "push: update tracking ref")?;
+            // A concurrent plain `git fetch` may win this race, or hold the ref's lock
+            // at this moment: its value is as good, and failing here would fail a
+            // sync whose push went through.
+            let _ = self.move_ref(&tracking, now, commit, actor, "push: update tracking ref");
         }
         Ok(())
     }
