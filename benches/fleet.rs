@@ -203,6 +203,9 @@ struct Tally {
     syncs: Vec<Duration>,
     /// The first line of each failed sync's error, to tell why syncs failed.
     failures: Vec<String>,
+    /// Syncs that ran out of time while merging, published their own head and left
+    /// fetched heads to the next sync (exit 0, saying so on stderr).
+    late: usize,
     claimed: Vec<String>,
 }
 
@@ -251,9 +254,11 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
                         let at = Instant::now();
                         let out = env.run(bin, c, &["sync"])?;
                         t.syncs.push(at.elapsed());
+                        let err = String::from_utf8_lossy(&out.stderr);
                         if !out.status.success() {
-                            let err = String::from_utf8_lossy(&out.stderr);
                             t.failures.push(err.lines().next().unwrap_or("").to_owned());
+                        } else if err.contains("not merged yet") {
+                            t.late += 1;
                         }
                         Ok(())
                     };
@@ -283,6 +288,7 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
     let tallies = tallies.into_iter().collect::<Res<Vec<_>>>()?;
     let mut syncs: Vec<Duration> = tallies.iter().flat_map(|t| t.syncs.clone()).collect();
     let failed: usize = tallies.iter().map(|t| t.failures.len()).sum();
+    let late: usize = tallies.iter().map(|t| t.late).sum();
     let mut why: BTreeMap<&str, usize> = BTreeMap::new();
     for line in tallies.iter().flat_map(|t| &t.failures) {
         *why.entry(line).or_default() += 1;
@@ -310,7 +316,7 @@ fn fleet(o: &Opts, bin: &Path, n: usize, rounds: usize) -> Res<String> {
     let count = syncs.len();
     let secs = wall.as_secs_f64();
     Ok(format!(
-        "| {n} × {rounds} | {:.1} s | {count} ({failed} failed) | {:.1} | {claims} ({doubled} doubled) | {:.2} | {} | {} | {converged} | {before} | {pruned} | {after} |",
+        "| {n} × {rounds} | {:.1} s | {count} ({failed} failed, {late} left heads to the next) | {:.1} | {claims} ({doubled} doubled) | {:.2} | {} | {} | {converged} | {before} | {pruned} | {after} |",
         secs,
         count as f64 / secs,
         claims as f64 / secs,

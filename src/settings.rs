@@ -255,12 +255,14 @@ pub const CONFIG: &[Setting] = &[
     Setting {
         name: SYNC_TIMEOUT,
         source: Source::GitConfig,
-        meaning: "How long one git beads sync may take in all, fetching, merging and pushing \
-                  again while other clones keep moving the remote, pausing a random, growing \
-                  while between rounds: 90s, 5m or a number of seconds (default 60s). When it \
-                  runs out the sync stops (exit 3), keeping its merges in the local store; \
-                  after the push, the deletion of finished claims and the provenance notes \
-                  get what is left, and wait for the next sync when nothing is.",
+        meaning: "How long one git beads sync may take in all, fetching, merging and pushing: \
+                  90s, 5m or a number of seconds (default 60s). Out of time while merging, \
+                  the sync publishes the local head on its clone's own replica ref (taking up \
+                  to half the budget more for that push) and succeeds, naming the fetched \
+                  heads the next sync merges; out of time before (fetching) it stops (exit 3), \
+                  keeping its merges in the local store. After the push, the deletion of \
+                  finished claims and the provenance notes get what is left, and wait for the \
+                  next sync when nothing is.",
     },
     Setting {
         name: HOOKS_STRICT,

@@ -240,7 +240,6 @@ fn hint(e: &OpError) -> Option<String> {
             format!("run `git beads sync {remote}` to merge them, then push")
         }
         OpError::Sync(SyncError::Moved { remote, .. }) => format!("run `git beads sync {remote}`"),
-        OpError::Sync(SyncError::KeptMoving { .. }) => "run `git beads sync` again".into(),
         OpError::Sync(SyncError::OutOfTime { .. }) => {
             "run `git beads sync` again, or give it longer with `git config beads.syncTimeout`"
                 .into()

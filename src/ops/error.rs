@@ -831,20 +831,6 @@ pub enum SyncError {
         /// What the push said.
         reason: String,
     },
-    /// The remote moved in every round.
-    #[error(
-        "{remote} kept moving ({reason}): gave up after {rounds} rounds in {seconds}s; the local store holds every merge so far"
-    )]
-    KeptMoving {
-        /// The remote.
-        remote: String,
-        /// What the last push said.
-        reason: String,
-        /// How many rounds were tried.
-        rounds: usize,
-        /// How long they took, in whole seconds.
-        seconds: u64,
-    },
     /// The sync's time budget (`beads.syncTimeout`) ran out during one of its steps:
     /// the git process of that step was stopped, and the sync went no further.
     #[error(
@@ -853,7 +839,8 @@ pub enum SyncError {
     OutOfTime {
         /// The remote.
         remote: String,
-        /// The step it ran out in: fetching, merging or pushing.
+        /// The step it ran out in: fetching, or pushing (for a sync out of time
+        /// after its fetch, the push of its own head).
         step: &'static str,
         /// The round it ran out in.
         rounds: usize,

@@ -87,8 +87,9 @@ pub fn sync_with_notes(
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<Synced> {
     let limit = super::sync::budget(store);
-    let deadline = std::time::Instant::now() + limit;
-    let report = super::sync::sync_within(store, actor, opts, progress, limit)?;
+    let budget = super::sync::Budget::new(limit);
+    let deadline = budget.deadline();
+    let report = super::sync::sync_within(store, actor, opts, progress, budget)?;
     let pull_only = opts.mode == SyncMode::Pull;
     let notes = if std::time::Instant::now() < deadline {
         sync_notes(

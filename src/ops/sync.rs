@@ -36,6 +36,63 @@ pub(super) fn budget(store: &Store) -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
+/// The time one sync has, from when it starts.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Budget {
+    /// How long it is (`beads.syncTimeout`).
+    limit: std::time::Duration,
+    /// When it is spent: no fetch, merge or push starts after it, but the push that
+    /// publishes the local head on the clone's own replica ref.
+    deadline: std::time::Instant,
+    /// When merging stops: the deadline, or earlier in a test that makes a merge run
+    /// out of time without making the fetch before it run out too.
+    merge_by: std::time::Instant,
+}
+
+impl Budget {
+    /// A budget of `limit` from now.
+    pub(super) fn new(limit: std::time::Duration) -> Budget {
+        let deadline = std::time::Instant::now() + limit;
+        Budget {
+            limit,
+            deadline,
+            merge_by: deadline,
+        }
+    }
+
+    /// When the budget is spent.
+    pub(super) fn deadline(&self) -> std::time::Instant {
+        self.deadline
+    }
+
+    /// What is left of it before `until` (`None`: nothing).
+    fn left_until(until: std::time::Instant) -> Option<std::time::Duration> {
+        until
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|d| !d.is_zero())
+    }
+
+    /// Whether the time for merging is over: what a sync has not merged by then
+    /// waits for the next one.
+    fn merging_over(&self) -> bool {
+        std::time::Instant::now() >= self.merge_by
+    }
+
+    /// What is left of it (`None`: nothing).
+    fn left(&self) -> Option<std::time::Duration> {
+        Budget::left_until(self.deadline)
+    }
+
+    /// Until when a sync out of time may still publish its local head: the deadline,
+    /// but at least half the budget from now. That push is never contended (no other
+    /// clone pushes that ref), so only a slow machine or remote makes it take long;
+    /// a loaded machine gets it done instead of failing the sync.
+    fn late(&self) -> std::time::Instant {
+        self.deadline
+            .max(std::time::Instant::now() + self.limit / 2)
+    }
+}
+
 /// How many documents are merged between two progress reports.
 const PROGRESS_EVERY: usize = 200;
 
@@ -143,6 +200,11 @@ pub struct SyncReport {
     /// it (`None`: it moved `refs/beads/main`, or pushed nothing); the next sync of any
     /// clone folds it into `refs/beads/main`.
     pub replica: Option<String>,
+    /// The fetched heads the local store does not hold yet, by the remote's ref
+    /// (`refs/beads/main`, `refs/beads/replicas/<id>`): the sync ran out of time
+    /// before it merged them, published its own head, and left them for the next
+    /// sync, which merges them. Empty when it merged everything it fetched.
+    pub waiting: Vec<String>,
 }
 
 impl SyncReport {
@@ -161,6 +223,7 @@ impl SyncReport {
             configured,
             kept: Vec::new(),
             replica: None,
+            waiting: Vec::new(),
         }
     }
 }
@@ -307,19 +370,35 @@ pub fn sync(
     opts: &SyncOptions,
     progress: &mut dyn FnMut(SyncEvent),
 ) -> Result<SyncReport> {
-    sync_within(store, actor, opts, progress, budget(store))
+    sync_within(store, actor, opts, progress, Budget::new(budget(store)))
 }
 
-/// [`sync`] within `limit` (from now), which bounds everything it does: each git
-/// process gets what is left of it, a merge stops between two heads or two merge
-/// bases, and the claim refs it would delete after its push are left for the next
-/// sync.
+/// How a push of a sync ended.
+enum Push {
+    /// Every ref of it went through.
+    Done,
+    /// A ref had moved on the remote: the reason git gave.
+    Stale(String),
+    /// The budget ran out first.
+    Late,
+}
+
+/// [`sync`] within `budget`, which bounds everything it does: each git process gets
+/// what is left of it, a merge stops between two heads or two merge bases, and the
+/// claim refs it would delete after its push are left for the next sync.
+///
+/// A sync (or pull) that runs out of time after its fetch does not fail: it
+/// publishes the local head on the clone's own replica ref (see [`publish_late`])
+/// and reports in [`SyncReport::waiting`] the heads it fetched and did not merge,
+/// which the next sync merges. Out of time before that (a slow or unreachable
+/// remote), or in a push (which publishes nothing of its own), it fails with
+/// [`SyncError::OutOfTime`].
 pub(super) fn sync_within(
     store: &Store,
     actor: &Actor,
     opts: &SyncOptions,
     progress: &mut dyn FnMut(SyncEvent),
-    limit: std::time::Duration,
+    budget: Budget,
 ) -> Result<SyncReport> {
     // Syncing is a capability like any other: an agent needs it to pull or push.
     super::agent::permit(actor, crate::model::Capability::Sync)?;
@@ -331,32 +410,26 @@ pub(super) fn sync_within(
     // Every merge-base question of the sync walks one commit graph: the questions of
     // its merge and those of the push after it cover the same history.
     let mut ancestry = store.ancestry();
-    let mut last = String::new();
-    // A time budget, not a count of rounds: with many clones pushing one ref, a
-    // clone may lose many rounds in a row, and the randomized pauses below thin the
-    // crowd until it wins (see BENCHMARKS.md, "Fleet"). It bounds the whole sync:
-    // each git process gets what is left of it, and a merge of many heads stops
-    // between two of them. What was merged when it runs out stays in the local store.
-    let started = std::time::Instant::now();
-    let deadline = started + limit;
-    let left = || {
-        deadline
-            .checked_duration_since(std::time::Instant::now())
-            .filter(|d| !d.is_zero())
-    };
+    // A time budget, not a count of rounds: a round goes around again only when this
+    // clone's own replica ref moved under its push (another clone folded it), with a
+    // randomized pause. It bounds the whole sync: each git process gets what is left
+    // of it, and a merge of many heads stops between two of them. What was merged
+    // when it runs out stays in the local store.
+    let left = || budget.left();
     let out_of_time = |step: &'static str, rounds: usize| -> OpError {
         SyncError::OutOfTime {
             remote: remote.clone(),
             step,
             rounds,
-            budget: limit.as_secs(),
+            budget: budget.limit.as_secs(),
         }
         .into()
     };
+    let mut theirs = None;
     for round in 1.. {
         if round > 1 {
             let pause = retry_pause(round);
-            if std::time::Instant::now() + pause > deadline {
+            if std::time::Instant::now() + pause > budget.deadline {
                 break;
             }
             progress(SyncEvent::Retrying { round });
@@ -366,14 +439,8 @@ pub(super) fn sync_within(
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
         });
-        let theirs = match left() {
-            Some(time) => store.fetch_beads_within(&remote, opts.talk, Some(time)),
-            None => return Err(out_of_time("fetching", round)),
-        };
-        let theirs = match theirs {
-            Err(_) if left().is_none() => return Err(out_of_time("fetching", round)),
-            other => other?,
-        };
+        theirs = fetch_within(store, &remote, opts.talk, &budget)
+            .ok_or_else(|| out_of_time("fetching", round))??;
         let replicas = store.tracked_replicas(&remote)?;
         if opts.mode == SyncMode::Push {
             let local = store.require_head()?;
@@ -388,10 +455,10 @@ pub(super) fn sync_within(
             let heads = fetched_heads(theirs, &replicas);
             let expired = || out_of_time("merging", round);
             let until = Deadline {
-                at: deadline,
+                at: budget.merge_by,
                 expired: &expired,
             };
-            integrate(
+            let merged = integrate(
                 store,
                 &mut ancestry,
                 actor,
@@ -400,7 +467,11 @@ pub(super) fn sync_within(
                 &mut report,
                 progress,
                 Some(until),
-            )?;
+            );
+            match merged {
+                Err(OpError::Sync(SyncError::OutOfTime { .. })) => break,
+                other => other?,
+            }
         }
         let local = store.head()?;
         report.head = local.map(|h| h.commit.to_string());
@@ -427,8 +498,8 @@ pub(super) fn sync_within(
             drop_finished_claims(store, &remote, left)?;
             return Ok(report);
         }
-        if left().is_none() {
-            return Err(out_of_time("merging", round));
+        if budget.merging_over() {
+            break;
         }
         progress(SyncEvent::Pushing {
             remote: remote.clone(),
@@ -440,49 +511,46 @@ pub(super) fn sync_within(
         }];
         updates.extend(folded);
         let mut sent = true;
-        let push = |updates: &[RefPush]| -> Result<Option<String>> {
-            let time = left().ok_or_else(|| out_of_time("pushing", round))?;
+        let push = |updates: &[RefPush]| -> Result<Push> {
+            let Some(time) = left() else {
+                return Ok(Push::Late);
+            };
             match store.push_beads(&remote, updates, opts.talk, Some(time)) {
-                Err(_) if left().is_none() => Err(out_of_time("pushing", round)),
-                other => Ok(stale(other?)),
+                Err(_) if left().is_none() => Ok(Push::Late),
+                other => Ok(stale(other?).map_or(Push::Done, Push::Stale)),
             }
         };
-        let reason = match push(&updates)? {
-            None => {
-                store.set_tracking(&remote, local.commit, actor)?;
-                None
+        match push(&updates)? {
+            Push::Done => store.set_tracking(&remote, local.commit, actor)?,
+            Push::Late if opts.mode == SyncMode::Push => {
+                return Err(out_of_time("pushing", round));
             }
-            Some(reason) if opts.mode == SyncMode::Push => {
+            Push::Stale(reason) if opts.mode == SyncMode::Push => {
                 return Err(SyncError::Moved { remote, reason }.into());
             }
+            Push::Late => break,
             // Others are moving `refs/beads/main` at this moment: publish to this
             // clone's own replica ref instead, which nobody else pushes.
-            Some(reason) => {
+            Push::Stale(_) => {
                 let replica = refs::replica_ref(&me);
                 let own = replicas.iter().find(|(id, _)| *id == me).map(|(_, c)| *c);
-                let outcome = if own == Some(local.commit) {
+                if own == Some(local.commit) {
                     sent = false;
-                    None
                 } else {
                     let mine = RefPush {
                         name: replica.clone(),
                         expected: own,
                         new: Some(local.commit),
                     };
-                    push(&[mine])?
-                };
-                match outcome {
-                    None => {
-                        report.replica = Some(replica);
-                        None
+                    match push(&[mine])? {
+                        Push::Done => {}
+                        Push::Late => break,
+                        // Another clone folded it meanwhile: fetch and go around.
+                        Push::Stale(_) => continue,
                     }
-                    Some(r) => Some(format!("{reason}; {replica}: {r}")),
                 }
+                report.replica = Some(replica);
             }
-        };
-        if let Some(reason) = reason {
-            last = reason;
-            continue;
         }
         if sent {
             let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
@@ -492,18 +560,142 @@ pub(super) fn sync_within(
         drop_finished_claims(store, &remote, left)?;
         return Ok(report);
     }
-    Err(SyncError::KeptMoving {
-        remote,
-        reason: last,
-        rounds: report.rounds,
-        seconds: started.elapsed().as_secs(),
+    if opts.mode == SyncMode::Push {
+        return Err(out_of_time("pushing", report.rounds));
     }
-    .into())
+    publish_late(
+        store,
+        &mut ancestry,
+        opts,
+        &me,
+        theirs,
+        &budget,
+        &mut report,
+    )?;
+    Ok(report)
+}
+
+/// Fetches `remote`'s beads in what is left of `budget` (see [`Store::fetch_beads`]):
+/// `None` once it runs out. A fetch that lost a race (for a ref lock here, or with a
+/// push on the remote changing the refs it was sending) is tried again while time is
+/// left, a few times.
+fn fetch_within(
+    store: &Store,
+    remote: &str,
+    talk: bool,
+    budget: &Budget,
+) -> Option<Result<Option<ObjectId>>> {
+    const TRIES: usize = 4;
+    for attempt in 1.. {
+        let time = budget.left()?;
+        match store.fetch_beads_within(remote, talk, Some(time)) {
+            Err(_) if budget.left().is_none() => return None,
+            Err(StoreError::Remote(e)) if e.raced() && attempt < TRIES => {
+                std::thread::sleep(retry_pause(attempt + 1));
+            }
+            other => return Some(other.map_err(OpError::from)),
+        }
+    }
+    None
+}
+
+/// What a sync does once out of time after its fetch (its merge stopped, or no time
+/// was left to push): it publishes the local head on this clone's own replica ref,
+/// until [`Budget::late`], and names in `report.waiting` the heads it fetched that
+/// the local store does not hold, which the next sync merges. Nothing it fetched is
+/// lost meanwhile: the remote deletes a replica ref only once `refs/beads/main` holds
+/// its work, and the next sync fetches both again. A pull only names them.
+///
+/// The push is a fast-forward of a ref no other clone pushes; only a fold (another
+/// clone's push to `refs/beads/main` that deletes it, with a lease) can move it
+/// meanwhile, and then this fetches again and pushes with what the remote has now.
+fn publish_late(
+    store: &Store,
+    ancestry: &mut Ancestry<'_>,
+    opts: &SyncOptions,
+    me: &str,
+    theirs: Option<ObjectId>,
+    budget: &Budget,
+    report: &mut SyncReport,
+) -> Result<()> {
+    let remote = report.remote.clone();
+    let until = budget.late();
+    let left = || Budget::left_until(until);
+    let out_of_time = |rounds: usize| -> OpError {
+        SyncError::OutOfTime {
+            remote: remote.clone(),
+            step: "pushing",
+            rounds,
+            budget: budget.limit.as_secs(),
+        }
+        .into()
+    };
+    let local = store.head()?;
+    report.head = local.map(|h| h.commit.to_string());
+    if opts.mode != SyncMode::Pull {
+        let local = local.ok_or(OpError::Store(StoreError::NotInitialized))?;
+        let replica = refs::replica_ref(me);
+        loop {
+            let replicas = store.tracked_replicas(&remote)?;
+            let own = replicas.iter().find(|(id, _)| id == me).map(|(_, c)| *c);
+            if own == Some(local.commit) {
+                break;
+            }
+            let time = left().ok_or_else(|| out_of_time(report.rounds))?;
+            let mine = RefPush {
+                name: replica.clone(),
+                expected: own,
+                new: Some(local.commit),
+            };
+            let pushed = match store.push_beads(&remote, &[mine], opts.talk, Some(time)) {
+                Err(_) if left().is_none() => return Err(out_of_time(report.rounds)),
+                other => stale(other?),
+            };
+            if pushed.is_none() {
+                let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
+                report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
+                break;
+            }
+            report.rounds += 1;
+            let time = left().ok_or_else(|| out_of_time(report.rounds))?;
+            match store.fetch_beads_within(&remote, opts.talk, Some(time)) {
+                Err(_) if left().is_none() => return Err(out_of_time(report.rounds)),
+                other => other?,
+            };
+        }
+        report.pushed = true;
+        report.replica = Some(replica);
+    }
+    let main = store.tracking_head(&remote)?;
+    let others = store.tracked_replicas(&remote)?;
+    let named: Vec<(String, ObjectId)> = main
+        .map(|m| (refs::MAIN.to_string(), m))
+        .into_iter()
+        .chain(
+            others
+                .into_iter()
+                .filter(|(id, _)| id != me)
+                .map(|(id, c)| (refs::replica_ref(&id), c)),
+        )
+        .collect();
+    let heads: Vec<_> = named.iter().map(|(_, c)| *c).collect();
+    let held = match local {
+        Some(l) => ancestry.in_history(l.commit, &heads)?,
+        None => vec![false; heads.len()],
+    };
+    report.waiting = named
+        .into_iter()
+        .zip(held)
+        .filter(|(_, held)| !held)
+        .map(|((name, _), _)| name)
+        .collect();
+    Ok(())
 }
 
 /// Deletes on `remote` the claim refs of finished claims (see
 /// [`super::claim::drop_finished_claims`]) in the time the sync has `left`: once it
-/// runs out they stay, and the next sync of any clone deletes them. The store is in
+/// runs out, or when git lost a race for a ref, they stay, and the next sync of any
+/// clone deletes them. The store is in
 /// step by then; a claim ref left behind only claims a bead that is no longer held.
 fn drop_finished_claims(
     store: &Store,
@@ -515,6 +707,8 @@ fn drop_finished_claims(
     };
     match super::claim::drop_finished_claims(store, remote, Some(time)) {
         Err(_) if left().is_none() => Ok(()),
+        // Another git held a ref it needed: the next sync deletes them.
+        Err(OpError::Store(StoreError::Remote(e))) if e.raced() => Ok(()),
         other => other.map(|_| ()),
     }
 }
@@ -1674,6 +1868,116 @@ mod tests {
         assert_eq!(step.outcome, Outcome::Merged);
         let held = ancestry.in_history(merged, &[left, right]).expect("walks");
         assert_eq!(held, [true, true]);
+    }
+
+    /// Runs `git ARGS` in `dir`, which must succeed.
+    fn git(dir: &std::path::Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// A sync of `store` with `origin` within `budget`.
+    fn sync_by(store: &Store, actor: &Actor, budget: Budget) -> Result<SyncReport> {
+        let opts = SyncOptions {
+            remote: None,
+            mode: SyncMode::Sync,
+            talk: false,
+        };
+        sync_within(store, actor, &opts, &mut |_| {}, budget)
+    }
+
+    #[test]
+    fn a_sync_out_of_time_while_merging_publishes_its_head_and_the_next_merges_the_rest() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let remote = dir.path().join("remote.git");
+        git(dir.path(), &["init", "-q", "--bare", "remote.git"]);
+        let actor = Actor::person("tester", "t@example.com");
+        let plenty = || Budget::new(std::time::Duration::from_secs(3600));
+        let bead = |title: String| crate::ops::NewBead {
+            title,
+            ..Default::default()
+        };
+        let clone = |name: &str| {
+            let path = dir.path().join(name);
+            git(dir.path(), &["init", "-q", name]);
+            let url = remote.to_str().expect("a UTF-8 path");
+            git(&path, &["remote", "add", "origin", url]);
+            Store::discover(&path).expect("opens")
+        };
+        let a = clone("a");
+        let prefix = Prefix::parse("bd").expect("a prefix");
+        super::super::init(&a, &actor, Some(prefix)).expect("init");
+        sync_by(&a, &actor, plenty()).expect("a's first sync");
+        // Three clones publish a bead each on their own replica ref, as a sync does
+        // while others move `refs/beads/main`.
+        let others: Vec<Store> = ["b", "c", "d"].into_iter().map(clone).collect();
+        for other in &others {
+            sync_by(other, &actor, plenty()).expect("adopts");
+        }
+        let mut theirs = Vec::new();
+        for (name, other) in ["b", "c", "d"].into_iter().zip(&others) {
+            let new = bead(format!("from {name}"));
+            theirs.push(super::super::create(other, &actor, new).expect("create").id);
+            let head = other.require_head().expect("a head").commit;
+            let replica = refs::replica_ref(&other.replica_id().expect("an id"));
+            let mine = RefPush {
+                name: replica,
+                expected: None,
+                new: Some(head),
+            };
+            let pushed = other.push_beads("origin", &[mine], false, None);
+            assert_eq!(stale(pushed.expect("pushes")), None);
+        }
+        let new = bead("from a".into());
+        let mine = super::super::create(&a, &actor, new).expect("create").id;
+        let main_before = a.tracking_head("origin").expect("reads");
+
+        // Merging is over before it starts: the first of the three heads is merged
+        // (a merge stops between two heads), the other two wait.
+        let mut late = plenty();
+        late.merge_by = std::time::Instant::now();
+        let report = sync_by(&a, &actor, late).expect("a sync out of time succeeds");
+        let head = a.require_head().expect("a head").commit;
+        let own = refs::replica_ref(&a.replica_id().expect("an id"));
+        assert_eq!(report.replica.as_deref(), Some(own.as_str()), "{report:?}");
+        assert!(report.pushed, "{report:?}");
+        assert_eq!(report.waiting.len(), 2, "{report:?}");
+        assert!(
+            report
+                .waiting
+                .iter()
+                .all(|r| r.starts_with("refs/beads/replicas/"))
+        );
+        // The remote holds the local head on this clone's replica ref; its
+        // `refs/beads/main` did not move.
+        a.fetch_beads("origin", false).expect("fetches");
+        assert_eq!(a.tracking_head("origin").expect("reads"), main_before);
+        let published = a.tracked_replicas("origin").expect("reads");
+        let me = a.replica_id().expect("an id");
+        let published = published.iter().find(|(id, _)| *id == me).map(|(_, c)| *c);
+        assert_eq!(published, Some(head));
+        let shown = |ids: &[BeadId]| super::super::show(&a, ids).map(|b| b.len());
+        assert_eq!(shown(std::slice::from_ref(&mine)).expect("a's own bead"), 1);
+        let merged = theirs
+            .iter()
+            .filter(|id| shown(std::slice::from_ref(id)).is_ok());
+        assert_eq!(merged.count(), 1, "one of the three heads merged");
+
+        // The next sync, in time, merges what waited and folds every replica ref.
+        let report = sync_by(&a, &actor, plenty()).expect("the next sync");
+        assert!(report.waiting.is_empty(), "{report:?}");
+        assert_eq!(report.replica, None, "{report:?}");
+        assert_eq!(shown(&theirs).expect("every bead"), 3);
+        a.fetch_beads("origin", false).expect("fetches");
+        let head = a.require_head().expect("a head").commit;
+        assert_eq!(a.tracking_head("origin").expect("reads"), Some(head));
+        assert!(a.tracked_replicas("origin").expect("reads").is_empty());
     }
 
     #[test]

@@ -93,6 +93,28 @@ fn detail(stderr: &str) -> String {
     }
 }
 
+/// What git says when it lost a race for a ref with another git process: for a lock
+/// (here, or on the remote), or with a push that changed a ref while it was read.
+const LOST_RACE: [&str; 6] = [
+    "failed to update ref",
+    "failed to lock",
+    "cannot lock",
+    "unable to update local ref",
+    "some local refs could not be updated",
+    "did not send all necessary objects",
+];
+
+impl RemoteError {
+    /// Whether git failed because it lost a race with another git process (a ref
+    /// lock, a ref that moved while it was read): the same command may work again.
+    pub(crate) fn raced(&self) -> bool {
+        match self {
+            RemoteError::Git { stderr, .. } => LOST_RACE.iter().any(|r| stderr.contains(r)),
+            _ => false,
+        }
+    }
+}
+
 /// How a push ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pushed {
@@ -126,14 +148,7 @@ pub(super) fn push_outcome(stdout: &str, dst: &str) -> Option<Result<Pushed, Str
     // ref lock reports "failed to update ref" or "failed to lock": it moved too.
     // In an atomic push, the refs that were not the cause say "atomic push failed"
     // (a lease) or "atomic transaction failed" (the remote's side).
-    let raced = [
-        "failed to update ref",
-        "failed to lock",
-        "cannot lock",
-        "atomic",
-    ]
-    .iter()
-    .any(|r| reason.contains(r));
+    let raced = LOST_RACE.iter().any(|r| reason.contains(r)) || reason.contains("atomic");
     Some(if summary.starts_with("[rejected]") || raced {
         Ok(Pushed::Stale(reason))
     } else {
@@ -623,7 +638,8 @@ impl Store {
         Ok(Some(id))
     }
 
-    /// Points remote `name`'s tracking ref at `commit` (after a successful push).
+    /// Points remote `name`'s tracking ref at `commit` (after a successful push), if
+    /// it can: the push is done either way, and the next fetch sets the ref.
     pub(crate) fn set_tracking(
         &self,
         name: &str,
@@ -634,8 +650,10 @@ impl Store {
         let tracking = refs::tracking_main(name);
         let now = self.ref_head(&tracking)?.map(|h| h.commit);
         if now != Some(commit) {
-            // A concurrent plain `git fetch` may win this race; its value is as good.
-            let _ = self.move_ref(&tracking, now, commit, actor, "push: update tracking ref")?;
+            // A concurrent plain `git fetch` may win this race, or hold the ref's lock
+            // at this moment: its value is as good, and failing here would fail a
+            // sync whose push went through.
+            let _ = self.move_ref(&tracking, now, commit, actor, "push: update tracking ref");
         }
         Ok(())
     }

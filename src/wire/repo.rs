@@ -367,6 +367,7 @@ pub struct Synced<'a> {
     configured: bool,
     kept: &'a [KeptDoc],
     replica: Option<&'a str>,
+    waiting: &'a [String],
     notes: &'a NotesSync,
 }
 
@@ -386,6 +387,7 @@ impl<'a> Synced<'a> {
             configured: report.configured,
             kept: &report.kept,
             replica: report.replica.as_deref(),
+            waiting: &report.waiting,
             notes,
         }
     }
@@ -414,6 +416,11 @@ impl Documented for Synced<'_> {
                 "replica",
                 ": the replica ref pushed to because refs/beads/main was moving (the next \
                  sync folds it in); null when refs/beads/main was moved",
+            ),
+            Field::noted(
+                "waiting",
+                ": the remote's refs whose fetched heads are not merged yet (the sync ran \
+                 out of time, published this clone's head, and left them to the next sync)",
             ),
             Field::noted("notes", ": {fetched, joined, pushed}"),
         ],

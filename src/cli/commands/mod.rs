@@ -246,8 +246,12 @@ pub enum Command {
     /// sets, comments as a union, long text line by line, and a field changed
     /// differently on both sides keeps the later change and records the other value in
     /// the bead's conflicts: list — commits the merge, and pushes it with a lease. When
-    /// the remote moved meanwhile it goes around again. The network goes through your
-    /// own `git`, so SSH config and credential helpers work as they do for code.
+    /// the remote moved meanwhile it pushes to this clone's own replica ref instead
+    /// (refs/beads/replicas/ID), which the next sync of any clone folds in. Out of time
+    /// (beads.syncTimeout) while merging, it still publishes the local head there and
+    /// succeeds, saying how many fetched heads the next sync merges. The network goes
+    /// through your own `git`, so SSH config and credential helpers work as they do for
+    /// code.
     Sync(sync::Args),
     /// Fetch the remote's beads and merge them into the local store (no push).
     Pull(sync::Args),

@@ -71,7 +71,8 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
         notes,
         notes_error,
     } = result?;
-    if let Some(e) = notes_error {
+    // Out of time, the notes wait with the heads the summary names.
+    if let Some(e) = notes_error.filter(|_| report.waiting.is_empty()) {
         output::warn(format!(
             "warning: the provenance notes were not synced: {e}"
         ));
@@ -85,7 +86,13 @@ fn run(ctx: &Ctx, args: Args, out: &mut Out, mode: SyncMode) -> Result<(), CliEr
     if out.json {
         return out.json(&wire::Synced::new(&report, &notes));
     }
-    out.note(summary(&report, mode));
+    let line = summary(&report, mode);
+    if report.waiting.is_empty() {
+        out.note(line);
+    } else {
+        // A sync that left work for the next one says so even when quiet.
+        output::warn(line);
+    }
     if report.conflicts > 0 {
         out.note("conflicting values are kept in each bead's conflicts: (see `git beads show`, clear with `git beads resolve`)");
     }
@@ -112,8 +119,10 @@ fn summary(report: &ops::SyncReport, mode: SyncMode) -> String {
             count(report.conflicts, "conflict")
         )),
     }
+    let late = !report.waiting.is_empty();
     match (report.sent, &report.replica) {
         (Some(sent), None) => moved.push(format!("pushed {}", docs(sent))),
+        (Some(sent), Some(r)) if late => moved.push(format!("pushed {} to {r}", docs(sent))),
         (Some(sent), Some(r)) => moved.push(format!(
             "pushed {} to {r} (others were moving the store's main ref; the next sync folds \
              it in)",
@@ -127,6 +136,18 @@ fn summary(report: &ops::SyncReport, mode: SyncMode) -> String {
         line.push_str("nothing new");
     } else {
         line.push_str(&moved.join("; "));
+    }
+    if late {
+        line.push_str(&format!(
+            "; {} not merged yet (out of time): the next sync merges {}",
+            count(report.waiting.len(), "fetched head"),
+            if report.waiting.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        ));
+        return line;
     }
     match (mode, report.pushed, report.sent) {
         (SyncMode::Pull, _, _) | (_, true, Some(_)) => {}
