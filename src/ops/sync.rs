@@ -553,8 +553,7 @@ pub(super) fn sync_within(
             }
         }
         if sent {
-            let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
-            report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
+            report.sent = Some(documents_sent(store, theirs, local.tree)?);
         }
         report.pushed = true;
         drop_finished_claims(store, &remote, left)?;
@@ -573,6 +572,13 @@ pub(super) fn sync_within(
         &mut report,
     )?;
     Ok(report)
+}
+
+/// How many documents a push of the local tree `ours` sent: those that differ from
+/// the fetched head `theirs` (all of them when nothing was fetched).
+fn documents_sent(store: &Store, theirs: Option<ObjectId>, ours: ObjectId) -> Result<usize> {
+    let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
+    Ok(store.diff(their_tree, Some(ours))?.len())
 }
 
 /// Fetches `remote`'s beads in what is left of `budget` (see [`Store::fetch_beads`]):
@@ -652,8 +658,7 @@ fn publish_late(
                 other => stale(other?),
             };
             if pushed.is_none() {
-                let their_tree = theirs.map(|t| store.commit_tree(t)).transpose()?;
-                report.sent = Some(store.diff(their_tree, Some(local.tree))?.len());
+                report.sent = Some(documents_sent(store, theirs, local.tree)?);
                 break;
             }
             report.rounds += 1;
