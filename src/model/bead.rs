@@ -23,7 +23,7 @@ impl std::fmt::Display for Rfc3339<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match TimeText::of(self.0) {
             Some(text) => f.write_str(text.as_str()),
-            None => f.write_str(&self.0.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+            None => f.write_str(&super::bd::format_time(self.0)),
         }
     }
 }
