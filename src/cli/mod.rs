@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod error;
+pub mod lazy;
 pub mod man;
 pub mod mcp;
 pub mod output;
@@ -73,7 +74,7 @@ impl Cli {
                 as_agent: agent_from_env()?,
                 ..Globals::default()
             },
-            command: c::Command::Session(verb),
+            command: c::Command::Session(lazy::Lazy(verb)),
         })
     }
 }
@@ -214,7 +215,8 @@ pub(crate) fn fold_commit_notes(store: &ops::Store) {
     }
 }
 
-/// The clap command tree (for man pages and completions).
+/// The clap command tree, every command's arguments built (for man pages and
+/// completions).
 pub fn command() -> clap::Command {
-    Cli::command()
+    lazy::whole(Cli::command)
 }

@@ -51,6 +51,7 @@ use clap::Subcommand;
 use crate::cli::{
     Ctx,
     error::{CliError, Kind},
+    lazy::Lazy,
     output::Out,
 };
 use crate::model::{BeadId, DepKind, Dependency};
@@ -60,45 +61,45 @@ use crate::ops;
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Create the beads store in this repository (idempotent).
-    Init(init::Args),
+    Init(Lazy<init::Args>),
     /// Create a bead and print its id.
-    Create(create::Args),
+    Create(Lazy<create::Args>),
     /// Create a bead quickly and print only its id (bd's `q`).
-    Q(create::QuickArgs),
+    Q(Lazy<create::QuickArgs>),
     /// Show beads in full.
-    Show(show::Args),
+    Show(Lazy<show::Args>),
     /// List beads (open ones by default).
-    List(list::ListArgs),
+    List(Lazy<list::ListArgs>),
     /// Change fields of a bead, or claim it.
-    Update(update::UpdateArgs),
+    Update(Lazy<update::UpdateArgs>),
     /// Close beads.
-    Close(update::CloseArgs),
+    Close(Lazy<update::CloseArgs>),
     /// Reopen closed beads.
-    Reopen(update::ReopenArgs),
+    Reopen(Lazy<update::ReopenArgs>),
     /// Delete beads (they become tombstones that sync as deletions).
     ///
     /// As in bd, without `--force` it only shows what it would delete.
-    Delete(update::DeleteArgs),
+    Delete(Lazy<update::DeleteArgs>),
     /// Give in-progress beads back to the ready pool, recording who and why.
-    Release(update::ReleaseArgs),
+    Release(Lazy<update::ReleaseArgs>),
     /// List beads in progress whose holder has no live session: work to release.
-    Stale(stale::StaleArgs),
+    Stale(Lazy<stale::StaleArgs>),
     /// Show a bead's comments, or add one.
-    Comments(comments::CommentsArgs),
+    Comments(Lazy<comments::CommentsArgs>),
     /// Add a comment to a bead (same as `comments add`).
-    Comment(comments::AddArgs),
+    Comment(Lazy<comments::AddArgs>),
     /// Manage dependencies between beads.
     #[command(subcommand)]
-    Dep(dep::DepCommand),
+    Dep(Lazy<dep::DepCommand>),
     /// Manage labels.
     #[command(subcommand)]
-    Label(label::LabelCommand),
+    Label(Lazy<label::LabelCommand>),
     /// The project's settings, kept in the store so that sync shares them.
     ///
     /// `types.custom` and `status.custom` (comma lists) are bd's names for custom
     /// types and statuses. Settings of one machine (`beads.*`) stay in git config.
     #[command(subcommand)]
-    Config(config::ConfigCommand),
+    Config(Lazy<config::ConfigCommand>),
     /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
@@ -106,41 +107,41 @@ pub enum Command {
     /// the parent is itself blocked, deferred or waiting on an unfinished blocker.
     /// Epics and molecules are containers, not work, and never ready themselves: their
     /// open children are the work (as in bd). At most 100 by default, as in bd.
-    Ready(list::ReadyArgs),
+    Ready(Lazy<list::ReadyArgs>),
     /// Show what blocks what.
-    Blocked(list::BlockedArgs),
+    Blocked(Lazy<list::BlockedArgs>),
     /// Count the beads the filters keep (every status but deleted by default).
-    Count(list::CountArgs),
+    Count(Lazy<list::CountArgs>),
     /// Count beads by status, ready and blocked ones, epics ready to close.
     #[command(visible_alias = "status")]
-    Stats(stats::Args),
+    Stats(Lazy<stats::Args>),
     /// Epics and how far their children are.
     #[command(subcommand)]
-    Epic(epic::EpicCommand),
+    Epic(Lazy<epic::EpicCommand>),
     /// Close a bead as a duplicate of another (a `duplicates` dependency on it).
-    Duplicate(update::DuplicateArgs),
+    Duplicate(Lazy<update::DuplicateArgs>),
     /// Close a bead as replaced by another (a `supersedes` dependency on it).
-    Supersede(update::SupersedeArgs),
+    Supersede(Lazy<update::SupersedeArgs>),
     /// Put beads off: status deferred, optionally until a time (bd's `defer_until`).
-    Defer(update::DeferArgs),
+    Defer(Lazy<update::DeferArgs>),
     /// Take beads off deferral: status open again.
-    Undefer(update::UndeferArgs),
+    Undefer(Lazy<update::UndeferArgs>),
     /// Add to a bead's notes, on a line of their own.
-    Note(update::NoteArgs),
+    Note(Lazy<update::NoteArgs>),
     /// Show where the store is and what it holds.
-    Info(info::Args),
+    Info(Lazy<info::Args>),
     /// Print where the store is (the git dir whose refs hold it).
-    Where(info::Args),
+    Where(Lazy<info::Args>),
     /// List the types a bead can have.
-    Types(info::WordsArgs),
+    Types(Lazy<info::WordsArgs>),
     /// List the statuses a bead can have.
-    Statuses(info::WordsArgs),
+    Statuses(Lazy<info::WordsArgs>),
     /// List a bead's descendants (through parent-child links).
-    Children(list::ChildrenArgs),
+    Children(Lazy<list::ChildrenArgs>),
     /// Find beads by text in their id, title or description.
-    Search(list::SearchArgs),
+    Search(Lazy<list::SearchArgs>),
     /// Show the history of the store or of one bead.
-    Log(log::Args),
+    Log(Lazy<log::Args>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -153,7 +154,7 @@ pub enum Command {
     /// budget, invalid, store). It holds no lock between calls, waits on stdin without
     /// using the CPU and exits when stdin closes. `git beads setup claude|codex|gemini`
     /// registers it.
-    Mcp(mcp::Args),
+    Mcp(Lazy<mcp::Args>),
     /// Serve the board in the browser: beads, agents, sessions, molecules, mail, log.
     ///
     /// Listens on 127.0.0.1 (port 7433 by default) and prints the board's URL. Pages
@@ -162,7 +163,7 @@ pub enum Command {
     /// need the server's CSRF token and a same-origin request; --read-only refuses
     /// them. A --host that is not loopback needs --token. Every asset is in the
     /// binary: no network needed.
-    Serve(serve::Args),
+    Serve(Lazy<serve::Args>),
     /// Import an export of the beads `bd` tracker (or git-beads' own YAML export).
     ///
     /// The whole import is one commit. Every record becomes a bead, deleted ones (bd
@@ -175,18 +176,18 @@ pub enum Command {
     /// A bad line stops the import with its line number and imports nothing; with
     /// --skip-bad the other lines are imported and the bad ones listed. Progress shows on
     /// stderr when it is a terminal.
-    Import(import::Args),
+    Import(Lazy<import::Args>),
     /// Export every bead, as bd JSONL or as YAML.
     ///
     /// Writes every bead, deleted ones included, sorted by id, to stdout or to a file.
     /// `git beads import` reads both formats back: export, import into another
     /// repository and export again gives the same file.
-    Export(export::Args),
+    Export(Lazy<export::Args>),
     /// Print a shell completion script (bash, zsh or fish).
     ///
     /// The script completes `git-beads`; for bash it also defines `_git_beads`, which
     /// git's own completion calls for `git beads <TAB>`.
-    Completions(completions::Args),
+    Completions(Lazy<completions::Args>),
     /// Install the manual pages where `man` and `git help beads` find them.
     ///
     /// By default the pages go to <prefix>/share/man/man1, where <prefix>/bin holds this
@@ -196,48 +197,48 @@ pub enum Command {
     /// again after an upgrade; it only rewrites pages that changed.
     // The text is the command's help too, where `<prefix>` is a placeholder, not HTML.
     #[allow(rustdoc::invalid_html_tags)]
-    InstallMan(install_man::Args),
+    InstallMan(Lazy<install_man::Args>),
     /// Manage agents: persistent identities with a hook, a parent and a budget.
     #[command(subcommand)]
-    Agent(agent::AgentCommand),
+    Agent(Lazy<agent::AgentCommand>),
     /// Put a bead (or molecule) on an agent's hook.
-    Sling(sling::SlingArgs),
+    Sling(Lazy<sling::SlingArgs>),
     /// Take work off an agent's hook.
-    Unsling(sling::UnslingArgs),
+    Unsling(Lazy<sling::UnslingArgs>),
     /// Show the work on an agent's hook.
-    Hook(sling::HookArgs),
+    Hook(Lazy<sling::HookArgs>),
     /// Manage sessions: each run of an agent.
     #[command(subcommand)]
-    Session(session::SessionCommand),
+    Session(Lazy<session::SessionCommand>),
     /// Print what a fresh session needs: who you are, your hook, how the last session ended.
-    Prime(session::PrimeArgs),
+    Prime(Lazy<session::PrimeArgs>),
     /// Leave a note for your next session and end this one.
-    Handoff(session::HandoffArgs),
+    Handoff(Lazy<session::HandoffArgs>),
     /// Wire an agent harness to git-beads sessions.
     #[command(subcommand)]
-    Setup(setup::SetupCommand),
+    Setup(Lazy<setup::SetupCommand>),
     /// Send and read mail between agents.
     #[command(subcommand)]
-    Mail(mail::MailCommand),
+    Mail(Lazy<mail::MailCommand>),
     /// Prune old worktree snapshots from the store (their records stay).
-    Gc(gc::Args),
+    Gc(Lazy<gc::Args>),
     /// Check the store and repair what is safe.
-    Doctor(doctor::Args),
+    Doctor(Lazy<doctor::Args>),
     /// Check who signed each store commit and whether that key could act as its author.
-    Verify(verify::Args),
+    Verify(Lazy<verify::Args>),
     /// List, show, check, cook and convert formulas: templates of workflows (YAML, or
     /// bd's and Gas Town's TOML and JSON).
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
-    Formula(formula::FormulaCommand),
+    Formula(Lazy<formula::FormulaCommand>),
     /// Pour formulas into molecules (or local-only wisps) and follow them step by step.
     #[command(subcommand)]
-    Mol(mol::MolCommand),
+    Mol(Lazy<mol::MolCommand>),
     /// List and resolve gates: the beads a formula's steps wait for (a person, a
     /// timer, mail, a GitHub pull request or run).
     #[command(subcommand)]
-    Gate(gate::GateCommand),
+    Gate(Lazy<gate::GateCommand>),
     /// List the human gates: steps waiting for a person's approval.
-    Human(gate::ListArgs),
+    Human(Lazy<gate::ListArgs>),
     /// Share the store with a remote: fetch, merge without loss, push.
     ///
     /// Fetches the remote's beads into refs/beads/remotes/REMOTE/ (never shown by
@@ -252,26 +253,26 @@ pub enum Command {
     /// succeeds, saying how many fetched heads the next sync merges. The network goes
     /// through your own `git`, so SSH config and credential helpers work as they do for
     /// code.
-    Sync(sync::Args),
+    Sync(Lazy<sync::Args>),
     /// Fetch the remote's beads and merge them into the local store (no push).
-    Pull(sync::Args),
+    Pull(Lazy<sync::Args>),
     /// Push the local store to the remote; refused when the remote has beads this
     /// repository has not merged yet (run `git beads sync`).
-    Push(sync::Args),
+    Push(Lazy<sync::Args>),
     /// Set up remotes for beads.
     #[command(subcommand)]
-    Remote(remote::RemoteCommand),
+    Remote(Lazy<remote::RemoteCommand>),
     /// Clear the conflicts a sync recorded in a bead, once they have been reviewed.
-    Resolve(resolve::Args),
+    Resolve(Lazy<resolve::Args>),
     /// Run git-beads' handler of a git hook (what the installed hook shims call).
     #[command(hide = true)]
-    GitHook(git_hook::Args),
+    GitHook(Lazy<git_hook::Args>),
     /// Install, remove or check git-beads' git hooks.
     #[command(subcommand)]
-    Hooks(hooks::HooksCommand),
+    Hooks(Lazy<hooks::HooksCommand>),
     /// Create worktrees that know which agent they are for.
     #[command(subcommand)]
-    Worktree(worktree::WorktreeCommand),
+    Worktree(Lazy<worktree::WorktreeCommand>),
     /// Show which agent, session, model, bead and molecule step made a commit.
     ///
     /// Reads the commit's provenance note (refs/notes/beads), which every commit made
@@ -279,27 +280,27 @@ pub enum Command {
     /// session's trailers, and the next git-beads command finds the commit by them and
     /// writes its note. `git log --notes=beads` shows the same notes once written. Notes follow their commits through amend and
     /// rebase, and `git beads sync` shares them.
-    Provenance(provenance::Args),
+    Provenance(Lazy<provenance::Args>),
     /// Print the version as bd prints its own: the bd version whose commands and JSON
     /// git-beads speaks, then git-beads' own.
-    Version(version::Args),
+    Version(Lazy<version::Args>),
     /// Give a bead a new id; every dependency on it (parents too) follows, and the
     /// old id stays as a tombstone that says where the bead went.
-    Rename(rename::Args),
+    Rename(Lazy<rename::Args>),
     /// Give the store a new prefix: every bead of the old prefix gets the same id
     /// under the new one, every dependency follows, the old ids stay as tombstones.
-    RenamePrefix(rename_prefix::Args),
+    RenamePrefix(Lazy<rename_prefix::Args>),
     /// Open $EDITOR on one text field of a bead (the description by default) and
     /// write what was saved as one commit; nothing when it is unchanged.
-    Edit(edit::Args),
+    Edit(Lazy<edit::Args>),
     /// Report beads that lack what their type's template expects (a bug its steps to
     /// reproduce and acceptance criteria, a task or feature its acceptance criteria,
     /// an epic its success criteria); exits 1 when one does.
-    Lint(lint::Args),
+    Lint(Lazy<lint::Args>),
     /// Print the section for AGENTS.md that tells agents how work is tracked here.
-    Onboard(onboard::Args),
+    Onboard(Lazy<onboard::Args>),
     /// Print a newcomer's first steps with git beads.
-    Quickstart(quickstart::Args),
+    Quickstart(Lazy<quickstart::Args>),
 }
 
 /// The reads bd's tools run most, each with the arguments of its [`Command`].
@@ -316,12 +317,12 @@ enum Read {
 impl From<Read> for Command {
     fn from(read: Read) -> Command {
         match read {
-            Read::Show(a) => Command::Show(a),
-            Read::List(a) => Command::List(a),
-            Read::Ready(a) => Command::Ready(a),
-            Read::Blocked(a) => Command::Blocked(a),
-            Read::Count(a) => Command::Count(a),
-            Read::Stats(a) => Command::Stats(a),
+            Read::Show(a) => Command::Show(Lazy(a)),
+            Read::List(a) => Command::List(Lazy(a)),
+            Read::Ready(a) => Command::Ready(Lazy(a)),
+            Read::Blocked(a) => Command::Blocked(Lazy(a)),
+            Read::Count(a) => Command::Count(Lazy(a)),
+            Read::Stats(a) => Command::Stats(Lazy(a)),
         }
     }
 }
@@ -357,25 +358,25 @@ pub fn quick_read(argv: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
 /// `cwd` a harness hook's input names (see [`session::hook_dir`]).
 pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliError> {
     match command {
-        Command::Session(s) => session::hook_dir(s),
+        Command::Session(Lazy(s)) => session::hook_dir(s),
         _ => Ok(None),
     }
 }
 
 /// Whether `command` runs from a harness hook (`session … --hook-input`).
 pub fn from_hook(command: &Command) -> bool {
-    matches!(command, Command::Session(s) if session::from_hook(s))
+    matches!(command, Command::Session(Lazy(s)) if session::from_hook(s))
 }
 
 /// Runs `command` when it needs no repository (completions, install-man); gives the
 /// others back, for [`run`] once the store is found.
 pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>, CliError> {
     match command {
-        Command::Completions(a) => completions::run(a, out)?,
-        Command::InstallMan(a) => install_man::run(a, out)?,
-        Command::Version(a) => version::run(a, out)?,
-        Command::Onboard(a) => onboard::run(a, out)?,
-        Command::Quickstart(a) => quickstart::run(a, out)?,
+        Command::Completions(Lazy(a)) => completions::run(a, out)?,
+        Command::InstallMan(Lazy(a)) => install_man::run(a, out)?,
+        Command::Version(Lazy(a)) => version::run(a, out)?,
+        Command::Onboard(Lazy(a)) => onboard::run(a, out)?,
+        Command::Quickstart(Lazy(a)) => quickstart::run(a, out)?,
         command => return Ok(Some(command)),
     }
     Ok(None)
@@ -384,78 +385,78 @@ pub fn run_standalone(command: Command, out: &mut Out) -> Result<Option<Command>
 /// Runs `command` against the repository's store.
 pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
     match command {
-        Command::Init(a) => init::run(ctx, a, out),
-        Command::Create(a) => create::run(ctx, a, out),
-        Command::Q(a) => create::quick(ctx, a, out),
-        Command::Show(a) => show::run(ctx, a, out),
-        Command::List(a) => list::list(ctx, a, out),
-        Command::Update(a) => update::update(ctx, a, out),
-        Command::Close(a) => update::close(ctx, a, out),
-        Command::Release(a) => update::release(ctx, a, out),
-        Command::Stale(a) => stale::stale(ctx, a, out),
-        Command::Reopen(a) => update::reopen(ctx, a, out),
-        Command::Delete(a) => update::delete(ctx, a, out),
-        Command::Comments(a) => comments::comments(ctx, a, out),
-        Command::Comment(a) => comments::add(ctx, a, out),
-        Command::Dep(a) => dep::run(ctx, a, out),
-        Command::Label(a) => label::run(ctx, a, out),
-        Command::Config(a) => config::run(ctx, a, out),
-        Command::Ready(a) => list::ready(ctx, a, out),
-        Command::Blocked(a) => list::blocked(ctx, a, out),
-        Command::Count(a) => list::count(ctx, a, out),
-        Command::Stats(a) => stats::run(ctx, a, out),
-        Command::Epic(a) => epic::run(ctx, a, out),
-        Command::Duplicate(a) => update::duplicate(ctx, a, out),
-        Command::Supersede(a) => update::supersede(ctx, a, out),
-        Command::Defer(a) => update::defer(ctx, a, out),
-        Command::Undefer(a) => update::undefer(ctx, a, out),
-        Command::Note(a) => update::note(ctx, a, out),
-        Command::Info(a) => info::run(ctx, a, out, false),
-        Command::Where(a) => info::run(ctx, a, out, true),
-        Command::Types(a) => info::types(ctx, a, out),
-        Command::Statuses(a) => info::statuses(ctx, a, out),
-        Command::Children(a) => list::children(ctx, a, out),
-        Command::Search(a) => list::search(ctx, a, out),
-        Command::Log(a) => log::run(ctx, a, out),
-        Command::Mcp(a) => mcp::run(ctx, a, out),
-        Command::Serve(a) => serve::run(ctx, a, out),
-        Command::Import(a) => import::run(ctx, a, out),
-        Command::Export(a) => export::run(ctx, a, out),
+        Command::Init(Lazy(a)) => init::run(ctx, a, out),
+        Command::Create(Lazy(a)) => create::run(ctx, a, out),
+        Command::Q(Lazy(a)) => create::quick(ctx, a, out),
+        Command::Show(Lazy(a)) => show::run(ctx, a, out),
+        Command::List(Lazy(a)) => list::list(ctx, a, out),
+        Command::Update(Lazy(a)) => update::update(ctx, a, out),
+        Command::Close(Lazy(a)) => update::close(ctx, a, out),
+        Command::Release(Lazy(a)) => update::release(ctx, a, out),
+        Command::Stale(Lazy(a)) => stale::stale(ctx, a, out),
+        Command::Reopen(Lazy(a)) => update::reopen(ctx, a, out),
+        Command::Delete(Lazy(a)) => update::delete(ctx, a, out),
+        Command::Comments(Lazy(a)) => comments::comments(ctx, a, out),
+        Command::Comment(Lazy(a)) => comments::add(ctx, a, out),
+        Command::Dep(Lazy(a)) => dep::run(ctx, a, out),
+        Command::Label(Lazy(a)) => label::run(ctx, a, out),
+        Command::Config(Lazy(a)) => config::run(ctx, a, out),
+        Command::Ready(Lazy(a)) => list::ready(ctx, a, out),
+        Command::Blocked(Lazy(a)) => list::blocked(ctx, a, out),
+        Command::Count(Lazy(a)) => list::count(ctx, a, out),
+        Command::Stats(Lazy(a)) => stats::run(ctx, a, out),
+        Command::Epic(Lazy(a)) => epic::run(ctx, a, out),
+        Command::Duplicate(Lazy(a)) => update::duplicate(ctx, a, out),
+        Command::Supersede(Lazy(a)) => update::supersede(ctx, a, out),
+        Command::Defer(Lazy(a)) => update::defer(ctx, a, out),
+        Command::Undefer(Lazy(a)) => update::undefer(ctx, a, out),
+        Command::Note(Lazy(a)) => update::note(ctx, a, out),
+        Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
+        Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
+        Command::Types(Lazy(a)) => info::types(ctx, a, out),
+        Command::Statuses(Lazy(a)) => info::statuses(ctx, a, out),
+        Command::Children(Lazy(a)) => list::children(ctx, a, out),
+        Command::Search(Lazy(a)) => list::search(ctx, a, out),
+        Command::Log(Lazy(a)) => log::run(ctx, a, out),
+        Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
+        Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
+        Command::Import(Lazy(a)) => import::run(ctx, a, out),
+        Command::Export(Lazy(a)) => export::run(ctx, a, out),
         // Run by `run_standalone`, without a repository.
         Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Version(_)
         | Command::Onboard(_)
         | Command::Quickstart(_) => Ok(()),
-        Command::Agent(a) => agent::run(ctx, a, out),
-        Command::Sling(a) => sling::sling(ctx, a, out),
-        Command::Unsling(a) => sling::unsling(ctx, a, out),
-        Command::Hook(a) => sling::hook(ctx, a, out),
-        Command::Session(a) => session::run(ctx, a, out),
-        Command::Prime(a) => session::prime(ctx, a, out),
-        Command::Handoff(a) => session::handoff(ctx, a, out),
-        Command::Setup(a) => setup::run(ctx, a, out),
-        Command::Mail(a) => mail::run(ctx, a, out),
-        Command::Gc(a) => gc::run(ctx, a, out),
-        Command::Doctor(a) => doctor::run(ctx, a, out),
-        Command::Verify(a) => verify::run(ctx, a, out),
-        Command::Formula(a) => formula::run(ctx, a, out),
-        Command::Mol(a) => mol::run(ctx, a, out),
-        Command::Gate(a) => gate::run(ctx, a, out),
-        Command::Human(a) => gate::human(ctx, a, out),
-        Command::Sync(a) => sync::sync(ctx, a, out),
-        Command::Pull(a) => sync::pull(ctx, a, out),
-        Command::Push(a) => sync::push(ctx, a, out),
-        Command::Remote(a) => remote::run(ctx, a, out),
-        Command::Resolve(a) => resolve::run(ctx, a, out),
-        Command::GitHook(a) => git_hook::run(ctx, a, out),
-        Command::Hooks(a) => hooks::run(ctx, a, out),
-        Command::Worktree(a) => worktree::run(ctx, a, out),
-        Command::Provenance(a) => provenance::run(ctx, a, out),
-        Command::Rename(a) => rename::run(ctx, a, out),
-        Command::Lint(a) => lint::run(ctx, a, out),
-        Command::Edit(a) => edit::run(ctx, a, out),
-        Command::RenamePrefix(a) => rename_prefix::run(ctx, a, out),
+        Command::Agent(Lazy(a)) => agent::run(ctx, a, out),
+        Command::Sling(Lazy(a)) => sling::sling(ctx, a, out),
+        Command::Unsling(Lazy(a)) => sling::unsling(ctx, a, out),
+        Command::Hook(Lazy(a)) => sling::hook(ctx, a, out),
+        Command::Session(Lazy(a)) => session::run(ctx, a, out),
+        Command::Prime(Lazy(a)) => session::prime(ctx, a, out),
+        Command::Handoff(Lazy(a)) => session::handoff(ctx, a, out),
+        Command::Setup(Lazy(a)) => setup::run(ctx, a, out),
+        Command::Mail(Lazy(a)) => mail::run(ctx, a, out),
+        Command::Gc(Lazy(a)) => gc::run(ctx, a, out),
+        Command::Doctor(Lazy(a)) => doctor::run(ctx, a, out),
+        Command::Verify(Lazy(a)) => verify::run(ctx, a, out),
+        Command::Formula(Lazy(a)) => formula::run(ctx, a, out),
+        Command::Mol(Lazy(a)) => mol::run(ctx, a, out),
+        Command::Gate(Lazy(a)) => gate::run(ctx, a, out),
+        Command::Human(Lazy(a)) => gate::human(ctx, a, out),
+        Command::Sync(Lazy(a)) => sync::sync(ctx, a, out),
+        Command::Pull(Lazy(a)) => sync::pull(ctx, a, out),
+        Command::Push(Lazy(a)) => sync::push(ctx, a, out),
+        Command::Remote(Lazy(a)) => remote::run(ctx, a, out),
+        Command::Resolve(Lazy(a)) => resolve::run(ctx, a, out),
+        Command::GitHook(Lazy(a)) => git_hook::run(ctx, a, out),
+        Command::Hooks(Lazy(a)) => hooks::run(ctx, a, out),
+        Command::Worktree(Lazy(a)) => worktree::run(ctx, a, out),
+        Command::Provenance(Lazy(a)) => provenance::run(ctx, a, out),
+        Command::Rename(Lazy(a)) => rename::run(ctx, a, out),
+        Command::Lint(Lazy(a)) => lint::run(ctx, a, out),
+        Command::Edit(Lazy(a)) => edit::run(ctx, a, out),
+        Command::RenamePrefix(Lazy(a)) => rename_prefix::run(ctx, a, out),
     }
 }
 
