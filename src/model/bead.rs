@@ -41,45 +41,78 @@ impl TimeText {
     /// The text of `t`; `None` for a year outside 0 … 9999 or a leap second, which
     /// chrono's formatter writes.
     pub(crate) fn of(t: &Timestamp) -> Option<TimeText> {
-        use chrono::{Datelike, Timelike};
-        let (year, nanos) = (u32::try_from(t.year()).ok()?, t.nanosecond());
-        if year > 9999 || nanos >= 1_000_000_000 {
+        TimeText::of_parts(t.timestamp(), t.timestamp_subsec_nanos())
+    }
+
+    /// The text of the time `micros` microseconds after the Unix epoch, as
+    /// [`TimeText::of`] writes it.
+    pub(crate) fn of_micros(micros: i64) -> Option<TimeText> {
+        let nanos = micros.rem_euclid(1_000_000) * 1_000;
+        TimeText::of_parts(micros.div_euclid(1_000_000), u32::try_from(nanos).ok()?)
+    }
+
+    /// The text of the time `secs` seconds and `nanos` nanoseconds after the Unix
+    /// epoch. The date is worked out from the day's number directly (Howard Hinnant's
+    /// `civil_from_days`): chrono's accessors each do it again.
+    fn of_parts(secs: i64, nanos: u32) -> Option<TimeText> {
+        // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+        if !(-62_167_219_200..=253_402_300_799).contains(&secs) || nanos >= 1_000_000_000 {
             return None;
         }
-        let (fraction, width) = match nanos {
+        // Seconds since 0000-03-01 of the year -400, so that the arithmetic below
+        // is on unsigned numbers (the years 0 … 9999 are all after it).
+        let secs = u64::try_from(secs + (719_468 + 146_097) * 86_400).ok()?;
+        let (z, second) = ((secs / 86_400) as u32, (secs % 86_400) as u32);
+        // Eras of 400 years (146 097 days), the day of the era, the year of the era.
+        let (era, doe) = (z / 146_097, z % 146_097);
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = (yoe + era * 400 + u32::from(month <= 2)).checked_sub(400)?;
+        let (mut fraction, width) = match nanos {
             0 => (0, 0),
-            n if n % 1_000_000 == 0 => (n / 1_000_000, 3),
+            n if n % 1_000_000 == 0 => (n / 1_000_000, 3usize),
             n if n % 1_000 == 0 => (n / 1_000, 6),
             n => (n, 9),
         };
-        let mut out = TimeText {
-            bytes: [0; 30],
-            len: 0,
+        let mut bytes = *b"0000-00-00T00:00:00.000000000Z";
+        let mut two = |at: usize, v: u32| {
+            bytes[at] += (v / 10) as u8;
+            bytes[at + 1] += (v % 10) as u8;
         };
-        out.put(year, 4, b"-");
-        out.put(t.month(), 2, b"-");
-        out.put(t.day(), 2, b"T");
-        out.put(t.hour(), 2, b":");
-        out.put(t.minute(), 2, b":");
-        out.put(t.second(), 2, if width > 0 { b"." } else { b"" });
-        out.put(fraction, width, b"Z");
-        Some(out)
+        two(0, year / 100);
+        two(2, year % 100);
+        two(5, month);
+        two(8, day);
+        two(11, second / 3_600);
+        two(14, second / 60 % 60);
+        two(17, second % 60);
+        let len = match width {
+            0 => 19,
+            w => 20 + w,
+        };
+        for digit in bytes.get_mut(20..len).unwrap_or_default().iter_mut().rev() {
+            *digit += (fraction % 10) as u8;
+            fraction /= 10;
+        }
+        bytes[len] = b'Z';
+        Some(TimeText {
+            bytes,
+            len: len + 1,
+        })
     }
 
-    /// `value` in exactly `width` decimal digits (it has no more), then `then`.
-    fn put(&mut self, value: u32, width: u32, then: &[u8]) {
-        for k in (0..width).rev() {
-            self.bytes[self.len] = b'0' + (value / 10u32.pow(k) % 10) as u8;
-            self.len += 1;
-        }
-        self.bytes[self.len..self.len + then.len()].copy_from_slice(then);
-        self.len += then.len();
+    /// The text, as bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 
     /// The text.
     pub(crate) fn as_str(&self) -> &str {
         // Only ASCII digits and separators are written.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
     }
 }
 

@@ -89,9 +89,9 @@ fn summary_fields(out: &mut Vec<u8>, s: &BeadRow<'_>, dependents: usize) {
         string(out, p);
     }
     out.extend_from_slice(b",\"created_at\":");
-    time(out, s.created_at());
+    time(out, s.created_us());
     out.extend_from_slice(b",\"updated_at\":");
-    time(out, s.updated_at());
+    time(out, s.updated_us());
 }
 
 /// A JSON array of strings.
@@ -121,17 +121,22 @@ fn number(out: &mut Vec<u8>, mut n: usize) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// A time as [`rfc3339`] writes it (`2026-01-01T00:00:00.123Z`: the fraction of a
-/// second in 3, 6 or 9 digits, as many as it needs), as a JSON string.
-fn time(out: &mut Vec<u8>, t: Timestamp) {
-    match TimeText::of(&t) {
+/// The time `micros` microseconds after the Unix epoch as [`rfc3339`] writes it
+/// (`2026-01-01T00:00:00.123Z`: the fraction of a second in 3, 6 or 9 digits, as many
+/// as it needs), as a JSON string; a time chrono cannot hold as the epoch, as a row's
+/// own times read.
+fn time(out: &mut Vec<u8>, micros: i64) {
+    match TimeText::of_micros(micros) {
         Some(text) => {
             out.push(b'"');
-            out.extend_from_slice(text.as_str().as_bytes());
+            out.extend_from_slice(text.as_bytes());
             out.push(b'"');
         }
-        // Years of other than four digits and leap seconds: as chrono writes them.
-        None => string(out, &rfc3339(t)),
+        // Years of other than four digits: as chrono writes them.
+        None => string(
+            out,
+            &rfc3339(Timestamp::from_timestamp_micros(micros).unwrap_or_default()),
+        ),
     }
 }
 
@@ -247,20 +252,15 @@ mod tests {
             253_402_300_799_999_999,
             253_402_300_800_000_000,
         ];
-        for us in micros {
-            let t = Timestamp::from_timestamp_micros(us).expect("time");
+        // And a sweep from the year -248 to 10 208 in uneven steps.
+        let sweep = (0..4_000i64).map(|k| -70_000_000_000_000_000 + k * 82_500_000_123_457);
+        for us in micros.into_iter().chain(sweep).chain([i64::MIN, i64::MAX]) {
+            let t = Timestamp::from_timestamp_micros(us).unwrap_or_default();
             let mut out = Vec::new();
-            time(&mut out, t);
+            time(&mut out, us);
             let want = serde_json::to_string(&rfc3339(t)).expect("json");
             assert_eq!(String::from_utf8_lossy(&out), want, "{us}");
         }
-        let t = Timestamp::from_timestamp(1_767_225_599, 1_500_000_000).expect("leap second");
-        let mut out = Vec::new();
-        time(&mut out, t);
-        assert_eq!(
-            String::from_utf8_lossy(&out),
-            serde_json::to_string(&rfc3339(t)).expect("json")
-        );
     }
 
     /// `blocked`'s document, written from the rows, is byte for byte what serde_json
