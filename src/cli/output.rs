@@ -370,7 +370,13 @@ fn padded(out: &mut String, text: &str, width: usize) {
         true => written.len(),
         false => written.chars().count(),
     };
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
+    let mut pad = width.saturating_sub(chars);
+    while pad > 0 {
+        const SPACES: &str = "                ";
+        let n = pad.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        pad -= n;
+    }
 }
 
 /// An object document as `--json` prints it (without bd's envelope), as JSON text:
