@@ -80,6 +80,24 @@ fn json_has_bds_shapes_and_the_envelope_wraps_every_document() {
         v,
         serde_json::json!({"schema_version": 1, "data": {"count": 3}})
     );
+    // blocked writes its array to stdout's file itself: between the envelope's two
+    // halves, after what the file already holds.
+    let path = repo.path.join("blocked.out");
+    std::fs::write(&path, "before\n").expect("write");
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    let status = repo
+        .beads_command(&env, &["--json", "blocked"])
+        .stdout(file)
+        .status()
+        .expect("run");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&path).expect("read");
+    let doc = text.strip_prefix("before\n").expect("kept what was there");
+    let v: Value = serde_json::from_str(doc).expect("one JSON document");
+    assert_eq!(ids(&v["data"]), [b.as_str()]);
 
     // An error under --json is bd's object on stderr, with git-beads' exit code.
     let out = repo.beads_output(&["--json", "show", "bd-zzzzz"]);

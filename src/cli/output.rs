@@ -163,6 +163,7 @@ impl Out {
     /// Writes a list document whose JSON text `write` puts out itself (a document of
     /// thousands of items, written without building a value per item): a bare array,
     /// or under `data` with `BD_JSON_ENVELOPE=1`, as [`Out::json_list`] writes it.
+    /// `write` writes to stdout's file directly, so it buffers what it writes itself.
     pub fn json_list_with(
         &mut self,
         write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -173,7 +174,13 @@ impl Out {
                 "{{\"schema_version\":{JSON_SCHEMA_VERSION},\"data\":"
             )?;
         }
-        write(&mut self.stdout)?;
+        match unbuffered_stdout() {
+            Some(mut file) => {
+                self.stdout.flush()?;
+                write(&mut file)?;
+            }
+            None => write(&mut self.stdout)?,
+        }
         if self.envelope {
             self.stdout.write_all(b"}")?;
         }
@@ -359,6 +366,22 @@ fn status_color(s: Status) -> &'static str {
         Status::Pinned => "35",
         Status::Custom(_) => "34",
     }
+}
+
+/// Stdout's file itself (a copy of its descriptor), for a document written in large
+/// pieces of its own: stdout's line buffering looks for a newline in every byte that
+/// goes through it, a twentieth of the cost of a `blocked --json` of thousands.
+#[cfg(unix)]
+fn unbuffered_stdout() -> Option<std::fs::File> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    Some(std::fs::File::from(fd))
+}
+
+/// Stdout itself, where its file cannot be had (see the Unix version).
+#[cfg(not(unix))]
+fn unbuffered_stdout() -> Option<std::fs::File> {
+    None
 }
 
 /// Writes `text` (escaped) left-aligned in `width` characters, as `{:<width}` would.
