@@ -439,7 +439,7 @@ pub(super) fn sync_within(
         progress(SyncEvent::Fetching {
             remote: remote.clone(),
         });
-        theirs = fetch_within(store, &remote, opts.talk, &budget)
+        theirs = fetch_within(store, &remote, opts.talk, budget.deadline)
             .ok_or_else(|| out_of_time("fetching", round))??;
         let replicas = store.tracked_replicas(&remote)?;
         if opts.mode == SyncMode::Push {
@@ -581,21 +581,21 @@ fn documents_sent(store: &Store, theirs: Option<ObjectId>, ours: ObjectId) -> Re
     Ok(store.diff(their_tree, Some(ours))?.len())
 }
 
-/// Fetches `remote`'s beads in what is left of `budget` (see [`Store::fetch_beads`]):
-/// `None` once it runs out. A fetch that lost a race (for a ref lock here, or with a
+/// Fetches `remote`'s beads in the time left until `until` (see
+/// [`Store::fetch_beads`]): `None` once it runs out. A fetch that lost a race (for a ref lock here, or with a
 /// push on the remote changing the refs it was sending) is tried again while time is
 /// left, a few times.
 fn fetch_within(
     store: &Store,
     remote: &str,
     talk: bool,
-    budget: &Budget,
+    until: std::time::Instant,
 ) -> Option<Result<Option<ObjectId>>> {
     const TRIES: usize = 4;
     for attempt in 1.. {
-        let time = budget.left()?;
+        let time = Budget::left_until(until)?;
         match store.fetch_beads_within(remote, talk, Some(time)) {
-            Err(_) if budget.left().is_none() => return None,
+            Err(_) if Budget::left_until(until).is_none() => return None,
             Err(StoreError::Remote(e)) if e.raced() && attempt < TRIES => {
                 std::thread::sleep(retry_pause(attempt + 1));
             }
@@ -662,11 +662,8 @@ fn publish_late(
                 break;
             }
             report.rounds += 1;
-            let time = left().ok_or_else(|| out_of_time(report.rounds))?;
-            match store.fetch_beads_within(&remote, opts.talk, Some(time)) {
-                Err(_) if left().is_none() => return Err(out_of_time(report.rounds)),
-                other => other?,
-            };
+            fetch_within(store, &remote, opts.talk, until)
+                .ok_or_else(|| out_of_time(report.rounds))??;
         }
         report.pushed = true;
         report.replica = Some(replica);
