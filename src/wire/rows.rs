@@ -44,9 +44,12 @@ pub fn write_blocked(w: &mut dyn Write, blocked: &Blocked) -> io::Result<()> {
 /// A [`Summary`](super::Summary) of `s`, which `dependents` beads depend on, without
 /// its closing brace (so that fields may follow).
 fn summary_fields(out: &mut Vec<u8>, s: &BeadRow<'_>, dependents: usize) {
-    let id = s.id();
     out.extend_from_slice(b"{\"id\":");
-    string(out, id);
+    // The id, quoted, is copied from here for each dependency.
+    let id = out.len()..{
+        string(out, s.id());
+        out.len()
+    };
     out.extend_from_slice(b",\"title\":");
     string(out, s.title());
     out.extend_from_slice(b",\"status\":");
@@ -73,7 +76,7 @@ fn summary_fields(out: &mut Vec<u8>, s: &BeadRow<'_>, dependents: usize) {
             parent = Some(on);
         }
         out.extend_from_slice(b"{\"issue_id\":");
-        string(out, id);
+        out.extend_from_within(id.clone());
         out.extend_from_slice(b",\"depends_on_id\":");
         string(out, on);
         out.extend_from_slice(b",\"type\":");
