@@ -1082,3 +1082,28 @@ fn the_not_found_hint_says_where_the_deleted_beads_are() {
         [gone.as_str()]
     );
 }
+
+#[test]
+fn list_blocked_and_show_short_line_up_ids_longer_than_the_column() {
+    let (_sb, repo) = Sandbox::with_store();
+    let short = repo.create("Short", &[]);
+    let long = repo.create("Long", &["--id", "bd-abcdefghijklm.1"]);
+    let blocker = repo.create("Blocker", &[]);
+    for id in [&short, &long] {
+        repo.beads(&["dep", "add", id, &blocker]);
+    }
+    for args in [
+        vec!["list"],
+        vec!["blocked"],
+        vec!["show", "--short", short.as_str(), long.as_str()],
+    ] {
+        let text = repo.beads(&args);
+        let starts: Vec<usize> = text
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.find(" P2 ").unwrap_or(usize::MAX))
+            .collect();
+        assert!(starts.len() >= 2, "{args:?}: {text}");
+        assert!(starts.windows(2).all(|w| w[0] == w[1]), "{args:?}:\n{text}");
+    }
+}

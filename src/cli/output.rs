@@ -209,13 +209,14 @@ impl Out {
         painted
     }
 
-    /// One line per bead: id, priority, status, type, title.
-    pub fn summary_line(&mut self, s: &BeadRow<'_>) -> Result<(), CliError> {
+    /// One line per bead: id (in a column `id_width` wide, see [`id_column`]),
+    /// priority, status, type, title.
+    pub fn summary_line(&mut self, s: &BeadRow<'_>, id_width: usize) -> Result<(), CliError> {
         // Thousands of lines for `ready` or `list --limit 0`, put together in one
         // reused buffer; the data is escaped as it goes in, the colours are added.
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        padded(&mut line, s.id(), 12);
+        padded(&mut line, s.id(), id_width);
         line.push(' ');
         let p = s.priority();
         let priority = |l: &mut String| match p {
@@ -366,6 +367,13 @@ fn status_color(s: Status) -> &'static str {
         Status::Pinned => "35",
         Status::Custom(_) => "34",
     }
+}
+
+/// How wide the id column of [`Out::summary_line`] is for beads of these ids: as wide
+/// as the longest (ids are ASCII), and at least 12, so that a list of short ids lines
+/// up as it always has.
+pub fn id_column<'a>(ids: impl Iterator<Item = &'a str>) -> usize {
+    ids.map(str::len).fold(12, usize::max)
 }
 
 /// Stdout's file itself (a copy of its descriptor), for a document written in large

@@ -1,7 +1,11 @@
 //! `git beads list`, `ready`, `blocked` and `search`: queries answered from the index.
 
 use super::parse_priority;
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::model::{BeadType, Status};
 use crate::ops::{self, ListFilter, Listing, Sort};
 use crate::wire;
@@ -253,8 +257,9 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
                 .collect(),
         ));
     }
+    let width = output::id_column(listing.beads().map(|s| s.id()));
     for s in listing.beads() {
-        out.summary_line(&s)?;
+        out.summary_line(&s, width)?;
     }
     let shown = listing.beads().len();
     if shown == 0 {
@@ -368,8 +373,9 @@ pub fn blocked(ctx: &Ctx, args: BlockedArgs, out: &mut Out) -> Result<(), CliErr
         return out.json_list_with(|w| wire::write_blocked(w, &blocked));
     }
     let mut line = String::new();
+    let width = output::id_column(blocked.beads().map(|(bead, _)| bead.id()));
     for (bead, by) in blocked.beads() {
-        out.summary_line(&bead)?;
+        out.summary_line(&bead, width)?;
         line.clear();
         line.push_str("    blocked by ");
         for (k, id) in by.iter().enumerate() {

@@ -1,6 +1,10 @@
 //! `git beads show`.
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::CliError,
+    output::{self, Out},
+};
 use crate::ops;
 
 /// Arguments of `show`.
@@ -54,9 +58,10 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
             ..ops::ListFilter::default()
         };
         let listing = ops::list(&ctx.store, &filter)?;
+        let width = output::id_column(ids.iter().map(|id| id.as_str()));
         for id in &ids {
             if let Some(row) = listing.beads().find(|r| r.id() == id.as_str()) {
-                out.summary_line(&row)?;
+                out.summary_line(&row, width)?;
             }
         }
         return Ok(());
