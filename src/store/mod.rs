@@ -64,6 +64,9 @@ use crate::model::Timestamp;
 #[derive(Clone)]
 pub struct Store {
     repo: gix::Repository,
+    /// The commit `refs/beads/main` is read as, when the store is pinned there (see
+    /// [`Store::pinned_at`]); `None`: read from disk each time.
+    pin: Option<gix::ObjectId>,
 }
 
 /// The current time, for stamping documents.

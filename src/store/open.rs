@@ -40,7 +40,7 @@ impl Store {
             path: dir.to_owned(),
             source: Box::new(source),
         })?;
-        Ok(Store { repo })
+        Ok(Store { repo, pin: None })
     }
 
     /// The same repository opened anew, with an object database that sees the packs on
@@ -138,6 +138,6 @@ impl Store {
                     path: path.to_owned(),
                     source: Box::new(source),
                 })?;
-        Ok(Store { repo })
+        Ok(Store { repo, pin: None })
     }
 }

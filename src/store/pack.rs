@@ -516,7 +516,10 @@ impl Store {
     pub fn caching(&self, bytes: usize) -> Store {
         let mut repo = self.repo.clone();
         repo.object_cache_size(bytes);
-        Store { repo }
+        Store {
+            repo,
+            pin: self.pin,
+        }
     }
 
     /// Another handle on this repository whose object writes stay in memory until
@@ -525,6 +528,7 @@ impl Store {
     pub fn buffered(&self) -> Store {
         Store {
             repo: self.repo.clone().with_object_memory(),
+            pin: self.pin,
         }
     }
 

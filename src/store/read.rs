@@ -56,8 +56,19 @@ impl Store {
         self.ref_id(refs::MAIN.as_str())
     }
 
+    /// This store, reading `refs/beads/main` as `commit` without looking at the ref
+    /// again, so that every read through it sees that one state of the store. For
+    /// reads only: a write through it would start from `commit`.
+    pub fn pinned_at(mut self, commit: ObjectId) -> Store {
+        self.pin = Some(commit);
+        self
+    }
+
     /// The commit a ref points at, or `None` if it does not exist.
     fn ref_id(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        if let Some(pin) = self.pin.filter(|_| name == refs::MAIN.as_str()) {
+            return Ok(Some(pin));
+        }
         let Some(mut r) = self
             .repo
             .try_find_reference(name)

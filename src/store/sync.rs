@@ -940,6 +940,7 @@ impl Store {
     pub(crate) fn for_thread(&self) -> Store {
         Store {
             repo: self.repo.clone(),
+            pin: self.pin,
         }
     }
 

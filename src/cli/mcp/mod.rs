@@ -9,8 +9,9 @@
 //! ([`ops::KeptStore`]: objects and refs are read from disk on every call, and the
 //! store is opened anew when the packs it may have seen or its configuration change),
 //! so a write made by the CLI or another worktree between two calls is seen by the
-//! second, and no lock is held between calls. A pure tool's last answer (`ready`) is given
-//! again to the same call while `refs/beads/main` has not moved. Between calls the
+//! second, and no lock is held between calls. A pure tool reads `refs/beads/main` once
+//! per call and the store pinned there ([`ops::Store::pinned_at`]); its last answer
+//! (`ready`) is given again to the same call while that ref has not moved. Between calls the
 //! server blocks reading stdin and costs nothing; it ends when stdin closes.
 //!
 //! A bad call never ends the server: a message that is not JSON, an unknown method
@@ -266,7 +267,7 @@ impl Server {
             .map_err(|e| RpcError::new(INVALID_PARAMS, format!("{name}: {e}")))?;
         // A bug in one call must not end the session the server serves.
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.context().and_then(|ctx| self.run(tool, &ctx, &args))
+            self.context().and_then(|ctx| self.run(tool, ctx, &args))
         }));
         let outcome = run.unwrap_or_else(|_| Err(ToolError::Panicked));
         match &outcome {
@@ -287,33 +288,40 @@ impl Server {
     }
 
     /// Runs `tool`. A pure tool's answer is kept, and given again to the same call
-    /// while the store's head has not moved: the head is read on every call, so an
-    /// answer is never stale, and one the head moved under while it was made is not
-    /// kept.
+    /// while the store's head has not moved: the head is read once on every call, so
+    /// an answer is never stale, and the tool reads the store pinned at that head
+    /// ([`ops::Store::pinned_at`]), so the answer kept is the one of that head.
     fn run(
         &self,
         tool: &tools::Tool,
-        ctx: &Ctx,
+        ctx: Ctx,
         args: &tools::Args<'_>,
     ) -> Result<Rc<tools::Answer>, ToolError> {
         if !tool.pure() {
-            return tool.run(ctx, args).map(Rc::new);
+            return tool.run(&ctx, args).map(Rc::new);
         }
-        let (head, key) = (ops::head_commit(&ctx.store)?, args.key());
+        let commit = ctx.store.head_id().map_err(ops::OpError::from)?;
+        let key = args.key();
+        let head = commit.map(|c| c.to_string()).unwrap_or_default();
         if let Some(kept) = &*self.kept.borrow()
             && (kept.tool, &kept.args, &kept.head) == (tool.name(), &key, &head)
         {
             return Ok(kept.answer.clone());
         }
-        let answer = Rc::new(tool.run(ctx, args)?);
-        if ops::head_commit(&ctx.store)? == head {
-            *self.kept.borrow_mut() = Some(Kept {
-                tool: tool.name(),
-                args: key,
-                head,
-                answer: answer.clone(),
-            });
-        }
+        let Some(commit) = commit else {
+            return tool.run(&ctx, args).map(Rc::new);
+        };
+        let pinned = Ctx {
+            store: ctx.store.pinned_at(commit),
+            ..ctx
+        };
+        let answer = Rc::new(tool.run(&pinned, args)?);
+        *self.kept.borrow_mut() = Some(Kept {
+            tool: tool.name(),
+            args: key,
+            head,
+            answer: answer.clone(),
+        });
         Ok(answer)
     }
 

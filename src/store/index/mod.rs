@@ -688,6 +688,33 @@ mod tests {
         assert!(exists(&store, File::Table));
     }
 
+    #[test]
+    fn a_store_pinned_at_a_commit_reads_that_state_after_later_writes() {
+        let (_dir, store) = store();
+        commit(&store, |tx| tx.put_bead(&bead(1, 1)).expect("put"));
+        let then = store.require_head().expect("head");
+        let pinned = store.clone().pinned_at(then.commit);
+        commit(&store, |tx| tx.put_bead(&bead(2, 1)).expect("put"));
+        let now = store.require_head().expect("head");
+        assert_ne!(now.commit, then.commit);
+        let read = |s: &Store| {
+            let head = s.require_head().expect("head");
+            let index = s.index_parts(&head, &[Part::Beads]).expect("index");
+            (head.commit, answers(&index))
+        };
+        let (pinned_commit, pinned_answers) = read(&pinned);
+        assert_eq!(pinned_commit, then.commit);
+        assert_eq!(
+            pinned_answers,
+            answers(&Index::fresh(&store, &then).expect("index"))
+        );
+        assert_eq!(read(&store).0, now.commit);
+        assert_eq!(
+            pinned.caching(1 << 20).head_id().expect("head"),
+            Some(then.commit)
+        );
+    }
+
     /// A store of `n` beads with its index cache built, its head, and its index built
     /// from scratch.
     fn built(n: u64) -> (tempfile::TempDir, Store, Head, Index) {
