@@ -221,6 +221,48 @@ fn a_chain_of_a_person_and_two_agents_verifies() {
 }
 
 #[test]
+fn a_squash_by_an_agent_that_may_close_but_not_delete_verifies() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let (repo, _) = chain(&sb);
+    let formulas = repo.path.join(".beads/formulas");
+    std::fs::create_dir_all(&formulas).expect("a formulas folder");
+    std::fs::write(
+        formulas.join("two.formula.toml"),
+        "formula = \"two\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n\
+         [[steps]]\nid = \"b\"\ntitle = \"B\"\nneeds = [\"a\"]\n",
+    )
+    .expect("a formula");
+    repo.beads(&[
+        "--as",
+        "lead",
+        "agent",
+        "create",
+        "lead/closer",
+        "--can",
+        "create,close",
+    ]);
+    let closer = |args: &[&str]| {
+        let mut all = vec!["--as", "lead/closer"];
+        all.extend_from_slice(args);
+        repo.beads(&all).trim().to_owned()
+    };
+    let mol = closer(&["mol", "pour", "two", "-q"]);
+    for step in common::ids(&repo.beads_json(&["list", "--parent", &mol])) {
+        closer(&["close", &step, "-q"]);
+    }
+    // The squash tombstones both steps and rewrites the molecule: what `close` allows.
+    closer(&["mol", "squash", &mol]);
+    let (code, found) = verdicts(&repo, &[]);
+    assert_eq!(code, 0, "{found:?}");
+    assert!(found.iter().all(|(_, s)| s == "good"), "{found:?}");
+    let shown = repo.beads_json(&["show", &mol]);
+    assert_eq!(shown[0]["extra"]["squashed_steps"], 2, "{shown}");
+}
+
+#[test]
 fn forged_unsigned_over_reaching_and_rotated_out_commits_are_reported() {
     if !have_ssh_keygen() {
         return;

@@ -17,9 +17,10 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::agent::delegated;
+use super::molecule::SQUASHED_STEPS_KEY;
 use super::{Result, SyncError};
 use crate::model::{
-    Agent, AgentKey, AgentName, AgentStatus, Authority, Bead, BeadId, Capability,
+    Agent, AgentKey, AgentName, AgentStatus, Authority, Bead, BeadId, Capability, DepKind,
     ENDORSE_NAMESPACE, Session, Status, endorsement_payload,
 };
 use crate::store::{Checked, ObjectId, SignedCommit, Store, check_signature, decode_doc, refs};
@@ -417,18 +418,43 @@ impl<'s> Checker<'s> {
     }
 
     /// What a change from `old` to `new` by `actor` needs (see [`bead_needs`]):
-    /// creating agents and sending mail besides what the beads changed need.
+    /// creating agents and sending mail besides what the beads changed need. A
+    /// molecule squashed in the change makes its steps' tombstones part of the squash.
     fn needed(&self, old: ObjectId, new: ObjectId, actor: &str) -> Result<Vec<Need>> {
-        let mut out = Vec::new();
+        /// One changed document: a bead before and after, or what else it needs.
+        enum Changed {
+            Bead(Box<(Option<Bead>, Option<Bead>)>),
+            Other(Need),
+        }
+        let mut changed = Vec::new();
         for change in self.store.diff(Some(old), Some(new))? {
             if refs::bead_id_of_path(&change.path).is_some() {
                 let before = self.bead(&change.path, change.old);
                 let after = self.bead(&change.path, change.new);
-                out.extend(bead_needs(before.as_ref(), after.as_ref(), actor));
+                changed.push(Changed::Bead(Box::new((before, after))));
             } else if change.old.is_none() && change.path.starts_with(refs::AGENTS_DIR) {
-                out.push(&[Capability::Spawn]);
+                changed.push(Changed::Other(&[Capability::Spawn]));
             } else if change.old.is_none() && change.path.starts_with(refs::MAIL_DIR) {
-                out.push(&[Capability::Mail]);
+                changed.push(Changed::Other(&[Capability::Mail]));
+            }
+        }
+        let squashed: BTreeSet<&str> = (changed.iter())
+            .filter_map(|c| match c {
+                Changed::Bead(pair) => match &**pair {
+                    (was, Some(is)) if squashes(was.as_ref(), is) => Some(is.id.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for c in &changed {
+            match c {
+                Changed::Bead(pair) => {
+                    let (was, is) = &**pair;
+                    out.extend(bead_needs(was.as_ref(), is.as_ref(), actor, &squashed));
+                }
+                Changed::Other(need) => out.push(*need),
             }
         }
         Ok(out)
@@ -451,7 +477,12 @@ type Need = &'static [Capability];
 /// it, deleting it, closing or reopening it, claiming, hooking or releasing it,
 /// changing its other fields, commenting on it. What only a merge or the store's
 /// bookkeeping changes (times, who changed it last, `conflicts`) needs nothing.
-fn bead_needs(was: Option<&Bead>, is: Option<&Bead>, actor: &str) -> Vec<Need> {
+fn bead_needs(
+    was: Option<&Bead>,
+    is: Option<&Bead>,
+    actor: &str,
+    squashed: &BTreeSet<&str>,
+) -> Vec<Need> {
     use Capability::{Claim, Close, Comment, Create, Delete, Sling, Update};
     let Some(is) = is else {
         return Vec::new();
@@ -464,13 +495,33 @@ fn bead_needs(was: Option<&Bead>, is: Option<&Bead>, actor: &str) -> Vec<Need> {
         };
     };
     let mut out: Vec<Need> = Vec::new();
+    // `mol squash` (which needs `close`) rewrites a finished molecule's description
+    // and marks it squashed: judged as the rest of the change is, without those two.
+    let summary;
+    let was = if squashes(Some(was), is) {
+        out.push(&[Close]);
+        let mut before = was.clone();
+        before.description.clone_from(&is.description);
+        let mark = is.extra.get_key_value(SQUASHED_STEPS_KEY);
+        before
+            .extra
+            .extend(mark.map(|(k, v)| (k.clone(), v.clone())));
+        summary = before;
+        &summary
+    } else {
+        was
+    };
     let deleted = |b: &Bead| b.status == Status::Deleted;
     let closed = |b: &Bead| b.status == Status::Closed;
     let held = matches!(was.status, Status::InProgress | Status::Hooked);
     let released = held && is.status == Status::Open && is.assignee.is_none();
     let reopened = closed(was) && !closed(is);
     if deleted(was) != deleted(is) {
-        out.push(&[Delete]);
+        // A squash tombstones the molecule's steps, so that the squash syncs.
+        let squash = deleted(is)
+            && (is.dependencies.iter())
+                .any(|d| d.kind == DepKind::ParentChild && squashed.contains(d.id.as_str()));
+        out.push(if squash { &[Close, Delete] } else { &[Delete] });
     } else if closed(was) != closed(is) {
         out.push(&[Close]);
         if was.assignee != is.assignee {
@@ -513,6 +564,13 @@ fn bead_needs(was: Option<&Bead>, is: Option<&Bead>, actor: &str) -> Vec<Need> {
     out
 }
 
+/// Whether `is` is a molecule that this change squashed (see
+/// [`super::molecule::squash`]): marked squashed now, and not before.
+fn squashes(was: Option<&Bead>, is: &Bead) -> bool {
+    is.extra.contains_key(SQUASHED_STEPS_KEY)
+        && was.is_some_and(|was| !was.extra.contains_key(SQUASHED_STEPS_KEY))
+}
+
 /// A public key as compared: type and data, no comment.
 fn normal(key: &str) -> String {
     crate::store::normalize_public_key(key).unwrap_or_else(|| key.trim().to_owned())
@@ -539,7 +597,7 @@ mod tests {
     }
 
     fn needs(was: &Bead, is: &Bead) -> Vec<Need> {
-        bead_needs(Some(was), Some(is), "nux")
+        bead_needs(Some(was), Some(is), "nux", &BTreeSet::new())
     }
 
     fn comment(b: &mut Bead, id: &str) {
@@ -554,7 +612,10 @@ mod tests {
     #[test]
     fn each_change_of_a_bead_needs_what_the_commands_that_make_it_need() {
         let open = bead();
-        assert_eq!(bead_needs(None, Some(&open), "nux"), [&[Create][..]]);
+        assert_eq!(
+            bead_needs(None, Some(&open), "nux", &BTreeSet::new()),
+            [&[Create][..]]
+        );
         let mut claimed = open.clone();
         claimed.status = Status::InProgress;
         claimed.assignee = Some("nux".into());
@@ -599,5 +660,46 @@ mod tests {
         let mut touched = open.clone();
         touched.updated_by = "nux".into();
         assert!(needs(&open, &touched).is_empty());
+    }
+
+    #[test]
+    fn a_squash_needs_close_and_only_its_own_changes_pass_as_it() {
+        let mol = bead();
+        let mut step = Bead::new(
+            BeadId::parse("bd-a1.1").expect("an id"),
+            "a step".into(),
+            "lead",
+            chrono::Utc::now(),
+        );
+        step.add_dependency(crate::model::Dependency {
+            id: mol.id.clone(),
+            kind: DepKind::ParentChild,
+        });
+        step.status = Status::Closed;
+        let mut summary = mol.clone();
+        summary.status = Status::Closed;
+        summary.description = "all 1 step done".into();
+        summary.extra.insert(SQUASHED_STEPS_KEY.into(), 1.into());
+        let mut tombstone = step.clone();
+        tombstone.status = Status::Deleted;
+        let squashed = BTreeSet::from([mol.id.as_str()]);
+        let judged = |was: &Bead, is: &Bead| bead_needs(Some(was), Some(is), "nux", &squashed);
+        assert_eq!(judged(&mol, &summary), [&[Close][..], &[Close][..]]);
+        assert_eq!(judged(&step, &tombstone), [&[Close, Delete][..]]);
+        // Already closed, the molecule's squash still needs `close`.
+        let mut closed = mol.clone();
+        closed.status = Status::Closed;
+        assert_eq!(judged(&closed, &summary), [&[Close][..]]);
+        // Anything else the change does is judged as it would be on its own.
+        let mut retitled = summary.clone();
+        retitled.title = "another".into();
+        assert_eq!(judged(&closed, &retitled), [&[Close][..], &[Update][..]]);
+        let mut other = bead();
+        other.id = BeadId::parse("bd-b2").expect("an id");
+        let mut gone = other.clone();
+        gone.status = Status::Deleted;
+        assert_eq!(judged(&other, &gone), [&[Delete][..]]);
+        // Without the squash in the same change, a step's tombstone is a delete.
+        assert_eq!(needs(&step, &tombstone), [&[Delete][..]]);
     }
 }
