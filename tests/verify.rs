@@ -85,6 +85,23 @@ fn verdicts(repo: &Repo, extra: &[&str]) -> (i32, Vec<(String, String)>) {
     (out.status.code().unwrap_or(-1), list)
 }
 
+/// [`chain`] in a new sandbox, or `None` (said on stderr) without ssh-keygen.
+fn chained() -> Option<(Sandbox, Repo, String)> {
+    have_ssh_keygen().then(|| {
+        let sb = Sandbox::new();
+        let (repo, id) = chain(&sb);
+        (sb, repo, id)
+    })
+}
+
+/// `verify --json`'s verdicts, each asserted good (and the exit code 0).
+fn all_good(repo: &Repo) -> Vec<(String, String)> {
+    let (code, found) = verdicts(repo, &[]);
+    assert_eq!(code, 0, "{found:?}");
+    assert!(found.iter().all(|(_, s)| s == "good"), "{found:?}");
+    found
+}
+
 /// A store made by `alice` (signing with her own key) in which she created agent
 /// `lead`, which created `lead/worker` without the `close` capability; each wrote a
 /// change of its own. Returns the repository and a bead the worker made.
@@ -177,15 +194,11 @@ fn head_tree(repo: &Repo) -> String {
 
 #[test]
 fn a_chain_of_a_person_and_two_agents_verifies() {
-    if !have_ssh_keygen() {
+    let Some((sb, repo, _)) = chained() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let (repo, _) = chain(&sb);
-    let (code, found) = verdicts(&repo, &[]);
-    assert_eq!(code, 0, "{found:?}");
+    };
+    let found = all_good(&repo);
     assert_eq!(found.len(), repo.commit_count("refs/beads/main"));
-    assert!(found.iter().all(|(_, s)| s == "good"), "{found:?}");
     // Every commit is signed in git's own format, by the key of the actor it names.
     let v = repo.beads_json(&["verify"]);
     let by: BTreeMap<&str, &str> = v
@@ -222,11 +235,9 @@ fn a_chain_of_a_person_and_two_agents_verifies() {
 
 #[test]
 fn a_squash_by_an_agent_that_may_close_but_not_delete_verifies() {
-    if !have_ssh_keygen() {
+    let Some((_sb, repo, _)) = chained() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let (repo, _) = chain(&sb);
+    };
     let formulas = repo.path.join(".beads/formulas");
     std::fs::create_dir_all(&formulas).expect("a formulas folder");
     std::fs::write(
@@ -255,20 +266,16 @@ fn a_squash_by_an_agent_that_may_close_but_not_delete_verifies() {
     }
     // The squash tombstones both steps and rewrites the molecule: what `close` allows.
     closer(&["mol", "squash", &mol]);
-    let (code, found) = verdicts(&repo, &[]);
-    assert_eq!(code, 0, "{found:?}");
-    assert!(found.iter().all(|(_, s)| s == "good"), "{found:?}");
+    all_good(&repo);
     let shown = repo.beads_json(&["show", &mol]);
     assert_eq!(shown[0]["extra"]["squashed_steps"], 2, "{shown}");
 }
 
 #[test]
 fn forged_unsigned_over_reaching_and_rotated_out_commits_are_reported() {
-    if !have_ssh_keygen() {
+    let Some((sb, repo, worker_bead)) = chained() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let (repo, worker_bead) = chain(&sb);
+    };
     let mallory = keygen(&sb, "mallory");
     let worker_key = repo.common_dir().join("beads/keys/lead/worker.key");
 
@@ -394,11 +401,9 @@ fn details(repo: &Repo) -> BTreeMap<String, String> {
 
 #[test]
 fn claims_updates_and_comments_beyond_an_agents_authority_are_over_reaching() {
-    if !have_ssh_keygen() {
+    let Some((_sb, repo, bead)) = chained() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let (repo, bead) = chain(&sb);
+    };
     repo.beads(&[
         "--as",
         "lead",
@@ -532,11 +537,9 @@ fn sync_with_require_signed_refuses_a_forged_remote_commit() {
 
 #[test]
 fn a_sessions_log_carries_each_commits_verdict_and_signer() {
-    if !have_ssh_keygen() {
+    let Some((_sb, repo, id)) = chained() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let (repo, id) = chain(&sb);
+    };
     repo.beads(&["agent", "bind", "lead"]);
     let started = repo.beads_json(&["session", "start"]);
     let sid = started["session"]["id"]
