@@ -871,9 +871,22 @@ fn search_matches_text_with_filters() {
     let v = repo.beads_json(&["search", "login"]);
     let mut found = ids(&v);
     found.sort();
+    let mut want = vec![a.clone(), b.clone()];
+    want.sort();
+    assert_eq!(
+        found, want,
+        "as bd searches: closed beads and tombstones are not found"
+    );
+    let mut found = ids(&repo.beads_json(&["search", "--query", "login", "--status", "all"]));
+    found.sort();
     let mut want = vec![a.clone(), b.clone(), c.clone()];
     want.sort();
-    assert_eq!(found, want, "closed beads are found, tombstones are not");
+    assert_eq!(found, want, "`--status all` finds the closed ones too");
+    assert_eq!(
+        ids(&repo.beads_json(&["search", "login", "--sort", "title", "-r", "-n", "1"])),
+        [b.as_str()],
+        "sorted and limited as list is"
+    );
     assert_eq!(
         ids(&repo.beads_json(&["search", "login", "--type", "bug"])),
         [a.as_str()]

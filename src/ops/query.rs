@@ -583,16 +583,21 @@ fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
 /// every piece anyway, and its reads need no check each.
 fn index_and_words(store: &Store, part: Part) -> Result<((Index, Failures), Vocabulary)> {
     let head = store.require_head()?;
-    let settings = store
-        .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
-        .unwrap_or_default();
     Ok((
         (
             store.index_parts(&head, &[part])?,
             Failures::at(store, &head),
         ),
-        Vocabulary::of(&settings),
+        words_at(store, &head)?,
     ))
+}
+
+/// The project's words (its own types and statuses) as of `head`.
+fn words_at(store: &Store, head: &Head) -> Result<Vocabulary> {
+    let settings = store
+        .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
+        .unwrap_or_default();
+    Ok(Vocabulary::of(&settings))
 }
 
 /// `filter` as the project's words complete it: the statuses and types it names
@@ -657,15 +662,13 @@ pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)>
     ))
 }
 
-/// Finds beads whose id, title or description contains `text` (case-insensitive).
-/// Deleted beads only show when `filter` asks for them by status.
+/// Finds beads whose id, title or description contains `text` (case-insensitive),
+/// among those `filter` keeps as [`list`] keeps them: closed beads only with `all` or
+/// when it asks for them by status, deleted ones only by status.
 pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing> {
-    let filter = ListFilter {
-        all: true,
-        ..filter.clone()
-    };
     sound(store, || {
         let head = store.require_head()?;
+        let filter = completed(&words_at(store, &head)?, filter)?;
         let (index, found) = store.index_search(&head, text)?;
         let rows = found
             .into_iter()

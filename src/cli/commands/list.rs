@@ -138,6 +138,20 @@ pub enum ListSort {
     Title,
 }
 
+impl ListSort {
+    /// The order of the listing.
+    fn order(self) -> Sort {
+        match self {
+            ListSort::Priority => Sort::Priority,
+            ListSort::Created => Sort::Created,
+            ListSort::Updated => Sort::Updated,
+            ListSort::Status => Sort::Status,
+            ListSort::Id => Sort::Id,
+            ListSort::Title => Sort::Title,
+        }
+    }
+}
+
 /// The orders `ready --sort` offers (bd's policies).
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ReadySort {
@@ -210,16 +224,27 @@ pub struct BlockedArgs {
 #[derive(clap::Args, Debug)]
 pub struct SearchArgs {
     /// The text to look for (case-insensitive).
-    pub text: String,
+    #[arg(required_unless_present = "query", conflicts_with = "query")]
+    pub text: Option<String>,
+    /// The text to look for, as bd's `--query` gives it.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
     /// Filters.
     #[command(flatten)]
     pub select: SelectArgs,
-    /// The status filter.
+    /// The status filter (default: every status but closed and deleted, as bd
+    /// searches; `--status all` adds the closed ones).
     #[command(flatten)]
     pub status: StatusArgs,
     /// Show at most this many (0: no limit).
-    #[arg(short = 'n', long, default_value = "0")]
+    #[arg(short = 'n', long, default_value = "50")]
     pub limit: usize,
+    /// The order.
+    #[arg(long, value_enum, default_value = "priority")]
+    pub sort: ListSort,
+    /// Reverse the order.
+    #[arg(short, long)]
+    pub reverse: bool,
 }
 
 /// Arguments of `count`.
@@ -277,14 +302,7 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
 pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let limit = if args.all { 0 } else { args.limit };
     let filter = ListFilter {
-        sort: match args.sort {
-            ListSort::Priority => Sort::Priority,
-            ListSort::Created => Sort::Created,
-            ListSort::Updated => Sort::Updated,
-            ListSort::Status => Sort::Status,
-            ListSort::Id => Sort::Id,
-            ListSort::Title => Sort::Title,
-        },
+        sort: args.sort.order(),
         reverse: args.reverse,
         ..args.select.into_filter(args.status, args.all, limit)
     };
@@ -316,8 +334,13 @@ pub fn children(ctx: &Ctx, args: ChildrenArgs, out: &mut Out) -> Result<(), CliE
 
 /// Runs `search`.
 pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError> {
-    let filter = args.select.into_filter(args.status, true, args.limit);
-    let listing = ops::search(&ctx.store, &args.text, &filter)?;
+    let filter = ListFilter {
+        sort: args.sort.order(),
+        reverse: args.reverse,
+        ..args.select.into_filter(args.status, false, args.limit)
+    };
+    let text = args.text.or(args.query).unwrap_or_default();
+    let listing = ops::search(&ctx.store, &text, &filter)?;
     print_listing(out, &listing, "no beads match")
 }
 
