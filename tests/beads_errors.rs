@@ -499,6 +499,24 @@ fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
         &["update", &id, "--title", &"x".repeat(3000)],
         "limit",
     );
+    // Times: past the year 9999, past what a count can hold, not ASCII, not ahead.
+    for (args, names) in [
+        (
+            vec!["create", "x", "--due", "+99999999999d"],
+            "+99999999999d",
+        ),
+        (vec!["update", &id, "--defer", "+1000000w"], "out of range"),
+        (
+            vec!["defer", &id, "--until", "+9999999999999999m"],
+            "not a time",
+        ),
+        (vec!["defer", &id, "--until", "+1é"], "not a time"),
+        (vec!["defer", &id, "--until", "+é"], "not a time"),
+        (vec!["defer", &id, "--until", "+-5d"], "not a time"),
+        (vec!["defer", &id, "--until", "12345-01-01"], "not a time"),
+    ] {
+        refused(&repo, 2, &args, names);
+    }
 }
 
 /// What `git beads ARGS` says on stderr (it must succeed): where broken documents

@@ -468,30 +468,39 @@ fn parse_metadata(s: &str) -> Result<serde_json::Value, String> {
     }
 }
 
-/// Parses when a deferral ends.
+/// Parses when a deferral ends: a date, an RFC 3339 time, `tomorrow`, or a count of
+/// minutes, hours, days or weeks from now (`+2d`), in the years 0 to 9999.
 fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     let now = chrono::Utc::now();
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Ok(t.with_timezone(&chrono::Utc));
-    }
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(d.and_time(chrono::NaiveTime::MIN).and_utc());
-    }
-    if s == "tomorrow" {
-        return Ok(now + chrono::Duration::days(1));
-    }
     let bad = || format!("{s:?} is not a time (2026-07-01, an RFC 3339 time, +2d, tomorrow)");
-    let rest = s.strip_prefix('+').ok_or_else(bad)?;
-    let (n, unit) = rest.split_at(rest.len().saturating_sub(1));
-    let n: i64 = n.parse().map_err(|_| bad())?;
-    let step = match unit {
-        "m" => chrono::Duration::minutes(n),
-        "h" => chrono::Duration::hours(n),
-        "d" => chrono::Duration::days(n),
-        "w" => chrono::Duration::weeks(n),
-        _ => return Err(bad()),
+    let far = || format!("{s:?} is out of range (the years 0 to 9999)");
+    let t = if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        t.with_timezone(&chrono::Utc)
+    } else if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        d.and_time(chrono::NaiveTime::MIN).and_utc()
+    } else if s == "tomorrow" {
+        now + chrono::Duration::days(1)
+    } else {
+        let rest = s.strip_prefix('+').ok_or_else(bad)?;
+        let unit = rest.chars().last().ok_or_else(bad)?;
+        let n: i64 = match rest[..rest.len() - unit.len_utf8()].parse::<u32>() {
+            Ok(n) => n.into(),
+            Err(_) => return Err(bad()),
+        };
+        let step = match unit {
+            'm' => chrono::Duration::try_minutes(n),
+            'h' => chrono::Duration::try_hours(n),
+            'd' => chrono::Duration::try_days(n),
+            'w' => chrono::Duration::try_weeks(n),
+            _ => return Err(bad()),
+        };
+        step.and_then(|step| now.checked_add_signed(step))
+            .ok_or_else(far)?
     };
-    Ok(now + step)
+    match chrono::Datelike::year(&t) {
+        0..=9999 => Ok(t),
+        _ => Err(far()),
+    }
 }
 
 /// Runs `update` with `changes` on `ids` and reports as `update` does.
