@@ -269,6 +269,12 @@ fn create_update_and_close_take_bds_flags() {
     }
     let children = repo.beads_json(&["children", &parent]);
     assert_eq!(ids(&children).len(), 2);
+    // The parent a child of its own child: refused as `dep add` refuses a cycle.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["update", &parent, "--parent", quick]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("would close a cycle"), "{err}");
+    assert_eq!(repo.store_head(), head);
     let v = repo.beads_json(&["update", &id, "--parent", ""]);
     assert!(items(&v)[0].get("parent").is_none(), "{v}");
 

@@ -397,6 +397,14 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
         if ids.contains(parent) {
             return Err(BeadError::SelfDependency(parent.clone()).into());
         }
+        // A parent is a blocking link, refused as `dep add` refuses it when it
+        // would close a cycle.
+        let view = store.view()?;
+        for id in ids {
+            if let Some(path) = blocking_path(&view, parent, id)? {
+                return Err(BeadError::Cycle(path).into());
+            }
+        }
     }
     let verb = if c.claim { "claim" } else { "update" };
     change_each(store, actor, ids, verb, |bead| {
