@@ -379,6 +379,19 @@ fn show_update_and_close_without_an_id_act_on_the_bead_last_touched_in_this_work
 }
 
 #[test]
+fn an_id_without_a_prefix_that_has_a_dash_of_its_own() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.beads(&["rename-prefix", "my-proj"]);
+    let a = repo.create("Alpha", &[]);
+    let short = a.strip_prefix("my-proj-").expect("prefix");
+    assert_eq!(
+        items(&repo.beads_json(&["show", short]))[0]["id"],
+        a.as_str()
+    );
+    repo.beads(&["update", short, "-p", "0"]);
+}
+
+#[test]
 fn ids_without_prefix_actor_and_the_small_commands() {
     let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Alpha", &[]);

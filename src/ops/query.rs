@@ -53,14 +53,16 @@ fn named(store: &Store, given: &str) -> Result<BeadId> {
     if given.is_empty() || !given.chars().all(plain) {
         return Err(err.into());
     }
+    // After the store's own prefix (which may hold a `-`), or the first `-`.
+    let own = format!("{}-", super::meta(store)?.prefix);
     let index = load_index(store)?;
     let mut matches: Vec<BeadId> = index
         .rows()
         .filter(|s| s.status() != Status::Deleted)
         .filter(|s| {
-            s.id()
-                .split_once('-')
-                .is_some_and(|(_, rest)| rest == given)
+            let id = s.id();
+            id.strip_prefix(own.as_str()) == Some(given)
+                || id.split_once('-').is_some_and(|(_, rest)| rest == given)
         })
         .filter_map(|s| BeadId::parse(s.id()).ok())
         .collect();
