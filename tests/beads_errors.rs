@@ -84,9 +84,22 @@ fn unknown_ids_are_refused_and_change_nothing() {
             &format!("{known},related:{unknown}"),
         ],
         vec!["log", unknown],
+        vec!["children", unknown],
+        vec!["show", "--children", unknown],
+        vec!["list", "--parent", unknown],
+        vec!["count", "--parent", unknown],
+        vec!["ready", "--parent", unknown],
+        vec!["blocked", "--parent", unknown],
+        vec!["search", "Known", "--parent", unknown],
     ] {
         refused(&repo, 1, &args, unknown);
     }
+    refused(
+        &repo,
+        2,
+        &["children", &known, "--parent", unknown],
+        "--parent",
+    );
     // The known bead was not touched by the half-valid commands either.
     let b = repo.bead_json(&known);
     assert_eq!(b["status"], "open");
@@ -113,6 +126,8 @@ fn malformed_ids_are_usage_errors() {
             vec!["create", "x", "--parent", bad],
             vec!["create", "x", "--deps", bad],
             vec!["create", "x", "--deps", &format!("related:{bad}")],
+            vec!["list", "--parent", bad],
+            vec!["children", bad],
         ] {
             // `-x` looks like a flag to the parser; the rest must be named.
             let names = if bad == "-x" { "" } else { bad };

@@ -77,6 +77,16 @@ fn named(store: &Store, given: &str) -> Result<BeadId> {
     }
 }
 
+/// Fails with [`BeadError::NotFound`] unless the store has bead `id` (a tombstone
+/// too).
+pub fn require_bead(store: &Store, id: &BeadId) -> Result<()> {
+    let head = store.require_head()?;
+    match store.read_bead(head.tree, id)? {
+        Some(_) => Ok(()),
+        None => Err(BeadError::NotFound(id.clone()).into()),
+    }
+}
+
 /// A bead with the store read around it, as `show` prints it.
 #[derive(Clone, Debug)]
 pub struct Detailed {

@@ -3,10 +3,10 @@
 use super::parse_priority;
 use crate::cli::{
     Ctx,
-    error::CliError,
+    error::{CliError, Kind},
     output::{self, Out},
 };
-use crate::model::{BeadType, Status};
+use crate::model::{BeadId, BeadType, Status};
 use crate::ops::{self, ListFilter, Listing, Sort};
 use crate::wire;
 
@@ -88,6 +88,15 @@ pub fn parse_type(s: &str) -> Result<BeadType, String> {
 }
 
 impl SelectArgs {
+    /// These arguments with `--parent` resolved as an id is (without its prefix too);
+    /// a parent the store does not have is refused, as `show` refuses it.
+    fn resolved(mut self, ctx: &Ctx) -> Result<SelectArgs, CliError> {
+        if let Some(p) = &self.parent {
+            self.parent = Some(existing(ctx, p)?.to_string());
+        }
+        Ok(self)
+    }
+
     /// The filter these arguments ask for, with `statuses` (empty: open work) and
     /// `all` (closed beads too).
     pub fn into_filter(self, statuses: StatusArgs, all: bool, limit: usize) -> ListFilter {
@@ -304,7 +313,10 @@ pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let filter = ListFilter {
         sort: args.sort.order(),
         reverse: args.reverse,
-        ..args.select.into_filter(args.status, args.all, limit)
+        ..args
+            .select
+            .resolved(ctx)?
+            .into_filter(args.status, args.all, limit)
     };
     let listing = ops::list(&ctx.store, &filter)?;
     print_listing(out, &listing, "no beads match")
@@ -313,7 +325,8 @@ pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
 /// Runs `count`: how many beads the filters keep (every status but deleted by
 /// default, as bd counts).
 pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> {
-    let (count, broken) = ops::count(&ctx.store, &args.select.into_filter(args.status, true, 0))?;
+    let filter = args.select.resolved(ctx)?.into_filter(args.status, true, 0);
+    let (count, broken) = ops::count(&ctx.store, &filter)?;
     out.warn_broken(&broken);
     if out.json {
         return out.json(&wire::Count { count });
@@ -323,7 +336,13 @@ pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> 
 
 /// Runs `children`: the descendants of a bead, as `list` prints them.
 pub fn children(ctx: &Ctx, args: ChildrenArgs, out: &mut Out) -> Result<(), CliError> {
-    let id = super::resolve_id(ctx, &args.id)?;
+    if args.select.parent.is_some() {
+        return Err(CliError::new(
+            Kind::Usage,
+            "children takes its parent as ID, not as --parent",
+        ));
+    }
+    let id = existing(ctx, &args.id)?;
     let select = SelectArgs {
         parent: Some(id.to_string()),
         ..args.select
@@ -337,11 +356,21 @@ pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError
     let filter = ListFilter {
         sort: args.sort.order(),
         reverse: args.reverse,
-        ..args.select.into_filter(args.status, false, args.limit)
+        ..args
+            .select
+            .resolved(ctx)?
+            .into_filter(args.status, false, args.limit)
     };
     let text = args.text.or(args.query).unwrap_or_default();
     let listing = ops::search(&ctx.store, &text, &filter)?;
     print_listing(out, &listing, "no beads match")
+}
+
+/// The bead `given` names (see [`super::resolve_id`]), which must be in the store.
+fn existing(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
+    let id = super::resolve_id(ctx, given)?;
+    ops::require_bead(&ctx.store, &id)?;
+    Ok(id)
 }
 
 /// Runs `ready`.
@@ -355,6 +384,7 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
         },
         ..args
             .select
+            .resolved(ctx)?
             .into_filter(StatusArgs::default(), false, args.limit)
     };
     if args.claim {
@@ -387,7 +417,7 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
 /// Runs `blocked`.
 pub fn blocked(ctx: &Ctx, args: BlockedArgs, out: &mut Out) -> Result<(), CliError> {
     let parent = match &args.parent {
-        Some(p) => Some(super::resolve_id(ctx, p)?),
+        Some(p) => Some(existing(ctx, p)?),
         None => None,
     };
     let blocked = ops::blocked(&ctx.store, parent.as_ref())?;
