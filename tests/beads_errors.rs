@@ -532,6 +532,28 @@ fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
     ] {
         refused(&repo, 2, &args, names);
     }
+    // What the parser refuses: JSON under --json; the values it quotes escaped, on
+    // the error's own line, and cut short.
+    refused(&repo, 2, &["create", "x", "--due", "bad", "--json"], "bad");
+    refused(&repo, 2, &["count", "--by-status", "--json"], "--by-status");
+    refused(&repo, 2, &["create", "x", "--id", "r-a\nb"], "'r-a\\nb'");
+    let err = refused(
+        &repo,
+        2,
+        &[
+            "create",
+            "x",
+            "--assignee",
+            "a",
+            "--id",
+            "r-\u{1b}]0;t\u{7}",
+        ],
+        "",
+    );
+    assert!(!err.contains(['\u{1b}', '\u{7}']), "{err:?}");
+    let long = format!("r-{}", "a".repeat(100_000));
+    let err = refused(&repo, 2, &["create", "x", "--id", &long], "…");
+    assert!(err.len() < 2_000, "{} bytes", err.len());
 }
 
 /// What `git beads ARGS` says on stderr (it must succeed): where broken documents

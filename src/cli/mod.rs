@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-use crate::model::{Actor, AgentName};
+use crate::model::{self, Actor, AgentName, Layout};
 use crate::ops::{self, Store};
 use commands as c;
 use error::{CliError, Kind};
@@ -135,20 +135,53 @@ pub fn main() -> ExitCode {
         let json = cli.globals.json;
         return exit_code(run(cli), json);
     }
+    let json = wants_json(&args);
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => return usage_error(&e, json),
         Err(e) => {
-            let code = if e.use_stderr() {
-                Kind::Usage.exit_code()
-            } else {
-                0
-            };
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     let json = cli.globals.json;
     exit_code(run(cli), json)
+}
+
+/// Whether `args` ask for `--json` (before any `--`), for an error of the parser.
+fn wants_json(args: &[std::ffi::OsString]) -> bool {
+    (args.iter().skip(1))
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// Longest a value of the command line is shown in an error, in characters.
+const SHOWN_VALUE: usize = 200;
+
+/// A command line the parser refused: its message, the values it quotes from the
+/// command line escaped and cut short (a value may hold a newline, a terminal's
+/// escape sequence, or 100 000 characters), as one JSON error under `--json`.
+fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue};
+    let mut text = e.render().to_string();
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(raw)) = e.get(kind)
+            && !raw.is_empty()
+        {
+            let mut shown: String = raw.chars().take(SHOWN_VALUE).collect();
+            if shown.len() < raw.len() {
+                shown.push('…');
+            }
+            text = text.replace(raw.as_str(), &model::escape_controls(&shown, Layout::Line));
+        }
+    }
+    if json {
+        let first = text.lines().next().unwrap_or_default();
+        let error = CliError::new(Kind::Usage, first.trim_start_matches("error: "));
+        return exit_code(Err(error), true);
+    }
+    output::warn(text.trim_end());
+    ExitCode::from(Kind::Usage.exit_code())
 }
 
 /// The exit code of a command's outcome, with its error printed (as JSON under
