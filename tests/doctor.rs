@@ -329,3 +329,38 @@ fn a_hand_edited_priority_out_of_range_is_an_error_with_its_path() {
     assert_eq!(found[0].0, mail);
     assert!(found[0].1.contains("subject"), "{f}");
 }
+
+#[test]
+fn a_config_that_does_not_parse_is_reported_and_set_aside_by_fix() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.create("a", &[]);
+    let broken = b"types.custom: [unclosed\n";
+    repo.put_raw_doc("config.yaml", broken);
+    let (code, err) = repo.beads_fail(&["list"]);
+    assert_eq!(code, 4, "every read stops at it: {err}");
+    assert!(err.contains("doctor --fix"), "{err}");
+    let (ok, f) = findings(&repo, &[]);
+    assert!(!ok, "{f}");
+    assert!(
+        f.as_array()
+            .expect("findings")
+            .iter()
+            .any(|x| x["check"] == "parse" && x["path"] == "config.yaml"),
+        "{f}"
+    );
+    let (ok, f) = findings(&repo, &["--fix"]);
+    assert!(ok, "{f}");
+    assert_eq!(repo.listed("title"), ["a"]);
+    let kept = repo.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        "refs/beads/main",
+        "lost+found/",
+    ]);
+    let kept = kept.trim();
+    assert!(kept.starts_with("lost+found/config.yaml/"), "{kept}");
+    let bytes = repo.git(&["show", &format!("refs/beads/main:{kept}")]);
+    assert_eq!(bytes.as_bytes(), broken, "set aside byte for byte");
+    repo.beads(&["config", "set", "types.custom", "spec"]);
+}

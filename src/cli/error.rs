@@ -145,7 +145,7 @@ impl From<StoreError> for CliError {
                 "the store is left as it is; install a newer git-beads to read or change it",
             ),
             StoreError::Document { .. } => {
-                err.hint("the document is kept as it is; fix it by hand or run `git beads log` to see where it came from")
+                err.hint("the document is kept as it is; fix it by hand, run `git beads log` to see where it came from, or `git beads doctor --fix` to set it aside in lost+found/")
             }
             StoreError::Remote(RemoteError::NoRemote) => {
                 err.hint("add one with `git remote add origin URL`, or name one: `git beads sync REMOTE`")

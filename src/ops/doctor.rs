@@ -194,6 +194,15 @@ fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
     ];
     for e in store.decoded_tree(Some(head.tree))?.entries {
         let name = String::from_utf8_lossy(&e.filename);
+        // Every command reads the project's settings: one that does not parse stops
+        // them all, so `--fix` sets it aside (its values are then the defaults).
+        if name == refs::CONFIG_PATH
+            && e.mode.is_blob()
+            && let Err(err) =
+                codec::decode::<crate::model::config::Settings>(&store.read_blob(e.oid)?)
+        {
+            c.unreadable(Check::Parse, refs::CONFIG_PATH, e.oid, err.to_string());
+        }
         if !KNOWN.contains(&name.as_ref()) {
             let slash = if e.mode.is_tree() { "/" } else { "" };
             c.add(
