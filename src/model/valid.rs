@@ -73,6 +73,19 @@ fn problems(bead: &Bead, history: bool) -> Vec<Invalid> {
         collect(&mut p, check_text("comment", &c.text));
         collect(&mut p, check_name("author", &c.author));
     }
+    // bd's text fields, kept in `extra`.
+    let extra = |key| bead.extra.get(key).and_then(serde_json::Value::as_str);
+    for (what, key) in [
+        ("design", "design"),
+        ("acceptance criteria", "acceptance_criteria"),
+    ] {
+        if let Some(v) = extra(key) {
+            collect(&mut p, check_text(what, v));
+        }
+    }
+    if let Some(v) = extra("external_ref") {
+        collect(&mut p, check_line("external ref", v));
+    }
     for (what, reason) in [
         ("close reason", &bead.close_reason),
         ("delete reason", &bead.delete_reason),
@@ -122,8 +135,15 @@ mod tests {
         b.priority = 99;
         b.labels.insert("a,b".into());
         b.description = "\u{1b}]0;owned\u{7}".into();
+        b.extra.insert("design".into(), "\u{1b}[31m".into());
+        b.extra
+            .insert("acceptance_criteria".into(), "ok\n\u{9b}2J".into());
+        b.extra.insert("external_ref".into(), "gh-1\n".into());
+        // bd's metadata is a JSON object of its own, not text: it is kept as it is.
+        b.extra
+            .insert("metadata".into(), serde_json::json!({"k": "\u{1b}"}));
         let found = bead_problems(&b);
-        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(found.len(), 7, "{found:?}");
         assert_eq!(found[0], Invalid::Text(TextError::Empty { what: "title" }));
         assert_eq!(found[1], Invalid::Priority(99));
     }
