@@ -1245,6 +1245,36 @@ fn edit_opens_the_editor_on_one_field_and_writes_one_commit() {
     let out = run(&["edit", &id, "--title", "--notes"], None);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(repo.store_head(), head);
+
+    // The field changed by another command while the editor was open: that change
+    // stays, and what was saved is kept for the next edit, which starts from it.
+    let meanwhile = sb.path().join("meanwhile.sh");
+    common::write_script(
+        &meanwhile,
+        &format!(
+            "#!/bin/sh\n'{}' update {id} --notes 'changed meanwhile' -q\nprintf 'typed\\n' > \"$1\"\n",
+            common::bin().display()
+        ),
+    );
+    let out = repo.beads_output_env(
+        &[("EDITOR", meanwhile.to_str().expect("utf-8"))],
+        &["edit", &id, "--notes"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("changed while it was being edited"), "{err}");
+    assert_eq!(
+        items(&repo.beads_json(&["show", &id]))[0]["notes"],
+        "changed meanwhile"
+    );
+    let out = run(&["edit", &id, "--notes"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&seen).expect("seen"), "typed\n");
+    assert_eq!(items(&repo.beads_json(&["show", &id]))[0]["notes"], "typed");
 }
 
 #[test]

@@ -70,19 +70,28 @@ impl TextField {
     }
 }
 
-/// Sets `field` of bead `id` to `text` (trailing white space, which editors add, left
-/// out) in one commit, checked as `update` checks it; text that differs from the
-/// field's only in trailing white space writes nothing.
+/// Sets `field` of bead `id` from `was` (what the editor was given) to `text`
+/// (trailing white space, which editors add, left out) in one commit, checked as
+/// `update` checks it; text that differs from the field's only in trailing white space
+/// writes nothing. A field that is no longer `was` changed while it was edited, and is
+/// left as it is now.
 pub fn edit_text(
     store: &Store,
     actor: &Actor,
     id: &BeadId,
     field: TextField,
-    text: &str,
+    (was, text): (&str, &str),
 ) -> Result<Edited> {
     let bead = show(store, std::slice::from_ref(id))?
         .pop()
         .ok_or_else(|| BeadError::NotFound(id.clone()))?;
+    if field.of(&bead) != was {
+        return Err(BeadError::ChangedWhileEdited {
+            id: id.clone(),
+            field: field.name(),
+        }
+        .into());
+    }
     let text = text.trim_end();
     if field.of(&bead).trim_end() == text {
         return Ok(Edited {

@@ -269,6 +269,14 @@ pub enum BeadError {
     /// A priority outside 0 … 4.
     #[error("priority {0} is out of range (0 = critical … 4 = backlog)")]
     Priority(u8),
+    /// The field an editor was opened on changed in the store before it was saved.
+    #[error("the {field} of {id} changed while it was being edited")]
+    ChangedWhileEdited {
+        /// The bead.
+        id: BeadId,
+        /// The field.
+        field: &'static str,
+    },
     /// A document of the store does not parse.
     #[error("{path} does not parse: {error}")]
     Broken {
@@ -302,6 +310,7 @@ impl BeadError {
             | BeadError::Unhookable { .. }
             | BeadError::HookedBy { .. }
             | BeadError::PrefixMismatch { .. }
+            | BeadError::ChangedWhileEdited { .. }
             | BeadError::NoFreeId => ErrorKind::Conflict,
             BeadError::DeleteByStatus
             | BeadError::AmbiguousId { .. }

@@ -1,11 +1,17 @@
 //! `git beads edit ID [--title|--description|--design|--notes|--acceptance]`: opens
 //! `$EDITOR` on one text field of a bead (the description by default) and writes what
-//! was saved as one commit; nothing when it is unchanged.
+//! was saved as one commit; nothing when it is unchanged, or when the field changed
+//! in the store while the editor was open (what was saved is then kept for the next
+//! edit).
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::cli::{
+    Ctx,
+    error::{CliError, Kind},
+    output::Out,
+};
 use crate::ops::{self, TextField};
 use crate::wire;
 
@@ -56,12 +62,36 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let dir = ctx.store.common_dir().join("beads-edit");
     std::fs::create_dir_all(&dir)?;
     let path: PathBuf = dir.join(format!("{id}.{}.md", field.name()));
-    std::fs::write(&path, field.of(&bead))?;
-    let edited = edit_file(&path).and_then(|()| Ok(std::fs::read_to_string(&path)?));
-    // The file is scratch: gone whether or not the editor succeeded.
-    let _ = std::fs::remove_file(&path);
-    let text = edited?;
-    let ops::Edited { bead, changed } = ops::edit_text(&ctx.store, &actor, &id, field, &text)?;
+    let was = field.of(&bead);
+    // A file left by an edit the store moved under holds what was typed: the editor
+    // starts from it.
+    if !path.is_file() {
+        std::fs::write(&path, &was)
+            .map_err(|e| CliError::user(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let edited = edit_file(&path).and_then(|()| {
+        std::fs::read_to_string(&path)
+            .map_err(|e| CliError::user(format!("cannot read {}: {e}", path.display())))
+    });
+    let outcome = edited.and_then(|text| {
+        ops::edit_text(&ctx.store, &actor, &id, field, (&was, &text)).map_err(|e| {
+            // What was typed is kept for another try when the store moved under it.
+            let e = CliError::from(e);
+            match e.kind {
+                Kind::Conflict => e.hint(format!(
+                    "nothing was written; what you saved is kept in {}, and the next \
+                     `git beads edit` of it starts from there",
+                    path.display()
+                )),
+                _ => e,
+            }
+        })
+    });
+    // The file is scratch: gone unless it holds what a conflict left unwritten.
+    if !matches!(&outcome, Err(e) if e.kind == Kind::Conflict) {
+        let _ = std::fs::remove_file(&path);
+    }
+    let ops::Edited { bead, changed } = outcome?;
     if out.json {
         return out.json(&wire::OneBead {
             bead: wire::Bead::plain(&bead),
