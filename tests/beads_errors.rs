@@ -309,6 +309,10 @@ fn a_broken_document_is_reported_and_hides_nothing() {
             vec!["ready"],
             vec!["blocked"],
             vec!["search", "o"],
+            vec!["stats"],
+            vec!["dep", "cycles"],
+            vec!["epic", "status"],
+            vec!["export"],
         ] {
             let out = repo.beads_output(&args);
             assert!(out.status.success(), "{args:?} {shown:?}: {out:?}");
@@ -332,6 +336,12 @@ fn a_broken_document_is_reported_and_hides_nothing() {
         }
         let v = repo.beads_json(&["blocked"]);
         assert_eq!(v[0]["id"], other.as_str());
+        // `lint` exits 1 for what the beads lack, and warns as well.
+        let out = repo.beads_output(&["lint"]);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&path),
+            "{out:?}"
+        );
         // Even --quiet keeps the warning.
         let out = repo.beads_output(&["--quiet", "list"]);
         assert!(String::from_utf8_lossy(&out.stderr).contains(&path));

@@ -3,7 +3,7 @@
 use super::Result;
 use super::query::{load_index, show};
 use crate::model::{BeadId, BeadType, missing_sections, template};
-use crate::store::Store;
+use crate::store::{Broken, Store};
 
 /// A bead that lacks sections its type's template expects.
 #[derive(Clone, Debug)]
@@ -25,6 +25,8 @@ pub struct LintReport {
     pub checked: usize,
     /// The beads that lack something, by id.
     pub findings: Vec<Linted>,
+    /// Documents in the store that do not parse, when every bead was checked.
+    pub broken: Vec<Broken>,
 }
 
 /// Checks beads `ids` (when empty: every unfinished bead whose type has a template)
@@ -32,8 +34,10 @@ pub struct LintReport {
 /// criteria for a bug, acceptance criteria for a task or feature, success criteria
 /// for an epic.
 pub fn lint(store: &Store, ids: &[BeadId]) -> Result<LintReport> {
+    let mut broken = Vec::new();
     let ids: Vec<BeadId> = if ids.is_empty() {
         let index = load_index(store)?;
+        broken = index.broken().to_vec();
         let mut all: Vec<BeadId> = index
             .rows()
             .filter(|s| !s.status().is_done() && !template(s.kind()).is_empty())
@@ -60,5 +64,6 @@ pub fn lint(store: &Store, ids: &[BeadId]) -> Result<LintReport> {
     Ok(LintReport {
         checked: beads.len(),
         findings,
+        broken,
     })
 }

@@ -1221,6 +1221,8 @@ pub struct Stats {
     /// Of each of the project's own statuses (`status.custom`), how many beads stand
     /// in it.
     pub custom: BTreeMap<String, usize>,
+    /// Documents in the store that do not parse (reported, never hidden).
+    pub broken: Vec<Broken>,
 }
 
 /// Counts the store for `stats`: what one walk of the index's table counted, kept
@@ -1229,7 +1231,10 @@ pub struct Stats {
 pub fn stats(store: &Store) -> Result<Stats> {
     sound(store, || {
         let ((index, failures), words) = index_and_words(store, Part::LazyBeads)?;
-        Ok(Tally::of(store, &index, &failures).stats(&words))
+        Ok(Stats {
+            broken: index.broken().to_vec(),
+            ..Tally::of(store, &index, &failures).stats(&words)
+        })
     })
 }
 
@@ -1488,15 +1493,18 @@ fn epics(index: &Index) -> Result<Vec<EpicProgress>> {
     Ok(out)
 }
 
-/// Every epic with how far its children are (`epic status`).
-pub fn epic_status(store: &Store) -> Result<Vec<EpicProgress>> {
-    epics(&load_index(store)?)
+/// Every epic with how far its children are (`epic status`), and the documents that
+/// do not parse.
+pub fn epic_status(store: &Store) -> Result<(Vec<EpicProgress>, Vec<Broken>)> {
+    let index = load_index(store)?;
+    Ok((epics(&index)?, index.broken().to_vec()))
 }
 
 /// Closes every epic whose children are all closed (`epic close-eligible`); returns
 /// what was closed (or would be, with `dry_run`).
 pub fn close_eligible_epics(store: &Store, actor: &Actor, dry_run: bool) -> Result<Vec<BeadId>> {
     let ids: Vec<BeadId> = epic_status(store)?
+        .0
         .into_iter()
         .filter(EpicProgress::eligible)
         .filter_map(|e| BeadId::parse(&e.epic.id).ok())
@@ -1508,8 +1516,9 @@ pub fn close_eligible_epics(store: &Store, actor: &Actor, dry_run: bool) -> Resu
 }
 
 /// Every cycle of blocking dependencies (`blocks`, `parent-child`), each as the ids
-/// on it, from its smallest id round; none unless one arrived by sync or import.
-pub fn dep_cycles(store: &Store) -> Result<Vec<Vec<String>>> {
+/// on it, from its smallest id round; none unless one arrived by sync or import. And
+/// the documents that do not parse.
+pub fn dep_cycles(store: &Store) -> Result<(Vec<Vec<String>>, Vec<Broken>)> {
     let index = load_index(store)?;
     // 0 unseen, 1 on the current path, 2 done.
     let mut state = vec![0u8; index.row_count()];
@@ -1517,7 +1526,7 @@ pub fn dep_cycles(store: &Store) -> Result<Vec<Vec<String>>> {
     for s in index.rows() {
         walk_cycles(s, &mut state, &mut found);
     }
-    Ok(found.into_iter().collect())
+    Ok((found.into_iter().collect(), index.broken().to_vec()))
 }
 
 /// Depth first from `root` along blocking dependencies, with a stack of its own (a
@@ -1849,7 +1858,7 @@ mod tests {
                 held_back_and_ready(&store),
                 "step {step}"
             );
-            let eligible = epic_status(&store).expect("epics");
+            let (eligible, _) = epic_status(&store).expect("epics");
             assert_eq!(
                 counted.epics_eligible_for_closure,
                 eligible.iter().filter(|e| e.eligible()).count(),

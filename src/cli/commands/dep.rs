@@ -115,7 +115,8 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             Ok(())
         }
         DepCommand::Cycles => {
-            let cycles = ops::dep_cycles(&ctx.store)?;
+            let (cycles, broken) = ops::dep_cycles(&ctx.store)?;
+            out.warn_broken(&broken);
             if out.json {
                 return out.json_list(&wire::DepCycles(&cycles));
             }

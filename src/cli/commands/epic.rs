@@ -33,7 +33,9 @@ pub struct CloseArgs {
 pub fn run(ctx: &Ctx, cmd: EpicCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
         EpicCommand::Status(a) => {
-            let epics: Vec<ops::EpicProgress> = ops::epic_status(&ctx.store)?
+            let (epics, broken) = ops::epic_status(&ctx.store)?;
+            out.warn_broken(&broken);
+            let epics: Vec<ops::EpicProgress> = epics
                 .into_iter()
                 .filter(|e| !a.eligible_only || e.eligible())
                 .collect();

@@ -17,6 +17,7 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let ids = super::resolve_ids(ctx, &args.ids)?;
     let report = ops::lint(&ctx.store, &ids)?;
+    out.warn_broken(&report.broken);
     if out.json {
         out.json(&wire::Lint::from(&report))?;
     } else {

@@ -11,6 +11,7 @@ pub struct Args {}
 /// Runs `stats`.
 pub fn run(ctx: &Ctx, _args: Args, out: &mut Out) -> Result<(), CliError> {
     let s = ops::stats(&ctx.store)?;
+    out.warn_broken(&s.broken);
     if out.json {
         return out.json(&wire::Stats::from(&s));
     }
