@@ -253,6 +253,13 @@ fn invalid_utf8_arguments_are_refused() {
         &[],
     );
     refused(&repo, &[s("import"), half], &[]);
+    // Text on stdin that is not UTF-8: a refusal that names stdin, nothing written.
+    let head = repo.store_head();
+    let out = with_stdin(&repo, &["create", "x", "--stdin"], b"caf\xc3".to_vec());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: cannot read stdin"), "{err}");
+    assert_eq!(repo.store_head(), head);
 }
 
 /// Runs `git beads ARGS` feeding `input` on stdin.

@@ -627,7 +627,9 @@ fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     use std::io::Read as _;
     let mut text = String::new();
     if path.as_os_str() == "-" {
-        std::io::stdin().read_to_string(&mut text)?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::user(format!("cannot read stdin: {e}")))?;
     } else {
         text = std::fs::read_to_string(path)
             .map_err(|e| CliError::user(format!("cannot read {}: {e}", path.display())))?;
