@@ -88,6 +88,36 @@ fn beads_are_readable_yaml_in_the_store_ref() {
 }
 
 #[test]
+fn entries_no_field_holds_outlive_a_rewrite_and_fields_do_not_come_back() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("Carried", &["-a", "bob", "-l", "ui"]);
+    let path = doc_path(&id);
+    let show = |repo: &Repo| repo.git(&["show", &format!("refs/beads/main:{path}")]);
+    // What a newer git-beads, another tool or a hand edit left in the document.
+    let unknown =
+        "future_field: hello\nnested:\n  deep: [1, 2]\n  text: |-\n    two\n\n    lines\n";
+    repo.put_raw_doc(&path, format!("{}{unknown}", show(&repo)).as_bytes());
+
+    repo.beads(&["update", &id, "-p", "1", "-a", "", "--remove-label", "ui"]);
+    let yaml = show(&repo);
+    assert!(yaml.ends_with(unknown), "carried byte for byte: {yaml}");
+    assert!(yaml.contains("priority: 1\n"), "{yaml}");
+    assert!(
+        !yaml.contains("assignee") && !yaml.contains("labels"),
+        "fields cleared stay cleared: {yaml}"
+    );
+    repo.beads(&["close", &id]);
+    repo.beads(&["comment", &id, "still there"]);
+    let yaml = show(&repo);
+    assert_eq!(yaml.matches("future_field: hello").count(), 1, "{yaml}");
+    assert!(yaml.ends_with(unknown), "{yaml}");
+    let b = repo.bead_json(&id);
+    assert_eq!(b["status"], "closed");
+    let out = repo.beads_output(&["doctor"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
 fn the_store_history_reads_as_a_log() {
     let (_sb, repo) = Sandbox::with_store();
     let a = repo.create("Write docs", &[]);

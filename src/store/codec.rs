@@ -5,7 +5,10 @@ use serde::de::DeserializeOwned;
 
 use crate::model::doc;
 
+mod carry;
 mod emit;
+
+pub use carry::{field_names, keep_unknown};
 
 /// The largest document the store will decode, in bytes. Anything larger is
 /// reported as broken instead of being parsed.

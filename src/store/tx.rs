@@ -295,13 +295,21 @@ impl Tx<'_> {
         self.put(refs::CONFIG_PATH, settings, refs::CONFIG_PATH)
     }
 
-    /// Stages a bead's document.
+    /// Stages a bead's document, with the entries of the document it replaces that no
+    /// field of a bead holds (see [`codec::keep_unknown`]).
     pub fn put_bead(&mut self, bead: &Bead) -> Result<(), StoreError> {
-        self.put(&refs::bead_path(&bead.id), bead, bead.id.as_str())
+        let path = refs::bead_path(&bead.id);
+        let mut text = encoded(bead, bead.id.as_str())?;
+        if let Some(before) = self.read(&path)? {
+            codec::keep_unknown(&before, codec::field_names::<Bead>(), &mut text);
+        }
+        self.writes.insert(path, Staged::Blob(text));
+        Ok(())
     }
 
-    /// Stages the documents of `beads`, encoded on every core when there are many:
-    /// encoding YAML is most of staging a thousand new beads (a pour).
+    /// Stages the documents of `beads`, new ones (nothing of an earlier document is
+    /// carried, as [`Tx::put_bead`] carries it), encoded on every core when there are
+    /// many: encoding YAML is most of staging a thousand new beads (a pour).
     pub fn put_beads(&mut self, beads: &[Bead]) -> Result<(), StoreError> {
         let encode = |part: &[Bead]| -> Result<Vec<(String, Vec<u8>)>, StoreError> {
             part.iter()
