@@ -61,8 +61,21 @@ fn check_len(what: &'static str, value: &str, max: usize) -> Result<(), TextErro
     Ok(())
 }
 
+/// Whether `value` shows nothing: white space and characters of no width (the zero
+/// width space and joiners, the soft hyphen, the byte order mark, the bidi marks) only.
+fn blank(value: &str) -> bool {
+    value.chars().all(|c| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
+                    | '\u{2066}'..='\u{206f}' | '\u{feff}'
+            )
+    })
+}
+
 fn check_single_line(what: &'static str, value: &str, max: usize) -> Result<(), TextError> {
-    if value.trim().is_empty() {
+    if blank(value) {
         return Err(TextError::Empty { what });
     }
     check_len(what, value, max)?;
@@ -107,7 +120,7 @@ pub fn check_line(what: &'static str, value: &str) -> Result<(), TextError> {
 /// Checks a title that may hold line breaks (a tombstone's, kept as it was deleted):
 /// not empty, at most `MAX_TITLE` bytes, no control characters but line breaks and tabs.
 pub fn check_title_lines(value: &str) -> Result<(), TextError> {
-    if value.trim().is_empty() {
+    if blank(value) {
         return Err(TextError::Empty { what: "title" });
     }
     check_lines("title", value, MAX_TITLE)
@@ -245,6 +258,18 @@ mod tests {
     fn titles() {
         assert!(check_title("Fix the login page").is_ok());
         assert!(matches!(check_title("  "), Err(TextError::Empty { .. })));
+        // What shows nothing is empty too; text beside it is not.
+        for blank in ["\u{200b}", "\u{202e}", " \u{feff}\u{2060} ", "\u{ad}"] {
+            assert!(
+                matches!(check_title(blank), Err(TextError::Empty { .. })),
+                "{blank:?}"
+            );
+            assert!(matches!(
+                check_name("assignee", blank),
+                Err(TextError::Empty { .. })
+            ));
+        }
+        assert!(check_title("a\u{200b}b").is_ok());
         assert!(matches!(
             check_title("a\nb"),
             Err(TextError::Control { .. })
