@@ -378,29 +378,30 @@ fn show_update_and_close_without_an_id_act_on_the_bead_last_touched_in_this_work
     assert_eq!(one(&repo.beads_json(&["show"])), q, "each worktree its own");
 }
 
+/// A new bead reached by its id without `prefix` (and its `-`): shown, then updated;
+/// its id and the id without the prefix.
+fn by_short_id(repo: &Repo, prefix: &str) -> (String, String) {
+    let a = repo.create("Alpha", &[]);
+    let short = a.strip_prefix(prefix).expect("prefix").to_owned();
+    assert_eq!(
+        items(&repo.beads_json(&["show", &short]))[0]["id"],
+        a.as_str()
+    );
+    repo.beads(&["update", &short, "-p", "0"]);
+    (a, short)
+}
+
 #[test]
 fn an_id_without_a_prefix_that_has_a_dash_of_its_own() {
     let (_sb, repo) = Sandbox::with_store();
     repo.beads(&["rename-prefix", "my-proj"]);
-    let a = repo.create("Alpha", &[]);
-    let short = a.strip_prefix("my-proj-").expect("prefix");
-    assert_eq!(
-        items(&repo.beads_json(&["show", short]))[0]["id"],
-        a.as_str()
-    );
-    repo.beads(&["update", short, "-p", "0"]);
+    by_short_id(&repo, "my-proj-");
 }
 
 #[test]
 fn ids_without_prefix_actor_and_the_small_commands() {
     let (_sb, repo) = Sandbox::with_store();
-    let a = repo.create("Alpha", &[]);
-    let short = a.strip_prefix("bd-").expect("prefix");
-    assert_eq!(
-        items(&repo.beads_json(&["show", short]))[0]["id"],
-        a.as_str()
-    );
-    repo.beads(&["update", short, "-p", "0"]);
+    let (a, _) = by_short_id(&repo, "bd-");
     let (code, err) = repo.beads_fail(&["show", "zzzzzz"]);
     assert_eq!(code, 1, "{err}");
     let (code, err) = repo.beads_fail(&["show", "Not An Id"]);

@@ -147,17 +147,39 @@ pub enum ListSort {
     Title,
 }
 
-impl ListSort {
-    /// The order of the listing.
-    fn order(self) -> Sort {
-        match self {
-            ListSort::Priority => Sort::Priority,
-            ListSort::Created => Sort::Created,
-            ListSort::Updated => Sort::Updated,
-            ListSort::Status => Sort::Status,
-            ListSort::Id => Sort::Id,
-            ListSort::Title => Sort::Title,
-        }
+/// The order of `list` and `search`.
+#[derive(clap::Args, Debug)]
+pub struct OrderArgs {
+    /// The order.
+    #[arg(long, value_enum, default_value = "priority")]
+    pub sort: ListSort,
+    /// Reverse the order.
+    #[arg(short, long)]
+    pub reverse: bool,
+}
+
+impl OrderArgs {
+    /// The filter `select`, `statuses`, `all` and `limit` ask for (see
+    /// [`SelectArgs::into_filter`]), `--parent` resolved, in this order.
+    fn filter(
+        self,
+        ctx: &Ctx,
+        select: SelectArgs,
+        statuses: StatusArgs,
+        (all, limit): (bool, usize),
+    ) -> Result<ListFilter, CliError> {
+        Ok(ListFilter {
+            sort: match self.sort {
+                ListSort::Priority => Sort::Priority,
+                ListSort::Created => Sort::Created,
+                ListSort::Updated => Sort::Updated,
+                ListSort::Status => Sort::Status,
+                ListSort::Id => Sort::Id,
+                ListSort::Title => Sort::Title,
+            },
+            reverse: self.reverse,
+            ..select.resolved(ctx)?.into_filter(statuses, all, limit)
+        })
     }
 }
 
@@ -188,11 +210,8 @@ pub struct ListArgs {
     #[arg(short = 'n', long, default_value = "50")]
     pub limit: usize,
     /// The order.
-    #[arg(long, value_enum, default_value = "priority")]
-    pub sort: ListSort,
-    /// Reverse the order.
-    #[arg(short, long)]
-    pub reverse: bool,
+    #[command(flatten)]
+    pub order: OrderArgs,
     /// Accepted for bd's tools: the list is always flat (`--tree=false`).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub tree: Option<bool>,
@@ -249,11 +268,8 @@ pub struct SearchArgs {
     #[arg(short = 'n', long, default_value = "50")]
     pub limit: usize,
     /// The order.
-    #[arg(long, value_enum, default_value = "priority")]
-    pub sort: ListSort,
-    /// Reverse the order.
-    #[arg(short, long)]
-    pub reverse: bool,
+    #[command(flatten)]
+    pub order: OrderArgs,
 }
 
 /// Arguments of `count`.
@@ -310,14 +326,7 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
 /// Runs `list`.
 pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let limit = if args.all { 0 } else { args.limit };
-    let filter = ListFilter {
-        sort: args.sort.order(),
-        reverse: args.reverse,
-        ..args
-            .select
-            .resolved(ctx)?
-            .into_filter(args.status, args.all, limit)
-    };
+    let filter = (args.order).filter(ctx, args.select, args.status, (args.all, limit))?;
     let listing = ops::list(&ctx.store, &filter)?;
     print_listing(out, &listing, "no beads match")
 }
@@ -353,14 +362,7 @@ pub fn children(ctx: &Ctx, args: ChildrenArgs, out: &mut Out) -> Result<(), CliE
 
 /// Runs `search`.
 pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError> {
-    let filter = ListFilter {
-        sort: args.sort.order(),
-        reverse: args.reverse,
-        ..args
-            .select
-            .resolved(ctx)?
-            .into_filter(args.status, false, args.limit)
-    };
+    let filter = (args.order).filter(ctx, args.select, args.status, (false, args.limit))?;
     let text = args.text.or(args.query).unwrap_or_default();
     let listing = ops::search(&ctx.store, &text, &filter)?;
     print_listing(out, &listing, "no beads match")
