@@ -542,6 +542,13 @@ fn config_is_kept_in_the_store_and_syncs_key_by_key() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("git config beads.claimRemote"), "{err}");
     assert_eq!(c1.store_head(), head);
+    // A value of several lines is told back on one line, escaped.
+    let out = c1.beads_output(&["config", "set", "note", "one\ntwo"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "set note = one\\ntwo\n"
+    );
 }
 
 #[test]

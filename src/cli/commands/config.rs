@@ -59,7 +59,8 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand, out: &mut Out) -> Result<(), CliError>
                     value: Some(&a.value),
                 });
             }
-            out.note(format!("set {} = {}", a.key, a.value));
+            let value = crate::model::escape_controls(&a.value, crate::model::Layout::Line);
+            out.note(format!("set {} = {value}", a.key));
             Ok(())
         }
         ConfigCommand::List => {
