@@ -564,6 +564,12 @@ fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
     let long = format!("r-{}", "a".repeat(100_000));
     let err = refused(&repo, 2, &["create", "x", "--id", &long], "…");
     assert!(err.len() < 2_000, "{} bytes", err.len());
+    // Our own errors quote a long value cut short too.
+    let external = format!("external:{}:x", "a".repeat(100_000));
+    for args in [vec!["show", &long], vec!["dep", "add", &id, &external]] {
+        let err = refused(&repo, 2, &args, "…");
+        assert!(err.len() < 1_000, "{} bytes", err.len());
+    }
 }
 
 /// What `git beads ARGS` says on stderr (it must succeed): where broken documents

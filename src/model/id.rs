@@ -36,6 +36,15 @@ pub enum IdError {
 /// The longest id accepted, in bytes.
 const MAX_ID: usize = 128;
 
+/// `s` as an error quotes it: its first 160 characters (more than the longest id), then
+/// `…` when there are more.
+fn shown(s: &str) -> String {
+    match s.char_indices().nth(160) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_owned(),
+    }
+}
+
 /// A validated bead id. It is safe to use as a file name and inside a ref name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -56,7 +65,7 @@ impl BeadId {
 
     /// Parses and validates an id typed by a user or read from the store.
     pub fn parse(s: &str) -> Result<BeadId, IdError> {
-        let malformed = || IdError::Malformed(s.to_owned());
+        let malformed = || IdError::Malformed(shown(s));
         if s.is_empty() || s.len() > MAX_ID {
             return Err(malformed());
         }
@@ -200,7 +209,7 @@ pub const EXTERNAL_SCHEME: &str = "external:";
 impl ExternalRef {
     /// Parses `external:<project>:<id>`.
     pub fn parse(s: &str) -> Result<ExternalRef, IdError> {
-        let bad = || IdError::BadExternal(s.to_owned());
+        let bad = || IdError::BadExternal(shown(s));
         let rest = s.strip_prefix(EXTERNAL_SCHEME).ok_or_else(bad)?;
         let (project, id) = rest.split_once(':').ok_or_else(bad)?;
         let project_ok = !project.is_empty()
@@ -302,7 +311,7 @@ const MAX_PREFIX: usize = 16;
 impl Prefix {
     /// Validates a prefix: 1 to 16 lowercase letters, digits, `_` or `-`, starting with a letter.
     pub fn parse(s: &str) -> Result<Prefix, IdError> {
-        let bad = || IdError::BadPrefix(s.to_owned());
+        let bad = || IdError::BadPrefix(shown(s));
         let mut chars = s.chars();
         let first = chars.next().ok_or_else(bad)?;
         if !first.is_ascii_lowercase() || s.len() > MAX_PREFIX || s.ends_with(['-', '_']) {
