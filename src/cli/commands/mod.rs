@@ -180,8 +180,9 @@ pub enum Command {
     /// Export every bead, as bd JSONL or as YAML.
     ///
     /// Writes every bead, deleted ones included, sorted by id, to stdout or to a file.
-    /// `git beads import` reads both formats back: export, import into another
-    /// repository and export again gives the same file.
+    /// A document that does not parse is named on stderr and left out (`git beads
+    /// doctor` says more). `git beads import` reads both formats back: export, import
+    /// into another repository and export again gives the same file.
     Export(Lazy<export::Args>),
     /// Print a shell completion script (bash, zsh or fish).
     ///
