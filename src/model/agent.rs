@@ -149,10 +149,14 @@ impl Budget {
     /// like `90s`, `30m`, `2h`, `1d`).
     pub fn parse(s: &str) -> Result<Budget, AgentError> {
         let mut b = Budget::default();
+        let mut seen = BTreeSet::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part
                 .split_once('=')
                 .ok_or_else(|| AgentError::BadBudget(format!("{part:?} is not KEY=VALUE")))?;
+            if !seen.insert(k) {
+                return Err(AgentError::BadBudget(format!("{k} is given twice")));
+            }
             let num = |v: &str| {
                 v.parse::<u64>()
                     .map_err(|_| AgentError::BadBudget(format!("{k}: {v:?} is not a whole number")))
@@ -165,9 +169,11 @@ impl Budget {
                         .trim_start_matches('$')
                         .parse::<f64>()
                         .ok()
-                        .filter(|x| x.is_finite() && *x >= 0.0);
+                        .filter(|x| (0.0..=MAX_SPEND_USD).contains(x));
                     b.spend = Some(usd.ok_or_else(|| {
-                        AgentError::BadBudget(format!("spend: {v:?} is not an amount of dollars"))
+                        AgentError::BadBudget(format!(
+                            "spend: {v:?} is not an amount of dollars (0 to {MAX_SPEND_USD})"
+                        ))
                     })?);
                 }
                 "wall" => b.wall_secs = Some(parse_duration(v)?),
@@ -217,9 +223,19 @@ impl Budget {
     }
 }
 
-/// Parses `90s`, `30m`, `2h`, `1d` or a bare number of seconds.
+/// The largest amount of dollars a budget or a usage line takes.
+pub const MAX_SPEND_USD: f64 = 1e9;
+
+/// The longest duration [`parse_duration`] takes: a hundred years, in seconds.
+pub const MAX_DURATION_SECS: u64 = 100 * 365 * 86_400;
+
+/// Parses `90s`, `30m`, `2h`, `1d` or a bare number of seconds, up to a hundred years.
 pub fn parse_duration(v: &str) -> Result<u64, AgentError> {
-    let bad = || AgentError::BadBudget(format!("{v:?} is not a duration (like 90s, 30m, 2h, 1d)"));
+    let bad = || {
+        AgentError::BadBudget(format!(
+            "{v:?} is not a duration (like 90s, 30m, 2h, 1d; at most 100 years)"
+        ))
+    };
     let (num, unit) = v.split_at(v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len()));
     let n: u64 = num.parse().map_err(|_| bad())?;
     let mult = match unit {
@@ -229,7 +245,9 @@ pub fn parse_duration(v: &str) -> Result<u64, AgentError> {
         "d" => 86_400,
         _ => return Err(bad()),
     };
-    n.checked_mul(mult).ok_or_else(bad)
+    n.checked_mul(mult)
+        .filter(|secs| *secs <= MAX_DURATION_SECS)
+        .ok_or_else(bad)
 }
 
 /// The capabilities and budget an agent, or a session, acts under.
@@ -401,6 +419,11 @@ mod tests {
         assert!(Budget::parse("tokens=x").is_err());
         assert!(Budget::parse("speed=1").is_err());
         assert!(Budget::parse("spend=-1").is_err());
+        assert!(Budget::parse("spend=1e300").is_err());
+        assert!(Budget::parse("tokens=1,tokens=2").is_err());
+        assert!(Budget::parse("wall=99999999999999d").is_err());
+        assert!(Budget::parse("wall=36500d").is_ok());
+        assert!(Budget::parse("wall=36501d").is_err());
         let parent = Budget::parse("tokens=100").expect("parses");
         assert_eq!(Budget::default().widenings(&parent).len(), 1);
         assert!(

@@ -23,7 +23,7 @@ mod valid;
 pub use actor::Actor;
 pub use agent::{
     Agent, AgentError, AgentKey, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
-    ENDORSE_NAMESPACE, GIT_HOOK_NAMES, endorsement_payload, parse_duration,
+    ENDORSE_NAMESPACE, GIT_HOOK_NAMES, MAX_SPEND_USD, endorsement_payload, parse_duration,
 };
 pub(crate) use bd_formula::scalar_text;
 pub use bd_formula::{

@@ -475,7 +475,7 @@ pub enum SessionError {
     #[error("session {0} has already ended")]
     Ended(BeadId),
     /// A spend that is not an amount.
-    #[error("spend {0} is not an amount of dollars")]
+    #[error("spend {0} is not an amount of dollars (0 to {max})", max = crate::model::MAX_SPEND_USD)]
     Spend(f64),
     /// The session crossed a budget ceiling (the usage is recorded all the same).
     #[error("session {id} of {agent} is over budget ({}): stop now, or start a fresh session", .over.join(", "))]

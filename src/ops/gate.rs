@@ -216,8 +216,8 @@ fn state_of(
                 .timeout
                 .as_deref()
                 .and_then(|t| parse_duration(t).ok())
-                .and_then(|secs| i64::try_from(secs).ok())
-                .map(|secs| b.created_at + chrono::Duration::seconds(secs));
+                .and_then(|secs| chrono::TimeDelta::try_seconds(i64::try_from(secs).ok()?))
+                .and_then(|d| b.created_at.checked_add_signed(d));
             match opens {
                 Some(at) if at <= now() => (GateStatus::Resolved, Some(at)),
                 other => (GateStatus::Waiting, other),

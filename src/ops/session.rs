@@ -10,9 +10,9 @@ use super::molecule::{self, Progress};
 use super::usage::{Unflushed, with_local};
 use super::{AgentError, BeadError, Result, SessionError, now, write};
 use crate::model::{
-    Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason, ModelSwap,
-    Prefix, Session, SkippedFile, Snapshot, Status, Timestamp, TokenKinds, Usage, UsageLine,
-    check_name, check_text, parse_duration,
+    Actor, Agent, AgentName, Bead, BeadId, BudgetLeft, Capability, CrashNote, EndReason,
+    MAX_SPEND_USD, ModelSwap, Prefix, Session, SkippedFile, Snapshot, Status, Timestamp,
+    TokenKinds, Usage, UsageLine, check_name, check_text, parse_duration,
 };
 use crate::settings;
 use crate::store::{Broken, Head, MailSummary, ObjectId, Store, Tx, View, refs};
@@ -424,7 +424,7 @@ pub struct UsageReport {
 /// when it crosses a budget ceiling the result is [`SessionError::OverBudget`], telling the
 /// harness to stop or start a fresh session.
 pub fn record_usage(store: &Store, actor: &Actor, u: UsageReport) -> Result<Session> {
-    if !u.spend.is_finite() || u.spend < 0.0 {
+    if !(0.0..=MAX_SPEND_USD).contains(&u.spend) {
         return Err(SessionError::Spend(u.spend).into());
     }
     let (s, ()) = change_session(store, actor, "usage", |_, s, at| {

@@ -186,7 +186,9 @@ pub fn allowed_signers(store: &Store) -> Result<String> {
             // git dates a commit to the second: a commit made in the second the key
             // was retired, before it was, is still the key's.
             if let Some(until) = k.retired_at {
-                let until = until + chrono::Duration::seconds(1);
+                let until = until
+                    .checked_add_signed(chrono::TimeDelta::seconds(1))
+                    .unwrap_or(until);
                 options.push_str(&format!(
                     ",valid-before=\"{}\"",
                     until.format("%Y%m%d%H%M%SZ")
