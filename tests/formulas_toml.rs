@@ -586,6 +586,97 @@ fn malformed_toml_is_reported_with_file_and_line() {
 }
 
 #[test]
+fn a_timer_gate_whose_timeout_is_not_a_duration_is_refused_before_pouring() {
+    let (_sb, repo) = Sandbox::with_store();
+    for (name, timeout) in [("forever", "99999999999999d"), ("vague", "soon")] {
+        write_file(
+            &repo
+                .path
+                .join(format!(".beads/formulas/{name}.formula.toml")),
+            &GATES
+                .replace("formula = \"gates\"", &format!("formula = \"{name}\""))
+                .replace("timeout = \"0s\"", &format!("timeout = \"{timeout}\"")),
+        );
+        let (code, err) = repo.beads_fail(&["mol", "pour", name]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("step \"soak\" has a timer gate whose timeout") && err.contains(timeout),
+            "{err}"
+        );
+    }
+    let (code, out, _) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("forever.formula.toml") && out.contains("vague.formula.toml"),
+        "{out}"
+    );
+    // What validate refuses, list and show do not call valid.
+    let listed = repo.beads_json(&["formula", "list"]);
+    for f in listed["formulas"].as_array().expect("formulas") {
+        assert_eq!(f["valid"], false, "{f}");
+    }
+    assert_eq!(
+        repo.beads_json(&["formula", "show", "vague"])["valid"],
+        false
+    );
+    assert!(
+        repo.beads_json(&["list", "--status", "all"])
+            .as_array()
+            .expect("list")
+            .is_empty(),
+        "nothing is poured"
+    );
+    assert!(
+        repo.beads_json(&["gate", "list", "--all"])
+            .as_array()
+            .expect("gates")
+            .is_empty()
+    );
+}
+
+/// A formula or overlay of the worktree that is a symbolic link out of it (a checkout
+/// made by someone else) is refused, and what it points at is neither read nor echoed.
+#[test]
+fn a_formula_linked_out_of_the_worktree_is_refused_unread() {
+    let (sb, repo) = Sandbox::with_store();
+    let secret = sb.path().join("secret.toml");
+    write_file(&secret, "SECRET-LINE = [ unterminated\n");
+    let formulas = repo.path.join(".beads/formulas");
+    let overlays = repo.path.join(".beads/formula-overlays");
+    write_file(
+        &formulas.join("fine.formula.toml"),
+        "formula = \"fine\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n",
+    );
+    std::fs::create_dir_all(&overlays).expect("overlays");
+    std::os::unix::fs::symlink(&secret, formulas.join("evil.formula.toml")).expect("link");
+    std::os::unix::fs::symlink(&secret, overlays.join("fine.toml")).expect("link");
+    let (code, out, err) = repo.beads_fail_with_stdout(&["formula", "validate"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains(".beads/formulas/evil.formula.toml: is a symbolic link out of the worktree")
+            && out.contains(".beads/formula-overlays/fine.toml: is a symbolic link out of"),
+        "{out}"
+    );
+    for args in [
+        &["mol", "pour", "evil"][..],
+        &["mol", "pour", "fine"],
+        &["formula", "show", "evil"],
+    ] {
+        let (code, err) = repo.beads_fail(args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            err.contains("symbolic link") || err.contains("not found"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("SECRET"), "{args:?} echoed the target: {err}");
+    }
+    assert!(
+        !out.contains("SECRET") && !err.contains("SECRET"),
+        "{out}{err}"
+    );
+}
+
+#[test]
 fn a_crashed_session_on_a_gas_town_molecule_resumes_at_its_step() {
     let (_sb, repo) = repo_with("gastown");
     let poured = pour(&repo, "mol-polecat-work", &["--var", "issue=bd-42"]);

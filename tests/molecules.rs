@@ -527,6 +527,10 @@ fn pouring_checks_the_variables_and_a_failed_pour_changes_nothing() {
         err.contains("formula feature needs a value for \"feature\" (pass --var NAME=VALUE)"),
         "{err}"
     );
+    let (code, _, err) =
+        repo.beads_fail_with_stdout(&["mol", "pour", "feature", "--var", "feature= "]);
+    assert_eq!(code, 1, "a blank value is no value: {err}");
+    assert!(err.contains("needs a value for \"feature\""), "{err}");
     let (code, _, err) = repo.beads_fail_with_stdout(&[
         "mol",
         "pour",

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
+use super::agent::parse_duration;
 use super::bd_formula::{Advice, AdviceStep, BdFormula, BdStep, Gate, OnComplete, Pointcut};
 use super::bead::BeadType;
 use super::condition::Condition;
@@ -286,7 +287,7 @@ pub fn cook(
             apply_advice(&aspect.advice, &aspect.pointcuts, &mut steps);
         }
     }
-    gates(&mut steps);
+    gates(&mut steps)?;
     let removed = cook.removed;
     let mut cooked = finish(&f, steps, values, &removed)?;
     cooked.stale_overrides = stale;
@@ -408,7 +409,9 @@ fn values(
     }
     let missing: Vec<String> = declared
         .iter()
-        .filter(|(k, v)| v.required && v.default.is_none() && !given.contains_key(**k))
+        .filter(|(k, v)| {
+            v.required && v.default.is_none() && given.get(**k).is_none_or(|g| g.trim().is_empty())
+        })
         .map(|(k, _)| (*k).clone())
         .collect();
     if !missing.is_empty() {
@@ -1251,8 +1254,9 @@ fn apply_advice(advice: &[Advice], pointcuts: &[Pointcut], steps: &mut Vec<BdSte
 }
 
 /// A step with a gate waits for a gate step of its own, `<id>.gate`, which takes its
-/// needs: a bead that blocks until the gate is resolved.
-fn gates(steps: &mut Vec<BdStep>) {
+/// needs: a bead that blocks until the gate is resolved. A timer's timeout must be a
+/// duration.
+fn gates(steps: &mut Vec<BdStep>) -> Result<(), CookError> {
     let mut i = 0;
     while i < steps.len() {
         let Some(gate) = steps[i].gate.take() else {
@@ -1260,6 +1264,15 @@ fn gates(steps: &mut Vec<BdStep>) {
             continue;
         };
         let s = &mut steps[i];
+        if gate.kind == "timer"
+            && let Some(t) = &gate.timeout
+            && let Err(e) = parse_duration(t)
+        {
+            return Err(CookError::Step {
+                step: s.id.clone(),
+                problem: format!("has a timer gate whose timeout {e}"),
+            });
+        }
         let what = match gate.kind.as_str() {
             "human" => "Approval".to_owned(),
             "timer" => format!("Wait {}", gate.timeout.as_deref().unwrap_or("")),
@@ -1292,6 +1305,7 @@ fn gates(steps: &mut Vec<BdStep>) {
         steps.insert(i, g);
         i += 2;
     }
+    Ok(())
 }
 
 /// What a step expects that has no meaning here.

@@ -779,7 +779,7 @@ impl Formula {
         let missing: Vec<String> = self
             .variables
             .iter()
-            .filter(|(k, v)| v.required && !given.contains_key(*k))
+            .filter(|(k, v)| v.required && given.get(*k).is_none_or(|g| g.trim().is_empty()))
             .map(|(k, _)| k.clone())
             .collect();
         if !missing.is_empty() {

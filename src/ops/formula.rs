@@ -148,6 +148,29 @@ fn name_from_file(path: &Path) -> String {
     stem.strip_suffix(".formula").unwrap_or(&stem).to_owned()
 }
 
+/// Whether the file at `path`, one of the worktree's own (below `folder` of the
+/// worktree), resolves to a file inside the worktree: a symbolic link in a checkout
+/// made by someone else must not make git-beads read, and echo in its errors, a file
+/// elsewhere on the machine. A path that does not resolve is left to the read to
+/// report.
+fn within_worktree(path: &Path, folder: &str) -> bool {
+    let Some(top) = path
+        .ancestors()
+        .find(|a| a.ends_with(folder))
+        .and_then(|f| f.parent()?.parent())
+    else {
+        return true;
+    };
+    match (path.canonicalize(), top.canonicalize()) {
+        (Ok(real), Ok(top)) => real.starts_with(top),
+        _ => true,
+    }
+}
+
+/// What a worktree's formula or overlay that links out of the worktree is told.
+const LINKED_OUT: &str =
+    "is a symbolic link out of the worktree: a repository's formulas are read only from inside it";
+
 /// Reads one formula file. A file that cannot be read or does not parse is the error,
 /// as a located problem; a formula that parses carries its other problems with it.
 pub(crate) fn read_formula(
@@ -155,12 +178,16 @@ pub(crate) fn read_formula(
     file: &str,
     origin: Origin,
 ) -> std::result::Result<FoundFormula, Problem> {
-    let bytes = std::fs::read(path).map_err(|e| Problem {
+    let problem = |message: String| Problem {
         file: file.to_owned(),
         line: None,
         column: None,
-        message: format!("cannot be read: {e}"),
-    })?;
+        message,
+    };
+    if origin == Origin::Repository && !within_worktree(path, REPO_FORMULAS) {
+        return Err(problem(LINKED_OUT.into()));
+    }
+    let bytes = std::fs::read(path).map_err(|e| problem(format!("cannot be read: {e}")))?;
     let source = String::from_utf8_lossy(&bytes).into_owned();
     let syntax = syntax_of(path).unwrap_or(Syntax::Yaml);
     if syntax != Syntax::Yaml || is_bd_yaml(&source) {
@@ -418,13 +445,13 @@ impl<'a> Library<'a> {
 /// The folders of formula overlays, Gas Town's `formula-overlays/` of a rig and of a
 /// town: `.beads/formula-overlays/` in the worktree, then `formula-overlays/` beside
 /// the user's formula folder.
-fn overlay_dirs(store: &Store) -> Vec<PathBuf> {
+fn overlay_dirs(store: &Store) -> Vec<(Origin, PathBuf)> {
     let mut out = Vec::new();
     if let Some(top) = store.workdir() {
-        out.push(top.join(REPO_OVERLAYS));
+        out.push((Origin::Repository, top.join(REPO_OVERLAYS)));
     }
     if let Some(user) = user_formula_dir().as_deref().and_then(Path::parent) {
-        out.push(user.join("formula-overlays"));
+        out.push((Origin::User, user.join("formula-overlays")));
     }
     out
 }
@@ -436,8 +463,8 @@ pub(crate) const REPO_OVERLAYS: &str = ".beads/formula-overlays";
 /// repository's `<name>.toml` when it exists (it replaces the user's whole, as a rig's
 /// overlay replaces its town's in Gas Town), else the user's.
 pub fn find_overlay(store: &Store, name: &str) -> Result<Option<(Overlay, String)>> {
-    for dir in overlay_dirs(store) {
-        if let Some(found) = find_overlay_in(store, &dir, name)? {
+    for (origin, dir) in overlay_dirs(store) {
+        if let Some(found) = find_overlay_in(store, &dir, name, origin)? {
             return Ok(Some(found));
         }
     }
@@ -445,7 +472,12 @@ pub fn find_overlay(store: &Store, name: &str) -> Result<Option<(Overlay, String
 }
 
 /// The overlay of formula `name` in folder `dir`, if that folder has one.
-fn find_overlay_in(store: &Store, dir: &Path, name: &str) -> Result<Option<(Overlay, String)>> {
+fn find_overlay_in(
+    store: &Store,
+    dir: &Path,
+    name: &str,
+    origin: Origin,
+) -> Result<Option<(Overlay, String)>> {
     let path = dir.join(format!("{name}.toml"));
     if !path.is_file() {
         return Ok(None);
@@ -457,6 +489,9 @@ fn find_overlay_in(store: &Store, dir: &Path, name: &str) -> Result<Option<(Over
         column,
         message,
     };
+    if origin == Origin::Repository && !within_worktree(&path, REPO_OVERLAYS) {
+        return Err(super::FormulaError::Overlay(problem(None, None, LINKED_OUT.into())).into());
+    }
     let source = std::fs::read_to_string(&path)
         .map_err(|e| problem(None, None, format!("cannot be read: {e}")))
         .map_err(super::FormulaError::Overlay)?;
@@ -511,8 +546,9 @@ pub fn convert(found: &FoundFormula, to: Syntax) -> Result<String> {
 }
 
 /// Cooks each bd formula of `formulas` that has no other problem, with a sample
-/// value for each required variable, and adds what fails to its problems.
-fn trial_cooks(store: &Store, formulas: &mut [FoundFormula]) {
+/// value for each required variable, and adds what fails to its problems: what
+/// `formula validate` refuses, `formula list` and `show` do not call valid.
+pub fn trial_cooks(store: &Store, formulas: &mut [FoundFormula]) {
     for f in formulas.iter_mut() {
         let Some(bd) = &f.bd else { continue };
         if !f.problems.is_empty() {
@@ -579,7 +615,7 @@ pub fn validate(store: &Store, file: Option<&Path>) -> Result<Validation> {
 
 /// Checks every formula overlay file (`<formula>.toml` in an overlay folder).
 fn check_overlays(store: &Store, v: &mut Validation) {
-    for dir in overlay_dirs(store) {
+    for (origin, dir) in overlay_dirs(store) {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -594,7 +630,7 @@ fn check_overlays(store: &Store, v: &mut Validation) {
             };
             let file = shown(store, &dir.join(&n));
             v.checked.push(file.clone());
-            match find_overlay_in(store, &dir, name) {
+            match find_overlay_in(store, &dir, name, origin) {
                 Err(super::OpError::Formula(super::FormulaError::Overlay(p))) => {
                     v.problems.push(p);
                 }

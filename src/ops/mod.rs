@@ -61,7 +61,7 @@ pub use error::{
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
-pub use formula::{Syntax, as_bd, convert, cook, find_overlay};
+pub use formula::{Syntax, as_bd, convert, cook, find_overlay, trial_cooks};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};

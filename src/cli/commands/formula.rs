@@ -152,7 +152,8 @@ fn first_line(s: &str) -> &str {
 }
 
 fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
-    let cat = ops::catalog(&ctx.store)?;
+    let mut cat = ops::catalog(&ctx.store)?;
+    ops::trial_cooks(&ctx.store, &mut cat.formulas);
     if out.json {
         return out.json(&wire::Formulas {
             formulas: cat.formulas.iter().map(wire::FormulaEntry::from).collect(),
@@ -200,7 +201,9 @@ fn list(ctx: &Ctx, out: &mut Out) -> Result<(), CliError> {
 }
 
 fn show(ctx: &Ctx, a: ShowArgs, out: &mut Out) -> Result<(), CliError> {
-    let f = ops::find_formula(&ctx.store, &a.name)?;
+    let mut found = [ops::find_formula(&ctx.store, &a.name)?];
+    ops::trial_cooks(&ctx.store, &mut found);
+    let [f] = found;
     if out.json {
         return out.json(&wire::FormulaShown {
             formula: &f.formula,
