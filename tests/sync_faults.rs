@@ -322,6 +322,10 @@ fn garbage_from_the_remote() {
             "a huge blob",
             Box::new(|| on_top(nested(doc_dir(b"big.yaml", "100644", &huge)))),
         ),
+        (
+            "a commit that is not a store",
+            Box::new(|| on_top(doc_dir(b"README.md", "100644", &blob))),
+        ),
     ];
     let head = c1.store_head();
     for (what, make) in &cases {
@@ -340,6 +344,10 @@ fn garbage_from_the_remote() {
             "{what}: {err}"
         );
         assert!(err.contains("untouched"), "{what}: {err}");
+        if what.contains("not a store") {
+            assert!(err.contains("has no meta.yaml"), "{err}");
+            assert_eq!(remote_head(&sb, &remote), target, "the remote was written");
+        }
         assert_eq!(c1.store_head(), head, "{what}: the local store moved");
         assert_eq!(c1.bead_json(&id)["title"], "precious");
         // Pull refuses it the same way.

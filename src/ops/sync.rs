@@ -292,7 +292,7 @@ pub fn adopt(
         return Ok(None);
     };
     let tree = store.commit_tree(theirs)?;
-    store.check_remote_tree(&name, tree, None)?;
+    store.check_remote_store(&name, tree, None)?;
     if let Some(prefix) = prefix {
         let meta = store.meta(&Head {
             commit: theirs,
@@ -857,7 +857,7 @@ pub(super) fn integrate(
             },
             None => None,
         };
-        store.check_remote_tree(remote, store.commit_tree(*theirs)?, trusted)?;
+        store.check_remote_store(remote, store.commit_tree(*theirs)?, trusted)?;
         if store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true) {
             super::verify::require_verified(store, remote, ours, *theirs)?;
         }

@@ -754,6 +754,29 @@ impl Store {
         self.check_tree_at(remote, tree, trusted, "", 0)
     }
 
+    /// Checks the tree of a commit a remote offers as a store head before anything
+    /// is merged from it: it passes [`Store::check_remote_tree`] and holds a store
+    /// (its `meta.yaml`).
+    pub(crate) fn check_remote_store(
+        &self,
+        remote: &str,
+        tree: ObjectId,
+        trusted: Option<ObjectId>,
+    ) -> Result<(), StoreError> {
+        self.check_remote_tree(remote, tree, trusted)?;
+        let has_meta = self
+            .tree_entries(tree)?
+            .get(refs::META_PATH)
+            .is_some_and(Entry::is_file);
+        if !has_meta {
+            return Err(Spot { remote, base: "" }.garbage(format!(
+                "its tree {tree} has no {}: it is not a git-beads store",
+                refs::META_PATH
+            )));
+        }
+        Ok(())
+    }
+
     fn check_tree_at(
         &self,
         remote: &str,
