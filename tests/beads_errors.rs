@@ -106,6 +106,29 @@ fn unknown_ids_are_refused_and_change_nothing() {
     assert_eq!(repo.all_beads().len(), 1);
 }
 
+/// A stderr nobody reads (a pipe whose reader is gone) does not turn an error into a
+/// crash: the exit code still says what went wrong, for the parser's errors and ours,
+/// in text and under `--json`.
+#[test]
+fn an_error_told_to_a_closed_stderr_keeps_its_exit_code() {
+    let (_sb, repo) = Sandbox::with_store();
+    for (args, code) in [
+        (&["--no-such-flag"][..], 2),
+        (&["--json", "--no-such-flag"][..], 2),
+        (&["show", "bd-zzzzz"][..], 1),
+        (&["show", "--json", "bd-zzzzz"][..], 1),
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = repo
+            .beads_command(&[], args)
+            .stderr(writer)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
 #[test]
 fn malformed_ids_are_usage_errors() {
     let (_sb, repo) = Sandbox::with_store();

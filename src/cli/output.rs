@@ -435,7 +435,7 @@ pub fn json_error(e: &CliError) {
         })
     };
     match text {
-        Ok(text) => eprintln!("{text}"),
+        Ok(text) => to_stderr(&text),
         Err(_) => warn(e.render().trim_end()),
     }
 }
@@ -443,7 +443,13 @@ pub fn json_error(e: &CliError) {
 /// Writes a warning or other talk to stderr, even with `--quiet`, its control
 /// characters escaped (newlines stay).
 pub fn warn(text: impl AsRef<str>) {
-    eprintln!("{}", model::escape_controls(text.as_ref(), Layout::Lines));
+    to_stderr(&model::escape_controls(text.as_ref(), Layout::Lines));
+}
+
+/// Writes one line to stderr; a stderr that is closed or full is not a reason to
+/// panic (the exit code still tells the outcome).
+fn to_stderr(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// " by WHO", or nothing when nobody is recorded (a bead imported without its author).

@@ -3,7 +3,11 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{error::CliError, man, output::Out};
+use crate::cli::{
+    error::CliError,
+    man,
+    output::{Out, warn},
+};
 use crate::wire;
 
 /// Arguments of `install-man`.
@@ -63,14 +67,14 @@ pub fn run(args: Args, out: &mut Out) -> Result<(), CliError> {
     ));
     match found {
         Some(true) => out.note("`git help beads` and `git beads --help` open them"),
-        Some(false) => eprintln!(
+        Some(false) => warn(format!(
             "warning: `man -w {}` does not find them (yet): put the directory of git-beads on \
              PATH, or add {} to MANPATH (export MANPATH=\"{}:$MANPATH\")",
             man::MAIN_PAGE,
             dir.display(),
             dir.display()
-        ),
-        None => eprintln!("warning: `man` is not installed, so `git help beads` cannot show them"),
+        )),
+        None => warn("warning: `man` is not installed, so `git help beads` cannot show them"),
     }
     Ok(())
 }
