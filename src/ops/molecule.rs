@@ -137,15 +137,13 @@ pub(crate) fn steps(tx: &View<'_>, mol: &BeadId) -> Result<Vec<Bead>> {
         .collect();
     numbered.sort();
     numbered.dedup();
-    let mut out = Vec::with_capacity(numbered.len());
-    for (_, id) in numbered {
-        if let Some(b) = tx.bead(&id)?
-            && b.status != Status::Deleted
-        {
-            out.push(b);
-        }
-    }
-    Ok(out)
+    let ids: Vec<BeadId> = numbered.into_iter().map(|(_, id)| id).collect();
+    Ok(tx
+        .beads_near(mol, &ids)?
+        .into_iter()
+        .flatten()
+        .filter(|b| b.status != Status::Deleted)
+        .collect())
 }
 
 fn extra_str(bead: &Bead, key: &str) -> Option<String> {
