@@ -294,6 +294,40 @@ fn hostile_agent_names_are_refused() {
     assert_eq!(repo.store_head(), before);
 }
 
+/// GIT_BEADS_AGENT set but empty (a harness that clears it) means no agent, as unset
+/// does; one that names no agent is refused; `--as-person` ignores it.
+#[test]
+fn an_empty_agent_variable_means_none() {
+    let (_sb, repo) = Sandbox::with_store();
+    let made = |env: &[(&str, &str)], args: &[&str]| {
+        let out = repo.beads_output_env(env, &[&["--json", "create", "x"][..], args].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["created_by"].as_str().expect("created_by").to_owned()
+    };
+    let person = made(&[], &[]);
+    assert_eq!(made(&[("GIT_BEADS_AGENT", "")], &[]), person);
+    repo.beads(&["agent", "create", "rig/nux"]);
+    assert_eq!(made(&[("GIT_BEADS_AGENT", "rig/nux")], &[]), "rig/nux");
+    assert_eq!(
+        made(&[("GIT_BEADS_AGENT", "rig/nux")], &["--as-person"]),
+        person
+    );
+    let before = repo.store_head();
+    let out = repo.beads_output_env(&[("GIT_BEADS_AGENT", "Not An Agent")], &["create", "y"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("error: GIT_BEADS_AGENT: \"Not An Agent\" is not a valid agent name"),
+        "{err}"
+    );
+    assert_eq!(repo.store_head(), before);
+}
+
 #[test]
 fn two_worktrees_bound_to_two_agents_see_their_own_hooks() {
     let (_sb, repo) = Sandbox::with_store();

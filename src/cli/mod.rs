@@ -43,12 +43,7 @@ pub struct Globals {
     #[arg(short, long, global = true)]
     pub quiet: bool,
     /// Act as this agent (overrides GIT_BEADS_AGENT and the worktree's binding).
-    #[arg(
-        long = "as",
-        value_name = "AGENT",
-        env = "GIT_BEADS_AGENT",
-        global = true
-    )]
+    #[arg(long = "as", value_name = "AGENT", global = true)]
     pub as_agent: Option<AgentName>,
     /// Act as yourself (your git identity), ignoring `GIT_BEADS_AGENT` and the worktree's binding.
     #[arg(long, global = true, conflicts_with = "as_agent")]
@@ -66,12 +61,12 @@ pub struct Globals {
 
 impl Cli {
     /// The command line of a harness hook ([`c::session::quick`]): no global flag,
-    /// the agent from `GIT_BEADS_AGENT` as the full parser takes it; `None` when that
-    /// is no agent name (the full parser then says so).
+    /// the agent from `GIT_BEADS_AGENT`; `None` when that is no agent name (the full
+    /// path then says so).
     fn for_hook(verb: c::session::SessionCommand) -> Option<Cli> {
         Some(Cli {
             globals: Globals {
-                as_agent: agent_from_env()?,
+                as_agent: agent_from_env().ok()?,
                 ..Globals::default()
             },
             command: c::Command::Session(lazy::Lazy(verb)),
@@ -79,12 +74,19 @@ impl Cli {
     }
 }
 
-/// The agent `GIT_BEADS_AGENT` names, as the full parser reads it (unset or empty:
-/// none); `None` when it names no valid agent, for the full parser to refuse.
-pub(crate) fn agent_from_env() -> Option<Option<AgentName>> {
-    match std::env::var_os("GIT_BEADS_AGENT") {
-        Some(v) if !v.is_empty() => Some(Some(v.to_str()?.parse().ok()?)),
-        _ => Some(None),
+/// The agent `GIT_BEADS_AGENT` names: none when it is unset or empty, a usage error
+/// when it is no agent name.
+pub(crate) fn agent_from_env() -> Result<Option<AgentName>, CliError> {
+    const VAR: &str = "GIT_BEADS_AGENT";
+    match std::env::var_os(VAR) {
+        Some(v) if !v.is_empty() => {
+            let bad = |why: String| CliError::new(Kind::Usage, format!("{VAR}: {why}"));
+            let name = v.to_str().ok_or_else(|| bad("not UTF-8".into()))?;
+            name.parse()
+                .map(Some)
+                .map_err(|e: model::AgentError| bad(e.to_string()))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -224,9 +226,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Err(e) => return Err(e.into()),
     };
     fold_commit_notes(&store);
+    // `--as`, else GIT_BEADS_AGENT unless `--as-person` or `--actor` says otherwise.
+    let as_agent = match globals.as_agent {
+        Some(agent) => Some(agent),
+        None if globals.as_person || globals.actor.is_some() => None,
+        None => agent_from_env()?,
+    };
     let ctx = Ctx {
         store,
-        as_agent: globals.as_agent,
+        as_agent,
         as_person: globals.as_person,
         actor: globals.actor,
     };

@@ -56,7 +56,7 @@ pub fn quick(argv: &[OsString]) -> Option<Quick> {
     if command != "git-hook" || !git::is_git_hook(name.to_str()?) {
         return None;
     }
-    let agent = crate::cli::agent_from_env()?;
+    let agent = crate::cli::agent_from_env().ok()?;
     let args = rest
         .iter()
         .map(|a| a.to_str().map(str::to_owned))
