@@ -1079,7 +1079,18 @@ impl Blocked {
     /// Each blocked bead, highest priority first, then oldest, with the ids of what
     /// it waits on, sorted.
     pub fn beads(&self) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
-        self.rows.iter().map(|&(r, k)| {
+        self.beads_in(0..self.rows.len())
+    }
+
+    /// The blocked beads at positions `range` of [`Blocked::beads`] (cut to those
+    /// there are).
+    pub fn beads_in(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl ExactSizeIterator<Item = (BeadRow<'_>, Vec<&str>)> {
+        let end = range.end.min(self.rows.len());
+        let rows = self.rows.get(range.start.min(end)..end).unwrap_or_default();
+        rows.iter().map(|&(r, k)| {
             let mut ids: Vec<&str> = (self.by.list(k).iter())
                 .map(|b| match b {
                     By::Row(b) => self.index.row(*b).id(),

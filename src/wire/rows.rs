@@ -6,39 +6,105 @@
 //! it: the tests below hold the two together.
 
 use std::io::{self, Write};
+use std::sync::mpsc;
 
 use super::rfc3339;
 use crate::model::{DepKind, TimeText, Timestamp};
 use crate::ops::{BeadRow, Blocked};
 
-/// How many bytes are gathered before they are handed to the writer.
-const CHUNK: usize = 64 << 10;
+/// How many beads go into one piece of `blocked`'s document (about 50 KB), the unit
+/// handed to the writer and, for a long document, to the threads that write it.
+const PIECE: usize = 256;
+
+/// How many blocked beads it takes for `blocked`'s document to be written by more
+/// than one thread: below that, starting one costs more than it saves.
+const SHARED_FROM: usize = 16 * PIECE;
+
+/// At most how many threads write one document.
+const MOST_THREADS: usize = 4;
 
 /// Writes `blocked`'s document: a bare array of its beads, each a [`Summary`]
 /// followed by `blocked_by_count` and `blocked_by`.
 ///
+/// A long document (tens of thousands of beads at 100 000 in the store) is written in
+/// pieces by as many threads as there are processors (up to [`MOST_THREADS`]): each
+/// helper writes every so-many-th piece into a buffer of its own and hands it over;
+/// this thread writes the others and passes every piece to `w` in order. No lock is
+/// held; a failed write stops the helpers at their next piece.
+///
 /// [`Summary`]: super::Summary
 pub fn write_blocked(w: &mut dyn Write, blocked: &Blocked) -> io::Result<()> {
+    let lanes = match blocked.beads().len() >= SHARED_FROM {
+        true => std::thread::available_parallelism().map_or(1, |n| n.get().min(MOST_THREADS)),
+        false => 1,
+    };
+    write_in_lanes(w, blocked, lanes)
+}
+
+/// [`write_blocked`] by `lanes` threads (this one and `lanes - 1` helpers).
+fn write_in_lanes(w: &mut dyn Write, blocked: &Blocked, lanes: usize) -> io::Result<()> {
     let dependents = blocked.dependents();
-    let mut out = Vec::with_capacity(CHUNK + 4096);
-    out.push(b'[');
-    for (k, (bead, by)) in blocked.beads().enumerate() {
-        if k > 0 {
-            out.push(b',');
+    let count = blocked.beads().len();
+    let pieces = count.div_ceil(PIECE);
+    let write_piece = |out: &mut Vec<u8>, p: usize| {
+        out.clear();
+        out.push(if p == 0 { b'[' } else { b',' });
+        let beads = blocked.beads_in(p * PIECE..(p + 1) * PIECE);
+        for (k, (bead, by)) in beads.enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            summary_fields(out, &bead, dependents.count(&bead));
+            out.extend_from_slice(b",\"blocked_by_count\":");
+            number(out, by.len());
+            out.extend_from_slice(b",\"blocked_by\":");
+            strings(out, by.iter().copied());
+            out.push(b'}');
         }
-        summary_fields(&mut out, &bead, dependents.count(&bead));
-        out.extend_from_slice(b",\"blocked_by_count\":");
-        number(&mut out, by.len());
-        out.extend_from_slice(b",\"blocked_by\":");
-        strings(&mut out, by.iter().copied());
-        out.push(b'}');
-        if out.len() >= CHUNK {
-            w.write_all(&out)?;
-            out.clear();
+        if p + 1 == pieces {
+            out.push(b']');
         }
+    };
+    if pieces == 0 {
+        return w.write_all(b"[]");
     }
-    out.push(b']');
-    w.write_all(&out)
+    let lanes = lanes.clamp(1, pieces);
+    std::thread::scope(|scope| {
+        // For each helper: the pieces it wrote, and its buffers handed back.
+        let helpers: Vec<_> = (1..lanes)
+            .map(|lane| {
+                let (written, take) = mpsc::sync_channel::<Vec<u8>>(2);
+                let (give_back, returned) = mpsc::channel::<Vec<u8>>();
+                scope.spawn(move || {
+                    for p in (lane..pieces).step_by(lanes) {
+                        let mut out = returned.try_recv().unwrap_or_default();
+                        write_piece(&mut out, p);
+                        if written.send(out).is_err() {
+                            return;
+                        }
+                    }
+                });
+                (take, give_back)
+            })
+            .collect();
+        let mut own = Vec::with_capacity(PIECE * 256);
+        for p in 0..pieces {
+            match p % lanes {
+                0 => {
+                    write_piece(&mut own, p);
+                    w.write_all(&own)?;
+                }
+                lane => {
+                    let (take, give_back) = &helpers[lane - 1];
+                    let out = take.recv().map_err(io::Error::other)?;
+                    w.write_all(&out)?;
+                    // A helper past its last piece has no use for it.
+                    let _ = give_back.send(out);
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A [`Summary`](super::Summary) of `s`, which `dependents` beads depend on, without
@@ -275,7 +341,8 @@ mod tests {
         let (_dir, store) = crate::ops::Store::temp_for_tests();
         let id = |n: u32| BeadId::parse(&format!("bd-t{n:03}")).expect("id");
         store.commit_for_tests(|tx| {
-            for n in 0..40u32 {
+            // Enough for several pieces, so that every thread writes some.
+            for n in 0..(3 * PIECE as u32 + 40) {
                 let at = Timestamp::from_timestamp_micros(
                     1_790_000_000_000_000 + i64::from(n) * 1_234_567,
                 )
@@ -287,7 +354,10 @@ mod tests {
                 .expect("time");
                 b.priority = (n % 5) as u8;
                 b.kind = [BeadType::Task, BeadType::Bug, BeadType::Epic][n as usize % 3];
-                b.status = [Status::Open, Status::InProgress, Status::Closed][n as usize % 3];
+                b.status = match n % 7 {
+                    6 => Status::Closed,
+                    k => [Status::Open, Status::InProgress][k as usize % 2],
+                };
                 if n % 2 == 0 {
                     b.assignee = Some(format!("al\"ice{n}"));
                 }
@@ -309,7 +379,7 @@ mod tests {
             }
         });
         let blocked = crate::ops::blocked(&store, None).expect("blocked");
-        assert!(blocked.beads().len() > 10, "enough beads blocked");
+        assert!(blocked.beads().len() > 2 * PIECE, "enough beads blocked");
         let dependents = blocked.dependents();
         let items: Vec<String> = blocked
             .beads()
@@ -325,8 +395,10 @@ mod tests {
             })
             .collect();
         let want = format!("[{}]", items.join(","));
-        let mut out = Vec::new();
-        write_blocked(&mut out, &blocked).expect("write");
-        assert_eq!(String::from_utf8_lossy(&out), want);
+        for lanes in 1..=3 {
+            let mut out = Vec::new();
+            write_in_lanes(&mut out, &blocked, lanes).expect("write");
+            assert_eq!(String::from_utf8_lossy(&out), want, "{lanes} threads");
+        }
     }
 }

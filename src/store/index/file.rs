@@ -76,14 +76,14 @@ pub(super) fn bytes(raw: &Raw) -> &[u8] {
 /// One section of a cache file, decoded on first use.
 pub(super) struct Section<T> {
     pub(super) raw: Option<Raw>,
-    pub(super) value: OnceCell<Vec<T>>,
+    pub(super) value: OnceLock<Vec<T>>,
 }
 
 impl<T> Default for Section<T> {
     fn default() -> Self {
         Section {
             raw: None,
-            value: OnceCell::new(),
+            value: OnceLock::new(),
         }
     }
 }
@@ -92,7 +92,7 @@ impl<T: serde::de::DeserializeOwned> Section<T> {
     pub(super) fn decoded(value: Vec<T>) -> Section<T> {
         Section {
             raw: None,
-            value: OnceCell::from(value),
+            value: OnceLock::from(value),
         }
     }
 

@@ -13,7 +13,7 @@ pub(super) fn load_mail(
         let broken = postcard::from_bytes::<Vec<Broken>>(bytes(&sections.pop()?)).ok()?;
         let mail = Section {
             raw: sections.pop(),
-            value: OnceCell::new(),
+            value: OnceLock::new(),
         };
         Some((tree, mail, broken))
     });
