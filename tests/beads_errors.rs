@@ -159,20 +159,59 @@ fn malformed_ids_are_usage_errors() {
     }
 }
 
-/// A malformed session id is said to be no session id, not no bead id.
+/// A malformed session or message id is said to be no id of its kind (with an example
+/// of that kind), not no bead id.
 #[test]
-fn malformed_session_ids_name_their_kind() {
+fn malformed_session_and_message_ids_name_their_kind() {
     let (_sb, repo) = Sandbox::with_store();
-    for args in [
-        ["session", "show", "../x"],
-        ["session", "log", "../x"],
-        ["session", "resume", "../x"],
-    ] {
-        let out = repo.beads_output(&args);
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["session", "show", "../x"],
+            "session id (expected something like ses-",
+        ),
+        (
+            &["session", "log", "../x"],
+            "session id (expected something like ses-",
+        ),
+        (
+            &["session", "resume", "../x"],
+            "session id (expected something like ses-",
+        ),
+        (
+            &["mail", "read", "../x"],
+            "message id (expected something like msg-",
+        ),
+        (
+            &["mail", "ack", "../x"],
+            "message id (expected something like msg-",
+        ),
+        (
+            &["mail", "reply", "../x", "-m", "hi"],
+            "message id (expected something like msg-",
+        ),
+        (
+            &[
+                "mail",
+                "send",
+                "rig/a",
+                "--subject",
+                "s",
+                "--reply-to",
+                "../x",
+            ],
+            "message id (expected something like msg-",
+        ),
+        (
+            &["mail", "peek", "../x"],
+            "message id (expected something like msg-",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = repo.beads_output(args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{args:?}: {err}");
         assert!(
-            err.contains("\"../x\" is not a session id") && !err.contains("bead id"),
+            err.contains(&format!("\"../x\" is not a {says}")) && !err.contains("bead id"),
             "{args:?}: {err}"
         );
     }

@@ -394,6 +394,15 @@ fn bad_input_gets_an_error_changes_nothing_and_the_server_lives_on() {
     ] {
         assert_eq!(server.failed(tool, args), "invalid", "{tool}");
     }
+    // A malformed message id is said to be no message id, not no bead id.
+    let said = server.call("mail_read", json!({"id": "../x"}));
+    let error = said["structuredContent"]["error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.contains("is not a message id (expected something like msg-"),
+        "{said}"
+    );
     let huge = "x".repeat(1 << 20);
     assert_eq!(server.failed("create", json!({"title": huge})), "invalid");
     assert_eq!(

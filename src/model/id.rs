@@ -13,11 +13,14 @@ pub enum IdError {
     /// The id does not have the `<prefix>-<hash>[.<n>...]` shape.
     #[error("{0:?} is not a bead id (expected something like bd-a1b2 or bd-a1b2.3)")]
     Malformed(String),
-    /// An id of another kind of record (a session), which has a bead id's shape, does not.
-    #[error("{value:?} is not a {kind} id (expected something like bd-a1b2)")]
+    /// An id of another kind of record (a session, a message), which has a bead id's
+    /// shape, does not.
+    #[error("{value:?} is not a {kind} id (expected something like {prefix}-a1b2c3d4e5)")]
     MalformedOf {
         /// The kind of record the id should name ("session").
         kind: &'static str,
+        /// The prefix of that kind's ids ("ses").
+        prefix: &'static str,
         /// What was given.
         value: String,
     },
@@ -54,9 +57,21 @@ impl BeadId {
     /// Parses the id of a session (shaped like a bead id); a malformed one is said to
     /// be no session id.
     pub fn parse_session(s: &str) -> Result<BeadId, IdError> {
+        BeadId::parse_of(s, "session", "ses")
+    }
+
+    /// Parses the id of a message (shaped like a bead id); a malformed one is said to
+    /// be no message id.
+    pub fn parse_message(s: &str) -> Result<BeadId, IdError> {
+        BeadId::parse_of(s, "message", "msg")
+    }
+
+    /// Parses the id of a `kind` of record whose ids start with `prefix`.
+    fn parse_of(s: &str, kind: &'static str, prefix: &'static str) -> Result<BeadId, IdError> {
         BeadId::parse(s).map_err(|e| match e {
             IdError::Malformed(value) => IdError::MalformedOf {
-                kind: "session",
+                kind,
+                prefix,
                 value,
             },
             other => other,

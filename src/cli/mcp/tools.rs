@@ -154,6 +154,9 @@ pub struct Tool {
 /// A tool's arguments, checked against its parameters.
 pub struct Args<'a>(&'a Map<String, Value>);
 
+/// How an id argument is read: as a message's, or as any bead-shaped id.
+type IdParser = fn(&str) -> Result<BeadId, crate::model::IdError>;
+
 impl Args<'_> {
     /// The arguments as JSON text: what tells one call of a tool from another.
     pub fn key(&self) -> String {
@@ -218,17 +221,18 @@ impl Args<'_> {
         Ok(ops::resolve_id(&ctx.store, self.required(name))?)
     }
 
-    /// A message (or molecule) id: parsed, not looked up among the beads.
-    fn id(&self, name: &str) -> Result<Option<BeadId>, ToolError> {
+    /// A message or molecule id, read by `parse` ([`BeadId::parse_message`],
+    /// [`BeadId::parse`]): parsed, not looked up among the beads.
+    fn id(&self, name: &str, parse: IdParser) -> Result<Option<BeadId>, ToolError> {
         self.text(name)
-            .map(BeadId::parse)
+            .map(parse)
             .transpose()
             .map_err(|e| OpError::from(e).into())
     }
 
-    /// A required message (or molecule) id.
-    fn required_id(&self, name: &str) -> Result<BeadId, ToolError> {
-        Ok(BeadId::parse(self.required(name)).map_err(OpError::from)?)
+    /// A required message or molecule id (see [`Args::id`]).
+    fn required_id(&self, name: &str, parse: IdParser) -> Result<BeadId, ToolError> {
+        Ok(parse(self.required(name)).map_err(OpError::from)?)
     }
 
     /// A bead type, its short names (`feat`, `mr`) taken as the CLI takes them.
@@ -845,7 +849,7 @@ fn mail_send(ctx: &Ctx, a: &Args<'_>) -> Outcome {
         subject: a.required("subject").to_owned(),
         body: a.string("body").unwrap_or_default(),
         priority: a.priority("priority"),
-        reply_to: a.id("reply_to")?,
+        reply_to: a.id("reply_to", BeadId::parse_message)?,
         ..ops::NewMessage::default()
     };
     let m = ops::send(&ctx.store, &ctx.acting()?, new)?;
@@ -866,13 +870,13 @@ fn mail_inbox(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 }
 
 fn mail_read(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let id = a.required_id("id")?;
+    let id = a.required_id("id", BeadId::parse_message)?;
     let m = ops::mark(&ctx.store, &ctx.acting()?, &id, ops::Mark::Read)?;
     object(&wire::OneMessage { message: &m })
 }
 
 fn mail_reply(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let id = a.required_id("id")?;
+    let id = a.required_id("id", BeadId::parse_message)?;
     let m = ops::reply(&ctx.store, &ctx.acting()?, &id, a.required("body"))?;
     object(&wire::OneMessage { message: &m })
 }
@@ -883,13 +887,13 @@ fn handoff(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 }
 
 fn mol_current(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let id = a.id("id")?;
+    let id = a.id("id", BeadId::parse)?;
     let c = ops::current(&ctx.store, &ctx.acting()?, id.as_ref())?;
     object(&wire::Current::from(&c))
 }
 
 fn mol_progress(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let p = ops::molecule_progress(&ctx.store, &a.required_id("id")?)?;
+    let p = ops::molecule_progress(&ctx.store, &a.required_id("id", BeadId::parse)?)?;
     object(&wire::MoleculeProgress {
         progress: wire::MoleculeState::from(&p),
     })

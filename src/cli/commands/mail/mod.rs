@@ -43,6 +43,7 @@ pub enum MailCommand {
 #[derive(clap::Args, Debug)]
 pub struct IdArgs {
     /// The message.
+    #[arg(value_parser = BeadId::parse_message)]
     pub id: BeadId,
 }
 

@@ -9,6 +9,7 @@ use crate::wire;
 #[derive(clap::Args, Debug)]
 pub struct ReplyArgs {
     /// The message to answer.
+    #[arg(value_parser = BeadId::parse_message)]
     pub id: BeadId,
     /// The body.
     #[arg(short = 'm', long = "message")]

@@ -28,7 +28,7 @@ pub struct SendArgs {
     #[arg(long)]
     pub cc: Vec<AgentName>,
     /// The message this answers.
-    #[arg(long)]
+    #[arg(long, value_parser = BeadId::parse_message)]
     pub reply_to: Option<BeadId>,
 }
 
