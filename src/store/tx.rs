@@ -2,7 +2,7 @@
 //! reads.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -458,30 +458,32 @@ impl View<'_> {
     }
 
     /// The names of the documents in one fan-out directory of beads, as stored
-    /// and staged (for numbering children).
+    /// and staged (for numbering children), sorted. The writes staged in that
+    /// directory are looked up by their paths' common start, so the cost follows
+    /// the directory, not every write of the transaction.
     pub fn bead_ids_near(&self, id: &BeadId) -> Result<Vec<String>, StoreError> {
-        let dir = format!("{}/{}", refs::BEADS_DIR, id.fanout());
-        let mut names = Vec::new();
+        let dir = format!("{}/{}/", refs::BEADS_DIR, id.fanout());
+        let mut names = BTreeSet::new();
         if let Some(head) = &self.head
-            && let Some(subtree) = self.subtree(head.tree, &dir)?
+            && let Some(subtree) = self.subtree(head.tree, dir.trim_end_matches('/'))?
         {
             for name in tree::entries(&self.store.repo, subtree)?.into_keys() {
                 if let Some(id) = name.strip_suffix(".yaml") {
-                    names.push(id.to_owned());
+                    names.insert(id.to_owned());
                 }
             }
         }
-        for (path, staged) in &self.writes {
-            if let Some(id) = refs::bead_id_of_path(path)
-                && path.starts_with(&dir)
-            {
-                names.retain(|n| n != id);
-                if let Staged::Blob(_) = staged {
-                    names.push(id.to_owned());
-                }
+        let staged =
+            (self.writes.range(dir.clone()..)).take_while(|(path, _)| path.starts_with(&dir));
+        for (path, staged) in staged {
+            if let Some(id) = refs::bead_id_of_path(path) {
+                match staged {
+                    Staged::Blob(_) => names.insert(id.to_owned()),
+                    Staged::Tree(_) | Staged::Remove => names.remove(id),
+                };
             }
         }
-        Ok(names)
+        Ok(names.into_iter().collect())
     }
 
     /// The beads `ids`, as staged or stored (`None` for each that is not), reading the
@@ -556,5 +558,46 @@ impl View<'_> {
 
     fn subtree(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, StoreError> {
         self.store.subtree(tree, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Bead, BeadId, Timestamp};
+
+    /// `bead_ids_near` reads the stored directory with the writes staged in it laid
+    /// over: added beads in, removed ones out, beads of other directories not at all.
+    #[test]
+    fn ids_near_a_bead_are_the_stored_ones_with_the_staged_writes() {
+        let (_dir, store) = crate::ops::Store::temp_for_tests();
+        let id = |s: &str| BeadId::parse(s).expect("id");
+        let bead = |s: &str| Bead::new(id(s), "t".into(), "tester", Timestamp::default());
+        let parent = id("bd-near");
+        store.commit_for_tests(|tx| {
+            for s in ["bd-near", "bd-near.1", "bd-near.2", "bd-near.3"] {
+                tx.put_bead(&bead(s)).expect("put");
+            }
+        });
+        let elsewhere = (0..)
+            .map(|n| format!("bd-o{n}"))
+            .find(|o| id(o).fanout() != parent.fanout())
+            .expect("an id in another directory");
+        store.commit_for_tests(|tx| {
+            tx.remove_bead(&id("bd-near.2"));
+            tx.put_bead(&bead("bd-near.4")).expect("put");
+            tx.put_bead(&bead("bd-near.2.1")).expect("put");
+            tx.put_bead(&bead(&elsewhere)).expect("put");
+            let near = tx.bead_ids_near(&parent).expect("ids");
+            assert_eq!(
+                near,
+                [
+                    "bd-near",
+                    "bd-near.1",
+                    "bd-near.2.1",
+                    "bd-near.3",
+                    "bd-near.4"
+                ]
+            );
+        });
     }
 }
