@@ -569,7 +569,7 @@ mod tests {
     /// over: added beads in, removed ones out, beads of other directories not at all.
     #[test]
     fn ids_near_a_bead_are_the_stored_ones_with_the_staged_writes() {
-        let (_dir, store) = crate::ops::Store::temp_for_tests();
+        let (_dir, store) = crate::store::Store::temp_for_tests();
         let id = |s: &str| BeadId::parse(s).expect("id");
         let bead = |s: &str| Bead::new(id(s), "t".into(), "tester", Timestamp::default());
         let parent = id("bd-near");
