@@ -1375,3 +1375,85 @@ fn a_rename_travels_by_sync_and_an_edit_of_the_old_id_meanwhile_is_not_lost() {
     }
     assert_eq!(c1.store_head(), c2.store_head(), "converged");
 }
+
+/// `blocked --json` of the whole store, with its stderr, asserting success.
+fn blocked_json(repo: &Repo, env: &[(&str, &str)]) -> (Vec<u8>, String) {
+    let out = repo.beads_output_env(env, &["blocked", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (out.stdout, err)
+}
+
+#[test]
+fn blocked_json_asked_again_at_one_head_is_kept_and_never_stale() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("Blocker", &["-p", "1"]);
+    let b = repo.create("Waits", &["--deps", &a]);
+    let epic = repo.create("Epic", &["-t", "epic"]);
+    let c = repo.create("Child", &["--parent", &epic, "--deps", &a]);
+    repo.put_raw_doc(&common::doc_path("bd-zzzz"), b"id: [unclosed\n");
+    let dir = repo.common_dir().join("beads");
+    let answer = || {
+        std::fs::read_dir(&dir).expect("cache").flatten().any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .ends_with("-main-answer.bin")
+        })
+    };
+
+    // The first call at a head only marks it; the second keeps what it prints; the
+    // third prints what was kept: the same bytes, the same warning.
+    let (first, warned) = blocked_json(&repo, &[]);
+    assert!(
+        warned.contains("bd-zzzz") && warned.contains("does not parse"),
+        "{warned}"
+    );
+    assert!(!answer(), "kept at the first call");
+    let second = blocked_json(&repo, &[]);
+    assert!(answer(), "not kept at the second call");
+    let third = blocked_json(&repo, &[]);
+    assert_eq!(
+        (&second, &third),
+        (&(first.clone(), warned.clone()), &(first.clone(), warned))
+    );
+    let listed: Value = serde_json::from_slice(&first).expect("json");
+    assert_eq!(ids(&listed).len(), 2);
+    assert!(ids(&listed).contains(&b.as_str()) && ids(&listed).contains(&c.as_str()));
+
+    // The envelope wraps it; `--parent` narrows it, never taken for the whole.
+    let (enveloped, _) = blocked_json(&repo, &[("BD_JSON_ENVELOPE", "1")]);
+    let enveloped: Value = serde_json::from_slice(&enveloped).expect("json");
+    assert_eq!(enveloped["data"], listed);
+    for _ in 0..3 {
+        let narrowed = repo.beads_json(&["blocked", "--parent", &epic]);
+        assert_eq!(ids(&narrowed), [c.as_str()]);
+    }
+
+    // A write moves the head: the next call answers for the new one.
+    repo.beads(&["close", &a]);
+    for _ in 0..3 {
+        assert_eq!(blocked_json(&repo, &[]).0, b"[]\n");
+    }
+    repo.beads(&["reopen", &a]);
+    for _ in 0..3 {
+        let again: Value = serde_json::from_slice(&blocked_json(&repo, &[]).0).expect("json");
+        assert_eq!(again, listed);
+    }
+
+    // A damaged answer is never printed: it is worked out again (and kept anew).
+    let path = std::fs::read_dir(&dir)
+        .expect("cache")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("-main-answer.bin"))
+        .expect("an answer kept");
+    let mut bytes = std::fs::read(&path).expect("answer");
+    let at = bytes.len() - 10;
+    bytes[at] ^= 0x20;
+    std::fs::write(&path, &bytes).expect("damage the answer");
+    for _ in 0..3 {
+        assert_eq!(blocked_json(&repo, &[]).0, first);
+    }
+    std::fs::write(&path, b"GBIX").expect("truncate the answer");
+    assert_eq!(blocked_json(&repo, &[]).0, first);
+}

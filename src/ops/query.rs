@@ -1067,9 +1067,73 @@ pub struct Blocked {
     by: Found,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
+    /// The tree of the store it was worked out of.
+    tree: ObjectId,
+    /// Whether it holds every blocked bead of the store (no `parent` narrowed it).
+    whole: bool,
+}
+
+/// What [`Blocked::keeper`] kept of a store's blocked beads at its head: the document
+/// printed of them, and the documents of the store that do not parse.
+pub struct KeptBlocked {
+    /// Documents in the store that do not parse, reported when it was printed.
+    pub broken: Vec<Broken>,
+    answer: crate::store::Answer,
+}
+
+impl KeptBlocked {
+    /// The document, byte for byte as it was printed.
+    pub fn document(&self) -> &[u8] {
+        self.answer.document()
+    }
+}
+
+/// The document printed of every blocked bead of the store at its head, when this
+/// build printed one at the same head before and kept it ([`Blocked::keeper`]).
+pub fn kept_blocked(store: &Store) -> Result<Option<KeptBlocked>> {
+    let head = store.require_head()?;
+    Ok(store.answer_slot(head.tree).kept().and_then(|answer| {
+        Some(KeptBlocked {
+            broken: answer.notes()?,
+            answer,
+        })
+    }))
+}
+
+/// Keeps the document printed of every blocked bead of a store ([`Blocked::keeper`]).
+pub struct BlockedKeeper<'a> {
+    slot: crate::store::Slot,
+    broken: &'a [Broken],
+}
+
+impl BlockedKeeper<'_> {
+    /// Keeps `document` for the next call at the same head ([`kept_blocked`]).
+    pub fn keep(&self, document: &[u8]) {
+        self.slot.keep(&self.broken, document);
+    }
 }
 
 impl Blocked {
+    /// What keeps the document printed of these beads for the next call at the same
+    /// head, when this head was asked for before; else none, and this call is noted
+    /// so that the next at the same head keeps it. A store that changes between calls
+    /// (an agent at work) never pays for keeping; one asked again and again (a board)
+    /// pays once. A list narrowed by `parent` is never kept.
+    pub fn keeper(&self, store: &Store) -> Option<BlockedKeeper<'_>> {
+        if !self.whole {
+            return None;
+        }
+        let slot = store.answer_slot(self.tree);
+        if !slot.asked() {
+            slot.ask();
+            return None;
+        }
+        Some(BlockedKeeper {
+            slot,
+            broken: &self.broken,
+        })
+    }
+
     /// How many beads depend on each bead listed.
     pub fn dependents(&self) -> Dependents {
         let rows: Vec<Row> = self.rows.iter().map(|(r, _)| *r).collect();
@@ -1122,6 +1186,8 @@ pub fn blocked(store: &Store, parent: Option<&BeadId>) -> Result<Blocked> {
         by: blockers.found,
         broken: index.broken().to_vec(),
         index,
+        tree: failures.tree,
+        whole: parent.is_none(),
     })
 }
 

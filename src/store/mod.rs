@@ -40,8 +40,8 @@ pub(crate) use error::{git_err, io_err};
 pub use git::{Git, RefPush};
 pub use history::HistoryEntry;
 pub use index::{
-    BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Summary, TableStamp,
-    damage_seen,
+    Answer, BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Slot, Summary,
+    TableStamp, damage_seen,
 };
 pub use kept::KeptStore;
 pub(crate) use lock::WriteLock;

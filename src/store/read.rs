@@ -295,6 +295,12 @@ impl Store {
         index.keep(self, refs::MAIN.as_str(), value);
     }
 
+    /// Where the document a command prints of the whole store at `tree` is kept for
+    /// the next call at that tree (see [`Answer`](super::Answer)).
+    pub(crate) fn answer_slot(&self, tree: ObjectId) -> super::Slot {
+        super::Slot::of(self, refs::MAIN.as_str(), tree)
+    }
+
     /// The beads of the index of `refs/beads/main` at `head`, and those whose id,
     /// title or description contains `needle`, case-insensitively (the search text is
     /// scanned as it is read, never loaded whole).

@@ -422,10 +422,27 @@ pub fn blocked(ctx: &Ctx, args: BlockedArgs, out: &mut Out) -> Result<(), CliErr
         Some(p) => Some(existing(ctx, p)?),
         None => None,
     };
+    // The whole store's document is kept for the next call at the same head.
+    if out.json
+        && parent.is_none()
+        && let Some(kept) = ops::kept_blocked(&ctx.store)?
+    {
+        out.warn_broken(&kept.broken);
+        return out.json_list_with(|w| w.write_all(kept.document()));
+    }
     let blocked = ops::blocked(&ctx.store, parent.as_ref())?;
     out.warn_broken(&blocked.broken);
     if out.json {
-        return out.json_list_with(|w| wire::write_blocked(w, &blocked));
+        let Some(keeper) = blocked.keeper(&ctx.store) else {
+            return out.json_list_with(|w| wire::write_blocked(w, &blocked));
+        };
+        let mut document = Vec::new();
+        wire::write_blocked(&mut document, &blocked)?;
+        // Kept by another processor while this one prints it.
+        return std::thread::scope(|s| {
+            s.spawn(|| keeper.keep(&document));
+            out.json_list_with(|w| w.write_all(&document))
+        });
     }
     let mut line = String::new();
     let width = output::id_column(blocked.beads().map(|(bead, _)| bead.id()));

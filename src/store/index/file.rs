@@ -25,11 +25,24 @@ pub(super) enum File {
     /// What a reader worked out of the table and keeps beside it (see
     /// [`Index::kept`]).
     Kept,
+    /// A document a command printed of the whole store at one tree, kept for the next
+    /// call at that tree (see [`super::answer`]).
+    Answer,
+    /// The tree a command was last asked at, to print such a document (see
+    /// [`super::answer`]).
+    Asked,
 }
 
 impl File {
-    pub(super) const ALL: [File; 5] =
-        [File::Table, File::Text, File::Delta, File::Mail, File::Kept];
+    pub(super) const ALL: [File; 7] = [
+        File::Table,
+        File::Text,
+        File::Delta,
+        File::Mail,
+        File::Kept,
+        File::Answer,
+        File::Asked,
+    ];
 
     pub(super) fn suffix(self) -> &'static str {
         match self {
@@ -38,6 +51,8 @@ impl File {
             File::Delta => "-delta",
             File::Mail => "-mail",
             File::Kept => "-kept",
+            File::Answer => "-answer",
+            File::Asked => "-asked",
         }
     }
 
@@ -46,10 +61,12 @@ impl File {
     /// after a write, and a rename over an existing file makes ext4 write the new
     /// file's data out first (`auto_da_alloc`): 0.15 ms on a quiet disk, up to 5 ms on
     /// a busy one. A reader that opens it in between finds no delta and diffs from the
-    /// table's tree instead: slower once, never wrong. The other files are kept
-    /// atomic: without them a reader rebuilds.
+    /// table's tree instead: slower once, never wrong. So does one that finds no kept
+    /// answer, or no mark of one asked for (the first call after each write replaces
+    /// it): it works it out, or marks it again. The other files are kept atomic:
+    /// without them a reader rebuilds.
     pub(super) fn removed_first(self) -> bool {
-        matches!(self, File::Delta)
+        matches!(self, File::Delta | File::Answer | File::Asked)
     }
 
     /// How many sections follow the tree in this file.
@@ -57,7 +74,8 @@ impl File {
         match self {
             File::Table => 3,
             File::Mail => 2,
-            File::Text | File::Delta | File::Kept => 1,
+            File::Answer => 3,
+            File::Text | File::Delta | File::Kept | File::Asked => 1,
         }
     }
 
@@ -206,8 +224,8 @@ pub(super) fn remove_file(path: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// One cache file per store ref and file kind: `refs/beads/main` →
-/// `index-v5-main.bin`, `index-v5-main-text.bin`, `index-v5-main-delta.bin`,
-/// `index-v5-main-mail.bin`.
+/// `index-v9-main.bin`, then `index-v9-main-text.bin` and the others with their
+/// [`File::suffix`].
 pub(super) fn file_path(store: &Store, ref_name: &str, file: File) -> PathBuf {
     let tail = ref_name
         .strip_prefix("refs/beads/")

@@ -10,6 +10,7 @@
 //! A file that is missing, torn (bad checksum), of another version, or built from a
 //! tree that no longer exists is rebuilt from the store; deleting it changes no answer.
 
+pub(crate) mod answer;
 mod beads;
 mod buffer;
 mod file;
@@ -34,6 +35,7 @@ use super::{Head, Replacement, Store, StoreError, codec, io_err, refs, tree};
 use crate::model::{
     Bead, BeadType, DepKind, Dependency, ExternalDependency, Message, Status, Timestamp,
 };
+pub use answer::{Answer, Slot};
 use beads::*;
 use file::*;
 use mail::*;
