@@ -1062,6 +1062,26 @@ impl Bench<'_> {
                 None,
                 "",
             );
+            // `blocked --json` is kept at a head asked for twice: "bd: blocked --json"
+            // is a call at a head asked for before; these are the first call after a
+            // write (the index brought forward as above), and the second, which keeps
+            // what it prints.
+            for (name, before) in [
+                ("blocked --json after one write", 0),
+                ("blocked --json after one write, asked again (keeps it)", 1),
+            ] {
+                let blocked = self.beads_cmd(&dir, &["blocked", "--json"]);
+                let r = time_each(runs, &scratch, |_| {
+                    k += 1;
+                    self.beads_cmd(&dir, &["create", &format!("index probe {k}"), "-q"])
+                        .run()?;
+                    for _ in 0..before {
+                        blocked.run()?;
+                    }
+                    Ok(blocked.clone())
+                })?;
+                self.record(n, name, "git-beads", r.no_cpu(), None, "");
+            }
         }
 
         if !o.skips("serve") {
