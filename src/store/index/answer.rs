@@ -7,12 +7,12 @@
 //! call at a tree asked for before keeps what it prints ([`Slot::keep`]), and the
 //! next calls at that tree copy it from here. The first call at a tree only marks it
 //! ([`Slot::ask`]): a store written between every two reads never pays for keeping
-//! (10 MB to write), one read again and again pays once. An answer holds only for the tree
-//! it was printed of and for the build that printed it (another build may print it
-//! otherwise): any write to the store moves the tree, and a new binary has another
-//! stamp. The file is checked whole (its header's checksum) before a byte of it is
-//! used, and a missing, torn or foreign one is worked out again, so deleting it
-//! changes no answer.
+//! (10 MB to write), one read again and again pays once. An answer holds only for
+//! the tree it was printed of and for the build that printed it (another build may
+//! print it otherwise): any write to the store moves the tree, and a new binary has
+//! another stamp. The file is checked whole (its header's checksum) before a byte of
+//! it is used, and a missing, torn or foreign one is worked out again, so deleting
+//! it changes no answer.
 
 use super::*;
 
@@ -45,8 +45,12 @@ fn stamp() -> Option<&'static [u8]> {
         .get_or_init(|| {
             let exe = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
             let changed = exe.modified().ok()?.duration_since(std::time::UNIX_EPOCH);
-            let mut stamp = format!("{} {VERSION} {}", env!("CARGO_PKG_VERSION"), exe.len());
-            stamp.push_str(&format!(" {}", changed.ok()?.as_nanos()));
+            let mut stamp = format!(
+                "{} {VERSION} {} {}",
+                env!("CARGO_PKG_VERSION"),
+                exe.len(),
+                changed.ok()?.as_nanos()
+            );
             #[cfg(unix)]
             {
                 use std::os::unix::fs::MetadataExt;

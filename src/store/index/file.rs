@@ -72,9 +72,8 @@ impl File {
     /// How many sections follow the tree in this file.
     pub(super) fn sections(self) -> usize {
         match self {
-            File::Table => 3,
+            File::Table | File::Answer => 3,
             File::Mail => 2,
-            File::Answer => 3,
             File::Text | File::Delta | File::Kept | File::Asked => 1,
         }
     }
