@@ -68,6 +68,17 @@ pub const REQUIRE_SIGNED: &str = "beads.requireSigned";
 pub const GPG_FORMAT: &str = "gpg.format";
 /// `user.signingKey`: the key a person signs with.
 pub const SIGNING_KEY: &str = "user.signingKey";
+/// `commit.gpgSign`: whether git signs commits; it lets gpg (or gpgsm) sign store commits.
+pub const COMMIT_GPG_SIGN: &str = "commit.gpgSign";
+/// `gpg.ssh.defaultKeyCommand`: prints the ssh key to sign with when `user.signingKey`
+/// is unset.
+pub const SSH_DEFAULT_KEY_COMMAND: &str = "gpg.ssh.defaultKeyCommand";
+/// `gpg.program`: the OpenPGP signing program (default `gpg`).
+pub const GPG_PROGRAM: &str = "gpg.program";
+/// `gpg.openpgp.program`: the OpenPGP signing program, before `gpg.program`.
+pub const GPG_OPENPGP_PROGRAM: &str = "gpg.openpgp.program";
+/// `gpg.x509.program`: the X.509 signing program (default `gpgsm`).
+pub const GPG_X509_PROGRAM: &str = "gpg.x509.program";
 /// `gpg.ssh.allowedSignersFile`: the people (and keys) git trusts for SSH signatures.
 pub const ALLOWED_SIGNERS: &str = "gpg.ssh.allowedSignersFile";
 
@@ -282,23 +293,55 @@ pub const CONFIG: &[Setting] = &[
     Setting {
         name: SIGN,
         source: Source::GitConfig,
-        meaning: "Whether store commits are signed (git's SSH signature format, the gpgsig \
-                  header) by the acting agent's key or the person's user.signingKey, whenever \
-                  there is one (default true); false writes them unsigned.",
+        meaning: "Whether store commits are signed by the acting agent's key or the person's \
+                  key (see gpg.format), whenever there is one (default true); false writes \
+                  them unsigned; true also asks gpg or gpgsm to sign a person's commits \
+                  without commit.gpgSign. A key that cannot be read or used leaves the \
+                  commit unsigned, said once in one line (unless beads.requireSigned).",
     },
     Setting {
         name: GPG_FORMAT,
         source: Source::GitConfig,
-        meaning: "As in git: with ssh, a person's store commits are signed with \
-                  user.signingKey.",
+        meaning: "As in git: ssh signs a person's store commits with user.signingKey (or the \
+                  key gpg.ssh.defaultKeyCommand prints); openpgp (the default) and x509 sign \
+                  them with gpg or gpgsm when commit.gpgSign is true.",
     },
     Setting {
         name: SIGNING_KEY,
         source: Source::GitConfig,
-        meaning: "As in git: the private key file a person signs store commits with, or a \
-                  public key (key::ssh-ed25519 …, or a .pub file) whose private half the ssh \
-                  agent holds (signed through ssh-keygen -Y sign). Its public half is a key \
-                  verify trusts for user.email.",
+        meaning: "As in git: for ssh, a key file (~/.ssh/id_ed25519.pub with its private half \
+                  beside it or in the ssh agent, or the private key itself) or a literal \
+                  key::ssh-ed25519 … that the ssh agent holds; for openpgp and x509, the key \
+                  id (default: your name and email). An ssh key's public half is one verify \
+                  trusts for user.email.",
+    },
+    Setting {
+        name: COMMIT_GPG_SIGN,
+        source: Source::GitConfig,
+        meaning: "As in git: true signs a person's store commits with gpg or gpgsm (gpg.format \
+                  openpgp or x509), or with gpg.ssh.defaultKeyCommand's key.",
+    },
+    Setting {
+        name: SSH_DEFAULT_KEY_COMMAND,
+        source: Source::GitConfig,
+        meaning: "As in git: with gpg.format ssh and no user.signingKey, the command whose \
+                  first key line is the key to sign with (when commit.gpgSign is true).",
+    },
+    Setting {
+        name: GPG_PROGRAM,
+        source: Source::GitConfig,
+        meaning: "As in git: the program that signs a person's store commits with \
+                  gpg.format openpgp (default gpg).",
+    },
+    Setting {
+        name: GPG_OPENPGP_PROGRAM,
+        source: Source::GitConfig,
+        meaning: "As in git: the OpenPGP signing program, before gpg.program.",
+    },
+    Setting {
+        name: GPG_X509_PROGRAM,
+        source: Source::GitConfig,
+        meaning: "As in git: the program that signs with gpg.format x509 (default gpgsm).",
     },
     Setting {
         name: ALLOWED_SIGNERS,

@@ -26,10 +26,6 @@ const NOT_RUN: &[(&str, &str)] = &[
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
-    (
-        "verify",
-        "exits 3 on a store of unsigned commits; tests/verify.rs runs it",
-    ),
 ];
 
 fn doc(commands: &str) -> &'static Doc {
@@ -339,6 +335,7 @@ fn every_document_matches_what_its_commands_print() {
     let head = origin.head();
     repo.git(&["fetch", "-q", "origin"]);
     check(&repo, seen, "provenance", &["provenance", &head]);
+    check(&repo, seen, "verify", &["verify"]);
     check(&repo, seen, many, &["delete", &b, "--force"]);
 
     let unchecked: Vec<&str> = DOCUMENTS

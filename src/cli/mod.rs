@@ -189,6 +189,13 @@ fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
 /// The exit code of a command's outcome, with its error printed (as JSON under
 /// `--json`; a closed pipe exits quietly).
 fn exit_code(result: Result<(), CliError>, json: bool) -> ExitCode {
+    if let Some(why) = ops::unsigned_reason() {
+        output::warn(format!(
+            "warning: store commits were written unsigned: {} (`git config beads.sign \
+             false` stops trying; beads.requireSigned makes it an error)",
+            why.replace('\n', " / ")
+        ));
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.io == Some(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,

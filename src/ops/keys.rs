@@ -15,18 +15,25 @@ pub(crate) fn new_key(
     name: &AgentName,
 ) -> Result<(Signer, AgentKey)> {
     let key = store.new_agent_key(name)?;
-    let public = key.public_key();
-    let endorser = store.signer_for(actor)?;
-    let endorsement = endorser
-        .as_ref()
-        .map(|e| e.sign(ENDORSE_NAMESPACE, &endorsement_payload(name, &public)))
-        .transpose()?;
+    let public = key.public_key().unwrap_or_default();
+    // Only an ssh key endorses (an SSHSIG in its own namespace); one that cannot be
+    // used leaves the key unendorsed, as a commit it cannot sign is left unsigned.
+    let endorser = store
+        .or_unsigned(store.signer_for(actor))?
+        .and_then(|e| e.public_key().map(|k| (e, k)));
+    let endorsement = match &endorser {
+        Some((e, _)) => store.or_unsigned(
+            e.sign(ENDORSE_NAMESPACE, &endorsement_payload(name, &public))
+                .map(Some),
+        )?,
+        None => None,
+    };
     let entry = AgentKey {
         key: public,
         since: now(),
         retired_at: None,
         endorsed_by: actor.id.clone(),
-        endorser_key: endorser.map(|e| e.public_key()),
+        endorser_key: endorsement.as_ref().and(endorser.map(|(_, k)| k)),
         endorsement,
     };
     Ok((key, entry))

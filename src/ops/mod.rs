@@ -35,7 +35,7 @@ use crate::store::{self, Meta, Tx, View};
 
 /// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
 /// the store replaces its files.
-pub use crate::store::{Replacement, replace_file};
+pub use crate::store::{Replacement, replace_file, unsigned_reason};
 pub use agent::{
     AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding, create_agent,
     list_agents, retire_agent, show_agent, unbind, update_agent,

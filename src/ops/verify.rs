@@ -46,6 +46,12 @@ pub enum Trust {
     Good,
     /// Not signed.
     Unsigned,
+    /// Signed by its agent's own key, which nobody endorsed (its creator had no key
+    /// to sign with): nothing vouches for the key.
+    Unendorsed,
+    /// Signed with OpenPGP or X.509, which gpg or gpgsm checks (`git verify-commit`),
+    /// not verify.
+    Unchecked,
     /// Signed, but the signature does not match the commit.
     Bad,
     /// Signed by a key that is not its author's (or not endorsed).
@@ -59,11 +65,23 @@ pub enum Trust {
 }
 
 impl Trust {
+    /// Whether the commit was forged or went beyond its author's authority; the
+    /// verdicts that are neither (good, unsigned, unendorsed, unchecked) say only how
+    /// far verify can vouch for it.
+    pub fn is_forged(self) -> bool {
+        !matches!(
+            self,
+            Trust::Good | Trust::Unsigned | Trust::Unendorsed | Trust::Unchecked
+        )
+    }
+
     /// The verdict in words, as the JSON spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Trust::Good => "good",
             Trust::Unsigned => "unsigned",
+            Trust::Unendorsed => "unendorsed",
+            Trust::Unchecked => "unchecked",
             Trust::Bad => "bad",
             Trust::UnknownKey => "unknown-key",
             Trust::RotatedOut => "rotated-out",
@@ -97,12 +115,26 @@ pub struct CommitCheck {
 pub struct Verification {
     /// Every commit checked.
     pub commits: Vec<CommitCheck>,
+    /// Whether every commit must verify (`beads.requireSigned`), or only none may be
+    /// forged.
+    pub required: bool,
 }
 
 impl Verification {
     /// The commits that did not verify.
     pub fn failures(&self) -> impl Iterator<Item = &CommitCheck> {
         self.commits.iter().filter(|c| c.verdict != Trust::Good)
+    }
+
+    /// The commits that fail the check: the forged or over-reaching ones, and with
+    /// `beads.requireSigned` every one that does not verify.
+    pub fn refused(&self) -> impl Iterator<Item = &CommitCheck> {
+        (self.failures()).filter(|c| self.required || c.verdict.is_forged())
+    }
+
+    /// How many commits have verdict `verdict`.
+    pub fn count(&self, verdict: Trust) -> usize {
+        self.commits.iter().filter(|c| c.verdict == verdict).count()
     }
 }
 
@@ -122,7 +154,9 @@ pub fn verify(store: &Store, range: Option<&str>) -> Result<Verification> {
         None => (None, range),
     };
     let tip = store.git().resolve_commit(tip)?;
-    verify_commits(store, tip, hidden)
+    let mut found = verify_commits(store, tip, hidden)?;
+    found.required = store.git().config_bool(crate::settings::REQUIRE_SIGNED) == Some(true);
+    Ok(found)
 }
 
 /// Verifies the commits `tip` reaches and `hidden` does not.
@@ -306,6 +340,10 @@ impl<'s> Checker<'s> {
         };
         let (verdict, detail) = match &c.signature {
             Checked::Unsigned => (Trust::Unsigned, None),
+            Checked::Foreign(format) => (
+                Trust::Unchecked,
+                Some(format!("signed with {format}: git verify-commit checks it")),
+            ),
             Checked::Bad(why) => (Trust::Bad, Some(why.clone())),
             Checked::Good(key) => {
                 check.signer = Some(key.clone());
@@ -361,7 +399,17 @@ impl<'s> Checker<'s> {
                 Some(format!("agent {} was retired", agent.name)),
             ));
         }
-        if at.endorsed.get(key) != Some(&true) {
+        // A key nobody endorsed (its creator had no key) is not a forged one: the
+        // change is still judged, and the verdict says the key is unvouched for.
+        let vouched = if entry.endorsement.is_none() {
+            (
+                Trust::Unendorsed,
+                Some(format!(
+                    "agent {}'s key was endorsed by nobody ({} had no signing key)",
+                    agent.name, entry.endorsed_by
+                )),
+            )
+        } else if at.endorsed.get(key) != Some(&true) {
             return Ok((
                 Trust::UnknownKey,
                 Some(format!(
@@ -369,9 +417,11 @@ impl<'s> Checker<'s> {
                     agent.name
                 )),
             ));
-        }
+        } else {
+            (Trust::Good, None)
+        };
         if c.parents.len() > 1 {
-            return Ok((Trust::Good, None));
+            return Ok(vouched);
         }
         let authority = self.authority(c, agent, tree)?;
         // An authority holding every capability a change can be judged by needs no
@@ -380,7 +430,7 @@ impl<'s> Checker<'s> {
             .iter()
             .all(|cap| authority.capabilities.contains(cap))
         {
-            return Ok((Trust::Good, None));
+            return Ok(vouched);
         }
         let lacking = self
             .needed(tree, c.tree, agent.name.as_str())?
@@ -391,7 +441,7 @@ impl<'s> Checker<'s> {
                 Trust::OverReaching,
                 Some(format!("agent {} may not {cap}", agent.name)),
             ),
-            None => (Trust::Good, None),
+            None => vouched,
         })
     }
 

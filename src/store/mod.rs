@@ -49,7 +49,9 @@ pub use notes::MAX_NOTE;
 use read::decode_bead;
 pub(crate) use read::decode_doc;
 pub use read::{FORMAT, Head, Meta};
-pub use sign::{Checked, SignedCommit, Signer, check_signature, normalize_public_key};
+pub use sign::{
+    Checked, SignedCommit, Signer, check_signature, normalize_public_key, unsigned_reason,
+};
 pub use snapshot::Capture;
 pub use stream::PackStream;
 pub(crate) use sync::Ancestry;

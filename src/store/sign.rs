@@ -20,11 +20,22 @@ use crate::settings;
 /// The namespace of commit signatures, the one git signs and verifies commits in.
 pub const COMMIT_NAMESPACE: &str = "git";
 
+/// Why this process wrote a store commit unsigned although a key was configured: the
+/// first failure only, since a command is a process and says it once.
+static UNSIGNED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why a store commit this process wrote went unsigned although a key was configured
+/// (the first reason), for the command to say once.
+pub fn unsigned_reason() -> Option<&'static str> {
+    UNSIGNED.get().map(String::as_str)
+}
+
 /// The header of a commit that holds its signature.
 const SIG_HEADER: &[u8] = b"gpgsig";
 
-/// A key that can sign: a private key in process, or one held by the ssh agent,
-/// signed with through `ssh-keygen -Y sign` (as git does).
+/// A key that can sign: a private key in process, one `ssh-keygen -Y sign` signs with
+/// (a key file it reads, or one the ssh agent holds), or an OpenPGP or X.509 key
+/// that gpg or gpgsm signs with, each called as git calls it.
 pub struct Signer(Key);
 
 enum Key {
@@ -38,8 +49,18 @@ enum Key {
         file: PathBuf,
         /// The public key, in OpenSSH format.
         public: String,
+        /// Whether only the ssh agent may sign (`-U`, as git asks for a literal key).
+        agent_only: bool,
         /// A temporary file holding a literal `key::` public key, removed on drop.
         _temp: Option<TempKey>,
+    },
+    /// A key gpg (OpenPGP) or gpgsm (X.509) signs with, as `git commit -S` does with
+    /// `gpg.format` openpgp or x509.
+    Gpg {
+        /// The program (`gpg.program`, `gpg.x509.program`…).
+        program: String,
+        /// The key: `user.signingKey`, else the committer's `Name <email>`.
+        key: String,
     },
 }
 
@@ -53,22 +74,45 @@ fn key_err(context: impl Into<String>) -> impl FnOnce(ssh_key::Error) -> StoreEr
 }
 
 impl Signer {
-    /// The public key, in OpenSSH format without a comment (`ssh-ed25519 AAAA…`).
-    pub fn public_key(&self) -> String {
+    /// The public key, in OpenSSH format without a comment (`ssh-ed25519 AAAA…`);
+    /// `None` for an OpenPGP or X.509 key, which signs commits but no SSH namespace.
+    pub fn public_key(&self) -> Option<String> {
         match &self.0 {
-            Key::Private(key) => openssh(key.public_key()),
-            Key::Keygen { public, .. } => public.clone(),
+            Key::Private(key) => Some(openssh(key.public_key())),
+            Key::Keygen { public, .. } => Some(public.clone()),
+            Key::Gpg { .. } => None,
         }
     }
 
-    /// Signs `msg` in `namespace`; returns the armored signature.
+    /// Signs `msg` in `namespace`; returns the armored signature. An OpenPGP or X.509
+    /// key signs only commits (`namespace` [`COMMIT_NAMESPACE`]).
     pub fn sign(&self, namespace: &str, msg: &[u8]) -> Result<String, StoreError> {
         match &self.0 {
             Key::Private(key) => key
                 .sign(namespace, HashAlg::Sha512, msg)
                 .and_then(|sig| sig.to_pem(LineEnding::LF))
                 .map_err(key_err("sign with the actor's key")),
-            Key::Keygen { file, .. } => keygen_sign(file, namespace, msg),
+            Key::Keygen {
+                file, agent_only, ..
+            } => {
+                let mut args = vec!["-Y", "sign", "-n", namespace];
+                if *agent_only {
+                    args.push("-U");
+                }
+                let file = file.to_string_lossy();
+                args.extend(["-f", &file]);
+                signed_by("ssh-keygen", &args, msg, None)
+            }
+            Key::Gpg { program, key } if namespace == COMMIT_NAMESPACE => signed_by(
+                program,
+                &["--status-fd=2", "-bsau", key],
+                msg,
+                Some("\n[GNUPG:] SIG_CREATED "),
+            ),
+            Key::Gpg { program, .. } => Err(StoreError::Key {
+                context: format!("sign in namespace {namespace} with {program}"),
+                reason: "only an ssh key signs there".into(),
+            }),
         }
     }
 }
@@ -90,13 +134,19 @@ pub fn normalize_public_key(text: &str) -> Option<String> {
         .map(|k| openssh(&k))
 }
 
-/// Signs through `ssh-keygen -Y sign -n NAMESPACE -f FILE`, the message on stdin.
-fn keygen_sign(file: &Path, namespace: &str, msg: &[u8]) -> Result<String, StoreError> {
+/// The signature `program ARGS` prints for `msg` (given on stdin), as git runs
+/// ssh-keygen, gpg and gpgsm; `status` is what stderr must hold when it signed (gpg's
+/// status line: gpg may exit 0 without signing).
+fn signed_by(
+    program: &str,
+    args: &[&str],
+    msg: &[u8],
+    status: Option<&str>,
+) -> Result<String, StoreError> {
     use std::io::Write as _;
-    let what = || format!("sign with {} through ssh-keygen", file.display());
-    let mut child = std::process::Command::new("ssh-keygen")
-        .args(["-Y", "sign", "-n", namespace, "-f"])
-        .arg(file)
+    let what = || format!("sign with {} {}", program, args.join(" "));
+    let mut child = std::process::Command::new(program)
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -106,10 +156,20 @@ fn keygen_sign(file: &Path, namespace: &str, msg: &[u8]) -> Result<String, Store
         stdin.write_all(msg).map_err(io_err(what()))?;
     }
     let out = child.wait_with_output().map_err(io_err(what()))?;
-    if !out.status.success() {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let created = status.is_none_or(|s| format!("\n{stderr}").contains(s));
+    if !out.status.success() || !created || out.stdout.is_empty() {
+        let reason = (stderr.lines())
+            .filter(|l| !l.starts_with("[GNUPG:]") && !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
         return Err(StoreError::Key {
             context: what(),
-            reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            reason: if reason.is_empty() {
+                format!("it exited with {}", out.status)
+            } else {
+                reason
+            },
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -125,6 +185,9 @@ pub enum Checked {
     Bad(String),
     /// A good signature by this key (OpenSSH format, no comment).
     Good(String),
+    /// An OpenPGP or X.509 signature (named so), which gpg or gpgsm checks, through
+    /// `git verify-commit`; not checked here.
+    Foreign(&'static str),
 }
 
 /// Checks the armored signature `sig` over `msg` in `namespace`.
@@ -213,8 +276,8 @@ impl Store {
     }
 
     /// The key `actor` signs store commits with, if it has one and signing is on
-    /// (`beads.sign`, default true): an agent's key under the git dir, or a person's
-    /// `user.signingKey` when `gpg.format` is `ssh`.
+    /// (`beads.sign`, default true): an agent's key under the git dir, or the key git
+    /// signs the person's commits with ([`Store::person_signer`]).
     pub fn signer_for(&self, actor: &Actor) -> Result<Option<Signer>, StoreError> {
         if self.git().config_bool(settings::SIGN) == Some(false) {
             return Ok(None);
@@ -232,37 +295,89 @@ impl Store {
         }
     }
 
-    /// The person's signing key, as git would use it for `commit -S`.
+    /// The person's signing key, as git would sign their commits with it. With
+    /// `gpg.format` ssh: `user.signingKey` as a path (a private key, or a public one
+    /// whose private half lies beside it or is held by the ssh agent) or a literal
+    /// `key::…` / `ssh-…` key the agent holds, else the first key
+    /// `gpg.ssh.defaultKeyCommand` prints. With openpgp (git's default) or x509: gpg
+    /// or gpgsm, with `user.signingKey` or the committer's identity, when git would
+    /// sign commits (`commit.gpgSign`) or `beads.sign` is set to true.
     fn person_signer(&self) -> Result<Option<Signer>, StoreError> {
-        if self.git().config_string(settings::GPG_FORMAT).as_deref() != Some("ssh") {
-            return Ok(None);
+        let git = self.git();
+        let key = git
+            .config_string(settings::SIGNING_KEY)
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty());
+        let asked = git.config_bool(settings::SIGN) == Some(true)
+            || git.config_bool(settings::COMMIT_GPG_SIGN) == Some(true);
+        let format = git.config_string(settings::GPG_FORMAT);
+        match format.as_deref().map(str::trim) {
+            Some("ssh") => {
+                let key = match key {
+                    Some(key) => key,
+                    None => match git.config_string(settings::SSH_DEFAULT_KEY_COMMAND) {
+                        Some(command) if asked => default_ssh_key(&command)?,
+                        _ => return Ok(None),
+                    },
+                };
+                self.ssh_signer(&key).map(Some)
+            }
+            None | Some("openpgp") | Some("x509") if asked => {
+                let x509 = format.as_deref().map(str::trim) == Some("x509");
+                let program = if x509 {
+                    git.config_string(settings::GPG_X509_PROGRAM)
+                        .unwrap_or_else(|| "gpgsm".into())
+                } else {
+                    (git.config_string(settings::GPG_OPENPGP_PROGRAM))
+                        .or_else(|| git.config_string(settings::GPG_PROGRAM))
+                        .unwrap_or_else(|| "gpg".into())
+                };
+                let key = match key {
+                    Some(key) => key,
+                    None => {
+                        let me = self.identity()?;
+                        format!("{} <{}>", me.name, me.email)
+                    }
+                };
+                Ok(Some(Signer(Key::Gpg { program, key })))
+            }
+            None | Some("openpgp") | Some("x509") => Ok(None),
+            Some(other) => Err(StoreError::Key {
+                context: "sign the store's commits".into(),
+                reason: format!("gpg.format {other:?} is not one git knows"),
+            }),
         }
-        let Some(key) = self.git().config_string(settings::SIGNING_KEY) else {
-            return Ok(None);
-        };
-        let key = key.trim();
-        if let Some(literal) = key
-            .strip_prefix("key::")
-            .or_else(|| (key.starts_with("ssh-") || key.starts_with("ecdsa-")).then_some(key))
-        {
+    }
+
+    /// The signer of ssh key `key` as `user.signingKey` gives it: a literal key for
+    /// the ssh agent, or a key file's path (`~/` expanded).
+    fn ssh_signer(&self, key: &str) -> Result<Signer, StoreError> {
+        if let Some(literal) = literal_ssh_key(key) {
             let public = normalize_public_key(literal).ok_or_else(|| StoreError::Key {
                 context: "read user.signingKey".into(),
                 reason: format!("{literal:?} is not a public key"),
             })?;
             let temp = TempKey::write(&self.local_dir(), &public)
                 .map_err(io_err("write user.signingKey's public key for ssh-keygen"))?;
-            return Ok(Some(Signer(Key::Keygen {
+            return Ok(Signer(Key::Keygen {
                 file: temp.0.clone(),
                 public,
+                agent_only: true,
                 _temp: Some(temp),
-            })));
+            }));
         }
         let path = expand_home(key);
         let bytes = std::fs::read(&path).map_err(io_err(format!("read {}", path.display())))?;
-        read_private_key(&path, &bytes).map(Some)
+        if let Ok(text) = std::str::from_utf8(&bytes)
+            && let Some(public) = normalize_public_key(text)
+        {
+            return Ok(beside_public_key(&path, public));
+        }
+        read_private_key(&path, &bytes)
     }
 
-    /// Writes commit `commit`, signed by `signer` when there is one.
+    /// Writes commit `commit`, signed by `signer` when there is one and it signs; a
+    /// signer that fails leaves the commit unsigned (see [`Store::or_unsigned`]).
     pub(super) fn write_signed(
         &self,
         mut commit: gix::objs::Commit,
@@ -274,16 +389,35 @@ impl Store {
             commit
                 .write_to(&mut payload)
                 .map_err(io_err("encode the store commit"))?;
-            let sig = signer.sign(COMMIT_NAMESPACE, &payload)?;
-            commit
-                .extra_headers
-                .push((SIG_HEADER.into(), sig.trim_end().into()));
+            if let Some(sig) =
+                self.or_unsigned(signer.sign(COMMIT_NAMESPACE, &payload).map(Some))?
+            {
+                commit
+                    .extra_headers
+                    .push((SIG_HEADER.into(), sig.trim_end().into()));
+            }
         }
         Ok(self
             .repo
             .write_object(&commit)
             .map_err(git_err("write the store commit"))?
             .detach())
+    }
+
+    /// `found`, or nothing when it failed and signing is not required
+    /// (`beads.requireSigned`): a write never fails because a key cannot be read or
+    /// used. Why the first one failed is kept for [`unsigned_reason`].
+    pub(crate) fn or_unsigned<T>(
+        &self,
+        found: Result<Option<T>, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        match found {
+            Err(e) if self.git().config_bool(settings::REQUIRE_SIGNED) != Some(true) => {
+                let _ = UNSIGNED.set(e.to_string());
+                Ok(None)
+            }
+            found => found,
+        }
     }
 
     /// The id of the blob at `path` in `tree`, if there is one.
@@ -318,6 +452,12 @@ impl Store {
             .unwrap_or_default();
         let signature = match split_signature(&commit.data) {
             None => Checked::Unsigned,
+            Some((_, sig)) if sig.starts_with("-----BEGIN PGP SIGNATURE-----") => {
+                Checked::Foreign("openpgp")
+            }
+            Some((_, sig)) if sig.starts_with("-----BEGIN SIGNED MESSAGE-----") => {
+                Checked::Foreign("x509")
+            }
             Some((payload, sig)) => check_signature(COMMIT_NAMESPACE, &payload, &sig),
         };
         Ok(SignedCommit {
@@ -374,10 +514,14 @@ impl Store {
     /// (principal, key) pairs.
     pub fn trusted_people(&self) -> Result<Vec<(String, String)>, StoreError> {
         let mut out = Vec::new();
-        if let Some(signer) = self.person_signer().ok().flatten()
+        if let Some(key) = self
+            .person_signer()
+            .ok()
+            .flatten()
+            .and_then(|s| s.public_key())
             && let Ok(me) = self.identity()
         {
-            out.push((me.email, signer.public_key()));
+            out.push((me.email, key));
         }
         if let Some(file) = self.git().config_string(settings::ALLOWED_SIGNERS) {
             let path = expand_home(file.trim());
@@ -422,19 +566,86 @@ fn parse_allowed_signers(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Reads a private key file; an encrypted one is left to `ssh-keygen` (and the ssh
-/// agent holding it).
+/// Reads a private key file: an unencrypted ed25519 key signs in process; any other
+/// (encrypted, with the agent holding it, another algorithm, or an older PEM file with
+/// its `.pub` beside it) is left to `ssh-keygen`, as git leaves it.
 fn read_private_key(path: &Path, bytes: &[u8]) -> Result<Signer, StoreError> {
-    let key =
-        PrivateKey::from_openssh(bytes).map_err(key_err(format!("read {}", path.display())))?;
-    if key.is_encrypted() {
-        return Ok(Signer(Key::Keygen {
+    let keygen = |public: String| {
+        Signer(Key::Keygen {
             file: path.to_owned(),
-            public: openssh(key.public_key()),
+            public,
+            agent_only: false,
             _temp: None,
-        }));
+        })
+    };
+    let key = match PrivateKey::from_openssh(bytes) {
+        Ok(key) => key,
+        Err(e) => {
+            let beside = PathBuf::from(format!("{}.pub", path.display()));
+            return match std::fs::read_to_string(&beside)
+                .ok()
+                .and_then(|text| normalize_public_key(&text))
+            {
+                Some(public) => Ok(keygen(public)),
+                None => Err(key_err(format!("read {}", path.display()))(e)),
+            };
+        }
+    };
+    if key.is_encrypted() || key.algorithm() != ssh_key::Algorithm::Ed25519 {
+        return Ok(keygen(openssh(key.public_key())));
     }
     Ok(Signer(Key::Private(Box::new(key))))
+}
+
+/// The signer of a public key file at `path`: its private half beside it (the path
+/// without `.pub`, as ssh-keygen looks for it) signs in process when it is an
+/// unencrypted ed25519 key of the same public key; otherwise `ssh-keygen` signs with
+/// the file, through the ssh agent or that private half.
+fn beside_public_key(path: &Path, public: String) -> Signer {
+    let text = path.to_string_lossy();
+    let private = (["-cert.pub", ".pub"].iter())
+        .find_map(|suffix| text.strip_suffix(suffix))
+        .map(PathBuf::from);
+    if let Some(private) = private
+        && let Ok(bytes) = std::fs::read(&private)
+        && let Ok(Signer(Key::Private(key))) = read_private_key(&private, &bytes)
+        && openssh(key.public_key()) == public
+    {
+        return Signer(Key::Private(key));
+    }
+    Signer(Key::Keygen {
+        file: path.to_owned(),
+        public,
+        agent_only: false,
+        _temp: None,
+    })
+}
+
+/// The public key of a literal `user.signingKey` (`key::ssh-ed25519 AAAA…`, or one
+/// that starts with `ssh-` as git still takes it); `None` for a path.
+fn literal_ssh_key(key: &str) -> Option<&str> {
+    key.strip_prefix("key::")
+        .or_else(|| key.starts_with("ssh-").then_some(key))
+}
+
+/// The key `gpg.ssh.defaultKeyCommand` names: the first line it prints that is a
+/// literal key, as git takes it.
+fn default_ssh_key(command: &str) -> Result<String, StoreError> {
+    let what = || format!("run gpg.ssh.defaultKeyCommand {command:?}");
+    let out = std::process::Command::new("sh")
+        .args(["-c", command])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(io_err(what()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    (text.lines().map(str::trim))
+        .find(|line| out.status.success() && literal_ssh_key(line).is_some())
+        .map(str::to_owned)
+        .ok_or_else(|| StoreError::Key {
+            context: what(),
+            reason: "it printed no ssh key".into(),
+        })
 }
 
 /// `~/…` made absolute with `$HOME`, as git expands paths in its config.
@@ -526,7 +737,7 @@ mod tests {
         let sig = key.sign("git", b"hello").expect("signs");
         assert_eq!(
             check_signature("git", b"hello", &sig),
-            Checked::Good(key.public_key())
+            Checked::Good(key.public_key().expect("an ssh key"))
         );
         assert!(matches!(
             check_signature("git", b"hellp", &sig),
@@ -542,7 +753,11 @@ mod tests {
     fn allowed_signers_lines_parse() {
         let name = AgentName::parse("bot").expect("a name");
         let (_dir, store) = Store::temp_for_tests();
-        let key = store.new_agent_key(&name).expect("a key").public_key();
+        let key = store
+            .new_agent_key(&name)
+            .expect("a key")
+            .public_key()
+            .expect("an ssh key");
         let text = format!("# people\na@x,b@x namespaces=\"git\" {key} comment\n\nbad line\n");
         assert_eq!(
             parse_allowed_signers(&text),

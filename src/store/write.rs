@@ -138,7 +138,7 @@ impl Store {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        let signer = self.signer_for(actor)?;
+        let signer = self.or_unsigned(self.signer_for(actor))?;
         self.write_signed(commit, signer.as_ref())
     }
 
