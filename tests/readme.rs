@@ -1,10 +1,13 @@
-//! The examples of README.md and of the manual run as they are written.
+//! The examples of README.md, of the guide in docs/ and of the manual run as they
+//! are written.
 //!
-//! **README.md.** Every ```console block runs, in order, in one scratch directory
-//! with a fresh HOME whose git identity is Ada (`~/.gitconfig`), beside a project
-//! `my-project` (a git repository with one commit) that the tour `cd`s into. One
-//! bash process runs every command, so `cd`, shell variables (`$mol`) and exports
-//! carry from one command to the next, as in a terminal.
+//! **README.md and the guide.** Every ```console block of README.md, then of each page
+//! of `docs/` in the order of [`GUIDE`] (the order a reader follows the tour), runs in
+//! order in one scratch directory with a fresh HOME whose git identity is Ada
+//! (`~/.gitconfig`), beside a project `my-project` (a git repository with one commit)
+//! that the tour `cd`s into. One bash process runs every command, so `cd`, shell
+//! variables (`$mol`) and exports carry from one command to the next, and from one
+//! page to the next, as in a terminal.
 //!
 //! - A line `$ CMD` is a command; a line ending in `\` continues on the next. The
 //!   lines after it, up to the next `$ ` line or the end of the block, are what it
@@ -15,11 +18,15 @@
 //!   of lines. Lines match after normalisation: runs of blanks match any run of
 //!   blanks, and ids (`<prefix>-<hash>`, children `.N`; prefixes in [`ID_PREFIXES`]),
 //!   timestamps and commit hashes match any value of their kind. The first time a
-//!   README id matches, it stands for the real id from then on: later commands run
-//!   with the real id, and later output must show that same id.
+//!   README (or guide) id matches, it stands for the real id from then on: later
+//!   commands run with the real id, and later output must show that same id.
 //! - ```` ```console no-run ```` marks a block that is not run (it needs the network
 //!   or installs into the system); ```` ```yaml file=PATH ```` (any language) is
 //!   written to PATH, relative to the shell's directory at that point.
+//!
+//! Every page of `docs/` is in [`GUIDE`], and every relative link of README.md and
+//! the guide names a file that exists (and a heading of it, after `#`). The README's
+//! test command is the command `.ci/run` ends with.
 //!
 //! **The manual.** In each page of `man/`, the indented lines that run `git beads`
 //! (`  git beads …`, or `  mkdir -p DIR && git beads …`) are its examples; the
@@ -27,8 +34,8 @@
 //! `.nf` block) are written to PATH first. Each page's
 //! examples run in a fresh repository with a store and must exit 0.
 //!
-//! A failure names the README line (or man page) and shows what was expected and
-//! what came out.
+//! A failure names the README line (or guide page, or man page) and shows what was
+//! expected and what came out.
 
 mod common;
 
@@ -47,6 +54,22 @@ const ID_PREFIXES: &[&str] = &["myproject", "bd", "msg", "ses"];
 /// A date, or a time to the minute, second or fraction of one (RFC 3339 or
 /// `2026-11-29 21:04`).
 const TIME: &str = r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?";
+
+/// The pages of the guide in `docs/`, in the order their examples run (after
+/// README.md's): each continues where the one before left the shell.
+const GUIDE: &[&str] = &[
+    "beads.md",
+    "sharing.md",
+    "agents.md",
+    "mail.md",
+    "molecules.md",
+    "harnesses.md",
+    "board.md",
+    "evidence.md",
+    "hooks.md",
+    "coming-from-bd.md",
+    "contributing.md",
+];
 
 /// The line standing for any number of output lines.
 const ELISION: &str = "...";
@@ -368,9 +391,8 @@ impl Ids {
     }
 }
 
-/// Runs `items` in `shell`; returns one message per failure.
-fn run_items(shell: &mut Shell, items: &[Item]) -> Vec<String> {
-    let mut ids = Ids::default();
+/// Runs `items` in `shell`, binding ids in `ids`; returns one message per failure.
+fn run_items(shell: &mut Shell, ids: &mut Ids, items: &[Item]) -> Vec<String> {
     let mut failures = Vec::new();
     for item in items {
         match item {
@@ -435,12 +457,29 @@ fn fail_with(what: &str, failures: &[String]) {
     );
 }
 
+/// The Markdown files whose examples run, in order: README.md, then the guide.
+fn documents() -> Vec<(String, String)> {
+    std::iter::once("README.md".to_owned())
+        .chain(GUIDE.iter().map(|page| format!("docs/{page}")))
+        .map(|path| {
+            let text = std::fs::read_to_string(root().join(&path))
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            (path, text)
+        })
+        .collect()
+}
+
 #[test]
-fn readme_console_blocks_run_as_written() {
-    let text = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let items = markdown_items("README.md", &text);
+fn readme_and_guide_console_blocks_run_as_written() {
+    let items: Vec<Item> = documents()
+        .iter()
+        .flat_map(|(path, text)| markdown_items(path, text))
+        .collect();
     let runs = items.iter().filter(|i| matches!(i, Item::Run(_))).count();
-    assert!(runs > 30, "only {runs} commands found in README.md");
+    assert!(
+        runs > 30,
+        "only {runs} commands found in README.md and docs/"
+    );
     let (sb, home) = scratch();
     let work = sb.path().join("work");
     let project = work.join("my-project");
@@ -451,7 +490,111 @@ fn readme_console_blocks_run_as_written() {
          && git -C my-project add README && git -C my-project commit -qm initial",
     );
     assert_eq!(status, 0, "setting up my-project: {output}");
-    fail_with("README.md", &run_items(&mut shell, &items));
+    let mut ids = Ids::default();
+    fail_with(
+        "README.md and docs/",
+        &run_items(&mut shell, &mut ids, &items),
+    );
+}
+
+#[test]
+fn every_guide_page_is_listed() {
+    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    pages.sort();
+    let mut listed: Vec<String> = GUIDE.iter().map(|p| (*p).to_owned()).collect();
+    listed.sort();
+    assert_eq!(
+        pages, listed,
+        "the pages of docs/ and GUIDE in tests/readme.rs differ"
+    );
+}
+
+/// The anchor GitHub gives a heading: lowercase, punctuation but `-` and `_` dropped,
+/// spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown text's headings (outside code blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+#[test]
+fn links_of_readme_and_guide_lead_somewhere() {
+    let link = Regex::new(r"\]\(([^)\s]+)\)").expect("regex");
+    let mut broken = Vec::new();
+    for (path, text) in documents() {
+        let dir = Path::new(&path).parent().unwrap_or(Path::new(""));
+        for c in link.captures_iter(&text) {
+            let target = &c[1];
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let file_path = if file.is_empty() {
+                PathBuf::from(&path)
+            } else {
+                dir.join(file)
+            };
+            let Ok(linked) = std::fs::read_to_string(root().join(&file_path)) else {
+                if !root().join(&file_path).exists() {
+                    broken.push(format!("{path}: {target}: no such file"));
+                }
+                continue;
+            };
+            if !fragment.is_empty() && !anchors(&linked).iter().any(|a| a == fragment) {
+                broken.push(format!("{path}: {target}: no such heading"));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links that lead nowhere:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The command of the first ```sh block under README.md's `## Test`.
+fn readme_test_command(readme: &str) -> Option<String> {
+    let section = readme.split("\n## Test\n").nth(1)?;
+    let block = section.split("```sh\n").nth(1)?;
+    Some(block.split("```").next()?.trim().to_owned())
+}
+
+#[test]
+fn readme_test_command_is_what_ci_runs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
+    let last = ci
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.starts_with('#'))
+        .expect("a command in .ci/run");
+    assert_eq!(
+        readme_test_command(&readme).as_deref(),
+        Some(last),
+        "README.md's test command is not the command .ci/run ends with"
+    );
 }
 
 /// The examples of one man page (roff source): files to write and commands to run.
@@ -528,7 +671,7 @@ fn man_page_examples_run() {
         );
         assert_eq!(status, 0, "setting up for {name}: {output}");
         ran += items.len();
-        failures.extend(run_items(&mut shell, &items));
+        failures.extend(run_items(&mut shell, &mut Ids::default(), &items));
     }
     assert!(ran >= 4, "only {ran} man page examples found");
     fail_with("the manual", &failures);

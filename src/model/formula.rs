@@ -54,7 +54,7 @@ steps:
 pub const FORMULA_EXAMPLE: &str = formula_example!();
 
 /// The reference of the formula format, with a complete example: the one text that
-/// `git beads formula --help`, the manual page and the README show.
+/// `git beads formula --help`, the manual page and the guide (docs/molecules.md) show.
 pub const FORMULA_FORMAT: &str = concat!(
     r#"A formula is a YAML file that describes a workflow: its steps, which steps each
 one needs first, and the variables filled in when it is poured into a molecule.

@@ -680,12 +680,12 @@ mod tests {
     }
 
     #[test]
-    fn formula_readme_shows_the_documented_example() {
-        let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-        if let Ok(text) = std::fs::read_to_string(readme) {
+    fn formula_guide_shows_the_documented_example() {
+        let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/molecules.md");
+        if let Ok(text) = std::fs::read_to_string(guide) {
             assert!(
                 text.contains(FORMULA_EXAMPLE),
-                "README.md's formula example differs from FORMULA_EXAMPLE (src/model/formula.rs)"
+                "docs/molecules.md's formula example differs from FORMULA_EXAMPLE (src/model/formula.rs)"
             );
         }
     }
