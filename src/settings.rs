@@ -64,6 +64,9 @@ pub const HOOKS_PUSH_TIMEOUT: &str = "beads.hooks.pushTimeout";
 pub const SIGN: &str = "beads.sign";
 /// `beads.requireSigned`: whether sync refuses remote commits that do not verify.
 pub const REQUIRE_SIGNED: &str = "beads.requireSigned";
+/// `BEADS_DIR`: bd's variable naming the `.beads` directory whose repository holds the
+/// store.
+pub const BEADS_DIR: &str = "BEADS_DIR";
 /// `gpg.format`: the kind of signature git makes; `ssh` lets a person sign store commits.
 pub const GPG_FORMAT: &str = "gpg.format";
 /// `user.signingKey`: the key a person signs with.
@@ -94,6 +97,14 @@ pub const ENVIRONMENT: &[Setting] = &[
         source: Source::Env,
         meaning: "Set to 1, every --json document (list or object) and every --json error is \
                   wrapped as {\"schema_version\":1,\"data\":...}, as bd does.",
+    },
+    Setting {
+        name: BEADS_DIR,
+        source: Source::Env,
+        meaning: "As in bd: a .beads directory; the store is the one of the repository it \
+                  lies in (or, when it holds a redirect file, of the .beads that file names), \
+                  whatever the current directory. init makes it, and runs git init there \
+                  when it is in no repository.",
     },
     Setting {
         name: CODEX_HOME,

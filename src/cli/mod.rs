@@ -15,6 +15,7 @@ use clap::{CommandFactory, Parser};
 
 use crate::model::{self, Actor, AgentName, Layout};
 use crate::ops::{self, Store};
+use crate::settings;
 use commands as c;
 use error::{CliError, Kind};
 use output::Out;
@@ -221,9 +222,25 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     let cwd = std::env::current_dir()?;
     let dir = match c::store_dir(&command)? {
         Some(dir) => cwd.join(dir),
-        None => cwd,
+        None => match settings::env(settings::BEADS_DIR).filter(|d| !d.is_empty()) {
+            Some(beads_dir) => ops::beads_dir_root(&cwd.join(beads_dir)),
+            None => cwd,
+        },
     };
-    let store = match ops::discover(&dir) {
+    let found = if c::makes_repository(&command) {
+        ops::discover_or_create(&dir).map(|(store, made)| {
+            if made {
+                out.note(format!(
+                    "initialized an empty git repository in {}",
+                    dir.display()
+                ));
+            }
+            store
+        })
+    } else {
+        ops::discover(&dir)
+    };
+    let store = match found {
         Ok(store) => store,
         // A harness hook set up for every project (`setup --global`) also runs where
         // there is no repository: there is nothing to do there.

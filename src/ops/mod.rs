@@ -94,9 +94,10 @@ pub use session::{
     start_session, swap_model, unsling,
 };
 pub use setup::{
-    BeadRow, Broken, FORMAT, Initialized, KeptStore, MAX_DOCUMENT, MailSummary, SYNC_ENV, Store,
-    Summary, Synced, TableStamp, add_trailers, common_dir, config_bool, config_string, discover,
-    has_store, initialize, rebase_in_progress, refs, sync_with_notes, workdir,
+    BEADS_DIR_NAME, BeadRow, Broken, FORMAT, Initialized, KeptStore, MAX_DOCUMENT, MailSummary,
+    SYNC_ENV, Store, Summary, Synced, TableStamp, add_trailers, beads_dir_root, common_dir,
+    config_bool, config_string, discover, discover_or_create, has_store, initialize,
+    rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sync::{
     KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,

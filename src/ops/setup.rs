@@ -17,9 +17,49 @@ pub use crate::store::{
     BeadRow, Broken, FORMAT, KeptStore, MailSummary, SYNC_ENV, Store, Summary, TableStamp, refs,
 };
 
-/// Opens the store of the repository that `dir` is in, the way git finds it.
+/// The directory of a worktree where bd keeps its store and git-beads its formulas;
+/// bd's tools look for it, and `BEADS_DIR` names one.
+pub const BEADS_DIR_NAME: &str = ".beads";
+
+/// Opens the store of the repository that `dir` is in, the way git finds it. A
+/// `.beads/redirect` file at the top of its worktree (bd's: the first line that is
+/// not blank or a comment, a path from that top) points at the `.beads` of another
+/// repository, whose store it opens instead; one level, as bd follows it.
 pub fn discover(dir: &Path) -> Result<Store> {
-    Ok(Store::discover(dir)?)
+    let store = Store::discover(dir)?;
+    let target = (store.workdir()).and_then(|top| redirect(&top.join(BEADS_DIR_NAME)));
+    match target {
+        Some(target) => Ok(Store::discover(&target)?),
+        None => Ok(store),
+    }
+}
+
+/// [`discover`], or where `dir` is in no repository, a new one made there by
+/// `git init` (as bd's `init` does); says whether it made one.
+pub fn discover_or_create(dir: &Path) -> Result<(Store, bool)> {
+    match discover(dir) {
+        Err(OpError::Store(StoreError::NotARepo { .. })) => Ok((Store::create(dir)?, true)),
+        found => found.map(|store| (store, false)),
+    }
+}
+
+/// Where to look for the store bd's `BEADS_DIR` names: the `.beads` directory it
+/// names (or the one its `redirect` file points at) when it exists, else the
+/// directory it would be made in. Its repository holds the store.
+pub fn beads_dir_root(beads_dir: &Path) -> PathBuf {
+    let dir = redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned());
+    match dir.parent() {
+        Some(parent) if !dir.is_dir() => parent.to_owned(),
+        _ => dir,
+    }
+}
+
+/// The directory `beads_dir/redirect` points at, if it names one.
+fn redirect(beads_dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(beads_dir.join("redirect")).ok()?;
+    let line = (text.lines().map(str::trim)).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    let target = beads_dir.parent().unwrap_or(beads_dir).join(line);
+    target.is_dir().then_some(target)
 }
 
 /// What [`initialize`] did.
@@ -40,8 +80,9 @@ pub struct Initialized {
 
 /// Sets up a repository for beads, idempotently: every remote so that `git fetch`
 /// brings beads, the default remote's store adopted when this repository has none
-/// (a fresh clone), otherwise a new store, and the notes config that carries
-/// provenance notes through amend and rebase.
+/// (a fresh clone), otherwise a new store, the notes config that carries
+/// provenance notes through amend and rebase, and the worktree's `.beads` directory
+/// (where formulas live, and bd's tools look).
 pub fn initialize(
     store: &Store,
     actor: &Actor,
@@ -56,6 +97,11 @@ pub fn initialize(
     };
     let (prefix, created) = init(store, actor, prefix)?;
     configure_notes(store)?;
+    if let Some(top) = store.workdir() {
+        let dir = top.join(BEADS_DIR_NAME);
+        std::fs::create_dir_all(&dir)
+            .map_err(crate::store::io_err(format!("make {}", dir.display())))?;
+    }
     Ok(Initialized {
         prefix,
         created,

@@ -43,6 +43,29 @@ impl Store {
         Ok(Store { repo, pin: None })
     }
 
+    /// Makes a new repository at `dir` with the user's own `git init` (their default
+    /// branch, templates and hooks), as bd's `init` does where there is none, and opens
+    /// it.
+    pub fn create(dir: &Path) -> Result<Store, StoreError> {
+        let what = || format!("run git init in {}", dir.display());
+        std::fs::create_dir_all(dir).map_err(super::io_err(what()))?;
+        let out = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(super::io_err(what()))?;
+        if !out.status.success() {
+            return Err(StoreError::Git {
+                context: what(),
+                source: Box::new(gix::Error::from_error(std::io::Error::other(
+                    String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+                ))),
+            });
+        }
+        Store::discover(dir)
+    }
+
     /// The same repository opened anew, with an object database that sees the packs on
     /// disk now. A process that lives long (the board, the MCP server) takes one when
     /// its [`super::KeptStore`] says the one it kept is no longer safe: gix's

@@ -79,6 +79,67 @@ pub fn python_tools() -> Result<PathBuf, String> {
     }
 }
 
+/// The name of [`BEADS_MCP`]'s sdist, and of the folder it unpacks to.
+const BEADS_MCP_SDIST: &str = "beads_mcp-1.3.2";
+
+/// pytest and its asyncio plugin, pinned, for beads-mcp's own test suite.
+pub const PYTEST: [&str; 2] = ["pytest==9.2.0", "pytest-asyncio==1.5.0"];
+
+/// beads-mcp's own test suite: the folder of the sdist of the pinned release on PyPI
+/// (its `tests/` are the ones its maintainers run against a real `bd`), with pytest in
+/// the virtualenv of [`python_tools`]; fetched unless it is there. Returns the python
+/// and the folder, or why they could not be had.
+pub fn beads_mcp_suite() -> Result<(PathBuf, PathBuf), String> {
+    let python = python_tools()?;
+    let has_pytest = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import pytest, pytest_asyncio"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has_pytest(&python) {
+        run(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "-q"])
+                .args(PYTEST),
+            "pip install pytest",
+        )?;
+    }
+    let dir = cache("sdist");
+    let suite = dir.join(BEADS_MCP_SDIST);
+    if !suite.join("tests").is_dir() {
+        run(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "-q",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                ])
+                .arg(BEADS_MCP)
+                .arg("-d")
+                .arg(&dir),
+            "pip download (the sdist)",
+        )?;
+        let archive = dir.join(format!("{BEADS_MCP_SDIST}.tar.gz"));
+        run(
+            Command::new("tar")
+                .arg("xzf")
+                .arg(&archive)
+                .arg("-C")
+                .arg(&dir),
+            "tar xzf (the sdist)",
+        )?;
+    }
+    match has_pytest(&python) && suite.join("tests").is_dir() {
+        true => Ok((python, suite)),
+        false => Err("pytest or the sdist's tests are not there after installing".into()),
+    }
+}
+
 /// The folder of npm package `name` at `version`, installed into `target/bd-tools/npm`
 /// unless it is there; or why it could not be.
 pub fn npm_package(name: &str, version: &str) -> Result<PathBuf, String> {

@@ -17,11 +17,23 @@ pub struct Args {
     /// The prefix of new ids (default: derived from the repository's name).
     #[arg(long, value_parser = Prefix::parse)]
     pub prefix: Option<Prefix>,
+    /// bd's: never ask. git-beads init asks nothing; taken so bd's tools run unchanged.
+    #[arg(long)]
+    pub non_interactive: bool,
+    /// bd's: write no AGENTS.md or harness settings. git-beads init writes none
+    /// (`git beads setup` does).
+    #[arg(long)]
+    pub skip_agents: bool,
+    /// bd's: install no git hooks. git-beads init installs none (`git beads hooks
+    /// install` does).
+    #[arg(long)]
+    pub skip_hooks: bool,
 }
 
 /// Runs `init`: sets up every remote so that `git fetch` brings beads, adopts the
 /// default remote's store when this repository has none (a fresh clone), and
-/// otherwise creates a new store.
+/// otherwise creates a new store (in a repository `git init` made where there was
+/// none, as bd does). What it did goes to stdout, as bd's confirmation does.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = ctx.actor()?;
     let talk = !out.is_quiet() && std::io::stderr().is_terminal();
@@ -43,14 +55,14 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     for r in &done.remotes_configured {
         out.note(format!("`git fetch {r}` now brings its beads too"));
     }
-    if let Some(remote) = &done.adopted {
-        out.note(format!(
-            "adopted the beads store of {remote} (prefix {prefix})"
-        ));
+    // bd's own words first: tools that run `bd init` look for them.
+    out.line(if let Some(remote) = &done.adopted {
+        format!(
+            "✓ bd initialized from git remote! (adopted the store of {remote}, prefix {prefix})"
+        )
     } else if done.created {
-        out.note(format!("initialized the beads store with prefix {prefix}"));
+        format!("✓ bd initialized successfully! (the store is refs/beads/main, prefix {prefix})")
     } else {
-        out.note(format!("the beads store already exists (prefix {prefix})"));
-    }
-    Ok(())
+        format!("the beads store already exists (prefix {prefix})")
+    })
 }

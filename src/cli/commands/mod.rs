@@ -364,6 +364,12 @@ pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliErr
     }
 }
 
+/// Whether `command` makes the repository it needs where there is none (`init`, as
+/// bd's does).
+pub fn makes_repository(command: &Command) -> bool {
+    matches!(command, Command::Init(_))
+}
+
 /// Whether `command` runs from a harness hook (`session … --hook-input`).
 pub fn from_hook(command: &Command) -> bool {
     matches!(command, Command::Session(Lazy(s)) if session::from_hook(s))
