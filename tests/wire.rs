@@ -336,6 +336,7 @@ fn every_document_matches_what_its_commands_print() {
     repo.git(&["fetch", "-q", "origin"]);
     check(&repo, seen, "provenance", &["provenance", &head]);
     check(&repo, seen, "verify", &["verify"]);
+    check(&repo, seen, "whoami", &["whoami"]);
     check(&repo, seen, many, &["delete", &b, "--force"]);
 
     let unchecked: Vec<&str> = DOCUMENTS

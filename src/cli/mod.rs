@@ -101,9 +101,33 @@ pub struct Ctx {
     pub as_person: bool,
     /// `--actor`: bd's actor name.
     pub actor: Option<String>,
+    /// Whether `as_agent` came from `GIT_BEADS_AGENT` (else from `--as`).
+    agent_from_env: bool,
+    /// When the command acts as an agent outside any session of its, named by no flag
+    /// of its own: the agent, and the store's head before the command wrote, to say
+    /// so once it has written.
+    outside_session: std::cell::OnceCell<(String, Option<String>)>,
 }
 
 impl Ctx {
+    /// A context acting as `as_agent` (else as the worktree's binding, else the
+    /// person), as the person with `as_person`, or as bd's actor name `actor`.
+    pub fn new(
+        store: Store,
+        as_agent: Option<AgentName>,
+        as_person: bool,
+        actor: Option<String>,
+    ) -> Ctx {
+        Ctx {
+            store,
+            as_agent,
+            as_person,
+            actor,
+            agent_from_env: false,
+            outside_session: Default::default(),
+        }
+    }
+
     /// The identity this command acts as: `--as` > `GIT_BEADS_AGENT` > the agent bound
     /// to this worktree > the person's git identity.
     pub fn actor(&self) -> Result<Actor, CliError> {
@@ -113,10 +137,62 @@ impl Ctx {
     /// [`Ctx::actor`] with the operation's own typed error, for a caller (the MCP
     /// server) that reports errors by their kind.
     pub fn acting(&self) -> ops::Result<Actor> {
-        if let Some(name) = &self.actor {
-            return ops::acting_as_named(&self.store, name);
+        Ok(self.who_acts()?.actor)
+    }
+
+    /// Who this command acts as, and why (see [`Ctx::actor`]).
+    pub fn who_acts(&self) -> ops::Result<ops::Acting> {
+        let acting = match &self.actor {
+            Some(name) => ops::Acting {
+                actor: ops::acting_as_named(&self.store, name)?,
+                because: ops::ActingBecause::Named,
+            },
+            None => ops::who_acts(&self.store, self.as_agent.as_ref(), self.as_person)?,
+        };
+        // Only where nothing on the command line named the agent: a variable set
+        // earlier, or the worktree's binding, may surprise.
+        let implicit = acting.because == ops::ActingBecause::Bound
+            || (acting.because == ops::ActingBecause::Named && self.named_by() == "env");
+        if let (true, Some(agent), None) = (implicit, &acting.actor.agent, &acting.actor.session) {
+            let head = self.store.head()?.map(|h| h.commit.to_string());
+            let _ = self.outside_session.set((agent.to_string(), head));
         }
-        ops::acting(&self.store, self.as_agent.as_ref(), self.as_person)
+        Ok(acting)
+    }
+
+    /// Why `who_acts` named the agent it did, in `whoami`'s words: which flag or
+    /// variable, or the worktree.
+    pub fn named_by(&self) -> &'static str {
+        match (&self.actor, self.agent_from_env) {
+            (Some(_), _) => "actor-flag",
+            (None, true) => "env",
+            (None, false) => "as-flag",
+        }
+    }
+
+    /// Says, in one line, that the command wrote as an agent outside any session of
+    /// its, when it did: the commit carries no session to account it to.
+    fn say_outside_session(&self, out: &Out) {
+        let Some((agent, before)) = self.outside_session.get() else {
+            return;
+        };
+        let now = self
+            .store
+            .head()
+            .ok()
+            .flatten()
+            .map(|h| h.commit.to_string());
+        // A command that started the agent's session (`session start`) wrote in it.
+        let in_session = || {
+            ops::who_acts(&self.store, self.as_agent.as_ref(), self.as_person)
+                .is_ok_and(|a| a.actor.session.is_some())
+        };
+        if now.is_some() && now != *before && !in_session() {
+            out.note(format!(
+                "note: this wrote as agent {agent} outside any session of its (`git beads \
+                 whoami` says why; `git beads session start` starts one)"
+            ));
+        }
     }
 }
 
@@ -251,18 +327,18 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     };
     fold_commit_notes(&store);
     // `--as`, else GIT_BEADS_AGENT unless `--as-person` or `--actor` says otherwise.
+    let flagged = globals.as_agent.is_some();
     let as_agent = match globals.as_agent {
         Some(agent) => Some(agent),
         None if globals.as_person || globals.actor.is_some() => None,
         None => agent_from_env()?,
     };
-    let ctx = Ctx {
-        store,
-        as_agent,
-        as_person: globals.as_person,
-        actor: globals.actor,
-    };
-    c::run(&ctx, command, &mut out)?;
+    let agent_from_env = as_agent.is_some() && !flagged;
+    let mut ctx = Ctx::new(store, as_agent, globals.as_person, globals.actor);
+    ctx.agent_from_env = agent_from_env;
+    let done = c::run(&ctx, command, &mut out);
+    ctx.say_outside_session(&out);
+    done?;
     out.finish()
 }
 

@@ -11,7 +11,10 @@ use crate::model::{
 };
 use crate::store::{Store, Tx, View, refs};
 
-/// What `git beads agent bind` records for a worktree (per-worktree, never pushed).
+/// Which agent the current worktree's commands act as (per-worktree, never pushed):
+/// the one a person bound it to on purpose (`agent bind`, `worktree add`, an agent's
+/// branch), which outlives sessions, or the one whose session started here, until
+/// that session ends.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Binding {
     /// The agent bound to this worktree.
@@ -19,6 +22,34 @@ pub struct Binding {
     /// The session running here, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<BeadId>,
+    /// Whether the worktree was bound on purpose; otherwise a session start bound
+    /// it, and the binding ends with that session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explicit: bool,
+}
+
+/// Why a command acts as whom it acts as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActingBecause {
+    /// The caller named the agent (`--as`, `GIT_BEADS_AGENT`, bd's actor).
+    Named,
+    /// The worktree is bound to the agent on purpose.
+    Bound,
+    /// The agent's session runs in this worktree (its binding ends with it).
+    Session,
+    /// Nothing names an agent: the person, by their git identity.
+    Person,
+    /// The caller asked to act as the person (`--as-person`).
+    AsPerson,
+}
+
+/// Who a command acts as, and why.
+#[derive(Clone, Debug)]
+pub struct Acting {
+    /// The actor.
+    pub actor: Actor,
+    /// Why.
+    pub because: ActingBecause,
 }
 
 /// The agent and session bound to the current worktree, if any.
@@ -123,32 +154,52 @@ pub fn acting_as_named(store: &Store, name: &str) -> Result<Actor> {
 /// worktree, else the person's git identity. An agent acts under the authority of its
 /// session in this worktree when one runs (fixed when it started), else under its own.
 pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> Result<Actor> {
+    Ok(who_acts(store, explicit, as_person)?.actor)
+}
+
+/// [`acting`], with why: `explicit` (named by the caller) first, then the worktree's
+/// binding (on purpose, or by a session running here), then the person. A binding
+/// a session made whose session is no longer running binds nothing.
+pub fn who_acts(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> Result<Acting> {
+    let person = |because| {
+        Ok(Acting {
+            actor: super::whoami(store)?,
+            because,
+        })
+    };
     if as_person {
-        return super::whoami(store);
+        return person(ActingBecause::AsPerson);
     }
     let bound = binding(store)?;
     let name = match (explicit, &bound) {
         (Some(n), _) => n.clone(),
         (None, Some(b)) => b.agent.clone(),
-        (None, None) => return super::whoami(store),
+        (None, None) => return person(ActingBecause::Person),
     };
     let head = store.require_head()?;
     let agent: Agent = store
         .read_doc(head.tree, &refs::agent_path(&name))?
         .ok_or_else(|| AgentError::UnknownActor(name.clone()))?;
-    if explicit.is_none() && agent.status == AgentStatus::Retired {
-        return Err(AgentError::BoundRetired(name).into());
-    }
-    let agent = active(agent)?;
-    let session_id = bound
+    let session_id = (bound.as_ref())
         .filter(|b| b.agent == name)
-        .and_then(|b| b.session)
+        .and_then(|b| b.session.clone())
         .filter(|s| agent.session.as_ref() == Some(s));
     let session: Option<Session> = match &session_id {
         Some(id) => store.read_doc(head.tree, &refs::session_path(id))?,
         None => None,
     };
     let session = session.filter(Session::is_open);
+    let because = match (explicit, &bound) {
+        (Some(_), _) => ActingBecause::Named,
+        (None, Some(b)) if b.explicit => ActingBecause::Bound,
+        (None, _) if session.is_some() => ActingBecause::Session,
+        // A session's binding ends with the session, even one that crashed.
+        (None, _) => return person(ActingBecause::Person),
+    };
+    if explicit.is_none() && agent.status == AgentStatus::Retired {
+        return Err(AgentError::BoundRetired(name).into());
+    }
+    let agent = active(agent)?;
     let over_budget = session
         .as_ref()
         .map(|s| s.budget_left(now()).overruns())
@@ -162,9 +213,12 @@ pub fn acting(store: &Store, explicit: Option<&AgentName>, as_person: bool) -> R
         &agent,
         &authority,
     )?;
-    Ok(Actor {
-        over_budget,
-        ..Actor::agent(&name, session.map(|s| s.id), authority)
+    Ok(Acting {
+        actor: Actor {
+            over_budget,
+            ..Actor::agent(&name, session.map(|s| s.id), authority)
+        },
+        because,
     })
 }
 
@@ -544,6 +598,7 @@ pub fn bind(store: &Store, name: &AgentName) -> Result<Binding> {
     let b = Binding {
         agent: name.clone(),
         session: keep_session,
+        explicit: true,
     };
     set_binding(store, Some(&b))?;
     Ok(b)

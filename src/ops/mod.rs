@@ -37,8 +37,8 @@ use crate::store::{self, Meta, Tx, View};
 /// the store replaces its files.
 pub use crate::store::{Replacement, replace_file, unsigned_reason};
 pub use agent::{
-    AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding, create_agent,
-    list_agents, retire_agent, show_agent, unbind, update_agent,
+    Acting, ActingBecause, AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding,
+    create_agent, list_agents, retire_agent, show_agent, unbind, update_agent, who_acts,
 };
 pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,

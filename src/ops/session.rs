@@ -149,11 +149,15 @@ pub fn start_session(store: &Store, agent: &AgentName, opts: StartOptions) -> Re
         tx.set_message(format!("session start {} for agent {agent}", s.id));
         Ok(s)
     })?;
+    // A worktree bound to this agent on purpose stays so; otherwise the binding is
+    // the session's, and ends with it.
+    let explicit = binding(store)?.is_some_and(|b| b.explicit && b.agent == *agent);
     set_binding(
         store,
         Some(&Binding {
             agent: agent.clone(),
             session: Some(session.id.clone()),
+            explicit,
         }),
     )?;
     if let Some((u, old)) = &left
@@ -361,11 +365,12 @@ pub(crate) fn finish(
     Ok(())
 }
 
-/// Clears the worktree's pointer to a session that ended.
+/// Clears the worktree's pointer to a session that ended, and the binding itself
+/// when the session made it.
 fn release_binding(store: &Store, s: &Session) -> Result<()> {
     if let Some(mut b) = binding(store)?.filter(|b| b.session.as_ref() == Some(&s.id)) {
         b.session = None;
-        set_binding(store, Some(&b))?;
+        set_binding(store, b.explicit.then_some(&b))?;
     }
     Ok(())
 }
@@ -1171,7 +1176,6 @@ pub fn resume(
             })?;
         target.restore_worktree(tree)?;
     }
-    super::agent::bind(&target, &old.agent)?;
     let session = start_session(
         &target,
         &old.agent,

@@ -179,6 +179,7 @@ pub const DOCUMENTS: &[Doc] = &[
     PrefixRenamed::DOC,
     Lint::DOC,
     Info::DOC,
+    Whoami::DOC,
     Types::DOC,
     Statuses::DOC,
     Verified::DOC,

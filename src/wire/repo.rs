@@ -796,6 +796,45 @@ impl Documented for Info<'_> {
     };
 }
 
+/// What `whoami` prints: who a command run here would act as, and why.
+#[derive(Serialize)]
+pub struct Whoami<'a> {
+    /// The actor's id (an agent's name, or the person's email).
+    pub actor: &'a str,
+    /// The name commits are authored under.
+    pub name: &'a str,
+    /// The email commits are authored under.
+    pub email: &'a str,
+    /// Whether the actor is an agent.
+    pub agent: bool,
+    /// The agent's session it acts in, if one runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<&'a str>,
+    /// Why: `as-flag`, `env`, `actor-flag`, `bound`, `session`, `person` or `as-person`.
+    pub because: &'a str,
+    /// Why, in words.
+    pub reason: &'a str,
+}
+
+impl Documented for Whoami<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "whoami",
+        fields: &[
+            Field::new("actor"),
+            Field::new("name"),
+            Field::new("email"),
+            Field::new("agent"),
+            Field::optional("session"),
+            Field::noted(
+                "because",
+                "as-flag, env, actor-flag, bound, session, person or as-person",
+            ),
+            Field::new("reason"),
+        ],
+    };
+}
+
 /// A word and what it means, for `types` and `statuses`.
 #[derive(Serialize)]
 pub struct Word<'a> {

@@ -77,12 +77,7 @@ pub fn run_quick(q: Quick) -> Result<(), CliError> {
     if q.name != "prepare-commit-msg" {
         crate::cli::fold_commit_notes(&store);
     }
-    let ctx = Ctx {
-        store,
-        as_agent: q.agent,
-        as_person: false,
-        actor: None,
-    };
+    let ctx = Ctx::new(store, q.agent, false, None);
     run_hook(&ctx, &q.name, &q.args, &mut out)?;
     out.finish()
 }

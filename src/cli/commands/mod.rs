@@ -44,6 +44,7 @@ pub mod sync;
 pub mod update;
 pub mod verify;
 pub mod version;
+pub mod whoami;
 pub mod worktree;
 
 use clap::Subcommand;
@@ -132,6 +133,8 @@ pub enum Command {
     Info(Lazy<info::Args>),
     /// Print where the store is (the git dir whose refs hold it).
     Where(Lazy<info::Args>),
+    /// Show who a command run here acts as, and why.
+    Whoami(Lazy<whoami::Args>),
     /// List the types a bead can have.
     Types(Lazy<info::WordsArgs>),
     /// List the statuses a bead can have.
@@ -420,6 +423,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Note(Lazy(a)) => update::note(ctx, a, out),
         Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
         Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
+        Command::Whoami(Lazy(a)) => whoami::run(ctx, a, out),
         Command::Types(Lazy(a)) => info::types(ctx, a, out),
         Command::Statuses(Lazy(a)) => info::statuses(ctx, a, out),
         Command::Children(Lazy(a)) => list::children(ctx, a, out),

@@ -234,12 +234,12 @@ impl Server {
             Some(kept) => kept.refreshed(),
             None => ops::KeptStore::open(&self.dir).map(|open| kept.insert(open).store()),
         };
-        Ok(Ctx {
-            store: store.map_err(ops::OpError::from)?.clone(),
-            as_agent: self.as_agent.clone(),
-            as_person: self.as_person,
-            actor: self.actor.clone(),
-        })
+        Ok(Ctx::new(
+            store.map_err(ops::OpError::from)?.clone(),
+            self.as_agent.clone(),
+            self.as_person,
+            self.actor.clone(),
+        ))
     }
 
     /// `tools/call`: arguments that do not fit the tool are a JSON-RPC error; a tool

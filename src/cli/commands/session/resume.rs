@@ -32,11 +32,11 @@ pub fn run(ctx: &Ctx, a: ResumeArgs, out: &mut Out) -> Result<(), CliError> {
         r.session.id,
         r.worktree.display()
     ));
-    let there = Ctx {
-        store: ops::discover(&r.worktree)?,
-        as_agent: Some(r.session.agent.clone()),
-        as_person: false,
-        actor: None,
-    };
+    let there = Ctx::new(
+        ops::discover(&r.worktree)?,
+        Some(r.session.agent.clone()),
+        false,
+        None,
+    );
     print_prime(&there, out, false)
 }
