@@ -11,28 +11,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use common::tools::on_path;
 use common::{Repo, Sandbox};
 use serde_json::Value;
-
-/// Whether `program` is here; outside CI a test without it says so and passes (CI
-/// installs openssh-client and has gpg).
-fn have(program: &str) -> bool {
-    let runs = Command::new(program)
-        .arg("--help")
-        .stdin(Stdio::null())
-        .output()
-        .is_ok();
-    if runs {
-        return true;
-    }
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "CI=true and {program} is missing"
-    );
-    eprintln!("skipping: {program} is not installed");
-    false
-}
 
 /// A new ed25519 key pair without a passphrase at `~/.ssh/NAME` of the sandbox's HOME.
 fn ssh_key(sb: &Sandbox, name: &str) -> PathBuf {
@@ -157,7 +138,7 @@ fn every_commit_signed(repo: &Repo) {
 
 #[test]
 fn a_public_key_path_with_its_private_key_beside_it_signs_as_githubs_docs_set_it() {
-    if !have("ssh-keygen") {
+    if !on_path("ssh-keygen") {
         return;
     }
     let sb = Sandbox::new();
@@ -167,7 +148,7 @@ fn a_public_key_path_with_its_private_key_beside_it_signs_as_githubs_docs_set_it
 
 #[test]
 fn a_private_key_path_signs() {
-    if !have("ssh-keygen") {
+    if !on_path("ssh-keygen") {
         return;
     }
     let sb = Sandbox::new();
@@ -175,15 +156,24 @@ fn a_private_key_path_signs() {
     every_commit_signed(&signing_repo(&sb, path_str(&key), &[]));
 }
 
-#[test]
-fn a_literal_key_the_ssh_agent_holds_signs() {
-    if !have("ssh-keygen") || !have("ssh-agent") {
-        return;
+/// A sandbox with key `~/.ssh/id_ed25519` held by an ssh agent of its own, or `None`
+/// (said) without ssh-keygen or ssh-agent.
+fn key_in_agent() -> Option<(Sandbox, PathBuf, SshAgent)> {
+    if !on_path("ssh-keygen") || !on_path("ssh-agent") {
+        return None;
     }
     let sb = Sandbox::new();
     let key = ssh_key(&sb, "id_ed25519");
     let agent = SshAgent::start(&sb);
     agent.add(&sb, &key);
+    Some((sb, key, agent))
+}
+
+#[test]
+fn a_literal_key_the_ssh_agent_holds_signs() {
+    let Some((sb, key, agent)) = key_in_agent() else {
+        return;
+    };
     let public = std::fs::read_to_string(key.with_extension("pub")).expect("public key");
     let public: Vec<&str> = public.split_whitespace().take(2).collect();
     // Only the agent has the private key.
@@ -198,13 +188,9 @@ fn a_literal_key_the_ssh_agent_holds_signs() {
 
 #[test]
 fn a_public_key_whose_private_half_only_the_agent_can_use_signs() {
-    if !have("ssh-keygen") || !have("ssh-agent") {
+    let Some((sb, key, agent)) = key_in_agent() else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "id_ed25519");
-    let agent = SshAgent::start(&sb);
-    agent.add(&sb, &key);
+    };
     // The private key beside the public one is encrypted: only the agent can sign.
     let out = sb.run(
         sb.path(),
@@ -230,7 +216,7 @@ fn a_public_key_whose_private_half_only_the_agent_can_use_signs() {
 
 #[test]
 fn a_key_that_cannot_sign_leaves_writes_unsigned_with_one_line_unless_required() {
-    if !have("ssh-keygen") {
+    if !on_path("ssh-keygen") {
         return;
     }
     let sb = Sandbox::new();
@@ -279,7 +265,7 @@ fn a_key_that_cannot_sign_leaves_writes_unsigned_with_one_line_unless_required()
 
 #[test]
 fn gpg_signs_when_commit_gpgsign_asks_and_verify_leaves_it_to_git() {
-    if !have("gpg") {
+    if !on_path("gpg") {
         return;
     }
     let sb = Sandbox::new();

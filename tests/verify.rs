@@ -10,24 +10,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use common::tools::on_path;
 use common::{Repo, Sandbox};
 use serde_json::Value;
-
-/// Whether ssh-keygen is here (it comes with openssh-client, which `.ci/run`
-/// installs); outside CI a test without it says so on stderr and passes.
-fn have_ssh_keygen() -> bool {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    if std::env::split_paths(&path).any(|d| d.join("ssh-keygen").is_file()) {
-        return true;
-    }
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "CI=true and ssh-keygen is missing"
-    );
-    eprintln!("skipping: ssh-keygen is not installed");
-    false
-}
 
 /// A new ed25519 key pair without a passphrase at `name` in the sandbox.
 fn keygen(sb: &Sandbox, name: &str) -> PathBuf {
@@ -87,7 +72,7 @@ fn verdicts(repo: &Repo, extra: &[&str]) -> (i32, Vec<(String, String)>) {
 
 /// [`chain`] in a new sandbox, or `None` (said on stderr) without ssh-keygen.
 fn chained() -> Option<(Sandbox, Repo, String)> {
-    have_ssh_keygen().then(|| {
+    on_path("ssh-keygen").then(|| {
         let sb = Sandbox::new();
         let (repo, id) = chain(&sb);
         (sb, repo, id)
@@ -480,7 +465,7 @@ fn claims_updates_and_comments_beyond_an_agents_authority_are_over_reaching() {
 
 #[test]
 fn sync_with_require_signed_refuses_a_forged_remote_commit() {
-    if !have_ssh_keygen() {
+    if !on_path("ssh-keygen") {
         return;
     }
     let sb = Sandbox::new();

@@ -51,15 +51,22 @@ fn last_actor(repo: &Repo) -> String {
     .to_owned()
 }
 
-#[test]
-fn a_one_off_session_binds_the_worktree_only_until_it_ends() {
-    let (_sb, repo) = team();
-    let bob = [("GIT_BEADS_AGENT", "lead/bob")];
+/// Starts a session for `lead/bob` in `repo`, named by `GIT_BEADS_AGENT` for that
+/// command alone (with `extra` arguments).
+fn bob_starts(repo: &Repo, extra: &[&str]) {
+    let mut args = vec!["session", "start"];
+    args.extend_from_slice(extra);
     let out = repo
-        .beads_command(&bob, &["session", "start"])
+        .beads_command(&[("GIT_BEADS_AGENT", "lead/bob")], &args)
         .output()
         .expect("runs");
     assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_one_off_session_binds_the_worktree_only_until_it_ends() {
+    let (_sb, repo) = team();
+    bob_starts(&repo, &[]);
     // During the session, plain commands here are the session's.
     assert_eq!(
         whoami(&repo, &[], &[]),
@@ -78,12 +85,7 @@ fn a_one_off_session_binds_the_worktree_only_until_it_ends() {
 #[test]
 fn a_session_that_stopped_without_ending_here_binds_nothing() {
     let (sb, repo) = team();
-    let bob = [("GIT_BEADS_AGENT", "lead/bob")];
-    let out = repo
-        .beads_command(&bob, &["session", "start"])
-        .output()
-        .expect("runs");
-    assert!(out.status.success(), "{out:?}");
+    bob_starts(&repo, &[]);
     // The session is superseded from another worktree (as a crashed one is, by the
     // next start elsewhere); this worktree's binding still names it.
     let other = sb.path().join("other");
@@ -96,11 +98,7 @@ fn a_session_that_stopped_without_ending_here_binds_nothing() {
         "o",
     ]);
     let there = Repo::at(&sb, &other, "alice");
-    let out = there
-        .beads_command(&bob, &["session", "start", "--take-over"])
-        .output()
-        .expect("runs");
-    assert!(out.status.success(), "{out:?}");
+    bob_starts(&there, &["--take-over"]);
     assert_eq!(whoami(&repo, &[], &[]), ("alice".into(), "person".into()));
     assert_eq!(
         whoami(&there, &[], &[]),

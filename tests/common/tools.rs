@@ -30,6 +30,22 @@ pub fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
+/// Whether `program` is on PATH; outside CI a test without it says so on stderr (and
+/// passes), with `CI=true` it fails, since `.ci/run` installs what the tests use.
+pub fn on_path(program: &str) -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|d| d.join(program).is_file()) {
+        return true;
+    }
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "CI=true and {program} is missing"
+    );
+    eprintln!("skipping: {program} is not installed");
+    false
+}
+
 /// What an install gave, or `None` (with a visible reason) when the tool cannot be
 /// had outside CI.
 pub fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {
