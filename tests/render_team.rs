@@ -9,7 +9,7 @@ use crate::render;
 
 use common::{Repo, Sandbox};
 use insta::assert_snapshot;
-use render::{Names, screen, screens, stable};
+use render::{Names, screen, screens, stable, stable_with};
 
 /// A two-step formula: build, then ship.
 const SHIP: &str = "description: Ship a change\nsteps:\n  - id: build\n    title: Build\n  - id: ship\n    title: Ship\n    needs: [build]\n";
@@ -115,10 +115,9 @@ fn session_list_show_usage_and_end() {
         ],
     );
     // The host a session runs on is this machine's name.
-    stable(&sb, &names, || {
-        let mut settings = insta::Settings::clone_current();
-        settings.add_filter(r"(?m)^(  worktree \S+) on \S+$", "$1 on [HOST]");
-        settings.bind(|| assert_snapshot!("session_usage_end", text));
+    let host = (r"(?m)^(  worktree \S+) on \S+$", "$1 on [HOST]");
+    stable_with(&sb, &names, &[host], || {
+        assert_snapshot!("session_usage_end", text)
     });
 }
 
