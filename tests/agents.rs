@@ -1,7 +1,7 @@
 //! Agents and sessions, played with the real binary: the identity outlives every
 //! session, the hook is kept, crashes are noticed, handoffs arrive first.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox};
 use serde_json::Value;

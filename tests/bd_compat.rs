@@ -1,7 +1,7 @@
 //! bd's words on git-beads: the commands and flags bd's tools and prompts use, and
 //! `--json` in bd 1.x's shapes, through the real binary in real repositories.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox, write_file};
 use serde_json::Value;

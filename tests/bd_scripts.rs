@@ -5,7 +5,6 @@
 //! tests/bd_scripts/testdata/README.md says which scripts are here, which are left
 //! out and why, and which lines an override rewords.
 
-mod common;
 #[path = "bd_scripts/engine.rs"]
 mod engine;
 

@@ -10,7 +10,7 @@
 //! installed the test says so on stderr and passes, except with `CI=true`, where it
 //! fails.
 
-mod common;
+use crate::common;
 
 use common::tools::{npm_package, or_skip, python_tools};
 use common::{Repo, Sandbox, bd_shim, expect_success, write_file};

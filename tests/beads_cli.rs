@@ -1,7 +1,7 @@
 //! Every bead command of the core, run through the real binary in real repositories,
 //! with `--json` parsed and asserted.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox, dep_pairs, doc_path, ids, log_subjects, strs};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! documented exit code (1 user error, 2 usage, 3 conflict, 4 store failure), and
 //! nothing changed. A broken document never hides the other beads.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox, doc_path, ids};
 

@@ -11,7 +11,7 @@
 //! Chromium is Debian's `/usr/bin/chromium`; `.ci/run` installs both. Where they are
 //! missing the browser test says so on stderr and passes, except with `CI=true`.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

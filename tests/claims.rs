@@ -1,7 +1,7 @@
 //! Claims confirmed by a remote: a claim ref per bead on the remote, created only
 //! where it does not exist, so two machines never both win one bead.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! the commit, and the next git-beads command finds the commits in the worktrees'
 //! HEAD reflogs and writes their notes. Every way git makes a commit is tried here.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox, write_script};
 use serde_json::Value;

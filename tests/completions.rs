@@ -1,7 +1,7 @@
 //! `git beads completions SHELL` prints working scripts, outside any repository too.
 //! Shells that are not installed are checked by content only, and the test says so.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,22 +2,14 @@
 //! no acknowledged write is lost, a claim has exactly one winner, and a killed
 //! writer leaves a store that reads, a clean `git fsck`, and no lock in the way.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::{Child, Output};
-use std::sync::{Barrier, Mutex, MutexGuard};
+use std::sync::Barrier;
 use std::time::Duration;
 
-use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, on_threads, stdout};
-
-/// These tests each load every core; running them one at a time keeps each one's
-/// picture clear on a small machine.
-static HEAVY: Mutex<()> = Mutex::new(());
-
-fn heavy() -> MutexGuard<'static, ()> {
-    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, heavy, on_threads, stdout};
 
 #[test]
 fn twenty_processes_creating_fifty_beads_each_make_exactly_a_thousand() {

@@ -1,6 +1,6 @@
 //! `git beads doctor`: finds what is wrong in the store, repairs what is safe.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox};
 use serde_json::Value;

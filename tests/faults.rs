@@ -5,27 +5,20 @@
 //!
 //! Trial counts are small by default; `GIT_BEADS_STRESS=1` runs the full counts.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
+use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{Repo, Rng, Sandbox, doc_path, stdout};
+use common::{Repo, Rng, Sandbox, doc_path, heavy, stdout};
 use reliability::{Mount, assert_bare_fsck_clean, assert_clean_failure, beads, count};
 use serde_json::Value;
-
-/// These tests each load the machine; one at a time keeps each picture clear.
-static HEAVY: Mutex<()> = Mutex::new(());
-
-fn heavy() -> MutexGuard<'static, ()> {
-    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Every bead id in the store, through the CLI (so the store must read).
 fn stored_ids(repo: &Repo) -> BTreeSet<String> {

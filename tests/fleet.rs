@@ -8,7 +8,7 @@
 //! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10, and
 //! `GIT_BEADS_FLEET=20x5` any other size.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

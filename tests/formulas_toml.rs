@@ -3,7 +3,7 @@
 //! binary; the structure of several checked by hand; a poured Gas Town formula worked
 //! across a crashed session.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -12,8 +12,8 @@
 //! Case counts are set for a quick default run; `GIT_BEADS_STRESS=1` multiplies
 //! them by 20.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! pack without an index, no garbage to speak of, and nothing `git fsck`, `git gc`,
 //! `git count-objects -v` or `git repack -ad` warns about.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 

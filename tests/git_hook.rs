@@ -2,7 +2,7 @@
 //! call, and the shims of earlier versions, which call `git beads hook NAME ARGS…`,
 //! keep working until `hooks install` rewrites them.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox, write_script};
 use serde_json::Value;

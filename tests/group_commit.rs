@@ -2,23 +2,16 @@
 //! queue behind one another share one flush, and neither killed writers nor a
 //! queue left by another boot lose, duplicate or tear anything.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, stdout};
-
-/// These tests each load every core; one at a time keeps each picture clear.
-static HEAVY: Mutex<()> = Mutex::new(());
-
-fn heavy() -> MutexGuard<'static, ()> {
-    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::{Repo, Rng, Sandbox, concurrent_creates, doc_path, heavy, stdout};
 
 /// The queue directory of `refs/beads/main`.
 fn queue_dir(repo: &Repo) -> PathBuf {

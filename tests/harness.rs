@@ -2,7 +2,7 @@
 //! runs one of its own tests again as a child with settings that would change what
 //! git and git-beads do, and that test checks that none of them reaches a command.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
@@ -27,7 +27,7 @@ fn the_callers_environment_does_not_reach_commands() {
     let out = Command::new(exe)
         .args([
             "--exact",
-            "commands_run_without_the_callers_settings",
+            "harness::commands_run_without_the_callers_settings",
             "--ignored",
         ])
         .env("GIT_BEADS_AGENT", "leaked-agent")

@@ -2,7 +2,7 @@
 //! worktrees bound to the agent whose work waits for them, provenance notes that
 //! follow their commits, and beads that travel with `git pull` and `git push`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

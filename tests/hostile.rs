@@ -5,8 +5,8 @@
 //! crash, never a hang (each child runs under a hang detector) — and a refusal
 //! changes nothing.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

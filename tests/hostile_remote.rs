@@ -6,8 +6,8 @@
 //! `.git` is written, the repository's hooks and config stay as they were, and
 //! delegation only ever narrows.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! (or the file `BD_FIXTURE_5722` names). Without it the test says on the terminal that
 //! it skipped, and with `CI=true` it fails instead.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;

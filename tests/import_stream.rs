@@ -4,7 +4,7 @@
 //! line or a repeated id imports nothing and leaves no pack or temporary file behind;
 //! stdin works like a file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! reuses this build and needs no network), then `git beads` runs from a repository and
 //! `git help beads` / `git beads --help` open the manual page.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@
 //!
 //! `GIT_BEADS_STRESS=1` runs five times the operations.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

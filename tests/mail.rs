@@ -1,7 +1,7 @@
 //! Mail between agents, with the real binary: per-recipient state, threads, roles,
 //! handoffs, and mail sent on two clones at once.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! every environment variable and config key the code reads is documented.
 //!
 //! After changing a command, regenerate the pages with
-//! `GIT_BEADS_UPDATE_MAN=1 cargo test --test man`.
+//! `GIT_BEADS_UPDATE_MAN=1 cargo test --test runner man::`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ fn committed_man_pages_match_the_code() {
     }
     assert!(
         problems.is_empty(),
-        "man/ is out of date:\n  {}\nregenerate with `{UPDATE}=1 cargo test --test man` and commit man/",
+        "man/ is out of date:\n  {}\nregenerate with `{UPDATE}=1 cargo test --test runner man::` and commit man/",
         problems.join("\n  ")
     );
 }

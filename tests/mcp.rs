@@ -8,7 +8,7 @@
 //! beads-mcp, see tests/bd_tools.rs); where it cannot be had the story says so on
 //! stderr and passes, except with `CI=true`, where it fails.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};

@@ -2,7 +2,7 @@
 //! one commit; steps are worked one by one across a crashed session; wisps stay on
 //! this machine and end squashed or burned.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -8,8 +8,8 @@
 //!
 //! Trial counts are small by default; `GIT_BEADS_STRESS=1` runs the full counts.
 
-mod common;
-mod reliability;
+use crate::common;
+use crate::reliability;
 
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;

@@ -1,8 +1,7 @@
 //! `ops` as a library, for agents: create, sling and hook, sessions (start, usage,
 //! end, and the crash the next start finds), and mail (send and inbox).
 
-mod common;
-mod library;
+use crate::library;
 
 use git_beads::model::{Actor, Budget, EndReason, Status};
 use git_beads::ops::{self, Mark, NewMessage, StartOptions, UsageReport};

@@ -2,8 +2,8 @@
 //! dependencies with `ready` and `blocked`, and labels, against a store in a temp
 //! repository opened in this process.
 
-mod common;
-mod library;
+use crate::common;
+use crate::library;
 
 use git_beads::model::{Actor, BeadId, BeadType, DepKind, DepTarget, Dependency, Status};
 use git_beads::ops::{self, BeadError, Changes, ListFilter, NewBead, OpError};

@@ -1,8 +1,7 @@
 //! `ops` as a library, for molecules: a formula poured in one commit, its progress
 //! step by step, and wisps that stay off the shared store.
 
-mod common;
-mod library;
+use crate::library;
 
 use git_beads::model::{BeadId, Status};
 use git_beads::ops::{self, PourOptions, Poured};

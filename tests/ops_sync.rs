@@ -1,8 +1,8 @@
 //! `ops` as a library, for sync: two clones of a bare remote, each with a store
 //! opened in this process, exchange beads and merge a bead both changed.
 
-mod common;
-mod library;
+use crate::common;
+use crate::library;
 
 use git_beads::model::{Actor, BeadId};
 use git_beads::ops::{self, Changes, Outcome, SyncMode, SyncOptions, SyncReport};

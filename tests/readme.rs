@@ -37,7 +37,7 @@
 //! A failure names the README line (or guide page, or man page) and shows what was
 //! expected and what came out.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

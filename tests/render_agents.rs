@@ -2,8 +2,8 @@
 //! in, `hook`, `agent show` and `list`, `formula list`, `show` and `validate`,
 //! `mol progress`, `current` and `list`, and `mail inbox`.
 
-mod common;
-mod render;
+use crate::common;
+use crate::render;
 
 use common::{Repo, Sandbox};
 use insta::assert_snapshot;

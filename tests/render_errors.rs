@@ -1,8 +1,8 @@
 //! Snapshots of errors as a person reads them on stderr: `error: …`, the causes,
 //! the hints, and the exit code.
 
-mod common;
-mod render;
+use crate::common;
+use crate::render;
 
 use common::Sandbox;
 use insta::assert_snapshot;

@@ -2,8 +2,8 @@
 //! and with findings, and the reports of `sync`, `pull` and `push` against a local
 //! bare remote.
 
-mod common;
-mod render;
+use crate::common;
+use crate::render;
 
 use common::Sandbox;
 use insta::assert_snapshot;

@@ -1,8 +1,8 @@
 //! Snapshots of what a person reads about beads: `show`, `list`, `ready`,
 //! `blocked` and `log`, on one small store of a login fix, its docs and an epic.
 
-mod common;
-mod render;
+use crate::common;
+use crate::render;
 
 use common::{Repo, Sandbox};
 use insta::assert_snapshot;

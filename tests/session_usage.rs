@@ -3,7 +3,7 @@
 //! per turn locally (no store commit per turn), price it, notice model swaps, survive
 //! a transcript that shrinks, and hold a session over budget at its next tool call.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! A first end-to-end check of the harness and the core commands.
 
-mod common;
+use crate::common;
 
 #[test]
 fn create_show_close_round_trip() {

@@ -1,7 +1,7 @@
 //! Sessions as a durable execution identity: worktree snapshots that travel with
 //! sync, resume on another clone, one live session per agent, and the evidence log.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -3,7 +3,7 @@
 //! claim over `ssh://`. Skipped with a note on stderr where no sshd can start;
 //! with `CI=true` that fails instead.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};

@@ -1,7 +1,7 @@
 //! Stale work comes back: `stale` lists beads in progress whose holder is not working
 //! on them, from synced data; `release` gives them back, recording who and why.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

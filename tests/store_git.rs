@@ -2,7 +2,7 @@
 //! reads as a log, commits authored by the acting identity, a disposable index,
 //! and ids that stay unique across clones working offline.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! concurrently, several sync orders, symmetry, clones syncing at once, fresh
 //! clones, plain `git fetch`, and a real network transport (`git daemon`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Child;

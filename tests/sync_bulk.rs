@@ -3,7 +3,7 @@
 //! command configured to serve a local remote (`remote.<name>.uploadpack`) is still
 //! the one that serves it.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 

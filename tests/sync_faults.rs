@@ -3,7 +3,7 @@
 //! case ends with a clear message and a local store that is untouched or moved
 //! only to a complete merge.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

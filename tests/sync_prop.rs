@@ -7,7 +7,7 @@
 //! The default case count keeps the test well under a minute; set
 //! `GIT_BEADS_STRESS=1` for a long run (or `GIT_BEADS_STRESS=<cases>`).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

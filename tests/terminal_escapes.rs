@@ -2,7 +2,7 @@
 //! overrides), as a hostile remote can write it: human output shows it escaped, so
 //! it cannot rewrite the reader's terminal, and `--json` gives it exactly.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! id; a sync with `beads.requireSigned` refuses a forged remote
 //! commit and leaves the local store as it was.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! shapes the commands print: every documented field is there (unless it may be left
 //! out), and no field is printed that the manual does not name.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

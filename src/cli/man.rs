@@ -3,7 +3,7 @@
 //! exit status, environment, configuration) rendered here from the code they describe.
 //!
 //! The pages are committed under `man/`; `tests/man.rs` fails when they differ from
-//! what this module generates (`GIT_BEADS_UPDATE_MAN=1 cargo test --test man` rewrites
+//! what this module generates (`GIT_BEADS_UPDATE_MAN=1 cargo test --test runner man::` rewrites
 //! them). `git beads install-man` writes the same pages where `man` finds them.
 
 use std::io;

@@ -629,6 +629,16 @@ pub fn feed(cmd: &mut Command, input: &[u8]) -> Output {
     child.wait_with_output().expect("command finishes")
 }
 
+/// The tests that each load every core (many writers at once, killed writers, full
+/// disks) take this lock, so that they run one at a time in the one test binary and
+/// each one's picture stays clear on a small machine.
+static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits until no other heavy test runs; the guard lets the next one in when dropped.
+pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A small deterministic random number generator (xorshift64*), seeded from
 /// `GIT_BEADS_SEED` when set, else from the clock; the seed is printed so that a
 /// failing run can be replayed.

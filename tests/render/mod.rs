@@ -84,7 +84,16 @@ impl Names {
 /// bead, session and message id, the fan-out folders of document paths (which come
 /// from the ids), times and hashes.
 pub fn stable(sb: &Sandbox, names: &Names, check: impl FnOnce()) {
+    stable_with(sb, names, &[], check);
+}
+
+/// [`stable`], with the test's own `filters` (a regular expression and what it
+/// becomes) applied first: for what only that output holds, such as a host name.
+pub fn stable_with(sb: &Sandbox, names: &Names, filters: &[(&str, &str)], check: impl FnOnce()) {
     let mut settings = insta::Settings::clone_current();
+    for (pattern, replacement) in filters {
+        settings.add_filter(pattern, *replacement);
+    }
     let mut named: Vec<_> = names.0.iter().collect();
     // An id before its prefix: `bd-a1.1` is a name of its own, not `[A].1`.
     named.sort_by_key(|(id, _)| std::cmp::Reverse(id.len()));
