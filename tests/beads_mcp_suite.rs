@@ -10,7 +10,7 @@
 //! them); where they cannot be, the test says so on stderr and passes, except with
 //! `CI=true`, where it fails.
 
-mod common;
+use crate::common;
 
 use common::tools::{beads_mcp_suite, or_skip};
 use common::{Sandbox, bd_shim, path_env, write_file};

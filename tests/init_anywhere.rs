@@ -4,7 +4,7 @@
 //! whose repository holds the store, whatever the current directory; and a
 //! `.beads/redirect` pointing one repository's commands at another's store.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! line saying why, unless `beads.requireSigned`; and `verify` in a store nobody
 //! signs vouches for what it can and exits 0.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

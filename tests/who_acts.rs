@@ -4,7 +4,7 @@
 //! write made as an agent outside any session of its, not named on the command line,
 //! says so in one line; `whoami` tells who a command here would act as, and why.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Sandbox};
 use serde_json::Value;
