@@ -412,7 +412,10 @@ fn the_5722_record_fixture_imports_completely() {
 fn a_missing_large_fixture_is_a_visible_skip_and_fails_on_ci() {
     let run = |ci: &str| {
         Command::new(std::env::current_exe().expect("the test binary"))
-            .args(["--exact", "the_5722_record_fixture_imports_completely"])
+            .args([
+                "--exact",
+                "import::the_5722_record_fixture_imports_completely",
+            ])
             .env(FIXTURE_5722_ENV, "/nonexistent/bd-issues-5722.jsonl")
             .env("CI", ci)
             .output()
