@@ -1272,7 +1272,10 @@ impl Bench<'_> {
         for w in 0..writes {
             let id = next.next().ok_or("no open bead")?;
             let title = format!("history write {w}");
-            times.push(self.beads_cmd(dir, &["update", id, "--title", &title, "-q"]).run()?);
+            times.push(
+                self.beads_cmd(dir, &["update", id, "--title", &title, "-q"])
+                    .run()?,
+            );
         }
         let grown = bytes_under(&objects).saturating_sub(before);
         let counted = git(dir, &["count-objects", "-v"])?;

@@ -143,11 +143,18 @@ fn a_long_run_of_writes_grows_git_by_what_they_change() {
     );
     // Logarithmic: a binary counter of packs, plus the import's and the first ones.
     let bound = 2 * (usize::BITS - writes.leading_zeros()) as usize + 4;
-    assert!(most_packs <= bound, "{most_packs} packs at once, over {bound}");
+    assert!(
+        most_packs <= bound,
+        "{most_packs} packs at once, over {bound}"
+    );
     assert_fsck_full(&repo, "after the writes");
     assert_eq!(titles(&repo), want);
     // git's own tools find little to do and nothing to say.
-    let out = repo.command("git").args(["gc", "--quiet"]).output().expect("gc");
+    let out = repo
+        .command("git")
+        .args(["gc", "--quiet"])
+        .output()
+        .expect("gc");
     assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
     assert_fsck_full(&repo, "after git gc");
     assert_eq!(titles(&repo), want);

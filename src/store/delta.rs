@@ -96,10 +96,7 @@ pub(super) fn encode(base: &[u8], target: &[u8]) -> Vec<u8> {
     let head = shared_prefix(base, target);
     let tail = shared_suffix(&base[head..], &target[head..]);
     copy(0, head, &mut out);
-    let (base_mid, target_mid) = (
-        head..base.len() - tail,
-        &target[head..target.len() - tail],
-    );
+    let (base_mid, target_mid) = (head..base.len() - tail, &target[head..target.len() - tail]);
     // The base's middle, by aligned blocks.
     let mut index: HashMap<u128, usize> = HashMap::new();
     let mut at = base_mid.start;
@@ -202,6 +199,9 @@ mod tests {
         let mut one = base.clone();
         one[77_777] ^= 0xff;
         one.splice(150_000..150_000, *b"inserted");
-        assert!(round_trip(&base, &one) < 100, "two small edits, a small delta");
+        assert!(
+            round_trip(&base, &one) < 100,
+            "two small edits, a small delta"
+        );
     }
 }

@@ -129,13 +129,12 @@ fn scan(dir: &Path, own: &HashSet<String>) -> Scan {
                     idx: path,
                 });
             }
-        } else if ext.as_deref() == Some("pack") && !path.with_extension("idx").exists()
+        } else if (ext.as_deref() == Some("pack") && !path.with_extension("idx").exists()
             || name.starts_with(TMP_PACK)
-            || name.starts_with(TMP_IDX)
+            || name.starts_with(TMP_IDX))
+            && age(&path) > STALE
         {
-            if age(&path) > STALE {
-                found.expired.push(path);
-            }
+            found.expired.push(path);
         }
     }
     found.packs.sort();
@@ -327,7 +326,10 @@ impl Store {
             let start = pack.len();
             offsets.push(start as u64);
             let delta = base
-                .and_then(|b| held.get(&b).map(|data| (b, delta::encode(data, &object.data))))
+                .and_then(|b| {
+                    held.get(&b)
+                        .map(|data| (b, delta::encode(data, &object.data)))
+                })
                 .filter(|(_, d)| d.len() < object.data.len() / 2);
             match &delta {
                 Some((b, d)) => {
