@@ -472,6 +472,85 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::{Pack, base_distance, choose, to_merge};
+    use crate::model::{Bead, BeadId, Timestamp};
+    use crate::store::Store;
+
+    /// What `git verify-pack -v` says of each object of the repository's packs: its
+    /// type, its size, and whether it is stored as a delta.
+    fn stored(dir: &std::path::Path) -> Vec<(String, u64, bool)> {
+        let packs = dir.join(".git/objects/pack");
+        let mut out = Vec::new();
+        for idx in std::fs::read_dir(&packs).expect("a pack dir").flatten() {
+            let path = idx.path();
+            if path.extension().is_none_or(|x| x != "idx") {
+                continue;
+            }
+            let said = std::process::Command::new("git")
+                .args(["verify-pack", "-v"])
+                .arg(&path)
+                .current_dir(dir)
+                .output()
+                .expect("git verify-pack runs");
+            assert!(said.status.success(), "{said:?}");
+            for line in String::from_utf8_lossy(&said.stdout).lines() {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                if words.len() >= 5 && words[0].len() == 40 {
+                    let size = words[2].parse().expect("a size");
+                    out.push((words[1].to_owned(), size, words.len() == 7));
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes retitling beads one at a time in a store whose folder of fan-out folders
+    /// is large: housekeeping leaves few packs, in which most trees are deltas, and
+    /// git reads every object.
+    #[test]
+    fn versions_of_a_path_are_merged_as_deltas_that_git_reads() {
+        let (dir, store) = Store::temp_for_tests();
+        let c = |n: usize| char::from_digit((n % 36) as u32, 36).expect("a digit");
+        let id = |n: usize| BeadId::parse(&format!("bd-{}{}q{n}", c(n), c(n / 36))).expect("id");
+        let bead =
+            |n: usize, title: &str| Bead::new(id(n), title.into(), "t", Timestamp::default());
+        store.commit_for_tests(|tx| {
+            for n in 0..300 {
+                tx.put_bead(&bead(n, "first")).expect("put");
+            }
+        });
+        for w in 0..60 {
+            store.commit_for_tests(|tx| {
+                tx.put_bead(&bead(w * 7 % 300, &format!("write {w}")))
+                    .expect("put");
+            });
+        }
+        let objects = stored(dir.path());
+        // The folder of fan-out folders (300 entries), one version a write.
+        let trees: Vec<bool> = objects
+            .iter()
+            .filter(|(kind, size, _)| kind == "tree" && *size > 4096)
+            .map(|(_, _, delta)| *delta)
+            .collect();
+        assert!(trees.len() > 60, "{} large trees", trees.len());
+        let deltas = trees.iter().filter(|d| **d).count();
+        assert!(
+            deltas * 2 > trees.len(),
+            "{deltas} of {} trees are deltas",
+            trees.len()
+        );
+        let fsck = std::process::Command::new("git")
+            .args(["fsck", "--full", "--no-dangling"])
+            .current_dir(dir.path())
+            .output()
+            .expect("git fsck runs");
+        assert!(fsck.status.success() && fsck.stderr.is_empty(), "{fsck:?}");
+        let fresh = Store::discover(dir.path()).expect("opens");
+        let head = fresh.head().expect("reads").expect("a head");
+        let last = fresh
+            .read_bead(head.tree, &id(59 * 7 % 300))
+            .expect("reads");
+        assert_eq!(last.expect("a bead").title, "write 59");
+    }
 
     #[test]
     fn merged_packs_leave_a_geometric_progression() {
