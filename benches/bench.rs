@@ -43,9 +43,10 @@ usage: cargo bench --bench bench -- [options]
   --br-size N       the store size at which to compare with br (default 10000)
   --no-br           skip the beads_rust comparison
   --skip LIST       skip figure groups: reads,serve,writes,hooks,sync,merge,import,concurrency,
-                    br,formulas,signing (an empty --sizes '' leaves only the fixture, formulas
+                    history,br,formulas,signing (an empty --sizes '' leaves only the fixture, formulas
                     and signing)
   --keep            keep the built stores
+  --history N       single writes in the history group, no gc between (default 1000)
 ";
 
 /// What the command line asked for.
@@ -60,6 +61,7 @@ struct Opts {
     br_size: usize,
     skip: Vec<String>,
     keep: bool,
+    history: usize,
 }
 
 impl Opts {
@@ -75,6 +77,7 @@ impl Opts {
             br_size: 10_000,
             skip: Vec::new(),
             keep: false,
+            history: 1000,
         };
         let default_fixture =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bd-issues-5722.jsonl");
@@ -109,6 +112,7 @@ impl Opts {
                     .skip
                     .extend(val("--skip")?.split(',').map(|s| s.trim().to_owned())),
                 "--keep" => o.keep = true,
+                "--history" => o.history = val("--history")?.parse()?,
                 other => return Err(format!("unknown option {other}\n{USAGE}").into()),
             }
         }
@@ -1207,6 +1211,10 @@ impl Bench<'_> {
             self.hook_figures(n, &root, &dir)?;
         }
 
+        if !o.skips("history") {
+            self.history_figures(n, &dir, &ids)?;
+        }
+
         // Store size after git gc.
         git(&dir, &["gc", "-q"])?;
         // What git counts as the repository (packs and loose objects), and what it
@@ -1245,6 +1253,82 @@ impl Bench<'_> {
         if !o.keep {
             let _ = std::fs::remove_dir_all(&root);
         }
+        Ok(())
+    }
+
+    /// A history of single writes (issue 39): `--history` retitles, one `update` each,
+    /// timed, with no `git gc` between. Records the first and the last
+    /// [`HISTORY_EDGE`] writes' times, what `.git/objects` grew by per write, and how
+    /// many packs and loose objects git counts at the end (git's auto-gc steps in at
+    /// 50 packs or 6 700 loose objects).
+    fn history_figures(&mut self, n: usize, dir: &Path, ids: &[String]) -> Res<()> {
+        let writes = self.o.history.max(2 * HISTORY_EDGE + 2);
+        let objects = dir.join(".git/objects");
+        let before = bytes_under(&objects);
+        let open = closable(ids);
+        let mut next = open.iter().cycle();
+        let (bin, scratch) = (self.o.bin.clone(), self.scratch.clone());
+        let mut made = 0;
+        let mut write = |_| -> Res<Cmd> {
+            let id = next.next().ok_or("no open bead")?;
+            made += 1;
+            let title = format!("history write {made}");
+            Ok(Cmd::new(
+                &bin,
+                dir,
+                &["update", id, "--title", &title, "-q"],
+            ))
+        };
+        let t = Instant::now();
+        // Each timing makes one more write, untimed, first.
+        let first = time_each(HISTORY_EDGE, &scratch, &mut write)?;
+        for _ in 0..writes - 2 * (HISTORY_EDGE + 1) {
+            write(0)?.run()?;
+        }
+        let last = time_each(HISTORY_EDGE, &scratch, &mut write)?;
+        let grown = bytes_under(&objects).saturating_sub(before);
+        let counted = git(dir, &["count-objects", "-v"])?;
+        let count = |key: &str| -> u64 {
+            counted
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        let (packs, loose) = (count("packs:"), count("count:"));
+        eprintln!(
+            "  {writes} writes in {:.1?}: .git/objects grew {grown} bytes, {} a write; {packs} packs, {loose} loose objects",
+            t.elapsed(),
+            grown / writes as u64
+        );
+        self.record(
+            n,
+            &format!("update, the first {HISTORY_EDGE} of {writes} writes"),
+            "git-beads",
+            first,
+            None,
+            "",
+        );
+        self.record(
+            n,
+            &format!("update, the last {HISTORY_EDGE} of {writes} writes"),
+            "git-beads",
+            last,
+            None,
+            "",
+        );
+        self.figures.push(Figure {
+            size: n,
+            name: format!(".git/objects growth per write over {writes} writes, no gc"),
+            tool: "size",
+            runs: Vec::new(),
+            peak_kib: None,
+            cpu_ms: None,
+            items: Some(writes),
+            note: format!(
+                "{} B a write (target ≤ 4096); {packs} packs, {loose} loose objects after",
+                grown / writes as u64
+            ),
+        });
         Ok(())
     }
 
@@ -1843,6 +1927,20 @@ impl WithArg for Cmd {
         self.args.push(p.to_string_lossy().into_owned());
         self
     }
+}
+
+/// How many writes at each end of a history are timed.
+const HISTORY_EDGE: usize = 20;
+
+/// The bytes of every file under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
 }
 
 fn count_beads(o: &Opts, dir: &Path) -> Res<usize> {

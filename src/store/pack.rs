@@ -4,7 +4,8 @@
 //! beads) writes its blobs, trees and commit into memory, and this module puts them
 //! on disk as a single pack (`objects/pack/pack-<hash>.pack`) with its version 2 index,
 //! the way `git index-pack` would: one file to write and sync instead of one per
-//! object. The pack holds whole objects (no deltas); `git gc` deltifies them later.
+//! object. The pack holds whole objects; housekeeping (the `repack` module) merges
+//! such packs into ones that store each version as a delta of another.
 //!
 //! The pack is complete before the index that makes it visible is renamed into
 //! place, and both (and their directory) reach the disk before the ref moves, when the
@@ -23,13 +24,9 @@ use super::{Store, StoreError, io_err};
 /// pack: below it, a few loose objects are cheaper than a pack and its index.
 pub(crate) const PACK_THRESHOLD: usize = 128;
 
-/// Packs smaller than this count as small: those of group commits (a few objects
-/// each) and what merging them made.
-const SMALL_PACK: u64 = 8 << 20;
-
-/// How many small packs may pile up before [`Store::merge_small_packs`] merges them:
-/// every object lookup that misses tries each pack.
-const MAX_SMALL_PACKS: usize = 16;
+/// Packs smaller than this count as small: housekeeping merges those of other
+/// programs (a fetch's) too, and a change this large is compressed tightly.
+pub(super) const SMALL_PACK: u64 = 8 << 20;
 
 /// How the pack of a flush of queued writes is stored: not compressed at all, since
 /// a writer waits for it and it is merged soon (compressing the directory of all
@@ -118,8 +115,13 @@ pub(super) fn kind_of_code(code: u8) -> Option<Kind> {
 
 /// The pack entry header: type and size, in git's little-endian base-128 form.
 pub(super) fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
+    code_header(type_code(kind), size, out);
+}
+
+/// The pack entry header of type code `code` (a delta's too) and `size`.
+pub(super) fn code_header(code: u8, size: usize, out: &mut Vec<u8>) {
     let mut size = size as u64;
-    let mut byte = (type_code(kind) << 4) | (size & 0x0f) as u8;
+    let mut byte = (code << 4) | (size & 0x0f) as u8;
     size >>= 4;
     while size != 0 {
         out.push(byte | 0x80);
@@ -187,23 +189,46 @@ fn deflate_into(
     }
 }
 
-/// Compresses each object into a pack entry at `level`, with one compressor reset
-/// between objects (setting one up costs more than compressing a small object).
+/// A zlib compressor at one level, reset between objects (setting one up costs more
+/// than compressing a small object).
+pub(super) struct Deflater {
+    z: Option<gix::zlib::stream::deflate::Compress>,
+    buf: Vec<u8>,
+}
+
+impl Deflater {
+    /// A compressor at `level` (none: stored blocks, see [`stored_zlib`]).
+    pub(super) fn new(level: Compression) -> Deflater {
+        Deflater {
+            z: (level != Compression::NONE)
+                .then(|| gix::zlib::stream::deflate::Compress::new(level)),
+            buf: vec![0u8; 16 << 10],
+        }
+    }
+
+    /// Appends `data` to `out` as one zlib stream.
+    pub(super) fn zlib(&mut self, data: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
+        match self.z.as_mut() {
+            Some(z) => deflate_into(z, data, &mut self.buf, out),
+            None => {
+                stored_zlib(data, out);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Compresses each object into a pack entry at `level`.
 fn compress(
     objects: &[(ObjectId, Kind, &[u8])],
     level: Compression,
 ) -> std::io::Result<Vec<Entry>> {
-    let mut z =
-        (level != Compression::NONE).then(|| gix::zlib::stream::deflate::Compress::new(level));
-    let mut buf = vec![0u8; 16 << 10];
+    let mut z = Deflater::new(level);
     let mut out = Vec::with_capacity(objects.len());
     for (id, kind, data) in objects {
         let mut bytes = Vec::with_capacity(data.len() + 32);
         entry_header(*kind, data.len(), &mut bytes);
-        match z.as_mut() {
-            Some(z) => deflate_into(z, data, &mut buf, &mut bytes)?,
-            None => stored_zlib(data, &mut bytes),
-        }
+        z.zlib(data, &mut bytes)?;
         out.push(Entry { id: *id, bytes });
     }
     Ok(out)
@@ -213,14 +238,20 @@ fn hash_err(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
 
+/// Appends the header of a pack of `count` entries.
+pub(super) fn pack_header(count: usize, pack: &mut Vec<u8>) -> std::io::Result<()> {
+    pack.extend_from_slice(b"PACK");
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    let count = u32::try_from(count).map_err(hash_err)?;
+    pack.extend_from_slice(&count.to_be_bytes());
+    Ok(())
+}
+
 /// The bytes of a pack holding `entries`, and the offset of each entry in it.
 fn pack_bytes(entries: &[Entry], hash: gix::hash::Kind) -> std::io::Result<(Vec<u8>, Vec<u64>)> {
     let total: usize = entries.iter().map(|e| e.bytes.len()).sum();
     let mut pack = Vec::with_capacity(12 + total + hash.len_in_bytes());
-    pack.extend_from_slice(b"PACK");
-    pack.extend_from_slice(&2u32.to_be_bytes());
-    let count = u32::try_from(entries.len()).map_err(hash_err)?;
-    pack.extend_from_slice(&count.to_be_bytes());
+    pack_header(entries.len(), &mut pack)?;
     let mut offsets = Vec::with_capacity(entries.len());
     for e in entries {
         offsets.push(pack.len() as u64);
@@ -237,7 +268,7 @@ fn pack_bytes(entries: &[Entry], hash: gix::hash::Kind) -> std::io::Result<(Vec<
 /// file we just wrote against damage, and its digest is the same either way. Git does
 /// the same since 2.47 (its "unsafe" SHA-1 for pack and index checksums); with the
 /// CPU's SHA instructions it costs a tenth of the detecting hash over the pack's bytes.
-fn checksum(bytes: &[u8], hash: gix::hash::Kind) -> std::io::Result<ObjectId> {
+pub(super) fn checksum(bytes: &[u8], hash: gix::hash::Kind) -> std::io::Result<ObjectId> {
     if hash == gix::hash::Kind::Sha1 {
         use sha1::Digest;
         let sum: [u8; 20] = sha1::Sha1::digest(bytes).into();
@@ -343,22 +374,40 @@ impl Store {
         .map_err(io_err("compress objects for a pack"))?;
         let (pack, offsets) =
             pack_bytes(&entries, hash).map_err(io_err("assemble a pack of new objects"))?;
-        let pack_sum = &pack[pack.len() - hash.len_in_bytes()..];
         let listed: Vec<_> = entries
             .iter()
             .map(|e| (e.id, crc32fast::hash(&e.bytes)))
             .collect();
-        let idx = index_bytes(&listed, &offsets, pack_sum, hash)
+        self.install_pack(&pack, &listed, &offsets, durable)
+            .map(Some)
+    }
+
+    /// Puts `pack` (complete, its checksum at its end) in place with its index, made
+    /// of `listed` (each object's id and the CRC-32 of its entry) and `offsets` (where
+    /// each entry starts): both written to temporary files first, the index renamed
+    /// into place last, so that a reader that sees it finds the whole pack. The pack
+    /// is noted as the store's own (see [`Store::own_packs`]). Returns its path.
+    pub(super) fn install_pack(
+        &self,
+        pack: &[u8],
+        listed: &[(ObjectId, u32)],
+        offsets: &[u64],
+        durable: bool,
+    ) -> Result<PathBuf, StoreError> {
+        let hash = self.repo.object_hash();
+        let pack_sum = &pack[pack.len() - hash.len_in_bytes()..];
+        let idx = index_bytes(listed, offsets, pack_sum, hash)
             .map_err(io_err("assemble the index of a pack"))?;
         let name = ObjectId::from_bytes_or_panic(pack_sum).to_hex().to_string();
         let dir = self.common_dir().join("objects").join("pack");
         std::fs::create_dir_all(&dir).map_err(io_err(format!("create {}", dir.display())))?;
         let pid = std::process::id();
-        let tmp_pack = dir.join(format!("tmp_pack_beads_{pid}"));
-        let tmp_idx = dir.join(format!("tmp_idx_beads_{pid}"));
+        let tmp_pack = dir.join(format!("{TMP_PACK}{pid}"));
+        let tmp_idx = dir.join(format!("{TMP_IDX}{pid}"));
         let final_pack = dir.join(format!("pack-{name}.pack"));
         let final_idx = dir.join(format!("pack-{name}.idx"));
-        let written = write_file(&tmp_pack, &pack, durable)
+        self.note_own_pack(&name);
+        let written = write_file(&tmp_pack, pack, durable)
             .and_then(|()| write_file(&tmp_idx, &idx, durable))
             .and_then(|()| std::fs::rename(&tmp_pack, &final_pack))
             // The index goes last: a reader that sees it finds the whole pack.
@@ -372,144 +421,16 @@ impl Store {
             let _ = std::fs::remove_file(&tmp_idx);
             return Err(io_err(format!("write {}", final_pack.display()))(e));
         }
-        Ok(Some(final_pack))
+        Ok(final_pack)
     }
 }
 
-/// How long a pack may go without an index before it is taken for one a killed writer
-/// left: a writer puts its pack in place a moment before the pack's index, and the
-/// packs a merge replaces go at once (see [`Store::merge_small_packs`]), so only a
-/// writer killed in that moment (or an older git-beads, which kept merged-away packs for
-/// a while) leaves one.
-const UNINDEXED_FOR: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// What a look at the pack directory found.
-struct Scan {
-    /// The small packs, by size then path, as (size, index path). Packs git was told
-    /// to keep (`.keep`, `.promisor`) are left out.
-    small: Vec<(u64, PathBuf)>,
-    /// Packs without an index for longer than [`UNINDEXED_FOR`], left by a writer
-    /// killed between putting a pack and its index in place.
-    expired: Vec<PathBuf>,
-}
-
-fn scan(dir: &Path) -> Scan {
-    let mut found = Scan {
-        small: Vec::new(),
-        expired: Vec::new(),
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    let kept = |p: &Path| {
-        ["keep", "promisor"]
-            .iter()
-            .any(|x| p.with_extension(x).exists())
-    };
-    for path in entries.flatten().map(|e| e.path()) {
-        let Some(ext) = path.extension() else {
-            continue;
-        };
-        if ext == "idx" && !kept(&path) {
-            if let Ok(meta) = std::fs::metadata(path.with_extension("pack"))
-                && meta.len() < SMALL_PACK
-            {
-                found.small.push((meta.len(), path));
-            }
-        } else if ext == "pack"
-            && !path.with_extension("idx").exists()
-            && let Ok(age) = std::fs::metadata(&path)
-                .and_then(|m| m.modified())
-                .map(|t| t.elapsed().unwrap_or_default())
-            && age > UNINDEXED_FOR
-        {
-            found.expired.push(path);
-        }
-    }
-    found.small.sort();
-    found
-}
-
-/// Of small packs sorted by size, how many to merge: the smallest ones, as long as
-/// each is less than twice the ones before it together. What stays then grows
-/// geometrically, so that an object is rewritten only a few times over its life.
-fn packs_to_merge(sizes: &[u64]) -> usize {
-    let mut total = 0;
-    let mut take = 0;
-    for &size in sizes {
-        if take >= 2 && size >= 2 * total {
-            break;
-        }
-        total += size;
-        take += 1;
-    }
-    take
-}
+/// The names of the temporary files a pack and its index are written to, before the
+/// writer's process id.
+pub(super) const TMP_PACK: &str = "tmp_pack_beads_";
+pub(super) const TMP_IDX: &str = "tmp_idx_beads_";
 
 impl Store {
-    /// Merges small packs into one once [`MAX_SMALL_PACKS`] of them pile up (see
-    /// [`packs_to_merge`]), and deletes packs that lost their index (see
-    /// [`UNINDEXED_FOR`]); skipped while another process is at it.
-    ///
-    /// The merged pack and its index are on disk before the packs it replaces go, and
-    /// they go at once, index first, as `git repack -d` deletes what it replaced: a
-    /// reader that has a replaced pack open keeps reading it (the file lives on while
-    /// it is open), and one that loaded only its index finds the pack gone and looks
-    /// the object up again, in the merged pack. Nothing is left for git's own tools to
-    /// count as garbage or warn about.
-    pub(crate) fn merge_small_packs(&self) -> Result<(), StoreError> {
-        let dir = self.common_dir().join("objects").join("pack");
-        let found = scan(&dir);
-        if found.small.len() < MAX_SMALL_PACKS && found.expired.is_empty() {
-            return Ok(());
-        }
-        let lock_path = self.local_dir().join("repack.lock");
-        let Some(_lock) = super::WriteLock::try_acquire(&lock_path)
-            .map_err(io_err(format!("lock {}", lock_path.display())))?
-        else {
-            return Ok(());
-        };
-        let found = scan(&dir);
-        for pack in &found.expired {
-            let _ = std::fs::remove_file(pack);
-        }
-        if found.small.len() < MAX_SMALL_PACKS {
-            return Ok(());
-        }
-        let sizes: Vec<u64> = found.small.iter().map(|(size, _)| *size).collect();
-        let chosen = &found.small[..packs_to_merge(&sizes)];
-        let hash = self.repo.object_hash();
-        let mut ids = Vec::new();
-        for (_, idx) in chosen {
-            let index = gix::odb::pack::index::File::at(idx, hash).map_err(|e| {
-                super::git_err(format!("read {}", idx.display()))(gix::Error::from_error(e))
-            })?;
-            ids.extend(index.iter().map(|entry| entry.oid));
-        }
-        ids.sort();
-        ids.dedup();
-        let mut objects = Vec::with_capacity(ids.len());
-        for id in ids {
-            let object = self
-                .repo
-                .find_object(id)
-                .map_err(super::git_err(format!("read object {id}")))?
-                .detach();
-            objects.push((id, object.kind, object.data));
-        }
-        let objects: Vec<_> = objects
-            .iter()
-            .map(|(id, kind, data)| (*id, *kind, data.as_slice()))
-            .collect();
-        self.write_pack(&objects, QUICK, self.fsync_policy().objects)?;
-        for (_, idx) in chosen {
-            for ext in ["idx", "rev", "bitmap", "mtimes", "pack"] {
-                let _ = std::fs::remove_file(idx.with_extension(ext));
-            }
-        }
-        Ok(())
-    }
-
     /// Another handle on this repository that keeps up to `bytes` of the objects it
     /// read last in memory: for a walk that reads each tree twice, as the result of one
     /// commit and as the base of the next (`verify`).
@@ -568,7 +489,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_SMALL_PACKS, QUICK, entry_header};
+    use super::{QUICK, entry_header};
     use crate::store::Store;
     use gix::ObjectId;
     use gix::objs::Kind;
@@ -592,7 +513,7 @@ mod tests {
     #[test]
     fn merged_away_packs_go_at_once_and_readers_holding_them_still_read() {
         let (dir, store) = Store::temp_for_tests();
-        let blobs: Vec<(ObjectId, Vec<u8>)> = (0..MAX_SMALL_PACKS + 4)
+        let blobs: Vec<(ObjectId, Vec<u8>)> = (0..20)
             .map(|n| {
                 let data = format!("blob number {n}\n").into_bytes();
                 (
@@ -617,7 +538,7 @@ mod tests {
         let one = Store::discover(dir.path()).expect("opens");
         assert_eq!(one.read_blob(blobs[0].0).expect("reads"), blobs[0].1);
 
-        store.merge_small_packs().expect("merges");
+        store.housekeep().expect("merges");
         let (left, unindexed) = packs(&store);
         assert!(left < blobs.len(), "{left} packs left of {}", blobs.len());
         assert_eq!(unindexed, 0, "a merged-away pack stayed without its index");
@@ -628,15 +549,6 @@ mod tests {
                 assert_eq!(&reader.read_blob(*id).expect("still reads"), data);
             }
         }
-    }
-
-    #[test]
-    fn merged_packs_leave_a_geometric_progression() {
-        use super::packs_to_merge;
-        assert_eq!(packs_to_merge(&[1, 1, 1, 1]), 4);
-        assert_eq!(packs_to_merge(&[1, 1, 5, 100]), 2);
-        assert_eq!(packs_to_merge(&[1, 2, 3, 5, 100]), 4);
-        assert_eq!(packs_to_merge(&[10, 10, 10, 1000]), 3);
     }
 
     #[test]
@@ -681,7 +593,7 @@ mod long_lived {
         writer
             .write_pack(&[(id, Kind::Blob, data.as_slice())], QUICK, false)
             .expect("a pack");
-        writer.merge_small_packs().expect("merges");
+        writer.housekeep().expect("merges");
         let read = reader.read_blob(id);
         assert_eq!(read.unwrap_or_else(|e| panic!("round {n}: {e}")), data);
     }

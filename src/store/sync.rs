@@ -412,6 +412,11 @@ impl Store {
             // is pushed to after).
             "-c",
             "fetch.fsckObjects=true",
+            // What comes stays a pack, never loose objects (a sync's few would be
+            // below git's limit each time, and pile up until git's auto-gc): the
+            // store's housekeeping then merges it with the others.
+            "-c",
+            "fetch.unpackLimit=1",
             "fetch",
             "--no-tags",
             "--no-write-fetch-head",
@@ -465,6 +470,8 @@ impl Store {
             }
             return Err(git_failure(format!("fetch from {name}"), &out).into());
         }
+        // The fetch is done: failing to tidy up after it must not fail it.
+        let _ = self.housekeep();
         self.tracking_head(name)
     }
 
@@ -504,6 +511,11 @@ impl Store {
         let args: Vec<String> = [
             "-c",
             "fetch.fsckObjects=true",
+            // What comes stays a pack, never loose objects (a sync's few would be
+            // below git's limit each time, and pile up until git's auto-gc): the
+            // store's housekeeping then merges it with the others.
+            "-c",
+            "fetch.unpackLimit=1",
             "fetch",
             "--quiet",
             "--prune",

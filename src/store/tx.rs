@@ -182,11 +182,11 @@ impl Store {
         Ok(lock)
     }
 
-    /// Merges small packs after a write that committed (see [`Store::merge_small_packs`]).
+    /// Merges packs after a write that committed (see [`Store::housekeep`]).
     /// The write itself is done and durable: failing to tidy up after it (a full disk)
     /// must not report it as failed, and the next write tries again.
     pub(super) fn tidy_packs(&self) {
-        let _ = self.merge_small_packs();
+        let _ = self.housekeep();
     }
 
     /// Takes the write lock, leaving queued commits queued.
