@@ -6,7 +6,7 @@
 //!
 //! Hundreds of writes by default; `GIT_BEADS_STRESS=1` runs thousands.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

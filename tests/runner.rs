@@ -37,6 +37,7 @@ mod harness;
 mod hooks;
 mod hostile;
 mod hostile_remote;
+mod housekeeping;
 mod import;
 mod import_stream;
 mod init_anywhere;
