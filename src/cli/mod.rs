@@ -57,6 +57,11 @@ pub struct Globals {
     /// passes it on every call) run unchanged.
     #[arg(long, global = true)]
     pub sandbox: bool,
+    /// bd's leave to read a database that may lag its export. git-beads reads the
+    /// store at its head, which is never stale, so the flag changes nothing; it is
+    /// taken so Gas Town's calls run unchanged.
+    #[arg(long = "allow-stale", global = true)]
+    pub allow_stale: bool,
 }
 
 impl Cli {
@@ -88,6 +93,15 @@ pub(crate) fn agent_from_env() -> Result<Option<AgentName>, CliError> {
         }
         _ => Ok(None),
     }
+}
+
+/// bd's actor name from its environment: `BEADS_ACTOR`, else `BD_ACTOR` (the older
+/// name, which Gas Town sets), as bd reads them; `None` when both are unset or empty.
+pub(crate) fn actor_from_env() -> Option<String> {
+    ["BEADS_ACTOR", "BD_ACTOR"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.trim().is_empty())
 }
 
 /// What every command gets: the store, and who is acting.
@@ -232,11 +246,16 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         None if globals.as_person || globals.actor.is_some() => None,
         None => agent_from_env()?,
     };
+    // bd's actor variables act as `--actor` does, where nothing above names who acts.
+    let actor = match globals.actor {
+        None if as_agent.is_none() && !globals.as_person => actor_from_env(),
+        actor => actor,
+    };
     let ctx = Ctx {
         store,
         as_agent,
         as_person: globals.as_person,
-        actor: globals.actor,
+        actor,
     };
     c::run(&ctx, command, &mut out)?;
     out.finish()

@@ -45,7 +45,7 @@ pub use alongside::{
     push_alongside,
 };
 pub use beads::{
-    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
+    Changes, Closing, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
     close_replaced, close_with_output, create, create_preview, delete, delete_preview, init,
     relate, release, release_on, remove_dependency, remove_label, reopen, update,
 };

@@ -57,9 +57,16 @@ pub struct Args {
     /// Dependencies: `ID` (blocks) or `KIND:ID`, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_dep)]
     pub deps: Vec<Dependency>,
-    /// Give it this id instead of a fresh one.
+    /// Give it this id instead of a fresh one; it must have the store's prefix (or
+    /// one of the `allowed_prefixes` setting) unless `--force` is given.
     #[arg(long)]
     pub id: Option<BeadId>,
+    /// With `--id`: make it whatever its prefix (bd's `--force`).
+    #[arg(long, requires = "id")]
+    pub force: bool,
+    /// bd's custom metadata: a JSON object kept on the bead.
+    #[arg(long, value_name = "JSON", value_parser = super::update::parse_metadata)]
+    pub metadata: Option<serde_json::Value>,
     /// Print nothing but the id (the same as without --json).
     #[arg(long)]
     pub silent: bool,
@@ -98,6 +105,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
     };
     let fields = super::update::text_fields(args.design, args.acceptance, args.external_ref)
         .chain(args.plan.fields())
+        .chain(args.metadata.map(|m| ("metadata".to_owned(), m)))
         .collect();
     let new = NewBead {
         title: args.title.or(args.title_flag).unwrap_or_default(),
@@ -112,6 +120,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         notes: args.notes.unwrap_or_default(),
         fields,
         id: args.id,
+        any_prefix: args.force,
     };
     if args.dry_run {
         let bead = ops::create_preview(&ctx.store, &actor, new)?;
