@@ -79,10 +79,29 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
     Setting {
+        name: "BEADS_ACTOR",
+        source: Source::Env,
+        meaning: "bd's actor name: acts as --actor does (which overrides it), where neither \
+                  --as, --as-person nor GIT_BEADS_AGENT names who acts.",
+    },
+    Setting {
+        name: "BD_ACTOR",
+        source: Source::Env,
+        meaning: "bd's older name for BEADS_ACTOR (which wins when both are set); Gas Town \
+                  sets it.",
+    },
+    Setting {
         name: "BD_JSON_ENVELOPE",
         source: Source::Env,
         meaning: "Set to 1, every --json document (list or object) and every --json error is \
                   wrapped as {\"schema_version\":1,\"data\":...}, as bd does.",
+    },
+    Setting {
+        name: "CLAUDE_SESSION_ID",
+        source: Source::Env,
+        meaning: "The harness session that closes beads, as bd reads it: kept as \
+                  closed_by_session by close (and update --status closed) unless --session \
+                  names one.",
     },
     Setting {
         name: CODEX_HOME,

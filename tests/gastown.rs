@@ -47,13 +47,46 @@ const NOT_IN_BD: &[&str] = &[
     // would be read as ids.
     "label add <ID> claimed-by:<AGENT> claimed-at:<DATE>",
     "label remove <ID> claimed-by:<AGENT> claimed-at:<DATE>",
+    // bd's list refuses `--sort -created` ("invalid sort field", exit 1): it takes
+    // the leading `-` as part of the value, and no field has that name.
+    "list --label gt:message --label announce_channel:<LABEL> --sort -created --limit 0 --json",
+    "list --label gt:message --label channel:<LABEL> --sort -created --limit 0 --json",
     // bd's create has no --prefix (`gt bead move`).
     "create --prefix <PREFIX> --title=<TITLE> --type <TYPE> --priority <PRIO> --silent --description <TEXT> --assignee <AGENT> --label <LABEL>",
 ];
 
 /// Shapes git-beads does not take yet. Shrinks as they are implemented; the test
 /// fails when one here works, so the list stays true.
-const KNOWN_MISSING: &[&str] = &[];
+const KNOWN_MISSING: &[&str] = &[
+    "config set beads.role maintainer",
+    "cook <FORMULA>",
+    "create --assignee <AGENT> -d <TEXT> --priority <PRIO> --labels <LABEL> --actor <AGENT> --ephemeral -- <TITLE>",
+    "create --ephemeral --json --title=<TITLE> -l <LABEL> --description=<TEXT>",
+    "create --graph <FILE> --json",
+    "create --json --ephemeral --title=<TITLE> --description=<TEXT> --type=task --labels=<LABEL> --actor=<AGENT>",
+    "create --json --title=<TITLE> --description=<TEXT> --type=task --ephemeral --wisp-type=escalation --labels=gt:escalation --labels=severity:<LABEL> --actor=<AGENT>",
+    "create --json --title=<TITLE> --labels=<LABEL> --labels=<LABEL> --labels=gt:<LABEL> --priority=<PRIO> --description=<TEXT> --parent=<ID> --ephemeral --repo=<PATH> --actor=<AGENT>",
+    "create --type=event --title=<TITLE> --event-category=costs.digest --event-payload=<JSON> --description=<TEXT> --silent",
+    "create --type=event --title=<TITLE> --event-category=patrol.digest --event-payload=<JSON> --description=<TEXT> --silent",
+    "create --type=event --title=<TITLE> --event-category=wisp.compaction --event-payload=<JSON> --description=<TEXT> --silent",
+    "create --type=event --title=<TITLE> --event-category=wisp.compaction.weekly --event-payload=<JSON> --description=<TEXT> --silent",
+    "init --server -p <PREFIX> --skip-hooks --server-host <HOST> --server-port <PORT>",
+    "mol bond <FORMULA> <ID> --json --ephemeral --var <VAR>",
+    "mol current <MOL> --json",
+    "mol wisp create <FORMULA> --root-only --actor <AGENT> --var <VAR>",
+    "mol wisp gc",
+    "mol wisp list --json",
+    "purge --force --quiet",
+    "purge --json --dry-run",
+    "query --json <QUERY> --all --limit=<N>",
+    "ready --mol <MOL> --json -n 100",
+    "sql 'SELECT 1 FROM `wisps` LIMIT 1'",
+    "sql --csv 'SELECT COUNT(*) as cnt FROM issues'",
+    "sql --csv <SQL>",
+    "sql --json <SQL>",
+    "sql <SQL>",
+    "sql <SQL> --json",
+];
 
 /// One call of the list.
 struct Call {
@@ -181,6 +214,7 @@ impl Town {
         };
         town.ok(&["init", "--prefix", "gt"]);
         town.ok(&["config", "set", "types.custom", TYPES]);
+        town.ok(&["kv", "set", "k", "v"]);
         town.repo.formula("mol-patrol.formula.yaml", FORMULA);
         town.mol = town
             .ok(&["mol", "pour", "mol-patrol", "--var", "rig=gastown"])
@@ -283,6 +317,7 @@ impl Town {
             ("<TOKEN>", "DESTROY-gt".into()),
             ("<KV>", "k=v".into()),
             ("<KEY>", "k".into()),
+            ("<VALUE>", "v".into()),
             ("<JSON>", r#"{"k":"v"}"#.into()),
             ("<DATE>", "2025-01-01T00:00:00Z".into()),
             ("<FILE>", graph.display().to_string()),
@@ -346,7 +381,8 @@ fn reads(spec: &str, stdout: &str) -> Result<(), String> {
         None => (spec, ""),
     };
     match kind {
-        "-" => return Ok(()),
+        // Read, but empty is an answer too (`config get` of a key not set).
+        "-" | "text?" => return Ok(()),
         "text" | "csv" => {
             return if stdout.trim().is_empty() {
                 Err("nothing on stdout".into())
@@ -445,4 +481,236 @@ fn every_bd_call_of_gas_town_and_gas_city_works_but_the_known_missing() {
         seen.len(),
         newly_broken.join("\n"),
     );
+}
+
+/// A store of prefix `gt` reached through the `bd` shim.
+fn town() -> Town {
+    let sb = Sandbox::new();
+    let shim = bd_shim(&sb);
+    let dir = shim.parent().expect("shim dir").to_owned();
+    let path = std::env::join_paths(
+        std::iter::once(dir).chain(std::env::split_paths(&common::path_env())),
+    )
+    .expect("PATH");
+    let repo = sb.repo("town", "mayor").with_env("PATH", &path);
+    let town = Town {
+        sb,
+        repo,
+        path,
+        mol: String::new(),
+        n: 0,
+    };
+    town.ok(&["init", "--prefix", "gt"]);
+    town
+}
+
+impl Town {
+    /// `bd --json ARGS`, parsed.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let text = self.ok(&all);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"))
+    }
+
+    /// `bd ARGS`, asserting failure: (exit code, stderr).
+    fn fails(&self, args: &[&str]) -> (i32, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let out = self.bd(&args);
+        assert!(!out.status.success(), "bd {args:?} should fail");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn explicit_ids_take_the_stores_prefix_or_force_and_close_keeps_the_session() {
+    let t = town();
+    let made = t.json(&["create", "Convoy", "--id", "gt-cv1", "--type", "task"]);
+    assert_eq!(made["id"], "gt-cv1");
+    // Another rig's prefix: refused (bd's exit 1) and nothing made, unless --force.
+    let before = t.repo.store_head();
+    let (code, err) = t.fails(&["create", "Agent", "--id", "hq-agent1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("hq-agent1"), "{err}");
+    assert_eq!(t.repo.store_head(), before);
+    t.ok(&["create", "Agent", "--id", "hq-agent1", "--force"]);
+    // allowed_prefixes lets one in without --force.
+    t.ok(&["config", "set", "allowed_prefixes", "gt,hq-cv"]);
+    t.ok(&["create", "Convoy", "--id", "hq-cv-9"]);
+    // --metadata on create is kept and printed.
+    let m = t.json(&["create", "M", "--metadata", r#"{"rig":"gastown","n":3}"#]);
+    assert_eq!(m["metadata"], serde_json::json!({"rig": "gastown", "n": 3}));
+    // close --session and --force: bd's closed_by_session; --force changes nothing else.
+    t.ok(&["close", "gt-cv1", "--force", "--session", "sess-42", "-r", "done"]);
+    let shown = t.json(&["show", "gt-cv1"]);
+    assert_eq!(shown[0]["status"], "closed");
+    assert_eq!(shown[0]["closed_by_session"], "sess-42");
+    assert_eq!(shown[0]["close_reason"], "done");
+}
+
+#[test]
+fn metadata_edits_and_the_listing_filters_answer_as_bd_does() {
+    let t = town();
+    let a = t.ok(&["create", "A", "-d", "Carries the Payload"]).trim().to_owned();
+    let b = t.ok(&["create", "B", "-d", "plain"]).trim().to_owned();
+    t.ok(&["update", &a, "--set-metadata", "rig=gastown", "--set-metadata", "n=3"]);
+    t.ok(&["update", &b, "--set-metadata=rig=beads", "--set-metadata", "flag=true"]);
+    let shown = t.json(&["show", &a]);
+    assert_eq!(shown[0]["metadata"], serde_json::json!({"rig": "gastown", "n": 3}));
+    // Typed as bd types them, and matched by their text.
+    let ids = |v: &Value| common::ids(v);
+    assert_eq!(ids(&t.json(&["list", "--metadata-field", "n=3"])), [a.clone()]);
+    assert_eq!(ids(&t.json(&["list", "--metadata-field", "rig=beads"])), [b.clone()]);
+    assert_eq!(ids(&t.json(&["list", "--desc-contains", "payload"])), [a.clone()]);
+    assert_eq!(ids(&t.json(&["search", "A", "--desc-contains", "nothing"])), Vec::<String>::new());
+    assert_eq!(ids(&t.json(&["list", "--created-after", "2999-01-01"])), Vec::<String>::new());
+    assert_eq!(ids(&t.json(&["list", "--created-after", "2000-01-01", "--include-infra", "--include-gates"])).len(), 2);
+    // --format json is --json; --format id prints the ids alone.
+    let text = t.ok(&["list", "--format=json"]);
+    assert_eq!(ids(&serde_json::from_str(&text).expect("json")).len(), 2);
+    let listed = t.ok(&["list", "--format", "id", "--sort", "id"]);
+    let mut want = vec![a.clone(), b.clone()];
+    want.sort();
+    assert_eq!(listed.lines().collect::<Vec<_>>(), want);
+    // Unset one key, then the last: the metadata goes.
+    t.ok(&["update", &a, "--unset-metadata", "n"]);
+    assert_eq!(t.json(&["show", &a])[0]["metadata"], serde_json::json!({"rig": "gastown"}));
+    t.ok(&["update", &a, "--unset-metadata", "rig"]);
+    assert_eq!(t.json(&["show", &a])[0].get("metadata"), None);
+    // A bad key is refused with bd's exit code, and nothing changes.
+    let before = t.repo.store_head();
+    assert_eq!(t.fails(&["update", &a, "--set-metadata", "9x=1"]).0, 1);
+    assert_eq!(t.fails(&["update", &a, "--set-metadata", "novalue"]).0, 1);
+    assert_eq!(t.repo.store_head(), before);
+    // `--set-labels=` clears the labels, as bd reads it.
+    t.ok(&["update", &a, "--add-label", "x"]);
+    t.ok(&["update", &a, "--set-labels="]);
+    assert_eq!(t.json(&["show", &a])[0]["labels"], serde_json::json!([]));
+}
+
+#[test]
+fn dep_list_looks_both_ways_filters_by_type_and_takes_several_ids() {
+    let t = town();
+    let convoy = t.ok(&["create", "Convoy"]).trim().to_owned();
+    let w1 = t.ok(&["create", "W1"]).trim().to_owned();
+    let w2 = t.ok(&["create", "W2"]).trim().to_owned();
+    t.ok(&["dep", "add", &convoy, &w1, "--type", "tracks"]);
+    t.ok(&["dep", "add", &convoy, &w2, "--type", "blocks"]);
+    t.ok(&["dep", "add", &w2, &w1]);
+    let down = t.json(&["dep", "list", &convoy, "-t", "tracks"]);
+    assert_eq!(common::ids(&down), [w1.clone()]);
+    assert_eq!(down[0]["dependency_type"], "tracks");
+    assert_eq!(down[0]["title"], "W1");
+    let up = t.json(&["dep", "list", &w1, "--direction=up"]);
+    let mut ups = common::ids(&up);
+    ups.sort();
+    let mut want = vec![convoy.clone(), w2.clone()];
+    want.sort();
+    assert_eq!(ups, want);
+    let tracked_by = t.json(&["dep", "list", &w1, "--direction", "up", "--type", "tracks"]);
+    assert_eq!(common::ids(&tracked_by), [convoy.clone()]);
+    // A word that is no type keeps nothing, as bd compares it.
+    assert_eq!(t.json(&["dep", "list", &convoy, "--type=depends_on"]), serde_json::json!([]));
+    // Several ids: bd's flat records; an unknown id is skipped.
+    let batch = t.json(&["dep", "list", &convoy, &w2, "gt-nope"]);
+    let mut records: Vec<(String, String, String)> = common::items(&batch)
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().expect(k).to_owned();
+            (s("issue_id"), s("depends_on_id"), s("type"))
+        })
+        .collect();
+    records.sort();
+    let mut want = vec![
+        (convoy.clone(), w1.clone(), "tracks".to_owned()),
+        (convoy.clone(), w2.clone(), "blocks".to_owned()),
+        (w2.clone(), w1.clone(), "blocks".to_owned()),
+    ];
+    want.sort();
+    assert_eq!(records, want);
+    // One unknown id alone is an error, as in bd.
+    assert_eq!(t.fails(&["dep", "list", "gt-nope"]).0, 1);
+}
+
+#[test]
+fn kv_pairs_live_in_the_store_and_its_history() {
+    let t = town();
+    t.ok(&["kv", "set", "feature_flag", "true"]);
+    t.ok(&["kv", "set", "api", "https://example.com"]);
+    assert_eq!(t.ok(&["kv", "get", "feature_flag"]).trim(), "true");
+    assert_eq!(
+        t.json(&["kv", "list"]),
+        serde_json::json!({"api": "https://example.com", "feature_flag": "true"})
+    );
+    let got = t.json(&["kv", "get", "api"]);
+    assert_eq!((got["value"].clone(), got["found"].clone()), ("https://example.com".into(), true.into()));
+    // In the store's history: one commit each.
+    let log = t.repo.git(&["log", "--format=%s", "refs/beads/main"]);
+    assert!(log.contains("kv.feature_flag"), "{log}");
+    t.ok(&["kv", "clear", "feature_flag"]);
+    let (code, err) = t.fails(&["kv", "get", "feature_flag"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("feature_flag (not set)"), "{err}");
+    // bd's reserved prefixes are refused, nothing stored.
+    let before = t.repo.store_head();
+    assert_eq!(t.fails(&["kv", "set", "sync.x", "1"]).0, 1);
+    assert_eq!(t.fails(&["kv", "set", " ", "1"]).0, 1);
+    assert_eq!(t.repo.store_head(), before);
+}
+
+#[test]
+fn bds_server_and_migration_words_say_what_they_mean_here() {
+    let t = town();
+    let rig = t.sb.repo("rig", "mayor").with_env("PATH", &t.path);
+    let out = rig
+        .command("bd")
+        .args(["init", "-p", "gr", "--server", "--server-port", "3307", "--server-host", "127.0.0.1"])
+        .output()
+        .expect("bd runs");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("runs no server"), "{err}");
+    let again = rig
+        .command("bd")
+        .args(["init", "--prefix", "gr", "--force", "--destroy-token=DESTROY-gr"])
+        .output()
+        .expect("bd runs");
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("destroys no store"));
+    let m = t.json(&["migrate", "--yes"]);
+    assert_eq!(m["status"], "current");
+    let out = t.bd(&["migrate".into(), "--update-repo-id".into()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to update"));
+    // --allow-stale anywhere is taken.
+    t.ok(&["--allow-stale", "list"]);
+    t.ok(&["list", "--allow-stale", "--json"]);
+}
+
+#[test]
+fn bd_actor_names_who_acts_as_actor_does() {
+    let t = town();
+    let id = t
+        .repo
+        .command("bd")
+        .env("BD_ACTOR", "gastown/crew/max")
+        .args(["create", "By max"])
+        .output()
+        .expect("bd runs");
+    assert!(id.status.success());
+    let id = String::from_utf8_lossy(&id.stdout).trim().to_owned();
+    assert_eq!(t.json(&["show", &id])[0]["created_by"], "gastown/crew/max");
+    // --actor wins over the variable.
+    let out = t
+        .repo
+        .command("bd")
+        .env("BD_ACTOR", "gastown/crew/max")
+        .args(["update", &id, "--priority", "1", "--actor", "mayor"])
+        .output()
+        .expect("bd runs");
+    assert!(out.status.success());
+    assert_eq!(t.json(&["show", &id])[0]["updated_by"], "mayor");
 }

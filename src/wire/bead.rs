@@ -132,6 +132,22 @@ pub struct Linked<'a> {
     dependency_type: DepKind,
 }
 
+impl<'a> Linked<'a> {
+    /// Bead `id` (its fields from `bead`, when the store has it), linked by `kind`.
+    pub fn new(id: &'a str, bead: Option<&'a Summary>, kind: DepKind) -> Self {
+        Linked {
+            id,
+            bead: bead.map(Brief::from),
+            dependency_type: kind,
+        }
+    }
+
+    /// How it is linked.
+    pub fn kind(&self) -> DepKind {
+        self.dependency_type
+    }
+}
+
 /// The fields of a bead depended on.
 #[derive(Serialize)]
 pub(super) struct Brief<'a> {

@@ -609,6 +609,24 @@ impl Documented for DepList<'_> {
     };
 }
 
+/// What `dep list` of several beads prints with `--json`: bd's flat array of
+/// dependency records.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct DepRecords<'a>(pub Vec<DepRecord<'a>>);
+
+impl Documented for DepRecords<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "dep list ID ID…",
+        fields: &[
+            Field::new("issue_id"),
+            Field::new("depends_on_id"),
+            Field::new("type"),
+        ],
+    };
+}
+
 /// What `dep cycles` prints: a bare array of cycles, each an array of ids.
 #[derive(Serialize)]
 #[serde(transparent)]

@@ -18,6 +18,7 @@ pub mod hooks;
 pub mod import;
 pub mod info;
 pub mod init;
+pub mod kv;
 pub mod install_man;
 pub mod label;
 pub mod lint;
@@ -25,6 +26,7 @@ pub mod list;
 pub mod log;
 pub mod mail;
 pub mod mcp;
+pub mod migrate;
 pub mod mol;
 pub mod onboard;
 pub mod provenance;
@@ -100,6 +102,10 @@ pub enum Command {
     /// types and statuses. Settings of one machine (`beads.*`) stay in git config.
     #[command(subcommand)]
     Config(Lazy<config::ConfigCommand>),
+    /// bd's key-value store: pairs kept in the store (under `kv.` among the
+    /// settings), in its history and shared by sync.
+    #[command(subcommand)]
+    Kv(Lazy<kv::KvCommand>),
     /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
@@ -128,6 +134,9 @@ pub enum Command {
     Undefer(Lazy<update::UndeferArgs>),
     /// Add to a bead's notes, on a line of their own.
     Note(Lazy<update::NoteArgs>),
+    /// bd's database migration: nothing to migrate here (the store is git refs), which
+    /// it says; `--update-repo-id` likewise.
+    Migrate(Lazy<migrate::Args>),
     /// Show where the store is and what it holds.
     Info(Lazy<info::Args>),
     /// Print where the store is (the git dir whose refs hold it).
@@ -402,6 +411,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Dep(Lazy(a)) => dep::run(ctx, a, out),
         Command::Label(Lazy(a)) => label::run(ctx, a, out),
         Command::Config(Lazy(a)) => config::run(ctx, a, out),
+        Command::Kv(Lazy(a)) => kv::run(ctx, a, out),
         Command::Ready(Lazy(a)) => list::ready(ctx, a, out),
         Command::Blocked(Lazy(a)) => list::blocked(ctx, a, out),
         Command::Count(Lazy(a)) => list::count(ctx, a, out),
@@ -412,6 +422,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Defer(Lazy(a)) => update::defer(ctx, a, out),
         Command::Undefer(Lazy(a)) => update::undefer(ctx, a, out),
         Command::Note(Lazy(a)) => update::note(ctx, a, out),
+        Command::Migrate(Lazy(a)) => migrate::run(ctx, a, out),
         Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
         Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
         Command::Types(Lazy(a)) => info::types(ctx, a, out),

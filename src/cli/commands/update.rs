@@ -505,17 +505,9 @@ fn metadata_edits(
     unset: &[String],
 ) -> Result<Vec<(String, Option<serde_json::Value>)>, CliError> {
     let key = |k: &str| {
-        let mut chars = k.chars();
-        let first = chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-        if first && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
-            Ok(k.to_owned())
-        } else {
-            Err(CliError::user(format!(
-                "invalid metadata key {k:?}: a letter or _, then letters, digits, _ or ."
-            )))
-        }
+        check_metadata_key(k)
+            .map(|()| k.to_owned())
+            .map_err(CliError::user)
     };
     let mut edits = Vec::new();
     for kv in set {
@@ -530,6 +522,22 @@ fn metadata_edits(
         edits.push((key(k)?, None));
     }
     Ok(edits)
+}
+
+/// Checks a key of bd's metadata as bd does: a letter or `_`, then letters, digits,
+/// `_` and `.`.
+pub fn check_metadata_key(k: &str) -> Result<(), String> {
+    let mut chars = k.chars();
+    let first = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid metadata key {k:?}: a letter or _, then letters, digits, _ or ."
+        ))
+    }
 }
 
 /// A metadata value as bd keeps it: `null`, `true`, `false` and numbers as JSON,
