@@ -199,6 +199,13 @@ pub const CONFIG: &[Setting] = &[
         meaning: "Your email when GIT_AUTHOR_EMAIL is not set.",
     },
     Setting {
+        name: "beads.role",
+        source: Source::GitConfig,
+        meaning: "bd's role of this clone (maintainer or contributor), set and read by \
+                  `config set|get beads.role` as bd keeps it; git-beads itself does not act \
+                  on it.",
+    },
+    Setting {
         name: "core.fsync",
         source: Source::GitConfig,
         meaning: "Which writes are synced to disk before the store's ref moves, as in git \

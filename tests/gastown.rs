@@ -58,18 +58,12 @@ const NOT_IN_BD: &[&str] = &[
 /// Shapes git-beads does not take yet. Shrinks as they are implemented; the test
 /// fails when one here works, so the list stays true.
 const KNOWN_MISSING: &[&str] = &[
-    "config set beads.role maintainer",
-    "cook <FORMULA>",
     "create --assignee <AGENT> -d <TEXT> --priority <PRIO> --labels <LABEL> --actor <AGENT> --ephemeral -- <TITLE>",
     "create --ephemeral --json --title=<TITLE> -l <LABEL> --description=<TEXT>",
     "create --graph <FILE> --json",
     "create --json --ephemeral --title=<TITLE> --description=<TEXT> --type=task --labels=<LABEL> --actor=<AGENT>",
     "create --json --title=<TITLE> --description=<TEXT> --type=task --ephemeral --wisp-type=escalation --labels=gt:escalation --labels=severity:<LABEL> --actor=<AGENT>",
     "create --json --title=<TITLE> --labels=<LABEL> --labels=<LABEL> --labels=gt:<LABEL> --priority=<PRIO> --description=<TEXT> --parent=<ID> --ephemeral --repo=<PATH> --actor=<AGENT>",
-    "create --type=event --title=<TITLE> --event-category=costs.digest --event-payload=<JSON> --description=<TEXT> --silent",
-    "create --type=event --title=<TITLE> --event-category=patrol.digest --event-payload=<JSON> --description=<TEXT> --silent",
-    "create --type=event --title=<TITLE> --event-category=wisp.compaction --event-payload=<JSON> --description=<TEXT> --silent",
-    "create --type=event --title=<TITLE> --event-category=wisp.compaction.weekly --event-payload=<JSON> --description=<TEXT> --silent",
     "init --server -p <PREFIX> --skip-hooks --server-host <HOST> --server-port <PORT>",
     "mol bond <FORMULA> <ID> --json --ephemeral --var <VAR>",
     "mol current <MOL> --json",
@@ -544,7 +538,15 @@ fn explicit_ids_take_the_stores_prefix_or_force_and_close_keeps_the_session() {
     let m = t.json(&["create", "M", "--metadata", r#"{"rig":"gastown","n":3}"#]);
     assert_eq!(m["metadata"], serde_json::json!({"rig": "gastown", "n": 3}));
     // close --session and --force: bd's closed_by_session; --force changes nothing else.
-    t.ok(&["close", "gt-cv1", "--force", "--session", "sess-42", "-r", "done"]);
+    t.ok(&[
+        "close",
+        "gt-cv1",
+        "--force",
+        "--session",
+        "sess-42",
+        "-r",
+        "done",
+    ]);
     let shown = t.json(&["show", "gt-cv1"]);
     assert_eq!(shown[0]["status"], "closed");
     assert_eq!(shown[0]["closed_by_session"], "sess-42");
@@ -554,20 +556,64 @@ fn explicit_ids_take_the_stores_prefix_or_force_and_close_keeps_the_session() {
 #[test]
 fn metadata_edits_and_the_listing_filters_answer_as_bd_does() {
     let t = town();
-    let a = t.ok(&["create", "A", "-d", "Carries the Payload"]).trim().to_owned();
+    let a = t
+        .ok(&["create", "A", "-d", "Carries the Payload"])
+        .trim()
+        .to_owned();
     let b = t.ok(&["create", "B", "-d", "plain"]).trim().to_owned();
-    t.ok(&["update", &a, "--set-metadata", "rig=gastown", "--set-metadata", "n=3"]);
-    t.ok(&["update", &b, "--set-metadata=rig=beads", "--set-metadata", "flag=true"]);
+    t.ok(&[
+        "update",
+        &a,
+        "--set-metadata",
+        "rig=gastown",
+        "--set-metadata",
+        "n=3",
+    ]);
+    t.ok(&[
+        "update",
+        &b,
+        "--set-metadata=rig=beads",
+        "--set-metadata",
+        "flag=true",
+    ]);
     let shown = t.json(&["show", &a]);
-    assert_eq!(shown[0]["metadata"], serde_json::json!({"rig": "gastown", "n": 3}));
+    assert_eq!(
+        shown[0]["metadata"],
+        serde_json::json!({"rig": "gastown", "n": 3})
+    );
     // Typed as bd types them, and matched by their text.
     let ids = |v: &Value| common::ids(v);
-    assert_eq!(ids(&t.json(&["list", "--metadata-field", "n=3"])), [a.clone()]);
-    assert_eq!(ids(&t.json(&["list", "--metadata-field", "rig=beads"])), [b.clone()]);
-    assert_eq!(ids(&t.json(&["list", "--desc-contains", "payload"])), [a.clone()]);
-    assert_eq!(ids(&t.json(&["search", "A", "--desc-contains", "nothing"])), Vec::<String>::new());
-    assert_eq!(ids(&t.json(&["list", "--created-after", "2999-01-01"])), Vec::<String>::new());
-    assert_eq!(ids(&t.json(&["list", "--created-after", "2000-01-01", "--include-infra", "--include-gates"])).len(), 2);
+    assert_eq!(
+        ids(&t.json(&["list", "--metadata-field", "n=3"])),
+        [a.clone()]
+    );
+    assert_eq!(
+        ids(&t.json(&["list", "--metadata-field", "rig=beads"])),
+        [b.clone()]
+    );
+    assert_eq!(
+        ids(&t.json(&["list", "--desc-contains", "payload"])),
+        [a.clone()]
+    );
+    assert_eq!(
+        ids(&t.json(&["search", "A", "--desc-contains", "nothing"])),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        ids(&t.json(&["list", "--created-after", "2999-01-01"])),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        ids(&t.json(&[
+            "list",
+            "--created-after",
+            "2000-01-01",
+            "--include-infra",
+            "--include-gates"
+        ]))
+        .len(),
+        2
+    );
     // --format json is --json; --format id prints the ids alone.
     let text = t.ok(&["list", "--format=json"]);
     assert_eq!(ids(&serde_json::from_str(&text).expect("json")).len(), 2);
@@ -577,7 +623,10 @@ fn metadata_edits_and_the_listing_filters_answer_as_bd_does() {
     assert_eq!(listed.lines().collect::<Vec<_>>(), want);
     // Unset one key, then the last: the metadata goes.
     t.ok(&["update", &a, "--unset-metadata", "n"]);
-    assert_eq!(t.json(&["show", &a])[0]["metadata"], serde_json::json!({"rig": "gastown"}));
+    assert_eq!(
+        t.json(&["show", &a])[0]["metadata"],
+        serde_json::json!({"rig": "gastown"})
+    );
     t.ok(&["update", &a, "--unset-metadata", "rig"]);
     assert_eq!(t.json(&["show", &a])[0].get("metadata"), None);
     // A bad key is refused with bd's exit code, and nothing changes.
@@ -613,7 +662,10 @@ fn dep_list_looks_both_ways_filters_by_type_and_takes_several_ids() {
     let tracked_by = t.json(&["dep", "list", &w1, "--direction", "up", "--type", "tracks"]);
     assert_eq!(common::ids(&tracked_by), [convoy.clone()]);
     // A word that is no type keeps nothing, as bd compares it.
-    assert_eq!(t.json(&["dep", "list", &convoy, "--type=depends_on"]), serde_json::json!([]));
+    assert_eq!(
+        t.json(&["dep", "list", &convoy, "--type=depends_on"]),
+        serde_json::json!([])
+    );
     // Several ids: bd's flat records; an unknown id is skipped.
     let batch = t.json(&["dep", "list", &convoy, &w2, "gt-nope"]);
     let mut records: Vec<(String, String, String)> = common::items(&batch)
@@ -646,7 +698,10 @@ fn kv_pairs_live_in_the_store_and_its_history() {
         serde_json::json!({"api": "https://example.com", "feature_flag": "true"})
     );
     let got = t.json(&["kv", "get", "api"]);
-    assert_eq!((got["value"].clone(), got["found"].clone()), ("https://example.com".into(), true.into()));
+    assert_eq!(
+        (got["value"].clone(), got["found"].clone()),
+        ("https://example.com".into(), true.into())
+    );
     // In the store's history: one commit each.
     let log = t.repo.git(&["log", "--format=%s", "refs/beads/main"]);
     assert!(log.contains("kv.feature_flag"), "{log}");
@@ -667,7 +722,16 @@ fn bds_server_and_migration_words_say_what_they_mean_here() {
     let rig = t.sb.repo("rig", "mayor").with_env("PATH", &t.path);
     let out = rig
         .command("bd")
-        .args(["init", "-p", "gr", "--server", "--server-port", "3307", "--server-host", "127.0.0.1"])
+        .args([
+            "init",
+            "-p",
+            "gr",
+            "--server",
+            "--server-port",
+            "3307",
+            "--server-host",
+            "127.0.0.1",
+        ])
         .output()
         .expect("bd runs");
     assert!(out.status.success());
@@ -675,7 +739,13 @@ fn bds_server_and_migration_words_say_what_they_mean_here() {
     assert!(err.contains("runs no server"), "{err}");
     let again = rig
         .command("bd")
-        .args(["init", "--prefix", "gr", "--force", "--destroy-token=DESTROY-gr"])
+        .args([
+            "init",
+            "--prefix",
+            "gr",
+            "--force",
+            "--destroy-token=DESTROY-gr",
+        ])
         .output()
         .expect("bd runs");
     assert!(again.status.success());
@@ -713,4 +783,39 @@ fn bd_actor_names_who_acts_as_actor_does() {
         .expect("bd runs");
     assert!(out.status.success());
     assert_eq!(t.json(&["show", &id])[0]["updated_by"], "mayor");
+}
+
+#[test]
+fn events_roles_and_cook_answer_as_bd_does() {
+    let t = town();
+    let id = t
+        .ok(&[
+            "create",
+            "--type=event",
+            "--title=Patrol digest",
+            "--event-category=patrol.digest",
+            r#"--event-payload={"n":3}"#,
+            "--silent",
+        ])
+        .trim()
+        .to_owned();
+    let shown = t.json(&["show", &id]);
+    assert_eq!(shown[0]["issue_type"], "event");
+    assert_eq!(shown[0]["event_kind"], "patrol.digest");
+    assert_eq!(shown[0]["payload"], r#"{"n":3}"#);
+    // Event flags on another type: bd's exit 1, nothing made.
+    let before = t.repo.store_head();
+    assert_eq!(t.fails(&["create", "X", "--event-category=a.b"]).0, 1);
+    assert_eq!(t.repo.store_head(), before);
+    // beads.role lives in git config, as bd keeps it; a role bd does not know is refused.
+    t.ok(&["config", "set", "beads.role", "maintainer"]);
+    assert_eq!(t.repo.git(&["config", "beads.role"]).trim(), "maintainer");
+    assert_eq!(t.ok(&["config", "get", "beads.role"]).trim(), "maintainer");
+    assert_eq!(t.repo.store_head(), before, "not a setting of the store");
+    assert_eq!(t.fails(&["config", "set", "beads.role", "owner"]).0, 1);
+    // bd's top-level cook is formula cook.
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    let cooked = t.json(&["cook", "mol-patrol"]);
+    let same = t.json(&["formula", "cook", "mol-patrol"]);
+    assert_eq!(cooked, same);
 }

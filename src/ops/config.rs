@@ -105,3 +105,18 @@ pub mod kv {
             .collect())
     }
 }
+
+/// Sets bd's `beads.role` (maintainer or contributor) in the repository's git config,
+/// where bd keeps it: a setting of this machine, not of the store.
+pub fn set_role(store: &Store, value: &str) -> Result<()> {
+    crate::model::config::check_role(value)?;
+    store
+        .git()
+        .set_config(crate::model::config::ROLE_KEY, value)?;
+    Ok(())
+}
+
+/// bd's `beads.role`, from git config, if it is set.
+pub fn role(store: &Store) -> Option<String> {
+    store.git().config_string(crate::model::config::ROLE_KEY)
+}

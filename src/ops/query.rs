@@ -308,13 +308,14 @@ impl ListFilter {
         self.desc_contains
             .as_deref()
             .is_none_or(|t| contains_folded(&bead.description, t))
-            && self.metadata.iter().all(|(k, want)| {
-                match meta.and_then(|m| m.get(k)) {
+            && self
+                .metadata
+                .iter()
+                .all(|(k, want)| match meta.and_then(|m| m.get(k)) {
                     Some(serde_json::Value::String(s)) => s == want,
                     Some(serde_json::Value::Null) | None => false,
                     Some(other) => other.to_string() == *want,
-                }
-            })
+                })
     }
 
     /// Whether the filter keeps bead `s` (its limit and order aside).

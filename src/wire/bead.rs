@@ -32,6 +32,10 @@ pub const BD_FIELDS: &[&str] = &[
     "sender",
     "source_system",
     "closed_by_session",
+    "event_kind",
+    "actor",
+    "target",
+    "payload",
 ];
 
 /// A bead in full, as `show`, `create` and the other commands that print one write it.

@@ -36,6 +36,10 @@ pub const BEAD_FIELDS: &[Field] = &[
     Field::optional("sender"),
     Field::optional("source_system"),
     Field::optional("closed_by_session"),
+    Field::optional("event_kind"),
+    Field::optional("actor"),
+    Field::optional("target"),
+    Field::optional("payload"),
     Field::new("labels"),
     Field::noted(
         "dependencies",

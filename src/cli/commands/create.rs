@@ -64,6 +64,19 @@ pub struct Args {
     /// With `--id`: make it whatever its prefix (bd's `--force`).
     #[arg(long, requires = "id")]
     pub force: bool,
+    /// bd's event category (`patrol.digest`, `agent.started`; needs `--type event`).
+    #[arg(long = "event-category", value_name = "CATEGORY")]
+    pub event_category: Option<String>,
+    /// bd's event actor: who caused the event (needs `--type event`).
+    #[arg(long = "event-actor", value_name = "URI")]
+    pub event_actor: Option<String>,
+    /// bd's event target: what the event is about (needs `--type event`).
+    #[arg(long = "event-target", value_name = "URI")]
+    pub event_target: Option<String>,
+    /// bd's event payload: the event's data, as text (JSON by custom; needs `--type
+    /// event`).
+    #[arg(long = "event-payload", value_name = "JSON")]
+    pub event_payload: Option<String>,
     /// bd's custom metadata: a JSON object kept on the bead.
     #[arg(long, value_name = "JSON", value_parser = super::update::parse_metadata)]
     pub metadata: Option<serde_json::Value>,
@@ -103,9 +116,24 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         Some(p) => Some(super::resolve_id(ctx, p)?),
         None => None,
     };
+    let event = [
+        ("event_kind", args.event_category),
+        ("actor", args.event_actor),
+        ("target", args.event_target),
+        ("payload", args.event_payload),
+    ];
+    if args.kind != BeadType::Event && event.iter().any(|(_, v)| v.is_some()) {
+        return Err(CliError::user(
+            "--event-category, --event-actor, --event-target and --event-payload need --type event",
+        ));
+    }
+    let event = event
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.into())));
     let fields = super::update::text_fields(args.design, args.acceptance, args.external_ref)
         .chain(args.plan.fields())
         .chain(args.metadata.map(|m| ("metadata".to_owned(), m)))
+        .chain(event)
         .collect();
     let new = NewBead {
         title: args.title.or(args.title_flag).unwrap_or_default(),

@@ -168,7 +168,9 @@ fn list(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
                     .into_iter()
                     .map(|d| (id.clone(), Links::Down(d))),
             ),
-            Direction::Up => shown.push((id.clone(), Links::Up(ops::dependents_of(&ctx.store, &id)?))),
+            Direction::Up => {
+                shown.push((id.clone(), Links::Up(ops::dependents_of(&ctx.store, &id)?)))
+            }
         }
     }
     let linked = shown.iter().flat_map(|(_, links)| links.linked());
@@ -250,7 +252,10 @@ impl Links {
                     (dep.kind, format!("{} [{}] {title}", dep.id, dep.kind))
                 });
                 let outside = d.bead.external.iter().map(|dep| {
-                    (dep.kind, format!("{} [{}] (another project)", dep.id, dep.kind))
+                    (
+                        dep.kind,
+                        format!("{} [{}] (another project)", dep.id, dep.kind),
+                    )
                 });
                 inside
                     .chain(outside)

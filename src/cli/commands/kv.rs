@@ -1,6 +1,7 @@
 //! `git beads kv set|get|clear|list`: bd's key-value store, kept among the project's
 //! settings in the store (so in its history, and shared by sync).
 
+use super::config::{KeyArgs, SetArgs};
 use crate::cli::{
     Ctx,
     error::{CliError, Kind},
@@ -20,22 +21,6 @@ pub enum KvCommand {
     Clear(KeyArgs),
     /// List every pair (`--json`: one object of keys and values, as bd prints it).
     List,
-}
-
-/// Arguments of `kv get` and `kv clear`.
-#[derive(clap::Args, Debug)]
-pub struct KeyArgs {
-    /// The key.
-    pub key: String,
-}
-
-/// Arguments of `kv set`.
-#[derive(clap::Args, Debug)]
-pub struct SetArgs {
-    /// The key.
-    pub key: String,
-    /// The value.
-    pub value: String,
 }
 
 /// Runs `kv`.
@@ -65,7 +50,10 @@ pub fn run(ctx: &Ctx, cmd: KvCommand, out: &mut Out) -> Result<(), CliError> {
             match value {
                 Some(v) if !out.json => out.line(v),
                 Some(_) => Ok(()),
-                None => Err(CliError::new(Kind::NotFound, format!("{} (not set)", a.key))),
+                None => Err(CliError::new(
+                    Kind::NotFound,
+                    format!("{} (not set)", a.key),
+                )),
             }
         }
         KvCommand::Clear(a) => {

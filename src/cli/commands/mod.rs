@@ -18,8 +18,8 @@ pub mod hooks;
 pub mod import;
 pub mod info;
 pub mod init;
-pub mod kv;
 pub mod install_man;
+pub mod kv;
 pub mod label;
 pub mod lint;
 pub mod list;
@@ -240,6 +240,9 @@ pub enum Command {
     /// bd's and Gas Town's TOML and JSON).
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
     Formula(Lazy<formula::FormulaCommand>),
+    /// Cook a formula: its steps with the variables filled in (bd's `cook`; the same
+    /// as `formula cook`).
+    Cook(Lazy<formula::CookArgs>),
     /// Pour formulas into molecules (or local-only wisps) and follow them step by step.
     #[command(subcommand)]
     Mol(Lazy<mol::MolCommand>),
@@ -412,6 +415,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Label(Lazy(a)) => label::run(ctx, a, out),
         Command::Config(Lazy(a)) => config::run(ctx, a, out),
         Command::Kv(Lazy(a)) => kv::run(ctx, a, out),
+        Command::Cook(Lazy(a)) => formula::cook(ctx, a, out),
         Command::Ready(Lazy(a)) => list::ready(ctx, a, out),
         Command::Blocked(Lazy(a)) => list::blocked(ctx, a, out),
         Command::Count(Lazy(a)) => list::count(ctx, a, out),

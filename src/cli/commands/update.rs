@@ -40,10 +40,18 @@ pub struct UpdateArgs {
     pub metadata: Option<serde_json::Value>,
     /// Set one key of the metadata (repeatable): `KEY=VALUE`, the value kept as a JSON
     /// number, boolean or null when it reads as one, else as a string (as bd keeps it).
-    #[arg(long = "set-metadata", value_name = "KEY=VALUE", conflicts_with = "metadata")]
+    #[arg(
+        long = "set-metadata",
+        value_name = "KEY=VALUE",
+        conflicts_with = "metadata"
+    )]
     pub set_metadata: Vec<String>,
     /// Remove one key of the metadata (repeatable).
-    #[arg(long = "unset-metadata", value_name = "KEY", conflicts_with = "metadata")]
+    #[arg(
+        long = "unset-metadata",
+        value_name = "KEY",
+        conflicts_with = "metadata"
+    )]
     pub unset_metadata: Vec<String>,
     /// bd's promotion of a wisp to an ordinary bead: clears the `ephemeral` mark an
     /// import from bd may have left (the beads of local-only molecules stay local).
@@ -189,13 +197,19 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
     };
     let status = a.status.or(a.plan.status());
     let session = (status == Some(Status::Closed))
-        .then(|| a.session.or_else(|| std::env::var("CLAUDE_SESSION_ID").ok()))
+        .then(|| {
+            a.session
+                .or_else(|| std::env::var("CLAUDE_SESSION_ID").ok())
+        })
         .flatten()
         .filter(|s| !s.is_empty());
     let fields = text_fields(a.design, a.acceptance, a.external_ref)
         .chain(a.plan.fields())
         .chain(a.metadata.map(|m| ("metadata".to_owned(), m)))
-        .chain(a.persistent.then(|| ("ephemeral".to_owned(), serde_json::Value::Null)))
+        .chain(
+            a.persistent
+                .then(|| ("ephemeral".to_owned(), serde_json::Value::Null)),
+        )
         .chain(session.map(|s| ("closed_by_session".to_owned(), s.into())))
         .collect();
     let metadata = metadata_edits(&a.set_metadata, &a.unset_metadata)?;
@@ -262,7 +276,9 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
     };
     let remote = a.at.finish_remote(ctx, out)?;
     // bd takes the session from CLAUDE_SESSION_ID when --session is not given.
-    let session = a.session.or_else(|| std::env::var("CLAUDE_SESSION_ID").ok());
+    let session = a
+        .session
+        .or_else(|| std::env::var("CLAUDE_SESSION_ID").ok());
     let how = ops::Closing {
         reason: reason.as_deref(),
         output: a.output.as_ref(),
