@@ -314,7 +314,9 @@ impl ListFilter {
                 .all(|(k, want)| match meta.and_then(|m| m.get(k)) {
                     Some(serde_json::Value::String(s)) => s == want,
                     Some(serde_json::Value::Null) | None => false,
-                    Some(other) => other.to_string() == *want,
+                    Some(other) => {
+                        serde_json::from_str::<serde_json::Value>(want).is_ok_and(|w| w == *other)
+                    }
                 })
     }
 

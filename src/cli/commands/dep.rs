@@ -166,7 +166,7 @@ fn list(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
             Direction::Down => shown.extend(
                 ops::detail(&ctx.store, bead)?
                     .into_iter()
-                    .map(|d| (id.clone(), Links::Down(d))),
+                    .map(|d| (id.clone(), Links::Down(Box::new(d)))),
             ),
             Direction::Up => {
                 shown.push((id.clone(), Links::Up(ops::dependents_of(&ctx.store, &id)?)))
@@ -226,7 +226,7 @@ fn records(
 /// What `dep list` found for one bead.
 enum Links {
     /// What it depends on.
-    Down(ops::Detailed),
+    Down(Box<ops::Detailed>),
     /// What depends on it.
     Up(Vec<(ops::Summary, DepKind)>),
 }
