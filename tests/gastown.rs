@@ -67,9 +67,7 @@ const KNOWN_MISSING: &[&str] = &[
     "init --server -p <PREFIX> --skip-hooks --server-host <HOST> --server-port <PORT>",
     "mol bond <FORMULA> <ID> --json --ephemeral --var <VAR>",
     "mol current <MOL> --json",
-    "mol wisp create <FORMULA> --root-only --actor <AGENT> --var <VAR>",
     "mol wisp gc",
-    "mol wisp list --json",
     "purge --force --quiet",
     "purge --json --dry-run",
     "query --json <QUERY> --all --limit=<N>",
@@ -805,4 +803,34 @@ fn events_roles_and_cook_answer_as_bd_does() {
     let cooked = t.json(&["cook", "mol-patrol"]);
     let same = t.json(&["formula", "cook", "mol-patrol"]);
     assert_eq!(cooked, same);
+}
+
+#[test]
+fn mol_wisp_lists_and_creates_wisps_as_bd_names_them() {
+    let t = town();
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    assert_eq!(
+        t.json(&["mol", "wisp", "list"]),
+        serde_json::json!({"schema_version": 1, "wisps": [], "count": 0})
+    );
+    let made = t.ok(&[
+        "mol",
+        "wisp",
+        "create",
+        "mol-patrol",
+        "--root-only",
+        "--var",
+        "rig=x",
+    ]);
+    let id = made.trim().to_owned();
+    let listed = t.json(&["mol", "wisp", "list"]);
+    assert_eq!(listed["count"], 1);
+    assert_eq!(listed["wisps"][0]["id"], id.as_str());
+    assert_eq!(listed["wisps"][0]["type"], "molecule");
+    // A wisp never enters the shared store's history.
+    let log = t.repo.git(&["log", "-p", "refs/beads/main"]);
+    assert!(!log.contains(&id), "{id} in refs/beads/main");
+    // `mol wisp FORMULA` still pours.
+    t.ok(&["mol", "wisp", "mol-patrol"]);
+    assert_eq!(t.json(&["mol", "wisp", "list"])["count"], 2);
 }

@@ -315,6 +315,7 @@ fn every_document_matches_what_its_commands_print() {
             .as_str()
             .expect("wisp id")
             .to_owned();
+    check(&repo, seen, "mol wisp list", &["mol", "wisp", "list"]);
     check(&repo, seen, "mol burn", &["mol", "burn", &wisp]);
     let wisp = repo.beads_json(&["mol", "wisp", "chore"])["molecule"]["id"]
         .as_str()

@@ -73,8 +73,8 @@ pub use mail::{
 };
 pub use molecule::{
     ACCEPTANCE_KEY, BondKind, Burned, ChecklistItem, Current, PourOptions, Poured, Progress,
-    Squashed, StepState, burn, checklist_of, current, list_molecules, locate, molecule_progress,
-    pour, progress, squash,
+    Squashed, StepState, burn, checklist_of, current, list_molecules, list_wisps, locate,
+    molecule_progress, pour, progress, squash,
 };
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,

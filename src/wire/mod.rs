@@ -120,6 +120,7 @@ pub const DOCUMENTS: &[Doc] = &[
     KvCleared::DOC,
     KvPairs::DOC,
     Migrated::DOC,
+    WispList::DOC,
     OneBead::DOC,
     Beads::DOC,
     Listing::DOC,
