@@ -93,6 +93,18 @@ pub fn env(name: &str) -> Option<std::ffi::OsString> {
 /// The environment variables git-beads reads, in the order the manual lists them.
 pub const ENVIRONMENT: &[Setting] = &[
     Setting {
+        name: "BEADS_ACTOR",
+        source: Source::Env,
+        meaning: "bd's actor name: acts as --actor does (which overrides it), where neither \
+                  --as, --as-person nor GIT_BEADS_AGENT names who acts.",
+    },
+    Setting {
+        name: "BD_ACTOR",
+        source: Source::Env,
+        meaning: "bd's older name for BEADS_ACTOR (which wins when both are set); Gas Town \
+                  sets it.",
+    },
+    Setting {
         name: "BD_JSON_ENVELOPE",
         source: Source::Env,
         meaning: "Set to 1, every --json document (list or object) and every --json error is \
@@ -105,6 +117,13 @@ pub const ENVIRONMENT: &[Setting] = &[
                   lies in (or, when it holds a redirect file, of the .beads that file names), \
                   whatever the current directory. init makes it, and runs git init there \
                   when it is in no repository.",
+    },
+    Setting {
+        name: "CLAUDE_SESSION_ID",
+        source: Source::Env,
+        meaning: "The harness session that closes beads, as bd reads it: kept as \
+                  closed_by_session by close (and update --status closed) unless --session \
+                  names one.",
     },
     Setting {
         name: CODEX_HOME,
@@ -200,6 +219,13 @@ pub const CONFIG: &[Setting] = &[
         name: "user.email",
         source: Source::GitConfig,
         meaning: "Your email when GIT_AUTHOR_EMAIL is not set.",
+    },
+    Setting {
+        name: "beads.role",
+        source: Source::GitConfig,
+        meaning: "bd's role of this clone (maintainer or contributor), set and read by \
+                  `config set|get beads.role` as bd keeps it; git-beads itself does not act \
+                  on it.",
     },
     Setting {
         name: "core.fsync",

@@ -30,6 +30,7 @@ mod faults;
 mod fleet;
 mod formulas_toml;
 mod fuzz;
+mod gastown;
 mod git_citizen;
 mod git_hook;
 mod group_commit;

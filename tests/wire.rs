@@ -19,6 +19,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("resolve", "needs a sync conflict; tests/sync.rs runs it"),
     (
+        "kv list",
+        "its fields are the keys (a bare object); tests/gastown.rs runs it",
+    ),
+    (
         "config list",
         "its fields are the settings' keys; tests/bd_compat.rs runs it",
     ),
@@ -307,6 +311,7 @@ fn every_document_matches_what_its_commands_print() {
             .as_str()
             .expect("wisp id")
             .to_owned();
+    check(&repo, seen, "mol wisp list", &["mol", "wisp", "list"]);
     check(&repo, seen, "mol burn", &["mol", "burn", &wisp]);
     let wisp = repo.beads_json(&["mol", "wisp", "chore"])["molecule"]["id"]
         .as_str()
@@ -337,6 +342,11 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "provenance", &["provenance", &head]);
     check(&repo, seen, "verify", &["verify"]);
     check(&repo, seen, "whoami", &["whoami"]);
+    check(&repo, seen, "dep list ID ID…", &["dep", "list", &a, &b]);
+    check(&repo, seen, "kv set, kv get", &["kv", "set", "k", "v"]);
+    check(&repo, seen, "kv set, kv get", &["kv", "get", "k"]);
+    check(&repo, seen, "kv clear", &["kv", "clear", "k"]);
+    check(&repo, seen, "migrate", &["migrate"]);
     check(&repo, seen, many, &["delete", &b, "--force"]);
 
     let unchecked: Vec<&str> = DOCUMENTS

@@ -58,6 +58,11 @@ pub struct Globals {
     /// passes it on every call) run unchanged.
     #[arg(long, global = true)]
     pub sandbox: bool,
+    /// bd's leave to read a database that may lag its export. git-beads reads the
+    /// store at its head, which is never stale, so the flag changes nothing; it is
+    /// taken so Gas Town's calls run unchanged.
+    #[arg(long = "allow-stale", global = true)]
+    pub allow_stale: bool,
 }
 
 impl Cli {
@@ -91,6 +96,15 @@ pub(crate) fn agent_from_env() -> Result<Option<AgentName>, CliError> {
     }
 }
 
+/// bd's actor name from its environment: `BEADS_ACTOR`, else `BD_ACTOR` (the older
+/// name, which Gas Town sets), as bd reads them; `None` when both are unset or empty.
+pub(crate) fn actor_from_env() -> Option<String> {
+    ["BEADS_ACTOR", "BD_ACTOR"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.trim().is_empty())
+}
+
 /// What every command gets: the store, and who is acting.
 pub struct Ctx {
     /// The repository's store.
@@ -101,8 +115,9 @@ pub struct Ctx {
     pub as_person: bool,
     /// `--actor`: bd's actor name.
     pub actor: Option<String>,
-    /// Whether `as_agent` came from `GIT_BEADS_AGENT` (else from `--as`).
-    agent_from_env: bool,
+    /// Whether a variable named who acts (`GIT_BEADS_AGENT`, bd's `BD_ACTOR`), not a
+    /// flag.
+    named_by_env: bool,
     /// When the command acts as an agent outside any session of its, named by no flag
     /// of its own: the agent, and the store's head before the command wrote, to say
     /// so once it has written.
@@ -123,7 +138,7 @@ impl Ctx {
             as_agent,
             as_person,
             actor,
-            agent_from_env: false,
+            named_by_env: false,
             outside_session: Default::default(),
         }
     }
@@ -163,9 +178,9 @@ impl Ctx {
     /// Why `who_acts` named the agent it did, in `whoami`'s words: which flag or
     /// variable, or the worktree.
     pub fn named_by(&self) -> &'static str {
-        match (&self.actor, self.agent_from_env) {
-            (Some(_), _) => "actor-flag",
-            (None, true) => "env",
+        match (&self.actor, self.named_by_env) {
+            (_, true) => "env",
+            (Some(_), false) => "actor-flag",
             (None, false) => "as-flag",
         }
     }
@@ -333,9 +348,17 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         None if globals.as_person || globals.actor.is_some() => None,
         None => agent_from_env()?,
     };
-    let agent_from_env = as_agent.is_some() && !flagged;
-    let mut ctx = Ctx::new(store, as_agent, globals.as_person, globals.actor);
-    ctx.agent_from_env = agent_from_env;
+    // bd's actor variables act as `--actor` does, where nothing above names who acts.
+    let (actor, actor_from_env) = match globals.actor {
+        None if as_agent.is_none() && !globals.as_person => {
+            let actor = actor_from_env();
+            let named = actor.is_some();
+            (actor, named)
+        }
+        actor => (actor, false),
+    };
+    let mut ctx = Ctx::new(store, as_agent, globals.as_person, actor);
+    ctx.named_by_env = (ctx.as_agent.is_some() && !flagged) || actor_from_env;
     let done = c::run(&ctx, command, &mut out);
     ctx.say_outside_session(&out);
     done?;

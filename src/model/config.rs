@@ -21,6 +21,48 @@ pub enum KeyError {
     /// The key names a machine-local setting, kept in git config.
     #[error("{0} is a setting of this machine, kept in git config, not in the store")]
     Local(String),
+    /// A key of the key-value store that bd refuses: empty, white space alone, or
+    /// starting with a prefix of bd's own settings.
+    #[error(
+        "invalid key {0:?}: it is empty, or starts with kv., sync., conflict., federation., jira., linear., export. or import."
+    )]
+    Kv(String),
+    /// A value of `beads.role` that bd refuses.
+    #[error("invalid role {0:?} (valid values: maintainer, contributor)")]
+    Role(String),
+}
+
+/// bd's `beads.role`: the one setting of this machine that bd's `config` sets, kept
+/// in git config as bd keeps it.
+pub const ROLE_KEY: &str = "beads.role";
+
+/// Checks a value of [`ROLE_KEY`] as bd checks it.
+pub fn check_role(value: &str) -> Result<(), KeyError> {
+    match value {
+        "maintainer" | "contributor" => Ok(()),
+        v => Err(KeyError::Role(v.to_owned())),
+    }
+}
+
+/// Where bd's key-value pairs (`kv set`) live among the settings: under this prefix.
+pub const KV_PREFIX: &str = "kv.";
+
+/// Checks a key of the key-value store as bd checks it.
+pub fn check_kv_key(key: &str) -> Result<(), KeyError> {
+    const RESERVED: &[&str] = &[
+        "kv.",
+        "sync.",
+        "conflict.",
+        "federation.",
+        "jira.",
+        "linear.",
+        "export.",
+        "import.",
+    ];
+    if key.trim().is_empty() || RESERVED.iter().any(|p| key.starts_with(p)) {
+        return Err(KeyError::Kv(key.to_owned()));
+    }
+    check_key(&format!("{KV_PREFIX}{key}"))
 }
 
 /// Checks that `key` can name a setting kept in the store.

@@ -67,8 +67,11 @@ pub struct NewBead {
     /// bd's fields kept in `extra` (`design`, `acceptance_criteria`, `external_ref`,
     /// `due_at`, `defer_until`, `estimated_minutes`).
     pub fields: Vec<(String, serde_json::Value)>,
-    /// The id to give it instead of a fresh one (it must be free).
+    /// The id to give it instead of a fresh one (it must be free, and have the store's
+    /// prefix or one of the `allowed_prefixes` setting unless `any_prefix`).
     pub id: Option<BeadId>,
+    /// Take [`NewBead::id`] whatever its prefix (bd's `create --force`).
+    pub any_prefix: bool,
 }
 
 fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
@@ -120,11 +123,39 @@ pub fn create_preview(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead
     new_bead(&store.view()?, actor, &new)
 }
 
+/// Refuses an id that has neither the store's prefix nor one the `allowed_prefixes`
+/// setting (a comma list) names, as bd refuses it without `--force`. A prefix is
+/// matched whole, so `hq-cv-1` may have the prefix `hq` or `hq-cv`.
+fn check_prefix(tx: &View<'_>, prefix: &crate::model::Prefix, id: &BeadId) -> Result<()> {
+    let has = |p: &str| {
+        id.as_str()
+            .strip_prefix(p)
+            .is_some_and(|rest| rest.starts_with('-'))
+    };
+    if has(prefix.as_str()) {
+        return Ok(());
+    }
+    let settings = tx.settings()?;
+    let allowed = settings.get("allowed_prefixes").map(String::as_str);
+    let mut others = allowed.unwrap_or_default().split(',').map(str::trim);
+    if others.any(|p| !p.is_empty() && has(p)) {
+        return Ok(());
+    }
+    Err(BeadError::ForeignPrefix {
+        id: id.clone(),
+        prefix: prefix.clone(),
+    }
+    .into())
+}
+
 /// The bead `new` asks for, against the store as `tx` sees it.
 fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
     let meta = tx.meta()?;
     let id = match (&new.id, &new.parent) {
         (Some(id), _) => {
+            if !new.any_prefix {
+                check_prefix(tx, &meta.prefix, id)?;
+            }
             if tx.bead_exists(id)? {
                 return Err(BeadError::Taken(id.clone()).into());
             }
@@ -316,6 +347,9 @@ pub struct Changes {
     /// bd's fields kept in `extra` (as for [`NewBead::fields`]); `null` or an empty
     /// string removes one.
     pub fields: Vec<(String, serde_json::Value)>,
+    /// Edits of bd's metadata object, in order: a key set to a value, or removed
+    /// (`None`).
+    pub metadata: Vec<(String, Option<serde_json::Value>)>,
     /// A new parent (`Some(None)` removes the parent).
     pub parent: Option<Option<BeadId>>,
 }
@@ -335,6 +369,7 @@ impl Changes {
             || self.append_notes.is_some()
             || self.set_labels.is_some()
             || !self.fields.is_empty()
+            || !self.metadata.is_empty()
             || self.parent.is_some()
     }
 }
@@ -451,6 +486,7 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
             bead.notes.push_str(more);
         }
         set_fields(bead, &c.fields);
+        edit_metadata(bead, &c.metadata)?;
         if let Some(parent) = &c.parent {
             bead.dependencies.retain(|d| d.kind != DepKind::ParentChild);
             if let Some(p) = parent {
@@ -475,6 +511,35 @@ fn set_fields(bead: &mut Bead, fields: &[(String, serde_json::Value)]) {
     }
 }
 
+/// Where a bead keeps bd's metadata object.
+const METADATA: &str = "metadata";
+
+/// Applies `edits` to bd's metadata object of `bead` (made when it has none; removed
+/// when no key is left). Metadata that is not an object is refused, as bd refuses it.
+fn edit_metadata(bead: &mut Bead, edits: &[(String, Option<serde_json::Value>)]) -> Result<()> {
+    if edits.is_empty() {
+        return Ok(());
+    }
+    let mut map = match bead.extra.remove(METADATA) {
+        None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+        Some(serde_json::Value::Object(map)) => map,
+        Some(other) => {
+            bead.extra.insert(METADATA.into(), other);
+            return Err(BeadError::MetadataNotObject(bead.id.clone()).into());
+        }
+    };
+    for (k, v) in edits {
+        match v {
+            Some(v) => map.insert(k.clone(), v.clone()),
+            None => map.remove(k),
+        };
+    }
+    if !map.is_empty() {
+        bead.extra.insert(METADATA.into(), map.into());
+    }
+    Ok(())
+}
+
 fn set_status(bead: &mut Bead, status: Status) {
     if status == Status::Closed && bead.status != Status::Closed {
         bead.closed_at = Some(now());
@@ -497,21 +562,39 @@ pub fn close(
     ids: &[BeadId],
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
-    close_with_output(store, actor, ids, reason, None)
+    let how = Closing {
+        reason,
+        ..Closing::default()
+    };
+    close_with_output(store, actor, ids, &how)
 }
 
-/// [`close`], recording `output` on each bead closed (what a step produced: the list
-/// its `on_complete` bonds a formula for each item of).
+/// Where a bead keeps the session that closed it (bd's field).
+const CLOSED_BY_SESSION: &str = "closed_by_session";
+
+/// How beads are closed: why, what they produced, in which session.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Closing<'a> {
+    /// Why (bd's close reason).
+    pub reason: Option<&'a str>,
+    /// What the work produced (a step's output, the list its `on_complete` bonds a
+    /// formula for each item of).
+    pub output: Option<&'a serde_json::Value>,
+    /// The harness session that closed them (bd's `closed_by_session`).
+    pub session: Option<&'a str>,
+}
+
+/// [`close`], as `how` says: the reason, the output and the session are recorded on
+/// each bead closed.
 pub fn close_with_output(
     store: &Store,
     actor: &Actor,
     ids: &[BeadId],
-    reason: Option<&str>,
-    output: Option<&serde_json::Value>,
+    how: &Closing<'_>,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     let on = super::molecule::ref_for_close(store, ids)?;
-    change_each_on(store, actor, on, ids, "close", closing(reason, output))
+    change_each_on(store, actor, on, ids, "close", closing(how))
 }
 
 /// [`close`], acknowledged only once `remote` holds it, with the beads' claim refs
@@ -521,31 +604,30 @@ pub fn close_on(
     store: &Store,
     actor: &Actor,
     ids: &[BeadId],
-    reason: Option<&str>,
-    output: Option<&serde_json::Value>,
+    how: &Closing<'_>,
     remote: &str,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Close)?;
     if super::molecule::ref_for_close(store, ids)? != refs::MAIN {
-        return close_with_output(store, actor, ids, reason, output);
+        return close_with_output(store, actor, ids, how);
     }
-    let mut change = closing(reason, output);
+    let mut change = closing(how);
     super::claim::finish_on(store, actor, ids, remote, "close", &mut change)
 }
 
 /// What closing does to one bead.
-fn closing<'a>(
-    reason: Option<&'a str>,
-    output: Option<&'a serde_json::Value>,
-) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
+fn closing<'a>(how: &'a Closing<'a>) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
     move |bead| {
         if bead.status == Status::Closed {
             return Ok(());
         }
         set_status(bead, Status::Closed);
-        bead.close_reason = reason.map(str::to_owned);
-        if let Some(o) = output {
+        bead.close_reason = how.reason.map(str::to_owned);
+        if let Some(o) = how.output {
             bead.extra.insert(super::bond::OUTPUT_KEY.into(), o.clone());
+        }
+        if let Some(s) = how.session.filter(|s| !s.is_empty()) {
+            bead.extra.insert(CLOSED_BY_SESSION.into(), s.into());
         }
         Ok(())
     }

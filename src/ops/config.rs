@@ -68,3 +68,55 @@ pub fn unset_setting(store: &Store, actor: &Actor, key: &str) -> Result<bool> {
         Ok(true)
     })
 }
+
+/// bd's key-value store (`kv set|get|clear|list`): pairs kept among the settings
+/// under [`KV_PREFIX`], so they are in the store, in its history, and shared by sync,
+/// as bd keeps them in its config table.
+pub mod kv {
+    use super::{Result, set_setting, setting, settings, unset_setting};
+    use crate::model::Actor;
+    use crate::model::config::{KV_PREFIX, check_kv_key};
+    use crate::store::Store;
+    use std::collections::BTreeMap;
+
+    /// Sets `key` to `value` (one commit; none when it has that value already).
+    pub fn set(store: &Store, actor: &Actor, key: &str, value: &str) -> Result<()> {
+        check_kv_key(key)?;
+        set_setting(store, actor, &format!("{KV_PREFIX}{key}"), value)
+    }
+
+    /// The value of `key`, if it is set.
+    pub fn get(store: &Store, key: &str) -> Result<Option<String>> {
+        check_kv_key(key)?;
+        setting(store, &format!("{KV_PREFIX}{key}"))
+    }
+
+    /// Removes `key`; returns whether it was set.
+    pub fn clear(store: &Store, actor: &Actor, key: &str) -> Result<bool> {
+        check_kv_key(key)?;
+        unset_setting(store, actor, &format!("{KV_PREFIX}{key}"))
+    }
+
+    /// Every pair, by key.
+    pub fn list(store: &Store) -> Result<BTreeMap<String, String>> {
+        Ok(settings(store)?
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(KV_PREFIX)?.to_owned(), v)))
+            .collect())
+    }
+}
+
+/// Sets bd's `beads.role` (maintainer or contributor) in the repository's git config,
+/// where bd keeps it: a setting of this machine, not of the store.
+pub fn set_role(store: &Store, value: &str) -> Result<()> {
+    crate::model::config::check_role(value)?;
+    store
+        .git()
+        .set_config(crate::model::config::ROLE_KEY, value)?;
+    Ok(())
+}
+
+/// bd's `beads.role`, from git config, if it is set.
+pub fn role(store: &Store) -> Option<String> {
+    store.git().config_string(crate::model::config::ROLE_KEY)
+}

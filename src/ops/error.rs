@@ -246,6 +246,17 @@ pub enum BeadError {
     /// Every id tried was taken.
     #[error("could not find a free id")]
     NoFreeId,
+    /// A bead's metadata is not a JSON object, so no key of it can be set.
+    #[error("the metadata of {0} is not a JSON object")]
+    MetadataNotObject(BeadId),
+    /// An id asked for has neither the store's prefix nor an allowed one.
+    #[error("{id} does not have the store's prefix {:?} (nor one of allowed_prefixes)", .prefix.as_str())]
+    ForeignPrefix {
+        /// The id asked for.
+        id: BeadId,
+        /// The store's prefix.
+        prefix: Prefix,
+    },
     /// A bead would depend on itself.
     #[error("{0} cannot depend on itself")]
     SelfDependency(BeadId),
@@ -317,6 +328,8 @@ impl BeadError {
             | BeadError::SelfDependency(_)
             | BeadError::Cycle(_)
             | BeadError::NoSuchDependency { .. }
+            | BeadError::ForeignPrefix { .. }
+            | BeadError::MetadataNotObject(_)
             | BeadError::EmptyComment
             | BeadError::NoComment
             | BeadError::Priority(_)

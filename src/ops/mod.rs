@@ -45,13 +45,13 @@ pub use alongside::{
     push_alongside,
 };
 pub use beads::{
-    Changes, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
+    Changes, Closing, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
     close_replaced, close_with_output, create, create_preview, delete, delete_preview, init,
     relate, release, release_on, remove_dependency, remove_label, reopen, update,
 };
 pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};
-pub use config::{set_setting, setting, settings, unset_setting, vocabulary};
+pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
 pub use edit::{TextField, edit_text};
 pub use error::{
@@ -73,8 +73,8 @@ pub use mail::{
 };
 pub use molecule::{
     ACCEPTANCE_KEY, BondKind, Burned, ChecklistItem, Current, PourOptions, Poured, Progress,
-    Squashed, StepState, burn, checklist_of, current, list_molecules, locate, molecule_progress,
-    pour, progress, squash,
+    Squashed, StepState, burn, checklist_of, current, list_molecules, list_wisps, locate,
+    molecule_progress, pour, progress, squash,
 };
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
@@ -83,8 +83,9 @@ pub use provenance::{
 pub use query::{
     Blocked, BlockedKeeper, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked, LabelCount,
     ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count, dep_cycles,
-    dep_tree, detail, epic_status, head_commit, kept_blocked, labels_all, list, ready, ready_claim,
-    ready_claim_on, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
+    dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
+    ready, ready_claim, ready_claim_on, require_bead, resolve_id, resolve_target, search, show,
+    stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -852,27 +852,41 @@ pub fn current(store: &Store, actor: &Actor, id: Option<&BeadId>) -> Result<Curr
 pub fn list_molecules(store: &Store, all: bool) -> Result<Vec<Progress>> {
     let mut out = Vec::new();
     for tx in [store.view()?, store.view_of(refs::WISPS)?] {
-        if tx.head().is_none() {
-            continue;
-        }
-        let mut ids: Vec<String> = tx
-            .index()?
-            .rows()
-            .filter(|s| s.kind() == BeadType::Molecule)
-            .filter(|s| s.status() != Status::Deleted && (all || !s.status().is_done()))
-            .map(|s| s.id().to_owned())
-            .collect();
-        ids.sort_unstable();
-        for id in ids {
-            let id = BeadId::parse(&id)?;
-            if let Some(b) = tx.bead(&id)?
-                && let Some(p) = progress(&tx, &b)?
-            {
+        for b in molecule_beads(&tx, all)? {
+            if let Some(p) = progress(&tx, &b)? {
                 out.push(p);
             }
         }
     }
     Ok(out)
+}
+
+/// The wisps' molecule beads, unfinished ones (every one with `all`), by id: bd's
+/// `mol wisp list`.
+pub fn list_wisps(store: &Store, all: bool) -> Result<Vec<Bead>> {
+    molecule_beads(&store.view_of(refs::WISPS)?, all)
+}
+
+/// The molecule beads `tx` holds, unfinished ones (every one with `all`), by id.
+fn molecule_beads(tx: &View<'_>, all: bool) -> Result<Vec<Bead>> {
+    if tx.head().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut ids: Vec<String> = tx
+        .index()?
+        .rows()
+        .filter(|s| s.kind() == BeadType::Molecule)
+        .filter(|s| s.status() != Status::Deleted && (all || !s.status().is_done()))
+        .map(|s| s.id().to_owned())
+        .collect();
+    ids.sort_unstable();
+    let mut beads = Vec::new();
+    for id in ids {
+        if let Some(b) = tx.bead(&BeadId::parse(&id)?)? {
+            beads.push(b);
+        }
+    }
+    Ok(beads)
 }
 
 /// What a squash made.

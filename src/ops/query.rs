@@ -98,6 +98,22 @@ pub struct Detailed {
     pub dependent_count: usize,
 }
 
+/// The beads that depend on `id` (deleted ones aside), each with how: bd's
+/// `dep list --direction up`.
+pub fn dependents_of(store: &Store, id: &BeadId) -> Result<Vec<(Summary, DepKind)>> {
+    sound(store, || {
+        let index = load_lazy(store)?;
+        let mut found = Vec::new();
+        for row in index.rows().filter(|s| s.status() != Status::Deleted) {
+            for d in row.dependencies().filter(|d| d.id() == id.as_str()) {
+                found.push((row.to_summary(), d.kind));
+            }
+        }
+        found.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        Ok(found)
+    })
+}
+
 /// Reads the store around `beads`: what each depends on, how many depend on each.
 pub fn detail(store: &Store, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
     sound(store, || detail_in(&load_lazy(store)?, beads.clone()))
@@ -184,6 +200,14 @@ pub struct ListFilter {
     pub parent: Option<String>,
     /// Only beads whose title contains this text (case-insensitive).
     pub title_contains: Option<String>,
+    /// Only beads whose description contains this text (case-insensitive; read from
+    /// each bead's document).
+    pub desc_contains: Option<String>,
+    /// Only beads made after this time.
+    pub created_after: Option<crate::model::Timestamp>,
+    /// Only beads whose bd metadata has each of these keys with this value (a string
+    /// value as it is, any other as its JSON text; read from each bead's document).
+    pub metadata: Vec<(String, String)>,
     /// Include closed beads.
     pub all: bool,
     /// Statuses that a listing naming none leaves out besides closed and deleted: the
@@ -248,6 +272,9 @@ impl ListFilter {
             exclude_labels,
             parent,
             title_contains,
+            desc_contains,
+            created_after,
+            metadata,
             all: _,
             hidden: _,
             sort: _,
@@ -264,6 +291,33 @@ impl ListFilter {
             && exclude_labels.is_empty()
             && parent.is_none()
             && title_contains.is_none()
+            && desc_contains.is_none()
+            && created_after.is_none()
+            && metadata.is_empty()
+    }
+
+    /// Whether the filter looks into the beads' documents (not only the index).
+    fn reads_documents(&self) -> bool {
+        self.desc_contains.is_some() || !self.metadata.is_empty()
+    }
+
+    /// Whether `bead`'s document passes the filters the index cannot answer
+    /// (`desc_contains`, `metadata`).
+    pub fn keeps_document(&self, bead: &Bead) -> bool {
+        let meta = bead.extra.get("metadata");
+        self.desc_contains
+            .as_deref()
+            .is_none_or(|t| contains_folded(&bead.description, t))
+            && self
+                .metadata
+                .iter()
+                .all(|(k, want)| match meta.and_then(|m| m.get(k)) {
+                    Some(serde_json::Value::String(s)) => s == want,
+                    Some(serde_json::Value::Null) | None => false,
+                    Some(other) => {
+                        serde_json::from_str::<serde_json::Value>(want).is_ok_and(|w| w == *other)
+                    }
+                })
     }
 
     /// Whether the filter keeps bead `s` (its limit and order aside).
@@ -286,6 +340,7 @@ impl ListFilter {
                 .as_deref()
                 .is_none_or(|t| contains_folded(s.title(), t))
             && self.parent.as_deref().is_none_or(|p| descends_from(*s, p))
+            && self.created_after.is_none_or(|t| s.created_at() > t)
     }
 }
 
@@ -635,14 +690,44 @@ fn completed(words: &Vocabulary, filter: &ListFilter) -> Result<ListFilter> {
 /// Lists beads, highest priority first, then oldest.
 pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
     sound(store, || {
-        let (index, words) = index_and_words(store, Part::LazyBeads)?;
-        Ok(listing(
-            index,
-            &completed(&words, filter)?,
-            Query::List,
-            None,
-        ))
+        let ((index, failures), words) = index_and_words(store, Part::LazyBeads)?;
+        let filter = completed(&words, filter)?;
+        let found = match filter.reads_documents() {
+            true => {
+                let rows = index.rows().filter(|s| filter.keeps(s)).map(|s| s.row());
+                Some(with_documents(store, &index, &filter, rows.collect())?)
+            }
+            false => None,
+        };
+        Ok(listing((index, failures), &filter, Query::List, found))
     })
+}
+
+/// The `rows` whose documents pass `filter`'s document filters (all of them when it
+/// has none). A document that cannot be read is left out (the listing reports the
+/// index's broken ones).
+fn with_documents(
+    store: &Store,
+    index: &Index,
+    filter: &ListFilter,
+    rows: Vec<Row>,
+) -> Result<Vec<Row>> {
+    if !filter.reads_documents() {
+        return Ok(rows);
+    }
+    let head = store.require_head()?;
+    let mut kept = Vec::with_capacity(rows.len());
+    for row in rows {
+        let Ok(id) = BeadId::parse(index.row(row).id()) else {
+            continue;
+        };
+        if let Ok(Some(bead)) = store.read_bead(head.tree, &id)
+            && filter.keeps_document(&bead)
+        {
+            kept.push(row);
+        }
+    }
+    Ok(kept)
 }
 
 /// How many beads `filter` keeps (its limit and order aside), counted without listing
@@ -686,6 +771,7 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
             .into_iter()
             .filter(|&r| filter.keeps(&index.row(r)))
             .collect();
+        let rows = with_documents(store, &index, &filter, rows)?;
         let failures = Failures::at(store, &head);
         Ok(listing((index, failures), &filter, Query::List, Some(rows)))
     })

@@ -245,7 +245,13 @@ pub(super) async fn act(
             "close" => {
                 let reason = Some(f.text.trim()).filter(|r| !r.is_empty());
                 match ops::claim_remote(store, None, false)? {
-                    Some(remote) => ops::close_on(store, me, ids, reason, None, &remote)?,
+                    Some(remote) => {
+                        let how = ops::Closing {
+                            reason,
+                            ..ops::Closing::default()
+                        };
+                        ops::close_on(store, me, ids, &how, &remote)?
+                    }
                     None => ops::close(store, me, ids, reason)?,
                 };
             }

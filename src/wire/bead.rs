@@ -32,6 +32,10 @@ pub const BD_FIELDS: &[&str] = &[
     "sender",
     "source_system",
     "closed_by_session",
+    "event_kind",
+    "actor",
+    "target",
+    "payload",
 ];
 
 /// A bead in full, as `show`, `create` and the other commands that print one write it.
@@ -130,6 +134,22 @@ pub struct Linked<'a> {
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     bead: Option<Brief<'a>>,
     dependency_type: DepKind,
+}
+
+impl<'a> Linked<'a> {
+    /// Bead `id` (its fields from `bead`, when the store has it), linked by `kind`.
+    pub fn new(id: &'a str, bead: Option<&'a Summary>, kind: DepKind) -> Self {
+        Linked {
+            id,
+            bead: bead.map(Brief::from),
+            dependency_type: kind,
+        }
+    }
+
+    /// How it is linked.
+    pub fn kind(&self) -> DepKind {
+        self.dependency_type
+    }
 }
 
 /// The fields of a bead depended on.

@@ -36,6 +36,10 @@ pub const BEAD_FIELDS: &[Field] = &[
     Field::optional("sender"),
     Field::optional("source_system"),
     Field::optional("closed_by_session"),
+    Field::optional("event_kind"),
+    Field::optional("actor"),
+    Field::optional("target"),
+    Field::optional("payload"),
     Field::new("labels"),
     Field::noted(
         "dependencies",
@@ -605,6 +609,24 @@ impl Documented for DepList<'_> {
             Field::optional("created_at"),
             Field::optional("updated_at"),
             Field::new("dependency_type"),
+        ],
+    };
+}
+
+/// What `dep list` of several beads prints with `--json`: bd's flat array of
+/// dependency records.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct DepRecords<'a>(pub Vec<DepRecord<'a>>);
+
+impl Documented for DepRecords<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "dep list ID ID…",
+        fields: &[
+            Field::new("issue_id"),
+            Field::new("depends_on_id"),
+            Field::new("type"),
         ],
     };
 }

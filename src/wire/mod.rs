@@ -116,6 +116,11 @@ pub trait Documented {
 /// Every document a command prints, in the order the manual lists them.
 pub const DOCUMENTS: &[Doc] = &[
     Initialized::DOC,
+    KvPair::DOC,
+    KvCleared::DOC,
+    KvPairs::DOC,
+    Migrated::DOC,
+    WispList::DOC,
     OneBead::DOC,
     Beads::DOC,
     Listing::DOC,
@@ -126,6 +131,7 @@ pub const DOCUMENTS: &[Doc] = &[
     EpicStatuses::DOC,
     ClosedEpics::DOC,
     DepList::DOC,
+    DepRecords::DOC,
     DepCycles::DOC,
     Comments::DOC,
     CommentAdded::DOC,

@@ -38,6 +38,78 @@ impl Documented for Initialized<'_> {
     };
 }
 
+/// What `kv set` and `kv get` print: bd's fields (`found` from `get` alone).
+#[derive(Serialize)]
+pub struct KvPair<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// Its value ("" when it is not set).
+    pub value: &'a str,
+    /// Whether it is set (`kv get`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<bool>,
+}
+
+impl Documented for KvPair<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "kv set, kv get",
+        fields: &[
+            Field::new("key"),
+            Field::new("value"),
+            Field::optional("found"),
+        ],
+    };
+}
+
+/// What `kv clear` prints: bd's fields (`deleted` is the string "true" there).
+#[derive(Serialize)]
+pub struct KvCleared<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// "true".
+    pub deleted: &'a str,
+}
+
+impl Documented for KvCleared<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "kv clear",
+        fields: &[Field::new("key"), Field::new("deleted")],
+    };
+}
+
+/// What `kv list` prints: one bare object of keys and their values (no
+/// `schema_version` among them: bd's callers read it as a map of strings).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct KvPairs<'a>(pub &'a std::collections::BTreeMap<String, String>);
+
+impl Documented for KvPairs<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "kv list",
+        fields: &[],
+    };
+}
+
+/// What `migrate` prints: bd's status word and a sentence.
+#[derive(Serialize)]
+pub struct Migrated<'a> {
+    /// `current`: nothing to migrate.
+    pub status: &'a str,
+    /// What it means here.
+    pub message: &'a str,
+}
+
+impl Documented for Migrated<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "migrate",
+        fields: &[Field::new("status"), Field::new("message")],
+    };
+}
+
 /// One change a commit made to a document.
 #[derive(Serialize)]
 pub struct LogChange<'a> {

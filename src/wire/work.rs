@@ -746,3 +746,78 @@ impl Documented for Burned<'_> {
         ],
     };
 }
+
+/// What `mol wisp list` prints: bd's wisps, their count, and how many are old (not
+/// changed for a day).
+#[derive(Serialize)]
+pub struct WispList<'a> {
+    /// The wisps.
+    pub wisps: Vec<WispItem<'a>>,
+    /// How many.
+    pub count: usize,
+    /// How many are old.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub old_count: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One wisp of [`WispList`], with bd's fields.
+#[derive(Serialize)]
+pub struct WispItem<'a> {
+    id: &'a BeadId,
+    title: &'a str,
+    status: Status,
+    priority: u8,
+    #[serde(rename = "type")]
+    kind: crate::model::BeadType,
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    labels: &'a std::collections::BTreeSet<String>,
+    created_at: &'a crate::model::Timestamp,
+    updated_at: &'a crate::model::Timestamp,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    old: bool,
+}
+
+impl<'a> WispList<'a> {
+    /// The list of `wisps`; those not changed since a day before `now` are old.
+    pub fn new(wisps: &'a [Bead], now: crate::model::Timestamp) -> Self {
+        let day = chrono::Duration::hours(24);
+        let wisps: Vec<WispItem<'a>> = wisps
+            .iter()
+            .map(|b| WispItem {
+                id: &b.id,
+                title: &b.title,
+                status: b.status,
+                priority: b.priority,
+                kind: b.kind,
+                labels: &b.labels,
+                created_at: &b.created_at,
+                updated_at: &b.updated_at,
+                old: now - b.updated_at > day,
+            })
+            .collect();
+        WispList {
+            count: wisps.len(),
+            old_count: wisps.iter().filter(|w| w.old).count(),
+            wisps,
+        }
+    }
+}
+
+impl Documented for WispList<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "mol wisp list",
+        fields: &[
+            Field::noted(
+                "wisps",
+                ": [{id, title, status, priority, type, labels, created_at, updated_at, old}]",
+            ),
+            Field::new("count"),
+            Field::optional("old_count"),
+        ],
+    };
+}

@@ -3,6 +3,7 @@
 //! (`git config beads.…`).
 
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::config::ROLE_KEY;
 use crate::ops;
 use crate::wire;
 
@@ -19,14 +20,14 @@ pub enum ConfigCommand {
     Unset(KeyArgs),
 }
 
-/// Arguments of `config get` and `config unset`.
+/// Arguments of `config get` and `config unset` (and of `kv get` and `kv clear`).
 #[derive(clap::Args, Debug)]
 pub struct KeyArgs {
-    /// The key (`types.custom`, `status.custom`, any dotted name of the project's).
+    /// The key (a dotted name: `types.custom`, `status.custom`, any of the project's).
     pub key: String,
 }
 
-/// Arguments of `config set`.
+/// Arguments of `config set` (and of `kv set`).
 #[derive(clap::Args, Debug)]
 pub struct SetArgs {
     /// The key.
@@ -39,7 +40,10 @@ pub struct SetArgs {
 pub fn run(ctx: &Ctx, cmd: ConfigCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
         ConfigCommand::Get(a) => {
-            let value = ops::setting(&ctx.store, &a.key)?;
+            let value = match a.key.as_str() {
+                ROLE_KEY => ops::role(&ctx.store),
+                key => ops::setting(&ctx.store, key)?,
+            };
             if out.json {
                 return out.json(&wire::Setting {
                     key: &a.key,
@@ -50,6 +54,17 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand, out: &mut Out) -> Result<(), CliError>
                 Some(v) => out.line(v),
                 None => Ok(()),
             }
+        }
+        ConfigCommand::Set(a) if a.key == ROLE_KEY => {
+            ops::set_role(&ctx.store, &a.value)?;
+            if out.json {
+                return out.json(&wire::Setting {
+                    key: &a.key,
+                    value: Some(&a.value),
+                });
+            }
+            out.note(format!("set {ROLE_KEY} = {} (in git config)", a.value));
+            Ok(())
         }
         ConfigCommand::Set(a) => {
             ops::set_setting(&ctx.store, &ctx.actor()?, &a.key, &a.value)?;

@@ -57,9 +57,29 @@ pub struct Args {
     /// Dependencies: `ID` (blocks) or `KIND:ID`, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_dep)]
     pub deps: Vec<Dependency>,
-    /// Give it this id instead of a fresh one.
+    /// Give it this id instead of a fresh one; it must have the store's prefix (or
+    /// one of the `allowed_prefixes` setting) unless `--force` is given.
     #[arg(long)]
     pub id: Option<BeadId>,
+    /// With `--id`: make it whatever its prefix (bd's `--force`).
+    #[arg(long, requires = "id")]
+    pub force: bool,
+    /// bd's event category (`patrol.digest`, `agent.started`; needs `--type event`).
+    #[arg(long = "event-category", value_name = "CATEGORY")]
+    pub event_category: Option<String>,
+    /// bd's event actor: who caused the event (needs `--type event`).
+    #[arg(long = "event-actor", value_name = "URI")]
+    pub event_actor: Option<String>,
+    /// bd's event target: what the event is about (needs `--type event`).
+    #[arg(long = "event-target", value_name = "URI")]
+    pub event_target: Option<String>,
+    /// bd's event payload: the event's data, as text (JSON by custom; needs `--type
+    /// event`).
+    #[arg(long = "event-payload", value_name = "JSON")]
+    pub event_payload: Option<String>,
+    /// bd's custom metadata: a JSON object kept on the bead.
+    #[arg(long, value_name = "JSON", value_parser = super::update::parse_metadata)]
+    pub metadata: Option<serde_json::Value>,
     /// Print nothing but the id (the same as without --json).
     #[arg(long)]
     pub silent: bool,
@@ -96,8 +116,24 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         Some(p) => Some(super::resolve_id(ctx, p)?),
         None => None,
     };
+    let event = [
+        ("event_kind", args.event_category),
+        ("actor", args.event_actor),
+        ("target", args.event_target),
+        ("payload", args.event_payload),
+    ];
+    if args.kind != BeadType::Event && event.iter().any(|(_, v)| v.is_some()) {
+        return Err(CliError::user(
+            "--event-category, --event-actor, --event-target and --event-payload need --type event",
+        ));
+    }
+    let event = event
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.into())));
     let fields = super::update::text_fields(args.design, args.acceptance, args.external_ref)
         .chain(args.plan.fields())
+        .chain(args.metadata.map(|m| ("metadata".to_owned(), m)))
+        .chain(event)
         .collect();
     let new = NewBead {
         title: args.title.or(args.title_flag).unwrap_or_default(),
@@ -112,6 +148,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         notes: args.notes.unwrap_or_default(),
         fields,
         id: args.id,
+        any_prefix: args.force,
     };
     if args.dry_run {
         let bead = ops::create_preview(&ctx.store, &actor, new)?;

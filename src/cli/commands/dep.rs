@@ -14,8 +14,13 @@ pub enum DepCommand {
     Remove(EdgeArgs),
     /// Show what ID depends on, transitively.
     Tree(TreeArgs),
-    /// List what ID depends on, with the beads depended on.
-    List(TreeArgs),
+    /// List what beads depend on (or, `--direction up`, what depends on them), with
+    /// the beads at the other end.
+    ///
+    /// With several ids and `--json`, the answer is bd's flat list of dependency
+    /// records (`issue_id`, `depends_on_id`, `type`) of them all; an id the store does
+    /// not have is then skipped with a warning, as bd skips it.
+    List(ListArgs),
     /// Find cycles of blocking dependencies (only sync or import can bring one).
     Cycles,
     /// Link two beads both ways as related (bd's `relates-to`), in one commit.
@@ -45,7 +50,32 @@ pub struct EdgeArgs {
     pub kind: Option<DepKind>,
 }
 
-/// Arguments of `dep tree` and `dep list`.
+/// Which way `dep list` looks.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Direction {
+    /// What the bead depends on.
+    #[default]
+    Down,
+    /// What depends on the bead.
+    Up,
+}
+
+/// Arguments of `dep list`.
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    /// The beads (an id without its prefix will do where it is unambiguous).
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+    /// Which way to look.
+    #[arg(long, value_enum, default_value = "down")]
+    pub direction: Direction,
+    /// Only dependencies of this type (as bd compares it: a word that is no type
+    /// keeps none).
+    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    pub kind: Option<String>,
+}
+
+/// Arguments of `dep tree`.
 #[derive(clap::Args, Debug)]
 pub struct TreeArgs {
     /// The bead (an id without its prefix will do where it is unambiguous).
@@ -93,27 +123,7 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             out.note(format!("{id} no longer depends on {on}"));
             Ok(())
         }
-        DepCommand::List(a) => {
-            let id = super::resolve_id(ctx, &a.id)?;
-            let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?;
-            let detailed = ops::detail(&ctx.store, bead)?;
-            if out.json {
-                return out.json_list(&wire::DepList(wire::linked(&detailed[0])));
-            }
-            for (d, t) in detailed[0]
-                .bead
-                .dependencies
-                .iter()
-                .zip(&detailed[0].targets)
-            {
-                let title = t.as_ref().map_or("(missing)", |t| t.title.as_str());
-                out.line(format!("{} [{}] {title}", d.id, d.kind))?;
-            }
-            for d in &detailed[0].bead.external {
-                out.line(format!("{} [{}] (another project)", d.id, d.kind))?;
-            }
-            Ok(())
-        }
+        DepCommand::List(a) => list(ctx, a, out),
         DepCommand::Cycles => {
             let (cycles, broken) = ops::dep_cycles(&ctx.store)?;
             out.warn_broken(&broken);
@@ -138,6 +148,126 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
                 return out.json_list(&wire::DepTree::new(&tree, &beads));
             }
             print_node(out, &tree, 0)
+        }
+    }
+}
+
+/// Runs `dep list`.
+fn list(ctx: &Ctx, a: ListArgs, out: &mut Out) -> Result<(), CliError> {
+    let keeps = |k: DepKind| a.kind.as_deref().is_none_or(|t| t == k.as_str());
+    if a.ids.len() > 1 && a.direction == Direction::Down && out.json {
+        return records(ctx, &a.ids, keeps, out);
+    }
+    let mut shown = Vec::new();
+    for given in &a.ids {
+        let id = super::resolve_id(ctx, given)?;
+        let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?;
+        match a.direction {
+            Direction::Down => shown.extend(
+                ops::detail(&ctx.store, bead)?
+                    .into_iter()
+                    .map(|d| (id.clone(), Links::Down(Box::new(d)))),
+            ),
+            Direction::Up => {
+                shown.push((id.clone(), Links::Up(ops::dependents_of(&ctx.store, &id)?)))
+            }
+        }
+    }
+    let linked = shown.iter().flat_map(|(_, links)| links.linked());
+    let linked: Vec<wire::Linked<'_>> = linked.filter(|l| keeps(l.kind())).collect();
+    if out.json {
+        return out.json_list(&wire::DepList(linked));
+    }
+    for (id, links) in &shown {
+        let lines = links.lines(&keeps);
+        if lines.is_empty() {
+            out.note(match links {
+                Links::Down(_) => format!("{id} has no dependencies"),
+                Links::Up(_) => format!("no beads depend on {id}"),
+            });
+        }
+        for line in lines {
+            out.line(line)?;
+        }
+    }
+    Ok(())
+}
+
+/// bd's flat list of dependency records of several beads (those the store has;
+/// the others are skipped with a warning, as bd skips them).
+fn records(
+    ctx: &Ctx,
+    given: &[String],
+    keeps: impl Fn(DepKind) -> bool,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let mut beads = Vec::new();
+    for g in given {
+        match super::resolve_id(ctx, g).and_then(|id| Ok(ops::show(&ctx.store, &[id])?)) {
+            Ok(found) => beads.extend(found),
+            Err(e) => crate::cli::output::warn(format!("warning: {g}: {} (skipped)", e.message)),
+        }
+    }
+    let records: Vec<wire::DepRecord<'_>> = beads
+        .iter()
+        .flat_map(|b| {
+            let inside = b.dependencies.iter().map(|d| (d.id.as_str(), d.kind));
+            let outside = b.external.iter().map(|d| (d.id.as_str(), d.kind));
+            inside
+                .chain(outside)
+                .map(move |(on, kind)| (b.id.as_str(), on, kind))
+        })
+        .filter(|(_, _, kind)| keeps(*kind))
+        .map(|(id, on, kind)| wire::DepRecord::new(id, on, kind))
+        .collect();
+    out.json_list(&wire::DepRecords(records))
+}
+
+/// What `dep list` found for one bead.
+enum Links {
+    /// What it depends on.
+    Down(Box<ops::Detailed>),
+    /// What depends on it.
+    Up(Vec<(ops::Summary, DepKind)>),
+}
+
+impl Links {
+    /// The beads linked, as bd's `dep list --json` prints them.
+    fn linked(&self) -> Vec<wire::Linked<'_>> {
+        match self {
+            Links::Down(d) => wire::linked(d),
+            Links::Up(found) => found
+                .iter()
+                .map(|(s, kind)| wire::Linked::new(&s.id, Some(s), *kind))
+                .collect(),
+        }
+    }
+
+    /// One line per bead linked by a kind `keeps` keeps.
+    fn lines(&self, keeps: &impl Fn(DepKind) -> bool) -> Vec<String> {
+        match self {
+            Links::Down(d) => {
+                let inside = d.bead.dependencies.iter().zip(&d.targets).map(|(dep, t)| {
+                    let title = t.as_ref().map_or("(missing)", |t| t.title.as_str());
+                    (dep.kind, format!("{} [{}] {title}", dep.id, dep.kind))
+                });
+                let outside = d.bead.external.iter().map(|dep| {
+                    (
+                        dep.kind,
+                        format!("{} [{}] (another project)", dep.id, dep.kind),
+                    )
+                });
+                inside
+                    .chain(outside)
+                    .filter(|(k, _)| keeps(*k))
+                    .map(|(_, l)| l)
+                    .collect()
+            }
+            Links::Up(found) => found
+                .iter()
+                .filter(|(_, k)| keeps(*k))
+                .map(|(s, k)| format!("{} [{k}] {}", s.id, s.title))
+                .collect(),
         }
     }
 }

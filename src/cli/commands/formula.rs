@@ -92,7 +92,8 @@ pub fn run(ctx: &Ctx, cmd: FormulaCommand, out: &mut Out) -> Result<(), CliError
     }
 }
 
-fn cook(ctx: &Ctx, a: CookArgs, out: &mut Out) -> Result<(), CliError> {
+/// Runs `formula cook` (and bd's top-level `cook`).
+pub fn cook(ctx: &Ctx, a: CookArgs, out: &mut Out) -> Result<(), CliError> {
     let vars = super::mol::vars_of(a.vars)?;
     let found = ops::find_formula(&ctx.store, &a.name)?;
     let c = ops::cook(&ctx.store, &found, &vars)?;

@@ -46,6 +46,71 @@ pub struct SelectArgs {
     pub title_contains: Option<String>,
 }
 
+/// The filters of `list` and `search` that look at more than the index keeps:
+/// descriptions, creation times and bd's metadata.
+#[derive(clap::Args, Debug, Default)]
+pub struct MatchArgs {
+    /// Only beads whose description contains this text (case-insensitive).
+    #[arg(long = "desc-contains", value_name = "TEXT")]
+    pub desc_contains: Option<String>,
+    /// Only beads made after this time (RFC 3339, or a date).
+    #[arg(long = "created-after", value_name = "TIME", value_parser = parse_time)]
+    pub created_after: Option<crate::model::Timestamp>,
+    /// Only beads whose metadata has KEY with VALUE (repeatable; all must hold).
+    #[arg(long = "metadata-field", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub metadata: Vec<(String, String)>,
+    /// bd's leave to list infrastructure beads (agents, rigs, roles, messages), which
+    /// bd hides by default. git-beads lists every type unless asked not to, so the
+    /// flag changes nothing.
+    #[arg(long = "include-infra")]
+    pub include_infra: bool,
+    /// bd's leave to list gate beads, which bd hides by default. git-beads lists
+    /// them anyway, so the flag changes nothing.
+    #[arg(long = "include-gates")]
+    pub include_gates: bool,
+}
+
+impl MatchArgs {
+    /// `filter` with these filters added.
+    fn apply(self, filter: ListFilter) -> ListFilter {
+        ListFilter {
+            desc_contains: self.desc_contains,
+            created_after: self.created_after,
+            metadata: self.metadata,
+            ..filter
+        }
+    }
+}
+
+/// Parses a time for `--created-after`: RFC 3339, or a date (midnight UTC).
+fn parse_time(s: &str) -> Result<crate::model::Timestamp, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map(|d| d.and_time(chrono::NaiveTime::MIN).and_utc())
+        .map_err(|_| format!("{s:?} is not a time (2026-07-01 or an RFC 3339 time)"))
+}
+
+/// Parses `KEY=VALUE` of `--metadata-field`, the key as bd checks it.
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| format!("expected key=value, got {s:?}"))?;
+    super::update::check_metadata_key(k)?;
+    Ok((k.to_owned(), v.to_owned()))
+}
+
+/// What `list --format` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListFormat {
+    /// The JSON `--json` prints (bd's `--format json`).
+    Json,
+    /// The ids alone, one a line.
+    Id,
+}
+
 /// The status filter of `list`, `search` and `count`.
 #[derive(clap::Args, Debug, Default)]
 pub struct StatusArgs {
@@ -218,6 +283,15 @@ pub struct ListArgs {
     /// Accepted for bd's tools: the list is always flat.
     #[arg(long)]
     pub flat: bool,
+    /// Filters on descriptions, creation times and metadata.
+    #[command(flatten)]
+    pub matching: MatchArgs,
+    /// Print JSON (as `--json`) or the ids alone.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ListFormat>,
+    /// Accepted for bd's tools: git-beads never pages its output.
+    #[arg(long = "no-pager")]
+    pub no_pager: bool,
 }
 
 /// Arguments of `ready`.
@@ -270,6 +344,9 @@ pub struct SearchArgs {
     /// The order.
     #[command(flatten)]
     pub order: OrderArgs,
+    /// Filters on descriptions, creation times and metadata.
+    #[command(flatten)]
+    pub matching: MatchArgs,
 }
 
 /// Arguments of `count`.
@@ -327,7 +404,18 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
 pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let limit = if args.all { 0 } else { args.limit };
     let filter = (args.order).filter(ctx, args.select, args.status, (args.all, limit))?;
-    let listing = ops::list(&ctx.store, &filter)?;
+    let listing = ops::list(&ctx.store, &args.matching.apply(filter))?;
+    match args.format {
+        Some(ListFormat::Json) => out.json = true,
+        Some(ListFormat::Id) if !out.json => {
+            out.warn_broken(&listing.broken);
+            for s in listing.beads() {
+                out.line(s.id())?;
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
     print_listing(out, &listing, "no beads match")
 }
 
@@ -363,6 +451,7 @@ pub fn children(ctx: &Ctx, args: ChildrenArgs, out: &mut Out) -> Result<(), CliE
 /// Runs `search`.
 pub fn search(ctx: &Ctx, args: SearchArgs, out: &mut Out) -> Result<(), CliError> {
     let filter = (args.order).filter(ctx, args.select, args.status, (false, args.limit))?;
+    let filter = args.matching.apply(filter);
     let text = args.text.or(args.query).unwrap_or_default();
     let listing = ops::search(&ctx.store, &text, &filter)?;
     print_listing(out, &listing, "no beads match")

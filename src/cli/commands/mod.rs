@@ -19,12 +19,14 @@ pub mod import;
 pub mod info;
 pub mod init;
 pub mod install_man;
+pub mod kv;
 pub mod label;
 pub mod lint;
 pub mod list;
 pub mod log;
 pub mod mail;
 pub mod mcp;
+pub mod migrate;
 pub mod mol;
 pub mod onboard;
 pub mod provenance;
@@ -101,6 +103,10 @@ pub enum Command {
     /// types and statuses. Settings of one machine (`beads.*`) stay in git config.
     #[command(subcommand)]
     Config(Lazy<config::ConfigCommand>),
+    /// bd's key-value store: pairs kept in the store (under `kv.` among the
+    /// settings), in its history and shared by sync.
+    #[command(subcommand)]
+    Kv(Lazy<kv::KvCommand>),
     /// Show open work that nothing unfinished blocks: the work queue.
     ///
     /// A `blocks` dependency on a bead that is not closed holds a bead back. A
@@ -129,6 +135,9 @@ pub enum Command {
     Undefer(Lazy<update::UndeferArgs>),
     /// Add to a bead's notes, on a line of their own.
     Note(Lazy<update::NoteArgs>),
+    /// bd's database migration: nothing to migrate here (the store is git refs), which
+    /// it says; `--update-repo-id` likewise.
+    Migrate(Lazy<migrate::Args>),
     /// Show where the store is and what it holds.
     Info(Lazy<info::Args>),
     /// Print where the store is (the git dir whose refs hold it).
@@ -234,6 +243,9 @@ pub enum Command {
     /// bd's and Gas Town's TOML and JSON).
     #[command(subcommand, after_long_help = crate::model::FORMULA_FORMAT)]
     Formula(Lazy<formula::FormulaCommand>),
+    /// Cook a formula: its steps with the variables filled in (bd's `cook`; the same
+    /// as `formula cook`).
+    Cook(Lazy<formula::CookArgs>),
     /// Pour formulas into molecules (or local-only wisps) and follow them step by step.
     #[command(subcommand)]
     Mol(Lazy<mol::MolCommand>),
@@ -411,6 +423,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Dep(Lazy(a)) => dep::run(ctx, a, out),
         Command::Label(Lazy(a)) => label::run(ctx, a, out),
         Command::Config(Lazy(a)) => config::run(ctx, a, out),
+        Command::Kv(Lazy(a)) => kv::run(ctx, a, out),
+        Command::Cook(Lazy(a)) => formula::cook(ctx, a, out),
         Command::Ready(Lazy(a)) => list::ready(ctx, a, out),
         Command::Blocked(Lazy(a)) => list::blocked(ctx, a, out),
         Command::Count(Lazy(a)) => list::count(ctx, a, out),
@@ -421,6 +435,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Defer(Lazy(a)) => update::defer(ctx, a, out),
         Command::Undefer(Lazy(a)) => update::undefer(ctx, a, out),
         Command::Note(Lazy(a)) => update::note(ctx, a, out),
+        Command::Migrate(Lazy(a)) => migrate::run(ctx, a, out),
         Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
         Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
         Command::Whoami(Lazy(a)) => whoami::run(ctx, a, out),

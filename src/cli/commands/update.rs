@@ -38,6 +38,29 @@ pub struct UpdateArgs {
     /// bd's custom metadata: a JSON object, in place of the one it has ("" removes it).
     #[arg(long, value_name = "JSON", value_parser = parse_metadata)]
     pub metadata: Option<serde_json::Value>,
+    /// Set one key of the metadata (repeatable): `KEY=VALUE`, the value kept as a JSON
+    /// number, boolean or null when it reads as one, else as a string (as bd keeps it).
+    #[arg(
+        long = "set-metadata",
+        value_name = "KEY=VALUE",
+        conflicts_with = "metadata"
+    )]
+    pub set_metadata: Vec<String>,
+    /// Remove one key of the metadata (repeatable).
+    #[arg(
+        long = "unset-metadata",
+        value_name = "KEY",
+        conflicts_with = "metadata"
+    )]
+    pub unset_metadata: Vec<String>,
+    /// bd's promotion of a wisp to an ordinary bead: clears the `ephemeral` mark an
+    /// import from bd may have left (the beads of local-only molecules stay local).
+    #[arg(long)]
+    pub persistent: bool,
+    /// With `--status closed`: the harness session that closes it (bd's
+    /// `closed_by_session`; default `CLAUDE_SESSION_ID`).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
     /// A new parent ("" removes it).
     #[arg(long)]
     pub parent: Option<String>,
@@ -86,6 +109,14 @@ pub struct CloseArgs {
     /// bonds a formula for each item of a list in its output (on_complete) reads it.
     #[arg(long, value_name = "JSON", value_parser = parse_json)]
     pub output: Option<serde_json::Value>,
+    /// The harness session that closes them, kept on each bead as bd's
+    /// `closed_by_session` (default: `CLAUDE_SESSION_ID`, as bd reads it).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// bd's leave to close pinned beads, unsatisfied gates and beads with open
+    /// blockers. git-beads refuses none of these, so the flag changes nothing.
+    #[arg(short, long)]
+    pub force: bool,
     /// Then say (on stderr) which bead is ready next.
     #[arg(long = "suggest-next")]
     pub suggest_next: bool,
@@ -164,15 +195,29 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         Some("") => Some(None),
         Some(p) => Some(Some(super::resolve_id(ctx, p)?)),
     };
+    let status = a.status.or(a.plan.status());
+    let session = (status == Some(Status::Closed))
+        .then(|| {
+            a.session
+                .or_else(|| std::env::var("CLAUDE_SESSION_ID").ok())
+        })
+        .flatten()
+        .filter(|s| !s.is_empty());
     let fields = text_fields(a.design, a.acceptance, a.external_ref)
         .chain(a.plan.fields())
         .chain(a.metadata.map(|m| ("metadata".to_owned(), m)))
+        .chain(
+            a.persistent
+                .then(|| ("ephemeral".to_owned(), serde_json::Value::Null)),
+        )
+        .chain(session.map(|s| ("closed_by_session".to_owned(), s.into())))
         .collect();
+    let metadata = metadata_edits(&a.set_metadata, &a.unset_metadata)?;
     let changes = Changes {
         title: a.title,
         description: a.description,
         notes: a.notes,
-        status: a.status.or(a.plan.status()),
+        status,
         priority: a.priority,
         kind: a.kind,
         assignee: a.assignee,
@@ -180,8 +225,12 @@ pub fn update(ctx: &Ctx, a: UpdateArgs, out: &mut Out) -> Result<(), CliError> {
         remove_labels: a.remove_labels,
         claim: a.claim,
         append_notes: a.append_notes,
-        set_labels: a.set_labels,
+        // bd reads `--set-labels=` as no labels at all.
+        set_labels: a
+            .set_labels
+            .map(|ls| ls.into_iter().filter(|l| !l.is_empty()).collect()),
         fields,
+        metadata,
         parent,
     };
     let claim = changes.claim;
@@ -226,10 +275,18 @@ pub fn close(ctx: &Ctx, a: CloseArgs, out: &mut Out) -> Result<(), CliError> {
         None => a.reason,
     };
     let remote = a.at.finish_remote(ctx, out)?;
-    let output = a.output.as_ref();
+    // bd takes the session from CLAUDE_SESSION_ID when --session is not given.
+    let session = a
+        .session
+        .or_else(|| std::env::var("CLAUDE_SESSION_ID").ok());
+    let how = ops::Closing {
+        reason: reason.as_deref(),
+        output: a.output.as_ref(),
+        session: session.as_deref(),
+    };
     let beads = match &remote {
-        Some(r) => ops::close_on(&ctx.store, &actor, &ids, reason.as_deref(), output, r)?,
-        None => ops::close_with_output(&ctx.store, &actor, &ids, reason.as_deref(), output)?,
+        Some(r) => ops::close_on(&ctx.store, &actor, &ids, &how, r)?,
+        None => ops::close_with_output(&ctx.store, &actor, &ids, &how)?,
     };
     report(ctx, out, beads, "closed")?;
     let next = ops::ListFilter {
@@ -456,8 +513,60 @@ fn parse_estimate(s: &str) -> Result<u32, String> {
     }
 }
 
+/// The metadata edits of `--set-metadata KEY=VALUE` and `--unset-metadata KEY`, in that
+/// order, checked as bd checks them (a key is a letter or `_`, then letters, digits,
+/// `_` and `.`).
+fn metadata_edits(
+    set: &[String],
+    unset: &[String],
+) -> Result<Vec<(String, Option<serde_json::Value>)>, CliError> {
+    let key = |k: &str| {
+        check_metadata_key(k)
+            .map(|()| k.to_owned())
+            .map_err(CliError::user)
+    };
+    let mut edits = Vec::new();
+    for kv in set {
+        let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err(CliError::user(format!(
+                "invalid --set-metadata: expected key=value, got {kv:?}"
+            )));
+        };
+        edits.push((key(k)?, Some(json_value(v))));
+    }
+    for k in unset {
+        edits.push((key(k)?, None));
+    }
+    Ok(edits)
+}
+
+/// Checks a key of bd's metadata as bd does: a letter or `_`, then letters, digits,
+/// `_` and `.`.
+pub fn check_metadata_key(k: &str) -> Result<(), String> {
+    let mut chars = k.chars();
+    let first = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid metadata key {k:?}: a letter or _, then letters, digits, _ or ."
+        ))
+    }
+}
+
+/// A metadata value as bd keeps it: `null`, `true`, `false` and numbers as JSON,
+/// anything else as a string.
+pub fn json_value(s: &str) -> serde_json::Value {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_null() || v.is_boolean() || v.is_number() => v,
+        _ => s.into(),
+    }
+}
+
 /// Parses `--metadata`: a JSON object, or "" (`null`: removal).
-fn parse_metadata(s: &str) -> Result<serde_json::Value, String> {
+pub fn parse_metadata(s: &str) -> Result<serde_json::Value, String> {
     if s.is_empty() {
         return Ok(serde_json::Value::Null);
     }

@@ -19,7 +19,9 @@ pub fn run(ctx: &Ctx, _args: Args, out: &mut Out) -> Result<(), CliError> {
         ActingBecause::Named => (
             ctx.named_by(),
             match ctx.named_by() {
-                "env" => "GIT_BEADS_AGENT names it, for the commands given that variable",
+                "env" => {
+                    "a variable (GIT_BEADS_AGENT, BD_ACTOR) names it, for the commands given it"
+                }
                 "actor-flag" => "--actor names it, for this command",
                 _ => "--as names it, for this command",
             },

@@ -819,7 +819,13 @@ fn close(ctx: &Ctx, a: &Args<'_>) -> Outcome {
     let actor = ctx.acting()?;
     let id = a.required_bead(ctx, "id")?;
     let edited = match ops::claim_remote(&ctx.store, None, false)? {
-        Some(remote) => ops::close_on(&ctx.store, &actor, &[id], a.text("reason"), None, &remote)?,
+        Some(remote) => {
+            let how = ops::Closing {
+                reason: a.text("reason"),
+                ..ops::Closing::default()
+            };
+            ops::close_on(&ctx.store, &actor, &[id], &how, &remote)?
+        }
         None => ops::close(&ctx.store, &actor, &[id], a.text("reason"))?,
     };
     beads(ctx, edited.into_iter().map(|e| e.bead).collect())

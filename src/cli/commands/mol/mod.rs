@@ -30,7 +30,7 @@ pub enum MolCommand {
     /// Wisps live in refs/beads/local/wisps, which sync never pushes; their ids read
     /// PREFIX-wisp-HASH. Work them like molecules (mol current, close), then squash
     /// them into a one-bead summary in the shared store, or burn them.
-    Wisp(PourArgs),
+    Wisp(WispArgs),
     /// Show the step(s) of a molecule that can be worked now, in full.
     Current(CurrentArgs),
     /// Show how far a molecule has come: steps done, steps in all, each step's state.
@@ -55,6 +55,52 @@ pub enum MolCommand {
     Bond(bond::BondArgs),
 }
 
+/// Arguments of `mol wisp`: a formula to pour as a wisp, or one of bd's verbs.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct WispArgs {
+    /// bd's verbs of `mol wisp` (a formula of one of their names is poured with
+    /// `mol wisp create`).
+    #[command(subcommand)]
+    pub verb: Option<WispVerb>,
+    /// The formula to pour.
+    #[command(flatten)]
+    pub pour: Option<PourArgs>,
+}
+
+/// bd's verbs of `mol wisp`.
+#[derive(clap::Subcommand, Debug)]
+pub enum WispVerb {
+    /// Pour a formula into a wisp (the same as `mol wisp FORMULA`).
+    Create(PourArgs),
+    /// List the wisps: unfinished ones, every one with --all (`--json`: bd's
+    /// `{"wisps": [...], "count": N}`).
+    List(WispListArgs),
+}
+
+/// Arguments of `mol wisp list`.
+#[derive(clap::Args, Debug)]
+pub struct WispListArgs {
+    /// Finished wisps too.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Runs `mol wisp list`.
+fn wisps(ctx: &Ctx, a: WispListArgs, out: &mut Out) -> Result<(), CliError> {
+    let found = crate::ops::list_wisps(&ctx.store, a.all)?;
+    if out.json {
+        return out.json(&crate::wire::WispList::new(&found, chrono::Utc::now()));
+    }
+    if found.is_empty() {
+        out.note("no wisps");
+    }
+    for b in &found {
+        out.line(format!("{}  [{}] {}", b.id, b.status, b.title))?;
+    }
+    Ok(())
+}
+
 /// Arguments of the verbs that take one molecule.
 #[derive(clap::Args, Debug)]
 pub struct IdArgs {
@@ -66,7 +112,19 @@ pub struct IdArgs {
 pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
     match cmd {
         MolCommand::Pour(a) => pour::run(ctx, a, false, out),
-        MolCommand::Wisp(a) => pour::run(ctx, a, true, out),
+        MolCommand::Wisp(WispArgs {
+            verb: Some(WispVerb::List(a)),
+            ..
+        }) => wisps(ctx, a, out),
+        MolCommand::Wisp(WispArgs {
+            verb: Some(WispVerb::Create(a)),
+            ..
+        }) => pour::run(ctx, a, true, out),
+        MolCommand::Wisp(WispArgs { pour: Some(a), .. }) => pour::run(ctx, a, true, out),
+        MolCommand::Wisp(WispArgs { pour: None, .. }) => Err(CliError::new(
+            crate::cli::error::Kind::Usage,
+            "mol wisp needs a formula (or a verb: create, list)",
+        )),
         MolCommand::Current(a) => current::run(ctx, a, out),
         MolCommand::Progress(a) => progress::run(ctx, a, out),
         MolCommand::List(a) => list::run(ctx, a, out),
