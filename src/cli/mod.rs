@@ -141,6 +141,12 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => return usage_error(&e, json),
+        // `--version` answers as `version` does, in the words bd's tools look for.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            let mut out = Out::new(json, false);
+            let done = c::version::run(c::version::Args {}, &mut out).and_then(|()| out.finish());
+            return exit_code(done, json);
+        }
         Err(e) => {
             let _ = e.print();
             return ExitCode::SUCCESS;

@@ -81,10 +81,11 @@ pub use provenance::{
     notes_configured, provenance, record_commit, sync_notes,
 };
 pub use query::{
-    Blocked, BlockedKeeper, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked, LabelCount,
-    ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count, dep_cycles,
-    dep_tree, detail, epic_status, head_commit, kept_blocked, labels_all, list, ready, ready_claim,
-    ready_claim_on, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
+    Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
+    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count,
+    count_by, dep_cycles, dep_tree, detail, epic_status, head_commit, kept_blocked, labels_all,
+    list, ready, ready_claim, ready_claim_on, require_bead, resolve_id, resolve_target, search,
+    show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -1,0 +1,167 @@
+//! What people's own setups meet (issue 41): reading a bead as bd shows it, a
+//! remote that refuses a push, interrupted writes, help, `setup`, the small
+//! things, and the MCP server's reads.
+
+mod common;
+mod render;
+
+use common::{Repo, Sandbox};
+use insta::assert_snapshot;
+use render::{Names, screen, stable};
+use serde_json::Value;
+
+/// An epic with two children, one of which a third bead waits on.
+fn epic_store() -> (Sandbox, Repo, Names) {
+    let (sb, repo) = Sandbox::with_store();
+    let mut names = Names::default();
+    let epic = names.name(repo.create("Accounts", &["-t", "epic"]), "EPIC");
+    let login = names.name(
+        repo.create("Fix login", &["-t", "bug", "--parent", &epic]),
+        "LOGIN",
+    );
+    names.name(repo.create("Sign up", &["--parent", &epic]), "SIGNUP");
+    names.name(repo.create("Write docs", &["--deps", &login]), "DOCS");
+    (sb, repo, names)
+}
+
+#[test]
+fn show_lists_what_depends_on_the_bead() {
+    let (sb, repo, ids) = epic_store();
+    let text = [
+        screen(&repo, &["show", ids.id("EPIC")]),
+        screen(&repo, &["show", ids.id("LOGIN")]),
+    ]
+    .join("\n");
+    stable(&sb, &ids, || assert_snapshot!("show_dependents", text));
+}
+
+#[test]
+fn show_json_has_bds_dependents() {
+    let (_sb, repo, ids) = epic_store();
+    let v = repo.beads_json(&["show", ids.id("EPIC")]);
+    let dependents = v[0]["dependents"].as_array().expect("dependents");
+    let mut got: Vec<(String, String, String)> = dependents
+        .iter()
+        .map(|d| {
+            (
+                d["id"].as_str().expect("id").to_owned(),
+                d["dependency_type"].as_str().expect("type").to_owned(),
+                d["title"].as_str().expect("title").to_owned(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want = vec![
+        (
+            ids.id("LOGIN").to_owned(),
+            "parent-child".to_owned(),
+            "Fix login".to_owned(),
+        ),
+        (
+            ids.id("SIGNUP").to_owned(),
+            "parent-child".to_owned(),
+            "Sign up".to_owned(),
+        ),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(v[0]["dependent_count"], 2);
+    let docs = repo.beads_json(&["show", ids.id("DOCS")]);
+    assert_eq!(docs[0]["dependents"], serde_json::json!([]), "{docs}");
+}
+
+#[test]
+fn an_ambiguous_short_id_lists_the_candidates() {
+    let (_sb, repo) = Sandbox::with_store();
+    let one = repo.create("one", &["--id", "bd-abc1"]);
+    let two = repo.create("two", &["--id", "bd-abc2"]);
+    let (code, err) = repo.beads_fail(&["show", "bd-abc"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&one) && err.contains(&two), "{err}");
+    assert!(!err.contains("no bead"), "{err}");
+    // A start that one bead alone has names that bead, as bd resolves a partial id.
+    let v = repo.beads_json(&["show", "bd-abc2"]);
+    assert_eq!(v[0]["id"], two.as_str());
+    let three = repo.create("three", &["--id", "bd-xyz9"]);
+    let v = repo.beads_json(&["show", "bd-xy"]);
+    assert_eq!(v[0]["id"], three.as_str());
+    let (_, err) = repo.beads_fail(&["show", "ab"]);
+    assert!(err.contains(&one) && err.contains(&two), "{err}");
+}
+
+#[test]
+fn show_of_a_deleted_bead_is_not_found_unless_asked_for() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("doomed", &[]);
+    repo.beads(&["delete", &id, "--force"]);
+    let (code, err) = repo.beads_fail(&["show", &id]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no issue found"), "{err}");
+    let out = repo.beads_output(&["--json", "show", &id]);
+    assert_eq!(out.status.code(), Some(1));
+    let err: Value = serde_json::from_slice(&out.stderr)
+        .or_else(|_| serde_json::from_slice(&out.stdout))
+        .expect("a JSON error");
+    assert_eq!(err["code"], "not_found", "{err}");
+    for flag in ["--all", "--deleted"] {
+        let v = repo.beads_json(&["show", flag, &id]);
+        assert_eq!(v[0]["status"], "deleted", "{v}");
+    }
+}
+
+#[test]
+fn count_by_groups_as_bd_does() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("a", &["-p", "1", "-l", "x", "-a", "alice"]);
+    repo.create("b", &["-p", "1", "-l", "x,y", "-t", "bug"]);
+    repo.create("c", &["-p", "3"]);
+    repo.beads(&["close", &a]);
+    let v = repo.beads_json(&["count", "--by-status"]);
+    assert_eq!(
+        v,
+        serde_json::json!({"schema_version": 1, "total": 3, "groups": [
+            {"group": "closed", "count": 1}, {"group": "open", "count": 2}]})
+    );
+    let v = repo.beads_json(&["count", "--by-priority"]);
+    assert_eq!(
+        v["groups"][0],
+        serde_json::json!({"group": "P1", "count": 2})
+    );
+    let v = repo.beads_json(&["count", "--by-type"]);
+    assert_eq!(
+        v["groups"][0],
+        serde_json::json!({"group": "bug", "count": 1})
+    );
+    let v = repo.beads_json(&["count", "--by-assignee"]);
+    assert_eq!(
+        v["groups"],
+        serde_json::json!([{"group": "(unassigned)", "count": 2}, {"group": "alice", "count": 1}])
+    );
+    let v = repo.beads_json(&["count", "--by-label", "--status", "open"]);
+    assert_eq!(v["total"], 2);
+    assert_eq!(
+        v["groups"],
+        serde_json::json!([{"group": "(no labels)", "count": 1}, {"group": "x", "count": 1},
+            {"group": "y", "count": 1}])
+    );
+    assert_eq!(
+        repo.beads(&["count", "--by-status"]),
+        "Total: 3\n\nclosed: 1\nopen: 2\n"
+    );
+    let (code, _) = repo.beads_fail(&["count", "--by-status", "--by-type"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn version_flag_speaks_as_bd() {
+    let sb = Sandbox::new();
+    for args in [&["--version"][..], &["-V"], &["version"]] {
+        let out = sb.run(sb.path(), "git", &[&["beads"][..], args].concat());
+        let text = common::stdout(&out);
+        assert!(text.starts_with("bd version "), "{args:?}: {text}");
+        assert!(text.contains("(git-beads "), "{text}");
+    }
+    let out = sb.run(sb.path(), "git", &["beads", "--json", "--version"]);
+    let v: Value = serde_json::from_str(&common::stdout(&out)).expect("JSON");
+    assert!(v["version"].is_string(), "{v}");
+}
