@@ -165,3 +165,71 @@ fn version_flag_speaks_as_bd() {
     let v: Value = serde_json::from_str(&common::stdout(&out)).expect("JSON");
     assert!(v["version"].is_string(), "{v}");
 }
+
+/// A bare remote whose pre-receive hook declines every push, saying `words`, and a
+/// clone `c1` of it with a store, synced before the hook was installed.
+fn refusing_remote(sb: &Sandbox, words: &str) -> (std::path::PathBuf, Repo) {
+    let (remote, c1) = sb.remote_with_store("c1");
+    common::write_script(
+        &remote.join("hooks").join("pre-receive"),
+        &format!("#!/bin/sh\necho '{words}' >&2\nexit 1\n"),
+    );
+    (remote, c1)
+}
+
+#[test]
+fn a_remote_that_refuses_a_push_gets_its_own_exit_code() {
+    let sb = Sandbox::new();
+    let (_remote, c1) = refusing_remote(&sb, "beads are frozen today");
+    c1.create("alice's", &[]);
+    let head = c1.store_head();
+    let (code, err) = c1.beads_fail(&["sync"]);
+    assert_eq!(code, 6, "{err}");
+    assert_eq!(err.matches("beads are frozen today").count(), 1, "{err}");
+    assert!(!err.contains("remote: remote:"), "{err}");
+    assert!(
+        !err.contains("keeps its merge"),
+        "nothing was merged: {err}"
+    );
+    assert_eq!(c1.store_head(), head, "nothing merged");
+    let out = c1.beads_output(&["--json", "push"]);
+    assert_eq!(out.status.code(), Some(6));
+    let text = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_str(text.trim()).expect("a JSON error on stderr");
+    assert_eq!(v["code"], "push_rejected", "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("beads are frozen today")),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_refused_push_after_a_merge_says_the_merge_is_kept() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c2.create("bob's", &[]);
+    c2.sync();
+    common::write_script(
+        &remote.join("hooks").join("pre-receive"),
+        "#!/bin/sh\necho 'read only' >&2\nexit 1\n",
+    );
+    c1.create("alice's", &[]);
+    let (code, err) = c1.beads_fail(&["sync"]);
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("keeps the merge"), "{err}");
+}
+
+#[test]
+fn the_manual_documents_the_refused_push_code() {
+    let page = git_beads::cli::man::pages()
+        .into_iter()
+        .find(|p| p.file_name == "git-beads.1")
+        .expect("the main page");
+    assert!(
+        page.source.contains("push_rejected"),
+        "exit 6 is documented"
+    );
+}

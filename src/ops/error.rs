@@ -30,6 +30,9 @@ pub enum ErrorKind {
     Denied,
     /// The store could not be read or written.
     Store,
+    /// A remote refused the change for good (a hook, a protected ref): the same
+    /// request again will be refused again.
+    Refused,
 }
 
 /// What went wrong in an operation.
@@ -840,6 +843,20 @@ pub enum SyncError {
         /// What the push said.
         reason: String,
     },
+    /// The remote refused the push for good (a hook that declined it, a protected
+    /// ref, a full disk): trying again will not help until the remote changes.
+    #[error("{remote} refused the push of the beads ({reason}){}", said_by(.said))]
+    Refused {
+        /// The remote.
+        remote: String,
+        /// The reason git reported (`pre-receive hook declined`).
+        reason: String,
+        /// What the remote said, line by line, without git's `remote: ` prefix.
+        said: Vec<String>,
+        /// Whether this sync merged the remote's beads into the local store first
+        /// (that merge stays, waiting to be pushed).
+        merged: bool,
+    },
     /// The sync's time budget (`beads.syncTimeout`) ran out during one of its steps:
     /// the git process of that step was stopped, and the sync went no further.
     #[error(
@@ -880,10 +897,21 @@ fn count_commits(n: usize) -> String {
     }
 }
 
+/// What a remote said, after a colon, its lines joined by ` / `.
+fn said_by(said: &[String]) -> String {
+    match said.is_empty() {
+        true => String::new(),
+        false => format!(": {}", said.join(" / ")),
+    }
+}
+
 impl SyncError {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
-        ErrorKind::Conflict
+        match self {
+            SyncError::Refused { .. } => ErrorKind::Refused,
+            _ => ErrorKind::Conflict,
+        }
     }
 }
 

@@ -50,6 +50,7 @@ impl ToolError {
                     Kind::Store => "store",
                     Kind::Denied => "denied",
                     Kind::NotFound => "not_found",
+                    Kind::Refused => "refused",
                     Kind::User | Kind::Usage => "invalid",
                 };
             }
@@ -70,6 +71,7 @@ impl ToolError {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Denied => "denied",
             ErrorKind::Store => "store",
+            ErrorKind::Refused => "refused",
         }
     }
 }
