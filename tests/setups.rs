@@ -233,3 +233,99 @@ fn the_manual_documents_the_refused_push_code() {
         "exit 6 is documented"
     );
 }
+
+/// Where the process `pid` has a file open in `dir` (a pack being written), the
+/// target of that descriptor.
+fn open_in(pid: u32, dir: &std::path::Path) -> Option<String> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    let dir = dir.canonicalize().ok()?;
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .find(|target| target.starts_with(&dir))
+        .map(|t| t.display().to_string())
+}
+
+/// The names in the pack directory that a pack writer uses while it writes.
+fn temporary_packs(repo: &Repo) -> Vec<String> {
+    let dir = repo.path.join(".git/objects/pack");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("pack dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("tmp_"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_import_interrupted_by_a_signal_leaves_no_temporary_pack() {
+    use std::io::Write;
+    for signal in ["-INT", "-TERM"] {
+        let (_sb, repo) = Sandbox::with_store();
+        let mut child = repo
+            .beads_direct()
+            .args(["import", "-q", "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("import starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let record = |k: usize| {
+            format!(
+                "{{\"id\":\"bd-s{k}\",\"title\":\"bead {k}\",\"status\":\"open\",\"priority\":2,\"issue_type\":\"task\",\"created_at\":\"2025-01-01T00:00:00Z\",\"updated_at\":\"2025-01-01T00:00:00Z\"}}\n"
+            )
+        };
+        for k in 0..200 {
+            stdin.write_all(record(k).as_bytes()).expect("feed");
+        }
+        stdin.flush().expect("flush");
+        // The import is now writing its pack and waiting for more input.
+        let pack_dir = repo.path.join(".git/objects/pack");
+        let pid = child.id();
+        while open_in(pid, &pack_dir).is_none() {
+            assert!(
+                child.try_wait().expect("wait").is_none(),
+                "import ended early"
+            );
+            std::thread::yield_now();
+        }
+        common::tool("kill")
+            .args([signal, &pid.to_string()])
+            .status()
+            .expect("kill");
+        let status = child.wait().expect("import ends");
+        assert!(!status.success());
+        drop(stdin);
+        assert_eq!(temporary_packs(&repo), Vec::<String>::new(), "{signal}");
+        let counted = repo.git(&["count-objects", "-v"]);
+        assert!(counted.contains("garbage: 0"), "{counted}");
+        // The store is as it was, and takes the next import.
+        repo.beads(&["list"]);
+    }
+}
+
+#[test]
+fn doctor_fix_removes_stale_temporary_packs_only() {
+    let (_sb, repo) = Sandbox::with_store();
+    let dir = repo.path.join(".git/objects/pack");
+    let stale = dir.join("tmp_pack_AbC123");
+    let fresh = dir.join("tmp_pack_live99");
+    std::fs::write(&stale, b"PACK half").expect("write");
+    std::fs::write(&fresh, b"PACK being written").expect("write");
+    common::tool("touch")
+        .args(["-d", "2020-01-01", stale.to_str().expect("utf-8")])
+        .status()
+        .expect("touch");
+    let report = repo.beads_json(&["doctor"]);
+    let found: Vec<&Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["check"] == "temporary-files")
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    assert!(stale.exists(), "doctor without --fix changes nothing");
+    repo.beads_json(&["doctor", "--fix"]);
+    assert!(!stale.exists(), "the stale one is gone");
+    assert!(fresh.exists(), "a file written just now is left alone");
+}

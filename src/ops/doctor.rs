@@ -51,6 +51,9 @@ crate::model::word_enum!(
         Stray = "stray",
         /// Documents set aside under `lost+found/`, which no reader reads.
         LostFound = "lost+found",
+        /// Temporary files a killed writer left in the object database's pack
+        /// directory (`tmp_pack_*`), which git counts as garbage and never removes.
+        Scratch = "temporary-files",
     }
 );
 
@@ -612,10 +615,25 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     check_authority(&docs.agents, &agent_by_name, &mut c)?;
     let abandoned = check_sessions(&docs.sessions, &agent_by_name, &mut c);
     let index_ok = check_index(store, &head, &mut c)?;
+    let scratch = store.stale_scratch(crate::store::STALE_SCRATCH);
+    for path in &scratch {
+        c.add(
+            Check::Scratch,
+            Severity::Warning,
+            &path.display().to_string(),
+            "a temporary file an interrupted write left; git counts it as garbage".into(),
+        );
+    }
 
     let mut fix_commit = None;
     let mut moved = Vec::new();
     if fix {
+        for path in scratch {
+            if std::fs::remove_file(&path).is_ok() {
+                let shown = path.display().to_string();
+                c.mark_fixed(Check::Scratch, |f| f.path == shown);
+            }
+        }
         if !index_ok {
             store.index_rebuild(&head)?;
             c.mark_fixed(Check::Index, |_| true);
