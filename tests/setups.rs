@@ -329,3 +329,61 @@ fn doctor_fix_removes_stale_temporary_packs_only() {
     assert!(!stale.exists(), "the stale one is gone");
     assert!(fresh.exists(), "a file written just now is left alone");
 }
+
+#[test]
+fn help_lists_the_global_flags_under_their_own_heading() {
+    let sb = Sandbox::new();
+    let out = sb.run(sb.path(), "git", &["beads", "help", "create"]);
+    let help = common::stdout(&out);
+    let (own, global) = help
+        .split_once("Global options:")
+        .expect("a heading of its own");
+    let flags = |text: &str| -> Vec<String> {
+        (text.lines())
+            .filter_map(|l| l.trim_start().split_whitespace().next())
+            .filter(|w| w.starts_with('-'))
+            .map(|w| w.trim_end_matches(',').to_owned())
+            .collect()
+    };
+    assert!(flags(own).contains(&"--title".into()), "{help}");
+    assert!(!flags(own).contains(&"--json".into()), "{help}");
+    assert!(
+        global.contains("--json") && global.contains("--as <AGENT>"),
+        "{help}"
+    );
+    assert!(!global.contains("--title"), "{help}");
+    let page = git_beads::cli::man::pages()
+        .into_iter()
+        .find(|p| p.file_name == "git-beads-create.1")
+        .expect("create's page");
+    let synopsis = page
+        .source
+        .lines()
+        .skip_while(|l| *l != ".SH SYNOPSIS")
+        .nth(1)
+        .expect("a synopsis");
+    let at = |flag: &str| {
+        synopsis
+            .find(flag)
+            .unwrap_or_else(|| panic!("{flag}: {synopsis}"))
+    };
+    assert!(
+        at("dry\\-run") < at("\\-\\-json\\fR"),
+        "own flags first: {synopsis}"
+    );
+    assert!(
+        page.source.contains(".SH \"GLOBAL OPTIONS\""),
+        "{}",
+        page.source
+    );
+}
+
+#[test]
+fn outside_a_repository_the_error_is_one_line_and_a_hint() {
+    let sb = Sandbox::new();
+    let out = sb.run(sb.path(), "git", &["beads", "list"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err =
+        String::from_utf8_lossy(&out.stderr).replace(&sb.path().display().to_string(), "[DIR]");
+    assert_snapshot!("not_a_repository", err);
+}

@@ -146,6 +146,16 @@ impl From<StoreError> for CliError {
         let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
         match e {
             StoreError::NotInitialized => err.hint("run `git beads init` to create it"),
+            // That no repository was found is the whole story: gix's causes only
+            // repeat it ("Could not find a git repository…", "NotFound").
+            StoreError::NotARepo { .. } => {
+                let searched = err.causes.iter().any(|c| c.contains("Could not find"));
+                CliError {
+                    causes: if searched { Vec::new() } else { err.causes },
+                    ..err
+                }
+                .hint("run it inside a git repository, or make one here with `git init`")
+            }
             StoreError::NewerFormat { .. } => err.hint(
                 "the store is left as it is; install a newer git-beads to read or change it",
             ),
