@@ -387,3 +387,66 @@ fn outside_a_repository_the_error_is_one_line_and_a_hint() {
         String::from_utf8_lossy(&out.stderr).replace(&sb.path().display().to_string(), "[DIR]");
     assert_snapshot!("not_a_repository", err);
 }
+
+#[test]
+fn setup_says_what_it_wrote_in_each_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("work", "alice");
+    let text = [
+        screen(&repo, &["setup", "claude"]),
+        screen(&repo, &["setup", "agents-md"]),
+        screen(&repo, &["setup", "claude", "--remove"]),
+        screen(&repo, &["setup", "agents-md", "--remove"]),
+    ]
+    .join("\n");
+    stable(&sb, &Names::default(), || {
+        assert_snapshot!("setup_notes", text)
+    });
+    // What setup made and --remove emptied is gone, not left as `{}`.
+    for made in [".mcp.json", ".claude/settings.json", ".claude", "AGENTS.md"] {
+        assert!(!repo.path.join(made).exists(), "{made} is left");
+    }
+}
+
+#[test]
+fn setup_remove_keeps_a_file_that_holds_more() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("work", "alice");
+    common::write_file(
+        &repo.path.join(".mcp.json"),
+        "{\"mcpServers\": {\"other\": {\"command\": \"x\"}}}\n",
+    );
+    repo.beads(&["setup", "claude"]);
+    repo.beads(&["setup", "claude", "--remove"]);
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path.join(".mcp.json")).expect("kept"))
+            .expect("JSON");
+    assert_eq!(
+        kept,
+        serde_json::json!({"mcpServers": {"other": {"command": "x"}}})
+    );
+}
+
+#[test]
+fn installed_git_hooks_are_readable_scripts() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.beads(&["hooks", "install"]);
+    let hook = std::fs::read_to_string(repo.path.join(".git/hooks/prepare-commit-msg"))
+        .expect("installed");
+    let lines: Vec<&str> = hook.lines().collect();
+    assert!(lines.len() > 10, "{hook}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 130), "{hook}");
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with("# "))
+            .count()
+            >= 3,
+        "{hook}"
+    );
+    // Installed again, the same block stays as it is.
+    repo.beads(&["hooks", "install"]);
+    let again = std::fs::read_to_string(repo.path.join(".git/hooks/prepare-commit-msg"))
+        .expect("installed");
+    assert_eq!(again, hook);
+}
