@@ -450,3 +450,53 @@ fn installed_git_hooks_are_readable_scripts() {
         .expect("installed");
     assert_eq!(again, hook);
 }
+
+#[test]
+fn mail_ack_and_archive_say_one_line_and_search_lists() {
+    let (sb, repo) = Sandbox::with_store();
+    repo.beads(&["agent", "create", "ann"]);
+    repo.beads(&["agent", "bind", "ann"]);
+    let mut names = Names::default();
+    let first = repo.beads(&[
+        "mail",
+        "send",
+        "ann",
+        "-s",
+        "Build is red",
+        "-m",
+        "look\nat it",
+    ]);
+    names.name(first.trim(), "FIRST");
+    let second = repo.beads(&["mail", "send", "ann", "-s", "Build is green", "-m", "fixed"]);
+    names.name(second.trim(), "SECOND");
+    let text = [
+        screen(&repo, &["mail", "ack", first.trim()]),
+        screen(&repo, &["mail", "archive", first.trim()]),
+        screen(&repo, &["mail", "search", "build"]),
+    ]
+    .join("\n");
+    stable(&sb, &names, || {
+        assert_snapshot!("mail_marks_and_search", text)
+    });
+}
+
+#[test]
+fn stats_without_closed_beads_has_no_lead_time() {
+    let (_sb, repo) = Sandbox::with_store();
+    repo.create("open work", &[]);
+    let text = repo.beads(&["stats"]);
+    assert!(!text.contains("0.0 h"), "{text}");
+    assert!(text.contains("nothing closed yet"), "{text}");
+}
+
+#[test]
+fn a_toml_formula_given_by_path_is_read_as_toml() {
+    let (sb, repo) = Sandbox::with_store();
+    let path = sb.path().join("release.toml");
+    common::write_file(
+        &path,
+        "formula = \"release\"\nversion = 1\n\n[[steps]]\nid = \"build\"\ntitle = \"Build\"\n\n[[steps]]\nid = \"ship\"\ntitle = \"Ship\"\nneeds = [\"build\"]\n",
+    );
+    let v = repo.beads_json(&["formula", "show", path.to_str().expect("utf-8")]);
+    assert_eq!(v["valid"], true, "{v}");
+}
