@@ -428,6 +428,83 @@ const TOOLS: &[Tool] = &[
         run: ready,
     },
     Tool {
+        name: "list",
+        doc: "Beads by status, priority, type, assignee or labels, most important first; \
+              open work when no status is given (`git beads list --json`).",
+        read_only: true,
+        pure: true,
+        params: &[
+            opt(
+                "status",
+                Ty::Text,
+                "open, in_progress, blocked, deferred, hooked, pinned, closed.",
+            ),
+            opt("priority", Ty::Priority, "Only beads of this priority."),
+            opt("issue_type", Ty::Text, "Only beads of this type."),
+            opt("assignee", Ty::Text, "Only beads assigned to this name."),
+            opt("unassigned", Ty::Flag, "Only beads assigned to nobody."),
+            opt("labels", Ty::Texts, "Only beads carrying all these labels."),
+            opt(
+                "labels_any",
+                Ty::Texts,
+                "Only beads carrying at least one of these labels.",
+            ),
+            opt(
+                "query",
+                Ty::Text,
+                "Only beads whose id, title or description contains this text.",
+            ),
+            opt(
+                "limit",
+                Ty::Count,
+                "At most this many (default 20, 0: all).",
+            ),
+        ],
+        run: list_beads,
+    },
+    Tool {
+        name: "search",
+        doc: "Beads whose id, title or description contains the text, closed ones too \
+              (`git beads search TEXT --json`).",
+        read_only: true,
+        pure: true,
+        params: &[
+            req("query", Ty::Text, "The text (case-insensitive)."),
+            opt(
+                "limit",
+                Ty::Count,
+                "At most this many (default 50, 0: all).",
+            ),
+        ],
+        run: search,
+    },
+    Tool {
+        name: "blocked",
+        doc: "Unfinished beads that wait on others, each with what blocks it \
+              (`git beads blocked --json`).",
+        read_only: true,
+        pure: true,
+        params: &[],
+        run: blocked,
+    },
+    Tool {
+        name: "stats",
+        doc: "How many beads by status, ready and blocked ones, the mean lead time \
+              (`git beads stats --json`).",
+        read_only: true,
+        pure: true,
+        params: &[],
+        run: stats,
+    },
+    Tool {
+        name: "comments",
+        doc: "A bead's comments, oldest first (`git beads comments ID --json`).",
+        read_only: true,
+        pure: false,
+        params: &[ID],
+        run: comments,
+    },
+    Tool {
         name: "claim",
         doc: "Claim a bead atomically: in_progress and assigned to you; fails with kind \
               conflict when someone else holds it. Without an id, claims the next ready \
@@ -543,6 +620,42 @@ const TOOLS: &[Tool] = &[
             ),
         ],
         run: dep_add,
+    },
+    Tool {
+        name: "dep_remove",
+        doc: "Remove a dependency of a bead on another (`git beads dep remove ID \
+              DEPENDS_ON --json`).",
+        read_only: false,
+        pure: false,
+        params: &[
+            req("id", Ty::Text, "The dependent bead."),
+            req(
+                "depends_on",
+                Ty::Text,
+                "The bead it depends on, or another project's item as external:<project>:<id>.",
+            ),
+            opt(
+                "type",
+                Ty::Text,
+                "Only a dependency of this kind (default: any).",
+            ),
+        ],
+        run: dep_remove,
+    },
+    Tool {
+        name: "reopen",
+        doc: "Reopen closed beads (`git beads reopen ID… --json`).",
+        read_only: false,
+        pure: false,
+        params: &[
+            req(
+                "issue_ids",
+                Ty::Texts,
+                "The beads (their prefix may be left out).",
+            ),
+            opt("reason", Ty::Text, "Why, kept as a comment."),
+        ],
+        run: reopen,
     },
     Tool {
         name: "mail_send",
@@ -742,6 +855,76 @@ fn joined(rows: &[&Answer]) -> Answer {
         doc: doc.into(),
         text,
     }
+}
+
+fn list_beads(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let limit = a.count("limit").unwrap_or(20);
+    let filter = ops::ListFilter {
+        statuses: a.word::<Status>("status")?.into_iter().collect(),
+        kinds: a.kind("issue_type")?.into_iter().collect(),
+        priorities: a.priority("priority").into_iter().collect(),
+        assignee: a.string("assignee"),
+        unassigned: a.flag("unassigned"),
+        labels: a.texts("labels"),
+        labels_any: a.texts("labels_any"),
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        ..ops::ListFilter::default()
+    };
+    let listing = match a.text("query") {
+        Some(text) => ops::search(&ctx.store, text, &filter)?,
+        None => ops::list(&ctx.store, &filter)?,
+    };
+    ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
+}
+
+fn search(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let limit = a.count("limit").unwrap_or(50);
+    let filter = ops::ListFilter {
+        all: true,
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        ..ops::ListFilter::default()
+    };
+    let listing = ops::search(&ctx.store, a.required("query"), &filter)?;
+    ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
+}
+
+fn blocked(ctx: &Ctx, _: &Args<'_>) -> Outcome {
+    let blocked = ops::blocked(&ctx.store, None)?;
+    let mut document = Vec::new();
+    wire::write_blocked(&mut document, &blocked).map_err(serde_json::Error::io)?;
+    let text =
+        String::from_utf8(document).map_err(|e| serde_json::Error::io(std::io::Error::other(e)))?;
+    Ok(Answer::of(text.into()))
+}
+
+fn stats(ctx: &Ctx, _: &Args<'_>) -> Outcome {
+    object(&wire::Stats::from(&ops::stats(&ctx.store)?))
+}
+
+fn comments(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.required_bead(ctx, "id")?;
+    let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?.remove(0);
+    array(&wire::Comments::new(&id, &bead.comments))
+}
+
+fn dep_remove(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
+    let kind = a.word::<DepKind>("type")?;
+    let bead = ops::remove_dependency(&ctx.store, &actor, &id, &on, kind)?;
+    object(&wire::OneBead {
+        bead: wire::Bead::plain(&bead),
+    })
+}
+
+fn reopen(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let ids = (a.texts("issue_ids").iter())
+        .map(|given| ops::resolve_id(&ctx.store, given))
+        .collect::<Result<Vec<_>, _>>()?;
+    let edited = ops::reopen(&ctx.store, &actor, &ids, a.text("reason"))?;
+    beads(ctx, edited.into_iter().map(|e| e.bead).collect())
 }
 
 fn claim(ctx: &Ctx, a: &Args<'_>) -> Outcome {
