@@ -517,13 +517,13 @@ fn an_agent_can_look_for_work_beyond_ready() {
     repo.beads(&["comment", &a, "seen on Firefox"]);
     let mut server = Server::start(&repo, &[]);
     let listed = server.doc("list", json!({"labels": ["auth"]}));
-    assert_eq!(common::ids(&listed), [a.clone()]);
+    assert_eq!(common::ids(&listed), [a.as_str()]);
     let found = server.doc("list", json!({"query": "docs"}));
-    assert_eq!(common::ids(&found), [b.clone()]);
+    assert_eq!(common::ids(&found), [b.as_str()]);
     let found = server.doc("search", json!({"query": "LOGIN"}));
-    assert_eq!(common::ids(&found), [a.clone()]);
+    assert_eq!(common::ids(&found), [a.as_str()]);
     let blocked = server.doc("blocked", json!({}));
-    assert_eq!(common::ids(&blocked), [b.clone()]);
+    assert_eq!(common::ids(&blocked), [b.as_str()]);
     let stats = server.doc("stats", json!({}));
     assert_eq!(stats, repo.beads_json(&["stats"]));
     let comments = server.doc("comments", json!({"id": a}));

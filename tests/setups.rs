@@ -340,7 +340,7 @@ fn help_lists_the_global_flags_under_their_own_heading() {
         .expect("a heading of its own");
     let flags = |text: &str| -> Vec<String> {
         (text.lines())
-            .filter_map(|l| l.trim_start().split_whitespace().next())
+            .filter_map(|l| l.split_whitespace().next())
             .filter(|w| w.starts_with('-'))
             .map(|w| w.trim_end_matches(',').to_owned())
             .collect()
