@@ -397,6 +397,20 @@ const ID: Param = req(
     "The bead's id (its prefix may be left out).",
 );
 
+/// The filters the listing tools share (see [`selected`]).
+const BY_PRIORITY: Param = opt("priority", Ty::Priority, "Only beads of this priority.");
+const BY_ASSIGNEE: Param = opt("assignee", Ty::Text, "Only beads assigned to this name.");
+const UNASSIGNED: Param = opt("unassigned", Ty::Flag, "Only beads assigned to nobody.");
+const BY_LABELS: Param = opt("labels", Ty::Texts, "Only beads carrying all these labels.");
+
+/// The two ends of a dependency (`dep_add`, `dep_remove`).
+const DEPENDENT: Param = req("id", Ty::Text, "The dependent bead.");
+const DEPENDS_ON: Param = req(
+    "depends_on",
+    Ty::Text,
+    "The bead it depends on, or another project's item as external:<project>:<id>.",
+);
+
 const TOOLS: &[Tool] = &[
     Tool {
         name: "prime",
@@ -420,10 +434,10 @@ const TOOLS: &[Tool] = &[
                 "At most this many (default 100, 0: all).",
             ),
             opt("type", Ty::Text, "Only beads of this type."),
-            opt("priority", Ty::Priority, "Only beads of this priority."),
-            opt("assignee", Ty::Text, "Only beads assigned to this name."),
-            opt("unassigned", Ty::Flag, "Only beads assigned to nobody."),
-            opt("labels", Ty::Texts, "Only beads carrying all these labels."),
+            BY_PRIORITY,
+            BY_ASSIGNEE,
+            UNASSIGNED,
+            BY_LABELS,
         ],
         run: ready,
     },
@@ -439,11 +453,11 @@ const TOOLS: &[Tool] = &[
                 Ty::Text,
                 "open, in_progress, blocked, deferred, hooked, pinned, closed.",
             ),
-            opt("priority", Ty::Priority, "Only beads of this priority."),
+            BY_PRIORITY,
             opt("issue_type", Ty::Text, "Only beads of this type."),
-            opt("assignee", Ty::Text, "Only beads assigned to this name."),
-            opt("unassigned", Ty::Flag, "Only beads assigned to nobody."),
-            opt("labels", Ty::Texts, "Only beads carrying all these labels."),
+            BY_ASSIGNEE,
+            UNASSIGNED,
+            BY_LABELS,
             opt(
                 "labels_any",
                 Ty::Texts,
@@ -606,12 +620,8 @@ const TOOLS: &[Tool] = &[
         read_only: false,
         pure: false,
         params: &[
-            req("id", Ty::Text, "The dependent bead."),
-            req(
-                "depends_on",
-                Ty::Text,
-                "The bead it depends on, or another project's item as external:<project>:<id>.",
-            ),
+            DEPENDENT,
+            DEPENDS_ON,
             opt(
                 "type",
                 Ty::Text,
@@ -628,12 +638,8 @@ const TOOLS: &[Tool] = &[
         read_only: false,
         pure: false,
         params: &[
-            req("id", Ty::Text, "The dependent bead."),
-            req(
-                "depends_on",
-                Ty::Text,
-                "The bead it depends on, or another project's item as external:<project>:<id>.",
-            ),
+            DEPENDENT,
+            DEPENDS_ON,
             opt(
                 "type",
                 Ty::Text,
@@ -752,17 +758,23 @@ fn prime(ctx: &Ctx, _: &Args<'_>) -> Outcome {
     })
 }
 
-fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let limit = a.count("limit").unwrap_or(100);
-    let filter = ops::ListFilter {
-        kinds: a.kind("type")?.into_iter().collect(),
+/// The filter the listing tools share: a type (argument `kind`), a priority, an
+/// assignee or nobody, labels, at most `limit` (default `most`).
+fn selected(a: &Args<'_>, kind: &str, most: u64) -> Result<ops::ListFilter, ToolError> {
+    let limit = a.count("limit").unwrap_or(most);
+    Ok(ops::ListFilter {
+        kinds: a.kind(kind)?.into_iter().collect(),
         priorities: a.priority("priority").into_iter().collect(),
         assignee: a.string("assignee"),
         unassigned: a.flag("unassigned"),
         labels: a.texts("labels"),
         limit: usize::try_from(limit).unwrap_or(usize::MAX),
         ..ops::ListFilter::default()
-    };
+    })
+}
+
+fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let filter = selected(a, "type", 100)?;
     let listing = ops::ready(&ctx.store, &filter)?;
     ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
 }
@@ -858,17 +870,10 @@ fn joined(rows: &[&Answer]) -> Answer {
 }
 
 fn list_beads(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let limit = a.count("limit").unwrap_or(20);
     let filter = ops::ListFilter {
         statuses: a.word::<Status>("status")?.into_iter().collect(),
-        kinds: a.kind("issue_type")?.into_iter().collect(),
-        priorities: a.priority("priority").into_iter().collect(),
-        assignee: a.string("assignee"),
-        unassigned: a.flag("unassigned"),
-        labels: a.texts("labels"),
         labels_any: a.texts("labels_any"),
-        limit: usize::try_from(limit).unwrap_or(usize::MAX),
-        ..ops::ListFilter::default()
+        ..selected(a, "issue_type", 20)?
     };
     let listing = match a.text("query") {
         Some(text) => ops::search(&ctx.store, text, &filter)?,
@@ -908,14 +913,30 @@ fn comments(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 }
 
 fn dep_remove(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let actor = ctx.acting()?;
-    let id = a.required_bead(ctx, "id")?;
-    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
-    let kind = a.word::<DepKind>("type")?;
+    let (actor, id, on, kind) = edge(ctx, a)?;
     let bead = ops::remove_dependency(&ctx.store, &actor, &id, &on, kind)?;
     object(&wire::OneBead {
         bead: wire::Bead::plain(&bead),
     })
+}
+
+/// The dependency `dep_add` and `dep_remove` name, and who acts on it.
+fn edge(
+    ctx: &Ctx,
+    a: &Args<'_>,
+) -> Result<
+    (
+        crate::model::Actor,
+        BeadId,
+        crate::model::DepTarget,
+        Option<DepKind>,
+    ),
+    ToolError,
+> {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
+    Ok((actor, id, on, a.word::<DepKind>("type")?))
 }
 
 fn reopen(ctx: &Ctx, a: &Args<'_>) -> Outcome {
@@ -1018,11 +1039,14 @@ fn comment(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 }
 
 fn dep_add(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let actor = ctx.acting()?;
-    let id = a.required_bead(ctx, "id")?;
-    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
-    let kind = a.word::<DepKind>("type")?.unwrap_or(DepKind::Blocks);
-    let edited = ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
+    let (actor, id, on, kind) = edge(ctx, a)?;
+    let edited = ops::add_dependency(
+        &ctx.store,
+        &actor,
+        &id,
+        &on,
+        kind.unwrap_or(DepKind::Blocks),
+    )?;
     object(&wire::OneBead {
         bead: wire::Bead::plain(&edited.bead),
     })
