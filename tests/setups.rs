@@ -500,3 +500,40 @@ fn a_toml_formula_given_by_path_is_read_as_toml() {
     let v = repo.beads_json(&["formula", "show", path.to_str().expect("utf-8")]);
     assert_eq!(v["valid"], true, "{v}");
 }
+
+#[test]
+fn a_document_doctor_set_aside_can_be_brought_back() {
+    let (_sb, repo) = Sandbox::with_store();
+    let id = repo.create("one", &[]);
+    let path = common::doc_path(&id);
+    let bytes = b"id: [not, a, bead\n";
+    repo.put_raw_doc(&path, bytes);
+    let out = repo.beads_output(&["doctor", "--fix"]);
+    let text = common::stdout(&out);
+    let report = repo.beads_json(&["doctor"]);
+    let lost = (report["findings"].as_array().expect("findings").iter())
+        .find(|f| f["check"] == "lost+found")
+        .and_then(|f| f["path"].as_str())
+        .expect("kept in lost+found")
+        .to_owned();
+    assert!(
+        text.contains(&format!("bring it back: git beads doctor --restore {lost}")),
+        "{text}"
+    );
+    repo.beads(&["doctor", "--restore", &lost]);
+    let back = repo.git(&["show", &format!("refs/beads/main:{path}")]);
+    assert_eq!(back.as_bytes(), bytes);
+    assert!(
+        !repo
+            .store_paths()
+            .iter()
+            .any(|p| p.starts_with("lost+found/"))
+    );
+    // Again: nothing is kept there now; a path outside lost+found/ is refused.
+    let head = repo.store_head();
+    let (code, err) = repo.beads_fail(&["doctor", "--restore", &lost]);
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = repo.beads_fail(&["doctor", "--restore", &path]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(repo.store_head(), head, "nothing changed");
+}

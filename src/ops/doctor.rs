@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::{Result, now};
+use super::{DoctorError, Result, now};
 use crate::model::{
     Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, agent_problems,
     count, message_problems, stored_bead_problems,
@@ -721,4 +721,36 @@ fn blocking_cycles(beads: &[(String, Bead)]) -> Vec<Vec<BeadId>> {
         }
     }
     found
+}
+
+/// Puts the document kept at `lost` (a path under `lost+found/`, as `doctor` lists
+/// it) back where it was found, byte for byte, in one commit (for a document a newer
+/// git-beads reads, or one fixed since); returns that path. Nothing changes when the
+/// place holds a document again.
+pub fn restore_lost(store: &Store, actor: &Actor, lost: &str) -> Result<String> {
+    let not_lost = || DoctorError::NotLost(lost.to_owned());
+    let kept = lost
+        .strip_prefix(refs::LOST_FOUND_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .ok_or_else(not_lost)?;
+    let (path, blob) = kept.rsplit_once('/').ok_or_else(not_lost)?;
+    if path.is_empty() || blob.is_empty() || path.split('/').any(|p| p.is_empty() || p == "..") {
+        return Err(not_lost().into());
+    }
+    store.transact(actor, |tx| -> Result<()> {
+        let held = |doc: &str| -> Result<bool> {
+            let dir = doc.rsplit_once('/').map_or("", |(d, _)| d);
+            Ok(tx.list_docs(dir)?.iter().any(|p| p == doc))
+        };
+        if !held(lost)? {
+            return Err(DoctorError::NoSuchLost(lost.to_owned()).into());
+        }
+        if held(path)? {
+            return Err(DoctorError::Occupied(path.to_owned()).into());
+        }
+        tx.move_doc(lost, path)?;
+        tx.set_message(format!("doctor: bring {path} back from lost+found"));
+        Ok(())
+    })?;
+    Ok(path.to_owned())
 }

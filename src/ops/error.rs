@@ -71,6 +71,9 @@ pub enum OpError {
     /// Syncing with a remote.
     #[error(transparent)]
     Sync(#[from] SyncError),
+    /// Something `doctor` was asked to do failed.
+    #[error(transparent)]
+    Doctor(#[from] DoctorError),
     /// Worktrees made for agents.
     #[error(transparent)]
     Worktree(#[from] WorktreeError),
@@ -105,6 +108,7 @@ impl OpError {
             OpError::Formula(e) => e.kind(),
             OpError::Molecule(e) => e.kind(),
             OpError::Sync(e) => e.kind(),
+            OpError::Doctor(e) => e.kind(),
             OpError::Worktree(e) => e.kind(),
             OpError::Import(e) => e.kind(),
             OpError::Provenance(e) => e.kind(),
@@ -815,6 +819,31 @@ impl MoleculeError {
             | MoleculeError::BadRef { .. }
             | MoleculeError::NotAGate { .. } => ErrorKind::Invalid,
             MoleculeError::BondCycle { .. } => ErrorKind::Conflict,
+        }
+    }
+}
+
+/// What went wrong bringing a document back from `lost+found/`.
+#[derive(Debug, thiserror::Error)]
+pub enum DoctorError {
+    /// The path is not one of a document kept under `lost+found/<path>/<blob>`.
+    #[error("{0:?} is not a document kept under lost+found/ (lost+found/<path>/<blob>)")]
+    NotLost(String),
+    /// Nothing is kept at that path.
+    #[error("nothing is kept at {0}")]
+    NoSuchLost(String),
+    /// A document is at the place it would go back to.
+    #[error("{0} holds a document again; the one in lost+found/ stays there")]
+    Occupied(String),
+}
+
+impl DoctorError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DoctorError::NotLost(_) => ErrorKind::Invalid,
+            DoctorError::NoSuchLost(_) => ErrorKind::NotFound,
+            DoctorError::Occupied(_) => ErrorKind::Conflict,
         }
     }
 }

@@ -52,12 +52,12 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{set_setting, setting, settings, unset_setting, vocabulary};
-pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
+pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
 pub use edit::{TextField, edit_text};
 pub use error::{
-    AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
-    MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError, StoreError,
-    SyncError, WorktreeError,
+    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
+    MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
+    StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
