@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The bead `id` as `show --json` prints it, asserting it comes alone.
 fn bead(repo: &Repo, id: &str) -> Value {
-    one(&repo.beads_json(&["show", id]))
+    one(&repo.beads_json(&["show", "--all", id]))
 }
 
 /// The one bead a command printed: the object (without `schema_version`), or the

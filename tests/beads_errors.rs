@@ -607,7 +607,12 @@ fn malformed_values_are_usage_errors_as_the_readme_and_manual_say() {
     // What the parser refuses: JSON under --json; the values it quotes escaped, on
     // the error's own line, and cut short.
     refused(&repo, 2, &["create", "x", "--due", "bad", "--json"], "bad");
-    refused(&repo, 2, &["count", "--by-status", "--json"], "--by-status");
+    refused(
+        &repo,
+        2,
+        &["count", "--by-weather", "--json"],
+        "--by-weather",
+    );
     refused(&repo, 2, &["create", "x", "--id", "r-a\nb"], "'r-a\\nb'");
     let err = refused(
         &repo,

@@ -328,7 +328,7 @@ fn check_fixture(path: &Path) {
         .collect();
     let ids: Vec<&str> = by_id.keys().copied().collect();
     for chunk in ids.chunks(1000) {
-        let mut args = vec!["show"];
+        let mut args = vec!["show", "--all"];
         args.extend_from_slice(chunk);
         let shown = repo.beads_json(&args);
         let beads = shown.as_array().expect("beads");

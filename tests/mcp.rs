@@ -21,13 +21,17 @@ use serde_json::{Value, json};
 const STORY: &str = include_str!("mcp/story.py");
 
 /// The tools the server offers.
-const TOOLS: [&str; 17] = [
+const TOOLS: [&str; 24] = [
+    "blocked",
     "claim",
     "close",
     "comment",
+    "comments",
     "create",
     "dep_add",
+    "dep_remove",
     "handoff",
+    "list",
     "mail_inbox",
     "mail_read",
     "mail_reply",
@@ -36,8 +40,11 @@ const TOOLS: [&str; 17] = [
     "mol_progress",
     "prime",
     "ready",
+    "reopen",
+    "search",
     "session_usage",
     "show",
+    "stats",
     "update",
 ];
 
@@ -500,4 +507,33 @@ fn setup_registers_the_server_with_each_harness_once() {
             .contains("[mcp_servers.git-beads]\ncommand = \"git\"\nargs = [\"beads\", \"mcp\"]\n"),
         "{config}"
     );
+}
+
+#[test]
+fn an_agent_can_look_for_work_beyond_ready() {
+    let (_sb, repo) = Sandbox::with_store();
+    let a = repo.create("Fix the login", &["-p", "1", "-l", "auth"]);
+    let b = repo.create("Write docs", &["--deps", &a]);
+    repo.beads(&["comment", &a, "seen on Firefox"]);
+    let mut server = Server::start(&repo, &[]);
+    let listed = server.doc("list", json!({"labels": ["auth"]}));
+    assert_eq!(common::ids(&listed), [a.as_str()]);
+    let found = server.doc("list", json!({"query": "docs"}));
+    assert_eq!(common::ids(&found), [b.as_str()]);
+    let found = server.doc("search", json!({"query": "LOGIN"}));
+    assert_eq!(common::ids(&found), [a.as_str()]);
+    let blocked = server.doc("blocked", json!({}));
+    assert_eq!(common::ids(&blocked), [b.as_str()]);
+    let stats = server.doc("stats", json!({}));
+    assert_eq!(stats, repo.beads_json(&["stats"]));
+    let comments = server.doc("comments", json!({"id": a}));
+    assert_eq!(comments[0]["text"], "seen on Firefox", "{comments}");
+    let removed = server.doc("dep_remove", json!({"id": b, "depends_on": a}));
+    assert_eq!(removed["dependencies"], json!([]), "{removed}");
+    assert_eq!(server.doc("blocked", json!({})), json!([]));
+    repo.beads(&["close", &a]);
+    let reopened = server.doc("reopen", json!({"issue_ids": [a], "reason": "back again"}));
+    assert_eq!(reopened[0]["status"], "open", "{reopened}");
+    assert_eq!(repo.bead_json(&a)["status"], "open");
+    assert_eq!(server.close(), Some(0));
 }

@@ -64,6 +64,7 @@ mod render_store;
 mod render_team;
 mod render_work;
 mod session_usage;
+mod setups;
 mod signing;
 mod smoke;
 mod snapshots;

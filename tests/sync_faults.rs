@@ -203,8 +203,8 @@ fn a_push_rejected_by_a_hook() {
     let mine = c1.create("alice's", &[]);
     let local = c1.store_head();
     let (code, err) = c1.beads_fail(&["sync"]);
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("rejected the push"), "{err}");
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("refused the push"), "{err}");
     assert!(err.contains("pre-receive hook declined"), "{err}");
     assert!(err.contains("beads are frozen today"), "{err}");
     assert_eq!(remote_head(&sb, &remote), before, "the remote is unchanged");

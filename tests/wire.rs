@@ -160,6 +160,8 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "stale", &["stale"]);
     check(&repo, seen, listing, &["children", &a]);
     check(&repo, seen, "count", &["count"]);
+    let by = "count --by-status, --by-priority, --by-type, --by-assignee, --by-label";
+    check(&repo, seen, by, &["count", "--by-label"]);
     check(&repo, seen, "version", &["version"]);
     let moving = repo.create("Moving", &[]);
     check(&repo, seen, "rename", &["rename", &moving, "bd-moved1"]);

@@ -27,6 +27,9 @@ pub enum Kind {
     /// The acting agent may not do this: a capability it lacks, a budget it crossed,
     /// authority it would widen (exit 5).
     Denied,
+    /// A remote refused a push for good, a hook or a protected ref (exit 6): unlike
+    /// [`Kind::Conflict`], trying again will not help until the remote changes.
+    Refused,
 }
 
 impl Kind {
@@ -39,6 +42,7 @@ impl Kind {
             Kind::Conflict => "conflict",
             Kind::Store => "store",
             Kind::Denied => "denied",
+            Kind::Refused => "push_rejected",
         }
     }
 
@@ -50,6 +54,7 @@ impl Kind {
             Kind::Conflict => 3,
             Kind::Store => 4,
             Kind::Denied => 5,
+            Kind::Refused => 6,
         }
     }
 }
@@ -135,12 +140,22 @@ impl From<StoreError> for CliError {
             StoreError::Contended(_) => Kind::Conflict,
             StoreError::Remote(RemoteError::NoSuchRemote(_)) => Kind::NotFound,
             StoreError::Remote(RemoteError::BadName(_) | RemoteError::NoRemote) => Kind::User,
-            StoreError::Remote(RemoteError::Rejected { .. }) => Kind::Conflict,
+            StoreError::Remote(RemoteError::Rejected { .. }) => Kind::Refused,
             _ => Kind::Store,
         };
         let err = CliError::new(kind, e.to_string()).with_causes(std::error::Error::source(&e));
         match e {
             StoreError::NotInitialized => err.hint("run `git beads init` to create it"),
+            // That no repository was found is the whole story: gix's causes only
+            // repeat it ("Could not find a git repository…", "NotFound").
+            StoreError::NotARepo { .. } => {
+                let searched = err.causes.iter().any(|c| c.contains("Could not find"));
+                CliError {
+                    causes: if searched { Vec::new() } else { err.causes },
+                    ..err
+                }
+                .hint("run it inside a git repository, or make one here with `git init`")
+            }
             StoreError::NewerFormat { .. } => err.hint(
                 "the store is left as it is; install a newer git-beads to read or change it",
             ),
@@ -155,7 +170,7 @@ impl From<StoreError> for CliError {
                 refs::tracking_main(&remote)
             )),
             StoreError::Remote(RemoteError::Rejected { .. }) => err.hint(
-                "the local store keeps its merge; `git beads push` tries again once the remote accepts it",
+                "nothing was pushed; `git beads push` sends the local store once the remote accepts it",
             ),
             _ => err,
         }
@@ -173,6 +188,7 @@ impl From<OpError> for CliError {
             ErrorKind::Conflict => Kind::Conflict,
             ErrorKind::Denied => Kind::Denied,
             ErrorKind::Store => Kind::Store,
+            ErrorKind::Refused => Kind::Refused,
         };
         let err = CliError::new(kind, e.to_string());
         match hint(&e) {
@@ -240,6 +256,14 @@ fn hint(e: &OpError) -> Option<String> {
             format!("run `git beads sync {remote}` to merge them, then push")
         }
         OpError::Sync(SyncError::Moved { remote, .. }) => format!("run `git beads sync {remote}`"),
+        OpError::Sync(SyncError::Refused { merged: true, .. }) => {
+            "the local store keeps the merge this sync made; `git beads push` sends it once the remote accepts it"
+                .into()
+        }
+        OpError::Sync(SyncError::Refused { merged: false, .. }) => {
+            "nothing was merged or pushed; `git beads push` sends the local store once the remote accepts it"
+                .into()
+        }
         OpError::Sync(SyncError::OutOfTime { .. }) => {
             "run `git beads sync` again, or give it longer with `git config beads.syncTimeout`"
                 .into()

@@ -562,6 +562,13 @@ fn kind_meaning(kind: Kind) -> &'static str {
              budget is raised): the harness should stop, or end the session and start a \
              fresh one."
         }
+        Kind::Refused => {
+            "A remote refused a push for good: a hook declined it, the ref is protected, \
+             the remote's disk is full. Trying again will not help until the remote \
+             changes (unlike exit 3). What the remote said is in the message; a merge \
+             this sync made is kept in the local store and is pushed by the next sync or \
+             push."
+        }
     }
 }
 
@@ -573,6 +580,7 @@ const KINDS: &[Kind] = &[
     Kind::Conflict,
     Kind::Store,
     Kind::Denied,
+    Kind::Refused,
 ];
 
 fn exit_status_section() -> Section {

@@ -34,29 +34,32 @@ pub struct Cli {
     pub command: c::Command,
 }
 
+/// The heading the flags every command takes are listed under, after the command's own.
+const GLOBAL: &str = "Global options";
+
 /// The flags every command takes, before or after its name.
 #[derive(clap::Args, Debug, Default)]
 pub struct Globals {
     /// Print results as a versioned JSON document on stdout.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL, display_order = 901)]
     pub json: bool,
     /// Say nothing on stderr except errors and warnings.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL, display_order = 902)]
     pub quiet: bool,
     /// Act as this agent (overrides GIT_BEADS_AGENT and the worktree's binding).
-    #[arg(long = "as", value_name = "AGENT", global = true)]
+    #[arg(long = "as", value_name = "AGENT", global = true, help_heading = GLOBAL, display_order = 903)]
     pub as_agent: Option<AgentName>,
     /// Act as yourself (your git identity), ignoring `GIT_BEADS_AGENT` and the worktree's binding.
-    #[arg(long, global = true, conflicts_with = "as_agent")]
+    #[arg(long, global = true, conflicts_with = "as_agent", help_heading = GLOBAL, display_order = 904)]
     pub as_person: bool,
     /// bd's actor name: act as the agent of that name when there is one, otherwise as
     /// yourself recorded under that name (created_by, updated_by, claims).
-    #[arg(long, value_name = "NAME", global = true, conflicts_with_all = ["as_agent", "as_person"])]
+    #[arg(long, value_name = "NAME", global = true, conflicts_with_all = ["as_agent", "as_person"], help_heading = GLOBAL, display_order = 905)]
     pub actor: Option<String>,
     /// bd's sandbox mode (no daemon, no auto-sync). git-beads has neither: it syncs
     /// only when asked, so the flag changes nothing; it is taken so bd's tools (beads-ui
     /// passes it on every call) run unchanged.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL, display_order = 906)]
     pub sandbox: bool,
     /// bd's leave to read a database that may lag its export. git-beads reads the
     /// store at its head, which is never stale, so the flag changes nothing; it is
@@ -233,6 +236,12 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => return usage_error(&e, json),
+        // `--version` answers as `version` does, in the words bd's tools look for.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            let mut out = Out::new(json, false);
+            let done = c::version::run(c::version::Args {}, &mut out).and_then(|()| out.finish());
+            return exit_code(done, json);
+        }
         Err(e) => {
             let _ = e.print();
             return ExitCode::SUCCESS;

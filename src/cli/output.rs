@@ -14,7 +14,7 @@ use std::io::{IsTerminal, Write};
 use serde::Serialize;
 
 use super::error::CliError;
-use crate::model::{self, Bead, Layout, Status};
+use crate::model::{self, Layout, Status};
 use crate::ops::{BeadRow, Broken};
 use crate::wire::JSON_SCHEMA_VERSION;
 
@@ -264,8 +264,9 @@ impl Out {
         line.push_str("\x1b[0m");
     }
 
-    /// A bead in full, for `show`.
-    pub fn bead(&mut self, b: &Bead) -> Result<(), CliError> {
+    /// A bead in full, for `show`: its fields, what it depends on, what depends on it.
+    pub fn bead(&mut self, d: &crate::ops::Detailed) -> Result<(), CliError> {
+        let b = &d.bead;
         let heading = format!(
             "{}  {}",
             self.paint("1", b.id.as_str()),
@@ -305,6 +306,15 @@ impl Out {
         }
         for (kind, on) in b.all_dependencies() {
             self.line(format!("  depends on {on} ({kind})"))?;
+        }
+        for (s, kind) in &d.dependents {
+            let title = model::escape_controls(&s.title, Layout::Line);
+            let (id, status) = (&s.id, s.status);
+            self.line(match kind {
+                model::DepKind::ParentChild => format!("  child {id} [{status}] {title}"),
+                model::DepKind::Blocks => format!("  blocks {id} [{status}] {title}"),
+                k => format!("  {id} {} this [{status}] {title}", k.relation()),
+            })?;
         }
         for (name, block) in [("description", &b.description), ("notes", &b.notes)] {
             if !block.is_empty() {

@@ -218,8 +218,26 @@ pub(super) fn read_json(path: &Path) -> Result<Value, SetupError> {
     })
 }
 
-/// Writes JSON settings to `path`, pretty-printed as the harnesses write them.
+/// Writes JSON settings to `path`, pretty-printed as the harnesses write them. Settings
+/// left empty (`{}`, once `setup --remove` took git-beads' part out) remove the file
+/// instead, and its directory when that is a harness' own (`.claude/`) and empty.
 pub(super) fn write_json(path: &Path, settings: &Value) -> Result<(), SetupError> {
+    if settings.as_object().is_some_and(|o| o.is_empty()) {
+        match std::fs::remove_file(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(super::FileError::on("remove", path)(source).into()),
+        }
+        if let Some(dir) = path.parent()
+            && dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
+            // Only an empty directory goes; one holding anything else stays.
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(());
+    }
     let mut text = serde_json::to_string_pretty(settings).unwrap_or_default();
     text.push('\n');
     write_text(path, &text)

@@ -354,8 +354,16 @@ fn without_block(text: &str) -> String {
         return text.to_owned();
     };
     let lines: Vec<&str> = text.lines().collect();
+    // A shim of this version whole after the first line goes with it.
+    let shim_after = SHIMS.iter().map(|(h, _)| shim_body(h)).find_map(|body| {
+        let body: Vec<&str> = body.lines().collect();
+        lines[begin + 1..]
+            .starts_with(&body)
+            .then_some(begin + body.len())
+    });
     let last = match end {
         Some(e) => e,
+        None if shim_after.is_some() => shim_after.unwrap_or(begin),
         None => match lines.get(begin + 1) {
             Some(l)
                 if l.starts_with(SHIM_START)
@@ -713,27 +721,35 @@ mod tests {
                 &on_disk, text,
                 "hooks/{name} differs from the embedded shim"
             );
+            // A short script a person can read: commented, no line running on.
             let lines: Vec<&str> = text.lines().collect();
-            assert_eq!(lines.len(), 2, "hooks/{name}: a #! line and one line");
             assert_eq!(lines[0], "#!/bin/sh");
-            if *name == "prepare-commit-msg" {
-                assert!(lines[1].starts_with(STATE_SHIM_START), "{}", lines[1]);
-                assert!(lines[1].contains("/beads/worktree.yaml"), "{}", lines[1]);
-                assert!(lines[1].contains("Beads-Session: $s"), "{}", lines[1]);
-            } else {
-                assert!(lines[1].starts_with(SHIM_START), "{name}: {}", lines[1]);
+            assert!(
+                lines[1].starts_with("# "),
+                "hooks/{name} says what it does first"
+            );
+            assert!(lines.len() < 80, "hooks/{name}: {} lines", lines.len());
+            for l in &lines {
+                assert!(l.chars().count() <= 130, "hooks/{name}: a long line: {l}");
             }
+            if *name == "prepare-commit-msg" {
+                assert!(
+                    text.contains(STATE_SHIM_START.trim_end_matches("; ")),
+                    "{text}"
+                );
+                assert!(text.contains("/beads/worktree.yaml"), "{text}");
+                assert!(text.contains("Beads-Session: $s"), "{text}");
+            }
+            assert!(text.contains(SHIM_START), "{name}: {text}");
             assert!(
-                lines[1].contains(&format!("; then git-beads git-hook {name} \"$@\"")),
-                "{name}: {}",
-                lines[1]
+                text.contains(&format!("\tgit-beads git-hook {name} \"$@\"")),
+                "{name}: {text}"
             );
             assert!(
-                lines[1].contains(&format!("not found on PATH; the {name} hook did not run")),
-                "{name}: {}",
-                lines[1]
+                text.contains(&format!("not found on PATH; the {name} hook did not run")),
+                "{name}: {text}"
             );
-            assert!(lines[1].contains(STRICT_KEY), "{name}");
+            assert!(text.contains(STRICT_KEY), "{name}");
         }
         let shipped: Vec<String> = std::fs::read_dir(&dir)
             .expect("hooks/")

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::{Result, now};
+use super::{DoctorError, Result, now};
 use crate::model::{
     Actor, Agent, Bead, BeadId, BeadType, DepKind, EndReason, Message, Session, agent_problems,
     count, message_problems, stored_bead_problems,
@@ -51,6 +51,9 @@ crate::model::word_enum!(
         Stray = "stray",
         /// Documents set aside under `lost+found/`, which no reader reads.
         LostFound = "lost+found",
+        /// Temporary files a killed writer left in the object database's pack
+        /// directory (`tmp_pack_*`), which git counts as garbage and never removes.
+        Scratch = "temporary-files",
     }
 );
 
@@ -612,10 +615,25 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
     check_authority(&docs.agents, &agent_by_name, &mut c)?;
     let abandoned = check_sessions(&docs.sessions, &agent_by_name, &mut c);
     let index_ok = check_index(store, &head, &mut c)?;
+    let scratch = store.stale_scratch(crate::store::STALE_SCRATCH);
+    for path in &scratch {
+        c.add(
+            Check::Scratch,
+            Severity::Warning,
+            &path.display().to_string(),
+            "a temporary file an interrupted write left; git counts it as garbage".into(),
+        );
+    }
 
     let mut fix_commit = None;
     let mut moved = Vec::new();
     if fix {
+        for path in scratch {
+            if std::fs::remove_file(&path).is_ok() {
+                let shown = path.display().to_string();
+                c.mark_fixed(Check::Scratch, |f| f.path == shown);
+            }
+        }
         if !index_ok {
             store.index_rebuild(&head)?;
             c.mark_fixed(Check::Index, |_| true);
@@ -703,4 +721,36 @@ fn blocking_cycles(beads: &[(String, Bead)]) -> Vec<Vec<BeadId>> {
         }
     }
     found
+}
+
+/// Puts the document kept at `lost` (a path under `lost+found/`, as `doctor` lists
+/// it) back where it was found, byte for byte, in one commit (for a document a newer
+/// git-beads reads, or one fixed since); returns that path. Nothing changes when the
+/// place holds a document again.
+pub fn restore_lost(store: &Store, actor: &Actor, lost: &str) -> Result<String> {
+    let not_lost = || DoctorError::NotLost(lost.to_owned());
+    let kept = lost
+        .strip_prefix(refs::LOST_FOUND_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .ok_or_else(not_lost)?;
+    let (path, blob) = kept.rsplit_once('/').ok_or_else(not_lost)?;
+    if path.is_empty() || blob.is_empty() || path.split('/').any(|p| p.is_empty() || p == "..") {
+        return Err(not_lost().into());
+    }
+    store.transact(actor, |tx| -> Result<()> {
+        let held = |doc: &str| -> Result<bool> {
+            let dir = doc.rsplit_once('/').map_or("", |(d, _)| d);
+            Ok(tx.list_docs(dir)?.iter().any(|p| p == doc))
+        };
+        if !held(lost)? {
+            return Err(DoctorError::NoSuchLost(lost.to_owned()).into());
+        }
+        if held(path)? {
+            return Err(DoctorError::Occupied(path.to_owned()).into());
+        }
+        tx.move_doc(lost, path)?;
+        tx.set_message(format!("doctor: bring {path} back from lost+found"));
+        Ok(())
+    })?;
+    Ok(path.to_owned())
 }

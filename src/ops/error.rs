@@ -30,6 +30,9 @@ pub enum ErrorKind {
     Denied,
     /// The store could not be read or written.
     Store,
+    /// A remote refused the change for good (a hook, a protected ref): the same
+    /// request again will be refused again.
+    Refused,
 }
 
 /// What went wrong in an operation.
@@ -68,6 +71,9 @@ pub enum OpError {
     /// Syncing with a remote.
     #[error(transparent)]
     Sync(#[from] SyncError),
+    /// Something `doctor` was asked to do failed.
+    #[error(transparent)]
+    Doctor(#[from] DoctorError),
     /// Worktrees made for agents.
     #[error(transparent)]
     Worktree(#[from] WorktreeError),
@@ -102,6 +108,7 @@ impl OpError {
             OpError::Formula(e) => e.kind(),
             OpError::Molecule(e) => e.kind(),
             OpError::Sync(e) => e.kind(),
+            OpError::Doctor(e) => e.kind(),
             OpError::Worktree(e) => e.kind(),
             OpError::Import(e) => e.kind(),
             OpError::Provenance(e) => e.kind(),
@@ -829,6 +836,31 @@ impl MoleculeError {
     }
 }
 
+/// What went wrong bringing a document back from `lost+found/`.
+#[derive(Debug, thiserror::Error)]
+pub enum DoctorError {
+    /// The path is not one of a document kept under `lost+found/<path>/<blob>`.
+    #[error("{0:?} is not a document kept under lost+found/ (lost+found/<path>/<blob>)")]
+    NotLost(String),
+    /// Nothing is kept at that path.
+    #[error("nothing is kept at {0}")]
+    NoSuchLost(String),
+    /// A document is at the place it would go back to.
+    #[error("{0} holds a document again; the one in lost+found/ stays there")]
+    Occupied(String),
+}
+
+impl DoctorError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DoctorError::NotLost(_) => ErrorKind::Invalid,
+            DoctorError::NoSuchLost(_) => ErrorKind::NotFound,
+            DoctorError::Occupied(_) => ErrorKind::Conflict,
+        }
+    }
+}
+
 /// What went wrong syncing with a remote.
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -852,6 +884,20 @@ pub enum SyncError {
         remote: String,
         /// What the push said.
         reason: String,
+    },
+    /// The remote refused the push for good (a hook that declined it, a protected
+    /// ref, a full disk): trying again will not help until the remote changes.
+    #[error("{remote} refused the push of the beads ({reason}){}", said_by(.said))]
+    Refused {
+        /// The remote.
+        remote: String,
+        /// The reason git reported (`pre-receive hook declined`).
+        reason: String,
+        /// What the remote said, line by line, without git's `remote: ` prefix.
+        said: Vec<String>,
+        /// Whether this sync merged the remote's beads into the local store first
+        /// (that merge stays, waiting to be pushed).
+        merged: bool,
     },
     /// The sync's time budget (`beads.syncTimeout`) ran out during one of its steps:
     /// the git process of that step was stopped, and the sync went no further.
@@ -893,10 +939,21 @@ fn count_commits(n: usize) -> String {
     }
 }
 
+/// What a remote said, after a colon, its lines joined by ` / `.
+fn said_by(said: &[String]) -> String {
+    match said.is_empty() {
+        true => String::new(),
+        false => format!(": {}", said.join(" / ")),
+    }
+}
+
 impl SyncError {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
-        ErrorKind::Conflict
+        match self {
+            SyncError::Refused { .. } => ErrorKind::Refused,
+            _ => ErrorKind::Conflict,
+        }
     }
 }
 

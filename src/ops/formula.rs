@@ -189,7 +189,13 @@ pub(crate) fn read_formula(
     }
     let bytes = std::fs::read(path).map_err(|e| problem(format!("cannot be read: {e}")))?;
     let source = String::from_utf8_lossy(&bytes).into_owned();
-    let syntax = syntax_of(path).unwrap_or(Syntax::Yaml);
+    // A file named by its path need not follow the folders' naming: Gas City's
+    // `<name>.toml` is TOML, a `.json` JSON.
+    let syntax = syntax_of(path).unwrap_or(match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => Syntax::Toml,
+        Some("json") => Syntax::Json,
+        _ => Syntax::Yaml,
+    });
     if syntax != Syntax::Yaml || is_bd_yaml(&source) {
         let parsed = match syntax {
             Syntax::Toml => BdFormula::from_toml(&source),

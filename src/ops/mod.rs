@@ -52,12 +52,12 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
 pub use claim::{claim_remote, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
-pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor};
+pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
 pub use edit::{TextField, edit_text};
 pub use error::{
-    AgentChange, AgentError, BeadError, ErrorKind, FormulaError, ImportError, MailError,
-    MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError, StoreError,
-    SyncError, WorktreeError,
+    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
+    MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
+    StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
@@ -81,11 +81,11 @@ pub use provenance::{
     notes_configured, provenance, record_commit, sync_notes,
 };
 pub use query::{
-    Blocked, BlockedKeeper, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked, LabelCount,
-    ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count, dep_cycles,
-    dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
-    ready, ready_claim, ready_claim_on, require_bead, resolve_id, resolve_target, search, show,
-    stats, store_info,
+    Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
+    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count,
+    count_by, dep_cycles, dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked,
+    labels_all, list, ready, ready_claim, ready_claim_on, require_bead, resolve_id, resolve_target,
+    search, show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -46,7 +46,7 @@ pub fn resolve_id(store: &Store, given: &str) -> Result<BeadId> {
 /// The bead `given` names, aliases aside (see [`resolve_id`]).
 fn named(store: &Store, given: &str) -> Result<BeadId> {
     let err = match BeadId::parse(given) {
-        Ok(id) => return Ok(id),
+        Ok(id) => return whole_or_start(store, id),
         Err(e) => e,
     };
     let plain = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._".contains(c);
@@ -56,16 +56,29 @@ fn named(store: &Store, given: &str) -> Result<BeadId> {
     // After the store's own prefix (which may hold a `-`), or the first `-`.
     let own = format!("{}-", super::meta(store)?.prefix);
     let index = load_index(store)?;
-    let mut matches: Vec<BeadId> = index
-        .rows()
-        .filter(|s| s.status() != Status::Deleted)
-        .filter(|s| {
-            let id = s.id();
-            id.strip_prefix(own.as_str()) == Some(given)
-                || id.split_once('-').is_some_and(|(_, rest)| rest == given)
-        })
-        .filter_map(|s| BeadId::parse(s.id()).ok())
-        .collect();
+    // The id without its prefix is `given`; else, as bd reads a partial id, starts
+    // with it.
+    let with = |whole: bool| -> Vec<BeadId> {
+        let is = |rest: &str| match whole {
+            true => rest == given,
+            false => rest.starts_with(given),
+        };
+        index
+            .rows()
+            .filter(|s| s.status() != Status::Deleted)
+            .filter(|s| {
+                let id = s.id();
+                id.strip_prefix(own.as_str()).is_some_and(is)
+                    || id.split_once('-').is_some_and(|(_, rest)| is(rest))
+            })
+            .filter_map(|s| BeadId::parse(s.id()).ok())
+            .collect()
+    };
+    let mut matches = with(true);
+    if matches.is_empty() {
+        matches = with(false);
+        matches.sort();
+    }
     match matches.len() {
         0 => Err(BeadError::UnknownId(given.to_owned()).into()),
         1 => Ok(matches.remove(0)),
@@ -74,6 +87,37 @@ fn named(store: &Store, given: &str) -> Result<BeadId> {
             matches,
         }
         .into()),
+    }
+}
+
+/// `id` when the store has that bead (a tombstone too); else, as bd resolves a
+/// partial id, the one bead whose id starts with it (tombstones aside). Several such
+/// beads fail as [`BeadError::AmbiguousId`], naming them; none leaves `id` as it is,
+/// for the caller to report missing.
+fn whole_or_start(store: &Store, id: BeadId) -> Result<BeadId> {
+    let Some(head) = store.head()? else {
+        return Ok(id);
+    };
+    if store.read_bead(head.tree, &id)?.is_some() {
+        return Ok(id);
+    }
+    let index = load_index(store)?;
+    let mut matches: Vec<BeadId> = index
+        .rows()
+        .filter(|s| s.status() != Status::Deleted && s.id().starts_with(id.as_str()))
+        .filter_map(|s| BeadId::parse(s.id()).ok())
+        .collect();
+    match matches.len() {
+        0 => Ok(id),
+        1 => Ok(matches.remove(0)),
+        _ => {
+            matches.sort();
+            Err(BeadError::AmbiguousId {
+                given: id.to_string(),
+                matches,
+            }
+            .into())
+        }
     }
 }
 
@@ -96,22 +140,16 @@ pub struct Detailed {
     pub targets: Vec<Option<Summary>>,
     /// How many beads depend on this one (any kind of dependency).
     pub dependent_count: usize,
+    /// The beads that depend on this one (what waits on it, an epic's children), each
+    /// with how it depends, in id order: what `bd show` lists under CHILDREN and
+    /// BLOCKS and writes as `dependents`.
+    pub dependents: Vec<(Summary, DepKind)>,
 }
 
 /// The beads that depend on `id` (deleted ones aside), each with how: bd's
 /// `dep list --direction up`.
 pub fn dependents_of(store: &Store, id: &BeadId) -> Result<Vec<(Summary, DepKind)>> {
-    sound(store, || {
-        let index = load_lazy(store)?;
-        let mut found = Vec::new();
-        for row in index.rows().filter(|s| s.status() != Status::Deleted) {
-            for d in row.dependencies().filter(|d| d.id() == id.as_str()) {
-                found.push((row.to_summary(), d.kind));
-            }
-        }
-        found.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-        Ok(found)
-    })
+    sound(store, || Ok(dependents_in(&load_lazy(store)?, id.as_str())))
 }
 
 /// Reads the store around `beads`: what each depends on, how many depend on each.
@@ -137,13 +175,34 @@ fn detail_in(index: &Index, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
                 .map(|d| index.get(d.id.as_str()).map(|t| t.to_summary()))
                 .collect();
             let dependent_count = row.map_or(0, |r| dependents.count(&index.row(r)));
+            // Only a bead something depends on pays for the walk over the store.
+            let dependents = match dependent_count {
+                0 => Vec::new(),
+                _ => dependents_in(index, bead.id.as_str()),
+            };
             Detailed {
                 bead,
                 targets,
                 dependent_count,
+                dependents,
             }
         })
         .collect())
+}
+
+/// The beads of `index` that depend on bead `id`, each with how, in id order.
+fn dependents_in(index: &Index, id: &str) -> Vec<(Summary, DepKind)> {
+    let mut found: Vec<(Summary, DepKind)> = index
+        .rows()
+        .filter(|s| s.status() != Status::Deleted)
+        .flat_map(|s| {
+            s.dependencies()
+                .filter(|d| d.id() == id)
+                .map(move |d| (s.to_summary(), d.kind))
+        })
+        .collect();
+    found.sort_by(|a, b| (a.0.id.as_str(), a.1.as_str()).cmp(&(b.0.id.as_str(), b.1.as_str())));
+    found
 }
 
 /// How many beads depend on each of some beads of an index (those it was worked out
@@ -757,6 +816,54 @@ pub fn count(store: &Store, filter: &ListFilter) -> Result<(usize, Vec<Broken>)>
         Query::List.count(&index, filter, &failures),
         index.broken().to_vec(),
     ))
+}
+
+/// What `count` groups beads by (bd's `--by-*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountBy {
+    /// By status.
+    Status,
+    /// By priority, as `P0` … `P4`.
+    Priority,
+    /// By type.
+    Type,
+    /// By assignee; nobody's under `(unassigned)`.
+    Assignee,
+    /// By label, a bead under each of its labels; none under `(no labels)`.
+    Label,
+}
+
+/// How many beads `filter` keeps in all, and per group of `by` (sorted by name), as
+/// bd's `count --by-*` answers; and the documents in the store that do not parse.
+pub fn count_by(
+    store: &Store,
+    filter: &ListFilter,
+    by: CountBy,
+) -> Result<(usize, BTreeMap<String, usize>, Vec<Broken>)> {
+    let filter = ListFilter {
+        limit: 0,
+        ..filter.clone()
+    };
+    let listing = list(store, &filter)?;
+    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+    let mut add = |group: String| *groups.entry(group).or_default() += 1;
+    for s in listing.beads() {
+        match by {
+            CountBy::Status => add(s.status().as_str().to_owned()),
+            CountBy::Priority => add(format!("P{}", s.priority())),
+            CountBy::Type => add(s.kind().as_str().to_owned()),
+            CountBy::Assignee => add(s.assignee().unwrap_or("(unassigned)").to_owned()),
+            CountBy::Label => {
+                let mut labels = s.labels().peekable();
+                if labels.peek().is_none() {
+                    add("(no labels)".to_owned());
+                }
+                labels.for_each(|l| add(l.to_owned()));
+            }
+        }
+    }
+    let total = listing.beads().len();
+    Ok((total, groups, listing.broken))
 }
 
 /// Finds beads whose id, title or description contains `text` (case-insensitive),

@@ -373,6 +373,25 @@ pub fn sync(
     sync_within(store, actor, opts, progress, Budget::new(budget(store)))
 }
 
+/// What a remote said in git's stderr: its own lines (`remote: …`), each once,
+/// without git's prefix, and without empty ones.
+fn remote_words(stderr: &str) -> Vec<String> {
+    let mut said: Vec<String> = Vec::new();
+    for line in stderr.lines() {
+        let mut words = line.trim_end();
+        while let Some(rest) = words.strip_prefix("remote:") {
+            words = rest.trim_start();
+        }
+        if words.len() == line.trim_end().len() || words.is_empty() {
+            continue;
+        }
+        if !said.iter().any(|s| s == words) {
+            said.push(words.to_owned());
+        }
+    }
+    said
+}
+
 /// How a push of a sync ended.
 enum Push {
     /// Every ref of it went through.
@@ -426,6 +445,8 @@ pub(super) fn sync_within(
         .into()
     };
     let mut theirs = None;
+    // Where the local store was before this sync merged anything into it.
+    let started = store.head()?.map(|h| h.commit);
     for round in 1.. {
         if round > 1 {
             let pause = retry_pause(round);
@@ -517,6 +538,17 @@ pub(super) fn sync_within(
             };
             match store.push_beads(&remote, updates, opts.talk, Some(time)) {
                 Err(_) if left().is_none() => Ok(Push::Late),
+                Err(StoreError::Remote(RemoteError::Rejected {
+                    remote,
+                    reason,
+                    stderr,
+                })) => Err(SyncError::Refused {
+                    remote,
+                    reason,
+                    said: remote_words(&stderr),
+                    merged: Some(local.commit) != started,
+                }
+                .into()),
                 other => Ok(stale(other?).map_or(Push::Done, Push::Stale)),
             }
         };

@@ -50,6 +50,7 @@ impl From<OpError> for Failure {
             ErrorKind::Conflict => StatusCode::CONFLICT,
             ErrorKind::Denied => StatusCode::FORBIDDEN,
             ErrorKind::Store => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorKind::Refused => StatusCode::BAD_GATEWAY,
         };
         Failure::new(status, e.to_string())
     }

@@ -23,6 +23,7 @@ mod pack;
 mod read;
 pub mod refs;
 mod repack;
+mod scratch;
 mod sign;
 mod snapshot;
 mod stream;
@@ -51,6 +52,7 @@ pub use notes::MAX_NOTE;
 use read::decode_bead;
 pub(crate) use read::decode_doc;
 pub use read::{FORMAT, Head, Meta};
+pub use scratch::STALE_SCRATCH;
 pub use sign::{
     Checked, SignedCommit, Signer, check_signature, normalize_public_key, unsigned_reason,
 };

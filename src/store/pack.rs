@@ -18,6 +18,7 @@ use gix::ObjectId;
 use gix::objs::Kind;
 use gix::zlib::Compression;
 
+use super::scratch::ScratchFile;
 use super::{Store, StoreError, io_err};
 
 /// A transaction that stages at least this many documents writes its objects as one
@@ -327,13 +328,19 @@ pub(super) fn index_bytes(
     Ok(idx)
 }
 
-fn write_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let mut file = std::fs::File::create(path)?;
+/// A temporary file in `dir` holding `bytes` (see [`ScratchFile`]), to be placed.
+fn write_file(
+    dir: &Path,
+    fallback: &str,
+    bytes: &[u8],
+    durable: bool,
+) -> std::io::Result<ScratchFile> {
+    let (mut file, scratch) = ScratchFile::create(dir, fallback)?;
     file.write_all(bytes)?;
     if durable {
         file.sync_all()?;
     }
-    Ok(())
+    Ok(scratch)
 }
 
 impl Store {
@@ -402,23 +409,27 @@ impl Store {
         let dir = self.common_dir().join("objects").join("pack");
         std::fs::create_dir_all(&dir).map_err(io_err(format!("create {}", dir.display())))?;
         let pid = std::process::id();
-        let tmp_pack = dir.join(format!("{TMP_PACK}{pid}"));
-        let tmp_idx = dir.join(format!("{TMP_IDX}{pid}"));
         let final_pack = dir.join(format!("pack-{name}.pack"));
         let final_idx = dir.join(format!("pack-{name}.idx"));
         self.note_own_pack(&name);
-        let written = write_file(&tmp_pack, pack, durable)
-            .and_then(|()| write_file(&tmp_idx, &idx, durable))
-            .and_then(|()| std::fs::rename(&tmp_pack, &final_pack))
-            // The index goes last: a reader that sees it finds the whole pack.
-            .and_then(|()| std::fs::rename(&tmp_idx, &final_idx))
+        // Nameless until complete, so that an interrupted write leaves nothing.
+        let written = write_file(&dir, &format!("{TMP_PACK}{pid}"), &pack, durable)
+            .and_then(|p| {
+                Ok((
+                    p,
+                    write_file(&dir, &format!("{TMP_IDX}{pid}"), &idx, durable)?,
+                ))
+            })
+            .and_then(|(mut tmp_pack, mut tmp_idx)| {
+                tmp_pack.place(&final_pack)?;
+                // The index goes last: a reader that sees it finds the whole pack.
+                tmp_idx.place(&final_idx)
+            })
             .and_then(|()| match durable {
                 true => std::fs::File::open(&dir).and_then(|d| d.sync_all()),
                 false => Ok(()),
             });
         if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp_pack);
-            let _ = std::fs::remove_file(&tmp_idx);
             return Err(io_err(format!("write {}", final_pack.display()))(e));
         }
         Ok(final_pack)

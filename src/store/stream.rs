@@ -16,6 +16,7 @@ use gix::ObjectId;
 use gix::objs::Kind;
 
 use super::pack::{entry_header, index_bytes};
+use super::scratch::ScratchFile;
 use super::sync::Entry;
 use super::{Store, StoreError, git_err, io_err};
 
@@ -27,9 +28,10 @@ pub struct PackStream<'s> {
     store: &'s Store,
     /// The temporary pack file; `None` once `finish` took it.
     file: Option<BufWriter<File>>,
-    tmp: PathBuf,
-    /// Whether the temporary file became the pack (else it is removed when dropped).
-    kept: bool,
+    /// The same file, nameless until `finish` names it (see [`ScratchFile`]).
+    tmp: ScratchFile,
+    /// The pack directory.
+    dir: PathBuf,
     /// Each object written: its id and the CRC-32 of its entry.
     listed: Vec<(ObjectId, u32)>,
     offsets: Vec<u64>,
@@ -44,15 +46,12 @@ impl Store {
     pub(crate) fn pack_stream(&self) -> Result<PackStream<'_>, StoreError> {
         let dir = self.common_dir().join("objects").join("pack");
         std::fs::create_dir_all(&dir).map_err(io_err(format!("create {}", dir.display())))?;
-        let tmp = dir.join(format!("tmp_pack_stream_{}", std::process::id()));
         // Read back at the end, for the checksum.
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .map_err(io_err(format!("create {}", tmp.display())))?;
+        let fallback = format!("tmp_pack_stream_{}", std::process::id());
+        let (file, tmp) = ScratchFile::create(&dir, &fallback).map_err(io_err(format!(
+            "create a temporary pack in {}",
+            dir.display()
+        )))?;
         let mut file = BufWriter::with_capacity(1 << 20, file);
         // The number of objects is not known yet: it is filled in by `finish`.
         let mut header = Vec::with_capacity(HEADER as usize);
@@ -60,12 +59,12 @@ impl Store {
         header.extend_from_slice(&2u32.to_be_bytes());
         header.extend_from_slice(&0u32.to_be_bytes());
         file.write_all(&header)
-            .map_err(io_err(format!("write {}", tmp.display())))?;
+            .map_err(io_err(format!("write {}", tmp.shown(&dir))))?;
         Ok(PackStream {
             store: self,
             file: Some(file),
             tmp,
-            kept: false,
+            dir,
             listed: Vec::new(),
             offsets: Vec::new(),
             seen: HashSet::new(),
@@ -100,7 +99,7 @@ impl<'s> PackStream<'s> {
         if !self.seen.insert(id) {
             return Ok(());
         }
-        let what = || format!("write {}", self.tmp.display());
+        let what = || format!("write {}", self.tmp.shown(&self.dir));
         let file = self
             .file
             .as_mut()
@@ -167,7 +166,7 @@ impl<'s> PackStream<'s> {
         let Some(file) = self.file.take() else {
             return Ok(());
         };
-        let what = format!("write {}", self.tmp.display());
+        let what = format!("write {}", self.tmp.shown(&self.dir));
         let hash = self.store.repo.object_hash();
         let mut file = file
             .into_inner()
@@ -198,29 +197,29 @@ impl<'s> PackStream<'s> {
         .map_err(io_err(what))?;
         let idx = index_bytes(&self.listed, &self.offsets, sum.as_bytes(), hash)
             .map_err(io_err("assemble the index of a pack"))?;
-        let dir = self.store.common_dir().join("objects").join("pack");
+        let dir = &self.dir;
         let name = sum.to_hex().to_string();
-        let tmp_idx = dir.join(format!("tmp_idx_stream_{}", std::process::id()));
         let final_pack = dir.join(format!("pack-{name}.pack"));
         let final_idx = dir.join(format!("pack-{name}.idx"));
-        let written = File::create(&tmp_idx)
-            .and_then(|mut f| {
+        let fallback = format!("tmp_idx_stream_{}", std::process::id());
+        let written = ScratchFile::create(dir, &fallback)
+            .and_then(|(mut f, tmp_idx)| {
                 f.write_all(&idx)?;
                 if durable {
                     f.sync_all()?;
                 }
-                Ok(())
+                Ok(tmp_idx)
             })
-            .and_then(|()| std::fs::rename(&self.tmp, &final_pack))
-            .inspect(|()| self.kept = true)
-            // The index goes last: a reader that sees it finds the whole pack.
-            .and_then(|()| std::fs::rename(&tmp_idx, &final_idx))
+            .and_then(|mut tmp_idx| {
+                self.tmp.place(&final_pack)?;
+                // The index goes last: a reader that sees it finds the whole pack.
+                tmp_idx.place(&final_idx)
+            })
             .and_then(|()| match durable {
-                true => File::open(&dir).and_then(|d| d.sync_all()),
+                true => File::open(dir).and_then(|d| d.sync_all()),
                 false => Ok(()),
             });
         if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp_idx);
             return Err(io_err(format!("write {}", final_pack.display()))(e));
         }
         // A lookup that misses makes the object database look for new packs.
@@ -228,13 +227,5 @@ impl<'s> PackStream<'s> {
             self.store.repo.has_object(first);
         }
         Ok(())
-    }
-}
-
-impl Drop for PackStream<'_> {
-    fn drop(&mut self) {
-        if !self.kept {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }

@@ -59,6 +59,8 @@ pub struct Bead<'a> {
     dependency_count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     dependent_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dependents: Option<Vec<Linked<'a>>>,
     comment_count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<&'a str>,
@@ -246,7 +248,15 @@ impl<'a> Bead<'a> {
     /// A bead with the store read around it: the beads it depends on, how many
     /// depend on it.
     pub fn detailed(d: &'a Detailed) -> Self {
-        Bead::with(&d.bead, Deps::Linked(linked(d)), Some(d.dependent_count))
+        let dependents = d.dependents.iter().map(|(s, kind)| Linked {
+            id: s.id.as_str(),
+            bead: Some(Brief::from(s)),
+            dependency_type: *kind,
+        });
+        Bead {
+            dependents: Some(dependents.collect()),
+            ..Bead::with(&d.bead, Deps::Linked(linked(d)), Some(d.dependent_count))
+        }
     }
 
     fn with(b: &'a model::Bead, dependencies: Deps<'a>, dependent_count: Option<usize>) -> Self {
@@ -264,6 +274,7 @@ impl<'a> Bead<'a> {
             dependencies,
             dependency_count: b.dependencies.len() + b.external.len(),
             dependent_count,
+            dependents: None,
             comment_count: b.comments.len(),
             parent: parent_of(b.dependencies.iter().map(|d| (d.kind, d.id.as_str()))),
             comments: b

@@ -47,6 +47,10 @@ pub const BEAD_FIELDS: &[Field] = &[
     ),
     Field::new("dependency_count"),
     Field::optional("dependent_count"),
+    Field::optional_noted(
+        "dependents",
+        ": [{id, title, status, priority, issue_type, ..., dependency_type}]",
+    ),
     Field::new("comment_count"),
     Field::optional("parent"),
     Field::optional_noted("comments", ": [{id, issue_id, author, text, created_at}]"),
@@ -189,6 +193,37 @@ impl Documented for Count {
         shape: Shape::Object,
         commands: "count",
         fields: &[Field::new("count")],
+    };
+}
+
+/// How many beads the filters keep, by status, priority, type, assignee or label:
+/// `count --by-*`, as bd writes it.
+#[derive(Serialize)]
+pub struct CountGroups<'a> {
+    /// How many beads in all (a bead with two labels counts once).
+    pub total: usize,
+    /// Per group, in the order of their names.
+    pub groups: Vec<GroupCount<'a>>,
+}
+
+/// One group of [`CountGroups`].
+#[derive(Serialize)]
+pub struct GroupCount<'a> {
+    /// The group's name: `open`, `P1`, `bug`, an assignee or `(unassigned)`, a label
+    /// or `(no labels)`.
+    pub group: &'a str,
+    /// How many beads are in it.
+    pub count: usize,
+}
+
+impl Documented for CountGroups<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "count --by-status, --by-priority, --by-type, --by-assignee, --by-label",
+        fields: &[
+            Field::new("total"),
+            Field::noted("groups", ": [{group, count}]"),
+        ],
     };
 }
 

@@ -127,6 +127,7 @@ pub const DOCUMENTS: &[Doc] = &[
     BlockedReport::DOC,
     Stale::DOC,
     Count::DOC,
+    CountGroups::DOC,
     Stats::DOC,
     EpicStatuses::DOC,
     ClosedEpics::DOC,

@@ -821,7 +821,7 @@ impl Repo {
 
     /// One bead as `show --json` prints it.
     pub fn bead_json(&self, id: &str) -> Value {
-        self.beads_json(&["show", id])[0].clone()
+        self.beads_json(&["show", "--all", id])[0].clone()
     }
 }
 

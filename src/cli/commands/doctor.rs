@@ -13,10 +13,19 @@ pub struct Args {
     /// and rebuild a stale index cache.
     #[arg(long)]
     pub fix: bool,
+    /// Put the document kept at this path under `lost+found/` back where it was found,
+    /// byte for byte (one commit), and check nothing else.
+    #[arg(long, value_name = "PATH", conflicts_with = "fix")]
+    pub restore: Option<String>,
 }
 
 /// Runs `doctor`; exits 4 when errors remain.
 pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+    if let Some(lost) = &args.restore {
+        let path = ops::restore_lost(&ctx.store, &ctx.actor()?, lost)?;
+        out.note(format!("put {lost} back at {path}"));
+        return Ok(());
+    }
     let report = ops::doctor(&ctx.store, &ctx.actor()?, args.fix)?;
     if out.json {
         out.json(&wire::Doctor::from(&report))?;
@@ -34,9 +43,19 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
                 f.path,
                 f.message
             ))?;
+            if f.check == ops::Check::LostFound {
+                out.line(format!(
+                    "  bring it back: git beads doctor --restore {}",
+                    f.path
+                ))?;
+            }
         }
         for m in &report.moved {
             out.line(format!("moved {} to {}: {}", m.from, m.to, m.reason))?;
+            out.line(format!(
+                "  bring it back: git beads doctor --restore {}",
+                m.to
+            ))?;
         }
         out.note(format!(
             "checked {}: {}",

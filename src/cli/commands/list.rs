@@ -358,6 +358,37 @@ pub struct CountArgs {
     /// The status filter (default: every status but deleted).
     #[command(flatten)]
     pub status: StatusArgs,
+    /// Count per status (bd's `Total: N` and a line per group; `{total, groups}` with
+    /// --json).
+    #[arg(long, group = "by")]
+    pub by_status: bool,
+    /// Count per priority (`P0` … `P4`).
+    #[arg(long, group = "by")]
+    pub by_priority: bool,
+    /// Count per type.
+    #[arg(long, group = "by")]
+    pub by_type: bool,
+    /// Count per assignee (`(unassigned)` for nobody).
+    #[arg(long, group = "by")]
+    pub by_assignee: bool,
+    /// Count per label, a bead under each of its labels (`(no labels)` for none).
+    #[arg(long, group = "by")]
+    pub by_label: bool,
+}
+
+impl CountArgs {
+    /// What `--by-*` groups the count by, if anything.
+    fn by(&self) -> Option<ops::CountBy> {
+        [
+            (self.by_status, ops::CountBy::Status),
+            (self.by_priority, ops::CountBy::Priority),
+            (self.by_type, ops::CountBy::Type),
+            (self.by_assignee, ops::CountBy::Assignee),
+            (self.by_label, ops::CountBy::Label),
+        ]
+        .into_iter()
+        .find_map(|(on, by)| on.then_some(by))
+    }
 }
 
 /// Arguments of `children`.
@@ -422,7 +453,26 @@ pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
 /// Runs `count`: how many beads the filters keep (every status but deleted by
 /// default, as bd counts).
 pub fn count(ctx: &Ctx, args: CountArgs, out: &mut Out) -> Result<(), CliError> {
+    let by = args.by();
     let filter = args.select.resolved(ctx)?.into_filter(args.status, true, 0);
+    if let Some(by) = by {
+        let (total, groups, broken) = ops::count_by(&ctx.store, &filter, by)?;
+        out.warn_broken(&broken);
+        if out.json {
+            return out.json(&wire::CountGroups {
+                total,
+                groups: (groups.iter())
+                    .map(|(group, &count)| wire::GroupCount { group, count })
+                    .collect(),
+            });
+        }
+        out.line(format!("Total: {total}"))?;
+        out.line("")?;
+        for (group, count) in &groups {
+            out.line(format!("{group}: {count}"))?;
+        }
+        return Ok(());
+    }
     let (count, broken) = ops::count(&ctx.store, &filter)?;
     out.warn_broken(&broken);
     if out.json {

@@ -112,14 +112,18 @@ pub fn run(ctx: &Ctx, cmd: SetupCommand, out: &mut Out) -> Result<(), CliError> 
             out.line(d)?;
         }
     } else {
-        out.note(match (added, removed) {
-            (0, 0) if mode == Mode::Remove => format!("{shown} has no git-beads hooks"),
-            (0, 0) => format!("{shown} already has the git-beads hooks"),
-            _ if mode == Mode::Remove => format!("removed {removed} git-beads hooks from {shown}"),
-            _ => format!(
-                "added {added} git-beads hooks to {shown} (and removed {removed} stale ones)"
-            ),
-        });
+        let last = reports.len() - 1;
+        for (k, r) in reports.iter().enumerate() {
+            let what = match (name, k) {
+                ("agents-md", _) => What::Section,
+                (_, 0) => What::Hooks,
+                (_, k) if k == last => What::Server,
+                _ => What::Feature,
+            };
+            if let Some(line) = said(what, r, mode) {
+                out.note(line);
+            }
+        }
     }
     if mode == Mode::Check && !drift.is_empty() {
         return Err(CliError::user(format!(
@@ -128,6 +132,64 @@ pub fn run(ctx: &Ctx, cmd: SetupCommand, out: &mut Out) -> Result<(), CliError> 
         .hint(format!("`git beads setup {name}` puts it right")));
     }
     Ok(())
+}
+
+/// What a file of a setup holds for git-beads.
+#[derive(Clone, Copy)]
+enum What {
+    /// The harness' hooks.
+    Hooks,
+    /// The MCP server entry.
+    Server,
+    /// Codex's switch that turns hooks on.
+    Feature,
+    /// The instructions' section.
+    Section,
+}
+
+/// What `setup` did to one file, in a line: how many hooks it added or removed, the
+/// MCP server it registered, the section it wrote (nothing of Codex's switch for
+/// hooks, which `--remove` leaves for other hooks).
+fn said(what: What, r: &Report, mode: Mode) -> Option<String> {
+    let file = r.path.display();
+    let (added, removed) = (r.added, r.removed);
+    let (thing, things) = match what {
+        What::Hooks => return Some(hooks_said(r, mode)),
+        What::Server => ("the MCP server git-beads (`git beads mcp`)", "registers"),
+        What::Section => ("the git-beads section", "has"),
+        What::Feature => {
+            return match (added, mode) {
+                (_, Mode::Remove) => None,
+                (0, _) => Some(format!("{file} already turns hooks on")),
+                _ => Some(format!("turned hooks on in {file}")),
+            };
+        }
+    };
+    Some(match (added, removed, mode) {
+        (0, 0, Mode::Remove) => format!("{file} has no {}", thing.trim_start_matches("the ")),
+        (0, 0, _) => format!("{file} already {things} {thing}"),
+        (_, _, Mode::Remove) => format!("removed {thing} from {file}"),
+        (_, 0, _) => format!("added {thing} to {file}"),
+        _ => format!("updated {thing} in {file}"),
+    })
+}
+
+/// [`said`] of the hooks file.
+fn hooks_said(r: &Report, mode: Mode) -> String {
+    let file = r.path.display();
+    let (added, removed) = (r.added, r.removed);
+    let hooks = |n: usize| crate::model::count(n, "git-beads hook");
+    match (added, removed, mode) {
+        (0, 0, Mode::Remove) => format!("{file} has no git-beads hooks"),
+        (0, 0, _) => format!("{file} already has the git-beads hooks"),
+        (_, _, Mode::Remove) => format!("removed {} from {file}", hooks(removed)),
+        (_, 0, _) => format!("added {} to {file}", hooks(added)),
+        _ => format!(
+            "added {} to {file} (and removed {removed} stale {})",
+            hooks(added),
+            crate::model::plural(removed as u64, "one")
+        ),
+    }
 }
 
 fn setup_error(e: harness::SetupError) -> CliError {

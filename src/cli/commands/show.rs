@@ -2,7 +2,7 @@
 
 use crate::cli::{
     Ctx,
-    error::CliError,
+    error::{CliError, Kind},
     output::{self, Out},
 };
 use crate::ops;
@@ -23,6 +23,10 @@ pub struct Args {
     /// Show the beads' descendants instead, as `children` lists them.
     #[arg(long)]
     pub children: bool,
+    /// Show a deleted bead's tombstone too (without it, a deleted bead is not found,
+    /// as in bd).
+    #[arg(long, visible_alias = "deleted")]
+    pub all: bool,
 }
 
 /// Runs `show`.
@@ -46,6 +50,20 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     let beads = ops::show(&ctx.store, &ids)?;
+    // A deleted bead is not found, as in bd; one renamed away still answers, saying
+    // where it went.
+    let deleted = |b: &&crate::model::Bead| {
+        b.status == crate::model::Status::Deleted && !b.extra.contains_key(ops::RENAMED_TO)
+    };
+    if !args.all
+        && let Some(gone) = beads.iter().find(deleted)
+    {
+        return Err(CliError::new(
+            Kind::NotFound,
+            format!("no issue found: {} is deleted", gone.id),
+        )
+        .hint(format!("`show --deleted {}` shows its tombstone", gone.id)));
+    }
     if let Some(first) = ids.first() {
         super::touched(ctx, first);
     }
@@ -66,7 +84,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    for (i, b) in beads.iter().enumerate() {
+    for (i, b) in ops::detail(&ctx.store, beads)?.iter().enumerate() {
         if i > 0 {
             out.line("")?;
         }

@@ -33,8 +33,12 @@ pub fn run(ctx: &Ctx, _args: Args, out: &mut Out) -> Result<(), CliError> {
     for (status, n) in &s.custom {
         out.line(format!("{status:<16}{n}"))?;
     }
-    out.line(format!(
-        "{:<16}{:.1} h",
-        "mean lead time", s.average_lead_time_hours
-    ))
+    // A mean of nothing is no lead time of 0 h.
+    match s.closed {
+        0 => out.line(format!("{:<16}- (nothing closed yet)", "mean lead time")),
+        _ => out.line(format!(
+            "{:<16}{:.1} h",
+            "mean lead time", s.average_lead_time_hours
+        )),
+    }
 }

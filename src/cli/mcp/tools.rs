@@ -50,6 +50,7 @@ impl ToolError {
                     Kind::Store => "store",
                     Kind::Denied => "denied",
                     Kind::NotFound => "not_found",
+                    Kind::Refused => "refused",
                     Kind::User | Kind::Usage => "invalid",
                 };
             }
@@ -70,6 +71,7 @@ impl ToolError {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Denied => "denied",
             ErrorKind::Store => "store",
+            ErrorKind::Refused => "refused",
         }
     }
 }
@@ -395,6 +397,20 @@ const ID: Param = req(
     "The bead's id (its prefix may be left out).",
 );
 
+/// The filters the listing tools share (see [`selected`]).
+const BY_PRIORITY: Param = opt("priority", Ty::Priority, "Only beads of this priority.");
+const BY_ASSIGNEE: Param = opt("assignee", Ty::Text, "Only beads assigned to this name.");
+const UNASSIGNED: Param = opt("unassigned", Ty::Flag, "Only beads assigned to nobody.");
+const BY_LABELS: Param = opt("labels", Ty::Texts, "Only beads carrying all these labels.");
+
+/// The two ends of a dependency (`dep_add`, `dep_remove`).
+const DEPENDENT: Param = req("id", Ty::Text, "The dependent bead.");
+const DEPENDS_ON: Param = req(
+    "depends_on",
+    Ty::Text,
+    "The bead it depends on, or another project's item as external:<project>:<id>.",
+);
+
 const TOOLS: &[Tool] = &[
     Tool {
         name: "prime",
@@ -418,12 +434,89 @@ const TOOLS: &[Tool] = &[
                 "At most this many (default 100, 0: all).",
             ),
             opt("type", Ty::Text, "Only beads of this type."),
-            opt("priority", Ty::Priority, "Only beads of this priority."),
-            opt("assignee", Ty::Text, "Only beads assigned to this name."),
-            opt("unassigned", Ty::Flag, "Only beads assigned to nobody."),
-            opt("labels", Ty::Texts, "Only beads carrying all these labels."),
+            BY_PRIORITY,
+            BY_ASSIGNEE,
+            UNASSIGNED,
+            BY_LABELS,
         ],
         run: ready,
+    },
+    Tool {
+        name: "list",
+        doc: "Beads by status, priority, type, assignee or labels, most important first; \
+              open work when no status is given (`git beads list --json`).",
+        read_only: true,
+        pure: true,
+        params: &[
+            opt(
+                "status",
+                Ty::Text,
+                "open, in_progress, blocked, deferred, hooked, pinned, closed.",
+            ),
+            BY_PRIORITY,
+            opt("issue_type", Ty::Text, "Only beads of this type."),
+            BY_ASSIGNEE,
+            UNASSIGNED,
+            BY_LABELS,
+            opt(
+                "labels_any",
+                Ty::Texts,
+                "Only beads carrying at least one of these labels.",
+            ),
+            opt(
+                "query",
+                Ty::Text,
+                "Only beads whose id, title or description contains this text.",
+            ),
+            opt(
+                "limit",
+                Ty::Count,
+                "At most this many (default 20, 0: all).",
+            ),
+        ],
+        run: list_beads,
+    },
+    Tool {
+        name: "search",
+        doc: "Beads whose id, title or description contains the text, closed ones too \
+              (`git beads search TEXT --json`).",
+        read_only: true,
+        pure: true,
+        params: &[
+            req("query", Ty::Text, "The text (case-insensitive)."),
+            opt(
+                "limit",
+                Ty::Count,
+                "At most this many (default 50, 0: all).",
+            ),
+        ],
+        run: search,
+    },
+    Tool {
+        name: "blocked",
+        doc: "Unfinished beads that wait on others, each with what blocks it \
+              (`git beads blocked --json`).",
+        read_only: true,
+        pure: true,
+        params: &[],
+        run: blocked,
+    },
+    Tool {
+        name: "stats",
+        doc: "How many beads by status, ready and blocked ones, the mean lead time \
+              (`git beads stats --json`).",
+        read_only: true,
+        pure: true,
+        params: &[],
+        run: stats,
+    },
+    Tool {
+        name: "comments",
+        doc: "A bead's comments, oldest first (`git beads comments ID --json`).",
+        read_only: true,
+        pure: false,
+        params: &[ID],
+        run: comments,
     },
     Tool {
         name: "claim",
@@ -527,12 +620,8 @@ const TOOLS: &[Tool] = &[
         read_only: false,
         pure: false,
         params: &[
-            req("id", Ty::Text, "The dependent bead."),
-            req(
-                "depends_on",
-                Ty::Text,
-                "The bead it depends on, or another project's item as external:<project>:<id>.",
-            ),
+            DEPENDENT,
+            DEPENDS_ON,
             opt(
                 "type",
                 Ty::Text,
@@ -541,6 +630,38 @@ const TOOLS: &[Tool] = &[
             ),
         ],
         run: dep_add,
+    },
+    Tool {
+        name: "dep_remove",
+        doc: "Remove a dependency of a bead on another (`git beads dep remove ID \
+              DEPENDS_ON --json`).",
+        read_only: false,
+        pure: false,
+        params: &[
+            DEPENDENT,
+            DEPENDS_ON,
+            opt(
+                "type",
+                Ty::Text,
+                "Only a dependency of this kind (default: any).",
+            ),
+        ],
+        run: dep_remove,
+    },
+    Tool {
+        name: "reopen",
+        doc: "Reopen closed beads (`git beads reopen ID… --json`).",
+        read_only: false,
+        pure: false,
+        params: &[
+            req(
+                "issue_ids",
+                Ty::Texts,
+                "The beads (their prefix may be left out).",
+            ),
+            opt("reason", Ty::Text, "Why, kept as a comment."),
+        ],
+        run: reopen,
     },
     Tool {
         name: "mail_send",
@@ -637,17 +758,23 @@ fn prime(ctx: &Ctx, _: &Args<'_>) -> Outcome {
     })
 }
 
-fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let limit = a.count("limit").unwrap_or(100);
-    let filter = ops::ListFilter {
-        kinds: a.kind("type")?.into_iter().collect(),
+/// The filter the listing tools share: a type (argument `kind`), a priority, an
+/// assignee or nobody, labels, at most `limit` (default `most`).
+fn selected(a: &Args<'_>, kind: &str, most: u64) -> Result<ops::ListFilter, ToolError> {
+    let limit = a.count("limit").unwrap_or(most);
+    Ok(ops::ListFilter {
+        kinds: a.kind(kind)?.into_iter().collect(),
         priorities: a.priority("priority").into_iter().collect(),
         assignee: a.string("assignee"),
         unassigned: a.flag("unassigned"),
         labels: a.texts("labels"),
         limit: usize::try_from(limit).unwrap_or(usize::MAX),
         ..ops::ListFilter::default()
-    };
+    })
+}
+
+fn ready(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let filter = selected(a, "type", 100)?;
     let listing = ops::ready(&ctx.store, &filter)?;
     ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
 }
@@ -740,6 +867,85 @@ fn joined(rows: &[&Answer]) -> Answer {
         doc: doc.into(),
         text,
     }
+}
+
+fn list_beads(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let filter = ops::ListFilter {
+        statuses: a.word::<Status>("status")?.into_iter().collect(),
+        labels_any: a.texts("labels_any"),
+        ..selected(a, "issue_type", 20)?
+    };
+    let listing = match a.text("query") {
+        Some(text) => ops::search(&ctx.store, text, &filter)?,
+        None => ops::list(&ctx.store, &filter)?,
+    };
+    ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
+}
+
+fn search(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let limit = a.count("limit").unwrap_or(50);
+    let filter = ops::ListFilter {
+        all: true,
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        ..ops::ListFilter::default()
+    };
+    let listing = ops::search(&ctx.store, a.required("query"), &filter)?;
+    ROW_TEXTS.with_borrow_mut(|texts| texts.listing(&listing))
+}
+
+fn blocked(ctx: &Ctx, _: &Args<'_>) -> Outcome {
+    let blocked = ops::blocked(&ctx.store, None)?;
+    let mut document = Vec::new();
+    wire::write_blocked(&mut document, &blocked).map_err(serde_json::Error::io)?;
+    let text =
+        String::from_utf8(document).map_err(|e| serde_json::Error::io(std::io::Error::other(e)))?;
+    Ok(Answer::of(text.into()))
+}
+
+fn stats(ctx: &Ctx, _: &Args<'_>) -> Outcome {
+    object(&wire::Stats::from(&ops::stats(&ctx.store)?))
+}
+
+fn comments(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let id = a.required_bead(ctx, "id")?;
+    let bead = ops::show(&ctx.store, std::slice::from_ref(&id))?.remove(0);
+    array(&wire::Comments::new(&id, &bead.comments))
+}
+
+fn dep_remove(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let (actor, id, on, kind) = edge(ctx, a)?;
+    let bead = ops::remove_dependency(&ctx.store, &actor, &id, &on, kind)?;
+    object(&wire::OneBead {
+        bead: wire::Bead::plain(&bead),
+    })
+}
+
+/// The dependency `dep_add` and `dep_remove` name, and who acts on it.
+fn edge(
+    ctx: &Ctx,
+    a: &Args<'_>,
+) -> Result<
+    (
+        crate::model::Actor,
+        BeadId,
+        crate::model::DepTarget,
+        Option<DepKind>,
+    ),
+    ToolError,
+> {
+    let actor = ctx.acting()?;
+    let id = a.required_bead(ctx, "id")?;
+    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
+    Ok((actor, id, on, a.word::<DepKind>("type")?))
+}
+
+fn reopen(ctx: &Ctx, a: &Args<'_>) -> Outcome {
+    let actor = ctx.acting()?;
+    let ids = (a.texts("issue_ids").iter())
+        .map(|given| ops::resolve_id(&ctx.store, given))
+        .collect::<Result<Vec<_>, _>>()?;
+    let edited = ops::reopen(&ctx.store, &actor, &ids, a.text("reason"))?;
+    beads(ctx, edited.into_iter().map(|e| e.bead).collect())
 }
 
 fn claim(ctx: &Ctx, a: &Args<'_>) -> Outcome {
@@ -839,11 +1045,14 @@ fn comment(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 }
 
 fn dep_add(ctx: &Ctx, a: &Args<'_>) -> Outcome {
-    let actor = ctx.acting()?;
-    let id = a.required_bead(ctx, "id")?;
-    let on = ops::resolve_target(&ctx.store, a.required("depends_on"))?;
-    let kind = a.word::<DepKind>("type")?.unwrap_or(DepKind::Blocks);
-    let edited = ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
+    let (actor, id, on, kind) = edge(ctx, a)?;
+    let edited = ops::add_dependency(
+        &ctx.store,
+        &actor,
+        &id,
+        &on,
+        kind.unwrap_or(DepKind::Blocks),
+    )?;
     object(&wire::OneBead {
         bead: wire::Bead::plain(&edited.bead),
     })

@@ -1,6 +1,6 @@
 //! `git beads mail search`.
 
-use super::{me, show::many};
+use super::{me, show::listed};
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops;
 
@@ -11,7 +11,7 @@ pub struct SearchArgs {
     pub text: String,
 }
 
-/// Runs `mail search`.
+/// Runs `mail search`: the messages found, one line each.
 pub fn run(ctx: &Ctx, a: SearchArgs, out: &mut Out) -> Result<(), CliError> {
-    many(out, &ops::search_mail(&ctx.store, &me(ctx)?, &a.text)?)
+    listed(out, &ops::search_mail(&ctx.store, &me(ctx)?, &a.text)?)
 }

@@ -19,20 +19,48 @@ pub fn peek(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
     one(out, &ops::peek(&ctx.store, &a.id)?)
 }
 
-/// Runs `mail ack`.
+/// Runs `mail ack`: says which message it acknowledged (the whole message with
+/// --json).
 pub fn ack(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
-    one(
-        out,
-        &ops::mark(&ctx.store, &ctx.actor()?, &a.id, Mark::Ack)?,
-    )
+    let message = ops::mark(&ctx.store, &ctx.actor()?, &a.id, Mark::Ack)?;
+    done(out, "acknowledged", &message)
 }
 
-/// Runs `mail archive`.
+/// Runs `mail archive`: says which message it archived (the whole message with
+/// --json).
 pub fn archive(ctx: &Ctx, a: IdArgs, out: &mut Out) -> Result<(), CliError> {
-    one(
-        out,
-        &ops::mark(&ctx.store, &ctx.actor()?, &a.id, Mark::Archive)?,
-    )
+    let message = ops::mark(&ctx.store, &ctx.actor()?, &a.id, Mark::Archive)?;
+    done(out, "archived", &message)
+}
+
+/// What a verb that marks a message prints: the message under --json, else one line
+/// of talk naming it (the reader has read it already).
+fn done(out: &mut Out, what: &str, m: &Message) -> Result<(), CliError> {
+    if out.json {
+        return out.json(&wire::OneMessage { message: m });
+    }
+    out.note(format!("{what} {} from {}: {}", m.id, m.from, m.subject));
+    Ok(())
+}
+
+/// Prints messages one line each, as `mail inbox` lists them (the whole messages as
+/// JSON with --json).
+pub(super) fn listed(out: &mut Out, messages: &[Message]) -> Result<(), CliError> {
+    if out.json {
+        return out.json_list(&wire::Messages { messages });
+    }
+    for m in messages {
+        out.line(format!(
+            "{:<16} P{} {} from {}: {}",
+            m.id,
+            m.priority,
+            m.sent_at.format("%Y-%m-%d %H:%M"),
+            m.from,
+            m.subject
+        ))?;
+    }
+    out.note(crate::model::count(messages.len(), "message"));
+    Ok(())
 }
 
 /// Runs `mail thread`.
