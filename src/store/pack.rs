@@ -413,7 +413,7 @@ impl Store {
         let final_idx = dir.join(format!("pack-{name}.idx"));
         self.note_own_pack(&name);
         // Nameless until complete, so that an interrupted write leaves nothing.
-        let written = write_file(&dir, &format!("{TMP_PACK}{pid}"), &pack, durable)
+        let written = write_file(&dir, &format!("{TMP_PACK}{pid}"), pack, durable)
             .and_then(|p| {
                 Ok((
                     p,
