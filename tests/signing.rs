@@ -11,7 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::tools::on_path;
+use common::tools::{on_path, ssh_keygen};
 use common::{Repo, Sandbox};
 use serde_json::Value;
 
@@ -20,22 +20,7 @@ fn ssh_key(sb: &Sandbox, name: &str) -> PathBuf {
     let dir = sb.path().join(".ssh");
     std::fs::create_dir_all(&dir).expect("mkdir .ssh");
     let path = dir.join(name);
-    let out = sb.run(
-        sb.path(),
-        "ssh-keygen",
-        &[
-            "-q",
-            "-t",
-            "ed25519",
-            "-N",
-            "",
-            "-C",
-            name,
-            "-f",
-            path_str(&path),
-        ],
-    );
-    assert!(out.status.success(), "ssh-keygen: {out:?}");
+    ssh_keygen(sb, &path);
     path
 }
 

@@ -10,29 +10,14 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::tools::on_path;
+use common::tools::{on_path, ssh_keygen};
 use common::{Repo, Sandbox};
 use serde_json::Value;
 
 /// A new ed25519 key pair without a passphrase at `name` in the sandbox.
 fn keygen(sb: &Sandbox, name: &str) -> PathBuf {
     let path = sb.path().join(name);
-    let out = sb.run(
-        sb.path(),
-        "ssh-keygen",
-        &[
-            "-q",
-            "-t",
-            "ed25519",
-            "-N",
-            "",
-            "-C",
-            name,
-            "-f",
-            path.to_str().expect("utf-8"),
-        ],
-    );
-    assert!(out.status.success(), "ssh-keygen: {out:?}");
+    ssh_keygen(sb, &path);
     path
 }
 

@@ -46,6 +46,28 @@ pub fn on_path(program: &str) -> bool {
     false
 }
 
+/// A new ed25519 key pair without a passphrase at `path` (its public half at
+/// `path.pub`), made by ssh-keygen in `sb`.
+pub fn ssh_keygen(sb: &super::Sandbox, path: &Path) {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("key");
+    let out = sb.run(
+        sb.path(),
+        "ssh-keygen",
+        &[
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            name,
+            "-f",
+            path.to_str().expect("utf-8 path"),
+        ],
+    );
+    assert!(out.status.success(), "ssh-keygen: {out:?}");
+}
+
 /// What an install gave, or `None` (with a visible reason) when the tool cannot be
 /// had outside CI.
 pub fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {
