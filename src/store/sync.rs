@@ -298,6 +298,9 @@ impl Spot<'_> {
     }
 }
 
+/// How many times a fetch is tried again when the remote's refs moved under it.
+const FETCH_RACE_RETRIES: usize = 2;
+
 impl Store {
     /// Runs `git ARGS`; with `talk`, git's stderr (progress, prompts, remote
     /// messages) goes straight to ours, else it is captured for error messages.
@@ -449,12 +452,25 @@ impl Store {
         // The claims in flight come along (pruned with the rest once deleted there),
         // so that a sync can delete those of finished beads.
         args.push(refs::claims_refspec(name));
-        let out = match timeout.filter(|_| !talk) {
-            None => self.run_git(&args, talk)?,
-            Some(limit) => self
-                .git()
-                .run_within(&args, limit, &format!("fetch from {name}"))?,
+        let fetch = || -> Result<std::process::Output, StoreError> {
+            Ok(match timeout.filter(|_| !talk) {
+                None => self.run_git(&args, talk)?,
+                Some(limit) => {
+                    self.git()
+                        .run_within(&args, limit, &format!("fetch from {name}"))?
+                }
+            })
         };
+        let mut out = fetch()?;
+        // A ref that another clone moved between the remote's advertisement and this
+        // side's request is "not our ref" to the remote: a fetch again sees it anew.
+        for _ in 0..FETCH_RACE_RETRIES {
+            if out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("not our ref")
+            {
+                break;
+            }
+            out = fetch()?;
+        }
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("fsck error") {
