@@ -197,10 +197,7 @@ fn a_stale_ref_lock_does_not_block_writes() {
 
 /// How many kill trials to run: a handful in CI, many more under `GIT_BEADS_STRESS=1`.
 fn trials() -> usize {
-    match std::env::var("GIT_BEADS_STRESS").as_deref() {
-        Ok("1") => 400,
-        _ => 40,
-    }
+    crate::reliability::count(20, 400)
 }
 
 #[test]

@@ -7,8 +7,10 @@ use crate::common;
 use common::Sandbox;
 
 /// How many single writes the test makes: enough for the small packs to be merged
-/// many times over.
-const WRITES: usize = 500;
+/// many times over (150; 500 under `GIT_BEADS_STRESS=1`).
+fn writes() -> usize {
+    crate::reliability::count(150, 500)
+}
 
 /// Runs `git ARGS` in the repository and returns (stdout, stderr), asserting success.
 fn git_quietly(sb: &Sandbox, repo: &common::Repo, args: &[&str]) -> (String, String) {
@@ -69,14 +71,15 @@ fn assert_git_has_nothing_to_say(sb: &Sandbox, repo: &common::Repo) {
 fn many_single_writes_leave_git_nothing_to_warn_about() {
     let (sb, repo) = Sandbox::with_store();
     let id = repo.create("a bead written many times", &[]);
-    for n in 0..WRITES {
+    let writes = writes();
+    for n in 0..writes {
         repo.beads(&["update", &id, "--title", &format!("title {n}")]);
     }
 
     assert_git_has_nothing_to_say(&sb, &repo);
     assert_eq!(
         repo.beads_json(&["show", &id])[0]["title"],
-        format!("title {}", WRITES - 1)
+        format!("title {}", writes - 1)
     );
 }
 
@@ -170,8 +173,10 @@ fn a_tracking_ref_lock_left_by_a_killed_fetch_does_not_block_syncs() {
 }
 
 /// How many times the test pours the largest vendored formula: enough packs of a
-/// thousand documents for the small packs to be merged.
-const POURS: usize = 18;
+/// thousand documents for them to be merged (4; 18 under `GIT_BEADS_STRESS=1`).
+fn pours() -> usize {
+    crate::reliability::count(4, 18)
+}
 
 /// A pour of a thousand steps writes its documents as one pack of its own, stored
 /// uncompressed; merged with the others later, they stay readable and git finds
@@ -186,7 +191,8 @@ fn pours_of_a_thousand_steps_leave_git_nothing_to_warn_about() {
         .join("tests/fixtures/formulas/gastown")
         .join(name);
     std::fs::copy(vendored, dir.join(name)).expect("copy the formula");
-    let molecules: Vec<String> = (0..POURS)
+    let pours = pours();
+    let molecules: Vec<String> = (0..pours)
         .map(|_| {
             let poured = repo.beads_json(&["mol", "pour", "towers-of-hanoi-10"]);
             assert_eq!(poured["steps"].as_array().map(Vec::len), Some(1025));
@@ -199,5 +205,5 @@ fn pours_of_a_thousand_steps_leave_git_nothing_to_warn_about() {
         let last = repo.beads_json(&["show", &format!("{m}.1025")]);
         assert_eq!(last[0]["title"], "Verify final state", "{last}");
     }
-    assert_eq!(repo.all_beads().len(), POURS * 1026);
+    assert_eq!(repo.all_beads().len(), pours * 1026);
 }

@@ -137,10 +137,7 @@ fn writers_queued_behind_one_another_each_get_their_own_commit() {
 #[test]
 fn writers_killed_while_others_queue_lose_nothing_acknowledged_and_write_nothing_twice() {
     const WRITERS: usize = 6;
-    let trials = match std::env::var("GIT_BEADS_STRESS").as_deref() {
-        Ok("1") => 300,
-        _ => 40,
-    };
+    let trials = crate::reliability::count(20, 300);
     let _heavy = heavy();
     let (_sb, repo) = Sandbox::with_store();
     let mut rng = Rng::new("writers_killed_while_others_queue");

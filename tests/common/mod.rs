@@ -344,11 +344,22 @@ impl Repo {
         self.beads(&args).trim().to_owned()
     }
 
-    /// The commit `refs/beads/main` points at.
+    /// The commit `refs/beads/main` points at. Many tests ask before and after every
+    /// command, so it is read from the ref files as git keeps them (a loose ref, else
+    /// `packed-refs`) in a repository of its own, and asked of git elsewhere.
     pub fn store_head(&self) -> String {
-        self.git(&["rev-parse", "refs/beads/main"])
-            .trim()
-            .to_owned()
+        const STORE: &str = "refs/beads/main";
+        let dir = self.path.join(".git");
+        let loose = std::fs::read_to_string(dir.join(STORE)).ok();
+        let packed = || {
+            let text = std::fs::read_to_string(dir.join("packed-refs")).ok()?;
+            text.lines()
+                .find_map(|l| l.strip_suffix(STORE)?.strip_suffix(' ').map(str::to_owned))
+        };
+        match loose.map(|l| l.trim().to_owned()).or_else(packed) {
+            Some(id) if dir.is_dir() && id.len() == 40 => id,
+            _ => self.git(&["rev-parse", STORE]).trim().to_owned(),
+        }
     }
 
     /// Every bead in the store (any status), as JSON summaries.
