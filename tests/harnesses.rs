@@ -77,6 +77,19 @@ fn status(repo: &Repo) -> Vec<(String, bool, usize)> {
         .collect()
 }
 
+/// `setup NAME`, which says the harness will skip one thing (`says` tells what), then
+/// `setup NAME --trust`, after which it skips nothing; returns the user's JSON file
+/// the consent went to (`file`, under HOME).
+fn set_up_and_trust(sb: &Sandbox, repo: &Repo, name: &str, says: &str, file: &str) -> Value {
+    let said = setup(repo, &[name]);
+    assert!(said.contains(says), "{said}");
+    assert!(status(repo).contains(&(name.into(), true, 1)));
+    setup(repo, &[name, "--trust"]);
+    assert!(status(repo).contains(&(name.into(), true, 0)));
+    let text = std::fs::read_to_string(sb.path().join(file)).expect("the user's file");
+    serde_json::from_str(&text).expect("json")
+}
+
 /// Runs `cmd` (a harness) in `repo`'s hermetic environment, with the loopback model's
 /// variables; returns its output.
 fn harness(repo: &Repo, program: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
@@ -222,18 +235,10 @@ fn codex_hooks(repo: &Repo, codex: &Path) -> Vec<Value> {
 #[test]
 fn claude_runs_the_session_hooks_and_the_approved_server() {
     let (sb, repo) = store();
-    let said = setup(&repo, &["claude"]);
-    assert!(said.contains("pending approval"), "{said}");
-    assert!(status(&repo).contains(&("claude".into(), true, 1)));
-    setup(&repo, &["claude", "--trust"]);
-    let state: Value = serde_json::from_str(
-        &std::fs::read_to_string(sb.path().join(".claude.json")).expect("~/.claude.json"),
-    )
-    .expect("json");
+    let state = set_up_and_trust(&sb, &repo, "claude", "pending approval", ".claude.json");
     let project = &state["projects"][repo.path.display().to_string()];
     assert_eq!(project["hasTrustDialogAccepted"], true, "{state}");
     assert_eq!(project["enabledMcpjsonServers"], json!(["git-beads"]));
-    assert!(status(&repo).contains(&("claude".into(), true, 0)));
 
     let Some(claude) = cli(CLAUDE, "claude") else {
         return;
@@ -291,16 +296,14 @@ fn claude_runs_the_session_hooks_and_the_approved_server() {
 #[test]
 fn gemini_loads_the_hooks_in_a_folder_setup_trusted() {
     let (sb, repo) = store();
-    let said = setup(&repo, &["gemini"]);
-    assert!(said.contains("not trusted"), "{said}");
-    assert!(status(&repo).contains(&("gemini".into(), true, 1)));
-    setup(&repo, &["gemini", "--trust"]);
-    let folders: Value = serde_json::from_str(
-        &std::fs::read_to_string(sb.path().join(".gemini/trustedFolders.json")).expect("trust"),
-    )
-    .expect("json");
+    let folders = set_up_and_trust(
+        &sb,
+        &repo,
+        "gemini",
+        "not trusted",
+        ".gemini/trustedFolders.json",
+    );
     assert_eq!(folders[repo.path.display().to_string()], "TRUST_FOLDER");
-    assert!(status(&repo).contains(&("gemini".into(), true, 0)));
     // A turn's heartbeat says nothing on stderr, which Gemini would show every turn.
     let session = repo.start_session(&[]);
     let mut beat = repo.beads_command(&[], &["session", "heartbeat", "--hook-input=gemini"]);

@@ -132,7 +132,19 @@ fn consent(ctx: &Ctx, h: Harness, a: SetupArgs) -> Result<Consent, CliError> {
     };
     let top = worktree_top(ctx)?;
     let dir = settings_dir(ctx, h, a.global)?;
-    let skipped = trust::skipped(h, &files, top, &dir, a.global).map_err(setup_error)?;
+    let skipped = match trust::skipped(h, &files, top, &dir, a.global) {
+        Ok(skipped) => skipped,
+        // The wiring is written; a user file that cannot be read only leaves the
+        // question open, unless it is to be written.
+        Err(e) if !a.trust => {
+            crate::cli::output::warn(format!(
+                "warning: cannot tell what {} will skip: {e}",
+                h.name()
+            ));
+            return Ok(Consent::default());
+        }
+        Err(e) => return Err(setup_error(e)),
+    };
     let file = files.consent_file(h);
     let words = |s: &[trust::Skipped]| s.iter().map(|s| s.what.clone()).collect();
     if !a.trust {
