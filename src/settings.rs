@@ -27,6 +27,8 @@ pub struct Setting {
 
 /// `CODEX_HOME`: Codex CLI's config directory, where `setup codex --global` writes.
 pub const CODEX_HOME: &str = "CODEX_HOME";
+/// `GEMINI_CLI_TRUSTED_FOLDERS_PATH`: where Gemini CLI keeps the folders the user trusts.
+pub const GEMINI_TRUSTED_FOLDERS: &str = "GEMINI_CLI_TRUSTED_FOLDERS_PATH";
 /// `HOME`: the user's home directory, where their formulas live without `XDG_CONFIG_HOME`.
 pub const HOME: &str = "HOME";
 /// `HOSTNAME`: the host's name, when the kernel does not say.
@@ -129,7 +131,15 @@ pub const ENVIRONMENT: &[Setting] = &[
         name: CODEX_HOME,
         source: Source::Env,
         meaning: "Codex CLI's config directory (default $HOME/.codex): where setup codex \
-                  --global writes hooks.json and config.toml.",
+                  --global writes hooks.json and config.toml, and setup codex --trust records \
+                  the trust of the project and of git-beads' hooks in config.toml.",
+    },
+    Setting {
+        name: GEMINI_TRUSTED_FOLDERS,
+        source: Source::Env,
+        meaning: "Gemini CLI's file of trusted folders (default \
+                  $HOME/.gemini/trustedFolders.json): where setup gemini --trust trusts the \
+                  worktree, and setup status looks.",
     },
     Setting {
         name: "GIT_AUTHOR_NAME",
@@ -184,7 +194,9 @@ pub const ENVIRONMENT: &[Setting] = &[
         source: Source::Env,
         meaning: "Your formulas live in $HOME/.config/git-beads/formulas when \
                   XDG_CONFIG_HOME is not set; setup --global writes the harness' settings \
-                  under it (~/.claude, ~/.gemini, ~/.codex).",
+                  under it (~/.claude, ~/.gemini, ~/.codex), and setup --trust records your \
+                  consent in the harness' own files there (~/.claude.json, \
+                  ~/.gemini/trustedFolders.json).",
     },
     Setting {
         name: HOSTNAME,

@@ -423,7 +423,7 @@ fn the_board_filters_searches_and_pages_its_columns() {
     );
     let server = Server::start(&repo, &[]);
 
-    let (ids, total) = column_of(&server, "", 0);
+    let (ids, total) = column_of(&server, "", 1);
     assert_eq!((ids.len(), total), (50, 56), "50 cards of 56");
     assert_eq!(ids[0], bug, "highest priority first");
     let (_, page) = server.request("GET", "/", &[], "");
@@ -431,7 +431,7 @@ fn the_board_filters_searches_and_pages_its_columns() {
         page.contains("more (6 not shown)") && page.contains("href=\"/?ready=100\""),
         "{page}"
     );
-    let (ids, _) = column_of(&server, "ready=100", 0);
+    let (ids, _) = column_of(&server, "ready=100", 1);
     assert_eq!(ids.len(), 56);
 
     for query in [
@@ -443,12 +443,12 @@ fn the_board_filters_searches_and_pages_its_columns() {
         "q=ZEPHYR&label=ui",
     ] {
         assert_eq!(
-            column_of(&server, query, 0),
+            column_of(&server, query, 1),
             (vec![bug.clone()], 1),
             "{query}"
         );
     }
-    assert_eq!(column_of(&server, "q=zephyr&type=task", 0).1, 0);
+    assert_eq!(column_of(&server, "q=zephyr&type=task", 1).1, 0);
 }
 
 /// The names of the board's columns, left to right, each with the ids of its cards.
@@ -503,6 +503,7 @@ fn each_status_of_the_projects_own_that_ready_leaves_out_has_a_column() {
     let mut ready = vec![open.clone(), review.clone()];
     ready.sort();
     let expected: Vec<(String, Vec<String>)> = [
+        ("epics", vec![]),
         ("ready", ready),
         ("in_progress", vec![]),
         ("qa_testing", in_qa),
@@ -523,17 +524,18 @@ fn each_status_of_the_projects_own_that_ready_leaves_out_has_a_column() {
         "{page}"
     );
     // The columns of the project's statuses page together, by `custom`.
-    assert_eq!(column_of(&server, "custom=1", 2).0.len(), 1);
+    assert_eq!(column_of(&server, "custom=1", 3).0.len(), 1);
     let (_, page) = server.request("GET", "/?custom=1", &[], "");
     assert!(page.contains("href=\"/?custom=51\""), "{page}");
     // Filters narrow them as they narrow the others.
-    assert_eq!(column_of(&server, "q=waiting", 2), (vec![qa_waits], 1));
+    assert_eq!(column_of(&server, "q=waiting", 3), (vec![qa_waits], 1));
 }
 
 #[test]
 fn a_read_only_board_refuses_writes_and_shows_the_store() {
     let (_sb, repo) = Sandbox::with_store();
     let id = repo.create("Only to look at", &[]);
+    let epic = repo.create("A container of work", &["-t", "epic"]);
     let server = Server::start(&repo, &["--read-only"]);
     let csrf = server.csrf();
     let before = repo.store_head();
@@ -549,8 +551,12 @@ fn a_read_only_board_refuses_writes_and_shows_the_store() {
     assert_eq!(status, 200);
     let body: Value =
         serde_json::from_str(json.split("\r\n\r\n").nth(1).expect("a body")).expect("JSON");
-    assert_eq!(body["columns"][0]["name"], "ready");
-    assert_eq!(body["columns"][0]["cards"][0]["id"], id.as_str());
+    // An open epic is in the epics column only.
+    assert_eq!(body["columns"][0]["name"], "epics");
+    assert_eq!(body["columns"][0]["cards"][0]["id"], epic.as_str());
+    assert_eq!(body["columns"][1]["name"], "ready");
+    assert_eq!(body["columns"][1]["total"], 1);
+    assert_eq!(body["columns"][1]["cards"][0]["id"], id.as_str());
 }
 
 #[test]
@@ -585,11 +591,13 @@ fn browser() -> Result<PathBuf, String> {
     npm_package("playwright-core", PLAYWRIGHT)
 }
 
-/// A store with a bead in each column, one titled with HTML, and an agent with a bead
-/// on its hook and a live session whose ledger has a model swap. Returns the repository, the ids by column
-/// (ready, in progress, blocked, closed), the bead to claim and the session's id.
-fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
+/// A store with a bead in each column, one titled with HTML, an epic, and an agent
+/// (no default model) with a bead on its hook and a live session whose ledger has a
+/// model swap at its last turn. Returns the repository, the ids by column (epics,
+/// ready, in progress, blocked, closed), the bead to claim and the session's id.
+fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 5], String, String) {
     let repo = sb.store();
+    let epic = repo.create("Board v2", &["-t", "epic"]);
     let docs = repo.create("Write the manual", &["-p", "1", "-l", "docs"]);
     let xss = repo.create("<img src=x onerror=alert(1)>", &[]);
     let claim = repo.create("Claim me from the page", &["-p", "3"]);
@@ -605,8 +613,6 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
         "nux",
         "--role",
         "polecat",
-        "--model",
-        "claude-sonnet-4",
         "--budget",
         "spend=5,tokens=400000",
     ]);
@@ -617,7 +623,7 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
         .iter()
         .enumerate()
     {
-        if i == 3 {
+        if i == 5 {
             repo.beads(&["session", "model", "claude-opus-4"]);
         }
         let spend = format!(
@@ -639,7 +645,7 @@ fn seeded(sb: &Sandbox) -> (Repo, [Vec<String>; 4], String, String) {
     let ready = vec![docs, xss, claim.clone()];
     (
         repo,
-        [ready, vec![draw, hooked], vec![ship], vec![old]],
+        [vec![epic], ready, vec![draw, hooked], vec![ship], vec![old]],
         claim,
         session,
     )
@@ -681,12 +687,13 @@ fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
         .arg(&session)
         .arg("nux")
         .arg(&shots)
+        .arg(&columns[0][0])
         .output()
         .expect("node runs");
     let text = expect_success("the browser story", &out);
     let doc: Value = serde_json::from_str(text.trim()).expect("the story prints JSON");
 
-    for (name, mut want) in ["ready", "in_progress", "blocked", "closed"]
+    for (name, mut want) in ["epics", "ready", "in_progress", "blocked", "closed"]
         .into_iter()
         .zip(columns)
     {
@@ -727,6 +734,22 @@ fn a_real_browser_sees_the_board_live_and_claims_as_the_person() {
         "{agents}"
     );
     assert!(agents.contains("of $5.00"), "the budget bar: {agents}");
+    // The agent has no default model: its live session's shows.
+    assert!(
+        agents.contains("model claude-opus-4") && !agents.contains("model —"),
+        "{agents}"
+    );
+    assert_eq!(doc["epic_claims"], 0, "an epic offers no claim: {doc}");
+    assert_eq!(
+        doc["bar_labels_inside"],
+        serde_json::json!([true, true]),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["swap_labels_inside"],
+        serde_json::json!([true]),
+        "{doc}"
+    );
     assert!(agents.contains("Review the board"), "the hook: {agents}");
     assert_eq!(doc["session_swaps"], 1, "one model swap marked: {doc}");
     assert_eq!(doc["session_points"], 6, "a point per turn: {doc}");

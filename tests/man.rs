@@ -120,6 +120,10 @@ fn every_setting_the_code_reads_is_documented() {
         "CARGO_PKG_VERSION",
         "CARGO_MANIFEST_DIR",
         "CARGO_BIN_EXE_git",
+        // Gemini CLI's levels of trust, values in its trustedFolders.json.
+        "TRUST_FOLDER",
+        "TRUST_PARENT",
+        "DO_NOT_TRUST",
     ];
     let missing: Vec<String> = literals_in_src()
         .into_iter()

@@ -35,6 +35,7 @@ mod git_citizen;
 mod git_hook;
 mod group_commit;
 mod harness;
+mod harnesses;
 mod hooks;
 mod hostile;
 mod hostile_remote;

@@ -339,6 +339,7 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, hooks, &["hooks", "uninstall"]);
     let all = "setup claude, setup codex, setup gemini, setup agents-md";
     check(&repo, seen, all, &["setup", "claude"]);
+    check(&repo, seen, "setup status", &["setup", "status"]);
     let head = origin.head();
     repo.git(&["fetch", "-q", "origin"]);
     check(&repo, seen, "provenance", &["provenance", &head]);

@@ -107,6 +107,11 @@ impl Out {
         Ok(())
     }
 
+    /// Silences the talk from here on, as `--quiet` does.
+    pub fn hush(&mut self) {
+        self.quiet = true;
+    }
+
     /// Whether `--quiet` silences the talk (and progress) on stderr.
     pub fn is_quiet(&self) -> bool {
         self.quiet

@@ -8,8 +8,9 @@
 //!   PreToolUse hold a session over budget (and bring new mail); Stop and SubagentStop
 //!   record the turn from the transcript; PreCompact folds the turns into the store;
 //!   SessionEnd ends the session.
-//! - Codex CLI, `.codex/hooks.json` (with `codex_hooks = true` under `[features]` in
-//!   `.codex/config.toml`): the same, where Codex has the event (it has no SessionEnd).
+//! - Codex CLI, `.codex/hooks.json` (with `hooks = true` under `[features]` in
+//!   `.codex/config.toml`): the same events; Codex runs them only once their hashes
+//!   are trusted in the user's config (see [`super::trust`]).
 //! - Gemini CLI, `.gemini/settings.json`: SessionStart, BeforeAgent, BeforeTool,
 //!   AfterAgent, PreCompress and SessionEnd.
 
@@ -58,12 +59,20 @@ const CLAUDE: &[Hook] = &[
     hook("SessionEnd", None, "end"),
 ];
 
+/// Codex starts a session on `startup`, `resume`, `clear`, after a compaction
+/// (`compact`, so the session is primed again) and on a `fork`.
 const CODEX: &[Hook] = &[
-    hook("SessionStart", Some("startup|resume|clear"), "start"),
+    hook(
+        "SessionStart",
+        Some("startup|resume|clear|compact|fork"),
+        "start",
+    ),
     hook("UserPromptSubmit", None, "prompt"),
     hook("PreToolUse", None, "guard"),
     hook("Stop", None, "heartbeat"),
+    hook("SubagentStop", None, "heartbeat"),
     hook("PreCompact", Some("manual|auto"), "flush"),
+    hook("SessionEnd", None, "end"),
 ];
 
 const GEMINI: &[Hook] = &[
@@ -77,7 +86,7 @@ const GEMINI: &[Hook] = &[
 
 /// The start of every command git-beads writes into a harness' settings: how its own
 /// hooks are told from the user's.
-const OURS: &str = "git beads session ";
+pub(super) const OURS: &str = "git beads session ";
 
 impl Harness {
     /// Its name, as `setup` and `--hook-input=` spell it.
@@ -272,12 +281,13 @@ pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupE
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .ok_or_else(|| not_object("\"hooks\" is not an object"))?;
-    let wanted: Vec<(&str, String)> = match mode {
+    // A hook is git-beads' current one when its event, command and group matcher are.
+    let wanted: Vec<(&str, String, Option<&str>)> = match mode {
         Mode::Remove => Vec::new(),
         _ => harness
             .hooks()
             .iter()
-            .map(|h| (h.event, harness.command(h)))
+            .map(|h| (h.event, harness.command(h), h.matcher))
             .collect(),
     };
     let mut report = Report {
@@ -290,13 +300,16 @@ pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupE
             return Err(not_object("a hook event is not a list"));
         };
         for group in groups.iter_mut() {
+            let matcher = group["matcher"].as_str().map(str::to_owned);
             let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
                 continue;
             };
             handlers.retain(|h| {
                 let cmd = h["command"].as_str().unwrap_or_default();
-                let stale =
-                    cmd.starts_with(OURS) && !wanted.iter().any(|(e, c)| e == event && c == cmd);
+                let stale = cmd.starts_with(OURS)
+                    && !wanted
+                        .iter()
+                        .any(|(e, c, m)| e == event && c == cmd && *m == matcher.as_deref());
                 if stale {
                     report.removed += 1;
                     report
@@ -317,9 +330,10 @@ pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupE
             .as_array_mut()
             .ok_or_else(|| not_object("a hook event is not a list"))?;
         let present = list.iter().any(|group| {
-            group["hooks"]
-                .as_array()
-                .is_some_and(|hs| hs.iter().any(|x| x["command"] == command.as_str()))
+            group["matcher"].as_str() == h.matcher
+                && group["hooks"]
+                    .as_array()
+                    .is_some_and(|hs| hs.iter().any(|x| x["command"] == command.as_str()))
         });
         if present {
             continue;
@@ -349,21 +363,29 @@ pub fn apply(harness: Harness, path: &Path, mode: Mode) -> Result<Report, SetupE
     Ok(report)
 }
 
-/// Codex runs hooks only with this feature on, in `config.toml`.
-const CODEX_FEATURE: &str = "codex_hooks = true";
+/// Codex runs hooks only with this feature on, in `config.toml` (on by default in
+/// current versions, which still honour `false`).
+const CODEX_FEATURE: &str = "hooks = true";
 
-/// Turns Codex's hooks feature on in its `config.toml` at `path` (or, with
-/// [`Mode::Check`], reports that it is off). Removing leaves the file alone: other
-/// hooks may need the feature.
+/// The feature's old name: Codex still reads it, with a deprecation notice on every run.
+const CODEX_OLD_FEATURE: &str = "codex_hooks";
+
+/// Turns Codex's hooks feature on in its `config.toml` at `path`, replacing the
+/// deprecated `codex_hooks` (or, with [`Mode::Check`], reports that it is off or
+/// spelled the old way). Removing leaves the file alone: other hooks may need the
+/// feature.
 pub fn codex_feature(path: &Path, mode: Mode) -> Result<Report, SetupError> {
     let text = read_text(path)?.unwrap_or_default();
     let mut report = Report {
         path: path.to_owned(),
         ..Report::default()
     };
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let mut in_features = false;
     let mut features_at = None;
-    for (n, line) in text.lines().enumerate() {
+    let mut on = false;
+    let mut old = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
         let line = line.trim();
         if line.starts_with('[') {
             in_features = line == "[features]";
@@ -372,33 +394,46 @@ pub fn codex_feature(path: &Path, mode: Mode) -> Result<Report, SetupError> {
             }
             continue;
         }
-        let key = line.split('=').next().unwrap_or_default().trim();
-        if in_features && matches!(key, "codex_hooks" | "hooks") {
-            if line.split('=').nth(1).map(str::trim) == Some("true") {
-                return Ok(report);
+        let (key, value) = line.split_once('=').unwrap_or((line, ""));
+        match (in_features, key.trim()) {
+            (true, "hooks") if value.trim() == "true" => on = true,
+            (true, "hooks") => report.drift.push(format!("{line} under [features]")),
+            (true, CODEX_OLD_FEATURE) => {
+                report.drift.push(format!(
+                    "{line} under [features] (deprecated: Codex reads `hooks`)"
+                ));
+                old.push(n);
             }
-            report.drift.push(format!("{} under [features]", line));
+            _ => {}
         }
     }
-    if mode == Mode::Remove {
+    if mode == Mode::Remove || (on && old.is_empty()) {
+        report.drift.clear();
         return Ok(report);
     }
-    report.added = 1;
-    report
-        .drift
-        .push(format!("{CODEX_FEATURE} under [features] (missing)"));
+    report.removed = old.len();
+    if !on {
+        report.added = 1;
+        report
+            .drift
+            .push(format!("{CODEX_FEATURE} under [features] (missing)"));
+    }
     if mode == Mode::Check {
         return Ok(report);
     }
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    match features_at {
-        Some(n) => lines.insert(n + 1, CODEX_FEATURE.to_owned()),
-        None => {
-            if lines.last().is_some_and(|l| !l.trim().is_empty()) {
-                lines.push(String::new());
+    for n in old.iter().rev() {
+        lines.remove(*n);
+    }
+    if !on {
+        match features_at {
+            Some(n) => lines.insert(n + 1, CODEX_FEATURE.to_owned()),
+            None => {
+                if lines.last().is_some_and(|l| !l.trim().is_empty()) {
+                    lines.push(String::new());
+                }
+                lines.push("[features]".to_owned());
+                lines.push(CODEX_FEATURE.to_owned());
             }
-            lines.push("[features]".to_owned());
-            lines.push(CODEX_FEATURE.to_owned());
         }
     }
     write_text(path, &(lines.join("\n") + "\n"))?;
@@ -409,19 +444,31 @@ pub fn codex_feature(path: &Path, mode: Mode) -> Result<Report, SetupError> {
 const BEGIN: &str = "<!-- git-beads: begin (written by `git beads setup agents-md`) -->";
 const END: &str = "<!-- git-beads: end -->";
 
-/// What an agent without harness hooks is told to do itself.
+/// What an agent without harness hooks is told to do itself: every command here runs
+/// as written (tests/harnesses.rs runs them in order).
 const SECTION: &str = "\
 ## Work tracking: git beads
 
 This repository keeps its work items, agents, sessions and mail in git (`git beads`).
 
-- At the start of a session, and after the context was compacted, run `git beads prime`
-  and follow what it says: who you are, the work on your hook, your mail.
+- Start your session first: `git beads session start --agent NAME`, where NAME is the
+  agent you work as (`git beads agent create NAME` makes one; `git beads agent bind NAME`
+  makes it this worktree's, and then `git beads session start` is enough). It prints who
+  you are, the work on your hook and your mail: follow it. After the context was
+  compacted, run `git beads prime` for the same again.
 - Take work with `git beads ready --claim`; close it with `git beads close ID`.
 - After each turn, report what it cost: `git beads session usage --turn --tokens N
   --spend USD --tool-calls N`. A report over budget fails: stop then.
 - When your context is large or a turn costs a lot, hand off:
-  `git beads handoff -m NOTE` leaves the work and the note for a fresh session.
+  `git beads handoff -m NOTE` ends the session and leaves the work and the note for a
+  fresh one.
+- When you are done, end the session: `git beads session end`.
+- Where the harness' sandbox makes `.git` read-only (Codex's default `workspace-write`
+  sandbox does), `git beads` cannot write there: run its commands with the harness'
+  leave to run outside the sandbox (Codex asks for approval to run a command with
+  escalated permissions); if that is not allowed, tell the user that git beads needs
+  write access to the git directory (`git rev-parse --git-common-dir`), and go on
+  without recording rather than around it.
 ";
 
 /// Writes, checks or removes git-beads' marked section in the instructions file at
@@ -521,7 +568,19 @@ mod tests {
         assert_eq!(codex_feature(&path, Mode::Install).expect("again").added, 0);
         assert_eq!(
             std::fs::read_to_string(&path).expect("read"),
-            "model = \"o3\"\n\n[features]\ncodex_hooks = true\nweb = true\n"
+            "model = \"o3\"\n\n[features]\nhooks = true\nweb = true\n"
+        );
+        // The deprecated name is replaced by the current one.
+        write_text(&path, "[features]\ncodex_hooks = true\n").expect("write");
+        assert_eq!(
+            codex_feature(&path, Mode::Check).expect("checks").removed,
+            1
+        );
+        let r = codex_feature(&path, Mode::Install).expect("renames");
+        assert_eq!((r.added, r.removed), (1, 1));
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            "[features]\nhooks = true\n"
         );
     }
 

@@ -4,6 +4,7 @@ pub mod git;
 pub mod harness;
 pub mod install;
 pub mod mcp;
+pub mod trust;
 
 /// A settings or hook file that could not be read or written.
 #[derive(Debug, thiserror::Error)]

@@ -1,6 +1,7 @@
-//! The board: four columns of cards (ready, in progress, blocked, closed) and one for
-//! each of the project's own statuses that `ready` does not take in, the filters and
-//! search that narrow them, and how many cards each column shows.
+//! The board: five columns of cards (epics, ready, in progress, blocked, closed) and
+//! one for each of the project's own statuses that `ready` does not take in, the
+//! filters and search that narrow them, and how many cards each column shows. An open
+//! epic is in the epics column only: it is a container of work, not work to claim.
 
 use std::collections::HashSet;
 
@@ -31,6 +32,8 @@ pub struct BoardQuery {
     /// Only beads whose id, title or description contains this text.
     #[serde(default)]
     pub q: String,
+    /// Cards shown in the epics column.
+    pub epics: Option<usize>,
     /// Cards shown in the ready column.
     pub ready: Option<usize>,
     /// Cards shown in the in-progress column.
@@ -71,8 +74,9 @@ impl BoardQuery {
 
     /// Each parameter of the query string that says how many cards columns show, with
     /// that number.
-    pub fn counts(&self) -> [(&'static str, usize); 5] {
+    pub fn counts(&self) -> [(&'static str, usize); 6] {
         [
+            ("epics", self.epics),
             ("ready", self.ready),
             ("in_progress", self.in_progress),
             ("blocked", self.blocked),
@@ -92,10 +96,12 @@ impl BoardQuery {
     }
 }
 
-/// The columns: four for every board, and one for each status of the project's own
+/// The columns: five for every board, and one for each status of the project's own
 /// (`status.custom`) that `ready` does not take in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnKind {
+    /// Epics not closed, whatever their status.
+    Epics,
     /// Open work nothing unfinished blocks.
     Ready,
     /// Claimed work, and work on an agent's hook.
@@ -128,6 +134,7 @@ impl ColumnKind {
     /// columns of the project's own statuses share `custom`).
     pub fn param(&self) -> &'static str {
         match self {
+            ColumnKind::Epics => "epics",
             ColumnKind::Ready => "ready",
             ColumnKind::InProgress => "in_progress",
             ColumnKind::Blocked => "blocked",
@@ -139,6 +146,7 @@ impl ColumnKind {
     /// Its heading (a status of the project's own: the status, in words).
     pub fn title(&self) -> String {
         match self {
+            ColumnKind::Epics => "Epics".to_owned(),
             ColumnKind::Ready => "Ready".to_owned(),
             ColumnKind::InProgress => "In progress".to_owned(),
             ColumnKind::Blocked => "Blocked".to_owned(),
@@ -245,6 +253,18 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
         ),
     };
     let matches = |r: &BeadRow<'_>| found.as_ref().is_none_or(|f| f.contains(r.id()));
+    // Open epics have their own column, and no other but closed.
+    let work = |r: &BeadRow<'_>| matches(r) && r.kind() != BeadType::Epic;
+    let epics = match filter.kinds.is_empty() || filter.kinds.contains(&BeadType::Epic) {
+        true => Some(ops::list(
+            store,
+            &ListFilter {
+                kinds: vec![BeadType::Epic],
+                ..filter.clone()
+            },
+        )?),
+        false => None,
+    };
     let ready = ops::ready(store, &filter)?;
     let progress = ops::list(
         store,
@@ -307,21 +327,27 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
             .filter(move |(_, c, _)| (*c == Category::Done) == done)
             .map(|(status, _, beads)| {
                 let kind = ColumnKind::Custom(*status);
-                column(kind, q.shown(kind), plain(beads).into_iter(), matches)
+                column(kind, q.shown(kind), plain(beads).into_iter(), work)
             })
     };
     let mut columns = vec![
         column(
+            ColumnKind::Epics,
+            q.shown(ColumnKind::Epics),
+            epics.as_ref().map(plain).unwrap_or_default().into_iter(),
+            matches,
+        ),
+        column(
             ColumnKind::Ready,
             q.shown(ColumnKind::Ready),
             plain(&ready).into_iter(),
-            matches,
+            work,
         ),
         column(
             ColumnKind::InProgress,
             q.shown(ColumnKind::InProgress),
             plain(&progress).into_iter(),
-            matches,
+            work,
         ),
     ];
     columns.extend(own_columns(false));
@@ -329,7 +355,7 @@ pub fn board(store: &Store, q: &BoardQuery) -> Result<Board, BoardError> {
         ColumnKind::Blocked,
         q.shown(ColumnKind::Blocked),
         blocked.into_iter(),
-        matches,
+        work,
     ));
     columns.push(column(
         ColumnKind::Closed,

@@ -291,11 +291,14 @@ fn bead_actions(b: &Bead, agents: &[Agent], csrf: &str) -> String {
         .map(|a| (a.name.to_string(), a.name.to_string()))
         .collect();
     let mut out = String::from("<section class=\"actions\">");
-    out.push_str(&form(
-        &at("claim"),
-        csrf,
-        "<button name=\"go\" value=\"claim\">Claim</button>",
-    ));
+    // An epic holds work; it is not work one claims.
+    if b.kind != BeadType::Epic {
+        out.push_str(&form(
+            &at("claim"),
+            csrf,
+            "<button name=\"go\" value=\"claim\">Claim</button>",
+        ));
+    }
     out.push_str(&form(
         &at("close"),
         csrf,
@@ -546,6 +549,11 @@ fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) 
         out.push_str("<p class=\"muted\">no agents yet</p>");
     }
     for (a, hook) in agents.iter().zip(hooks) {
+        let mine: Vec<&Session> = sessions.iter().filter(|s| s.agent == a.name).collect();
+        let live = mine
+            .iter()
+            .find(|s| s.ended_at.is_none() && a.session.as_ref() == Some(&s.id));
+        let model = live.and_then(|s| session_model(s)).or(a.model.as_deref());
         let _ = write!(
             out,
             "<section class=\"agent\" id=\"agent-{anchor}\"><h2>{name}</h2><div class=\"meta\">{role} · {status} · model {model}</div>",
@@ -553,7 +561,7 @@ fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) 
             name = esc(a.name.as_str()),
             role = esc(a.role.as_deref().unwrap_or("no role")),
             status = esc(a.status.as_str()),
-            model = esc(a.model.as_deref().unwrap_or("—")),
+            model = esc(model.unwrap_or("—")),
         );
         out.push_str("<h3>Hook</h3><ul>");
         for item in hook {
@@ -573,15 +581,11 @@ fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) 
             out.push_str("<li class=\"muted\">empty</li>");
         }
         out.push_str("</ul>");
-        let mine: Vec<&Session> = sessions.iter().filter(|s| s.agent == a.name).collect();
-        match mine
-            .iter()
-            .find(|s| s.ended_at.is_none() && a.session.as_ref() == Some(&s.id))
-        {
+        match live {
             Some(s) => {
                 let _ = write!(out, "<h3>Live session {}</h3>", session_link(s.id.as_str()));
                 let mut fields = Fields::default();
-                fields.add("model", esc(s.model.as_deref().unwrap_or("—")));
+                fields.add("model", esc(session_model(s).unwrap_or("—")));
                 fields.add("turns", s.usage.turns.to_string());
                 fields.add("tokens", s.usage.tokens.to_string());
                 fields.add("spend", format!("${:.2}", s.usage.spend));
@@ -612,6 +616,13 @@ fn agents_html(agents: &[Agent], hooks: &[Vec<HookItem>], sessions: &[Session]) 
     }
     out.push_str("</div>");
     out
+}
+
+/// The model session `s` runs: the one it recorded, else the last its turns named.
+fn session_model(s: &Session) -> Option<&str> {
+    (s.model.as_deref())
+        .or_else(|| s.models.last().map(|m| m.to.as_str()))
+        .or_else(|| s.ledger.iter().rev().find_map(|l| l.model.as_deref()))
 }
 
 /// `/session/ID`: a session, its ledger as a plot, its model swaps and snapshots.
@@ -672,12 +683,17 @@ fn ledger_svg(s: &Session) -> String {
             .iter()
             .position(|l| l.at >= swap.at)
             .unwrap_or(lines.len() - 1);
+        // A label right of the middle runs leftwards from its line, so the plot's
+        // edge never clips it.
+        let (tx, anchor) = match x(i) > W / 2.0 {
+            true => (x(i) - 3.0, "end"),
+            false => (x(i) + 3.0, "start"),
+        };
         let _ = write!(
             out,
             "<line class=\"swap\" x1=\"{xi:.1}\" y1=\"{PAD}\" x2=\"{xi:.1}\" y2=\"{b}\"/>\
-             <text class=\"swap\" x=\"{tx:.1}\" y=\"{ty}\">{m}</text>",
+             <text class=\"swap\" x=\"{tx:.1}\" y=\"{ty}\" text-anchor=\"{anchor}\">{m}</text>",
             xi = x(i),
-            tx = x(i) + 3.0,
             ty = PAD + 12.0,
             b = H - PAD,
             m = esc(&swap.to),

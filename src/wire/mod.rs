@@ -161,6 +161,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Pruned::DOC,
     Doctor::DOC,
     Setup::DOC,
+    SetupStatus::DOC,
     Formulas::DOC,
     FormulaShown::DOC,
     FormulaChecked::DOC,

@@ -408,6 +408,10 @@ pub struct Setup<'a> {
     pub removed: usize,
     /// What differs from what setup writes, in words, one entry per difference.
     pub drift: &'a [String],
+    /// What the harness will skip until the user consents (`--trust`), in words.
+    pub skipped: &'a [String],
+    /// What `--trust` recorded the user's consent for now, in words.
+    pub trusted: &'a [String],
 }
 
 impl Documented for Setup<'_> {
@@ -420,7 +424,38 @@ impl Documented for Setup<'_> {
             Field::new("added"),
             Field::new("removed"),
             Field::noted("drift", ": [text]"),
+            Field::noted("skipped", ": [text] (until the user trusts it: --trust)"),
+            Field::noted("trusted", ": [text] (what --trust recorded)"),
         ],
+    };
+}
+
+/// How each harness is wired in this worktree (`setup status`).
+#[derive(Serialize)]
+pub struct SetupStatus<'a> {
+    /// One entry per harness.
+    pub harnesses: &'a [HarnessStatus],
+}
+
+/// One harness in [`SetupStatus`].
+#[derive(Serialize)]
+pub struct HarnessStatus {
+    /// `claude`, `codex` or `gemini`.
+    pub harness: &'static str,
+    /// Whether its settings in this worktree have git-beads' hooks.
+    pub wired: bool,
+    /// What it will skip until the user consents (`setup HARNESS --trust`), in words.
+    pub skipped: Vec<String>,
+}
+
+impl Documented for SetupStatus<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "setup status",
+        fields: &[Field::noted(
+            "harnesses",
+            ": [{harness, wired, skipped: [text]}]",
+        )],
     };
 }
 

@@ -1,12 +1,12 @@
 // Drives a real headless Chromium through the board of `git beads serve` with
 // playwright-core, and prints what it saw as one JSON document on stdout.
 //
-// node board.js PLAYWRIGHT_DIR URL BEAD_TO_CLAIM SESSION_ID AGENT SHOTS_DIR
+// node board.js PLAYWRIGHT_DIR URL BEAD_TO_CLAIM SESSION_ID AGENT SHOTS_DIR EPIC
 // The working directory is the repository; `git beads` is on PATH.
 "use strict";
 const { execFileSync } = require("child_process");
 const path = require("path");
-const [pwDir, url, claimId, sessionId, agent, shots] = process.argv.slice(2);
+const [pwDir, url, claimId, sessionId, agent, shots, epicId] = process.argv.slice(2);
 const { chromium } = require(pwDir);
 
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -14,7 +14,7 @@ const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "
 
 async function columns(page) {
   const seen = {};
-  for (const key of ["ready", "in_progress", "blocked", "closed"]) {
+  for (const key of ["epics", "ready", "in_progress", "blocked", "closed"]) {
     seen[key] = await page.$$eval(`#col-${key} .card`, (cards) => cards.map((c) => c.dataset.id));
   }
   return seen;
@@ -56,8 +56,20 @@ async function columns(page) {
     await Promise.all([page.waitForNavigation(), page.click("button[value=claim]")]);
     out.after_claim = await page.locator("#bead .fields").innerText();
 
+    // An epic holds work: its page offers no claim.
+    await page.goto(new URL(`/bead/${epicId}`, url).href);
+    out.epic_claims = await page.locator("button[value=claim]").count();
+
     await page.goto(new URL("/agents", url).href);
     out.agents_text = await page.locator(`#agents`).innerText();
+    // Each budget bar's text stays inside the bar, whole.
+    out.bar_labels_inside = await page.$$eval(".bar", (bars) => bars.map((bar) => {
+      const label = bar.querySelector("span");
+      const b = bar.getBoundingClientRect();
+      const l = label.getBoundingClientRect();
+      return l.left >= b.left && l.right <= b.right && l.top >= b.top - 0.5 && l.bottom <= b.bottom + 0.5
+        && label.scrollWidth <= label.clientWidth;
+    }));
     // A live update may replace the card while it is being shot: shoot it again.
     for (let tries = 1; ; tries++) {
       try {
@@ -71,6 +83,12 @@ async function columns(page) {
 
     await page.goto(new URL(`/session/${sessionId}`, url).href);
     out.session_swaps = await page.locator("svg.plot line.swap").count();
+    // Each model swap's label lies inside the plot, unclipped.
+    out.swap_labels_inside = await page.$$eval("svg.plot text.swap", (labels) => labels.map((t) => {
+      const box = t.getBBox();
+      const width = t.ownerSVGElement.viewBox.baseVal.width;
+      return box.x >= 0 && box.x + box.width <= width;
+    }));
     out.session_points = (await page.getAttribute("svg.plot polyline.tokens", "points")).split(" ").length;
     await page.screenshot({ path: path.join(shots, "session.png"), fullPage: true });
     out.agent = agent;

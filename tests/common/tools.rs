@@ -1,4 +1,4 @@
-//! The outside tools some tests drive, installed under `target/bd-tools/` as `.ci/run`
+//! The outside tools some tests drive, installed under `target/bd-tools/` as `.ci/tools`
 //! installs them (reused when they are there): a virtualenv with bd's beads-mcp and
 //! the official MCP Python SDK, and npm packages. Where one cannot be had the test
 //! says so on stderr and passes, except with `CI=true`, where it fails.
@@ -31,7 +31,7 @@ pub fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
 }
 
 /// Whether `program` is on PATH; outside CI a test without it says so on stderr (and
-/// passes), with `CI=true` it fails, since `.ci/run` installs what the tests use.
+/// passes), with `CI=true` it fails, since `.ci/tools` (run by `.ci/run`) installs what the tests use.
 pub fn on_path(program: &str) -> bool {
     let path = std::env::var_os("PATH").unwrap_or_default();
     if std::env::split_paths(&path).any(|d| d.join(program).is_file()) {

@@ -81,6 +81,11 @@ pub enum SessionCommand {
 
 /// Runs `session`.
 pub fn run(ctx: &Ctx, cmd: SessionCommand, out: &mut Out) -> Result<(), CliError> {
+    // Gemini CLI shows a hook's stderr to the user whenever its stdout is empty: the
+    // notes of every turn would fill the screen.
+    if hook_of(&cmd).and_then(|h| h.hook_input) == Some(Harness::Gemini) {
+        out.hush();
+    }
     match cmd {
         SessionCommand::Start(a) => start::run(ctx, a, out),
         SessionCommand::End(a) => end::run(ctx, a, out),
@@ -209,14 +214,19 @@ pub fn hook_dir(cmd: &SessionCommand) -> Result<Option<PathBuf>, CliError> {
 
 /// Whether `cmd` runs from a harness hook (`--hook-input`).
 pub fn from_hook(cmd: &SessionCommand) -> bool {
+    hook_of(cmd).is_some_and(HookArgs::on)
+}
+
+/// How `cmd` is run by a harness hook, for the verbs a hook runs.
+fn hook_of(cmd: &SessionCommand) -> Option<HookArgs> {
     match cmd {
-        SessionCommand::Start(a) => a.hook.on(),
-        SessionCommand::End(a) => a.hook.on(),
-        SessionCommand::Heartbeat(a) => a.hook.on(),
-        SessionCommand::Guard(a) => a.hook.on(),
-        SessionCommand::Prompt(a) => a.hook.on(),
-        SessionCommand::Flush(a) => a.hook.on(),
-        _ => false,
+        SessionCommand::Start(a) => Some(a.hook),
+        SessionCommand::End(a) => Some(a.hook),
+        SessionCommand::Heartbeat(a) => Some(a.hook),
+        SessionCommand::Guard(a) => Some(a.hook),
+        SessionCommand::Prompt(a) => Some(a.hook),
+        SessionCommand::Flush(a) => Some(a.hook),
+        _ => None,
     }
 }
 
