@@ -28,6 +28,7 @@ mod sync;
 mod touched;
 mod usage;
 mod verify;
+mod wisp;
 mod worktree;
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
@@ -111,6 +112,7 @@ pub use usage::{
 };
 pub use verify::{CommitCheck, Trust, Verification, allowed_signers, verify};
 
+pub use wisp::{Swept, WispSweep, sweep_wisps};
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,
     finish_pending, plan_worktree,

@@ -121,6 +121,8 @@ pub const DOCUMENTS: &[Doc] = &[
     KvPairs::DOC,
     Migrated::DOC,
     WispList::DOC,
+    WispsCleaned::DOC,
+    Purged::DOC,
     OneBead::DOC,
     Beads::DOC,
     Listing::DOC,

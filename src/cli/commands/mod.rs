@@ -30,6 +30,7 @@ pub mod migrate;
 pub mod mol;
 pub mod onboard;
 pub mod provenance;
+pub mod purge;
 pub mod quickstart;
 pub mod remote;
 pub mod rename;
@@ -235,6 +236,9 @@ pub enum Command {
     Mail(Lazy<mail::MailCommand>),
     /// Prune old worktree snapshots from the store (their records stay).
     Gc(Lazy<gc::Args>),
+    /// Delete closed wisps (bd's ephemeral beads) and forget them: the wisp ref is
+    /// rewritten without its history, so `git gc` drops what they held.
+    Purge(Lazy<purge::Args>),
     /// Check the store and repair what is safe.
     Doctor(Lazy<doctor::Args>),
     /// Check who signed each store commit and whether that key could act as its author.
@@ -464,6 +468,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Setup(Lazy(a)) => setup::run(ctx, a, out),
         Command::Mail(Lazy(a)) => mail::run(ctx, a, out),
         Command::Gc(Lazy(a)) => gc::run(ctx, a, out),
+        Command::Purge(Lazy(a)) => purge::run(ctx, a, out),
         Command::Doctor(Lazy(a)) => doctor::run(ctx, a, out),
         Command::Verify(Lazy(a)) => verify::run(ctx, a, out),
         Command::Formula(Lazy(a)) => formula::run(ctx, a, out),
