@@ -62,12 +62,6 @@ const KNOWN_MISSING: &[&str] = &[
     "mol current <MOL> --json",
     "query --json <QUERY> --all --limit=<N>",
     "ready --mol <MOL> --json -n 100",
-    "sql 'SELECT 1 FROM `wisps` LIMIT 1'",
-    "sql --csv 'SELECT COUNT(*) as cnt FROM issues'",
-    "sql --csv <SQL>",
-    "sql --json <SQL>",
-    "sql <SQL>",
-    "sql <SQL> --json",
 ];
 
 /// One call of the list.
@@ -946,4 +940,97 @@ fn ephemeral_beads_stay_home_and_purge_leaves_nothing_for_gc() {
     let gc = t.json(&["mol", "wisp", "gc"]);
     assert_eq!(gc["cleaned_count"], 0, "{gc}");
     assert_eq!(t.json(&["show", &patrol])[0]["status"], "open");
+}
+
+#[test]
+fn sql_answers_gas_towns_queries_with_bds_rows_and_writes_nothing() {
+    let t = town();
+    let lines = [
+        r#"{"id":"gt-a","title":"Convoy","status":"open","priority":1,"issue_type":"task","assignee":"mayor","labels":["gt:convoy"],"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-02T00:00:00Z","dependencies":[{"issue_id":"gt-a","depends_on_id":"gt-b","type":"tracks"}]}"#,
+        r#"{"id":"gt-b","title":"Stuck","description":"why","status":"in_progress","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-03T00:00:00Z"}"#,
+        r#"{"id":"gt-c","title":"Done","status":"closed","priority":3,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-04T00:00:00Z","closed_at":"2026-01-04T00:00:00Z"}"#,
+    ];
+    let file = t.sb.path().join("sql.jsonl");
+    write_file(&file, &format!("{}\n", lines.join("\n")));
+    t.ok(&["import", file.to_str().expect("utf-8")]);
+    let mail = t
+        .ok(&[
+            "create",
+            "--ephemeral",
+            "-a",
+            "gastown/witness",
+            "-l",
+            "gt:message,cc:mayor",
+            "Hi",
+        ])
+        .trim()
+        .to_owned();
+    // The doctor's count and checks, as CSV.
+    let sql = |args: &[&str]| {
+        let mut all = vec!["sql"];
+        all.extend_from_slice(args);
+        t.ok(&all)
+    };
+    assert_eq!(
+        sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
+        "cnt\n3\n"
+    );
+    assert_eq!(
+        sql(&[
+            "--csv",
+            "SELECT id, title, updated_at FROM issues WHERE status = 'in_progress' AND (assignee IS NULL OR assignee = '') ORDER BY updated_at ASC"
+        ]),
+        "id,title,updated_at\ngt-b,Stuck,2026-01-03T00:00:00Z\n"
+    );
+    assert_eq!(
+        sql(&["--csv", "SELECT id, title FROM issues WHERE ephemeral = 1"]),
+        "id,title\n"
+    );
+    assert!(sql(&["SELECT 1 FROM `wisps` LIMIT 1"]).contains("(1 rows)"));
+    // The convoy's dependencies, as JSON: bd's array of objects.
+    assert_eq!(
+        t.json(&[
+            "sql",
+            "SELECT depends_on_id, type FROM dependencies WHERE issue_id = 'gt-a'"
+        ]),
+        serde_json::json!([{"depends_on_id": "gt-b", "type": "tracks"}])
+    );
+    // The mailbox: a wisp message by its CC label, its labels folded.
+    let rows = t.json(&["sql", "SELECT w.id, w.status, w.priority, w.assignee, GROUP_CONCAT(al.label) as labels_csv FROM wisps w JOIN wisp_labels l1 ON w.id = l1.issue_id JOIN wisp_labels l2 ON w.id = l2.issue_id JOIN wisp_labels al ON w.id = al.issue_id WHERE l1.label = 'gt:message' AND l2.label = 'cc:mayor' AND w.status IN ('open', 'hooked') GROUP BY w.id, w.status, w.priority, w.assignee"]);
+    assert_eq!(
+        rows,
+        serde_json::json!([{"id": mail, "status": "open", "priority": 2,
+            "assignee": "gastown/witness", "labels_csv": "cc:mayor,gt:message"}])
+    );
+    // Columns bd's schema has and the index does not: read from the documents.
+    let rows = t.json(&[
+        "sql",
+        "SELECT description, closed_at, metadata FROM issues ORDER BY id",
+    ]);
+    assert_eq!(rows[1]["description"], "why");
+    assert_eq!(rows[2]["closed_at"], "2026-01-04T00:00:00Z");
+    assert_eq!(rows[0]["metadata"], "{}");
+    // A write is refused with one line and changes nothing.
+    let before = (
+        t.repo.store_head(),
+        t.repo.git(&["rev-parse", "refs/beads/local/wisps"]),
+    );
+    for write in [
+        "DELETE FROM issues",
+        "UPDATE issues SET status = 'open' WHERE status = 'in_progress'",
+        "INSERT IGNORE INTO wisp_labels (issue_id, label) SELECT issue_id, label FROM labels",
+        "SELECT 1; DELETE FROM issues",
+    ] {
+        let (code, err) = t.fails(&["sql", write]);
+        assert_eq!((code, err.lines().count()), (1, 1), "{write}: {err}");
+    }
+    let after = (
+        t.repo.store_head(),
+        t.repo.git(&["rev-parse", "refs/beads/local/wisps"]),
+    );
+    assert_eq!(before, after);
+    assert_eq!(
+        sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
+        "cnt\n3\n"
+    );
 }

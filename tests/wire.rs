@@ -332,6 +332,13 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "purge", &["purge", "--force"]);
     check(&repo, seen, "purge", &["purge", "--force"]);
     check(&repo, seen, "mol wisp gc", &["mol", "wisp", "gc"]);
+    let rows = check(
+        &repo,
+        seen,
+        "sql",
+        &["sql", "SELECT id, priority FROM issues"],
+    );
+    assert!(rows[0]["priority"].is_i64(), "{rows}");
 
     check(&repo, seen, "gc", &["gc"]);
     check(&repo, seen, "doctor", &["doctor"]);

@@ -24,6 +24,7 @@ mod query;
 mod rename;
 mod session;
 mod setup;
+mod sql;
 mod sync;
 mod touched;
 mod usage;
@@ -58,7 +59,7 @@ pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
     MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
-    StoreError, SyncError, WorktreeError,
+    SqlError, StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
@@ -101,6 +102,7 @@ pub use setup::{
     config_bool, config_string, discover, discover_or_create, has_store, initialize,
     rebase_in_progress, refs, sync_with_notes, workdir,
 };
+pub use sql::{SqlAnswer, sql};
 pub use sync::{
     KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,
     prune_remote, resolve, setup_remote, setup_remotes, sync,

@@ -92,20 +92,12 @@ pub fn sweep_wisps(
     Ok(swept)
 }
 
-/// Every wisp `tx` holds.
+/// Every wisp `tx` holds, read in one pass over its tree.
 fn all_wisps(tx: &View<'_>) -> Result<Vec<Bead>> {
-    if tx.head().is_none() {
-        return Ok(Vec::new());
+    match tx.head() {
+        Some(head) => Ok(tx.store().all_beads(head)?.0),
+        None => Ok(Vec::new()),
     }
-    let mut ids: Vec<String> = tx.index()?.rows().map(|r| r.id().to_owned()).collect();
-    ids.sort_unstable();
-    let mut beads = Vec::with_capacity(ids.len());
-    for id in ids {
-        if let Some(b) = tx.bead(&BeadId::parse(&id)?)? {
-            beads.push(b);
-        }
-    }
-    Ok(beads)
 }
 
 /// The wisps of `tx` that `sweep` names, with their counts.

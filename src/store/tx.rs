@@ -421,6 +421,12 @@ fn encoded<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, StoreError> {
 }
 
 impl View<'_> {
+    /// The store this reads (for a transaction, one that sees the commits queued
+    /// before it).
+    pub(crate) fn store(&self) -> &Store {
+        self.store
+    }
+
     /// The ref this state is of (and a change reading through it moves).
     pub fn ref_name(&self) -> RefName {
         self.ref_name

@@ -161,6 +161,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Inbox::DOC,
     Messages::DOC,
     Pruned::DOC,
+    SqlRows::DOC,
     Doctor::DOC,
     Setup::DOC,
     Formulas::DOC,
