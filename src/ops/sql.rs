@@ -127,6 +127,21 @@ const INTEGERS: [&str; 7] = [
     "is_template",
 ];
 
+/// The columns of `events` and `wisp_events`.
+const EVENT_COLUMNS: [&str; 8] = [
+    "id",
+    "issue_id",
+    "event_type",
+    "actor",
+    "old_value",
+    "new_value",
+    "comment",
+    "created_at",
+];
+
+/// The columns of `comments` and `wisp_comments`.
+const COMMENT_COLUMNS: [&str; 5] = ["id", "issue_id", "author", "text", "created_at"];
+
 /// bd's other tables: name and columns.
 const OTHER_TABLES: [(&str, &[&str]); 9] = [
     (
@@ -142,23 +157,8 @@ const OTHER_TABLES: [(&str, &[&str]); 9] = [
         ],
     ),
     ("labels", &["issue_id", "label"]),
-    (
-        "comments",
-        &["id", "issue_id", "author", "text", "created_at"],
-    ),
-    (
-        "events",
-        &[
-            "id",
-            "issue_id",
-            "event_type",
-            "actor",
-            "old_value",
-            "new_value",
-            "comment",
-            "created_at",
-        ],
-    ),
+    ("comments", &COMMENT_COLUMNS),
+    ("events", &EVENT_COLUMNS),
     ("config", &["key", "value"]),
     ("wisp_labels", &["issue_id", "label"]),
     (
@@ -176,23 +176,8 @@ const OTHER_TABLES: [(&str, &[&str]); 9] = [
             "thread_id",
         ],
     ),
-    (
-        "wisp_comments",
-        &["id", "issue_id", "author", "text", "created_at"],
-    ),
-    (
-        "wisp_events",
-        &[
-            "id",
-            "issue_id",
-            "event_type",
-            "actor",
-            "old_value",
-            "new_value",
-            "comment",
-            "created_at",
-        ],
-    ),
+    ("wisp_comments", &COMMENT_COLUMNS),
+    ("wisp_events", &EVENT_COLUMNS),
 ];
 
 /// Runs read-only `query` over bd's tables as the store holds them.
