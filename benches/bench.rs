@@ -1023,6 +1023,22 @@ impl Bench<'_> {
                 ("bd: show --json", vec!["show", mid, "--json"], false),
                 ("bd: count --json", vec!["count", "--json"], false),
                 ("bd: stats --json", vec!["stats", "--json"], false),
+                // bd's sql (issue 40): a count from the index, then rows that need
+                // the documents.
+                (
+                    "bd: sql --csv 'SELECT COUNT(*) … issues'",
+                    vec!["sql", "--csv", "SELECT COUNT(*) as cnt FROM issues"],
+                    false,
+                ),
+                (
+                    "bd: sql --json (open in_progress, description)",
+                    vec![
+                        "sql",
+                        "--json",
+                        "SELECT id, description FROM issues WHERE status = 'in_progress'",
+                    ],
+                    false,
+                ),
             ];
             for (name, args, as_agent) in reads {
                 let mut c = self.beads_cmd(&dir, &args);

@@ -58,25 +58,10 @@ const NOT_IN_BD: &[&str] = &[
 /// Shapes git-beads does not take yet. Shrinks as they are implemented; the test
 /// fails when one here works, so the list stays true.
 const KNOWN_MISSING: &[&str] = &[
-    "create --assignee <AGENT> -d <TEXT> --priority <PRIO> --labels <LABEL> --actor <AGENT> --ephemeral -- <TITLE>",
-    "create --ephemeral --json --title=<TITLE> -l <LABEL> --description=<TEXT>",
     "create --graph <FILE> --json",
-    "create --json --ephemeral --title=<TITLE> --description=<TEXT> --type=task --labels=<LABEL> --actor=<AGENT>",
-    "create --json --title=<TITLE> --description=<TEXT> --type=task --ephemeral --wisp-type=escalation --labels=gt:escalation --labels=severity:<LABEL> --actor=<AGENT>",
-    "create --json --title=<TITLE> --labels=<LABEL> --labels=<LABEL> --labels=gt:<LABEL> --priority=<PRIO> --description=<TEXT> --parent=<ID> --ephemeral --repo=<PATH> --actor=<AGENT>",
-    "mol bond <FORMULA> <ID> --json --ephemeral --var <VAR>",
     "mol current <MOL> --json",
-    "mol wisp gc",
-    "purge --force --quiet",
-    "purge --json --dry-run",
     "query --json <QUERY> --all --limit=<N>",
     "ready --mol <MOL> --json -n 100",
-    "sql 'SELECT 1 FROM `wisps` LIMIT 1'",
-    "sql --csv 'SELECT COUNT(*) as cnt FROM issues'",
-    "sql --csv <SQL>",
-    "sql --json <SQL>",
-    "sql <SQL>",
-    "sql <SQL> --json",
 ];
 
 /// One call of the list.
@@ -832,4 +817,220 @@ fn mol_wisp_lists_and_creates_wisps_as_bd_names_them() {
     // `mol wisp FORMULA` still pours.
     t.ok(&["mol", "wisp", "mol-patrol"]);
     assert_eq!(t.json(&["mol", "wisp", "list"])["count"], 2);
+}
+
+#[test]
+fn ephemeral_beads_stay_home_and_purge_leaves_nothing_for_gc() {
+    let t = town();
+    let remote = t.sb.bare("town.git");
+    t.repo
+        .git(&["remote", "add", "origin", remote.to_str().expect("utf-8")]);
+    let work = t.ok(&["create", "Work", "--silent"]).trim().to_owned();
+    // Gas Town's escalation: a wisp, with its type and labels, read back by id.
+    let esc = t.json(&[
+        "create",
+        "--title=Escalation",
+        "--description=the secret of the escalation",
+        "--ephemeral",
+        "--wisp-type=escalation",
+        "--labels=gt:escalation",
+        "--labels=severity:high",
+        "--actor=gastown/witness",
+    ]);
+    let esc = esc["id"].as_str().expect("id").to_owned();
+    assert!(esc.starts_with("gt-wisp-"), "{esc}");
+    let shown = &t.json(&["show", &esc])[0];
+    assert_eq!(
+        (
+            &shown["ephemeral"],
+            &shown["wisp_type"],
+            &shown["created_by"]
+        ),
+        (
+            &true.into(),
+            &"escalation".into(),
+            &"gastown/witness".into()
+        )
+    );
+    // A message wisp under a stored bead, and a formula bonded to it as a wisp.
+    let msg = t
+        .ok(&[
+            "create",
+            "--ephemeral",
+            "--parent",
+            &work,
+            "-d",
+            "hello mail",
+            "--",
+            "Mail",
+        ])
+        .trim()
+        .to_owned();
+    assert_eq!(t.json(&["show", &msg])[0]["parent"], work.as_str());
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    let bonded = t.json(&["mol", "bond", "mol-patrol", &work, "--ephemeral"]);
+    let patrol = bonded["bonded"].as_str().unwrap_or_default().to_owned();
+    assert!(patrol.starts_with("gt-wisp-"), "{bonded}");
+    assert_eq!(bonded["ref"], "refs/beads/local/wisps");
+    // Changes find them where they live.
+    t.ok(&["update", &esc, "--status=in_progress", "--add-label=seen"]);
+    t.ok(&["close", &esc, "--reason=handled"]);
+    t.ok(&["close", &msg]);
+    assert_eq!(t.json(&["show", &esc])[0]["status"], "closed");
+    // Nothing of them enters refs/beads/main, here or on the remote.
+    t.ok(&["sync"]);
+    for git_dir in [t.repo.path.join(".git"), remote.clone()] {
+        let log = t.sb.git(
+            &t.repo.path,
+            &[
+                "--git-dir",
+                git_dir.to_str().expect("utf-8"),
+                "log",
+                "-p",
+                "refs/beads/main",
+            ],
+        );
+        for secret in [
+            esc.as_str(),
+            msg.as_str(),
+            patrol.as_str(),
+            "secret of the",
+            "hello mail",
+        ] {
+            assert!(!log.contains(secret), "{secret} in {}", git_dir.display());
+        }
+    }
+    // purge: a dry run counts, a bare purge refuses, --force purges the closed ones.
+    let dry = t.json(&["purge", "--dry-run"]);
+    assert_eq!(
+        (&dry["purge_count"], &dry["labels"], &dry["dependencies"]),
+        (&2.into(), &3.into(), &1.into()),
+        "{dry}"
+    );
+    let before = t.repo.git(&["rev-parse", "refs/beads/local/wisps"]);
+    assert_eq!(t.fails(&["purge"]).0, 1);
+    assert_eq!(t.repo.git(&["rev-parse", "refs/beads/local/wisps"]), before);
+    let tree = t.repo.git(&["ls-tree", "-r", "refs/beads/local/wisps"]);
+    let blob = tree
+        .lines()
+        .find(|l| l.contains(&format!("/{esc}.yaml")))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .expect("the wisp's blob")
+        .to_owned();
+    t.ok(&["purge", "--force", "--quiet"]);
+    assert_eq!(t.fails(&["show", &esc]).0, 1);
+    assert_eq!(t.json(&["show", &patrol])[0]["status"], "open");
+    // The wisp ref is one commit now, with no reflog: git gc drops the purged wisp.
+    assert_eq!(t.repo.commit_count("refs/beads/local/wisps"), 1);
+    t.repo.git(&["gc", "--prune=now", "--quiet"]);
+    let gone = t
+        .repo
+        .command("git")
+        .args(["cat-file", "-e", &blob])
+        .output()
+        .expect("git");
+    assert!(
+        !gone.status.success(),
+        "purged wisp still in the object store"
+    );
+    let fsck = t.repo.command("git").args(["fsck"]).output().expect("git");
+    assert!(fsck.status.success() && fsck.stderr.is_empty(), "{fsck:?}");
+    // Nothing left to purge; mol wisp gc keeps what is fresh.
+    assert_eq!(t.json(&["purge", "--dry-run"])["purged_count"], 0);
+    let gc = t.json(&["mol", "wisp", "gc"]);
+    assert_eq!(gc["cleaned_count"], 0, "{gc}");
+    assert_eq!(t.json(&["show", &patrol])[0]["status"], "open");
+}
+
+#[test]
+fn sql_answers_gas_towns_queries_with_bds_rows_and_writes_nothing() {
+    let t = town();
+    let lines = [
+        r#"{"id":"gt-a","title":"Convoy","status":"open","priority":1,"issue_type":"task","assignee":"mayor","labels":["gt:convoy"],"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-02T00:00:00Z","dependencies":[{"issue_id":"gt-a","depends_on_id":"gt-b","type":"tracks"}]}"#,
+        r#"{"id":"gt-b","title":"Stuck","description":"why","status":"in_progress","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-03T00:00:00Z"}"#,
+        r#"{"id":"gt-c","title":"Done","status":"closed","priority":3,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-04T00:00:00Z","closed_at":"2026-01-04T00:00:00Z"}"#,
+    ];
+    let file = t.sb.path().join("sql.jsonl");
+    write_file(&file, &format!("{}\n", lines.join("\n")));
+    t.ok(&["import", file.to_str().expect("utf-8")]);
+    let mail = t
+        .ok(&[
+            "create",
+            "--ephemeral",
+            "-a",
+            "gastown/witness",
+            "-l",
+            "gt:message,cc:mayor",
+            "Hi",
+        ])
+        .trim()
+        .to_owned();
+    // The doctor's count and checks, as CSV.
+    let sql = |args: &[&str]| {
+        let mut all = vec!["sql"];
+        all.extend_from_slice(args);
+        t.ok(&all)
+    };
+    assert_eq!(
+        sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
+        "cnt\n3\n"
+    );
+    assert_eq!(
+        sql(&[
+            "--csv",
+            "SELECT id, title, updated_at FROM issues WHERE status = 'in_progress' AND (assignee IS NULL OR assignee = '') ORDER BY updated_at ASC"
+        ]),
+        "id,title,updated_at\ngt-b,Stuck,2026-01-03T00:00:00Z\n"
+    );
+    assert_eq!(
+        sql(&["--csv", "SELECT id, title FROM issues WHERE ephemeral = 1"]),
+        "id,title\n"
+    );
+    assert!(sql(&["SELECT 1 FROM `wisps` LIMIT 1"]).contains("(1 rows)"));
+    // The convoy's dependencies, as JSON: bd's array of objects.
+    assert_eq!(
+        t.json(&[
+            "sql",
+            "SELECT depends_on_id, type FROM dependencies WHERE issue_id = 'gt-a'"
+        ]),
+        serde_json::json!([{"depends_on_id": "gt-b", "type": "tracks"}])
+    );
+    // The mailbox: a wisp message by its CC label, its labels folded.
+    let rows = t.json(&["sql", "SELECT w.id, w.status, w.priority, w.assignee, GROUP_CONCAT(al.label) as labels_csv FROM wisps w JOIN wisp_labels l1 ON w.id = l1.issue_id JOIN wisp_labels l2 ON w.id = l2.issue_id JOIN wisp_labels al ON w.id = al.issue_id WHERE l1.label = 'gt:message' AND l2.label = 'cc:mayor' AND w.status IN ('open', 'hooked') GROUP BY w.id, w.status, w.priority, w.assignee"]);
+    assert_eq!(
+        rows,
+        serde_json::json!([{"id": mail, "status": "open", "priority": 2,
+            "assignee": "gastown/witness", "labels_csv": "cc:mayor,gt:message"}])
+    );
+    // Columns bd's schema has and the index does not: read from the documents.
+    let rows = t.json(&[
+        "sql",
+        "SELECT description, closed_at, metadata FROM issues ORDER BY id",
+    ]);
+    assert_eq!(rows[1]["description"], "why");
+    assert_eq!(rows[2]["closed_at"], "2026-01-04T00:00:00Z");
+    assert_eq!(rows[0]["metadata"], "{}");
+    // A write is refused with one line and changes nothing.
+    let before = (
+        t.repo.store_head(),
+        t.repo.git(&["rev-parse", "refs/beads/local/wisps"]),
+    );
+    for write in [
+        "DELETE FROM issues",
+        "UPDATE issues SET status = 'open' WHERE status = 'in_progress'",
+        "INSERT IGNORE INTO wisp_labels (issue_id, label) SELECT issue_id, label FROM labels",
+        "SELECT 1; DELETE FROM issues",
+    ] {
+        let (code, err) = t.fails(&["sql", write]);
+        assert_eq!((code, err.lines().count()), (1, 1), "{write}: {err}");
+    }
+    let after = (
+        t.repo.store_head(),
+        t.repo.git(&["rev-parse", "refs/beads/local/wisps"]),
+    );
+    assert_eq!(before, after);
+    assert_eq!(
+        sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
+        "cnt\n3\n"
+    );
 }

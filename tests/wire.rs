@@ -326,6 +326,19 @@ fn every_document_matches_what_its_commands_print() {
         repo.beads(&["close", step["id"].as_str().expect("step id")]);
     }
     check(&repo, seen, "mol squash", &["mol", "squash", &wisp]);
+    let closed = repo.create("Closed wisp", &["--ephemeral"]);
+    repo.beads(&["close", &closed]);
+    check(&repo, seen, "purge", &["purge", "--dry-run"]);
+    check(&repo, seen, "purge", &["purge", "--force"]);
+    check(&repo, seen, "purge", &["purge", "--force"]);
+    check(&repo, seen, "mol wisp gc", &["mol", "wisp", "gc"]);
+    let rows = check(
+        &repo,
+        seen,
+        "sql",
+        &["sql", "SELECT id, priority FROM issues"],
+    );
+    assert!(rows[0]["priority"].is_i64(), "{rows}");
 
     check(&repo, seen, "gc", &["gc"]);
     check(&repo, seen, "doctor", &["doctor"]);

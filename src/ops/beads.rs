@@ -72,6 +72,10 @@ pub struct NewBead {
     pub id: Option<BeadId>,
     /// Take [`NewBead::id`] whatever its prefix (bd's `create --force`).
     pub any_prefix: bool,
+    /// Make it a wisp (bd's ephemeral bead): kept on this machine's wisp ref, which
+    /// sync never pushes, with an id `<prefix>-wisp-<hash>` unless [`NewBead::id`]
+    /// names one.
+    pub ephemeral: bool,
 }
 
 fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
@@ -108,19 +112,31 @@ pub(crate) fn fresh_id(
 /// Creates a bead and returns it.
 pub fn create(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
     permit(actor, Capability::Create)?;
-    let bead = write(store, actor, |tx| {
-        let bead = new_bead(tx, actor, &new)?;
+    let stage = |main: Option<&View<'_>>, tx: &mut Tx<'_>| {
+        let bead = new_bead(main.unwrap_or(tx), tx, actor, &new)?;
         tx.put_bead(&bead)?;
         tx.set_message(format!("create {}: {}", bead.id, bead.title));
-        Ok(bead)
-    })?;
-    Ok(bead)
+        Ok::<_, OpError>(bead)
+    };
+    if new.ephemeral {
+        // Reading main first also refuses a wisp before `init`.
+        let main = store.view()?;
+        return Ok(store
+            .transact_on(refs::WISPS, actor, |tx| stage(Some(&main), tx))?
+            .0);
+    }
+    write(store, actor, |tx| stage(None, tx))
 }
 
 /// The bead [`create`] would make, checked the same way, without making it.
 pub fn create_preview(store: &Store, actor: &Actor, new: NewBead) -> Result<Bead> {
     permit(actor, Capability::Create)?;
-    new_bead(&store.view()?, actor, &new)
+    let main = store.view()?;
+    let here = match new.ephemeral {
+        true => store.view_of(refs::WISPS)?,
+        false => store.view()?,
+    };
+    new_bead(&main, &here, actor, &new)
 }
 
 /// Refuses an id that has neither the store's prefix nor one the `allowed_prefixes`
@@ -148,27 +164,41 @@ fn check_prefix(tx: &View<'_>, prefix: &crate::model::Prefix, id: &BeadId) -> Re
     .into())
 }
 
-/// The bead `new` asks for, against the store as `tx` sees it.
-fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
+/// The bead `new` asks for, to be written where `here` reads (the wisp ref for an
+/// ephemeral bead, else `refs/beads/main`, which `main` reads; the same view then).
+/// Its parent and dependencies may be on either.
+fn new_bead(main: &View<'_>, here: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
+    let tx = main;
     let meta = tx.meta()?;
+    let live = |id: &BeadId| match here.bead_exists(id)? {
+        true => require_live(here, id),
+        false => require_live(main, id),
+    };
     let id = match (&new.id, &new.parent) {
         (Some(id), _) => {
             if !new.any_prefix {
                 check_prefix(tx, &meta.prefix, id)?;
             }
-            if tx.bead_exists(id)? {
+            if tx.bead_exists(id)? || here.bead_exists(id)? {
                 return Err(BeadError::Taken(id.clone()).into());
             }
             id.clone()
         }
+        (None, _) if new.ephemeral => {
+            super::molecule::wisp_id(main, here, &meta.prefix, &new.title, actor)?
+        }
         (None, Some(parent)) => {
-            require_live(tx, parent)?;
+            live(parent)?;
             next_child(tx, parent)?
         }
         (None, None) => fresh_id(tx, &meta.prefix, &new.title, actor)?,
     };
-    if let Some(parent) = new.parent.as_ref().filter(|_| new.id.is_some()) {
-        require_live(tx, parent)?;
+    if let Some(parent) = new
+        .parent
+        .as_ref()
+        .filter(|_| new.id.is_some() || new.ephemeral)
+    {
+        live(parent)?;
     }
     let mut bead = Bead::new(id, new.title.clone(), &actor.id, now());
     bead.description = new.description.clone();
@@ -190,8 +220,12 @@ fn new_bead(tx: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
         if dep.id == bead.id {
             return Err(BeadError::SelfDependency(dep.id.clone()).into());
         }
-        require_live(tx, &dep.id)?;
+        live(&dep.id)?;
         bead.add_dependency(dep.clone());
+    }
+    if new.ephemeral {
+        let key = super::molecule::EPHEMERAL_KEY;
+        bead.extra.insert(key.into(), serde_json::Value::Bool(true));
     }
     check_bead(None, &bead)?;
     Ok(bead)
@@ -224,7 +258,8 @@ fn change_each(
     verb: &str,
     change: impl FnMut(&mut Bead) -> Result<()>,
 ) -> Result<Vec<Edited>> {
-    change_each_on(store, actor, refs::MAIN, ids, verb, change)
+    let on = super::molecule::ref_for_close(store, ids)?;
+    change_each_on(store, actor, on, ids, verb, change)
 }
 
 /// [`change_each`] on store ref `on`. Only the beads `change` changes are written; when

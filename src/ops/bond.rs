@@ -304,6 +304,9 @@ pub struct BondOptions {
     /// `{{name}}`s filled from the variables (bd's `--ref`); its steps are
     /// `<bead>.<ref>.<n>`. A fresh id when unset.
     pub child_ref: Option<String>,
+    /// Pour the formula as a wisp (bd's `--ephemeral`), on this machine's wisp ref,
+    /// whichever ref the bead it is bonded to lives on.
+    pub ephemeral: bool,
 }
 
 /// What a bond did (bd's `BondResult`).
@@ -385,7 +388,10 @@ pub fn bond(
             );
         }
     };
-    let on = super::molecule::locate(store, target)?;
+    let mut on = super::molecule::locate(store, target)?;
+    if opts.ephemeral && matches!(what, Bond::Pour(_)) {
+        on = refs::WISPS;
+    }
     if let Bond::Link(other) = what
         && super::molecule::locate(store, other)? != on
     {
@@ -398,7 +404,11 @@ pub fn bond(
     let main = store.view()?;
     let prefix = main.meta()?.prefix;
     let (bonded, _) = store.transact_on(on, actor, |tx| {
-        let t = super::require(tx, target)?;
+        // A wisp poured onto a stored bead reads that bead from main.
+        let t = match tx.bead(target)? {
+            Some(t) => t,
+            None => super::require(&main, target)?,
+        };
         let (poured, mut child) = match &what {
             Bond::Pour(p) => {
                 let place = Placement {

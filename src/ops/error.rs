@@ -89,6 +89,21 @@ pub enum OpError {
     /// A project's own type or status was refused, or is not one of the project's.
     #[error(transparent)]
     Vocabulary(#[from] model::config::VocabularyError),
+    /// A `sql` query was refused.
+    #[error(transparent)]
+    Sql(#[from] SqlError),
+}
+
+/// A `sql` query that cannot be run: it does not parse, names what is not there, or
+/// would write.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// SQLite refused or failed it.
+    #[error("query error: {0}")]
+    Query(String),
+    /// It would change something.
+    #[error("sql is read-only here: {0}")]
+    Write(String),
 }
 
 impl OpError {
@@ -100,7 +115,8 @@ impl OpError {
             | OpError::Word(_)
             | OpError::Text(_)
             | OpError::SettingsKey(_)
-            | OpError::Vocabulary(_) => ErrorKind::Invalid,
+            | OpError::Vocabulary(_)
+            | OpError::Sql(_) => ErrorKind::Invalid,
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

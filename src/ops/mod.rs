@@ -24,10 +24,12 @@ mod query;
 mod rename;
 mod session;
 mod setup;
+mod sql;
 mod sync;
 mod touched;
 mod usage;
 mod verify;
+mod wisp;
 mod worktree;
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
@@ -57,7 +59,7 @@ pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
     MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
-    StoreError, SyncError, WorktreeError,
+    SqlError, StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
@@ -100,6 +102,7 @@ pub use setup::{
     config_bool, config_string, discover, discover_or_create, has_store, initialize,
     rebase_in_progress, refs, sync_with_notes, workdir,
 };
+pub use sql::{SqlAnswer, sql};
 pub use sync::{
     KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,
     prune_remote, resolve, setup_remote, setup_remotes, sync,
@@ -111,6 +114,7 @@ pub use usage::{
 };
 pub use verify::{CommitCheck, Trust, Verification, allowed_signers, verify};
 
+pub use wisp::{Swept, WispSweep, sweep_wisps};
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,
     finish_pending, plan_worktree,

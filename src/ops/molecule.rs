@@ -260,9 +260,9 @@ pub fn locate(store: &Store, id: &BeadId) -> Result<RefName> {
     Err(BeadError::NotFound(id.clone()).into())
 }
 
-/// The ref a close of `ids` changes: the wisp ref when they are wisp steps, else
-/// `refs/beads/main` (where an unknown id is then reported as such). Wisp steps and
-/// stored beads cannot be closed by one command: they live in two refs.
+/// The ref a change of `ids` (a close, an update) writes: the wisp ref when they are
+/// wisps, else `refs/beads/main` (where an unknown id is then reported as such).
+/// Wisps and stored beads cannot be changed by one command: they live in two refs.
 pub(crate) fn ref_for_close(store: &Store, ids: &[BeadId]) -> Result<RefName> {
     let main = store.view()?;
     let mut wisps = None;
@@ -399,7 +399,7 @@ pub struct Poured {
 
 /// A fresh wisp id `<prefix>-wisp-<hash>`, free on the wisp ref and on
 /// `refs/beads/main`, whose squash summary `<prefix>-<hash>` is free too.
-fn wisp_id(
+pub(crate) fn wisp_id(
     main: &View<'_>,
     tx: &View<'_>,
     prefix: &Prefix,

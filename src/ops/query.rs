@@ -12,13 +12,22 @@ use crate::model::{
 };
 use crate::store::{BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary, TableStamp};
 
-/// Reads beads by id, in the order asked. Unknown ids fail with [`BeadError::NotFound`].
+/// Reads beads by id, in the order asked: from `refs/beads/main`, else from this
+/// machine's wisps. Unknown ids fail with [`BeadError::NotFound`].
 pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
     let head = store.require_head()?;
+    let mut wisps = None;
     ids.iter()
         .map(|id| {
-            store
-                .read_bead(head.tree, id)?
+            if let Some(bead) = store.read_bead(head.tree, id)? {
+                return Ok(bead);
+            }
+            let wisps = match &mut wisps {
+                Some(w) => w,
+                None => wisps.insert(store.view_of(crate::store::refs::WISPS)?),
+            };
+            wisps
+                .bead(id)?
                 .ok_or_else(|| BeadError::NotFound(id.clone()).into())
         })
         .collect()

@@ -189,6 +189,56 @@ impl Store {
         let _ = self.housekeep();
     }
 
+    /// Rewrites store ref `name` as one commit without parents holding the tree it
+    /// holds now, and removes the ref's reflog: whatever its earlier commits held is
+    /// then reachable from nothing, so `git gc` drops it. For a local-only ref whose
+    /// history must not keep what was taken out of it (purged wisps); a ref that is
+    /// absent, or one commit already, is left as it is. Returns whether it moved.
+    pub fn forget_history(
+        &self,
+        name: RefName,
+        actor: &Actor,
+        message: &str,
+    ) -> Result<bool, StoreError> {
+        let _lock = self.write_lock()?;
+        let Some(head) = self.ref_head(name.as_str())? else {
+            return Ok(false);
+        };
+        let parents = self
+            .repo
+            .find_commit(head.commit)
+            .map_err(|e| super::git_err(format!("read {name}"))(gix::Error::from_error(e)))?
+            .parent_ids()
+            .count();
+        if parents == 0 {
+            return Ok(false);
+        }
+        let mut work = self.buffered();
+        let root = work.write_commit(head.tree, &[], actor, message)?;
+        let memory = work.repo.objects.take_object_memory().unwrap_or_default();
+        let objects: Vec<group::Object<'_>> = memory
+            .iter()
+            .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
+            .collect();
+        if !self.commit_objects(
+            name.as_str(),
+            Some(head.commit),
+            root,
+            &objects,
+            actor,
+            message,
+        )? {
+            return Err(StoreError::Contended(name.to_string()));
+        }
+        let log = self.common_dir().join("logs").join(name.as_str());
+        match std::fs::remove_file(&log) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(io_err(format!("remove {}", log.display()))(e))
+            }
+            _ => Ok(true),
+        }
+    }
+
     /// Takes the write lock, leaving queued commits queued.
     pub(super) fn write_lock_alone(&self) -> Result<WriteLock, StoreError> {
         let lock_path = self.local_dir().join("write.lock");
@@ -371,6 +421,12 @@ fn encoded<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, StoreError> {
 }
 
 impl View<'_> {
+    /// The store this reads (for a transaction, one that sees the commits queued
+    /// before it).
+    pub(crate) fn store(&self) -> &Store {
+        self.store
+    }
+
     /// The ref this state is of (and a change reading through it moves).
     pub fn ref_name(&self) -> RefName {
         self.ref_name

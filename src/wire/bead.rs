@@ -27,6 +27,7 @@ pub const BD_FIELDS: &[&str] = &[
     "spec_id",
     "metadata",
     "ephemeral",
+    "wisp_type",
     "pinned",
     "is_template",
     "sender",

@@ -31,6 +31,7 @@ pub const BEAD_FIELDS: &[Field] = &[
     Field::optional("spec_id"),
     Field::optional("metadata"),
     Field::optional("ephemeral"),
+    Field::optional("wisp_type"),
     Field::optional("pinned"),
     Field::optional("is_template"),
     Field::optional("sender"),

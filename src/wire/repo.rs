@@ -1048,3 +1048,29 @@ impl Documented for Settings<'_> {
         fields: &[Field::noted("KEY", "one field per setting: its value")],
     };
 }
+
+/// What `sql` prints under `--json`: bd's bare array, one object per row with a key
+/// per column (in the order of their names, as bd's Go maps print them): text as
+/// strings, numbers as numbers, NULL as null.
+pub struct SqlRows<'a>(pub &'a crate::ops::SqlAnswer);
+
+impl Serialize for SqlRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for row in &self.0.rows {
+            let object: std::collections::BTreeMap<&str, &serde_json::Value> =
+                self.0.columns.iter().map(String::as_str).zip(row).collect();
+            seq.serialize_element(&object)?;
+        }
+        seq.end()
+    }
+}
+
+impl Documented for SqlRows<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::ListOf("a row: one key per column of the query"),
+        commands: "sql",
+        fields: &[],
+    };
+}

@@ -821,3 +821,122 @@ impl Documented for WispList<'_> {
         ],
     };
 }
+
+/// What `purge` prints, in bd's words: what it purged (`purged_count`), or, in a dry
+/// run, what it would (`purge_count`), with the dependencies, labels and comments
+/// (bd's events) that go with them.
+#[derive(Serialize)]
+pub struct Purged {
+    /// A dry run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+    /// How many wisps were purged (not in a dry run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purged_count: Option<usize>,
+    /// How many would be (in a dry run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purge_count: Option<usize>,
+    /// Their dependencies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dependencies: Option<usize>,
+    /// Their labels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<usize>,
+    /// Their comments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<usize>,
+    /// Pinned wisps left alone.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pinned_skipped: usize,
+    /// When there was nothing to purge: bd's sentence saying so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'static str>,
+}
+
+impl Purged {
+    /// The answer for `swept`, done or (`dry_run`) previewed.
+    pub fn new(swept: &crate::ops::Swept, dry_run: bool) -> Purged {
+        let n = swept.beads.len();
+        if n == 0 {
+            return Purged {
+                dry_run: false,
+                purged_count: Some(0),
+                purge_count: None,
+                dependencies: None,
+                labels: None,
+                events: None,
+                pinned_skipped: swept.pinned_skipped,
+                message: Some("No closed ephemeral beads to purge"),
+            };
+        }
+        Purged {
+            dry_run,
+            purged_count: (!dry_run).then_some(n),
+            purge_count: dry_run.then_some(n),
+            dependencies: Some(swept.dependencies),
+            labels: Some(swept.labels),
+            events: Some(swept.events),
+            pinned_skipped: swept.pinned_skipped,
+            message: None,
+        }
+    }
+}
+
+impl Documented for Purged {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "purge",
+        fields: &[
+            Field::optional("dry_run"),
+            Field::optional("purged_count"),
+            Field::optional("purge_count"),
+            Field::optional("dependencies"),
+            Field::optional("labels"),
+            Field::optional("events"),
+            Field::optional("pinned_skipped"),
+            Field::optional("message"),
+        ],
+    };
+}
+
+/// What `mol wisp gc` prints (bd's `WispGCResult`): the wisps cleaned, or, in a dry
+/// run, the candidates.
+#[derive(Serialize)]
+pub struct WispsCleaned<'a> {
+    /// Their ids.
+    pub cleaned_ids: Vec<&'a BeadId>,
+    /// How many were cleaned (none in a dry run).
+    pub cleaned_count: usize,
+    /// How many would be (in a dry run).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub candidates: usize,
+    /// A dry run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+impl<'a> WispsCleaned<'a> {
+    /// The answer for `swept`, done or (`dry_run`) previewed.
+    pub fn new(swept: &'a crate::ops::Swept, dry_run: bool) -> Self {
+        let n = swept.beads.len();
+        WispsCleaned {
+            cleaned_ids: swept.beads.iter().map(|b| &b.id).collect(),
+            cleaned_count: if dry_run { 0 } else { n },
+            candidates: if dry_run { n } else { 0 },
+            dry_run,
+        }
+    }
+}
+
+impl Documented for WispsCleaned<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "mol wisp gc",
+        fields: &[
+            Field::new("cleaned_ids"),
+            Field::new("cleaned_count"),
+            Field::optional("candidates"),
+            Field::optional("dry_run"),
+        ],
+    };
+}

@@ -80,6 +80,17 @@ pub struct Args {
     /// bd's custom metadata: a JSON object kept on the bead.
     #[arg(long, value_name = "JSON", value_parser = super::update::parse_metadata)]
     pub metadata: Option<serde_json::Value>,
+    /// Make it a wisp (bd's ephemeral bead): kept on this machine only, never
+    /// synced; `purge` removes it once closed.
+    #[arg(long)]
+    pub ephemeral: bool,
+    /// bd's wisp type, how long the wisp is meant to live: heartbeat, ping, patrol,
+    /// gc_report, recovery, error or escalation.
+    #[arg(long = "wisp-type", value_name = "TYPE", value_parser = WISP_TYPES)]
+    pub wisp_type: Option<String>,
+    /// The repository to create it in (its path), instead of the current one.
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<std::path::PathBuf>,
     /// Print nothing but the id (the same as without --json).
     #[arg(long)]
     pub silent: bool,
@@ -87,6 +98,17 @@ pub struct Args {
     #[arg(long = "dry-run")]
     pub dry_run: bool,
 }
+
+/// bd's wisp types.
+const WISP_TYPES: [&str; 7] = [
+    "heartbeat",
+    "ping",
+    "patrol",
+    "gc_report",
+    "recovery",
+    "error",
+    "escalation",
+];
 
 /// Arguments of `q`: create and print only the id.
 #[derive(clap::Args, Debug)]
@@ -105,7 +127,19 @@ pub struct QuickArgs {
 }
 
 /// Runs `create`.
-pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
+pub fn run(ctx: &Ctx, mut args: Args, out: &mut Out) -> Result<(), CliError> {
+    if let Some(path) = args.repo.take() {
+        let store = ops::discover(&path)?;
+        if store.common_dir() != ctx.store.common_dir() {
+            let there = Ctx::new(
+                store,
+                ctx.as_agent.clone(),
+                ctx.as_person,
+                ctx.actor.clone(),
+            );
+            return run(&there, args, out);
+        }
+    }
     let actor = ctx.actor()?;
     let description = match (&args.body_file, args.stdin) {
         (Some(path), _) => super::read_text(path)?,
@@ -134,6 +168,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         .chain(args.plan.fields())
         .chain(args.metadata.map(|m| ("metadata".to_owned(), m)))
         .chain(event)
+        .chain(args.wisp_type.map(|t| ("wisp_type".to_owned(), t.into())))
         .collect();
     let new = NewBead {
         title: args.title.or(args.title_flag).unwrap_or_default(),
@@ -149,6 +184,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         fields,
         id: args.id,
         any_prefix: args.force,
+        ephemeral: args.ephemeral,
     };
     if args.dry_run {
         let bead = ops::create_preview(&ctx.store, &actor, new)?;

@@ -30,6 +30,7 @@ pub mod migrate;
 pub mod mol;
 pub mod onboard;
 pub mod provenance;
+pub mod purge;
 pub mod quickstart;
 pub mod remote;
 pub mod rename;
@@ -40,6 +41,7 @@ pub mod session;
 pub mod setup;
 pub mod show;
 pub mod sling;
+pub mod sql;
 pub mod stale;
 pub mod stats;
 pub mod sync;
@@ -235,6 +237,12 @@ pub enum Command {
     Mail(Lazy<mail::MailCommand>),
     /// Prune old worktree snapshots from the store (their records stay).
     Gc(Lazy<gc::Args>),
+    /// Delete closed wisps (bd's ephemeral beads) and forget them: the wisp ref is
+    /// rewritten without its history, so `git gc` drops what they held.
+    Purge(Lazy<purge::Args>),
+    /// Run a read-only SQL query over bd's tables (issues, labels, dependencies, …),
+    /// as bd's `sql` answers it (`--json`: an array of objects, `--csv`).
+    Sql(Lazy<sql::Args>),
     /// Check the store and repair what is safe.
     Doctor(Lazy<doctor::Args>),
     /// Check who signed each store commit and whether that key could act as its author.
@@ -464,6 +472,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Setup(Lazy(a)) => setup::run(ctx, a, out),
         Command::Mail(Lazy(a)) => mail::run(ctx, a, out),
         Command::Gc(Lazy(a)) => gc::run(ctx, a, out),
+        Command::Purge(Lazy(a)) => purge::run(ctx, a, out),
+        Command::Sql(Lazy(a)) => sql::run(ctx, a, out),
         Command::Doctor(Lazy(a)) => doctor::run(ctx, a, out),
         Command::Verify(Lazy(a)) => verify::run(ctx, a, out),
         Command::Formula(Lazy(a)) => formula::run(ctx, a, out),

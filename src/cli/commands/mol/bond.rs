@@ -27,6 +27,10 @@ pub struct BondArgs {
     /// between dots; an id in use is refused.
     #[arg(long = "ref", value_name = "REF")]
     pub child_ref: Option<String>,
+    /// Pour the formula as a wisp (kept on this machine only), whatever the bead it
+    /// is bonded to.
+    #[arg(long)]
+    pub ephemeral: bool,
 }
 
 /// A bead id that names a bead here, else a formula.
@@ -47,6 +51,7 @@ pub fn run(ctx: &Ctx, a: BondArgs, out: &mut Out) -> Result<(), CliError> {
         kind: a.kind.into(),
         vars: vars_of(a.vars)?,
         child_ref: a.child_ref,
+        ephemeral: a.ephemeral,
     };
     let (x, y) = (operand(ctx, &a.a)?, operand(ctx, &a.b)?);
     let b = ops::bond(&ctx.store, &ctx.actor()?, &x, &y, &opts)?;

@@ -76,6 +76,9 @@ pub enum WispVerb {
     /// List the wisps: unfinished ones, every one with --all (`--json`: bd's
     /// `{"wisps": [...], "count": N}`).
     List(WispListArgs),
+    /// Delete abandoned wisps: unfinished ones not changed for --age (1h), with the
+    /// wisps that depend on them; the wisp ref is then rewritten without its history.
+    Gc(crate::cli::commands::purge::GcArgs),
 }
 
 /// Arguments of `mol wisp list`.
@@ -117,13 +120,17 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
             ..
         }) => wisps(ctx, a, out),
         MolCommand::Wisp(WispArgs {
+            verb: Some(WispVerb::Gc(a)),
+            ..
+        }) => crate::cli::commands::purge::gc(ctx, a, out),
+        MolCommand::Wisp(WispArgs {
             verb: Some(WispVerb::Create(a)),
             ..
         }) => pour::run(ctx, a, true, out),
         MolCommand::Wisp(WispArgs { pour: Some(a), .. }) => pour::run(ctx, a, true, out),
         MolCommand::Wisp(WispArgs { pour: None, .. }) => Err(CliError::new(
             crate::cli::error::Kind::Usage,
-            "mol wisp needs a formula (or a verb: create, list)",
+            "mol wisp needs a formula (or a verb: create, list, gc)",
         )),
         MolCommand::Current(a) => current::run(ctx, a, out),
         MolCommand::Progress(a) => progress::run(ctx, a, out),
