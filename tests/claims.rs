@@ -355,3 +355,36 @@ fn a_claim_ref_deleted_by_a_close_does_not_hand_out_the_closed_bead() {
     let bead = c2.beads_json(&["show", &next]);
     assert_eq!(shown(&bead)["assignee"], "bob");
 }
+
+/// What a sync learned of the claims it checked is kept for the next one, and each
+/// claim is still judged by its bead as it is now: a comment leaves it held, a close
+/// offline or a reassignment on another machine finishes it.
+#[test]
+fn syncs_that_remember_claims_see_every_change_of_their_beads() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let commented = c1.create("commented", &[]);
+    let closed = c1.create("closed offline", &[]);
+    let taken = c1.create("taken over elsewhere", &[]);
+    c1.sync();
+    for id in [&commented, &closed, &taken] {
+        c1.beads(&["update", id, "--claim"]);
+    }
+    // The second sync answers from what the first kept.
+    c1.sync();
+    c1.sync();
+    assert_eq!(claim_refs(&remote, &sb).len(), 3);
+    c1.beads(&["comment", &commented, "still on it"]);
+    c1.beads(&["close", &closed, "--offline"]);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    c2.beads(&["init"]);
+    c2.beads(&["update", &taken, "--assignee", "bob"]);
+    c2.sync();
+    c1.sync();
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{commented}")]
+    );
+    assert_eq!(shown(&c1.beads_json(&["show", &taken]))["assignee"], "bob");
+}

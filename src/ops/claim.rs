@@ -290,37 +290,88 @@ pub(crate) fn finish_on(
 
 /// The claims of `claims` (bead id, commit) that the store at `head` holds and whose
 /// bead is no longer held by that claimer.
+///
+/// What each claim commit holds of its bead, and which were merged at the head of the
+/// last check, are kept between checks (`store::ClaimsSeen`): a check with nothing new
+/// asks one merge-base question and compares document ids, and reads a bead only
+/// where its document changed since its claim.
 fn finished_claims(
     head: &crate::store::Head,
     store: &Store,
     claims: Vec<(String, ObjectId)>,
 ) -> Result<Vec<(String, ObjectId)>> {
+    // Looking up many beads in one tree reads its folders again each time: kept.
+    let reader = store.caching(CLAIM_READS_CACHE);
+    let saved = store.claims_seen();
+    let mut ancestry = store.ancestry();
+    let saved_merged = match saved.head {
+        Some(h) => ancestry.contains(head.commit, h)?,
+        None => false,
+    };
+    let known =
+        |id: &str, c: &ObjectId| saved_merged && saved.claims.contains_key(&(*c, id.to_owned()));
+    let unknown: Vec<ObjectId> = (claims.iter())
+        .filter(|(id, c)| !known(id, c))
+        .map(|(_, c)| *c)
+        .collect();
+    let merged: std::collections::HashSet<ObjectId> = unknown
+        .iter()
+        .zip(ancestry.in_history(head.commit, &unknown)?)
+        .filter_map(|(c, merged)| merged.then_some(*c))
+        .collect();
+    let mut seen = crate::store::ClaimsSeen {
+        head: Some(head.commit),
+        claims: Default::default(),
+    };
     let mut finished = Vec::new();
-    let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
-    let merged = store.ancestry().in_history(head.commit, &commits)?;
-    for ((id, commit), merged) in claims.into_iter().zip(merged) {
+    for (id, commit) in claims {
         let Ok(bead_id) = BeadId::parse(&id) else {
             continue;
         };
         // A claim this store has not merged yet may be one it knows nothing of.
-        if !merged {
+        if !known(&id, &commit) && !merged.contains(&commit) {
             continue;
         }
-        let claimed = store.read_bead(store.commit_tree(commit)?, &bead_id)?;
-        let now = store.read_bead(head.tree, &bead_id)?;
-        let held = |b: &Bead| {
-            matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
+        let key = (commit, id);
+        let claimed = match saved.claims.get(&key) {
+            Some(c) => c.clone(),
+            None => {
+                let tree = reader.commit_tree(commit)?;
+                let doc = reader.read_bead(tree, &bead_id)?;
+                crate::store::ClaimSeen {
+                    blob: reader.bead_blob(tree, &bead_id)?,
+                    held: doc.as_ref().is_some_and(held),
+                    assignee: doc.and_then(|b| b.assignee),
+                }
+            }
         };
-        let still = match (&claimed, &now) {
-            (Some(c), Some(n)) => held(n) && n.assignee == c.assignee,
+        let still = match (claimed.blob, reader.bead_blob(head.tree, &bead_id)?) {
+            // The very document claimed: still held as it was.
+            (Some(was), Some(now)) if was == now => claimed.held,
+            (Some(_), Some(_)) => reader
+                .read_bead(head.tree, &bead_id)?
+                .is_some_and(|n| held(&n) && n.assignee == claimed.assignee),
             _ => false,
         };
         if !still {
-            finished.push((id, commit));
+            finished.push((key.1.clone(), key.0));
         }
+        seen.claims.insert(key, claimed);
+    }
+    if seen != saved {
+        store.save_claims_seen(&seen);
     }
     Ok(finished)
 }
+
+/// Whether bead `b` is held: in progress or hooked, by someone.
+fn held(b: &Bead) -> bool {
+    matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
+}
+
+/// How much of the objects it read [`finished_claims`] keeps in memory: the store's
+/// folder of fan-out folders (46 KB) and as many fan-out folders as there are claims.
+const CLAIM_READS_CACHE: usize = 16 << 20;
 
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms
 /// first (see `claim_on_remote`).

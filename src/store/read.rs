@@ -186,6 +186,18 @@ impl Store {
             .transpose()
     }
 
+    /// The id of bead `id`'s document in `tree`, without reading it.
+    pub(crate) fn bead_blob(
+        &self,
+        tree: ObjectId,
+        id: &BeadId,
+    ) -> Result<Option<ObjectId>, StoreError> {
+        Ok(self
+            .entry_at(tree, &refs::bead_path(id))?
+            .filter(|(mode, _)| mode.is_blob())
+            .map(|(_, blob)| blob))
+    }
+
     /// The document at `path` in `tree`, decoded.
     pub(crate) fn read_doc<T: serde::de::DeserializeOwned>(
         &self,
