@@ -293,15 +293,13 @@ pub(crate) fn finish_on(
 ///
 /// What each claim commit holds of its bead, and which were merged at the head of the
 /// last check, are kept between checks (`store::ClaimsSeen`): a check with nothing new
-/// asks one merge-base question and compares document ids, and reads a bead only
-/// where its document changed since its claim.
+/// asks one merge-base question and compares document ids (each folder of the head's
+/// tree read once), and reads a bead only where its document changed since its claim.
 fn finished_claims(
     head: &crate::store::Head,
     store: &Store,
     claims: Vec<(String, ObjectId)>,
 ) -> Result<Vec<(String, ObjectId)>> {
-    // Looking up many beads in one tree reads its folders again each time: kept.
-    let reader = store.caching(CLAIM_READS_CACHE);
     let saved = store.claims_seen();
     let mut ancestry = store.ancestry();
     let saved_merged = match saved.head {
@@ -319,44 +317,44 @@ fn finished_claims(
         .zip(ancestry.in_history(head.commit, &unknown)?)
         .filter_map(|(c, merged)| merged.then_some(*c))
         .collect();
+    // A claim this store has not merged yet may be one it knows nothing of.
+    let judged: Vec<(BeadId, (ObjectId, String))> = claims
+        .into_iter()
+        .filter(|(id, c)| known(id, c) || merged.contains(c))
+        .filter_map(|(id, c)| Some((BeadId::parse(&id).ok()?, (c, id))))
+        .collect();
+    let ids: Vec<&BeadId> = judged.iter().map(|(b, _)| b).collect();
+    let now = store.bead_blobs(head.tree, &ids)?;
     let mut seen = crate::store::ClaimsSeen {
         head: Some(head.commit),
         claims: Default::default(),
     };
     let mut finished = Vec::new();
-    for (id, commit) in claims {
-        let Ok(bead_id) = BeadId::parse(&id) else {
-            continue;
-        };
-        // A claim this store has not merged yet may be one it knows nothing of.
-        if !known(&id, &commit) && !merged.contains(&commit) {
-            continue;
-        }
-        let key = (commit, id);
-        let claimed = match saved.claims.get(&key) {
+    for ((bead_id, key), now) in judged.iter().zip(now) {
+        let claimed = match saved.claims.get(key) {
             Some(c) => c.clone(),
             None => {
-                let tree = reader.commit_tree(commit)?;
-                let doc = reader.read_bead(tree, &bead_id)?;
+                let tree = store.commit_tree(key.0)?;
+                let doc = store.read_bead(tree, bead_id)?;
                 crate::store::ClaimSeen {
-                    blob: reader.bead_blob(tree, &bead_id)?,
+                    blob: store.bead_blobs(tree, &[bead_id])?.pop().flatten(),
                     held: doc.as_ref().is_some_and(held),
                     assignee: doc.and_then(|b| b.assignee),
                 }
             }
         };
-        let still = match (claimed.blob, reader.bead_blob(head.tree, &bead_id)?) {
+        let still = match (claimed.blob, now) {
             // The very document claimed: still held as it was.
             (Some(was), Some(now)) if was == now => claimed.held,
-            (Some(_), Some(_)) => reader
-                .read_bead(head.tree, &bead_id)?
+            (Some(_), Some(_)) => store
+                .read_bead(head.tree, bead_id)?
                 .is_some_and(|n| held(&n) && n.assignee == claimed.assignee),
             _ => false,
         };
         if !still {
             finished.push((key.1.clone(), key.0));
         }
-        seen.claims.insert(key, claimed);
+        seen.claims.insert(key.clone(), claimed);
     }
     if seen != saved {
         store.save_claims_seen(&seen);
@@ -368,10 +366,6 @@ fn finished_claims(
 fn held(b: &Bead) -> bool {
     matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
 }
-
-/// How much of the objects it read [`finished_claims`] keeps in memory: the store's
-/// folder of fan-out folders (46 KB) and as many fan-out folders as there are claims.
-const CLAIM_READS_CACHE: usize = 16 << 20;
 
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms
 /// first (see `claim_on_remote`).
