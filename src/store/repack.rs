@@ -114,12 +114,6 @@ fn scan(dir: &Path, own: &HashSet<String>) -> Scan {
             .iter()
             .any(|x| p.with_extension(x).exists())
     };
-    let age = |p: &Path| {
-        std::fs::metadata(p)
-            .and_then(|m| m.modified())
-            .map(|t| t.elapsed().unwrap_or_default())
-            .unwrap_or_default()
-    };
     for path in entries.flatten().map(|e| e.path()) {
         let name = path
             .file_name()
@@ -142,18 +136,34 @@ fn scan(dir: &Path, own: &HashSet<String>) -> Scan {
                     idx: path,
                 });
             }
-        } else if (pack_file
-            && ext.as_deref().is_some_and(|x| LEFT_BESIDE.contains(&x))
-            && !path.with_extension("idx").exists()
-            || name.starts_with(TMP_PACK)
-            || name.starts_with(TMP_IDX))
-            && age(&path) > STALE
-        {
+        } else if left_behind(&path) {
             found.expired.push(path);
         }
     }
     found.packs.sort();
     found
+}
+
+/// Whether the file at `path` is one a killed writer left (see [`Scan::expired`]):
+/// asked again just before it goes, since a writer that puts the same pack in place
+/// again (its name is the checksum of its bytes) makes the file new and adds its
+/// index.
+fn left_behind(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = path.extension().map(|x| x.to_string_lossy().into_owned());
+    let age = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map(|t| t.elapsed().unwrap_or_default())
+        .unwrap_or_default();
+    (name.starts_with("pack-")
+        && ext.as_deref().is_some_and(|x| LEFT_BESIDE.contains(&x))
+        && !path.with_extension("idx").exists()
+        || name.starts_with(TMP_PACK)
+        || name.starts_with(TMP_IDX))
+        && age > STALE
 }
 
 /// Of packs sorted by weight, how many of the lightest to merge so that the rest and
@@ -285,7 +295,7 @@ impl Store {
             return Ok(());
         };
         let found = scan(&dir, &self.own_packs());
-        for path in &found.expired {
+        for path in found.expired.iter().filter(|p| left_behind(p)) {
             let _ = std::fs::remove_file(path);
         }
         let chosen = choose(&found.packs);
