@@ -17,6 +17,22 @@ fn claim_refs(remote: &std::path::Path, sb: &Sandbox) -> Vec<String> {
     .collect()
 }
 
+/// A clone `c1` of a new remote, its claim remote, and beads of `titles` it created,
+/// synced and claimed there.
+fn claimed_on_remote<const N: usize>(
+    sb: &Sandbox,
+    titles: [&str; N],
+) -> (std::path::PathBuf, Repo, [String; N]) {
+    let (remote, c1) = sb.remote_with_store("c1");
+    c1.git(&["config", "beads.claimRemote", "origin"]);
+    let beads = titles.map(|t| c1.create(t, &[]));
+    c1.sync();
+    for id in &beads {
+        c1.beads(&["update", id, "--claim"]);
+    }
+    (remote, c1, beads)
+}
+
 /// The bead a `show --json` document holds (the one place this file reads its shape).
 fn shown(doc: &Value) -> &Value {
     &doc[0]
@@ -211,15 +227,8 @@ fn claims_hold_over_every_transport() {
 #[test]
 fn closing_or_releasing_deletes_the_claim_ref_at_once_or_offline_at_the_next_sync() {
     let sb = Sandbox::new();
-    let (remote, c1) = sb.remote_with_store("c1");
-    c1.git(&["config", "beads.claimRemote", "origin"]);
-    let done = c1.create("one job", &[]);
-    let given_back = c1.create("another", &[]);
-    let offline = c1.create("a third", &[]);
-    c1.sync();
-    for id in [&done, &given_back, &offline] {
-        c1.beads(&["update", id, "--claim"]);
-    }
+    let (remote, c1, beads) = claimed_on_remote(&sb, ["one job", "another", "a third"]);
+    let [done, given_back, offline] = beads;
     assert_eq!(claim_refs(&remote, &sb).len(), 3);
     c1.beads(&["close", &done]);
     c1.beads(&["release", &given_back]);
@@ -354,4 +363,30 @@ fn a_claim_ref_deleted_by_a_close_does_not_hand_out_the_closed_bead() {
     );
     let bead = c2.beads_json(&["show", &next]);
     assert_eq!(shown(&bead)["assignee"], "bob");
+}
+
+/// What a sync learned of the claims it checked is kept for the next one, and each
+/// claim is still judged by its bead as it is now: a comment leaves it held, a close
+/// offline or a reassignment on another machine finishes it.
+#[test]
+fn syncs_that_remember_claims_see_every_change_of_their_beads() {
+    let sb = Sandbox::new();
+    let titles = ["commented", "closed offline", "taken over elsewhere"];
+    let (remote, c1, [commented, closed, taken]) = claimed_on_remote(&sb, titles);
+    // The second sync answers from what the first kept.
+    c1.sync();
+    c1.sync();
+    assert_eq!(claim_refs(&remote, &sb).len(), 3);
+    c1.beads(&["comment", &commented, "still on it"]);
+    c1.beads(&["close", &closed, "--offline"]);
+    let c2 = sb.clone(&remote, "c2", "bob");
+    c2.beads(&["init"]);
+    c2.beads(&["update", &taken, "--assignee", "bob"]);
+    c2.sync();
+    c1.sync();
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{commented}")]
+    );
+    assert_eq!(shown(&c1.beads_json(&["show", &taken]))["assignee"], "bob");
 }

@@ -290,36 +290,81 @@ pub(crate) fn finish_on(
 
 /// The claims of `claims` (bead id, commit) that the store at `head` holds and whose
 /// bead is no longer held by that claimer.
+///
+/// What each claim commit holds of its bead, and which were merged at the head of the
+/// last check, are kept between checks (`store::ClaimsSeen`): a check with nothing new
+/// asks one merge-base question and compares document ids (each folder of the head's
+/// tree read once), and reads a bead only where its document changed since its claim.
 fn finished_claims(
     head: &crate::store::Head,
     store: &Store,
     claims: Vec<(String, ObjectId)>,
 ) -> Result<Vec<(String, ObjectId)>> {
+    let saved = store.claims_seen();
+    let mut ancestry = store.ancestry();
+    let saved_merged = match saved.head {
+        Some(h) => ancestry.contains(head.commit, h)?,
+        None => false,
+    };
+    let known =
+        |id: &str, c: &ObjectId| saved_merged && saved.claims.contains_key(&(*c, id.to_owned()));
+    let unknown: Vec<ObjectId> = (claims.iter())
+        .filter(|(id, c)| !known(id, c))
+        .map(|(_, c)| *c)
+        .collect();
+    let merged: std::collections::HashSet<ObjectId> = unknown
+        .iter()
+        .zip(ancestry.in_history(head.commit, &unknown)?)
+        .filter_map(|(c, merged)| merged.then_some(*c))
+        .collect();
+    // A claim this store has not merged yet may be one it knows nothing of.
+    let judged: Vec<(BeadId, (ObjectId, String))> = claims
+        .into_iter()
+        .filter(|(id, c)| known(id, c) || merged.contains(c))
+        .filter_map(|(id, c)| Some((BeadId::parse(&id).ok()?, (c, id))))
+        .collect();
+    let ids: Vec<&BeadId> = judged.iter().map(|(b, _)| b).collect();
+    let now = store.bead_blobs(head.tree, &ids)?;
+    let mut seen = crate::store::ClaimsSeen {
+        head: Some(head.commit),
+        claims: Default::default(),
+    };
     let mut finished = Vec::new();
-    let commits: Vec<_> = claims.iter().map(|(_, c)| *c).collect();
-    let merged = store.ancestry().in_history(head.commit, &commits)?;
-    for ((id, commit), merged) in claims.into_iter().zip(merged) {
-        let Ok(bead_id) = BeadId::parse(&id) else {
-            continue;
+    for ((bead_id, key), now) in judged.iter().zip(now) {
+        let claimed = match saved.claims.get(key) {
+            Some(c) => c.clone(),
+            None => {
+                let tree = store.commit_tree(key.0)?;
+                let doc = store.read_bead(tree, bead_id)?;
+                crate::store::ClaimSeen {
+                    blob: store.bead_blobs(tree, &[bead_id])?.pop().flatten(),
+                    held: doc.as_ref().is_some_and(held),
+                    assignee: doc.and_then(|b| b.assignee),
+                }
+            }
         };
-        // A claim this store has not merged yet may be one it knows nothing of.
-        if !merged {
-            continue;
-        }
-        let claimed = store.read_bead(store.commit_tree(commit)?, &bead_id)?;
-        let now = store.read_bead(head.tree, &bead_id)?;
-        let held = |b: &Bead| {
-            matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
-        };
-        let still = match (&claimed, &now) {
-            (Some(c), Some(n)) => held(n) && n.assignee == c.assignee,
+        let still = match (claimed.blob, now) {
+            // The very document claimed: still held as it was.
+            (Some(was), Some(now)) if was == now => claimed.held,
+            (Some(_), Some(_)) => store
+                .read_bead(head.tree, bead_id)?
+                .is_some_and(|n| held(&n) && n.assignee == claimed.assignee),
             _ => false,
         };
         if !still {
-            finished.push((id, commit));
+            finished.push((key.1.clone(), key.0));
         }
+        seen.claims.insert(key.clone(), claimed);
+    }
+    if seen != saved {
+        store.save_claims_seen(&seen);
     }
     Ok(finished)
+}
+
+/// Whether bead `b` is held: in progress or hooked, by someone.
+fn held(b: &Bead) -> bool {
+    matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
 }
 
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms

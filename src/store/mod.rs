@@ -3,6 +3,7 @@
 
 mod alias;
 mod bulk;
+mod claims_seen;
 mod cli_config;
 pub mod codec;
 mod commit_log;
@@ -37,6 +38,7 @@ mod write;
 pub use gix::ObjectId;
 
 pub use bulk::{BlobIds, Put};
+pub use claims_seen::{ClaimSeen, ClaimsSeen};
 pub use durable::{Replacement, replace_file};
 pub use error::StoreError;
 pub(crate) use error::{git_err, io_err};

@@ -186,6 +186,43 @@ impl Store {
             .transpose()
     }
 
+    /// The ids of the documents of beads `ids` in `tree` (`None` for a bead it does not
+    /// hold), without reading them: each folder is read once, however many of the
+    /// beads it holds.
+    pub(crate) fn bead_blobs(
+        &self,
+        tree: ObjectId,
+        ids: &[&BeadId],
+    ) -> Result<Vec<Option<ObjectId>>, StoreError> {
+        type Folder = std::collections::HashMap<Vec<u8>, (bool, ObjectId)>;
+        let folder = |id: Option<ObjectId>| -> Result<Folder, StoreError> {
+            Ok(self
+                .decoded_tree(id)?
+                .entries
+                .into_iter()
+                .map(|e| (e.filename.to_vec(), (e.mode.is_tree(), e.oid)))
+                .collect())
+        };
+        let beads = folder(self.subtree(tree, refs::BEADS_DIR)?)?;
+        let mut fanouts: std::collections::HashMap<String, Folder> = Default::default();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let fanout = id.fanout();
+            if !fanouts.contains_key(&fanout) {
+                let sub = beads.get(fanout.as_bytes()).filter(|(dir, _)| *dir);
+                fanouts.insert(fanout.clone(), folder(sub.map(|(_, oid)| *oid))?);
+            }
+            let name = format!("{id}.yaml");
+            out.push(
+                fanouts[&fanout]
+                    .get(name.as_bytes())
+                    .filter(|(dir, _)| !*dir)
+                    .map(|(_, oid)| *oid),
+            );
+        }
+        Ok(out)
+    }
+
     /// The document at `path` in `tree`, decoded.
     pub(crate) fn read_doc<T: serde::de::DeserializeOwned>(
         &self,

@@ -24,8 +24,13 @@
 //! it replaces are deleted; every object of those is in it, so nothing a ref or a
 //! reflog needs can go. A process killed at any point leaves either the old packs, or
 //! the old and the new (holding the same objects twice, until the next merge), or a
-//! pack without an index or a temporary file that the next merge removes once it is
-//! older than [`STALE`].
+//! pack (or its `.rev`) without an index or a temporary file that the next merge
+//! removes once it is older than [`STALE`].
+//!
+//! Deleting packs while another process reads is what `git repack -d` does too: git
+//! and gix look an object up again when a pack they listed is gone, but a `git fsck`
+//! that listed a pack whose index then goes reports "index not opened", beside a
+//! merge here as beside `git repack -d`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write as _;
@@ -45,6 +50,11 @@ use super::{Store, StoreError, WriteLock, delta, git_err, io_err, tree};
 /// its pack in place a moment before the pack's index, and the packs a merge replaces
 /// go at once, so only a writer killed in that moment leaves one.
 const STALE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The files of a pack a merge deletes after its index, in this order: a writer
+/// killed on the way leaves some of them without an index, which git counts as
+/// garbage (`git count-objects -v`) until the next merge removes them.
+const LEFT_BESIDE: [&str; 4] = ["pack", "rev", "bitmap", "mtimes"];
 
 /// How much heavier (in objects) each pack must be than all lighter ones together.
 const FACTOR: u64 = 2;
@@ -79,8 +89,8 @@ struct Scan {
     /// [`BUDGET`]) and small ones of others (a fetch's). Packs git was told to keep
     /// (`.keep`, `.promisor`) are left out.
     packs: Vec<Pack>,
-    /// Packs without an index, and temporary files of packs being written, older than
-    /// [`STALE`].
+    /// Packs (and their `.rev`, `.bitmap`, `.mtimes`) without an index, and temporary
+    /// files of packs being written, older than [`STALE`].
     expired: Vec<PathBuf>,
 }
 
@@ -104,19 +114,16 @@ fn scan(dir: &Path, own: &HashSet<String>) -> Scan {
             .iter()
             .any(|x| p.with_extension(x).exists())
     };
-    let age = |p: &Path| {
-        std::fs::metadata(p)
-            .and_then(|m| m.modified())
-            .map(|t| t.elapsed().unwrap_or_default())
-            .unwrap_or_default()
-    };
     for path in entries.flatten().map(|e| e.path()) {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let ext = path.extension().map(|x| x.to_string_lossy().into_owned());
-        if ext.as_deref() == Some("idx") && !kept(&path) {
+        // Only `pack-<hash>.*` are packs: git's repack writes `.tmp-<pid>-pack-*`
+        // beside them and renames those into place, which merging them would break.
+        let pack_file = name.starts_with("pack-");
+        if pack_file && ext.as_deref() == Some("idx") && !kept(&path) {
             let stem = name.trim_end_matches(".idx");
             if let (Ok(pack), Ok(idx)) = (
                 std::fs::metadata(path.with_extension("pack")),
@@ -129,16 +136,34 @@ fn scan(dir: &Path, own: &HashSet<String>) -> Scan {
                     idx: path,
                 });
             }
-        } else if (ext.as_deref() == Some("pack") && !path.with_extension("idx").exists()
-            || name.starts_with(TMP_PACK)
-            || name.starts_with(TMP_IDX))
-            && age(&path) > STALE
-        {
+        } else if left_behind(&path) {
             found.expired.push(path);
         }
     }
     found.packs.sort();
     found
+}
+
+/// Whether the file at `path` is one a killed writer left (see [`Scan::expired`]):
+/// asked again just before it goes, since a writer that puts the same pack in place
+/// again (its name is the checksum of its bytes) makes the file new and adds its
+/// index.
+fn left_behind(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = path.extension().map(|x| x.to_string_lossy().into_owned());
+    let age = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map(|t| t.elapsed().unwrap_or_default())
+        .unwrap_or_default();
+    (name.starts_with("pack-")
+        && ext.as_deref().is_some_and(|x| LEFT_BESIDE.contains(&x))
+        && !path.with_extension("idx").exists()
+        || name.starts_with(TMP_PACK)
+        || name.starts_with(TMP_IDX))
+        && age > STALE
 }
 
 /// Of packs sorted by weight, how many of the lightest to merge so that the rest and
@@ -270,7 +295,7 @@ impl Store {
             return Ok(());
         };
         let found = scan(&dir, &self.own_packs());
-        for path in &found.expired {
+        for path in found.expired.iter().filter(|p| left_behind(p)) {
             let _ = std::fs::remove_file(path);
         }
         let chosen = choose(&found.packs);
@@ -282,7 +307,8 @@ impl Store {
             if pack.idx.with_extension("pack") == merged {
                 continue;
             }
-            for ext in ["idx", "rev", "bitmap", "mtimes", "pack"] {
+            let _ = std::fs::remove_file(&pack.idx);
+            for ext in LEFT_BESIDE {
                 let _ = std::fs::remove_file(pack.idx.with_extension(ext));
             }
         }
@@ -578,6 +604,40 @@ mod tests {
             .read_bead(head.tree, &id(59 * 7 % 300))
             .expect("reads");
         assert_eq!(last.expect("a bead").title, "write 59");
+    }
+
+    /// What a killed merge left without an index goes once stale; git's own temporary
+    /// packs (`git repack` renames them into place) are never taken for packs.
+    #[test]
+    fn leftovers_go_once_stale_and_temporary_packs_of_git_stay() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let old = std::time::SystemTime::now() - 2 * super::STALE;
+        let file = |name: &str, at: Option<std::time::SystemTime>| {
+            let f = std::fs::File::create(dir.path().join(name)).expect("create");
+            if let Some(at) = at {
+                f.set_modified(at).expect("set the time");
+            }
+        };
+        for name in ["pack-a.rev", "pack-a.pack", "pack-b.mtimes"] {
+            file(name, Some(old));
+        }
+        file("pack-c.rev", None);
+        file(".tmp-7-pack-d.idx", Some(old));
+        file(".tmp-7-pack-d.pack", Some(old));
+        let found = super::scan(dir.path(), &Default::default());
+        assert!(found.packs.is_empty(), "{:?}", found.packs);
+        let mut expired: Vec<String> = found
+            .expired
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .expect("a name")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        expired.sort();
+        assert_eq!(expired, ["pack-a.pack", "pack-a.rev", "pack-b.mtimes"]);
     }
 
     #[test]

@@ -70,7 +70,9 @@ impl ScratchFile {
     }
 
     /// Gives the complete file its name `dest`. A pack of that name already there
-    /// holds the same objects (the name is their checksum), and stays.
+    /// holds the same objects (the name is their checksum), and stays, made new: it
+    /// may be one a killed writer left without its index, which housekeeping removes
+    /// once it is old (and asks again just before).
     pub(crate) fn place(&mut self, dest: &Path) -> std::io::Result<()> {
         match &self.named {
             Some(path) => std::fs::rename(path, dest)?,
@@ -78,7 +80,14 @@ impl ScratchFile {
                 use std::os::fd::AsRawFd;
                 let fd = format!("/proc/self/fd/{}", self.file.as_raw_fd());
                 match rustix::fs::linkat(CWD, fd.as_str(), CWD, dest, AtFlags::SYMLINK_FOLLOW) {
-                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Ok(()) => {}
+                    Err(rustix::io::Errno::EXIST) => {
+                        // (A file git wrote may be read-only: it stays as it is.)
+                        let _ = File::options()
+                            .write(true)
+                            .open(dest)
+                            .and_then(|f| f.set_modified(SystemTime::now()));
+                    }
                     Err(e) => return Err(e.into()),
                 }
             }
@@ -164,6 +173,29 @@ mod tests {
         assert_eq!(writer_of("tmp_pack_beads_42"), Some(42));
         assert_eq!(writer_of("tmp_pack_stream_7"), Some(7));
         assert_eq!(writer_of("tmp_pack_Xy12Ab"), None);
+    }
+
+    /// A pack put in place again (a flush of the same queued write, after a writer
+    /// killed before its index) keeps the file there and makes it new, so that
+    /// housekeeping does not take it for one a killed writer left.
+    #[test]
+    fn placing_where_the_same_file_is_keeps_it_and_makes_it_new() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dest = dir.path().join("pack-x.pack");
+        std::fs::write(&dest, "same").expect("write");
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        let f = File::options().write(true).open(&dest).expect("open");
+        f.set_modified(old).expect("set the time");
+        let (mut file, mut scratch) = ScratchFile::create(dir.path(), "tmp_y").expect("create");
+        file.write_all(b"same").expect("write");
+        scratch.place(&dest).expect("place");
+        drop(scratch);
+        assert_eq!(std::fs::read_to_string(&dest).expect("there"), "same");
+        let at = std::fs::metadata(&dest)
+            .and_then(|m| m.modified())
+            .expect("a time");
+        assert!(at > old + Duration::from_secs(1800), "{at:?}");
     }
 
     #[test]
