@@ -206,7 +206,7 @@ fn remote_claims_and_closes_killed_at_random_moments_acknowledge_only_what_the_r
     let t0 = Instant::now();
     a.beads(&["update", &first, "--claim", "--remote", "origin"]);
     let span_us = (t0.elapsed().as_micros() as u64).clamp(5_000, 2_000_000);
-    let trials = count(10, 100);
+    let trials = count(6, 100);
     let (mut acked, mut killed, mut closed) = (0, 0, 0);
     for trial in 0..trials {
         let (who, other) = if rng.below(2) == 0 {
@@ -625,7 +625,7 @@ fn bead_doc(id: &str, title: &str) -> Vec<u8> {
 #[test]
 fn a_ref_moved_by_another_process_mid_write_loses_nothing() {
     const WRITERS: usize = 4;
-    let each = count(15, 60);
+    let each = count(8, 60);
     let _heavy = heavy();
     let sb = Sandbox::new();
     let repo = sb.repo("work", "alice");

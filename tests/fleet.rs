@@ -5,7 +5,7 @@
 //! holds the same store with every acknowledged write in it, as does the remote's
 //! `refs/beads/main`.
 //!
-//! 8 clones × 5 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10, and
+//! 6 clones × 4 rounds by default; `GIT_BEADS_STRESS=1` runs 50 × 10, and
 //! `GIT_BEADS_FLEET=20x5` any other size.
 
 use crate::common;
@@ -34,10 +34,10 @@ fn size() -> (usize, usize) {
     {
         return (n, r);
     }
-    if std::env::var_os("GIT_BEADS_STRESS").is_some_and(|v| v == "1") {
+    if crate::reliability::stress() {
         (50, 10)
     } else {
-        (8, 5)
+        (6, 4)
     }
 }
 
