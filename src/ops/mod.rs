@@ -6,7 +6,7 @@ mod alongside;
 mod beads;
 mod bond;
 mod claim;
-mod config;
+mod core;
 mod doctor;
 mod edit;
 mod error;
@@ -20,7 +20,6 @@ mod lint;
 mod mail;
 mod molecule;
 mod provenance;
-mod query;
 mod rename;
 mod session;
 mod setup;
@@ -29,6 +28,8 @@ mod touched;
 mod usage;
 mod verify;
 mod worktree;
+
+use core::{config, query};
 
 use crate::model::{self, Actor, Bead, BeadId, Prefix};
 use crate::store::{self, Meta, Tx, View};

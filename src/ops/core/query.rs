@@ -637,7 +637,7 @@ pub fn head_commit(store: &Store) -> Result<String> {
 }
 
 /// The beads part of the index (every query here reads the beads, none the mail).
-pub(super) fn load_index(store: &Store) -> Result<Index> {
+pub(crate) fn load_index(store: &Store) -> Result<Index> {
     let head = store.require_head()?;
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
