@@ -18,6 +18,7 @@ mod session;
 mod template;
 mod text;
 mod trailers;
+mod trust;
 mod valid;
 
 pub use actor::Actor;
@@ -63,4 +64,5 @@ pub use text::{
     escape_controls, plural, push_escaped,
 };
 pub use trailers::{session_trailers, with_trailers};
+pub use trust::Trust;
 pub use valid::{Invalid, agent_problems, bead_problems, message_problems, stored_bead_problems};
