@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::cli::commands::{list::parse_type, parse_dep, session};
+use crate::cli::commands::{list::parse_type, session, util::parse_dep};
 use crate::cli::{Ctx, error::Kind, output};
 use crate::model::{BeadId, DepKind, Status};
 use crate::ops::{self, Changes, ErrorKind, MailError, OpError, SessionError};
