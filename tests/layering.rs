@@ -14,9 +14,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("wire", &["ops", "model"]),
     ("hooks", &["ops", "model", "settings", "wire"]),
     ("serve", &["wire", "ops", "model", "settings"]),
+    ("mcp", &["wire", "ops", "model", "settings", "cli"]),
     (
         "cli",
-        &["wire", "ops", "model", "hooks", "settings", "serve"],
+        &["wire", "ops", "model", "hooks", "settings", "serve", "mcp"],
     ),
 ];
 

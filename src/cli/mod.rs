@@ -5,7 +5,6 @@ pub mod commands;
 pub mod error;
 pub mod lazy;
 pub mod man;
-pub mod mcp;
 pub mod output;
 pub mod render;
 

@@ -1,6 +1,7 @@
 //! `git beads mcp`: serve this repository's store to an agent over MCP (stdio).
 
-use crate::cli::{Ctx, error::CliError, mcp::Server, output::Out};
+use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::mcp::Server;
 
 /// Arguments of `mcp`.
 #[derive(clap::Args, Debug)]
