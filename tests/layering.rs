@@ -14,7 +14,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("wire", &["ops", "model"]),
     ("hooks", &["ops", "model", "settings", "wire"]),
     ("serve", &["wire", "ops", "model", "settings"]),
-    ("mcp", &["wire", "ops", "model", "settings", "cli"]),
+    ("mcp", &["wire", "ops", "model", "settings"]),
     (
         "cli",
         &["wire", "ops", "model", "hooks", "settings", "serve", "mcp"],

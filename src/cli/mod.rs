@@ -192,13 +192,12 @@ impl Ctx {
 
     /// Who this command acts as, and why (see [`Ctx::actor`]).
     pub fn who_acts(&self) -> ops::Result<ops::Acting> {
-        let acting = match &self.actor {
-            Some(name) => ops::Acting {
-                actor: ops::acting_as_named(&self.store, name)?,
-                because: ops::ActingBecause::Named,
-            },
-            None => ops::who_acts(&self.store, self.as_agent.as_ref(), self.as_person)?,
-        };
+        let acting = ops::acting_given(
+            &self.store,
+            self.actor.as_deref(),
+            self.as_agent.as_ref(),
+            self.as_person,
+        )?;
         // Only where nothing on the command line named the agent: a variable set
         // earlier, or the worktree's binding, may surprise.
         let implicit = acting.because == ops::ActingBecause::Bound

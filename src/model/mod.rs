@@ -33,7 +33,7 @@ pub use bd_formula::{
 };
 pub use bead::{
     Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
-    ParseEnumError, Status, Timestamp, is_failure_close,
+    ParseEnumError, Status, Timestamp, is_failure_close, parse_dep, parse_type,
 };
 pub(crate) use bead::{TimeText, WordVisitor, word_enum};
 pub use condition::{Condition, Facts, StepFacts};

@@ -103,6 +103,23 @@ pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
     Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
 }
 
+/// Who acts, as a command line names it: bd's actor name `actor` (`--actor`), else
+/// [`who_acts`] with `as_agent` (`--as`) and `as_person` (`--as-person`).
+pub fn acting_given(
+    store: &Store,
+    actor: Option<&str>,
+    as_agent: Option<&AgentName>,
+    as_person: bool,
+) -> Result<Acting> {
+    match actor {
+        Some(name) => Ok(Acting {
+            actor: acting_as_named(store, name)?,
+            because: ActingBecause::Named,
+        }),
+        None => who_acts(store, as_agent, as_person),
+    }
+}
+
 /// The identity bd's `--actor NAME` stands for: the agent of that name when there is
 /// one, otherwise the person's git identity recorded under that name.
 pub fn acting_as_named(store: &Store, name: &str) -> Result<Actor> {

@@ -49,9 +49,9 @@ pub use crate::model::Trust;
 /// the store replaces its files.
 pub use crate::store::{Replacement, replace_file, unsigned_reason};
 pub use agent::{
-    Acting, ActingBecause, AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding,
-    create_agent, list_agents, retire_agent, rotate_agent_key, show_agent, unbind, update_agent,
-    who_acts,
+    Acting, ActingBecause, AgentChanges, Binding, NewAgent, acting, acting_as_named, acting_given,
+    bind, binding, create_agent, list_agents, retire_agent, rotate_agent_key, show_agent, unbind,
+    update_agent, who_acts,
 };
 pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,

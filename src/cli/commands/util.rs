@@ -7,7 +7,7 @@ use crate::cli::{
     error::{CliError, Kind},
     output::Out,
 };
-use crate::model::{BeadId, DepKind, Dependency};
+use crate::model::BeadId;
 use crate::ops;
 
 /// The data formats `import` reads and `export` writes.
@@ -96,16 +96,8 @@ pub fn parse_priority(s: &str) -> Result<u8, String> {
     }
 }
 
-/// Parses one dependency, `ID` or `KIND:ID`; a bare id means `blocks`.
-pub fn parse_dep(s: &str) -> Result<Dependency, String> {
-    let s = s.trim();
-    let (kind, id) = match s.split_once(':') {
-        Some((k, id)) => (k.parse::<DepKind>().map_err(|e| e.to_string())?, id),
-        None => (DepKind::Blocks, s),
-    };
-    let id = BeadId::parse(id).map_err(|e| e.to_string())?;
-    Ok(Dependency { id, kind })
-}
+/// Parses one dependency, `ID` or `KIND:ID` (see [`crate::model::parse_dep`]).
+pub use crate::model::parse_dep;
 
 /// Prints beads in full as `bd show` does: a bare array, each bead with what it
 /// depends on and how many depend on it.
@@ -194,6 +186,7 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::DepKind;
 
     #[test]
     fn priorities() {
