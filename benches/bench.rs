@@ -1357,7 +1357,7 @@ impl Bench<'_> {
     fn mcp_figures(&mut self, n: usize, dir: &Path, mid: &str) -> Res<()> {
         let runs = self.o.runs.max(20);
         let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ready","arguments":{}}}"#;
-        let server = git_beads::cli::mcp::Server::new(dir.to_owned(), None, false, None);
+        let server = git_beads::mcp::Server::new(dir.to_owned(), None, false, None);
         let timed = |runs, cpu: f64| Timed {
             runs,
             peak: None,

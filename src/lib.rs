@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod hooks;
+pub mod mcp;
 pub mod merge;
 pub mod model;
 pub mod ops;

@@ -80,16 +80,7 @@ fn chain(sb: &Sandbox) -> (Repo, String) {
     sign_as_person(sb, &repo);
     repo.init();
     repo.create("by alice", &[]);
-    repo.beads(&["agent", "create", "lead"]);
-    repo.beads(&[
-        "--as",
-        "lead",
-        "agent",
-        "create",
-        "lead/worker",
-        "--can",
-        "create,update,comment",
-    ]);
+    repo.lead_and_child("lead/worker", "create,update,comment");
     let by_lead = repo.beads(&["--as", "lead", "create", "by lead"]);
     repo.beads(&["--as", "lead", "close", by_lead.trim()]);
     let id = repo.beads(&["--as", "lead/worker", "create", "by worker"]);

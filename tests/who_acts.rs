@@ -13,16 +13,7 @@ use serde_json::Value;
 /// and update.
 fn team() -> (Sandbox, Repo) {
     let (sb, repo) = Sandbox::with_store();
-    repo.beads(&["agent", "create", "lead"]);
-    repo.beads(&[
-        "--as",
-        "lead",
-        "agent",
-        "create",
-        "lead/bob",
-        "--can",
-        "create,update",
-    ]);
+    repo.lead_and_child("lead/bob", "create,update");
     (sb, repo)
 }
 

@@ -5,7 +5,6 @@ pub mod commands;
 pub mod error;
 pub mod lazy;
 pub mod man;
-pub mod mcp;
 pub mod output;
 pub mod render;
 
@@ -108,6 +107,39 @@ pub(crate) fn actor_from_env() -> Option<String> {
         .find(|v| !v.trim().is_empty())
 }
 
+/// What named the agent a command acts as (`whoami` says which).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedBy {
+    /// A variable (`GIT_BEADS_AGENT`, `BD_ACTOR`) set for the command.
+    Env,
+    /// `--actor`.
+    ActorFlag,
+    /// `--as`.
+    AsFlag,
+}
+
+impl NamedBy {
+    /// Its word in `whoami`'s output: `env`, `actor-flag`, `as-flag`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NamedBy::Env => "env",
+            NamedBy::ActorFlag => "actor-flag",
+            NamedBy::AsFlag => "as-flag",
+        }
+    }
+
+    /// Why that names the agent, in words for a person.
+    pub fn reason(self) -> &'static str {
+        match self {
+            NamedBy::Env => {
+                "a variable (GIT_BEADS_AGENT, BD_ACTOR) names it, for the commands given it"
+            }
+            NamedBy::ActorFlag => "--actor names it, for this command",
+            NamedBy::AsFlag => "--as names it, for this command",
+        }
+    }
+}
+
 /// What every command gets: the store, and who is acting.
 pub struct Ctx {
     /// The repository's store.
@@ -160,17 +192,16 @@ impl Ctx {
 
     /// Who this command acts as, and why (see [`Ctx::actor`]).
     pub fn who_acts(&self) -> ops::Result<ops::Acting> {
-        let acting = match &self.actor {
-            Some(name) => ops::Acting {
-                actor: ops::acting_as_named(&self.store, name)?,
-                because: ops::ActingBecause::Named,
-            },
-            None => ops::who_acts(&self.store, self.as_agent.as_ref(), self.as_person)?,
-        };
+        let acting = ops::acting_given(
+            &self.store,
+            self.actor.as_deref(),
+            self.as_agent.as_ref(),
+            self.as_person,
+        )?;
         // Only where nothing on the command line named the agent: a variable set
         // earlier, or the worktree's binding, may surprise.
         let implicit = acting.because == ops::ActingBecause::Bound
-            || (acting.because == ops::ActingBecause::Named && self.named_by() == "env");
+            || (acting.because == ops::ActingBecause::Named && self.named_by() == NamedBy::Env);
         if let (true, Some(agent), None) = (implicit, &acting.actor.agent, &acting.actor.session) {
             let head = self.store.head()?.map(|h| h.commit.to_string());
             let _ = self.outside_session.set((agent.to_string(), head));
@@ -178,13 +209,13 @@ impl Ctx {
         Ok(acting)
     }
 
-    /// Why `who_acts` named the agent it did, in `whoami`'s words: which flag or
-    /// variable, or the worktree.
-    pub fn named_by(&self) -> &'static str {
+    /// What named the agent this command acts as, when it was named (see
+    /// [`ops::ActingBecause::Named`]): a variable, `--actor` or `--as`.
+    pub fn named_by(&self) -> NamedBy {
         match (&self.actor, self.named_by_env) {
-            (_, true) => "env",
-            (Some(_), false) => "actor-flag",
-            (None, false) => "as-flag",
+            (_, true) => NamedBy::Env,
+            (Some(_), false) => NamedBy::ActorFlag,
+            (None, false) => NamedBy::AsFlag,
         }
     }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::error::CliError;
 use crate::model::{self, Layout, Status};
 use crate::ops::{BeadRow, Broken};
-use crate::wire::JSON_SCHEMA_VERSION;
+use crate::wire::{JSON_SCHEMA_VERSION, Versioned};
 
 /// Where and how a command writes its results.
 pub struct Out {
@@ -31,14 +31,6 @@ pub struct Out {
     line: String,
     /// What text lines go to instead of stdout, while [`Out::capture`] holds.
     captured: Option<String>,
-}
-
-/// An object with `schema_version` beside its fields.
-#[derive(Serialize)]
-struct Versioned<'a, T: Serialize> {
-    schema_version: u32,
-    #[serde(flatten)]
-    body: &'a T,
 }
 
 /// Any document, object or array, under `data` (`BD_JSON_ENVELOPE=1`).
@@ -423,15 +415,6 @@ fn padded(out: &mut String, text: &str, width: usize) {
         out.push_str(&SPACES[..n]);
         pad -= n;
     }
-}
-
-/// An object document as `--json` prints it (without bd's envelope), as JSON text:
-/// `body`'s fields with `schema_version` beside them.
-pub fn versioned<T: Serialize>(body: &T) -> serde_json::Result<Box<serde_json::value::RawValue>> {
-    serde_json::value::to_raw_value(&Versioned {
-        schema_version: JSON_SCHEMA_VERSION,
-        body,
-    })
 }
 
 /// Writes a failure as a JSON object on stderr, as bd does under `--json`:

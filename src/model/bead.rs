@@ -719,6 +719,29 @@ impl Bead {
     }
 }
 
+/// Parses a type, with bd's short names (`feat`, `mr`, `mol`, `dec`, `adr`).
+pub fn parse_type(s: &str) -> Result<BeadType, String> {
+    let word = match s {
+        "feat" => "feature",
+        "mr" => "merge-request",
+        "mol" => "molecule",
+        "dec" | "adr" => "decision",
+        s => s,
+    };
+    word.parse().map_err(|e: ParseEnumError| e.to_string())
+}
+
+/// Parses one dependency, `ID` or `KIND:ID`; a bare id means `blocks`.
+pub fn parse_dep(s: &str) -> Result<Dependency, String> {
+    let s = s.trim();
+    let (kind, id) = match s.split_once(':') {
+        Some((k, id)) => (k.parse::<DepKind>().map_err(|e| e.to_string())?, id),
+        None => (DepKind::Blocks, s),
+    };
+    let id = BeadId::parse(id).map_err(|e| e.to_string())?;
+    Ok(Dependency { id, kind })
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -18,6 +18,7 @@ mod session;
 mod template;
 mod text;
 mod trailers;
+mod trust;
 mod valid;
 
 pub use actor::Actor;
@@ -32,7 +33,7 @@ pub use bd_formula::{
 };
 pub use bead::{
     Bead, BeadType, Comment, Conflict, CustomWord, DepKind, Dependency, ExternalDependency,
-    ParseEnumError, Status, Timestamp, is_failure_close,
+    ParseEnumError, Status, Timestamp, is_failure_close, parse_dep, parse_type,
 };
 pub(crate) use bead::{TimeText, WordVisitor, word_enum};
 pub use condition::{Condition, Facts, StepFacts};
@@ -63,4 +64,5 @@ pub use text::{
     escape_controls, plural, push_escaped,
 };
 pub use trailers::{session_trailers, with_trailers};
+pub use trust::Trust;
 pub use valid::{Invalid, agent_problems, bead_problems, message_problems, stored_bead_problems};

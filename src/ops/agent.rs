@@ -4,10 +4,10 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{AgentChange, AgentError, Result, SessionError, now, refuse_new, write};
+use super::{AgentChange, AgentError, Result, now, permit, refuse_new, write};
 use crate::model::{
-    Actor, Agent, AgentName, AgentStatus, Authority, BeadId, Budget, Capability, Decision, Session,
-    agent_problems,
+    Actor, Agent, AgentKey, AgentName, AgentStatus, Authority, BeadId, Budget, Capability,
+    Decision, Session, agent_problems,
 };
 use crate::store::{Store, Tx, View, refs};
 
@@ -61,34 +61,6 @@ pub(crate) fn set_binding(store: &Store, binding: Option<&Binding>) -> Result<()
     Ok(store.write_worktree_state(refs::WORKTREE_BINDING, binding)?)
 }
 
-/// Fails unless `actor` may do `cap`, and unless its session is over budget: then it
-/// may only do what needs no capability (report usage, hand off, end the session).
-pub(crate) fn permit(actor: &Actor, cap: Capability) -> Result<()> {
-    if let (Some(agent), Some(session)) = (&actor.agent, &actor.session)
-        && !actor.over_budget.is_empty()
-    {
-        return Err(SessionError::BudgetSpent {
-            id: session.clone(),
-            agent: agent.clone(),
-            over: actor.over_budget.clone(),
-        }
-        .into());
-    }
-    if actor.may(cap) {
-        return Ok(());
-    }
-    Err(AgentError::NotPermitted {
-        actor: actor.id.clone(),
-        capability: cap,
-        has: actor
-            .authority
-            .as_ref()
-            .map(|a| a.capabilities.iter().copied().collect())
-            .unwrap_or_default(),
-    }
-    .into())
-}
-
 /// Reads agent `name` at the current head.
 pub fn show_agent(store: &Store, name: &AgentName) -> Result<Agent> {
     let head = store.require_head()?;
@@ -129,6 +101,23 @@ fn active(agent: Agent) -> Result<Agent> {
 
 pub(crate) fn save(tx: &mut Tx<'_>, agent: &Agent) -> Result<()> {
     Ok(tx.put_doc(&refs::agent_path(&agent.name), agent)?)
+}
+
+/// Who acts, as a command line names it: bd's actor name `actor` (`--actor`), else
+/// [`who_acts`] with `as_agent` (`--as`) and `as_person` (`--as-person`).
+pub fn acting_given(
+    store: &Store,
+    actor: Option<&str>,
+    as_agent: Option<&AgentName>,
+    as_person: bool,
+) -> Result<Acting> {
+    match actor {
+        Some(name) => Ok(Acting {
+            actor: acting_as_named(store, name)?,
+            because: ActingBecause::Named,
+        }),
+        None => who_acts(store, as_agent, as_person),
+    }
 }
 
 /// The identity bd's `--actor NAME` stands for: the agent of that name when there is
@@ -374,7 +363,7 @@ pub fn create_agent(store: &Store, actor: &Actor, new: NewAgent) -> Result<Agent
             updated_at: at,
             updated_by: actor.id.clone(),
             decisions: Vec::new(),
-            keys: vec![crate::model::AgentKey {
+            keys: vec![AgentKey {
                 since: at,
                 ..key_entry.clone()
             }],
@@ -607,4 +596,41 @@ pub fn bind(store: &Store, name: &AgentName) -> Result<Binding> {
 /// Removes the current worktree's binding.
 pub fn unbind(store: &Store) -> Result<()> {
     set_binding(store, None)
+}
+
+/// Gives agent `name` a new key and retires the ones it had: commits they sign from
+/// now on are not the agent's. Only a person, the agent itself or an agent above it
+/// may. The private key replaces the old one under the git dir once the store
+/// records it.
+pub fn rotate_agent_key(store: &Store, actor: &Actor, name: &AgentName) -> Result<Agent> {
+    let (key, entry) = super::keys::new_key(store, actor, name)?;
+    let agent = write(store, actor, |tx| {
+        if let Some(me) = &actor.agent
+            && me != name
+            && !descends_from(tx, name, me)?
+        {
+            return Err(AgentError::NotBelow {
+                actor: me.clone(),
+                change: AgentChange::Update,
+                target: None,
+            }
+            .into());
+        }
+        let mut agent = load_active(tx, name)?;
+        let at = now();
+        for old in agent.keys.iter_mut().filter(|k| k.retired_at.is_none()) {
+            old.retired_at = Some(at);
+        }
+        agent.keys.push(AgentKey {
+            since: at,
+            ..entry.clone()
+        });
+        agent.updated_at = at;
+        agent.updated_by = actor.id.clone();
+        save(tx, &agent)?;
+        tx.set_message(format!("agent key rotate {name}"));
+        Ok(agent)
+    })?;
+    store.save_agent_key(name, &key)?;
+    Ok(agent)
 }

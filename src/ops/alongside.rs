@@ -131,7 +131,7 @@ pub fn push_alongside(
     if store.head()?.is_none() {
         return Ok(None);
     }
-    super::agent::permit(actor, Capability::Sync)?;
+    super::permit(actor, Capability::Sync)?;
     let folded = fold_remote(store, actor, remote)?;
     // So that the next plain `git fetch` brings this remote's beads.
     store.setup_remote(remote)?;

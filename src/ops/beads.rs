@@ -2,11 +2,13 @@
 
 use std::collections::BTreeSet;
 
-use super::agent::permit;
-use super::{BeadError, OpError, Result, check_bead, now, require, write};
+use super::core::change::{Ended, require_live};
+use super::{
+    BeadError, Edited, OpError, Result, check_bead, fresh_id, next_child, now, permit, write,
+};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Comment, DepKind, DepTarget, Dependency, Prefix,
-    Status, check_label, id_length_for,
+    Status, check_label,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{FORMAT, Meta, Store, Tx, View};
@@ -76,37 +78,6 @@ pub struct NewBead {
     /// sync never pushes, with an id `<prefix>-wisp-<hash>` unless [`NewBead::id`]
     /// names one.
     pub ephemeral: bool,
-}
-
-fn next_child(tx: &View<'_>, parent: &BeadId) -> Result<BeadId> {
-    let prefix = format!("{parent}.");
-    let highest = tx
-        .bead_ids_near(parent)?
-        .iter()
-        .filter_map(|id| id.strip_prefix(&prefix))
-        .filter_map(|n| n.parse::<u32>().ok())
-        .max()
-        .unwrap_or(0);
-    Ok(parent.child(highest + 1))
-}
-
-pub(crate) fn fresh_id(
-    tx: &View<'_>,
-    prefix: &Prefix,
-    title: &str,
-    actor: &Actor,
-) -> Result<BeadId> {
-    let len = id_length_for(tx.bead_count_estimate()?);
-    let stamp = now().timestamp_nanos_opt().unwrap_or_default();
-    for attempt in 0u32..64 {
-        let seed = format!("{title}\0{}\0{stamp}\0{attempt}", actor.id);
-        // A collision is retried with a longer id after a few tries, so it always ends.
-        let id = BeadId::generate(prefix, seed.as_bytes(), len + (attempt as usize / 8));
-        if !tx.bead_exists(&id)? {
-            return Ok(id);
-        }
-    }
-    Err(BeadError::NoFreeId.into())
 }
 
 /// Creates a bead and returns it.
@@ -231,25 +202,6 @@ fn new_bead(main: &View<'_>, here: &View<'_>, actor: &Actor, new: &NewBead) -> R
     Ok(bead)
 }
 
-/// Reads bead `id` for a change: it must exist and not be deleted.
-fn require_live(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
-    let bead = require(tx, id)?;
-    if bead.status == Status::Deleted {
-        return Err(BeadError::Deleted(id.clone()).into());
-    }
-    Ok(bead)
-}
-
-/// A bead a command was asked to change, as it is now, and whether the command
-/// changed it (a change to what it already is writes nothing).
-#[derive(Clone, Debug)]
-pub struct Edited {
-    /// The bead, as changed or as it already was.
-    pub bead: Bead,
-    /// Whether the command changed it.
-    pub changed: bool,
-}
-
 /// Applies `change` to each of `ids` in one commit and returns the beads as changed.
 fn change_each(
     store: &Store,
@@ -280,9 +232,9 @@ fn change_each_on(
     Ok(beads)
 }
 
-/// The transaction of [`change_each_on`], on whatever state `tx` reads: a store ref,
-/// or the head a change that a remote confirms first is prepared on (see
-/// [`Store::prepare`]).
+/// The transaction of [`change_each_on`], on whatever state `tx` reads (see
+/// [`core::change::change_each_in`](super::core::change::change_each_in)), with what
+/// follows when beads finish: [`after_finish`].
 pub(super) fn change_each_in(
     store: &Store,
     tx: &mut Tx<'_>,
@@ -291,47 +243,20 @@ pub(super) fn change_each_in(
     verb: &str,
     change: &mut dyn FnMut(&mut Bead) -> Result<()>,
 ) -> Result<Vec<Edited>> {
-    let mut out = Vec::with_capacity(ids.len());
-    let mut finished = Vec::new();
-    let mut left = Vec::new();
-    for id in ids {
-        let before = require_live(tx, id)?;
-        let mut bead = before.clone();
-        change(&mut bead)?;
-        if bead == before {
-            out.push(Edited {
-                bead,
-                changed: false,
-            });
-            continue;
-        }
-        check_bead(Some(&before), &bead)?;
-        bead.touch(&actor.id, now());
-        tx.put_bead(&bead)?;
-        if !before.status.is_done() && bead.status.is_done() {
-            finished.push(bead.clone());
-        }
-        if before.assignee.is_some() && bead.assignee.is_none() {
-            // Released work leaves the hook of the agent that held it.
-            left.push(before);
-        }
-        out.push(Edited {
-            bead,
-            changed: true,
-        });
-    }
-    let changed: Vec<&Bead> = out.iter().filter(|e| e.changed).map(|e| &e.bead).collect();
-    let subject = match changed.as_slice() {
-        [] => return Ok::<_, OpError>(out),
-        [one] => format!("{verb} {}: {}", one.id, one.title),
-        many => format!(
-            "{verb} {}",
-            many.iter()
-                .map(|b| b.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    super::core::change::change_each_in(store, tx, actor, ids, verb, change, &after_finish)
+}
+
+/// What follows, in the same commit, when a change finishes beads: a molecule whose
+/// last unfinished step finished is closed, bonds waiting on the finished work go
+/// on, and finished or released work leaves the hook of the agent it was slung to.
+/// Returns the lines the commit message adds.
+fn after_finish(
+    store: &Store,
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    ended: Ended,
+) -> Result<Vec<String>> {
+    let Ended { mut finished, left } = ended;
     let closed = super::molecule::advance(tx, actor, &finished)?;
     let mut notes: Vec<String> = closed
         .iter()
@@ -344,12 +269,7 @@ pub(super) fn change_each_in(
     notes.extend(super::bond::after_finished(store, tx, actor, &finished)?);
     finished.extend(left);
     notes.extend(super::session::release_finished(tx, actor, &finished)?);
-    if notes.is_empty() {
-        tx.set_message(subject);
-    } else {
-        tx.set_message(format!("{subject}\n\n{}", notes.join("\n")));
-    }
-    Ok(out)
+    Ok(notes)
 }
 
 /// What `update` should change; `None` leaves a field as it is.
@@ -421,28 +341,6 @@ fn check_changes(c: &Changes) -> Result<()> {
     Ok(())
 }
 
-/// Makes `actor` the holder of `bead`: in_progress and assigned to them.
-/// Fails if someone else holds it or it is finished.
-pub(crate) fn claim(bead: &mut Bead, actor: &Actor) -> Result<()> {
-    if bead.status.is_done() {
-        return Err(BeadError::Unclaimable {
-            id: bead.id.clone(),
-            status: bead.status,
-        }
-        .into());
-    }
-    if let Some(holder) = bead.assignee.as_deref().filter(|h| *h != actor.id) {
-        return Err(BeadError::ClaimedBy {
-            id: bead.id.clone(),
-            holder: holder.to_owned(),
-        }
-        .into());
-    }
-    bead.status = Status::InProgress;
-    bead.assignee = Some(actor.id.clone());
-    Ok(())
-}
-
 /// Changes fields of beads, in one commit; asked for the values they already have,
 /// it writes nothing.
 pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Result<Vec<Edited>> {
@@ -479,7 +377,7 @@ pub fn update(store: &Store, actor: &Actor, ids: &[BeadId], c: Changes) -> Resul
     let verb = if c.claim { "claim" } else { "update" };
     change_each(store, actor, ids, verb, |bead| {
         if c.claim {
-            claim(bead, actor)?;
+            super::core::change::claim(bead, actor)?;
         }
         if let Some(t) = &c.title {
             bead.title = t.clone();
@@ -632,26 +530,8 @@ pub fn close_with_output(
     change_each_on(store, actor, on, ids, "close", closing(how))
 }
 
-/// [`close`], acknowledged only once `remote` holds it, with the beads' claim refs
-/// there deleted (see `claim::finish_on`). Wisp steps never leave this
-/// machine and are closed here only.
-pub fn close_on(
-    store: &Store,
-    actor: &Actor,
-    ids: &[BeadId],
-    how: &Closing<'_>,
-    remote: &str,
-) -> Result<Vec<Edited>> {
-    permit(actor, Capability::Close)?;
-    if super::molecule::ref_for_close(store, ids)? != refs::MAIN {
-        return close_with_output(store, actor, ids, how);
-    }
-    let mut change = closing(how);
-    super::claim::finish_on(store, actor, ids, remote, "close", &mut change)
-}
-
 /// What closing does to one bead.
-fn closing<'a>(how: &'a Closing<'a>) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
+pub(super) fn closing<'a>(how: &'a Closing<'a>) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
     move |bead| {
         if bead.status == Status::Closed {
             return Ok(());
@@ -710,23 +590,8 @@ pub fn release(
     change_each(store, actor, ids, "release", releasing(actor, reason))
 }
 
-/// [`release`], acknowledged only once `remote` holds it, with the beads' claim refs
-/// there deleted (see `claim::finish_on`): a bead that was finished or
-/// released there is seen so, and refused.
-pub fn release_on(
-    store: &Store,
-    actor: &Actor,
-    ids: &[BeadId],
-    reason: Option<&str>,
-    remote: &str,
-) -> Result<Vec<Edited>> {
-    permit(actor, Capability::Claim)?;
-    let mut change = releasing(actor, reason);
-    super::claim::finish_on(store, actor, ids, remote, "release", &mut change)
-}
-
 /// What releasing does to one bead.
-fn releasing<'a>(
+pub(super) fn releasing<'a>(
     actor: &'a Actor,
     reason: Option<&'a str>,
 ) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
@@ -1026,4 +891,19 @@ pub fn remove_dependency(
         Ok(bead)
     })?;
     Ok(bead)
+}
+
+/// Closes every epic whose children are all closed (`epic close-eligible`); returns
+/// what was closed (or would be, with `dry_run`).
+pub fn close_eligible_epics(store: &Store, actor: &Actor, dry_run: bool) -> Result<Vec<BeadId>> {
+    let ids: Vec<BeadId> = super::epic_status(store)?
+        .0
+        .into_iter()
+        .filter(super::EpicProgress::eligible)
+        .filter_map(|e| BeadId::parse(&e.epic.id).ok())
+        .collect();
+    if !dry_run && !ids.is_empty() {
+        close(store, actor, &ids, Some("all children closed"))?;
+    }
+    Ok(ids)
 }

@@ -10,15 +10,17 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::formula::{FoundFormula, find_formula};
 use super::molecule::{BondKind, Placement, Poured, declared, prepare, write_molecule};
+use super::waits::{
+    SPAWNED_BY_KEY, WAITED_BY_KEY, WAITS_FOR_KEY, WaitsFor, blocked_by, extra_of, ids_of, put_waits,
+};
 use super::{MoleculeError, OpError, RefProblem, Result};
 use crate::model::{
-    Actor, Bead, BeadId, BeadType, Capability, DepKind, Dependency, OnComplete, RenderedStep,
-    count, fill_known, scalar_text,
+    Actor, Bead, BeadId, BeadType, Capability, DepKind, OnComplete, count, fill_known, scalar_text,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx};
@@ -27,94 +29,8 @@ use crate::store::{Store, Tx};
 pub const ON_COMPLETE_KEY: &str = "on_complete";
 /// The key, in a step's `extra`, of the output it was closed with.
 pub const OUTPUT_KEY: &str = "output";
-/// The key, in a step's `extra`, of the children of another step it waits for.
-pub const WAITS_FOR_KEY: &str = "waits_for";
-/// The key, in a spawner step's `extra`, of the steps that wait for its children.
-const WAITED_BY_KEY: &str = "waited_by";
-/// The key, in a child's `extra`, of the spawner step it is a child of.
-const SPAWNED_BY_KEY: &str = "spawned_by";
 /// The key, in a spawner step's `extra`, of the molecules its `on_complete` bonded.
 pub const BONDED_KEY: &str = "bonded";
-
-/// What a step waits for: the children of its spawner (bd's `waits_for`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct WaitsFor {
-    /// `all-children` or `any-children`.
-    pub gate: String,
-    /// The spawner step.
-    pub spawner: Option<BeadId>,
-    /// The children it holds for now.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<BeadId>,
-    /// An `any-children` wait whose first child finished.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub met: bool,
-}
-
-fn extra_of<T: serde::de::DeserializeOwned>(b: &Bead, key: &str) -> Option<T> {
-    b.extra
-        .get(key)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-}
-
-fn ids_of(b: &Bead, key: &str) -> Vec<BeadId> {
-    extra_of(b, key).unwrap_or_default()
-}
-
-/// A `blocks` dependency on `id`.
-fn blocked_by(id: &BeadId) -> Dependency {
-    BondKind::Sequential.dependency(id)
-}
-
-fn put_waits(w: &mut Bead, waits: &WaitsFor) {
-    w.extra.insert(WAITS_FOR_KEY.into(), json!(waits));
-}
-
-/// At a pour: each step that waits for its spawner's children (the cooked step's
-/// `waits_for`, naming the spawner by its formula id) holds for the steps cooked as
-/// the spawner's children, and the spawner and children know of it.
-pub(crate) fn wire_waiters(steps: &mut [Bead], rendered: &[RenderedStep]) {
-    let key_at = |key: &str| rendered.iter().position(|s| s.key == key);
-    for w in 0..rendered.len() {
-        let Some(Value::Object(spec)) = rendered[w].extra.get(WAITS_FOR_KEY) else {
-            continue;
-        };
-        // The cooked form names the spawner by its formula id; only a wired wait stays.
-        steps[w].extra.remove(WAITS_FOR_KEY);
-        let gate = spec.get("gate").and_then(Value::as_str).unwrap_or_default();
-        let Some(s) = spec.get("spawner").and_then(Value::as_str).and_then(key_at) else {
-            continue;
-        };
-        let children: Vec<usize> = (0..rendered.len())
-            .filter(|&c| {
-                rendered[c]
-                    .extra
-                    .get("metadata")
-                    .and_then(|m| m.get("parent_step"))
-                    == Some(&json!(rendered[s].key))
-            })
-            .collect();
-        let spawner = steps[s].id.clone();
-        let mut waits = WaitsFor {
-            gate: gate.to_owned(),
-            spawner: Some(spawner.clone()),
-            ..WaitsFor::default()
-        };
-        for &c in &children {
-            let child = steps[c].id.clone();
-            steps[w].add_dependency(blocked_by(&child));
-            waits.children.push(child);
-            steps[c]
-                .extra
-                .insert(SPAWNED_BY_KEY.into(), json!(spawner.as_str()));
-        }
-        let waiter = steps[w].id.clone();
-        put_waits(&mut steps[w], &waits);
-        let mut by = ids_of(&steps[s], WAITED_BY_KEY);
-        by.push(waiter);
-        steps[s].extra.insert(WAITED_BY_KEY.into(), json!(by));
-    }
-}
 
 /// Makes `child` (new in `tx`) a child of spawner `spawner`: every step waiting for
 /// the spawner's children holds for it too, unless an `any-children` wait was met.
@@ -355,7 +271,7 @@ pub fn bond(
     b: &Operand,
     opts: &BondOptions,
 ) -> Result<Bonded> {
-    super::agent::permit(actor, Capability::Update)?;
+    super::permit(actor, Capability::Update)?;
     // What to do to the target: pour a formula onto it, or link a bead to it.
     enum Bond<'b> {
         Pour(Box<super::molecule::Prepared>),
@@ -363,7 +279,7 @@ pub fn bond(
     }
     let (target, what, id) = match (a, b) {
         (Operand::Formula(f), Operand::Bead(t)) | (Operand::Bead(t), Operand::Formula(f)) => {
-            super::agent::permit(actor, Capability::Create)?;
+            super::permit(actor, Capability::Create)?;
             let p = prepare(store, f, &declared(f, &opts.vars), false)?;
             let id = match &opts.child_ref {
                 Some(r) => Some(p.id_under(t, r, &opts.vars)?),

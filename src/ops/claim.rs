@@ -3,9 +3,10 @@
 //! claiming one bead at once exactly one succeeds, on any git server; and their
 //! removal once the bead is finished or released.
 
+use super::claim_refs::{claim_deletions, delete_claims, finished_claims};
 use super::sync::{SyncReport, integrate, integrate_remote, pick_remote, stale};
 use super::{OpError, Result, now};
-use crate::model::{Actor, Bead, BeadId, Status};
+use crate::model::{Actor, Bead, BeadId};
 use crate::settings;
 use crate::store::{ObjectId, Pushed, RefPush, Store, refs};
 
@@ -140,35 +141,6 @@ fn merge_claim(store: &Store, actor: &Actor, remote: &str, commit: ObjectId) -> 
     )
 }
 
-/// Deletes `claims` (bead id, the commit its ref must still hold) on `remote`, each
-/// with its lease; one that moved meanwhile is left alone.
-fn delete_claims(
-    store: &Store,
-    remote: &str,
-    claims: &[(String, ObjectId)],
-    timeout: Option<std::time::Duration>,
-) -> Result<()> {
-    if claims.is_empty() {
-        return Ok(());
-    }
-    store
-        .git()
-        .push_refs(remote, &claim_deletions(claims), timeout)?;
-    Ok(())
-}
-
-/// The pushes that delete `claims` (bead id, the commit its ref must still hold).
-fn claim_deletions(claims: &[(String, ObjectId)]) -> Vec<RefPush> {
-    claims
-        .iter()
-        .map(|(id, commit)| RefPush {
-            name: format!("{}{id}", refs::CLAIMS_PREFIX),
-            expected: Some(*commit),
-            new: None,
-        })
-        .collect()
-}
-
 /// The beads whose claim refs on `remote` (as last fetched) hold claims the local store
 /// has not merged yet: claimed elsewhere, so not worth trying.
 pub(crate) fn claimed_elsewhere(
@@ -187,23 +159,6 @@ pub(crate) fn claimed_elsewhere(
         .filter(|(_, merged)| !merged)
         .map(|((id, _), _)| id)
         .collect())
-}
-
-/// Deletes on `remote` the claim refs (as last fetched) whose claim the local store
-/// holds and whose bead is no longer held by that claimer: finished, released, or
-/// taken by someone else since, the push given up after `timeout`. Returns how many
-/// went.
-pub(crate) fn drop_finished_claims(
-    store: &Store,
-    remote: &str,
-    timeout: Option<std::time::Duration>,
-) -> Result<usize> {
-    let Some(head) = store.head()? else {
-        return Ok(0);
-    };
-    let finished = finished_claims(&head, store, store.tracked_claims(remote)?)?;
-    delete_claims(store, remote, &finished, timeout)?;
-    Ok(finished.len())
 }
 
 /// Changes beads `ids` with `change` (a close, a release: see
@@ -288,85 +243,6 @@ pub(crate) fn finish_on(
     .into())
 }
 
-/// The claims of `claims` (bead id, commit) that the store at `head` holds and whose
-/// bead is no longer held by that claimer.
-///
-/// What each claim commit holds of its bead, and which were merged at the head of the
-/// last check, are kept between checks (`store::ClaimsSeen`): a check with nothing new
-/// asks one merge-base question and compares document ids (each folder of the head's
-/// tree read once), and reads a bead only where its document changed since its claim.
-fn finished_claims(
-    head: &crate::store::Head,
-    store: &Store,
-    claims: Vec<(String, ObjectId)>,
-) -> Result<Vec<(String, ObjectId)>> {
-    let saved = store.claims_seen();
-    let mut ancestry = store.ancestry();
-    let saved_merged = match saved.head {
-        Some(h) => ancestry.contains(head.commit, h)?,
-        None => false,
-    };
-    let known =
-        |id: &str, c: &ObjectId| saved_merged && saved.claims.contains_key(&(*c, id.to_owned()));
-    let unknown: Vec<ObjectId> = (claims.iter())
-        .filter(|(id, c)| !known(id, c))
-        .map(|(_, c)| *c)
-        .collect();
-    let merged: std::collections::HashSet<ObjectId> = unknown
-        .iter()
-        .zip(ancestry.in_history(head.commit, &unknown)?)
-        .filter_map(|(c, merged)| merged.then_some(*c))
-        .collect();
-    // A claim this store has not merged yet may be one it knows nothing of.
-    let judged: Vec<(BeadId, (ObjectId, String))> = claims
-        .into_iter()
-        .filter(|(id, c)| known(id, c) || merged.contains(c))
-        .filter_map(|(id, c)| Some((BeadId::parse(&id).ok()?, (c, id))))
-        .collect();
-    let ids: Vec<&BeadId> = judged.iter().map(|(b, _)| b).collect();
-    let now = store.bead_blobs(head.tree, &ids)?;
-    let mut seen = crate::store::ClaimsSeen {
-        head: Some(head.commit),
-        claims: Default::default(),
-    };
-    let mut finished = Vec::new();
-    for ((bead_id, key), now) in judged.iter().zip(now) {
-        let claimed = match saved.claims.get(key) {
-            Some(c) => c.clone(),
-            None => {
-                let tree = store.commit_tree(key.0)?;
-                let doc = store.read_bead(tree, bead_id)?;
-                crate::store::ClaimSeen {
-                    blob: store.bead_blobs(tree, &[bead_id])?.pop().flatten(),
-                    held: doc.as_ref().is_some_and(held),
-                    assignee: doc.and_then(|b| b.assignee),
-                }
-            }
-        };
-        let still = match (claimed.blob, now) {
-            // The very document claimed: still held as it was.
-            (Some(was), Some(now)) if was == now => claimed.held,
-            (Some(_), Some(_)) => store
-                .read_bead(head.tree, bead_id)?
-                .is_some_and(|n| held(&n) && n.assignee == claimed.assignee),
-            _ => false,
-        };
-        if !still {
-            finished.push((key.1.clone(), key.0));
-        }
-        seen.claims.insert(key.clone(), claimed);
-    }
-    if seen != saved {
-        store.save_claims_seen(&seen);
-    }
-    Ok(finished)
-}
-
-/// Whether bead `b` is held: in progress or hooked, by someone.
-fn held(b: &Bead) -> bool {
-    matches!(b.status, Status::InProgress | Status::Hooked) && b.assignee.is_some()
-}
-
 /// `update` (see [`super::update`]) whose claim, if it asks for one, `remote` confirms
 /// first (see `claim_on_remote`).
 pub fn update_on(
@@ -378,10 +254,10 @@ pub fn update_on(
 ) -> Result<super::Edited> {
     let mut claimed = false;
     if changes.claim {
-        super::agent::permit(actor, crate::model::Capability::Claim)?;
+        super::permit(actor, crate::model::Capability::Claim)?;
         claim_on_remote(store, actor, id, remote, &mut |b| {
             let was = b.clone();
-            super::beads::claim(b, actor)?;
+            super::claim_bead(b, actor)?;
             claimed = (&was.status, &was.assignee) != (&b.status, &b.assignee);
             Ok(())
         })?;
@@ -402,9 +278,94 @@ pub fn sling_on(
     agent: &crate::model::AgentName,
     remote: &str,
 ) -> Result<Bead> {
-    super::agent::permit(actor, crate::model::Capability::Sling)?;
+    super::permit(actor, crate::model::Capability::Sling)?;
     claim_on_remote(store, actor, id, remote, &mut |b| {
         super::session::hook_bead(b, agent)
     })?;
     super::sling(store, actor, id, agent)
+}
+
+/// [`close`](super::close), acknowledged only once `remote` holds it, with the beads'
+/// claim refs there deleted (see [`finish_on`]). Wisp steps never leave this machine
+/// and are closed here only.
+pub fn close_on(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    how: &super::Closing<'_>,
+    remote: &str,
+) -> Result<Vec<super::Edited>> {
+    super::permit(actor, crate::model::Capability::Close)?;
+    if super::molecule::ref_for_close(store, ids)? != refs::MAIN {
+        return super::close_with_output(store, actor, ids, how);
+    }
+    let mut change = super::beads::closing(how);
+    finish_on(store, actor, ids, remote, "close", &mut change)
+}
+
+/// [`release`](super::release), acknowledged only once `remote` holds it, with the
+/// beads' claim refs there deleted (see [`finish_on`]): a bead that was finished or
+/// released there is seen so, and refused.
+pub fn release_on(
+    store: &Store,
+    actor: &Actor,
+    ids: &[BeadId],
+    reason: Option<&str>,
+    remote: &str,
+) -> Result<Vec<super::Edited>> {
+    super::permit(actor, crate::model::Capability::Claim)?;
+    let mut change = super::beads::releasing(actor, reason);
+    finish_on(store, actor, ids, remote, "release", &mut change)
+}
+
+/// How many ready beads `ready --claim` with a claim remote tries before it gives up:
+/// each one lost was claimed by another machine first.
+const REMOTE_CLAIM_TRIES: usize = 10;
+
+/// Claims the first ready bead for `actor` on `remote` (see [`claim_on_remote`]): a
+/// bead someone else won there is left for the next, up to `REMOTE_CLAIM_TRIES` of
+/// them, after which the last loss is returned. Returns `None` when nothing is ready.
+pub fn ready_claim_on(
+    store: &Store,
+    actor: &Actor,
+    filter: &super::ListFilter,
+    remote: &str,
+) -> Result<Option<Bead>> {
+    super::permit(actor, crate::model::Capability::Claim)?;
+    // What the last sync fetched of the claims in flight is skipped at once; after a
+    // loss they are fetched again.
+    let mut lost = claimed_elsewhere(store, remote)?;
+    let mut last = None;
+    let words = super::vocabulary(store)?;
+    for _ in 0..REMOTE_CLAIM_TRIES {
+        let Some(id) = super::query::next_to_claim(store, actor, filter, &words, &lost)? else {
+            break;
+        };
+        match claim_on_remote(store, actor, &id, remote, &mut |b| {
+            super::claim_bead(b, actor)
+        }) {
+            Ok(()) => {
+                let mut edited = super::update(
+                    store,
+                    actor,
+                    std::slice::from_ref(&id),
+                    super::Changes {
+                        claim: true,
+                        ..Default::default()
+                    },
+                )?;
+                return Ok(edited.pop().map(|e| e.bead));
+            }
+            Err(e) if e.kind() == super::ErrorKind::Conflict => {
+                lost.insert(id.to_string());
+                lost.extend(claimed_elsewhere(store, remote)?);
+                last = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    match last {
+        Some(e) => Err(e),
+        None => Ok(None),
+    }
 }

@@ -1,6 +1,7 @@
 //! Setting one text field of a bead to a text written elsewhere (`edit`, in an editor).
 
-use super::beads::{Changes, Edited, update};
+use super::Edited;
+use super::beads::{Changes, update};
 use super::query::show;
 use super::{BeadError, Result};
 use crate::model::{Actor, Bead, BeadId};

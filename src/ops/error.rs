@@ -942,7 +942,7 @@ pub enum SyncError {
         /// The remote.
         remote: String,
         /// The commits that do not verify, and why.
-        commits: Vec<(gix::ObjectId, super::verify::Trust)>,
+        commits: Vec<(gix::ObjectId, crate::model::Trust)>,
     },
 }
 

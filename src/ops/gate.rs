@@ -277,7 +277,7 @@ pub fn gates(store: &Store, actor: &Actor, all: bool, human: bool) -> Result<Vec
             .filter(|g| g.state == GateStatus::Resolved && !g.bead.status.is_done())
             .map(|g| g.bead.id.clone())
             .collect();
-        if !met.is_empty() && super::agent::permit(actor, crate::model::Capability::Close).is_ok() {
+        if !met.is_empty() && super::permit(actor, crate::model::Capability::Close).is_ok() {
             super::close(store, actor, &met, Some("gate met"))?;
             found = gates_on(store, on, all)?;
         }

@@ -31,7 +31,7 @@ pub struct LogEntry {
 #[derive(Clone, Debug)]
 pub struct Evidence {
     /// The verdict.
-    pub verdict: super::Trust,
+    pub verdict: crate::model::Trust,
     /// The key that signed it, if the signature parsed.
     pub signer: Option<String>,
 }

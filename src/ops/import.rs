@@ -111,7 +111,7 @@ pub fn import(
         Capability::Close,
         Capability::Delete,
     ] {
-        super::agent::permit(actor, cap)?;
+        super::permit(actor, cap)?;
     }
     let mut input = Some(input);
     let (report, commit) = store.transact(actor, |tx| {

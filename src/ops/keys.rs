@@ -1,10 +1,9 @@
-//! Agents' signing keys: made at `agent create`, replaced by `agent key rotate`, each
+//! Agents' signing keys: made at `agent create` and at `agent key rotate`, each
 //! endorsed by the signature of whoever gave it, so that the delegation chain is a
 //! chain of signatures.
 
-use super::agent::{descends_from, load_active, save};
-use super::{AgentChange, AgentError, Result, now, write};
-use crate::model::{Actor, Agent, AgentKey, AgentName, ENDORSE_NAMESPACE, endorsement_payload};
+use super::{Result, now};
+use crate::model::{Actor, AgentKey, AgentName, ENDORSE_NAMESPACE, endorsement_payload};
 use crate::store::{Signer, Store};
 
 /// A new key pair for agent `name`, in memory, and its entry for the agent's
@@ -37,41 +36,4 @@ pub(crate) fn new_key(
         endorsement,
     };
     Ok((key, entry))
-}
-
-/// Gives agent `name` a new key and retires the ones it had: commits they sign from
-/// now on are not the agent's. Only a person, the agent itself or an agent above it
-/// may. The private key replaces the old one under the git dir once the store
-/// records it.
-pub fn rotate_agent_key(store: &Store, actor: &Actor, name: &AgentName) -> Result<Agent> {
-    let (key, entry) = new_key(store, actor, name)?;
-    let agent = write(store, actor, |tx| {
-        if let Some(me) = &actor.agent
-            && me != name
-            && !descends_from(tx, name, me)?
-        {
-            return Err(AgentError::NotBelow {
-                actor: me.clone(),
-                change: AgentChange::Update,
-                target: None,
-            }
-            .into());
-        }
-        let mut agent = load_active(tx, name)?;
-        let at = now();
-        for old in agent.keys.iter_mut().filter(|k| k.retired_at.is_none()) {
-            old.retired_at = Some(at);
-        }
-        agent.keys.push(AgentKey {
-            since: at,
-            ..entry.clone()
-        });
-        agent.updated_at = at;
-        agent.updated_by = actor.id.clone();
-        save(tx, &agent)?;
-        tx.set_message(format!("agent key rotate {name}"));
-        Ok(agent)
-    })?;
-    store.save_agent_key(name, &key)?;
-    Ok(agent)
 }

@@ -2,7 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::agent::{list_agents, permit};
+use super::agent::list_agents;
+use super::permit;
 use super::{AgentError, MailError, Result, now, refuse_new, write};
 use crate::model::{
     Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Delivery, Message, Prefix,

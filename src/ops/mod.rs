@@ -6,7 +6,8 @@ mod alongside;
 mod beads;
 mod bond;
 mod claim;
-mod config;
+mod claim_refs;
+mod core;
 mod doctor;
 mod edit;
 mod error;
@@ -20,39 +21,51 @@ mod lint;
 mod mail;
 mod molecule;
 mod provenance;
-mod query;
 mod rename;
 mod session;
+mod session_doc;
 mod setup;
 mod sql;
 mod sync;
 mod touched;
+mod tree_merge;
 mod usage;
 mod verify;
+mod waits;
 mod wisp;
 mod worktree;
 
-use crate::model::{self, Actor, Bead, BeadId, Prefix};
-use crate::store::{self, Meta, Tx, View};
+use core::{config, query};
 
+pub use core::Result;
+pub use core::change::Edited;
+pub(crate) use core::change::claim as claim_bead;
+pub(crate) use core::ids::{fresh_id, next_child};
+pub(crate) use core::{
+    check_bead, default_prefix, now, or_broken, permit, refuse_new, require, write,
+};
+pub use core::{meta, whoami};
+
+pub use crate::model::Trust;
 /// Files of a caller's own (exports, manual pages, hook scripts) are replaced the way
 /// the store replaces its files.
 pub use crate::store::{Replacement, replace_file, unsigned_reason};
 pub use agent::{
-    Acting, ActingBecause, AgentChanges, Binding, NewAgent, acting, acting_as_named, bind, binding,
-    create_agent, list_agents, retire_agent, show_agent, unbind, update_agent, who_acts,
+    Acting, ActingBecause, AgentChanges, Binding, NewAgent, acting, acting_as_named, acting_given,
+    bind, binding, create_agent, list_agents, retire_agent, rotate_agent_key, show_agent, unbind,
+    update_agent, who_acts,
 };
 pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
     push_alongside,
 };
 pub use beads::{
-    Changes, Closing, Edited, NewBead, add_comment, add_dependency, add_label, close, close_on,
+    Changes, Closing, NewBead, add_comment, add_dependency, add_label, close, close_eligible_epics,
     close_replaced, close_with_output, create, create_preview, delete, delete_preview, init,
-    relate, release, release_on, remove_dependency, remove_label, reopen, update,
+    relate, release, remove_dependency, remove_label, reopen, update,
 };
-pub use bond::{BondOptions, Bonded, Operand, WaitsFor, bond};
-pub use claim::{claim_remote, sling_on, update_on};
+pub use bond::{BondOptions, Bonded, Operand, bond};
+pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
 pub use edit::{TextField, edit_text};
@@ -67,7 +80,6 @@ pub use formula::{Syntax, as_bd, convert, cook, find_overlay, trial_cooks};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
-pub use keys::rotate_agent_key;
 pub use lint::{LintReport, Linted, lint};
 pub use mail::{
     InboxEntry, Mark, NewMessage, Unread, inbox, mark, peek, reply, search_mail, send, thread,
@@ -84,10 +96,9 @@ pub use provenance::{
 };
 pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
-    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, close_eligible_epics, count,
-    count_by, dep_cycles, dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked,
-    labels_all, list, ready, ready_claim, ready_claim_on, require_bead, resolve_id, resolve_target,
-    search, show, stats, store_info,
+    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, count, count_by, dep_cycles,
+    dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
+    ready, ready_claim, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{
@@ -104,87 +115,20 @@ pub use setup::{
 };
 pub use sql::{SqlAnswer, sql};
 pub use sync::{
-    KeptDoc, Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, TreeMerge, adopt,
-    prune_remote, resolve, setup_remote, setup_remotes, sync,
+    Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, adopt, prune_remote,
+    resolve, setup_remote, setup_remotes, sync,
 };
 pub use touched::{last_touched, touch};
+pub use tree_merge::{KeptDoc, TreeMerge};
 pub use usage::{
     DEFAULT_PRICES, Flush, Fresh, FreshAfter, Price, PromptContext, TurnOptions, TurnReport,
     Verdict, end_over_budget, fresh, guard, prompt_context, record_turn,
 };
-pub use verify::{CommitCheck, Trust, Verification, allowed_signers, verify};
+pub use verify::{CommitCheck, Verification, allowed_signers, verify};
+pub use waits::WaitsFor;
 
 pub use wisp::{Swept, WispSweep, sweep_wisps};
 pub use worktree::{
     BoundBy, PendingWorktree, WorktreeAdded, WorktreeBound, add_worktree, bind_new_worktree,
     finish_pending, plan_worktree,
 };
-
-/// The result type of every operation.
-pub type Result<T> = std::result::Result<T, OpError>;
-
-/// Refuses `after` when it breaks a rule of the document validator
-/// ([`model::bead_problems`]) that `before`, the document it replaces, did not break
-/// already: a change never makes a document worse, and never has to mend what it did
-/// not touch (a document from a remote is kept as it is, and `doctor` flags it).
-pub(crate) fn check_bead(before: Option<&Bead>, after: &Bead) -> Result<()> {
-    let old = before.map(model::bead_problems).unwrap_or_default();
-    refuse_new(&old, model::bead_problems(after))
-}
-
-/// Fails with the first of `found` that is not among `old`.
-pub(crate) fn refuse_new(old: &[model::Invalid], found: Vec<model::Invalid>) -> Result<()> {
-    match found.into_iter().find(|p| !old.contains(p)) {
-        Some(p) => Err(p.into()),
-        None => Ok(()),
-    }
-}
-
-/// The identity of the person using this repository, as git resolves it.
-pub fn whoami(store: &Store) -> Result<Actor> {
-    Ok(store.identity()?)
-}
-
-/// The store's meta document at its current head.
-pub fn meta(store: &Store) -> Result<Meta> {
-    let head = store.require_head()?;
-    Ok(store.meta(&head)?)
-}
-
-/// The prefix a new store in this repository gets unless told otherwise.
-pub(crate) fn default_prefix(store: &Store) -> Prefix {
-    Prefix::from_repo_name(&store.repo_name())
-}
-
-pub(crate) use store::now;
-
-/// Reads bead `id` inside a transaction, or fails with [`BeadError::NotFound`].
-pub(crate) fn require(tx: &View<'_>, id: &BeadId) -> Result<Bead> {
-    tx.bead(id)?
-        .ok_or_else(|| BeadError::NotFound(id.clone()).into())
-}
-
-/// A document read for a view that does not parse is set aside in `broken` (`None`);
-/// every other answer, and every other error, passes through.
-pub(crate) fn or_broken<T>(read: Result<T>, broken: &mut Vec<Broken>) -> Result<Option<T>> {
-    match read {
-        Ok(doc) => Ok(Some(doc)),
-        Err(OpError::Store(StoreError::Document { path, source })) => {
-            broken.push(Broken {
-                path,
-                error: source.to_string(),
-            });
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Runs `op` as one atomic change of the store (see [`Store::transact`]) and returns its value.
-pub(crate) fn write<T>(
-    store: &Store,
-    actor: &Actor,
-    op: impl FnMut(&mut Tx<'_>) -> Result<T>,
-) -> Result<T> {
-    Ok(store.transact(actor, op)?.0)
-}

@@ -10,9 +10,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 use serde_json::json;
 
-use super::agent::{load, permit};
-use super::beads::fresh_id;
+use super::agent::load;
 use super::formula::FoundFormula;
+use super::fresh_id;
+use super::permit;
 use super::{BeadError, FormulaError, MoleculeError, OpError, RefProblem, Result, now};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Cooked, DepKind, Dependency, Prefix, Rendered,
@@ -632,7 +633,7 @@ pub(crate) fn write_molecule(
         }
         steps.push(b);
     }
-    super::bond::wire_waiters(&mut steps, &r.steps);
+    super::waits::wire_waiters(&mut steps, &r.steps);
     tx.put_beads(&steps)?;
     tx.put_bead(&mol)?;
     Ok(poured(mol, steps, tx.ref_name(), p))

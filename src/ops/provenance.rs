@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::agent::load;
 use super::molecule;
-use super::session::load_session;
+use super::session_doc::load_session;
 use super::{ListFilter, OpError, ProvenanceError, Result};
 use crate::model::{
     Actor, AgentName, Authority, BeadId, BeadType, Provenance, Status, count, note_documents,

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::agent::permit;
 use super::molecule::VARIABLES_KEY;
+use super::permit;
 use super::{BeadError, Result, now, require, write};
 use crate::model::{
     Actor, Agent, AgentName, Bead, BeadId, BeadType, Capability, Message, Prefix, Session, Status,

@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::agent::{Binding, binding, load, load_active, permit, save, set_binding};
+use super::agent::{Binding, binding, load, load_active, save, set_binding};
 use super::mail::NewMessage;
 use super::molecule::{self, Progress};
+use super::permit;
+use super::session_doc::{finish, load_session, save_session};
 use super::usage::{Unflushed, with_local};
 use super::{AgentError, BeadError, Result, SessionError, now, write};
 use crate::model::{
@@ -49,15 +51,6 @@ fn worktree_id(store: &Store) -> String {
 
 fn session_prefix() -> Prefix {
     Prefix::parse("ses").unwrap_or_else(|_| unreachable!("ses is a valid prefix"))
-}
-
-pub(crate) fn load_session(tx: &View<'_>, id: &BeadId) -> Result<Session> {
-    tx.doc(&refs::session_path(id))?
-        .ok_or_else(|| SessionError::NotFound(id.clone()).into())
-}
-
-pub(crate) fn save_session(tx: &mut Tx<'_>, s: &Session) -> Result<()> {
-    Ok(tx.put_doc(&refs::session_path(&s.id), s)?)
 }
 
 /// Where the agent stood in its hooked work, in words, for a crash note.
@@ -340,29 +333,6 @@ pub fn end_session(store: &Store, actor: &Actor, reason: EndReason) -> Result<Se
     local.done(store, &s.id, Some((reason, Vec::new())))?;
     release_binding(store, &s)?;
     Ok(s)
-}
-
-/// Marks `s` ended and points its agent away from it.
-pub(crate) fn finish(
-    tx: &mut Tx<'_>,
-    actor: &Actor,
-    s: &mut Session,
-    at: Timestamp,
-    reason: EndReason,
-    note: Option<&str>,
-) -> Result<()> {
-    s.end = Some(reason);
-    s.ended_at = Some(at);
-    s.handoff = note.map(str::to_owned);
-    s.store_at_end = tx.head().map(|h| h.commit.to_string());
-    let mut a = load(tx, &s.agent)?;
-    if a.session.as_ref() == Some(&s.id) {
-        a.session = None;
-        a.updated_at = at;
-        a.updated_by = actor.id.clone();
-        save(tx, &a)?;
-    }
-    Ok(())
 }
 
 /// Clears the worktree's pointer to a session that ended, and the binding itself

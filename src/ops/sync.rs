@@ -5,21 +5,14 @@
 //! [`crate::merge`]), commit the merge with both parents, push with a lease, and go
 //! around again if the remote moved meanwhile. `pull` and `push` are the halves.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use serde::Serialize;
 
+use super::tree_merge::{KeptDoc, RENUMBERED_FROM, merge_trees};
 use super::{OpError, Result, SyncError, now, write};
-use crate::merge::{self, Side};
-use crate::model::{Actor, Bead, BeadId, Prefix, count, doc};
+use crate::model::{Actor, Bead, BeadId, Prefix, count};
 use crate::store::{
-    Ancestry, Entry, EntryKind, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError,
-    codec, refs,
+    Ancestry, Head, ObjectId, Pushed, RefPush, RemoteError, Store, StoreError, codec, refs,
 };
-
-/// The key in a renumbered bead's `extra` that holds the id it was minted with.
-const RENUMBERED_FROM: &str = "renumbered_from";
 
 /// How long one `sync` may take in all (its fetches, merges and pushes, and the
 /// rounds while the remote keeps moving), unless `beads.syncTimeout` says otherwise.
@@ -93,9 +86,6 @@ impl Budget {
     }
 }
 
-/// How many documents are merged between two progress reports.
-const PROGRESS_EVERY: usize = 200;
-
 /// Something a long sync reports while it works.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SyncEvent {
@@ -157,17 +147,6 @@ pub enum Outcome {
     FastForward,
     /// The two stores were merged in a merge commit.
     Merged,
-}
-
-/// A document kept as it is because it could not be merged field by field.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct KeptDoc {
-    /// The document's path in the store's tree.
-    pub path: String,
-    /// Why it could not be merged.
-    pub reason: String,
-    /// Where the version that was not kept in place went (under `lost+found/`).
-    pub other_version: String,
 }
 
 /// What a sync did.
@@ -420,7 +399,7 @@ pub(super) fn sync_within(
     budget: Budget,
 ) -> Result<SyncReport> {
     // Syncing is a capability like any other: an agent needs it to pull or push.
-    super::agent::permit(actor, crate::model::Capability::Sync)?;
+    super::permit(actor, crate::model::Capability::Sync)?;
     let remote = pick_remote(store, opts.remote.as_deref())?;
     let _sync = store.sync_lock()?;
     let configured = store.setup_remote(&remote)?;
@@ -448,13 +427,8 @@ pub(super) fn sync_within(
     // Where the local store was before this sync merged anything into it.
     let started = store.head()?.map(|h| h.commit);
     for round in 1.. {
-        if round > 1 {
-            let pause = retry_pause(round);
-            if std::time::Instant::now() + pause > budget.deadline {
-                break;
-            }
-            progress(SyncEvent::Retrying { round });
-            std::thread::sleep(pause);
+        if round > 1 && !paused(round, &budget, progress) {
+            break;
         }
         report.rounds = round;
         progress(SyncEvent::Fetching {
@@ -464,14 +438,7 @@ pub(super) fn sync_within(
             .ok_or_else(|| out_of_time("fetching", round))??;
         let replicas = store.tracked_replicas(&remote)?;
         if opts.mode == SyncMode::Push {
-            let local = store.require_head()?;
-            let behind = match theirs {
-                Some(t) => !ancestry.contains(local.commit, t)?,
-                None => false,
-            };
-            if behind {
-                return Err(SyncError::Behind(remote).into());
-            }
+            refuse_behind(store, &mut ancestry, theirs, &remote)?;
         } else {
             let heads = fetched_heads(theirs, &replicas);
             let expired = || out_of_time("merging", round);
@@ -504,16 +471,7 @@ pub(super) fn sync_within(
         };
         // Every replica ref the local store holds is folded into `refs/beads/main` by
         // the same atomic push that moves it there, and deleted.
-        let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
-        let held = ancestry.in_history(local.commit, &heads)?;
-        let folded = replicas.iter().zip(held).filter(|(_, held)| *held);
-        let folded: Vec<RefPush> = folded
-            .map(|((id, head), _)| RefPush {
-                name: refs::replica_ref(id),
-                expected: Some(*head),
-                new: None,
-            })
-            .collect();
+        let folded = folded_replicas(&mut ancestry, local.commit, &replicas)?;
         if Some(local.commit) == theirs && folded.is_empty() {
             report.pushed = true;
             drop_finished_claims(store, &remote, left)?;
@@ -532,26 +490,9 @@ pub(super) fn sync_within(
         }];
         updates.extend(folded);
         let mut sent = true;
-        let push = |updates: &[RefPush]| -> Result<Push> {
-            let Some(time) = left() else {
-                return Ok(Push::Late);
-            };
-            match store.push_beads(&remote, updates, opts.talk, Some(time)) {
-                Err(_) if left().is_none() => Ok(Push::Late),
-                Err(StoreError::Remote(RemoteError::Rejected {
-                    remote,
-                    reason,
-                    stderr,
-                })) => Err(SyncError::Refused {
-                    remote,
-                    reason,
-                    said: remote_words(&stderr),
-                    merged: Some(local.commit) != started,
-                }
-                .into()),
-                other => Ok(stale(other?).map_or(Push::Done, Push::Stale)),
-            }
-        };
+        let merged = Some(local.commit) != started;
+        let push =
+            |updates: &[RefPush]| push_within(store, &remote, updates, opts.talk, &left, merged);
         match push(&updates)? {
             Push::Done => store.set_tracking(&remote, local.commit, actor)?,
             Push::Late if opts.mode == SyncMode::Push => {
@@ -566,20 +507,12 @@ pub(super) fn sync_within(
             Push::Stale(_) => {
                 let replica = refs::replica_ref(&me);
                 let own = replicas.iter().find(|(id, _)| *id == me).map(|(_, c)| *c);
-                if own == Some(local.commit) {
-                    sent = false;
-                } else {
-                    let mine = RefPush {
-                        name: replica.clone(),
-                        expected: own,
-                        new: Some(local.commit),
-                    };
-                    match push(&[mine])? {
-                        Push::Done => {}
-                        Push::Late => break,
-                        // Another clone folded it meanwhile: fetch and go around.
-                        Push::Stale(_) => continue,
-                    }
+                match publish_own(&push, &replica, own, local.commit)? {
+                    None => sent = false,
+                    Some(Push::Done) => {}
+                    Some(Push::Late) => break,
+                    // Another clone folded it meanwhile: fetch and go around.
+                    Some(Push::Stale(_)) => continue,
                 }
                 report.replica = Some(replica);
             }
@@ -604,6 +537,105 @@ pub(super) fn sync_within(
         &mut report,
     )?;
     Ok(report)
+}
+
+/// Waits before round `round` of a sync, as [`retry_pause`] says, telling
+/// `progress`; false (and no wait) when the pause would end past the budget.
+fn paused(round: usize, budget: &Budget, progress: &mut dyn FnMut(SyncEvent)) -> bool {
+    let pause = retry_pause(round);
+    if std::time::Instant::now() + pause > budget.deadline {
+        return false;
+    }
+    progress(SyncEvent::Retrying { round });
+    std::thread::sleep(pause);
+    true
+}
+
+/// Publishes the local head `local` on this clone's own replica ref `replica` (which
+/// holds `own` as fetched) with `push`; `None` when it holds `local` already.
+fn publish_own(
+    push: &dyn Fn(&[RefPush]) -> Result<Push>,
+    replica: &str,
+    own: Option<ObjectId>,
+    local: ObjectId,
+) -> Result<Option<Push>> {
+    if own == Some(local) {
+        return Ok(None);
+    }
+    let mine = RefPush {
+        name: replica.to_owned(),
+        expected: own,
+        new: Some(local),
+    };
+    push(&[mine]).map(Some)
+}
+
+/// Fails with [`SyncError::Behind`] when the local store lacks the fetched head
+/// `theirs` of `remote`: a push alone would drop what the remote has.
+fn refuse_behind(
+    store: &Store,
+    ancestry: &mut Ancestry<'_>,
+    theirs: Option<ObjectId>,
+    remote: &str,
+) -> Result<()> {
+    let local = store.require_head()?;
+    match theirs {
+        Some(t) if !ancestry.contains(local.commit, t)? => {
+            Err(SyncError::Behind(remote.to_owned()).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The deletions of the replica refs (as fetched) that the local store at `local`
+/// holds: the push that moves `refs/beads/main` there folds them in.
+fn folded_replicas(
+    ancestry: &mut Ancestry<'_>,
+    local: ObjectId,
+    replicas: &[(String, ObjectId)],
+) -> Result<Vec<RefPush>> {
+    let heads: Vec<_> = replicas.iter().map(|(_, c)| *c).collect();
+    let held = ancestry.in_history(local, &heads)?;
+    Ok(replicas
+        .iter()
+        .zip(held)
+        .filter(|(_, held)| *held)
+        .map(|((id, head), _)| RefPush {
+            name: refs::replica_ref(id),
+            expected: Some(*head),
+            new: None,
+        })
+        .collect())
+}
+
+/// Pushes `updates` to `remote` in the time `left` gives; a rejection is
+/// [`SyncError::Refused`] (saying whether this sync `merged` anything first).
+fn push_within(
+    store: &Store,
+    remote: &str,
+    updates: &[RefPush],
+    talk: bool,
+    left: &dyn Fn() -> Option<std::time::Duration>,
+    merged: bool,
+) -> Result<Push> {
+    let Some(time) = left() else {
+        return Ok(Push::Late);
+    };
+    match store.push_beads(remote, updates, talk, Some(time)) {
+        Err(_) if left().is_none() => Ok(Push::Late),
+        Err(StoreError::Remote(RemoteError::Rejected {
+            remote,
+            reason,
+            stderr,
+        })) => Err(SyncError::Refused {
+            remote,
+            reason,
+            said: remote_words(&stderr),
+            merged,
+        }
+        .into()),
+        other => Ok(stale(other?).map_or(Push::Done, Push::Stale)),
+    }
 }
 
 /// How many documents a push of the local tree `ours` sent: those that differ from
@@ -727,7 +759,7 @@ fn publish_late(
 }
 
 /// Deletes on `remote` the claim refs of finished claims (see
-/// [`super::claim::drop_finished_claims`]) in the time the sync has `left`: once it
+/// [`super::claim_refs::drop_finished_claims`]) in the time the sync has `left`: once it
 /// runs out, or when git lost a race for a ref, they stay, and the next sync of any
 /// clone deletes them. The store is in
 /// step by then; a claim ref left behind only claims a bead that is no longer held.
@@ -739,7 +771,7 @@ fn drop_finished_claims(
     let Some(time) = left() else {
         return Ok(());
     };
-    match super::claim::drop_finished_claims(store, remote, Some(time)) {
+    match super::claim_refs::drop_finished_claims(store, remote, Some(time)) {
         Err(_) if left().is_none() => Ok(()),
         // Another git held a ref it needed: the next sync deletes them.
         Err(OpError::Store(StoreError::Remote(e))) if e.raced() => Ok(()),
@@ -997,7 +1029,9 @@ fn merge_heads(
             other => other?,
         };
         let their_tree = buffered.commit_tree(*theirs)?;
-        let merged = merge_trees(&buffered, base, tree, their_tree, progress)?;
+        let merged = merge_trees(&buffered, base, tree, their_tree, &mut |done, total| {
+            progress(SyncEvent::Merging { done, total })
+        })?;
         tree = merged.tree;
         step.merged += merged.merged;
         step.conflicts += merged.conflicts;
@@ -1176,528 +1210,9 @@ fn virtual_base(
         let bases = ancestry.merge_bases(*first, *other)?;
         let sub = virtual_base(store, ancestry, &bases, depth + 1, deadline)?;
         let other_tree = store.commit_tree(*other)?;
-        tree = merge_trees(store, sub, tree, other_tree, &mut |_| {})?.tree;
+        tree = merge_trees(store, sub, tree, other_tree, &mut |_, _| {})?.tree;
     }
     Ok(Some(tree))
-}
-
-/// The result of merging two trees.
-#[derive(Clone, Debug)]
-pub struct TreeMerge {
-    /// The merged tree.
-    pub tree: ObjectId,
-    /// How many documents `theirs` changed against the base.
-    pub fetched: usize,
-    /// How many documents changed on both sides were merged field by field.
-    pub merged: usize,
-    /// How many losing values were recorded.
-    pub conflicts: usize,
-    /// Documents kept whole.
-    pub kept: Vec<KeptDoc>,
-}
-
-/// Merges the trees `ours` and `theirs` against `base` (`None`: unrelated histories).
-///
-/// Entry by entry, directory by directory: an entry changed on one side takes
-/// that side (a subtree whole, whatever it holds); a directory changed on both is
-/// merged entry by entry; a document changed on both is merged by
-/// [`merge_document`]. An entry missing on one side is never taken as deleted
-/// (deleting a document is a tombstone inside it) and is kept — except worktree
-/// snapshots, which are never changed once written, so that a snapshot removed on
-/// one side (by `gc`) and unchanged on the other stays removed. Two entries of
-/// different kinds at one path keep one in place and the other under
-/// `lost+found/`. The result is the same tree whichever side is `ours`.
-///
-/// The documents changed on both sides are merged on every core (see
-/// [`merge_documents`]); the result is the same as merging them one after another.
-pub(crate) fn merge_trees(
-    store: &Store,
-    base: Option<ObjectId>,
-    ours: ObjectId,
-    theirs: ObjectId,
-    progress: &mut dyn FnMut(SyncEvent),
-) -> Result<TreeMerge> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    merge_trees_on(store, base, ours, theirs, cores, progress)
-}
-
-/// [`merge_trees`] on at most `threads` threads.
-fn merge_trees_on(
-    store: &Store,
-    base: Option<ObjectId>,
-    ours: ObjectId,
-    theirs: ObjectId,
-    threads: usize,
-    progress: &mut dyn FnMut(SyncEvent),
-) -> Result<TreeMerge> {
-    let their = store.diff(base, Some(theirs))?;
-    let mut m = TreeMerger {
-        store,
-        edits: BTreeMap::new(),
-        jobs: Vec::new(),
-        out: TreeMerge {
-            tree: ours,
-            fetched: their.len(),
-            merged: 0,
-            conflicts: 0,
-            kept: Vec::new(),
-        },
-    };
-    m.dir(base, ours, theirs, "")?;
-    let total = m.jobs.len();
-    let docs = merge_documents(store, &m.jobs, threads, &mut |done| {
-        if done.is_multiple_of(PROGRESS_EVERY) || (done == total && total >= PROGRESS_EVERY) {
-            progress(SyncEvent::Merging { done, total });
-        }
-    })?;
-    let jobs = std::mem::take(&mut m.jobs);
-    for (job, doc) in jobs.into_iter().zip(docs) {
-        m.place(job, doc)?;
-    }
-    let mut out = m.out;
-    if !m.edits.is_empty() {
-        out.tree = store.write_tree_edits(ours, &m.edits)?;
-    }
-    Ok(out)
-}
-
-/// Whether an entry removed on one side and unchanged on the other is gone: only
-/// for worktree snapshots, which `gc` removes and nothing ever changes.
-fn removal_deletes(path: &str) -> bool {
-    path.strip_prefix(refs::SNAPSHOTS_DIR)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
-/// A file changed differently on both sides, to merge once both trees are walked.
-struct DocJob {
-    /// Its path in the store's tree.
-    path: String,
-    /// The kind of entry the merged file gets.
-    kind: EntryKind,
-    /// The base version, if there is one that is a file.
-    base: Option<ObjectId>,
-    /// Our version.
-    ours: Entry,
-    /// Their version.
-    theirs: Entry,
-}
-
-struct TreeMerger<'a> {
-    store: &'a Store,
-    edits: BTreeMap<String, Option<Entry>>,
-    jobs: Vec<DocJob>,
-    out: TreeMerge,
-}
-
-impl TreeMerger<'_> {
-    fn dir(
-        &mut self,
-        base: Option<ObjectId>,
-        ours: ObjectId,
-        theirs: ObjectId,
-        prefix: &str,
-    ) -> Result<()> {
-        let base = match base {
-            Some(t) => self.store.tree_entries(t)?,
-            None => BTreeMap::new(),
-        };
-        let ours = self.store.tree_entries(ours)?;
-        let theirs = self.store.tree_entries(theirs)?;
-        let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
-        // Child ids minted on both sides, as taken or handed out by renumbering.
-        let mut taken: BTreeSet<String> = names.iter().map(|n| (*n).clone()).collect();
-        for name in names {
-            let path = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let b = base.get(name).copied();
-            match (ours.get(name).copied(), theirs.get(name).copied()) {
-                (Some(x), Some(y)) if x == y => {}
-                (Some(x), None) => {
-                    if removal_deletes(&path) && b == Some(x) {
-                        self.edits.insert(path, None);
-                    }
-                }
-                (None, Some(y)) => {
-                    if !(removal_deletes(&path) && b == Some(y)) {
-                        self.edits.insert(path, Some(y));
-                    }
-                }
-                (Some(x), Some(y)) if b == Some(x) => {
-                    self.edits.insert(path, Some(y));
-                }
-                (Some(_), Some(y)) if b == Some(y) => {}
-                (Some(x), Some(y))
-                    if b.is_none() && self.renumbered(x, y, &path, &mut taken)? => {}
-                (Some(x), Some(y)) => self.both(b, x, y, path)?,
-                (None, None) => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// When `x` and `y`, created at one path on both sides, are two different child
-    /// beads that were given the same id (`<parent>.<n>` is minted from a count, and
-    /// two clones offline count alike), keeps both: the one created first (then by the
-    /// smaller creator, then the smaller blob) keeps the id, the other gets the next
-    /// child number free on both sides (`taken`: the names of this directory) and
-    /// records the id it was minted with under `renumbered_from` in `extra`. Two
-    /// versions of one creation (a concurrent edit) are left to the merge.
-    fn renumbered(
-        &mut self,
-        x: Entry,
-        y: Entry,
-        path: &str,
-        taken: &mut BTreeSet<String>,
-    ) -> Result<bool> {
-        let Some(id) = refs::bead_id_of_path(path).and_then(|i| BeadId::parse(i).ok()) else {
-            return Ok(false);
-        };
-        let Some(parent) = id.parent() else {
-            return Ok(false);
-        };
-        if !(x.is_file() && y.is_file()) {
-            return Ok(false);
-        }
-        let read = |e: Entry| -> Result<Option<Bead>> {
-            Ok(codec::decode::<Bead>(&self.store.read_blob(e.id)?).ok())
-        };
-        let (Some(bx), Some(by)) = (read(x)?, read(y)?) else {
-            return Ok(false);
-        };
-        let origin = |b: &Bead, e: Entry| (b.created_at, b.created_by.clone(), e.id);
-        if (bx.created_at, &bx.created_by) == (by.created_at, &by.created_by) {
-            return Ok(false);
-        }
-        let (keep, mut moved) = if origin(&bx, x) < origin(&by, y) {
-            (x, by)
-        } else {
-            (y, bx)
-        };
-        let file = |n: u32| format!("{}.yaml", parent.child(n));
-        let highest = taken
-            .iter()
-            .filter_map(|name| name.strip_prefix(&format!("{parent}.")))
-            .filter_map(|rest| rest.strip_suffix(".yaml")?.parse::<u32>().ok())
-            .max()
-            .unwrap_or(0);
-        let new_id = parent.child(highest + 1);
-        taken.insert(file(highest + 1));
-        moved.extra.insert(
-            RENUMBERED_FROM.into(),
-            serde_json::Value::String(id.to_string()),
-        );
-        moved.id = new_id;
-        let text = codec::encode(&moved).map_err(|source| StoreError::Encode {
-            what: path.to_owned(),
-            source,
-        })?;
-        let blob = self.store.write_blob(text.as_bytes())?;
-        self.edits.insert(path.to_owned(), Some(keep));
-        self.edits.insert(
-            refs::bead_path(&moved.id),
-            Some(Entry {
-                kind: EntryKind::Blob,
-                id: blob,
-            }),
-        );
-        self.out.merged += 1;
-        Ok(true)
-    }
-
-    /// An entry changed differently on both sides.
-    fn both(&mut self, base: Option<Entry>, x: Entry, y: Entry, path: String) -> Result<()> {
-        if x.kind == EntryKind::Tree && y.kind == EntryKind::Tree {
-            let base = base.filter(|b| b.kind == EntryKind::Tree).map(|b| b.id);
-            return self.dir(base, x.id, y.id, &path);
-        }
-        if x.is_file() && y.is_file() {
-            let kind = match base.map(|b| b.kind) {
-                _ if x.kind == y.kind => x.kind,
-                Some(k) if k == x.kind => y.kind,
-                Some(k) if k == y.kind => x.kind,
-                _ => x.kind.max(y.kind),
-            };
-            self.jobs.push(DocJob {
-                path,
-                kind,
-                base: base.filter(Entry::is_file).map(|b| b.id),
-                ours: x,
-                theirs: y,
-            });
-            return Ok(());
-        }
-        // Two different kinds of thing at one path: a directory stays in place over a
-        // file, otherwise the greater entry does.
-        let rank = |e: &Entry| (e.kind == EntryKind::Tree, e.kind, e.id);
-        let (keep, lose) = if rank(&y) > rank(&x) { (y, x) } else { (x, y) };
-        self.keep_whole(
-            &path,
-            lose,
-            "the two versions are different kinds of entry".into(),
-        );
-        self.edits.insert(path, Some(keep));
-        Ok(())
-    }
-
-    /// Puts the merge of a document in place (writing its blob when it is new).
-    fn place(&mut self, job: DocJob, doc: DocMerge) -> Result<()> {
-        let blob = match doc.content {
-            Content::Version(id) => id,
-            Content::Text(text) => self.store.write_blob(text.as_bytes())?,
-        };
-        self.out.merged += 1;
-        self.out.conflicts += doc.conflicts;
-        if let Some((lost, reason)) = doc.lost {
-            let kind = if lost == job.ours.id {
-                job.ours.kind
-            } else {
-                job.theirs.kind
-            };
-            self.keep_whole(&job.path, Entry { kind, id: lost }, reason);
-        }
-        self.edits.insert(
-            job.path,
-            Some(Entry {
-                kind: job.kind,
-                id: blob,
-            }),
-        );
-        Ok(())
-    }
-
-    /// Keeps `entry`, a version of `path` that cannot stay in place, under `lost+found/`.
-    fn keep_whole(&mut self, path: &str, entry: Entry, reason: String) {
-        let at = refs::lost_found_path(path, &entry.id.to_string());
-        self.edits.insert(at.clone(), Some(entry));
-        self.out.kept.push(KeptDoc {
-            path: path.to_owned(),
-            reason,
-            other_version: at,
-        });
-    }
-}
-
-/// Below this many documents a second thread costs more than it saves.
-const DOCS_PER_THREAD: usize = 64;
-
-/// How many documents a merging thread takes at a time.
-const DOCS_PER_CLAIM: usize = 16;
-
-/// Merges the documents of `jobs` (see [`merge_document`]) on up to `threads`
-/// threads, and returns the merges in the order of `jobs`. Each thread reads through
-/// its own handle on the repository; the merged texts come back to be written by the
-/// caller, so what is written, and in which order, does not depend on the threads.
-/// `done` hears how many documents are merged so far, from 1 up to all of them.
-fn merge_documents(
-    store: &Store,
-    jobs: &[DocJob],
-    threads: usize,
-    done: &mut dyn FnMut(usize),
-) -> Result<Vec<DocMerge>> {
-    let merge = |store: &Store, job: &DocJob| {
-        merge_document(store, &job.path, job.base, job.ours.id, job.theirs.id)
-    };
-    let threads = threads.min(jobs.len() / DOCS_PER_THREAD);
-    if threads <= 1 {
-        let mut out = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            out.push(merge(store, job)?);
-            done(out.len());
-        }
-        return Ok(out);
-    }
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let mut slots: Vec<Option<DocMerge>> =
-        std::iter::repeat_with(|| None).take(jobs.len()).collect();
-    std::thread::scope(|s| -> Result<()> {
-        let (send, receive) = std::sync::mpsc::channel();
-        for _ in 0..threads {
-            let (send, next, failed) = (send.clone(), &next, &failed);
-            let handle = store.for_thread();
-            s.spawn(move || {
-                while !failed.load(Ordering::Relaxed) {
-                    let from = next.fetch_add(DOCS_PER_CLAIM, Ordering::Relaxed);
-                    let Some(claim) = jobs.get(from..jobs.len().min(from + DOCS_PER_CLAIM)) else {
-                        break;
-                    };
-                    for (i, job) in claim.iter().enumerate() {
-                        let merged = merge(&handle, job);
-                        failed.fetch_or(merged.is_err(), Ordering::Relaxed);
-                        if send.send((from + i, merged)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            });
-        }
-        drop(send);
-        let mut count = 0;
-        let mut first_error: Option<(usize, OpError)> = None;
-        for (i, merged) in receive {
-            match merged {
-                Ok(doc) => {
-                    slots[i] = Some(doc);
-                    count += 1;
-                    done(count);
-                }
-                Err(e) if first_error.as_ref().is_none_or(|(at, _)| i < *at) => {
-                    first_error = Some((i, e));
-                }
-                Err(_) => {}
-            }
-        }
-        match first_error {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
-    })?;
-    // Every slot is filled: a thread stops early only after an error, returned above,
-    // and a thread that panicked makes the scope panic.
-    Ok(slots.into_iter().flatten().collect())
-}
-
-/// What a merged document holds.
-enum Content {
-    /// One of the versions, as it is.
-    Version(ObjectId),
-    /// A new text, still to be written.
-    Text(String),
-}
-
-/// One document merged from two versions.
-struct DocMerge {
-    /// What to keep at the document's path.
-    content: Content,
-    /// How many losing values were recorded in it.
-    conflicts: usize,
-    /// A whole version that could not be kept in place, and why.
-    lost: Option<(ObjectId, String)>,
-}
-
-/// Merges two versions `a` and `b` of the document at `path` against `base`: reads
-/// and decodes them, lets [`merge::merge_document`] merge them, and encodes the result.
-///
-/// A file that is not YAML is never read: one version stays in place (the greater
-/// blob) and the other is kept under `lost+found/`, reported, never dropped.
-fn merge_document(
-    store: &Store,
-    path: &str,
-    base: Option<ObjectId>,
-    a: ObjectId,
-    b: ObjectId,
-) -> Result<DocMerge> {
-    if !(path.ends_with(".yaml") || path.ends_with(".yml")) {
-        // Not a document (a file of a snapshot, say): never read, one version kept.
-        let (keep, lose) = if b > a { (b, a) } else { (a, b) };
-        return Ok(DocMerge {
-            content: Content::Version(keep),
-            conflicts: 0,
-            lost: Some((lose, "not a YAML document".into())),
-        });
-    }
-    let a_bytes = store.read_blob(a)?;
-    let b_bytes = store.read_blob(b)?;
-    let base_bytes = base.map(|id| store.read_blob(id)).transpose()?;
-    let whole = |keep: Side, reason: String| {
-        let (keep, lose) = match keep {
-            Side::A => (a, b),
-            Side::B => (b, a),
-        };
-        DocMerge {
-            content: Content::Version(keep),
-            conflicts: 0,
-            lost: Some((lose, reason)),
-        }
-    };
-    // Two versions under the size limit can merge to one over it; and some YAML
-    // decodes to values the encoder cannot write back (a mapping whose only key is a
-    // tagged null, `!t ~: 1`): failing here would fail every sync from now on, so
-    // both versions are kept whole instead.
-    let written =
-        |text: std::result::Result<String, codec::CodecError>, conflicts: usize| match text {
-            Ok(text) => DocMerge {
-                content: Content::Text(text),
-                conflicts,
-                lost: None,
-            },
-            Err(e) => whole(
-                merge::choose_whole(&a_bytes, true, &b_bytes, true),
-                format!("the merge cannot be written: {e}"),
-            ),
-        };
-    let id = refs::bead_id_of_path(path).and_then(|id| BeadId::parse(id).ok());
-    // The common case first: three beads exactly as git-beads writes them, which
-    // merge_document would give to the typed merge too, read without a generic tree.
-    if let Some(id) = &id
-        && let Some((base, x, y)) =
-            canonical_versions(id, base_bytes.as_deref(), &a_bytes, &b_bytes)
-    {
-        let merged = merge::merge_bead(base.as_ref(), &x, &y);
-        return Ok(written(codec::encode(&merged.value), merged.conflicts));
-    }
-    let version = |bytes| read_version(id.as_ref(), bytes);
-    let base_version = base_bytes.as_deref().map(version);
-    let merged = merge::merge_document(
-        base_version.as_ref(),
-        &version(&a_bytes),
-        &version(&b_bytes),
-    );
-    Ok(match merged {
-        merge::DocOutcome::Bead(m) => written(codec::encode(&m.value), m.conflicts),
-        merge::DocOutcome::Tree(m) => written(codec::encode(&m.value), m.conflicts),
-        merge::DocOutcome::Whole { keep, why } => whole(keep, why.to_string()),
-    })
-}
-
-/// One version of a document for [`merge::merge_document`]: its tree, and the bead
-/// it holds when it is a document of bead `id` that the bead model represents exactly.
-fn read_version<'b>(id: Option<&BeadId>, bytes: &'b [u8]) -> merge::Version<'b> {
-    let read = match codec::decode_doc(bytes) {
-        Ok(tree) => {
-            let bead = id.and_then(|id| exact_bead(id, &tree, bytes).map(Box::new));
-            merge::Read::Tree { tree, bead }
-        }
-        Err(e) => merge::Read::Unreadable(e.to_string()),
-    };
-    merge::Version { bytes, read }
-}
-
-/// The base (if any) and the two versions of bead `id`, when each document is
-/// byte for byte the canonical encoding of the bead it decodes to. Such a document
-/// is represented exactly by the bead model (decoding the canonical encoding of a
-/// bead gives the same tree as converting the bead), which proves what
-/// [`exact_bead`] proves with one decoding fewer and no generic tree.
-fn canonical_versions(
-    id: &BeadId,
-    base: Option<&[u8]>,
-    a: &[u8],
-    b: &[u8],
-) -> Option<(Option<Bead>, Bead, Bead)> {
-    let base = match base {
-        Some(bytes) => Some(canonical_bead(id, bytes)?),
-        None => None,
-    };
-    Some((base, canonical_bead(id, a)?, canonical_bead(id, b)?))
-}
-
-/// Bead `id`, when `bytes` are exactly its canonical encoding.
-fn canonical_bead(id: &BeadId, bytes: &[u8]) -> Option<Bead> {
-    let bead: Bead = codec::decode(bytes).ok()?;
-    let canonical = bead.id == *id && codec::encode(&bead).ok()?.as_bytes() == bytes;
-    canonical.then_some(bead)
-}
-
-/// The bead in a document, if the bead model represents the document exactly (so
-/// the typed merge drops nothing, not even fields a newer git-beads wrote) and it
-/// is the bead its path names.
-fn exact_bead(id: &BeadId, value: &doc::Value, bytes: &[u8]) -> Option<Bead> {
-    let bead: Bead = codec::decode(bytes).ok()?;
-    let back = codec::to_value(&bead).ok()?;
-    (bead.id == *id && back == *value).then_some(bead)
 }
 
 /// Clears the `conflicts:` of bead `id` (only those of `field` when given), in one
@@ -1728,8 +1243,12 @@ pub fn resolve(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use super::super::tree_merge::{TreeMerge, canonical_bead, exact_bead, merge_trees_on};
     use super::*;
-    use crate::model::{Comment, Status};
+    use crate::model::{Comment, Status, doc};
+    use crate::store::{Entry, EntryKind};
 
     /// A small deterministic generator (xorshift), so every run merges the same set.
     struct Rng(u64);
@@ -2020,20 +1539,22 @@ mod tests {
         for seed in [7, 1234, 99_991] {
             let (base, ours, theirs) = three_trees(&store, 600, seed);
             let mut events = Vec::new();
-            let one = merge_trees_on(&store, Some(base), ours, theirs, 1, &mut |e| events.push(e))
-                .expect("merges");
+            let one = merge_trees_on(&store, Some(base), ours, theirs, 1, &mut |d, t| {
+                events.push((d, t))
+            })
+            .expect("merges");
             assert!(one.merged > 200, "{} merged", one.merged);
             assert!(!one.kept.is_empty(), "some documents are kept whole");
             assert!(one.conflicts > 0);
             let mut parallel_events = Vec::new();
-            let four = merge_trees_on(&store, Some(base), ours, theirs, 4, &mut |e| {
-                parallel_events.push(e)
+            let four = merge_trees_on(&store, Some(base), ours, theirs, 4, &mut |d, t| {
+                parallel_events.push((d, t))
             })
             .expect("merges");
             assert_eq!(summary(&one), summary(&four), "seed {seed}");
             assert_eq!(events, parallel_events);
-            let swapped =
-                merge_trees_on(&store, Some(base), theirs, ours, 4, &mut |_| {}).expect("merges");
+            let swapped = merge_trees_on(&store, Some(base), theirs, ours, 4, &mut |_, _| {})
+                .expect("merges");
             assert_eq!(one.tree, swapped.tree, "seed {seed}: symmetric");
         }
     }

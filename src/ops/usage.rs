@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::agent::binding;
-use super::session::{finish, load_session, save_session};
+use super::session_doc::{finish, load_session, save_session};
 use super::{Result, SessionError, now, write};
 use crate::model::{
     Actor, AgentName, BeadId, Budget, BudgetLeft, EndReason, LedgerEntry, ModelSwap, Session,

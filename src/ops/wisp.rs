@@ -10,8 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use super::agent::permit;
-use super::{OpError, Result};
+use super::{OpError, Result, permit};
 use crate::model::{Actor, Bead, BeadId, BeadType, Capability, Status, Timestamp, glob_match};
 use crate::store::refs;
 use crate::store::{Store, View};

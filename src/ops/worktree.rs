@@ -9,7 +9,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{bind, binding, permit};
+use super::agent::{bind, binding};
+use super::permit;
 use super::session::check_hookable;
 use super::{AgentError, Result, WorktreeError, now, sling, whoami};
 use crate::model::{Actor, Agent, AgentName, AgentStatus, BeadId, Capability, Timestamp};

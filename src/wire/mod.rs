@@ -36,6 +36,27 @@ pub use work::*;
 /// The version of every `--json` document, carried as its `schema_version` field.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
 
+/// An object with `schema_version` beside its fields, as `--json` prints one.
+#[derive(serde::Serialize)]
+pub struct Versioned<'a, T: serde::Serialize> {
+    /// [`JSON_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The object's own fields.
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+/// An object document as `--json` prints it (without bd's envelope), as JSON text:
+/// `body`'s fields with `schema_version` beside them.
+pub fn versioned<T: serde::Serialize>(
+    body: &T,
+) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+    serde_json::value::to_raw_value(&Versioned {
+        schema_version: JSON_SCHEMA_VERSION,
+        body,
+    })
+}
+
 /// One top-level field of a document, as the manual describes it.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {

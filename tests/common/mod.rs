@@ -337,6 +337,13 @@ impl Repo {
         self.beads(&["init", "--prefix", "bd"]);
     }
 
+    /// Creates agent `lead` and, acting as lead, its child `child`, which may only do
+    /// `can` (a comma-separated list of capabilities).
+    pub fn lead_and_child(&self, child: &str, can: &str) {
+        self.beads(&["agent", "create", "lead"]);
+        self.beads(&["--as", "lead", "agent", "create", child, "--can", can]);
+    }
+
     /// Creates a bead and returns its id.
     pub fn create(&self, title: &str, extra: &[&str]) -> String {
         let mut args = vec!["create", title];

@@ -139,18 +139,8 @@ fn parse_status(s: &str) -> Result<StatusWord, String> {
     }
 }
 
-/// Parses a type, with bd's short names (`feat`, `mr`, `mol`, `dec`, `adr`).
-pub fn parse_type(s: &str) -> Result<BeadType, String> {
-    let word = match s {
-        "feat" => "feature",
-        "mr" => "merge-request",
-        "mol" => "molecule",
-        "dec" | "adr" => "decision",
-        s => s,
-    };
-    word.parse()
-        .map_err(|e: crate::model::ParseEnumError| e.to_string())
-}
+/// Parses a type, with bd's short names (see [`crate::model::parse_type`]).
+pub use crate::model::parse_type;
 
 impl SelectArgs {
     /// These arguments with `--parent` resolved as an id is (without its prefix too);

@@ -46,6 +46,7 @@ pub mod stale;
 pub mod stats;
 pub mod sync;
 pub mod update;
+pub mod util;
 pub mod verify;
 pub mod version;
 pub mod whoami;
@@ -53,14 +54,12 @@ pub mod worktree;
 
 use clap::Subcommand;
 
-use crate::cli::{
-    Ctx,
-    error::{CliError, Kind},
-    lazy::Lazy,
-    output::Out,
+use crate::cli::{Ctx, error::CliError, lazy::Lazy, output::Out};
+pub use util::{ClaimArgs, Format, parse_dep, parse_priority};
+use util::{
+    ids_or_last, print_beads, print_guide, read_text, resolve_id, resolve_ids, resolve_target,
+    touched,
 };
-use crate::model::{BeadId, DepKind, Dependency};
-use crate::ops;
 
 /// Every command; adding one means one file, one variant, one match arm.
 #[derive(Subcommand, Debug)]
@@ -496,205 +495,9 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
     }
 }
 
-/// The data formats `import` reads and `export` writes.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// The beads `bd` tracker's JSONL (one issue per line, `.beads/issues.jsonl`).
-    BdJsonl,
-    /// git-beads' own documents, each introduced by `---`: lossless.
-    Yaml,
-}
-
-impl From<Format> for crate::ops::DataFormat {
-    fn from(f: Format) -> Self {
-        match f {
-            Format::BdJsonl => crate::ops::DataFormat::BdJsonl,
-            Format::Yaml => crate::ops::DataFormat::Yaml,
-        }
-    }
-}
-
-/// Where a claim, or its end, is confirmed: the flags `update --claim`, `ready
-/// --claim`, `sling`, `close` and `release` share.
-#[derive(clap::Args, Debug, Default)]
-pub struct ClaimArgs {
-    /// Answer only once REMOTE holds it: a claim there, so no other machine can win the
-    /// bead too; a close or release with the bead's claim ref there deleted (default:
-    /// the beads.claimRemote config key's remote, if set).
-    #[arg(long, value_name = "REMOTE", conflicts_with = "offline")]
-    pub remote: Option<String>,
-    /// Work on this machine only, even with beads.claimRemote set: another machine may
-    /// claim the bead too (a later sync records the contest in conflicts:), and a claim
-    /// ref a close or release frees stays on the remote until a sync.
-    #[arg(long)]
-    pub offline: bool,
-}
-
-impl ClaimArgs {
-    /// Refuses these flags on a command that claims nothing (`update` without `--claim`,
-    /// `ready` without `--claim`), rather than ignoring them.
-    pub fn only_with_claim(&self, claim: bool) -> Result<(), CliError> {
-        if claim || (self.remote.is_none() && !self.offline) {
-            return Ok(());
-        }
-        Err(CliError::new(
-            crate::cli::error::Kind::Usage,
-            "--remote and --offline say where a claim is confirmed: they need --claim",
-        ))
-    }
-
-    /// The remote to confirm a claim on, if any; says so when a claim is offline.
-    pub fn remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
-        self.remote_or(
-            ctx,
-            out,
-            "claiming offline: another machine may claim it too, and a sync will contest it",
-        )
-    }
-
-    /// The remote to confirm the end of a claim on (`close`, `release`), if any; says
-    /// so when it is offline.
-    pub fn finish_remote(&self, ctx: &Ctx, out: &Out) -> Result<Option<String>, CliError> {
-        self.remote_or(
-            ctx,
-            out,
-            "offline: only this machine knows; a sync publishes it and frees the claim on the remote",
-        )
-    }
-
-    fn remote_or(&self, ctx: &Ctx, out: &Out, offline: &str) -> Result<Option<String>, CliError> {
-        let remote = ops::claim_remote(&ctx.store, self.remote.as_deref(), self.offline)?;
-        if self.offline {
-            out.note(offline);
-        }
-        Ok(remote)
-    }
-}
-
-/// Parses a priority as `0`…`4` or `P0`…`P4`.
-pub fn parse_priority(s: &str) -> Result<u8, String> {
-    let digits = s.strip_prefix(['P', 'p']).unwrap_or(s);
-    match digits.parse::<u8>() {
-        Ok(p) if p <= 4 => Ok(p),
-        _ => Err(format!(
-            "{s:?} is not a priority (0 = critical … 4 = backlog, or P0 … P4)"
-        )),
-    }
-}
-
-/// Parses one dependency, `ID` or `KIND:ID`; a bare id means `blocks`.
-pub fn parse_dep(s: &str) -> Result<Dependency, String> {
-    let s = s.trim();
-    let (kind, id) = match s.split_once(':') {
-        Some((k, id)) => (k.parse::<DepKind>().map_err(|e| e.to_string())?, id),
-        None => (DepKind::Blocks, s),
-    };
-    let id = BeadId::parse(id).map_err(|e| e.to_string())?;
-    Ok(Dependency { id, kind })
-}
-
-/// Prints beads in full as `bd show` does: a bare array, each bead with what it
-/// depends on and how many depend on it.
-fn print_beads(ctx: &Ctx, out: &mut Out, beads: Vec<crate::model::Bead>) -> Result<(), CliError> {
-    let detailed = crate::ops::detail(&ctx.store, beads)?;
-    out.json_list(&crate::wire::Beads::detailed(&detailed))
-}
-
-/// The bead `given` names: an id, or an id without its prefix where unambiguous.
-/// Text that cannot be an id is a usage error, as clap reports a malformed value.
-fn resolve_id(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
-    crate::ops::resolve_id(&ctx.store, given).map_err(|e| match e {
-        crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
-        e => e.into(),
-    })
-}
-
-/// Prints a guide (`onboard`, `quickstart`): its text, or `{guide, text}` with --json.
-fn print_guide(out: &mut Out, guide: &str, text: &str) -> Result<(), CliError> {
-    if out.json {
-        return out.json(&crate::wire::Guide { guide, text });
-    }
-    for line in text.lines() {
-        out.line(line)?;
-    }
-    Ok(())
-}
-
-/// What a dependency given as text points at: an item of another project
-/// (`external:<project>:<id>`) or a bead (see [`resolve_id`]).
-fn resolve_target(ctx: &Ctx, given: &str) -> Result<crate::model::DepTarget, CliError> {
-    crate::ops::resolve_target(&ctx.store, given).map_err(|e| match e {
-        crate::ops::OpError::Id(e) => CliError::new(crate::cli::error::Kind::Usage, e.to_string()),
-        e => e.into(),
-    })
-}
-
-/// The beads `given` names (see [`resolve_id`]).
-fn resolve_ids(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
-    given.iter().map(|g| resolve_id(ctx, g)).collect()
-}
-
-/// The beads `given` names, or, when it names none, the bead last touched in this
-/// worktree (as bd's `show`, `update` and `close` take it).
-fn ids_or_last(ctx: &Ctx, given: &[String]) -> Result<Vec<BeadId>, CliError> {
-    if !given.is_empty() {
-        return resolve_ids(ctx, given);
-    }
-    match ops::last_touched(&ctx.store)? {
-        Some(id) => Ok(vec![id]),
-        None => Err(CliError::new(
-            Kind::Usage,
-            "no bead id given, and no bead was touched in this worktree yet",
-        )
-        .hint(
-            "name the bead; `create`, `show`, `update` and `comment` remember the one they touch",
-        )),
-    }
-}
-
-/// Remembers `id` as the bead last touched here. Best effort, as bd's is: a command
-/// that did its work does not fail over this convenience.
-fn touched(ctx: &Ctx, id: &BeadId) {
-    let _ = ops::touch(&ctx.store, id);
-}
-
-/// Reads a text file, or stdin for `-`.
-fn read_text(path: &std::path::Path) -> Result<String, CliError> {
-    use std::io::Read as _;
-    let mut text = String::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::user(format!("cannot read stdin: {e}")))?;
-    } else {
-        text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::user(format!("cannot read {}: {e}", path.display())))?;
-    }
-    Ok(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn priorities() {
-        assert_eq!(parse_priority("P1"), Ok(1));
-        assert_eq!(parse_priority("4"), Ok(4));
-        assert!(parse_priority("5").is_err());
-        assert!(parse_priority("-1").is_err());
-    }
-
-    #[test]
-    fn deps() {
-        assert_eq!(parse_dep("bd-a1").map(|d| d.kind), Ok(DepKind::Blocks));
-        assert_eq!(
-            parse_dep(" related:bd-b2").map(|d| d.kind),
-            Ok(DepKind::Related)
-        );
-        assert!(parse_dep("nope:bd-a1").is_err());
-        assert!(parse_dep("bd-a1/..").is_err());
-    }
 
     fn argv(line: &[&str]) -> Vec<std::ffi::OsString> {
         std::iter::once("git-beads")

@@ -16,16 +16,7 @@ pub fn run(ctx: &Ctx, _args: Args, out: &mut Out) -> Result<(), CliError> {
     let actor = &acting.actor;
     let session = actor.session.as_ref().map(ToString::to_string);
     let (because, reason) = match acting.because {
-        ActingBecause::Named => (
-            ctx.named_by(),
-            match ctx.named_by() {
-                "env" => {
-                    "a variable (GIT_BEADS_AGENT, BD_ACTOR) names it, for the commands given it"
-                }
-                "actor-flag" => "--actor names it, for this command",
-                _ => "--as names it, for this command",
-            },
-        ),
+        ActingBecause::Named => (ctx.named_by().as_str(), ctx.named_by().reason()),
         ActingBecause::Bound => (
             "bound",
             "this worktree is bound to it (agent bind, worktree add, or its branch) until \

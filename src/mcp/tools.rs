@@ -9,9 +9,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::cli::commands::{list::parse_type, parse_dep, session};
-use crate::cli::{Ctx, error::Kind, output};
-use crate::model::{BeadId, DepKind, Status};
+use super::{Ctx, PrimeFailed};
+use crate::model::{BeadId, DepKind, Status, parse_dep, parse_type};
 use crate::ops::{self, Changes, ErrorKind, MailError, OpError, SessionError};
 use crate::wire;
 
@@ -27,9 +26,9 @@ pub enum ToolError {
     /// The answer could not be put into JSON.
     #[error("the answer could not be encoded: {0}")]
     Encode(#[from] serde_json::Error),
-    /// A command's renderer failed (the prime resource is `prime`'s text).
+    /// The renderer of the prime text failed (the prime resource is `prime`'s text).
     #[error("{}", .0.message)]
-    Cli(crate::cli::error::CliError),
+    Prime(PrimeFailed),
     /// The tool panicked (a bug); the server goes on.
     #[error("the tool failed unexpectedly (a bug in git-beads); nothing more is known")]
     Panicked,
@@ -44,16 +43,7 @@ impl ToolError {
         let op = match self {
             ToolError::Op(e) => e,
             ToolError::Invalid(_) => return "invalid",
-            ToolError::Cli(e) => {
-                return match e.kind {
-                    Kind::Conflict => "conflict",
-                    Kind::Store => "store",
-                    Kind::Denied => "denied",
-                    Kind::NotFound => "not_found",
-                    Kind::Refused => "refused",
-                    Kind::User | Kind::Usage => "invalid",
-                };
-            }
+            ToolError::Prime(e) => return e.kind,
             ToolError::Encode(_) | ToolError::Panicked => return "internal",
         };
         match op.kind() {
@@ -369,15 +359,18 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 /// What `git beads prime` prints for the acting agent, as a harness hook shows it
 /// (documents that do not parse are named in the text).
 pub fn prime_text(ctx: &Ctx) -> Result<String, ToolError> {
-    let mut out = output::Out::new(false, true);
-    out.capture();
-    session::print_prime(ctx, &mut out, true).map_err(ToolError::Cli)?;
-    Ok(out.take_captured())
+    let render = ctx.prime.as_ref().ok_or_else(|| {
+        ToolError::Prime(PrimeFailed {
+            kind: "internal",
+            message: "this server was given no renderer of the prime text".into(),
+        })
+    })?;
+    render(ctx).map_err(ToolError::Prime)
 }
 
 /// An object document as `--json` prints it.
 fn object<T: Serialize>(body: &T) -> Outcome {
-    Ok(Answer::of(output::versioned(body)?.into()))
+    Ok(Answer::of(wire::versioned(body)?.into()))
 }
 
 /// A list document as `--json` prints it (a bare array).

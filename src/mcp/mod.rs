@@ -28,8 +28,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::cli::Ctx;
-use crate::model::AgentName;
+use crate::model::{Actor, AgentName};
 use crate::ops;
 
 pub use tools::ToolError;
@@ -83,12 +82,56 @@ impl RpcError {
     }
 }
 
+/// What one call runs with: the store, who acts as the server was told, and the
+/// renderer of the prime text the server was given.
+#[derive(Clone)]
+pub struct Ctx {
+    /// The repository's store.
+    pub store: ops::Store,
+    /// The agent named by `--as` or `GIT_BEADS_AGENT`.
+    pub as_agent: Option<AgentName>,
+    /// `--as-person`: act under the git identity whatever is bound.
+    pub as_person: bool,
+    /// `--actor`: bd's actor name.
+    pub actor: Option<String>,
+    /// The caller's rendering of the prime text (see [`Server::with_prime`]).
+    prime: Option<Rc<PrimeText>>,
+}
+
+impl Ctx {
+    /// Who this call acts as, as a command given the server's flags would.
+    pub fn acting(&self) -> ops::Result<Actor> {
+        let who = ops::acting_given(
+            &self.store,
+            self.actor.as_deref(),
+            self.as_agent.as_ref(),
+            self.as_person,
+        )?;
+        Ok(who.actor)
+    }
+}
+
+/// What `git beads prime` prints for the acting agent, as a harness hook shows it:
+/// the caller's renderer (the command line's), which the server does not own.
+pub type PrimeText = dyn Fn(&Ctx) -> Result<String, PrimeFailed>;
+
+/// Why the prime text could not be rendered.
+#[derive(Debug)]
+pub struct PrimeFailed {
+    /// The kind of failure, in the words of [`ToolError::kind`].
+    pub kind: &'static str,
+    /// What failed.
+    pub message: String,
+}
+
 /// The server: where the store is and who acts, as the command line gave them.
 pub struct Server {
     dir: PathBuf,
     as_agent: Option<AgentName>,
     as_person: bool,
     actor: Option<String>,
+    /// The caller's rendering of the prime text.
+    prime: Option<Rc<PrimeText>>,
     /// The store, kept open between calls once a call opened it.
     store: RefCell<Option<ops::KeptStore>>,
     /// The last answer of a pure tool (see [`tools::Tool::pure`]).
@@ -118,8 +161,18 @@ impl Server {
             as_agent,
             as_person,
             actor,
+            prime: None,
             store: RefCell::new(None),
             kept: RefCell::new(None),
+        }
+    }
+
+    /// This server, answering the prime tool's text and the prime resource with
+    /// `prime`'s rendering (without it, they fail).
+    pub fn with_prime(self, prime: Box<PrimeText>) -> Server {
+        Server {
+            prime: Some(Rc::from(prime)),
+            ..self
         }
     }
 
@@ -234,12 +287,13 @@ impl Server {
             Some(kept) => kept.refreshed(),
             None => ops::KeptStore::open(&self.dir).map(|open| kept.insert(open).store()),
         };
-        Ok(Ctx::new(
-            store.map_err(ops::OpError::from)?.clone(),
-            self.as_agent.clone(),
-            self.as_person,
-            self.actor.clone(),
-        ))
+        Ok(Ctx {
+            store: store.map_err(ops::OpError::from)?.clone(),
+            as_agent: self.as_agent.clone(),
+            as_person: self.as_person,
+            actor: self.actor.clone(),
+            prime: self.prime.clone(),
+        })
     }
 
     /// `tools/call`: arguments that do not fit the tool are a JSON-RPC error; a tool

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{BeadError, Result, beads::claim, now, write};
+use super::change::claim;
+use super::{BeadError, Result, now, permit, write};
 use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
@@ -646,7 +647,7 @@ pub fn head_commit(store: &Store) -> Result<String> {
 }
 
 /// The beads part of the index (every query here reads the beads, none the mail).
-pub(super) fn load_index(store: &Store) -> Result<Index> {
+pub(crate) fn load_index(store: &Store) -> Result<Index> {
     let head = store.require_head()?;
     Ok(store.index_parts(&head, &[Part::Beads])?)
 }
@@ -1137,7 +1138,7 @@ pub fn ready(store: &Store, filter: &ListFilter) -> Result<Listing> {
 /// Claims the first ready bead `filter` keeps (that nobody else holds) for `actor`,
 /// atomically. Returns `None` when nothing is ready.
 pub fn ready_claim(store: &Store, actor: &Actor, filter: &ListFilter) -> Result<Option<Bead>> {
-    super::agent::permit(actor, crate::model::Capability::Claim)?;
+    permit(actor, crate::model::Capability::Claim)?;
     let claimed = write(store, actor, |tx| {
         let words = Vocabulary::of(&tx.settings()?);
         let failures = match tx.head() {
@@ -1200,63 +1201,25 @@ fn spread(index: &Index, candidates: Vec<String>, claimer: &str) -> Option<Strin
     candidates.into_iter().nth(at)
 }
 
-/// How many ready beads `ready --claim` with a claim remote tries before it gives up:
-/// each one lost was claimed by another machine first.
-const REMOTE_CLAIM_TRIES: usize = 10;
-
-/// Claims the first ready bead for `actor` on `remote` (see
-/// `claim::claim_on_remote`): a bead someone else won there is left for the
-/// next, up to `REMOTE_CLAIM_TRIES` of them, after which the last loss is returned.
-/// Returns `None` when nothing is ready.
-pub fn ready_claim_on(
+/// The ready bead `actor` should try to claim next on a claim remote: of those
+/// `filter` keeps that nobody else holds and that are not in `lost`, spread over a
+/// fleet of claimers by name (see [`spread`]).
+pub(crate) fn next_to_claim(
     store: &Store,
     actor: &Actor,
     filter: &ListFilter,
-    remote: &str,
-) -> Result<Option<Bead>> {
-    super::agent::permit(actor, crate::model::Capability::Claim)?;
-    // What the last sync fetched of the claims in flight is skipped at once; after a
-    // loss they are fetched again.
-    let mut lost = super::claim::claimed_elsewhere(store, remote)?;
-    let mut last = None;
-    let words = super::vocabulary(store)?;
-    for _ in 0..REMOTE_CLAIM_TRIES {
-        let (index, failures) = load_with_failures(store)?;
-        let candidates: Vec<String> = claim_candidates(&index, &failures, actor, filter, &words)
-            .into_iter()
-            .filter(|id| !lost.contains(id))
-            .collect();
-        let next = spread(&index, candidates, &actor.id);
-        drop(index);
-        let Some(id) = next else {
-            break;
-        };
-        let id = BeadId::parse(&id)?;
-        match super::claim::claim_on_remote(store, actor, &id, remote, &mut |b| claim(b, actor)) {
-            Ok(()) => {
-                let mut edited = super::beads::update(
-                    store,
-                    actor,
-                    std::slice::from_ref(&id),
-                    super::Changes {
-                        claim: true,
-                        ..Default::default()
-                    },
-                )?;
-                return Ok(edited.pop().map(|e| e.bead));
-            }
-            Err(e) if e.kind() == super::ErrorKind::Conflict => {
-                lost.insert(id.to_string());
-                lost.extend(super::claim::claimed_elsewhere(store, remote)?);
-                last = Some(e);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    match last {
-        Some(e) => Err(e),
-        None => Ok(None),
-    }
+    words: &Vocabulary,
+    lost: &BTreeSet<String>,
+) -> Result<Option<BeadId>> {
+    let (index, failures) = load_with_failures(store)?;
+    let candidates: Vec<String> = claim_candidates(&index, &failures, actor, filter, words)
+        .into_iter()
+        .filter(|id| !lost.contains(id))
+        .collect();
+    Ok(match spread(&index, candidates, &actor.id) {
+        Some(id) => Some(BeadId::parse(&id)?),
+        None => None,
+    })
 }
 
 /// Every unfinished bead that waits on others, with what it waits on, read in place
@@ -1830,21 +1793,6 @@ fn epics(index: &Index) -> Result<Vec<EpicProgress>> {
 pub fn epic_status(store: &Store) -> Result<(Vec<EpicProgress>, Vec<Broken>)> {
     let index = load_index(store)?;
     Ok((epics(&index)?, index.broken().to_vec()))
-}
-
-/// Closes every epic whose children are all closed (`epic close-eligible`); returns
-/// what was closed (or would be, with `dry_run`).
-pub fn close_eligible_epics(store: &Store, actor: &Actor, dry_run: bool) -> Result<Vec<BeadId>> {
-    let ids: Vec<BeadId> = epic_status(store)?
-        .0
-        .into_iter()
-        .filter(EpicProgress::eligible)
-        .filter_map(|e| BeadId::parse(&e.epic.id).ok())
-        .collect();
-    if !dry_run && !ids.is_empty() {
-        super::close(store, actor, &ids, Some("all children closed"))?;
-    }
-    Ok(ids)
 }
 
 /// Every cycle of blocking dependencies (`blocks`, `parent-child`), each as the ids

@@ -25,7 +25,7 @@ pub fn vocabulary(store: &Store) -> Result<Vocabulary> {
 
 /// Refuses types and statuses that are neither built in nor the project's own; the
 /// settings are read (from `view`) only when one of them is a word of its own.
-pub(super) fn check_words(view: &View<'_>, kinds: &[BeadType], statuses: &[Status]) -> Result<()> {
+pub(crate) fn check_words(view: &View<'_>, kinds: &[BeadType], statuses: &[Status]) -> Result<()> {
     if !kinds.iter().any(BeadType::is_custom) && !statuses.iter().any(Status::is_custom) {
         return Ok(());
     }
