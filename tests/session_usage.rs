@@ -515,12 +515,12 @@ fn setup_merges_checks_and_removes_the_hooks_of_every_harness() {
     );
     assert_eq!(
         hooks["hooks"]["SessionStart"][0]["matcher"],
-        "startup|resume|clear"
+        "startup|resume|clear|compact|fork"
     );
     let config = std::fs::read_to_string(repo.path.join(".codex/config.toml")).expect("config");
     assert_eq!(
         config,
-        "[features]\ncodex_hooks = true\n\n[mcp_servers.git-beads]\ncommand = \"git\"\nargs = [\"beads\", \"mcp\"]\n"
+        "[features]\nhooks = true\n\n[mcp_servers.git-beads]\ncommand = \"git\"\nargs = [\"beads\", \"mcp\"]\n"
     );
     repo.beads(&["setup", "codex", "--check"]);
 
