@@ -217,7 +217,6 @@ impl Town {
     /// Three beads for each of `runs` calls, imported at once: in each, the first
     /// tracks the second, all carry Gas Town's labels and a metadata key.
     fn stock(&self, runs: usize) {
-        let labels: Vec<&str> = LABELS.to_vec();
         let mut lines = String::new();
         for n in 1..=runs {
             let ids = Town::ids_of(n);
@@ -233,7 +232,7 @@ impl Town {
                     "id": id, "title": format!("Work {id}"), "description": "stuff",
                     "status": "open", "priority": 2, "issue_type": "task",
                     "assignee": "gastown/polecats/nux",
-                    "labels": labels,
+                    "labels": LABELS,
                     "metadata": {"k": "v"},
                     "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
                     "dependencies": deps,

@@ -14,11 +14,6 @@ use std::path::Path;
 
 use common::{Repo, Sandbox};
 
-/// Whether the long counts were asked for.
-fn stress() -> bool {
-    std::env::var("GIT_BEADS_STRESS").is_ok_and(|v| v == "1")
-}
-
 /// How many beads the store holds: enough for every one of the 1 296 fan-out folders.
 const BEADS: usize = 1500;
 
@@ -126,7 +121,7 @@ fn titles(repo: &Repo) -> BTreeMap<String, String> {
 fn a_long_run_of_writes_grows_git_by_what_they_change() {
     let sb = Sandbox::new();
     let (repo, ids) = full_store(&sb);
-    let writes: usize = if stress() { 3000 } else { 300 };
+    let writes = crate::reliability::count(300, 3000);
     let mut want = titles(&repo);
     assert_eq!(want.len(), BEADS);
     let objects = repo.common_dir().join("objects");
@@ -175,11 +170,11 @@ fn a_long_run_of_writes_grows_git_by_what_they_change() {
 fn writers_killed_at_random_points_lose_nothing() {
     let sb = Sandbox::new();
     // A small store by default: a kill lands in the same steps of a write at any size.
-    let (repo, ids) = match stress() {
+    let (repo, ids) = match crate::reliability::stress() {
         true => full_store(&sb),
         false => store_of(&sb, 100),
     };
-    let kills = if stress() { 300 } else { 16 };
+    let kills = crate::reliability::count(16, 300);
     let mut rng = common::Rng::new("writers_killed_at_random_points_lose_nothing");
     let mut allowed: BTreeMap<String, Vec<String>> = titles(&repo)
         .into_iter()
