@@ -501,7 +501,7 @@ fn a_worktree_bound_to_a_retired_agent_is_told_how_to_unbind() {
 fn claude_code_hooks_open_the_store_at_the_inputs_cwd() {
     let (_sb, repo) = Sandbox::with_store();
     repo.bind_new_agent("claude1", &[]);
-    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let elsewhere = common::tempdir();
     let input = serde_json::json!({
         "session_id": "abc-123",
         "cwd": repo.path,

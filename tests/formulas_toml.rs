@@ -549,7 +549,7 @@ fn formulas_convert_between_toml_json_and_yaml_and_read_back() {
         let text = text.replace("formula: gh-issue-to-pr", "formula: again");
         let text = text.replace("\"formula\": \"gh-issue-to-pr\"", "\"formula\": \"again\"");
         let text = text.replace("formula = \"gh-issue-to-pr\"", "formula = \"again\"");
-        let dir = tempfile::tempdir().expect("tmp");
+        let dir = common::tempdir();
         let path = dir.path().join(file);
         write_file(&path, &text);
         let path = path.to_str().expect("utf-8");

@@ -18,7 +18,7 @@ const LEAKS: [&str; 3] = [
 
 #[test]
 fn the_callers_environment_does_not_reach_commands() {
-    let config = tempfile::tempdir().expect("temp dir");
+    let config = common::tempdir();
     write_file(
         &config.path().join("git-beads/formulas/leaked.yaml"),
         "steps:\n  - id: a\n    title: Leaked\n",

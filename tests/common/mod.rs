@@ -9,6 +9,7 @@ pub mod tools;
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -27,6 +28,22 @@ pub fn path_env() -> OsString {
     paths.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
+    std::env::join_paths(paths).expect("PATH joins")
+}
+
+/// `path` as `git` hands it to the programs it runs: git's own programs
+/// (`git --exec-path`) first.
+fn git_path_env(path: &OsStr) -> OsString {
+    static EXEC: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let exec = EXEC.get_or_init(|| {
+        let out = Command::new("git")
+            .arg("--exec-path")
+            .output()
+            .expect("git runs");
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    });
+    let mut paths = vec![exec.clone()];
+    paths.extend(std::env::split_paths(path));
     std::env::join_paths(paths).expect("PATH joins")
 }
 
@@ -70,6 +87,26 @@ pub fn installed(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// A new temporary directory for a test: in memory under `/dev/shm` where the machine
+/// has it, else in the system's temporary directory. Tests write thousands of small
+/// commits; on a disk each durable write waits for its flush (about 40 ms on ext4
+/// here) and every new file searches ext4's inode tables, which together took most of
+/// the suite's time. The code under test still asks for every flush it asks for.
+pub fn tempdir() -> TempDir {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let root = ROOT.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        match tempfile::tempdir_in(shm) {
+            Ok(_) => shm.to_owned(),
+            Err(_) => std::env::temp_dir(),
+        }
+    });
+    tempfile::Builder::new()
+        .prefix("git-beads-test-")
+        .tempdir_in(root)
+        .expect("temp dir")
+}
+
 /// A scratch area holding one or more repositories.
 pub struct Sandbox {
     /// Keeps the directory alive.
@@ -79,9 +116,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// A new empty sandbox.
     pub fn new() -> Sandbox {
-        Sandbox {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
+        Sandbox { dir: tempdir() }
     }
 
     /// The sandbox's root.
@@ -277,11 +312,18 @@ impl Repo {
     }
 
     /// A `git beads ARGS` command with extra environment variables and stdout and
-    /// stderr piped, to run, spawn or adjust further.
+    /// stderr piped, to run, spawn or adjust further. It starts the binary as `git`
+    /// would (by the name `git-beads`, with git's programs first on PATH) without the
+    /// `git` process in between, which cost as much again as the command itself; the
+    /// README's, the guide's and the manual's examples go through `git`.
     pub fn beads_command(&self, env: &[(&str, &str)], args: &[&str]) -> Command {
-        let mut cmd = self.command("git");
-        cmd.envs(env.iter().copied())
-            .arg("beads")
+        let path = (self.env.iter().rev())
+            .find(|(k, _)| k == "PATH")
+            .map_or_else(path_env, |(_, v)| v.clone());
+        let mut cmd = self.command(bin().to_str().expect("utf-8 path"));
+        cmd.arg0("git-beads")
+            .env("PATH", git_path_env(&path))
+            .envs(env.iter().copied())
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -765,7 +807,7 @@ impl Repo {
     /// Commits `content` at `path` inside the store's tree with git plumbing,
     /// bypassing git-beads (see [`Repo::edit_store`]). Returns the new head.
     pub fn put_raw_doc(&self, path: &str, content: &[u8]) -> String {
-        let scratch = tempfile::tempdir().expect("temp dir");
+        let scratch = tempdir();
         let file = scratch.path().join("doc");
         std::fs::write(&file, content).expect("write doc");
         let blob = self.git(&["hash-object", "-w", file.to_str().expect("utf-8")]);
@@ -781,7 +823,7 @@ impl Repo {
     /// `update-ref`), as one commit with `message`, bypassing git-beads. Returns the
     /// new head.
     pub fn edit_store(&self, edits: &[&[&str]], message: &str) -> String {
-        let scratch = tempfile::tempdir().expect("temp dir");
+        let scratch = tempdir();
         let index = scratch.path().join("index");
         let with_index = |args: &[&str]| {
             let env = [("GIT_INDEX_FILE", index.as_os_str())];
