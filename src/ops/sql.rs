@@ -297,8 +297,8 @@ fn fill(
     let main_docs = ["issues", "dependencies", "labels", "comments"]
         .iter()
         .any(|t| wants(t) && !(*t == "issues" && issues_from_index));
-    if issues_from_index {
-        fill_from_index(&tx, store)?;
+    if let Some(read) = reads.get("issues").filter(|_| issues_from_index) {
+        fill_from_index(&tx, store, read)?;
     }
     if main_docs {
         let beads = beads_of(main)?;
@@ -340,29 +340,42 @@ fn beads_of(view: &View<'_>) -> Result<Vec<Bead>> {
     Ok(beads)
 }
 
-/// `issues` from the index's rows: the indexed columns filled, the others left NULL
-/// (the query reads none of them).
-fn fill_from_index(tx: &rusqlite::Transaction<'_>, store: &Store) -> Result<()> {
+/// `issues` from the index's rows: of the indexed columns, the id and those the query
+/// reads (`read`) are filled, the others left NULL (the query reads none of them).
+fn fill_from_index(
+    tx: &rusqlite::Transaction<'_>,
+    store: &Store,
+    read: &BTreeSet<String>,
+) -> Result<()> {
     let head = store.require_head()?;
     let index = store.index(&head)?;
+    let filled: Vec<&str> = INDEXED
+        .into_iter()
+        .filter(|c| *c == "id" || read.contains(*c))
+        .collect();
+    let slots: Vec<String> = (1..=filled.len()).map(|i| format!("?{i}")).collect();
     let mut put = tx
-        .prepare(
-            "INSERT INTO issues (id, title, status, priority, issue_type, assignee, \
-             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )
+        .prepare(&format!(
+            "INSERT INTO issues ({}) VALUES ({})",
+            filled.join(", "),
+            slots.join(", ")
+        ))
         .map_err(query_err)?;
     for r in index.rows().filter(|r| r.status() != Status::Deleted) {
-        put.execute(rusqlite::params![
-            r.id(),
-            r.title(),
-            r.status().as_str(),
-            r.priority(),
-            r.kind().as_str(),
-            r.assignee(),
-            time(&r.created_at()),
-            time(&r.updated_at()),
-        ])
-        .map_err(query_err)?;
+        let cells = filled.iter().map(|c| match *c {
+            "title" => Cell::Text(r.title().to_owned()),
+            "status" => Cell::Text(r.status().as_str().to_owned()),
+            "priority" => Cell::Integer(i64::from(r.priority())),
+            "issue_type" => Cell::Text(r.kind().as_str().to_owned()),
+            "assignee" => r
+                .assignee()
+                .map_or(Cell::Null, |a| Cell::Text(a.to_owned())),
+            "created_at" => Cell::Text(time(&r.created_at())),
+            "updated_at" => Cell::Text(time(&r.updated_at())),
+            _ => Cell::Text(r.id().to_owned()),
+        });
+        put.execute(rusqlite::params_from_iter(cells))
+            .map_err(query_err)?;
     }
     Ok(())
 }
