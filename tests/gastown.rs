@@ -59,7 +59,6 @@ const NOT_IN_BD: &[&str] = &[
 /// fails when one here works, so the list stays true.
 const KNOWN_MISSING: &[&str] = &[
     "create --graph <FILE> --json",
-    "mol current <MOL> --json",
     "query --json <QUERY> --all --limit=<N>",
     "ready --mol <MOL> --json -n 100",
 ];

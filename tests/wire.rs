@@ -305,7 +305,8 @@ fn every_document_matches_what_its_commands_print() {
         .expect("molecule id")
         .to_owned();
     check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
-    check(&repo, seen, "mol current", &["mol", "current", &mol]);
+    let current = check(&repo, seen, "mol current", &["mol", "current", &mol]);
+    check_nested("mol current", "steps", &current[0]["steps"][0], true);
     check(&repo, seen, "mol list", &["mol", "list"]);
     check(&repo, seen, "mol bond", &["mol", "bond", "chore", &mol]);
     let wisp =

@@ -192,7 +192,7 @@ pub const DOCUMENTS: &[Doc] = &[
     CookedFormula::DOC,
     Gates::DOC,
     MoleculeProgress::DOC,
-    Current::DOC,
+    MolCurrents::DOC,
     Molecules::DOC,
     Poured::DOC,
     Bonded::DOC,
