@@ -60,7 +60,6 @@ const NOT_IN_BD: &[&str] = &[
 const KNOWN_MISSING: &[&str] = &[
     "create --graph <FILE> --json",
     "query --json <QUERY> --all --limit=<N>",
-    "ready --mol <MOL> --json -n 100",
 ];
 
 /// One call of the list.
@@ -1038,4 +1037,44 @@ fn sql_answers_gas_towns_queries_with_bds_rows_and_writes_nothing() {
         sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
         "cnt\n3\n"
     );
+}
+
+#[test]
+fn ready_mol_lists_the_steps_gas_town_works_next_of_a_molecule_or_a_wisp() {
+    let t = town();
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    let mol = t.ok(&["mol", "pour", "mol-patrol"]).trim().to_owned();
+    let wisp = t.ok(&["mol", "wisp", "mol-patrol"]).trim().to_owned();
+    let ids = |v: &Value| -> Vec<String> {
+        common::items(v)
+            .iter()
+            .map(|b| b["id"].as_str().expect("id").to_owned())
+            .collect()
+    };
+    let ready = t.json(&["ready", "--mol", &mol, "-n", "100"]);
+    assert_eq!(ids(&ready), [format!("{mol}.1")], "{ready}");
+    reads(
+        "array{id:s,title:s,status:s,priority:i,issue_type:s,created_at:s,parent:s?,dependencies:a?}",
+        &ready.to_string(),
+    )
+    .expect("what Gas Town reads");
+    t.ok(&["close", &format!("{mol}.1")]);
+    let ready = t.json(&["ready", "--mol", &mol]);
+    assert_eq!(ids(&ready), [format!("{mol}.2")], "the next step");
+    let ready = t.json(&["ready", "--mol", &wisp, "-n", "100"]);
+    assert_eq!(
+        ids(&ready),
+        [format!("{wisp}.1")],
+        "a wisp's steps: {ready}"
+    );
+    let (code, err) = t.fails(&["ready", "--mol", &format!("{mol}.2")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("step of molecule {mol}")), "{err}");
+    let (code, _) = t.fails(&["ready", "--mol", &mol, "--claim"]);
+    assert_eq!(code, 2, "--claim and --mol are refused together");
+
+    let mut names = crate::render::Names::default();
+    names.name(&mol, "MOL");
+    let text = crate::render::screens(&t.repo, &[&["ready", "--mol", &mol]]);
+    crate::render::stable(&t.sb, &names, || insta::assert_snapshot!("ready_mol", text));
 }

@@ -141,7 +141,7 @@ fn every_document_matches_what_its_commands_print() {
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let many = "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate";
+    let many = "show, update, close, reopen, delete, release, ready --claim, ready --mol, duplicate, supersede, dep relate";
     check(
         &repo,
         seen,
@@ -305,6 +305,7 @@ fn every_document_matches_what_its_commands_print() {
         .expect("molecule id")
         .to_owned();
     check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
+    check(&repo, seen, many, &["ready", "--mol", &mol]);
     let current = check(&repo, seen, "mol current", &["mol", "current", &mol]);
     check_nested("mol current", "steps", &current[0]["steps"][0], true);
     check(&repo, seen, "mol list", &["mol", "list"]);
