@@ -14,6 +14,7 @@ mod id;
 mod mail;
 mod overlay;
 mod provenance;
+pub mod query;
 mod session;
 mod template;
 mod text;

@@ -96,9 +96,10 @@ pub use provenance::{
 };
 pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
-    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, count, count_by, dep_cycles,
-    dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
-    ready, ready_claim, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
+    LabelCount, ListFilter, Listing, QueryOptions, QuerySort, Sort, Stats, StoreInfo, blocked,
+    count, count_by, dep_cycles, dep_tree, dependents_of, detail, epic_status, head_commit,
+    kept_blocked, labels_all, list, query, ready, ready_claim, require_bead, resolve_id,
+    resolve_target, search, show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -100,7 +100,7 @@ impl<'a> Beads<'a> {
 impl Documented for Beads<'_> {
     const DOC: Doc = Doc {
         shape: Shape::List,
-        commands: "show, update, close, reopen, delete, release, ready --claim, ready --mol, duplicate, supersede, dep relate",
+        commands: "show, update, close, reopen, delete, release, ready --claim, ready --mol, query, duplicate, supersede, dep relate",
         fields: BEAD_FIELDS,
     };
 }
