@@ -306,6 +306,10 @@ fn every_document_matches_what_its_commands_print() {
         .to_owned();
     check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
     check(&repo, seen, many, &["ready", "--mol", &mol]);
+    let plan = repo.path.join("plan.json");
+    write_file(&plan, r#"{"nodes":[{"key":"k","title":"From a plan"}]}"#);
+    let plan = plan.to_str().expect("utf-8");
+    check(&repo, seen, "create --graph", &["create", "--graph", plan]);
     check(
         &repo,
         seen,

@@ -10,6 +10,7 @@ pub mod config;
 mod cook;
 pub mod doc;
 mod formula;
+pub mod graph;
 mod id;
 mod mail;
 mod overlay;

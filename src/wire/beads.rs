@@ -729,3 +729,22 @@ mod tests {
         );
     }
 }
+
+/// What `create --graph` made: the id each key of the plan got (bd's
+/// `GraphApplyResult`).
+#[derive(Serialize)]
+pub struct GraphCreated<'a> {
+    /// Each key of the plan and its bead's id.
+    pub ids: &'a std::collections::BTreeMap<String, BeadId>,
+}
+
+impl Documented for GraphCreated<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "create --graph",
+        fields: &[Field::noted(
+            "ids",
+            ": the plan's keys, each with its bead's id",
+        )],
+    };
+}

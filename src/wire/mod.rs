@@ -145,6 +145,7 @@ pub const DOCUMENTS: &[Doc] = &[
     WispsCleaned::DOC,
     Purged::DOC,
     OneBead::DOC,
+    GraphCreated::DOC,
     Beads::DOC,
     Listing::DOC,
     BlockedReport::DOC,
