@@ -486,12 +486,12 @@ fn gates_are_beads_that_block_until_resolved() {
     assert_eq!(human[0]["id"], approve.as_str(), "{human}");
     assert_eq!(human[0]["state"], "waiting");
     let now = repo.beads_json(&["mol", "current", &mol]);
-    assert_eq!(now["steps"][0]["id"], id_of("soak").as_str());
+    assert_eq!(common::current_steps(&now)[0], id_of("soak"));
     repo.beads(&["close", &id_of("soak")]);
     let now = repo.beads_json(&["mol", "current", &mol]);
     assert_eq!(
-        now["steps"][0]["id"],
-        approve.as_str(),
+        common::current_steps(&now)[0],
+        approve,
         "ship waits for the human gate"
     );
     let (code, err) = repo.beads_fail(&["gate", "resolve", &id_of("ship")]);
@@ -499,7 +499,7 @@ fn gates_are_beads_that_block_until_resolved() {
     assert!(err.contains("not a gate"), "{err}");
     repo.beads(&["gate", "resolve", &approve, "--reason", "looks good"]);
     let now = repo.beads_json(&["mol", "current", &mol]);
-    assert_eq!(now["steps"][0]["id"], id_of("ship").as_str());
+    assert_eq!(common::current_steps(&now)[0], id_of("ship"));
     assert!(
         repo.beads_json(&["human"])
             .as_array()
@@ -876,12 +876,7 @@ fn shown(repo: &Repo, id: &str) -> Value {
 
 /// The ids of the steps of molecule `mol` that can be worked now.
 fn current(repo: &Repo, mol: &str) -> Vec<String> {
-    repo.beads_json(&["mol", "current", mol])["steps"]
-        .as_array()
-        .expect("steps")
-        .iter()
-        .map(|s| s["id"].as_str().expect("id").to_owned())
-        .collect()
+    common::current_steps(&repo.beads_json(&["mol", "current", mol]))
 }
 
 fn bonding_repo() -> (Sandbox, Repo) {

@@ -57,12 +57,7 @@ const NOT_IN_BD: &[&str] = &[
 
 /// Shapes git-beads does not take yet. Shrinks as they are implemented; the test
 /// fails when one here works, so the list stays true.
-const KNOWN_MISSING: &[&str] = &[
-    "create --graph <FILE> --json",
-    "mol current <MOL> --json",
-    "query --json <QUERY> --all --limit=<N>",
-    "ready --mol <MOL> --json -n 100",
-];
+const KNOWN_MISSING: &[&str] = &[];
 
 /// One call of the list.
 struct Call {
@@ -1039,4 +1034,155 @@ fn sql_answers_gas_towns_queries_with_bds_rows_and_writes_nothing() {
         sql(&["--csv", "SELECT COUNT(*) as cnt FROM issues"]),
         "cnt\n3\n"
     );
+}
+
+#[test]
+fn ready_mol_lists_the_steps_gas_town_works_next_of_a_molecule_or_a_wisp() {
+    let t = town();
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    let mol = t.ok(&["mol", "pour", "mol-patrol"]).trim().to_owned();
+    let wisp = t.ok(&["mol", "wisp", "mol-patrol"]).trim().to_owned();
+    let ids = |v: &Value| -> Vec<String> {
+        common::items(v)
+            .iter()
+            .map(|b| b["id"].as_str().expect("id").to_owned())
+            .collect()
+    };
+    let ready = t.json(&["ready", "--mol", &mol, "-n", "100"]);
+    assert_eq!(ids(&ready), [format!("{mol}.1")], "{ready}");
+    reads(
+        "array{id:s,title:s,status:s,priority:i,issue_type:s,created_at:s,parent:s?,dependencies:a?}",
+        &ready.to_string(),
+    )
+    .expect("what Gas Town reads");
+    t.ok(&["close", &format!("{mol}.1")]);
+    let ready = t.json(&["ready", "--mol", &mol]);
+    assert_eq!(ids(&ready), [format!("{mol}.2")], "the next step");
+    let ready = t.json(&["ready", "--mol", &wisp, "-n", "100"]);
+    assert_eq!(
+        ids(&ready),
+        [format!("{wisp}.1")],
+        "a wisp's steps: {ready}"
+    );
+    let (code, err) = t.fails(&["ready", "--mol", &format!("{mol}.2")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("step of molecule {mol}")), "{err}");
+    let (code, _) = t.fails(&["ready", "--mol", &mol, "--claim"]);
+    assert_eq!(code, 2, "--claim and --mol are refused together");
+
+    let mut names = crate::render::Names::default();
+    names.name(&mol, "MOL");
+    let text = crate::render::screens(&t.repo, &[&["ready", "--mol", &mol]]);
+    crate::render::stable(&t.sb, &names, || insta::assert_snapshot!("ready_mol", text));
+}
+
+#[test]
+fn create_graph_makes_gas_citys_plan_in_one_commit_or_nothing() {
+    let t = town();
+    let before = t.ok(&["create", "Already here"]).trim().to_owned();
+    let plan = serde_json::json!({
+        "commit_message": "gc: plan the convoy",
+        "nodes": [
+            {"key": "convoy", "title": "Convoy", "type": "epic", "priority": 1},
+            {"key": "a", "title": "Step A", "parent_key": "convoy", "labels": ["gt:agent"],
+             "assignee": "gastown/polecats/nux", "assign_after_create": true,
+             "metadata": {"k": "v"}, "metadata_refs": {"convoy_id": "convoy"}, "from": "gc"},
+            {"key": "b", "title": "Step B", "description": "after A", "parent_id": before},
+        ],
+        "edges": [
+            {"from_key": "b", "to_key": "a"},
+            {"from_id": before, "to_key": "a", "type": "related", "metadata": "m"},
+        ],
+    });
+    let file = t.sb.path().join("plan.json");
+    write_file(&file, &plan.to_string());
+    let file = file.to_str().expect("utf-8");
+    let head = t.repo.store_head();
+    let made = t.json(&["create", "--graph", file]);
+    let ids = |k: &str| made["ids"][k].as_str().expect(k).to_owned();
+    assert_eq!(made["ids"].as_object().map(|o| o.len()), Some(3), "{made}");
+    let log = t
+        .repo
+        .git(&["log", "--format=%s", &format!("{head}..refs/beads/main")]);
+    assert_eq!(log.trim(), "gc: plan the convoy", "one commit");
+    let shown = t.json(&["show", &ids("a"), &ids("b"), &before]);
+    let (a, b, old) = (&shown[0], &shown[1], &shown[2]);
+    assert_eq!(a["parent"], ids("convoy").as_str(), "{a}");
+    assert_eq!(a["metadata"]["convoy_id"], ids("convoy").as_str());
+    assert_eq!(a["metadata"]["k"], "v");
+    assert_eq!(a["assignee"], "gastown/polecats/nux");
+    assert_eq!(b["parent"], before.as_str());
+    let deps = |v: &Value| -> Vec<(String, String)> {
+        common::items(&v["dependencies"])
+            .iter()
+            .map(|d| {
+                (
+                    d["id"].as_str().unwrap_or("").into(),
+                    d["dependency_type"].as_str().unwrap_or("").into(),
+                )
+            })
+            .collect()
+    };
+    assert!(deps(b).contains(&(ids("a"), "blocks".into())), "{b}");
+    assert!(deps(old).contains(&(ids("a"), "related".into())), "{old}");
+    let wisps = t.json(&["create", "--graph", file, "--ephemeral"]);
+    let wisp = wisps["ids"]["a"].as_str().expect("a wisp");
+    assert!(wisp.contains("-wisp-"), "{wisps}");
+    let head = t.repo.store_head();
+
+    // A plan that does not hold together, or that the store refuses: nothing made.
+    let count = |t: &Town| t.json(&["count"])["count"].clone();
+    let beads = count(&t);
+    for (bad, says) in [
+        ("{", "parsing graph plan"),
+        (r#"{"nodes":[]}"#, "plan has no nodes"),
+        (
+            r#"{"nodes":[{"key":"a","title":"A","parent_key":"z"}]}"#,
+            "not found in plan",
+        ),
+        (
+            r#"{"nodes":[{"key":"a","title":"A","type":"nonsense"}]}"#,
+            "nonsense",
+        ),
+        (
+            r#"{"nodes":[{"key":"a","title":"A","parent_id":"gt-nope"}]}"#,
+            "no bead gt-nope",
+        ),
+        (
+            r#"{"nodes":[{"key":"a","title":"A"},{"key":"b","title":"B"}],
+                "edges":[{"from_key":"a","to_key":"b"},{"from_key":"b","to_key":"a"}]}"#,
+            "would close a cycle",
+        ),
+    ] {
+        let path = t.sb.path().join("bad.json");
+        write_file(&path, bad);
+        let (code, err) = t.fails(&["create", "--graph", path.to_str().expect("utf-8")]);
+        assert_eq!(code, 1, "{bad}: {err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+    assert_eq!(t.repo.store_head(), head, "nothing was written");
+    assert_eq!(count(&t), beads);
+
+    let small = t.sb.path().join("small.json");
+    write_file(
+        &small,
+        r#"{"nodes":[{"key":"one","title":"One"}],"extra":1}"#,
+    );
+    let small = small.to_str().expect("utf-8");
+    let text = crate::render::screens(
+        &t.repo,
+        &[
+            &["create", "--graph", small],
+            &["create", "--graph", "/no/such/plan.json"],
+        ],
+    );
+    let one = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  one -> "))
+        .expect("the id of one");
+    let mut names = crate::render::Names::default();
+    names.name(one, "ONE");
+    crate::render::stable(&t.sb, &names, || {
+        insta::assert_snapshot!("create_graph", text)
+    });
 }

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use common::{Repo, Sandbox, dep_pairs, doc_path, ids, ids_in, strs, write_file};
+use common::{Repo, Sandbox, dep_pairs, doc_path, ids, strs, write_file};
 use serde_json::Value;
 
 /// Five steps: `design` fans out to `backend` and `frontend`, which fan in to
@@ -192,7 +192,7 @@ fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
     repo.beads(&["close", &step(1)]);
     let now = repo.beads_json(&["mol", "current"]);
     assert_eq!(
-        ids_in(&now, "steps"),
+        common::current_steps(&now),
         [step(2), step(3)],
         "the fan-out: two steps at once"
     );
@@ -225,8 +225,13 @@ fn an_agent_works_the_steps_one_by_one_across_a_crashed_session() {
         "the checklist:\n{text}"
     );
     let now = repo.beads_json(&["mol", "current"]);
-    assert_eq!(now["steps"][0]["id"], step(3).as_str());
-    assert_eq!(now["progress"]["at_step"], 3);
+    assert_eq!(common::current_steps(&now), [step(3)]);
+    assert_eq!(now[0]["completed"], 2);
+    assert!(
+        now[0]["position"]
+            .as_str()
+            .is_some_and(|p| p.contains("step 3 of 5"))
+    );
 }
 
 #[test]

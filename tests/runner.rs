@@ -55,6 +55,7 @@ mod ops_agents;
 mod ops_beads;
 mod ops_molecules;
 mod ops_sync;
+mod query;
 mod readme;
 mod render_agents;
 mod render_changes;

@@ -141,7 +141,7 @@ fn every_document_matches_what_its_commands_print() {
         .expect("id")
         .to_owned();
     let b = repo.create("Second", &[]);
-    let many = "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate";
+    let many = "show, update, close, reopen, delete, release, ready --claim, ready --mol, query, duplicate, supersede, dep relate";
     check(
         &repo,
         seen,
@@ -305,7 +305,19 @@ fn every_document_matches_what_its_commands_print() {
         .expect("molecule id")
         .to_owned();
     check(&repo, seen, "mol progress", &["mol", "progress", &mol]);
-    check(&repo, seen, "mol current", &["mol", "current", &mol]);
+    check(&repo, seen, many, &["ready", "--mol", &mol]);
+    let plan = repo.path.join("plan.json");
+    write_file(&plan, r#"{"nodes":[{"key":"k","title":"From a plan"}]}"#);
+    let plan = plan.to_str().expect("utf-8");
+    check(&repo, seen, "create --graph", &["create", "--graph", plan]);
+    check(
+        &repo,
+        seen,
+        many,
+        &["query", "status=open OR status=closed"],
+    );
+    let current = check(&repo, seen, "mol current", &["mol", "current", &mol]);
+    check_nested("mol current", "steps", &current[0]["steps"][0], true);
     check(&repo, seen, "mol list", &["mol", "list"]);
     check(&repo, seen, "mol bond", &["mol", "bond", "chore", &mol]);
     let wisp =

@@ -1097,7 +1097,7 @@ fn handoff(ctx: &Ctx, a: &Args<'_>) -> Outcome {
 fn mol_current(ctx: &Ctx, a: &Args<'_>) -> Outcome {
     let id = a.id("id", BeadId::parse)?;
     let c = ops::current(&ctx.store, &ctx.acting()?, id.as_ref())?;
-    object(&wire::Current::from(&c))
+    array(&wire::MolCurrents(vec![wire::MolCurrent::from(&c)]))
 }
 
 fn mol_progress(ctx: &Ctx, a: &Args<'_>) -> Outcome {

@@ -138,7 +138,12 @@ fn check_prefix(tx: &View<'_>, prefix: &crate::model::Prefix, id: &BeadId) -> Re
 /// The bead `new` asks for, to be written where `here` reads (the wisp ref for an
 /// ephemeral bead, else `refs/beads/main`, which `main` reads; the same view then).
 /// Its parent and dependencies may be on either.
-fn new_bead(main: &View<'_>, here: &View<'_>, actor: &Actor, new: &NewBead) -> Result<Bead> {
+pub(super) fn new_bead(
+    main: &View<'_>,
+    here: &View<'_>,
+    actor: &Actor,
+    new: &NewBead,
+) -> Result<Bead> {
     let tx = main;
     let meta = tx.meta()?;
     let live = |id: &BeadId| match here.bead_exists(id)? {

@@ -14,6 +14,7 @@ mod error;
 mod export;
 mod formula;
 mod gate;
+mod graph;
 mod history;
 mod import;
 mod keys;
@@ -78,6 +79,7 @@ pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
 pub use formula::{Syntax, as_bd, convert, cook, find_overlay, trial_cooks};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
+pub use graph::create_graph;
 pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use lint::{LintReport, Linted, lint};
@@ -96,9 +98,10 @@ pub use provenance::{
 };
 pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
-    LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, count, count_by, dep_cycles,
-    dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
-    ready, ready_claim, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
+    LabelCount, ListFilter, Listing, QueryOptions, QuerySort, Sort, Stats, StoreInfo, blocked,
+    count, count_by, dep_cycles, dep_tree, dependents_of, detail, epic_status, head_commit,
+    kept_blocked, labels_all, list, query, ready, ready_claim, require_bead, resolve_id,
+    resolve_target, search, show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use session::{

@@ -97,11 +97,6 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// The steps that can be worked now.
-    pub fn current(&self) -> impl Iterator<Item = &StepState> {
-        self.steps.iter().filter(|s| s.ready)
-    }
-
     /// "step 3 of 7 (bd-x.3: Write tests)", "all 7 steps done", or, for a molecule
     /// whose steps stay in its checklist, "a checklist of 7 steps, not poured".
     pub fn position(&self) -> String {
@@ -797,15 +792,27 @@ pub fn molecule_progress(store: &Store, id: &BeadId) -> Result<Progress> {
     progress(&tx, &mol)?.ok_or_else(|| MoleculeError::NoProgress(id.clone()).into())
 }
 
-/// The step(s) of a molecule that can be worked now.
+/// Where a molecule stands and the step(s) that can be worked now.
 #[derive(Clone, Debug)]
 pub struct Current {
     /// Where the molecule stands.
     pub progress: Progress,
     /// Where it stands, in words ("step 3 of 5 (…)").
     pub position: String,
-    /// The ready step beads in full.
-    pub steps: Vec<Bead>,
+    /// The molecule bead.
+    pub molecule: Bead,
+    /// Every step bead in full, in step order (as `progress.steps` lists them).
+    pub all_steps: Vec<Bead>,
+}
+
+impl Current {
+    /// The step beads that can be worked now, in step order.
+    pub fn ready(&self) -> impl Iterator<Item = &Bead> {
+        (self.all_steps.iter())
+            .zip(&self.progress.steps)
+            .filter(|(_, s)| s.ready)
+            .map(|(b, _)| b)
+    }
 }
 
 /// The first unfinished molecule on the hook of the acting agent.
@@ -838,14 +845,15 @@ pub fn current(store: &Store, actor: &Actor, id: Option<&BeadId>) -> Result<Curr
     };
     let (tx, mol) = load_molecule(store, &id)?;
     let p = progress(&tx, &mol)?.ok_or_else(|| MoleculeError::NoProgress(id.clone()))?;
-    let mut steps = Vec::new();
-    for s in p.current() {
-        steps.push(super::require(&tx, &s.id)?);
+    let mut all_steps = Vec::new();
+    for s in &p.steps {
+        all_steps.push(super::require(&tx, &s.id)?);
     }
     Ok(Current {
         position: p.position(),
         progress: p,
-        steps,
+        molecule: mol,
+        all_steps,
     })
 }
 

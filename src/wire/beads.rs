@@ -100,7 +100,7 @@ impl<'a> Beads<'a> {
 impl Documented for Beads<'_> {
     const DOC: Doc = Doc {
         shape: Shape::List,
-        commands: "show, update, close, reopen, delete, release, ready --claim, duplicate, supersede, dep relate",
+        commands: "show, update, close, reopen, delete, release, ready --claim, ready --mol, query, duplicate, supersede, dep relate",
         fields: BEAD_FIELDS,
     };
 }
@@ -728,4 +728,23 @@ mod tests {
                 "parent_id": "bd-a1", "edge_from_parent": "related", "truncated": false})
         );
     }
+}
+
+/// What `create --graph` made: the id each key of the plan got (bd's
+/// `GraphApplyResult`).
+#[derive(Serialize)]
+pub struct GraphCreated<'a> {
+    /// Each key of the plan and its bead's id.
+    pub ids: &'a std::collections::BTreeMap<String, BeadId>,
+}
+
+impl Documented for GraphCreated<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "create --graph",
+        fields: &[Field::noted(
+            "ids",
+            ": the plan's keys, each with its bead's id",
+        )],
+    };
 }

@@ -523,36 +523,97 @@ impl Documented for MoleculeProgress<'_> {
     };
 }
 
-/// The step(s) of a molecule to work now: `mol current`.
+/// Where a molecule stands, as bd's `mol current --json` prints each of its bare
+/// array (bd's `MoleculeProgress`), with git-beads' `position` beside.
 #[derive(Serialize)]
-pub struct Current<'a> {
-    /// Where the molecule stands.
-    pub progress: MoleculeState<'a>,
+pub struct MolCurrent<'a> {
+    /// The molecule bead.
+    pub molecule_id: &'a BeadId,
+    /// Its title.
+    pub molecule_title: &'a str,
+    /// Who the molecule is assigned to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<&'a str>,
+    /// The step in progress (the first one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_step: Option<super::Bead<'a>>,
+    /// The first ready step not yet in progress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<super::Bead<'a>>,
+    /// Every step, in step order.
+    pub steps: Vec<StepStatus<'a>>,
+    /// Steps done.
+    pub completed: usize,
+    /// Steps in all.
+    pub total: usize,
     /// Where it stands, in words.
     pub position: &'a str,
-    /// The ready step beads in full.
-    #[serde(serialize_with = "beads")]
-    pub steps: &'a [Bead],
 }
 
-impl<'a> From<&'a crate::ops::Current> for Current<'a> {
+/// One step of [`MolCurrent`]: the bead and bd's word for where it stands.
+#[derive(Serialize)]
+pub struct StepStatus<'a> {
+    /// The step bead.
+    pub issue: super::Bead<'a>,
+    /// `done`, `current` (in progress), `ready`, `blocked` or `pending`.
+    pub status: &'static str,
+    /// Whether it is in progress.
+    pub is_current: bool,
+}
+
+impl<'a> From<&'a crate::ops::Current> for MolCurrent<'a> {
     fn from(c: &'a crate::ops::Current) -> Self {
-        Current {
-            progress: MoleculeState::from(&c.progress),
+        let steps: Vec<StepStatus<'a>> = (c.all_steps.iter())
+            .zip(&c.progress.steps)
+            .map(|(b, s)| StepStatus {
+                issue: super::Bead::plain(b),
+                status: match s.status {
+                    st if st.is_done() => "done",
+                    Status::InProgress => "current",
+                    Status::Blocked => "blocked",
+                    _ if s.ready => "ready",
+                    _ => "pending",
+                },
+                is_current: s.status == Status::InProgress,
+            })
+            .collect();
+        let first = |word: &str| {
+            let at = steps.iter().position(|s| s.status == word)?;
+            Some(super::Bead::plain(&c.all_steps[at]))
+        };
+        MolCurrent {
+            molecule_id: &c.molecule.id,
+            molecule_title: &c.molecule.title,
+            assignee: c.molecule.assignee.as_deref(),
+            current_step: first("current"),
+            next_step: first("ready"),
+            steps,
+            completed: c.progress.done,
+            total: c.progress.total,
             position: &c.position,
-            steps: &c.steps,
         }
     }
 }
 
-impl Documented for Current<'_> {
+/// bd's `mol current --json`: a bare array of [`MolCurrent`] (one molecule here).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct MolCurrents<'a>(pub Vec<MolCurrent<'a>>);
+
+impl Documented for MolCurrents<'_> {
     const DOC: Doc = Doc {
-        shape: Shape::Object,
+        shape: Shape::List,
         commands: "mol current",
         fields: &[
-            Field::new("progress"),
-            Field::new("position"),
-            Field::new("steps"),
+            Field::new("molecule_id"),
+            Field::new("molecule_title"),
+            Field::optional("assignee"),
+            Field::optional_noted("current_step", ": the step in progress, as show prints it"),
+            Field::optional_noted("next_step", ": the first ready step, as show prints it"),
+            Field::noted("steps", ": [{issue, status, is_current}]"),
+            Field::new("completed"),
+            Field::new("total"),
+            Field::noted("position", ": where it stands, in words (git-beads)"),
         ],
     };
 }

@@ -595,6 +595,23 @@ pub fn ids_in(doc: &Value, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// The ids of the steps that `mol current --json` (`doc`, bd's array of one
+/// molecule) says can be worked now: ready or in progress.
+pub fn current_steps(doc: &Value) -> Vec<String> {
+    doc[0]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no steps: {doc}"))
+        .iter()
+        .filter(|s| s["status"] == "ready" || s["status"] == "current")
+        .map(|s| {
+            s["issue"]["id"]
+                .as_str()
+                .expect("id is a string")
+                .to_owned()
+        })
+        .collect()
+}
+
 /// Syncs every clone in turn, twice round, and asserts they all end on one tree;
 /// returns that tree.
 pub fn converge(clones: &[&Repo]) -> String {

@@ -2,6 +2,7 @@
 
 use super::{parse_dep, parse_priority};
 use crate::cli::{Ctx, error::CliError, output::Out};
+use crate::model::graph::GraphPlan;
 use crate::model::{BeadId, BeadType, Dependency};
 use crate::ops::{self, NewBead};
 use crate::wire;
@@ -10,7 +11,7 @@ use crate::wire;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The title (or `--title`).
-    #[arg(required_unless_present = "title_flag")]
+    #[arg(required_unless_present_any = ["title_flag", "graph"])]
     pub title: Option<String>,
     /// The title, as a flag.
     #[arg(long = "title", id = "title_flag", conflicts_with = "title")]
@@ -97,6 +98,16 @@ pub struct Args {
     /// Check everything and print what would be made, without making it.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// Make a whole graph of beads from bd's JSON plan (`-` for stdin): nodes named
+    /// by keys, with parents, dependency edges and metadata pointing at each other,
+    /// all in one commit or none; prints the id each key got (`{"ids": …}` with
+    /// --json).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["title", "title_flag", "id", "parent", "deps", "dry_run"]
+    )]
+    pub graph: Option<std::path::PathBuf>,
 }
 
 /// bd's wisp types.
@@ -139,6 +150,9 @@ pub fn run(ctx: &Ctx, mut args: Args, out: &mut Out) -> Result<(), CliError> {
             );
             return run(&there, args, out);
         }
+    }
+    if let Some(path) = &args.graph {
+        return graph(ctx, path, args.ephemeral, out);
     }
     let actor = ctx.actor()?;
     let description = match (&args.body_file, args.stdin) {
@@ -205,6 +219,32 @@ pub fn run(ctx: &Ctx, mut args: Args, out: &mut Out) -> Result<(), CliError> {
         });
     }
     out.line(bead.id.as_str())
+}
+
+/// Runs `create --graph FILE`: the beads of the plan in `path`, in one commit.
+fn graph(
+    ctx: &Ctx,
+    path: &std::path::Path,
+    ephemeral: bool,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let text = super::read_text(path)?;
+    let (plan, warnings) = GraphPlan::parse(&text).map_err(|e| CliError::user(e.to_string()))?;
+    for w in warnings {
+        crate::cli::output::warn(format!("warning: {w}"));
+    }
+    let ids = ops::create_graph(&ctx.store, &ctx.actor()?, &plan, ephemeral)?;
+    if out.json {
+        return out.json(&wire::GraphCreated { ids: &ids });
+    }
+    out.line(format!(
+        "Created {}",
+        crate::model::count(ids.len(), "bead")
+    ))?;
+    for (key, id) in &ids {
+        out.line(format!("  {key} -> {id}"))?;
+    }
+    Ok(())
 }
 
 /// Runs `q`: creates a bead and prints its id alone, `--json` or not.

@@ -299,6 +299,10 @@ pub struct ReadyArgs {
     /// Claim the first ready bead atomically and print it.
     #[arg(long)]
     pub claim: bool,
+    /// Only the steps of this molecule (or wisp) that can be worked now, in step
+    /// order (the other filters and --sort do not apply).
+    #[arg(long, value_name = "MOL", conflicts_with = "claim")]
+    pub mol: Option<String>,
     /// Where the claim is confirmed.
     #[command(flatten)]
     pub at: super::ClaimArgs,
@@ -507,6 +511,9 @@ fn existing(ctx: &Ctx, given: &str) -> Result<BeadId, CliError> {
 /// Runs `ready`.
 pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> {
     args.at.only_with_claim(args.claim)?;
+    if let Some(mol) = &args.mol {
+        return ready_steps(ctx, mol, args.limit, out);
+    }
     let filter = ListFilter {
         sort: match args.sort {
             ReadySort::Priority => Sort::Priority,
@@ -543,6 +550,33 @@ pub fn ready(ctx: &Ctx, args: ReadyArgs, out: &mut Out) -> Result<(), CliError> 
     }
     let listing = ops::ready(&ctx.store, &filter)?;
     print_listing(out, &listing, "nothing is ready")
+}
+
+/// Runs `ready --mol`: the steps of molecule `mol` that can be worked now, at most
+/// `limit` (0: all), as `show` prints beads with --json (the array Gas Town reads).
+fn ready_steps(ctx: &Ctx, mol: &str, limit: usize, out: &mut Out) -> Result<(), CliError> {
+    let id = super::resolve_id(ctx, mol)?;
+    let c = ops::current(&ctx.store, &ctx.actor()?, Some(&id))?;
+    let take = if limit == 0 { usize::MAX } else { limit };
+    let ready: Vec<crate::model::Bead> = c.ready().take(take).cloned().collect();
+    if out.json {
+        return super::print_beads(ctx, out, ready);
+    }
+    let p = &c.progress;
+    out.line(format!(
+        "{}  {}: {} of {} steps ready",
+        p.molecule,
+        p.title,
+        p.steps.iter().filter(|s| s.ready).count(),
+        p.total
+    ))?;
+    for s in p.steps.iter().filter(|s| s.ready).take(take) {
+        out.line(format!("  {}", crate::cli::render::step_line(s)))?;
+    }
+    if ready.is_empty() {
+        out.note("nothing is ready in it");
+    }
+    Ok(())
 }
 
 /// Runs `blocked`.

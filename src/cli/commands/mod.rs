@@ -31,6 +31,7 @@ pub mod mol;
 pub mod onboard;
 pub mod provenance;
 pub mod purge;
+pub mod query;
 pub mod quickstart;
 pub mod remote;
 pub mod rename;
@@ -153,6 +154,9 @@ pub enum Command {
     Children(Lazy<list::ChildrenArgs>),
     /// Find beads by text in their id, title or description.
     Search(Lazy<list::SearchArgs>),
+    /// Find beads (and wisps) with bd's query language: `status=open AND priority<=1`,
+    /// `(label=a OR label=b) AND updated>7d`, `NOT assignee=none`.
+    Query(Lazy<query::Args>),
     /// Show the history of the store or of one bead.
     Log(Lazy<log::Args>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
@@ -450,6 +454,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Statuses(Lazy(a)) => info::statuses(ctx, a, out),
         Command::Children(Lazy(a)) => list::children(ctx, a, out),
         Command::Search(Lazy(a)) => list::search(ctx, a, out),
+        Command::Query(Lazy(a)) => query::run(ctx, a, out),
         Command::Log(Lazy(a)) => log::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),

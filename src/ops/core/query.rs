@@ -2277,3 +2277,102 @@ mod tests {
         (blocked, ready_count)
     }
 }
+
+/// The order of a [`query`]'s answer (bd's `query --sort`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QuerySort {
+    /// Highest priority first, then newest (the order bd's store answers in).
+    #[default]
+    Store,
+    /// Highest priority first.
+    Priority,
+    /// Newest first.
+    Created,
+    /// Most recently changed first.
+    Updated,
+    /// Most recently closed first, the open ones last.
+    Closed,
+    /// By status.
+    Status,
+    /// By id.
+    Id,
+    /// By title, ignoring case.
+    Title,
+    /// By type.
+    Type,
+    /// By assignee.
+    Assignee,
+}
+
+/// How [`query`] answers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueryOptions {
+    /// Include closed beads even when the query names no status.
+    pub all: bool,
+    /// At most this many (0: no limit).
+    pub limit: usize,
+    /// The order.
+    pub sort: QuerySort,
+    /// The order reversed.
+    pub reverse: bool,
+}
+
+/// The beads of the store and this machine's wisps that `q` matches (bd's `query`):
+/// closed ones only with `all` or when the query names a status, tombstones only
+/// when it names one. Each document is read, so the whole store is looked at.
+pub fn query(
+    store: &Store,
+    q: &crate::model::query::Query,
+    opts: QueryOptions,
+) -> Result<Vec<Bead>> {
+    let (statuses, kinds) = q.words();
+    let statuses: Vec<Status> = statuses.iter().filter_map(|s| s.parse().ok()).collect();
+    let kinds: Vec<BeadType> = kinds.iter().filter_map(|k| k.parse().ok()).collect();
+    let main = store.view()?;
+    super::config::check_words(&main, &kinds, &statuses)?;
+    let named = q.names_status();
+    let keeps = |s: Status| named || (s != Status::Deleted && (opts.all || s != Status::Closed));
+    let mut found = Vec::new();
+    for view in [main, store.view_of(crate::store::refs::WISPS)?] {
+        if view.head().is_none() {
+            continue;
+        }
+        let ids: Vec<String> = (view.index()?.rows())
+            .filter(|s| keeps(s.status()))
+            .map(|s| s.id().to_owned())
+            .collect();
+        for id in ids {
+            if let Some(b) = view.bead(&BeadId::parse(&id)?)?
+                && q.matches(&b)
+            {
+                found.push(b);
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        let order = match opts.sort {
+            QuerySort::Store | QuerySort::Priority => a.priority.cmp(&b.priority),
+            QuerySort::Created => b.created_at.cmp(&a.created_at),
+            QuerySort::Updated => b.updated_at.cmp(&a.updated_at),
+            QuerySort::Closed => match (a.closed_at, b.closed_at) {
+                (Some(x), Some(y)) => y.cmp(&x),
+                (x, y) => y.is_some().cmp(&x.is_some()),
+            },
+            QuerySort::Status => a.status.as_str().cmp(b.status.as_str()),
+            QuerySort::Id => a.id.cmp(&b.id),
+            QuerySort::Title => a.title.to_lowercase().cmp(&b.title.to_lowercase()),
+            QuerySort::Type => a.kind.as_str().cmp(b.kind.as_str()),
+            QuerySort::Assignee => a.assignee.cmp(&b.assignee),
+        };
+        let order = match opts.sort {
+            QuerySort::Store => order.then(b.created_at.cmp(&a.created_at)),
+            _ => order,
+        };
+        let order = if opts.reverse { order.reverse() } else { order };
+        order.then_with(|| a.id.cmp(&b.id))
+    });
+    if opts.limit > 0 {
+        found.truncate(opts.limit);
+    }
+    Ok(found)
+}

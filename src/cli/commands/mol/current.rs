@@ -16,14 +16,15 @@ pub struct CurrentArgs {
 pub fn run(ctx: &Ctx, a: CurrentArgs, out: &mut Out) -> Result<(), CliError> {
     let c = ops::current(&ctx.store, &ctx.actor()?, a.id.as_ref())?;
     if out.json {
-        return out.json(&wire::Current::from(&c));
+        return out.json_list(&wire::MolCurrents(vec![wire::MolCurrent::from(&c)]));
     }
     let p = &c.progress;
     out.line(format!(
         "{}  {} — {}; {}/{} done",
         p.molecule, p.title, c.position, p.done, p.total
     ))?;
-    if c.steps.is_empty() {
+    let ready: Vec<&crate::model::Bead> = c.ready().collect();
+    if ready.is_empty() {
         if !p.checklist.is_empty() && p.done < p.total {
             out.line("Its steps, not poured as beads:")?;
             return render::checklist(out, &p.checklist, "  ");
@@ -34,7 +35,7 @@ pub fn run(ctx: &Ctx, a: CurrentArgs, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     out.line("Now:")?;
-    for s in &c.steps {
+    for s in &ready {
         out.line(format!("  {}  {} [{}]", s.id, s.title, s.status))?;
         for l in s.description.lines() {
             out.line(format!("    {l}"))?;
@@ -43,9 +44,8 @@ pub fn run(ctx: &Ctx, a: CurrentArgs, out: &mut Out) -> Result<(), CliError> {
             out.line(format!("    acceptance: {acc}"))?;
         }
     }
-    let ids: Vec<&str> = c.steps.iter().map(|s| s.id.as_str()).collect();
     out.line(format!(
         "When a step is done: `git beads close {}`.",
-        ids.first().copied().unwrap_or_default()
+        ready.first().map(|s| s.id.as_str()).unwrap_or_default()
     ))
 }
