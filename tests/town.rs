@@ -250,3 +250,55 @@ fn an_id_no_route_knows_is_not_found_and_nothing_moves() {
     assert!(err.contains("hq-nope"), "{err}");
     assert_eq!(town.heads(), before);
 }
+
+#[test]
+fn list_shows_infrastructure_wisps_and_gates_only_when_asked_as_bd_does() {
+    let (_sb, repo) = Sandbox::with_store();
+    let task = repo.create("work", &[]);
+    let agent = repo.create("an agent", &["--type", "agent"]);
+    let gate = repo.create("a gate", &["--type", "gate"]);
+    let wisp = repo.create("a wisp", &["--ephemeral"]);
+    let mail = repo.create("a message wisp", &["--ephemeral", "--type", "message"]);
+    let listed = |args: &[&str]| {
+        let mut all = vec!["list"];
+        all.extend_from_slice(args);
+        let mut ids = common::ids(&repo.beads_json(&all));
+        ids.sort();
+        ids
+    };
+    let sorted = |mut ids: Vec<&String>| {
+        ids.sort();
+        ids.into_iter().cloned().collect::<Vec<_>>()
+    };
+    assert_eq!(
+        listed(&[]),
+        [task.as_str()],
+        "plain list: no infra, wisp or gate"
+    );
+    assert_eq!(
+        listed(&["--include-infra"]),
+        sorted(vec![&task, &agent, &wisp, &mail])
+    );
+    assert_eq!(listed(&["--include-gates"]), sorted(vec![&task, &gate]));
+    assert_eq!(listed(&["--type", "agent"]), [agent.as_str()]);
+    assert_eq!(
+        listed(&["--type", "message"]),
+        [mail.as_str()],
+        "a wisp of that type"
+    );
+    assert_eq!(listed(&["--type", "gate"]), [gate.as_str()]);
+    // bd's JSON marks the wisps, and only them.
+    let v = repo.beads_json(&["list", "--include-infra", "--include-gates"]);
+    for bead in common::items(&v) {
+        let id = bead["id"].as_str().unwrap_or_default();
+        let wisp_here = id == wisp || id == mail;
+        assert_eq!(
+            bead.get("ephemeral") == Some(&Value::Bool(true)),
+            wisp_here,
+            "{bead}"
+        );
+    }
+    assert_eq!(common::items(&v).len(), 5);
+    let ids = repo.beads(&["list", "--include-infra", "--format", "id", "-n", "0"]);
+    assert_eq!(ids.lines().count(), 4, "{ids}");
+}

@@ -99,7 +99,8 @@ pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
     LabelCount, ListFilter, Listing, Sort, Stats, StoreInfo, blocked, count, count_by, dep_cycles,
     dep_tree, dependents_of, detail, epic_status, head_commit, kept_blocked, labels_all, list,
-    ready, ready_claim, require_bead, resolve_id, resolve_target, search, show, stats, store_info,
+    list_wisps_matching, ready, ready_claim, require_bead, resolve_id, resolve_target, search,
+    show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
 pub use routes::{holds, routed_store};
