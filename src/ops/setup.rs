@@ -37,26 +37,21 @@ pub fn discover(dir: &Path) -> Result<Store> {
 }
 
 /// The directory that the nearest `.beads` at or above `dir` redirects to, looking
-/// no higher than `top`. This runs before every command: run at the top of a
-/// worktree that has no `.beads/redirect`, it costs one failed open(2) of that file;
-/// each directory between `dir` and the top adds that and a stat of its `.beads`.
+/// no higher than `top`. This runs before every command: at the top of a worktree
+/// it costs one open(2) of `.beads/redirect` (which fails where there is none), and
+/// a stat of `.beads` for each directory between `dir` and the top.
 fn redirect_above(dir: &Path, top: Option<&Path>) -> Option<PathBuf> {
     // Opened by `GIT_DIR` from elsewhere: its worktree's own `.beads` decides.
     let start = match top {
         Some(top) if !dir.starts_with(top) => top,
         _ => dir,
     };
-    for at in start.ancestors() {
-        let beads = at.join(BEADS_DIR_NAME);
-        if let Some(target) = redirect(&beads) {
-            return Some(target);
-        }
-        // A `.beads` without a redirect is the store's own, as bd stops at it.
-        if Some(at) == top || beads.is_dir() {
-            return None;
-        }
-    }
-    None
+    // The nearest `.beads` decides: one without a redirect is the store's own, as bd
+    // stops at it.
+    (start.ancestors())
+        .map(|at| (at, at.join(BEADS_DIR_NAME)))
+        .find(|(at, beads)| Some(*at) == top || beads.is_dir())
+        .and_then(|(_, beads)| redirect(&beads))
 }
 
 /// [`discover`], or where `dir` is in no repository, a new one made there by
@@ -68,15 +63,17 @@ pub fn discover_or_create(dir: &Path) -> Result<(Store, bool)> {
     }
 }
 
-/// Where to look for the store bd's `BEADS_DIR` names: the `.beads` directory it
-/// names (or the one its `redirect` file points at) when it exists, else the
-/// directory it would be made in. Its repository holds the store.
+/// Where to look for the store bd's `BEADS_DIR` names (for [`discover`]): the
+/// directory that holds that `.beads`, whose redirect file `discover` follows from
+/// there; for a directory of another name, the one that holds the directory its
+/// `redirect` file points at, or itself. Its repository holds the store (or `init`
+/// makes one there).
 pub fn beads_dir_root(beads_dir: &Path) -> PathBuf {
-    let dir = redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned());
-    match dir.parent() {
-        Some(parent) if !dir.is_dir() => parent.to_owned(),
-        _ => dir,
-    }
+    let dir = match beads_dir.file_name() {
+        Some(name) if name == BEADS_DIR_NAME => beads_dir.to_owned(),
+        _ => redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned()),
+    };
+    dir.parent().map_or(dir.clone(), Path::to_owned)
 }
 
 /// The directory `beads_dir/redirect` points at, if it names one.
