@@ -63,17 +63,22 @@ pub fn discover_or_create(dir: &Path) -> Result<(Store, bool)> {
     }
 }
 
-/// Where to look for the store bd's `BEADS_DIR` names (for [`discover`]): the
-/// directory that holds that `.beads`, whose redirect file `discover` follows from
-/// there; for a directory of another name, the one that holds the directory its
-/// `redirect` file points at, or itself. Its repository holds the store (or `init`
-/// makes one there).
+/// Where to look for the store bd's `BEADS_DIR` names (for [`discover`]): beside a
+/// `.beads`, the directory that holds it (`discover` follows its redirect file from
+/// there); for a directory of another name, the one its `redirect` file points at,
+/// else itself where it exists, else the directory it would be made in. Its
+/// repository holds the store.
 pub fn beads_dir_root(beads_dir: &Path) -> PathBuf {
-    let dir = match beads_dir.file_name() {
-        Some(name) if name == BEADS_DIR_NAME => beads_dir.to_owned(),
-        _ => redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned()),
-    };
-    dir.parent().map_or(dir.clone(), Path::to_owned)
+    if let Some(parent) = beads_dir.parent()
+        && beads_dir.file_name().is_some_and(|n| n == BEADS_DIR_NAME)
+    {
+        return parent.to_owned();
+    }
+    let dir = redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned());
+    match dir.parent() {
+        Some(parent) if !dir.is_dir() => parent.to_owned(),
+        _ => dir,
+    }
 }
 
 /// The directory `beads_dir/redirect` points at, if it names one.
