@@ -78,6 +78,7 @@ mod sync_bulk;
 mod sync_faults;
 mod sync_prop;
 mod terminal_escapes;
+mod town;
 mod verify;
 mod who_acts;
 mod wire;

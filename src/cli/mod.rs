@@ -381,6 +381,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Err(e) => return Err(e.into()),
     };
     fold_commit_notes(&store);
+    // In a town, a bead of another rig is acted on in that rig's store.
+    let store = match c::routed_by(&command) {
+        Some(id) => ops::routed_store(&store, id)?.unwrap_or(store),
+        None => store,
+    };
     // `--as`, else GIT_BEADS_AGENT unless `--as-person` or `--actor` says otherwise.
     let flagged = globals.as_agent.is_some();
     let as_agent = match globals.as_agent {

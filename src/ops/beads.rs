@@ -747,6 +747,30 @@ pub fn add_dependency(
     on: &DepTarget,
     kind: DepKind,
 ) -> Result<Edited> {
+    add_dependency_in(store, None, actor, (id, on, kind))
+}
+
+/// Makes `id` depend on `on`, a bead of another rig's store `rig` (a town's: see
+/// [`super::routed_store`]), as bd records a dependency across prefixes: by its id,
+/// in `id`'s store alone. `on` must be a live bead of `rig`; no cycle through the
+/// other store is looked for.
+pub fn add_rig_dependency(
+    store: &Store,
+    rig: &Store,
+    actor: &Actor,
+    (id, on, kind): (&BeadId, &BeadId, DepKind),
+) -> Result<Edited> {
+    let on = DepTarget::Bead(on.clone());
+    add_dependency_in(store, Some(rig), actor, (id, &on, kind))
+}
+
+/// [`add_dependency`], a bead `on` looked for in `rig` when given, else here.
+fn add_dependency_in(
+    store: &Store,
+    rig: Option<&Store>,
+    actor: &Actor,
+    (id, on, kind): (&BeadId, &DepTarget, DepKind),
+) -> Result<Edited> {
     permit(actor, Capability::Update)?;
     if let DepTarget::Bead(on) = on
         && id == on
@@ -755,13 +779,17 @@ pub fn add_dependency(
     }
     let bead = write(store, actor, |tx| {
         let mut bead = require_live(tx, id)?;
-        if let DepTarget::Bead(on) = on {
-            require_live(tx, on)?;
-            if kind.is_blocking()
-                && let Some(path) = blocking_path(tx, on, id)?
-            {
-                return Err(BeadError::Cycle(path).into());
+        match (on, rig) {
+            (DepTarget::Bead(on), Some(rig)) => require_live(&rig.view()?, on).map(drop)?,
+            (DepTarget::Bead(on), None) => {
+                require_live(tx, on)?;
+                if kind.is_blocking()
+                    && let Some(path) = blocking_path(tx, on, id)?
+                {
+                    return Err(BeadError::Cycle(path).into());
+                }
             }
+            (DepTarget::External(_), _) => {}
         }
         if !bead.add_target(on, kind) {
             return Ok(Edited {

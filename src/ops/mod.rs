@@ -23,6 +23,7 @@ mod mail;
 mod molecule;
 mod provenance;
 mod rename;
+mod routes;
 mod session;
 mod session_doc;
 mod setup;
@@ -61,9 +62,9 @@ pub use alongside::{
     push_alongside,
 };
 pub use beads::{
-    Changes, Closing, NewBead, add_comment, add_dependency, add_label, close, close_eligible_epics,
-    close_replaced, close_with_output, create, create_preview, delete, delete_preview, init,
-    relate, release, remove_dependency, remove_label, reopen, update,
+    Changes, Closing, NewBead, add_comment, add_dependency, add_label, add_rig_dependency, close,
+    close_eligible_epics, close_replaced, close_with_output, create, create_preview, delete,
+    delete_preview, init, relate, release, remove_dependency, remove_label, reopen, update,
 };
 pub use bond::{BondOptions, Bonded, Operand, bond};
 pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
@@ -100,10 +101,11 @@ pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
     LabelCount, ListFilter, Listing, QueryOptions, QuerySort, Sort, Stats, StoreInfo, blocked,
     count, count_by, dep_cycles, dep_tree, dependents_of, detail, epic_status, head_commit,
-    kept_blocked, labels_all, list, query, ready, ready_claim, require_bead, resolve_id,
-    resolve_target, search, show, stats, store_info,
+    kept_blocked, labels_all, list, list_wisps_matching, query, ready, ready_claim, require_bead,
+    resolve_id, resolve_target, search, show, stats, store_info,
 };
 pub use rename::{Followed, PrefixRenamed, RENAMED_TO, Renamed, rename, rename_prefix};
+pub use routes::{holds, routed_store};
 pub use session::{
     DEFAULT_STALE_SECS, HandoffNote, HookItem, PreviousSession, Prime, Resumed, ResumedFrom,
     StaleBead, StaleWhy, StartOptions, UsageReport, end_session, gc, handoff, heartbeat, hook,

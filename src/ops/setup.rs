@@ -21,17 +21,37 @@ pub use crate::store::{
 /// bd's tools look for it, and `BEADS_DIR` names one.
 pub const BEADS_DIR_NAME: &str = ".beads";
 
-/// Opens the store of the repository that `dir` is in, the way git finds it. A
-/// `.beads/redirect` file at the top of its worktree (bd's: the first line that is
-/// not blank or a comment, a path from that top) points at the `.beads` of another
-/// repository, whose store it opens instead; one level, as bd follows it.
+/// Opens the store of the repository that `dir` is in, the way git finds it. The
+/// nearest `.beads/redirect` file at or above `dir` (up to the top of its worktree;
+/// where `dir` is in no repository, up to the root: a town's rig directories are no
+/// repositories) points at the `.beads` of another repository, whose store it opens
+/// instead; one level, as bd follows it. The file is bd's: the first line that is
+/// not blank or a comment, a path from the directory that holds that `.beads`.
 pub fn discover(dir: &Path) -> Result<Store> {
-    let store = Store::discover(dir)?;
-    let target = (store.workdir()).and_then(|top| redirect(&top.join(BEADS_DIR_NAME)));
-    match target {
+    let found = Store::discover(dir);
+    let top = found.as_ref().ok().and_then(Store::workdir);
+    match redirect_above(dir, top) {
         Some(target) => Ok(Store::discover(&target)?),
-        None => Ok(store),
+        None => Ok(found?),
     }
+}
+
+/// The directory that the nearest `.beads` at or above `dir` redirects to, looking
+/// no higher than `top`. This runs before every command: at the top of a worktree
+/// it costs one open(2) of `.beads/redirect` (which fails where there is none), and
+/// a stat of `.beads` for each directory between `dir` and the top.
+fn redirect_above(dir: &Path, top: Option<&Path>) -> Option<PathBuf> {
+    // Opened by `GIT_DIR` from elsewhere: its worktree's own `.beads` decides.
+    let start = match top {
+        Some(top) if !dir.starts_with(top) => top,
+        _ => dir,
+    };
+    // The nearest `.beads` decides: one without a redirect is the store's own, as bd
+    // stops at it.
+    (start.ancestors())
+        .map(|at| (at, at.join(BEADS_DIR_NAME)))
+        .find(|(at, beads)| Some(*at) == top || beads.is_dir())
+        .and_then(|(_, beads)| redirect(&beads))
 }
 
 /// [`discover`], or where `dir` is in no repository, a new one made there by
@@ -43,10 +63,17 @@ pub fn discover_or_create(dir: &Path) -> Result<(Store, bool)> {
     }
 }
 
-/// Where to look for the store bd's `BEADS_DIR` names: the `.beads` directory it
-/// names (or the one its `redirect` file points at) when it exists, else the
-/// directory it would be made in. Its repository holds the store.
+/// Where to look for the store bd's `BEADS_DIR` names (for [`discover`]): beside a
+/// `.beads`, the directory that holds it (`discover` follows its redirect file from
+/// there); for a directory of another name, the one its `redirect` file points at,
+/// else itself where it exists, else the directory it would be made in. Its
+/// repository holds the store.
 pub fn beads_dir_root(beads_dir: &Path) -> PathBuf {
+    if let Some(parent) = beads_dir.parent()
+        && beads_dir.file_name().is_some_and(|n| n == BEADS_DIR_NAME)
+    {
+        return parent.to_owned();
+    }
     let dir = redirect(beads_dir).unwrap_or_else(|| beads_dir.to_owned());
     match dir.parent() {
         Some(parent) if !dir.is_dir() => parent.to_owned(),
@@ -55,7 +82,7 @@ pub fn beads_dir_root(beads_dir: &Path) -> PathBuf {
 }
 
 /// The directory `beads_dir/redirect` points at, if it names one.
-fn redirect(beads_dir: &Path) -> Option<PathBuf> {
+pub(super) fn redirect(beads_dir: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(beads_dir.join("redirect")).ok()?;
     let line = (text.lines().map(str::trim)).find(|l| !l.is_empty() && !l.starts_with('#'))?;
     let target = beads_dir.parent().unwrap_or(beads_dir).join(line);

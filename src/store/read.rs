@@ -320,6 +320,16 @@ impl Store {
         Index::load_parts(self, refs::MAIN.as_str(), head, parts)
     }
 
+    /// The index of this machine's wisps (`refs/beads/local/wisps`) and the state it
+    /// was built at, or `None` where no wisp was ever made here.
+    pub(crate) fn wisp_index(&self) -> Result<Option<(Head, Index)>, StoreError> {
+        let Some(head) = self.ref_head(refs::WISPS.as_str())? else {
+            return Ok(None);
+        };
+        let index = Index::load_parts(self, refs::WISPS.as_str(), &head, &[Part::Beads])?;
+        Ok(Some((head, index)))
+    }
+
     /// What a reader kept beside `index`'s table of `refs/beads/main` (see
     /// [`Index::table_only`]): `None` unless it was kept for that very table.
     pub(crate) fn index_kept<T: serde::de::DeserializeOwned>(&self, index: &Index) -> Option<T> {

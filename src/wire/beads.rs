@@ -124,6 +124,9 @@ pub struct Summary<'a> {
     parent: Option<&'a str>,
     created_at: String,
     updated_at: String,
+    /// Set on a wisp (bd's ephemeral bead), which `list --include-infra` shows.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ephemeral: bool,
 }
 
 /// The fields of a summary, as the manual lists them.
@@ -141,6 +144,10 @@ const SUMMARY_FIELDS: &[Field] = &[
     Field::optional("parent"),
     Field::new("created_at"),
     Field::new("updated_at"),
+    Field::optional_noted(
+        "ephemeral",
+        " (true: a wisp, which `list --include-infra` shows)",
+    ),
 ];
 
 impl<'a> Summary<'a> {
@@ -165,6 +172,15 @@ impl<'a> Summary<'a> {
             parent: parent_of(s.dependencies().map(|d| (d.kind, d.id()))),
             created_at: rfc3339(s.created_at()),
             updated_at: rfc3339(s.updated_at()),
+            ephemeral: false,
+        }
+    }
+
+    /// This summary, of a wisp.
+    pub fn of_wisp(self) -> Self {
+        Summary {
+            ephemeral: true,
+            ..self
         }
     }
 }

@@ -100,8 +100,19 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             let actor = ctx.actor()?;
             let kind = a.kind.unwrap_or(DepKind::Blocks);
             let (id, on) = edge(ctx, &a)?;
-            let ops::Edited { bead, changed } =
-                ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?;
+            // A bead of another rig of the town is depended on by its id (bd's way).
+            let rig = match &on {
+                DepTarget::Bead(on) if !ops::holds(&ctx.store, on)? => {
+                    ops::routed_store(&ctx.store, on.as_str())?.map(|rig| (rig, on))
+                }
+                _ => None,
+            };
+            let ops::Edited { bead, changed } = match rig {
+                Some((rig, on)) => {
+                    ops::add_rig_dependency(&ctx.store, &rig, &actor, (&id, on, kind))?
+                }
+                None => ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?,
+            };
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),

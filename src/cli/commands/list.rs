@@ -59,16 +59,26 @@ pub struct MatchArgs {
     /// Only beads whose metadata has KEY with VALUE (repeatable; all must hold).
     #[arg(long = "metadata-field", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub metadata: Vec<(String, String)>,
-    /// bd's leave to list infrastructure beads (agents, rigs, roles, messages), which
-    /// bd hides by default. git-beads lists every type unless asked not to, so the
-    /// flag changes nothing.
+    /// `list`: show infrastructure beads (types agent, rig, role and message) and
+    /// this machine's wisps (ephemeral beads), which `list` leaves out as bd's does;
+    /// `--type` naming an infrastructure type shows them too. `search` lists them
+    /// anyway.
     #[arg(long = "include-infra")]
     pub include_infra: bool,
-    /// bd's leave to list gate beads, which bd hides by default. git-beads lists
-    /// them anyway, so the flag changes nothing.
+    /// `list`: show gate beads, which `list` leaves out as bd's does (`--type gate`
+    /// shows them too). `search` lists them anyway.
     #[arg(long = "include-gates")]
     pub include_gates: bool,
 }
+
+/// bd's infrastructure types, which its `list` leaves out unless asked: bd keeps them
+/// among its wisps.
+const INFRA: [BeadType; 4] = [
+    BeadType::Agent,
+    BeadType::Rig,
+    BeadType::Role,
+    BeadType::Message,
+];
 
 impl MatchArgs {
     /// `filter` with these filters added.
@@ -399,49 +409,93 @@ pub struct ChildrenArgs {
 }
 
 fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), CliError> {
-    out.warn_broken(&listing.broken);
-    if out.json {
-        let dependents = listing.dependents();
-        return out.json_list(&wire::Listing(
-            listing
-                .beads()
-                .map(|s| wire::Summary::new(s, &dependents))
-                .collect(),
-        ));
+    print_listings(out, listing, None, empty)
+}
+
+/// The summaries of a listing's beads, as `--json` prints them.
+fn summaries(listing: &Listing) -> Vec<wire::Summary<'_>> {
+    let dependents = listing.dependents();
+    (listing.beads())
+        .map(|s| wire::Summary::new(s, &dependents))
+        .collect()
+}
+
+/// Prints a listing of the store's beads and one of this machine's wisps after it, as
+/// one list.
+fn print_listings(
+    out: &mut Out,
+    listing: &Listing,
+    wisps: Option<&Listing>,
+    empty: &str,
+) -> Result<(), CliError> {
+    let listings = || std::iter::once(listing).chain(wisps);
+    for l in listings() {
+        out.warn_broken(&l.broken);
     }
-    let width = output::id_column(listing.beads().map(|s| s.id()));
-    for s in listing.beads() {
+    if out.json {
+        let mut all = summaries(listing);
+        all.extend(
+            wisps
+                .into_iter()
+                .flat_map(summaries)
+                .map(wire::Summary::of_wisp),
+        );
+        return out.json_list(&wire::Listing(all));
+    }
+    let width = output::id_column(listings().flat_map(|l| l.beads().map(|s| s.id())));
+    for s in listings().flat_map(Listing::beads) {
         out.summary_line(&s, width)?;
     }
-    let shown = listing.beads().len();
+    let shown: usize = listings().map(|l| l.beads().len()).sum();
+    let total: usize = listings().map(Listing::total).sum();
     if shown == 0 {
         out.note(empty);
-    } else if listing.total() > shown {
-        out.note(format!(
-            "showing {shown} of {}; --limit 0 shows all",
-            listing.total()
-        ));
+    } else if total > shown {
+        out.note(format!("showing {shown} of {total}; --limit 0 shows all"));
     }
     Ok(())
 }
 
-/// Runs `list`.
+/// Runs `list`: infrastructure beads, wisps and gates only when asked for, as bd's
+/// `list` shows them; the wisps after the store's beads, within the same limit.
 pub fn list(ctx: &Ctx, args: ListArgs, out: &mut Out) -> Result<(), CliError> {
     let limit = if args.all { 0 } else { args.limit };
-    let filter = (args.order).filter(ctx, args.select, args.status, (args.all, limit))?;
-    let listing = ops::list(&ctx.store, &args.matching.apply(filter))?;
+    let mut filter = (args.order).filter(ctx, args.select, args.status, (args.all, limit))?;
+    let asks = |k: BeadType| filter.kinds.contains(&k);
+    let infra = args.matching.include_infra || INFRA.into_iter().any(asks);
+    if !(args.matching.include_gates || asks(BeadType::Gate)) {
+        filter.exclude_kinds.push(BeadType::Gate);
+    }
+    if !infra {
+        filter.exclude_kinds.extend(INFRA);
+    }
+    let filter = args.matching.apply(filter);
+    let listing = ops::list(&ctx.store, &filter)?;
+    let shown = listing.beads().len();
+    let wisps = match infra && (limit == 0 || shown < limit) {
+        true => {
+            let rest = ListFilter {
+                limit: limit.saturating_sub(shown),
+                ..filter
+            };
+            ops::list_wisps_matching(&ctx.store, &rest)?
+        }
+        false => None,
+    };
     match args.format {
         Some(ListFormat::Json) => out.json = true,
         Some(ListFormat::Id) if !out.json => {
-            out.warn_broken(&listing.broken);
-            for s in listing.beads() {
-                out.line(s.id())?;
+            for l in std::iter::once(&listing).chain(&wisps) {
+                out.warn_broken(&l.broken);
+                for s in l.beads() {
+                    out.line(s.id())?;
+                }
             }
             return Ok(());
         }
         _ => {}
     }
-    print_listing(out, &listing, "no beads match")
+    print_listings(out, &listing, wisps.as_ref(), "no beads match")
 }
 
 /// Runs `count`: how many beads the filters keep (every status but deleted by

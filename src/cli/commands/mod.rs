@@ -390,6 +390,22 @@ pub fn store_dir(command: &Command) -> Result<Option<std::path::PathBuf>, CliErr
     }
 }
 
+/// The bead whose rig's store `command` acts on in a town (see
+/// [`crate::ops::routed_store`]): the first bead it names, for the commands bd routes.
+pub fn routed_by(command: &Command) -> Option<&str> {
+    let first = match command {
+        Command::Show(Lazy(a)) => a.ids.first(),
+        Command::Update(Lazy(a)) => a.ids.first(),
+        Command::Close(Lazy(a)) => a.ids.first(),
+        Command::Reopen(Lazy(a)) => a.ids.first(),
+        Command::Dep(Lazy(dep::DepCommand::Add(a) | dep::DepCommand::Remove(a))) => {
+            return Some(a.id.as_str());
+        }
+        _ => None,
+    };
+    first.map(String::as_str)
+}
+
 /// Whether `command` makes the repository it needs where there is none (`init`, as
 /// bd's does).
 pub fn makes_repository(command: &Command) -> bool {

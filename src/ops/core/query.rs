@@ -764,7 +764,14 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
         let found = match filter.reads_documents() {
             true => {
                 let rows = index.rows().filter(|s| filter.keeps(s)).map(|s| s.row());
-                Some(with_documents(store, &index, &filter, rows.collect())?)
+                let tree = store.require_head()?.tree;
+                Some(with_documents(
+                    store,
+                    tree,
+                    &index,
+                    &filter,
+                    rows.collect(),
+                )?)
             }
             false => None,
         };
@@ -772,11 +779,31 @@ pub fn list(store: &Store, filter: &ListFilter) -> Result<Listing> {
     })
 }
 
-/// The `rows` whose documents pass `filter`'s document filters (all of them when it
-/// has none). A document that cannot be read is left out (the listing reports the
-/// index's broken ones).
+/// This machine's wisps (bd's ephemeral beads, kept apart from the store's history)
+/// that `filter` keeps, as [`list`] lists the store's beads; `None` where no wisp was
+/// ever made here. bd's `list --include-infra` adds them to its list.
+pub fn list_wisps_matching(store: &Store, filter: &ListFilter) -> Result<Option<Listing>> {
+    let Some((head, index)) = store.wisp_index()? else {
+        return Ok(None);
+    };
+    let filter = completed(&words_at(store, &store.require_head()?)?, filter)?;
+    let rows = index.rows().filter(|s| filter.keeps(s)).map(|s| s.row());
+    let rows = with_documents(store, head.tree, &index, &filter, rows.collect())?;
+    let failures = Failures::at(store, &head);
+    Ok(Some(listing(
+        (index, failures),
+        &filter,
+        Query::List,
+        Some(rows),
+    )))
+}
+
+/// The `rows` whose documents in `tree` pass `filter`'s document filters (all of them
+/// when it has none). A document that cannot be read is left out (the listing reports
+/// the index's broken ones).
 fn with_documents(
     store: &Store,
+    tree: ObjectId,
     index: &Index,
     filter: &ListFilter,
     rows: Vec<Row>,
@@ -784,13 +811,12 @@ fn with_documents(
     if !filter.reads_documents() {
         return Ok(rows);
     }
-    let head = store.require_head()?;
     let mut kept = Vec::with_capacity(rows.len());
     for row in rows {
         let Ok(id) = BeadId::parse(index.row(row).id()) else {
             continue;
         };
-        if let Ok(Some(bead)) = store.read_bead(head.tree, &id)
+        if let Ok(Some(bead)) = store.read_bead(tree, &id)
             && filter.keeps_document(&bead)
         {
             kept.push(row);
@@ -888,7 +914,7 @@ pub fn search(store: &Store, text: &str, filter: &ListFilter) -> Result<Listing>
             .into_iter()
             .filter(|&r| filter.keeps(&index.row(r)))
             .collect();
-        let rows = with_documents(store, &index, &filter, rows)?;
+        let rows = with_documents(store, head.tree, &index, &filter, rows)?;
         let failures = Failures::at(store, &head);
         Ok(listing((index, failures), &filter, Query::List, Some(rows)))
     })
