@@ -340,8 +340,8 @@ fn beads_of(view: &View<'_>) -> Result<Vec<Bead>> {
     Ok(beads)
 }
 
-/// `issues` from the index's rows: of the indexed columns, the id and those the query
-/// reads (`read`) are filled, the others left NULL (the query reads none of them).
+/// `issues` from the index's rows: the table is made again with only the id and the
+/// indexed columns the query reads (`read`), so that each row costs what it holds.
 fn fill_from_index(
     tx: &rusqlite::Transaction<'_>,
     store: &Store,
@@ -353,28 +353,64 @@ fn fill_from_index(
         .into_iter()
         .filter(|c| *c == "id" || read.contains(*c))
         .collect();
-    let slots: Vec<String> = (1..=filled.len()).map(|i| format!("?{i}")).collect();
-    let mut put = tx
-        .prepare(&format!(
-            "INSERT INTO issues ({}) VALUES ({})",
-            filled.join(", "),
-            slots.join(", ")
-        ))
+    tx.execute_batch(&format!("DROP TABLE issues; {}", create("issues", &filled)))
         .map_err(query_err)?;
-    for r in index.rows().filter(|r| r.status() != Status::Deleted) {
-        let cells = filled.iter().map(|c| match *c {
-            "title" => Cell::Text(r.title().to_owned()),
-            "status" => Cell::Text(r.status().as_str().to_owned()),
-            "priority" => Cell::Integer(i64::from(r.priority())),
-            "issue_type" => Cell::Text(r.kind().as_str().to_owned()),
-            "assignee" => r
-                .assignee()
-                .map_or(Cell::Null, |a| Cell::Text(a.to_owned())),
-            "created_at" => Cell::Text(time(&r.created_at())),
-            "updated_at" => Cell::Text(time(&r.updated_at())),
-            _ => Cell::Text(r.id().to_owned()),
+    let rows = (index.rows())
+        .filter(|r| r.status() != Status::Deleted)
+        .map(|r| {
+            (filled.iter())
+                .map(|c| match *c {
+                    "title" => Cell::Text(r.title().to_owned()),
+                    "status" => Cell::Text(r.status().as_str().to_owned()),
+                    "priority" => Cell::Integer(i64::from(r.priority())),
+                    "issue_type" => Cell::Text(r.kind().as_str().to_owned()),
+                    "assignee" => r
+                        .assignee()
+                        .map_or(Cell::Null, |a| Cell::Text(a.to_owned())),
+                    "created_at" => Cell::Text(time(&r.created_at())),
+                    "updated_at" => Cell::Text(time(&r.updated_at())),
+                    _ => Cell::Text(r.id().to_owned()),
+                })
+                .collect()
         });
-        put.execute(rusqlite::params_from_iter(cells))
+    insert_rows(tx, "issues", &filled, rows)
+}
+
+/// Inserts `rows` (each a cell per column of `columns`) into `table`, many rows to a
+/// statement: executing a statement costs far more than the row it adds.
+fn insert_rows(
+    tx: &rusqlite::Transaction<'_>,
+    table: &str,
+    columns: &[&str],
+    rows: impl Iterator<Item = Vec<Cell>>,
+) -> Result<()> {
+    // SQLite takes at most 32 766 parameters a statement.
+    let batch = (32_000 / columns.len().max(1)).clamp(1, 256);
+    let statement = |n: usize| {
+        let row = format!("({})", vec!["?"; columns.len()].join(", "));
+        let named: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
+        let sql = format!(
+            "INSERT INTO \"{table}\" ({}) VALUES {}",
+            named.join(", "),
+            vec![row; n].join(", ")
+        );
+        tx.prepare(&sql).map_err(query_err)
+    };
+    let mut full = statement(batch)?;
+    let mut cells = Vec::with_capacity(batch * columns.len());
+    let mut held = 0;
+    for row in rows {
+        cells.extend(row);
+        held += 1;
+        if held == batch {
+            full.execute(rusqlite::params_from_iter(cells.drain(..)))
+                .map_err(query_err)?;
+            held = 0;
+        }
+    }
+    if held > 0 {
+        statement(held)?
+            .execute(rusqlite::params_from_iter(cells))
             .map_err(query_err)?;
     }
     Ok(())
@@ -387,19 +423,8 @@ fn time(t: &Timestamp) -> String {
 
 /// Rows of `issues` (or `wisps`) for `beads`.
 fn insert_issues(tx: &rusqlite::Transaction<'_>, table: &str, beads: &[Bead]) -> Result<()> {
-    let marks: Vec<String> = (1..=ISSUE_COLUMNS.len()).map(|i| format!("?{i}")).collect();
-    let mut put = tx
-        .prepare(&format!(
-            "INSERT INTO {table} VALUES ({})",
-            marks.join(", ")
-        ))
-        .map_err(query_err)?;
-    for b in beads {
-        let cells: Vec<Cell> = ISSUE_COLUMNS.iter().map(|c| column(b, c)).collect();
-        put.execute(rusqlite::params_from_iter(cells))
-            .map_err(query_err)?;
-    }
-    Ok(())
+    let rows = (beads.iter()).map(|b| ISSUE_COLUMNS.iter().map(|c| column(b, c)).collect());
+    insert_rows(tx, table, &ISSUE_COLUMNS, rows)
 }
 
 /// The value of bd's column `name` for bead `b`.
@@ -456,33 +481,25 @@ fn insert_links(
 ) -> Result<()> {
     let wants = |t: &str| reads.contains_key(&format!("{prefix}{t}"));
     if wants("labels") {
-        let mut put = tx
-            .prepare(&format!("INSERT INTO {prefix}labels VALUES (?1, ?2)"))
-            .map_err(query_err)?;
-        for b in beads {
-            for l in &b.labels {
-                put.execute([b.id.as_str(), l]).map_err(query_err)?;
-            }
-        }
+        let rows = (beads.iter()).flat_map(|b| {
+            (b.labels.iter()).map(|l| vec![Cell::Text(b.id.to_string()), Cell::Text(l.clone())])
+        });
+        insert_rows(tx, &format!("{prefix}labels"), &["issue_id", "label"], rows)?;
     }
     if wants("comments") {
-        let mut put = tx
-            .prepare(&format!(
-                "INSERT INTO {prefix}comments VALUES (?1, ?2, ?3, ?4, ?5)"
-            ))
-            .map_err(query_err)?;
-        for b in beads {
-            for c in &b.comments {
-                put.execute([
-                    &c.id,
-                    b.id.as_str(),
-                    &c.author,
-                    &c.text,
-                    &time(&c.created_at),
-                ])
-                .map_err(query_err)?;
-            }
-        }
+        let rows = (beads.iter()).flat_map(|b| {
+            (b.comments.iter()).map(|c| {
+                let text = |s: &str| Cell::Text(s.to_owned());
+                vec![
+                    text(&c.id),
+                    text(b.id.as_str()),
+                    text(&c.author),
+                    text(&c.text),
+                    Cell::Text(time(&c.created_at)),
+                ]
+            })
+        });
+        insert_rows(tx, &format!("{prefix}comments"), &COMMENT_COLUMNS, rows)?;
     }
     if wants("dependencies") {
         let sql = match prefix {
