@@ -608,6 +608,17 @@ fn metadata_edits_and_the_listing_filters_answer_as_bd_does() {
     t.ok(&["update", &a, "--add-label", "x"]);
     t.ok(&["update", &a, "--set-labels="]);
     assert_eq!(t.json(&["show", &a])[0]["labels"], serde_json::json!([]));
+    // bd's --sort takes `-created` as the field's name, and refuses it (exit 1); its
+    // other fields sort as bd's do.
+    let (code, err) = t.fails(&["list", "--sort", "-created", "--json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("invalid sort field") && err.contains("-created"), "{err}");
+    t.ok(&["update", &b, "--assignee", "zed"]);
+    t.ok(&["close", &a]);
+    let sorted = |by: &str| ids(&t.json(&["list", "--all", "--sort", by]));
+    assert_eq!(sorted("assignee"), [a.clone(), b.clone()]);
+    assert_eq!(sorted("closed"), [a.clone(), b.clone()]);
+    assert_eq!(sorted("type").len(), 2);
 }
 
 #[test]

@@ -210,14 +210,39 @@ pub enum ListSort {
     Id,
     /// By title.
     Title,
+    /// The most recently closed first (a closed bead's last change), the others after.
+    Closed,
+    /// By type.
+    Type,
+    /// By assignee, the unassigned first.
+    Assignee,
+}
+
+impl ListSort {
+    /// The order named `name`, as bd's `--sort` reads it: an unknown name (bd's parser
+    /// takes `-created` as the name, not as a flag) fails as bd's does, exit 1.
+    fn parse(name: &str) -> Result<ListSort, CliError> {
+        clap::ValueEnum::from_str(name, false).map_err(|_| {
+            CliError::user(format!(
+                "invalid sort field {name:?} (valid: priority, created, updated, closed, \
+                 status, id, title, type, assignee)"
+            ))
+        })
+    }
 }
 
 /// The order of `list` and `search`.
 #[derive(clap::Args, Debug)]
 pub struct OrderArgs {
-    /// The order.
-    #[arg(long, value_enum, default_value = "priority")]
-    pub sort: ListSort,
+    /// The order: priority, created, updated, closed, status, id, title, type or
+    /// assignee.
+    #[arg(
+        long,
+        default_value = "priority",
+        allow_hyphen_values = true,
+        value_name = "FIELD"
+    )]
+    pub sort: String,
     /// Reverse the order.
     #[arg(short, long)]
     pub reverse: bool,
@@ -234,13 +259,16 @@ impl OrderArgs {
         (all, limit): (bool, usize),
     ) -> Result<ListFilter, CliError> {
         Ok(ListFilter {
-            sort: match self.sort {
+            sort: match ListSort::parse(&self.sort)? {
                 ListSort::Priority => Sort::Priority,
                 ListSort::Created => Sort::Created,
                 ListSort::Updated => Sort::Updated,
                 ListSort::Status => Sort::Status,
                 ListSort::Id => Sort::Id,
                 ListSort::Title => Sort::Title,
+                ListSort::Closed => Sort::Closed,
+                ListSort::Type => Sort::Type,
+                ListSort::Assignee => Sort::Assignee,
             },
             reverse: self.reverse,
             ..select.resolved(ctx)?.into_filter(statuses, all, limit)

@@ -308,6 +308,12 @@ pub enum Sort {
     Title,
     /// By status, then priority.
     Status,
+    /// Closed beads first, the most recently changed (closed, as a rule) first.
+    Closed,
+    /// By type.
+    Type,
+    /// By assignee, the unassigned first.
+    Assignee,
     /// bd's `hybrid`: what was made in the last 48 hours by priority first, then the
     /// rest oldest first.
     Hybrid,
@@ -535,6 +541,12 @@ fn order(index: &Index, sort: Sort, reverse: bool) -> impl Fn(&Row, &Row) -> Ord
             Sort::Id => Ordering::Equal,
             Sort::Title => a.title().cmp(b.title()),
             Sort::Status => (a.status(), a.priority()).cmp(&(b.status(), b.priority())),
+            Sort::Closed => {
+                let open = |r: &BeadRow<'_>| r.status() != Status::Closed;
+                (open(&a), b.updated_us()).cmp(&(open(&b), a.updated_us()))
+            }
+            Sort::Type => a.kind().as_str().cmp(b.kind().as_str()),
+            Sort::Assignee => a.assignee().cmp(&b.assignee()),
             Sort::Hybrid => {
                 let recent = |r: &BeadRow<'_>| r.created_us() >= hybrid_since;
                 match (recent(&a), recent(&b)) {
