@@ -612,7 +612,10 @@ fn metadata_edits_and_the_listing_filters_answer_as_bd_does() {
     // other fields sort as bd's do.
     let (code, err) = t.fails(&["list", "--sort", "-created", "--json"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("invalid sort field") && err.contains("-created"), "{err}");
+    assert!(
+        err.contains("invalid sort field") && err.contains("-created"),
+        "{err}"
+    );
     t.ok(&["update", &b, "--assignee", "zed"]);
     t.ok(&["close", &a]);
     let sorted = |by: &str| ids(&t.json(&["list", "--all", "--sort", by]));

@@ -411,11 +411,14 @@ impl Repo {
         }
     }
 
-    /// Every bead in the store (any status), as JSON summaries.
+    /// Every bead in the store (any status and type, infrastructure and gates too; not
+    /// this machine's wisps), as JSON summaries.
     pub fn all_beads(&self) -> Vec<Value> {
         let v = self.beads_json(&[
             "list",
             "--all",
+            "--include-infra",
+            "--include-gates",
             "--status",
             "open",
             "--status",
@@ -433,7 +436,10 @@ impl Repo {
             "--status",
             "deleted",
         ]);
-        items(&v).clone()
+        (items(&v).iter())
+            .filter(|b| b["ephemeral"] != Value::Bool(true))
+            .cloned()
+            .collect()
     }
 
     /// One string field (`id`, `title`…) of every bead in the store (any status),
