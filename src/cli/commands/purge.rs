@@ -1,10 +1,11 @@
-//! `git beads purge`: delete closed wisps (bd's ephemeral beads), and `mol wisp gc`.
+//! `git beads purge`: delete closed wisps (bd's ephemeral beads), and `mol wisp gc`;
+//! `prune` takes the same arguments.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops::{self, Swept, WispSweep};
 use crate::wire;
 
-/// Arguments of `purge`.
+/// Arguments of `purge` (and of `prune`).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Delete them (without it, only says how many there are).
@@ -16,7 +17,7 @@ pub struct Args {
     /// Only those closed longer ago than this (`7d`, `24h`, `2w`; a number is days).
     #[arg(long = "older-than", value_name = "AGE", value_parser = parse_age)]
     pub older_than: Option<chrono::Duration>,
-    /// Only those whose id matches this glob (`*-wisp-*`).
+    /// Only those whose id matches this glob (`*-wisp-*`, `bd-old-*`; `*` for all).
     #[arg(long, value_name = "GLOB")]
     pub pattern: Option<String>,
 }
