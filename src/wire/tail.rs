@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{BEAD_FIELDS, Beads, Doc, Documented, Field, OneBead, Shape};
+use super::{BEAD_FIELDS, Beads, Doc, Documented, Field, OneBead, Shape, SweptCounts};
 
 /// A bead as bd's shorthands and `todo add` print it: one object.
 #[derive(Serialize)]
@@ -211,36 +211,10 @@ impl Documented for StateSet<'_> {
     };
 }
 
-/// What `prune` prints, in bd's words: what it pruned (`pruned_count`), or, in a dry
-/// run, what it would (`prune_count`), with the dependencies, labels and comments
-/// (bd's events) that go with them.
+/// What `prune` prints (see [`SweptCounts`]).
 #[derive(Serialize)]
-pub struct BeadsPruned {
-    /// A dry run.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub dry_run: bool,
-    /// How many beads were pruned (not in a dry run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pruned_count: Option<usize>,
-    /// How many would be (in a dry run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prune_count: Option<usize>,
-    /// Their dependencies.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dependencies: Option<usize>,
-    /// Their labels.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub labels: Option<usize>,
-    /// Their comments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub events: Option<usize>,
-    /// Pinned beads left alone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pinned_skipped: Option<usize>,
-    /// When there was nothing to prune: bd's sentence saying so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<&'static str>,
-}
+#[serde(transparent)]
+pub struct BeadsPruned(pub SweptCounts);
 
 impl BeadsPruned {
     /// bd's sentence when nothing is to be pruned.
@@ -248,30 +222,8 @@ impl BeadsPruned {
 
     /// The answer for `swept`, done or (`dry_run`) previewed.
     pub fn new(swept: &crate::ops::Swept, dry_run: bool) -> BeadsPruned {
-        let n = swept.beads.len();
-        let pinned = Some(swept.pinned_skipped).filter(|p| *p > 0);
-        if n == 0 {
-            return BeadsPruned {
-                dry_run: false,
-                pruned_count: Some(0),
-                prune_count: None,
-                dependencies: None,
-                labels: None,
-                events: None,
-                pinned_skipped: None,
-                message: Some(Self::NOTHING),
-            };
-        }
-        BeadsPruned {
-            dry_run,
-            pruned_count: (!dry_run).then_some(n),
-            prune_count: dry_run.then_some(n),
-            dependencies: Some(swept.dependencies),
-            labels: Some(swept.labels),
-            events: Some(swept.events),
-            pinned_skipped: pinned,
-            message: None,
-        }
+        let words = ("pruned_count", "prune_count", Self::NOTHING);
+        BeadsPruned(SweptCounts::new(swept, dry_run, words))
     }
 }
 

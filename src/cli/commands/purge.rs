@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         return out.json(&wire::Purged::new(&swept, args.dry_run));
     }
     if n == 0 {
-        return out.line("No closed ephemeral beads to purge");
+        return out.line(wire::Purged::NOTHING);
     }
     let verb = if args.dry_run {
         "Would purge"
