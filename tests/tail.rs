@@ -116,6 +116,12 @@ fn memories_live_in_the_key_value_store_under_memory() {
     refused(&repo, &["remember", "  "], 1);
     refused(&repo, &["remember", "¿?"], 1);
 
+    // prime hands them to every new session, as bd's does.
+    let prime = repo.beads(&["prime"]);
+    assert!(
+        prime.contains("### auth-jwt\nAuth uses JWT, not sessions"),
+        "{prime}"
+    );
     let forgot = repo.beads_json(&["forget", "auth-jwt"]);
     assert_eq!(forgot["deleted"], "true");
 
@@ -133,6 +139,7 @@ fn memories_live_in_the_key_value_store_under_memory() {
             &["memories", "zzz"],
             &["recall", "dolt"],
             &["recall", "nope"],
+            &["prime", "--memories-only"],
             &["forget", "dolt"],
         ],
     );

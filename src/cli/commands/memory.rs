@@ -145,3 +145,33 @@ pub fn memories(ctx: &Ctx, a: MemoriesArgs, out: &mut Out) -> Result<(), CliErro
 fn no_memory(key: &str) -> CliError {
     CliError::new(Kind::NotFound, format!("no memory with key {key:?}"))
 }
+
+/// The memories as `prime` hands them to a new session, as bd injects them: a
+/// section of each key and its text, nothing when there are none (unless `always`,
+/// for `prime --memories-only`, which then says there are none).
+pub(crate) fn print_for_prime(ctx: &Ctx, out: &mut Out, always: bool) -> Result<(), CliError> {
+    let found = memory::memories(&ctx.store, None)?;
+    if found.is_empty() {
+        if always {
+            out.line("# Persistent memories")?;
+            out.line("")?;
+            out.line("No memories stored. Use `git beads remember \"insight\"` to add one.")?;
+        }
+        return Ok(());
+    }
+    out.line("")?;
+    out.line(format!("## Persistent memories ({})", found.len()))?;
+    out.line("")?;
+    out.line(
+        "Kept by `git beads remember`; change one with `git beads remember --key KEY \"text\"`, \
+         search with `git beads memories WORD`, remove with `git beads forget KEY`.",
+    )?;
+    for (k, v) in &found {
+        out.line("")?;
+        out.line(format!("### {k}"))?;
+        for l in v.lines() {
+            out.line(l)?;
+        }
+    }
+    Ok(())
+}
