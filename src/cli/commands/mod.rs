@@ -443,6 +443,9 @@ pub fn routed_by(command: &Command) -> Option<&str> {
         Command::Dep(Lazy(dep::DepCommand::Add(a) | dep::DepCommand::Remove(a))) => {
             return Some(a.id.as_str());
         }
+        Command::Assign(Lazy(a)) => Some(&a.id),
+        Command::Tag(Lazy(a)) => Some(&a.id),
+        Command::Priority(Lazy(a)) => Some(&a.id),
         _ => None,
     };
     first.map(String::as_str)
