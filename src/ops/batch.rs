@@ -1,8 +1,9 @@
 //! bd's `batch`: a list of writes (close, update, create, dep add, dep remove) made
 //! in one transaction, so one commit, or, when one of them fails, none at all.
 
-use super::beads::undepend_in;
-use super::beads::{Closing, NewBead, change_each_in, closing, depend_in, new_bead, set_status};
+use super::beads::{
+    Closing, NewBead, change_each_in, closing, depend_in, new_bead, set_status, undepend_in,
+};
 use super::{BeadError, OpError, Result, permit, write};
 use crate::model::{Actor, BeadId, BeadType, Capability, DepKind, DepTarget, Status};
 use crate::store::{Store, Tx};
