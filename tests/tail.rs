@@ -396,3 +396,80 @@ fn batch_is_one_commit_or_nothing() {
     });
     repo.assert_fsck_clean();
 }
+
+/// `ops` as a library: a batch whose last line fails leaves the store as it was and
+/// says which line; `set_state` and the memories answer in model values.
+#[test]
+fn the_ops_of_the_tail_work_as_a_library() {
+    use git_beads::model::{DepKind, Status};
+    use git_beads::ops::{self, BatchLine, BatchOp, ErrorKind, OpError};
+    let lib = crate::library::Lib::new();
+    let a = lib.create("First");
+    let line = |n: usize, op: BatchOp| BatchLine {
+        line: n,
+        text: format!("op {n}"),
+        op,
+    };
+    let close = BatchOp::Close {
+        id: a.id.to_string(),
+        reason: "done".into(),
+    };
+    let before = lib.repo.store_head();
+    let lines = [
+        line(1, close.clone()),
+        line(
+            2,
+            BatchOp::DepAdd {
+                from: a.id.to_string(),
+                to: "bd-nope".into(),
+                kind: DepKind::Blocks,
+            },
+        ),
+    ];
+    let err = ops::batch(&lib.store, &lib.me, &lines, None).expect_err("line 2 fails");
+    assert!(matches!(err, OpError::Batch { line: 2, .. }), "{err}");
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert_eq!(lib.repo.store_head(), before, "nothing written");
+    assert_eq!(lib.show(&a.id).status, Status::Open);
+
+    let done = ops::batch(&lib.store, &lib.me, &[line(1, close)], Some("tidy")).expect("batch");
+    assert_eq!(
+        (done[0].op, done[0].target.as_str()),
+        ("close", a.id.as_str())
+    );
+    assert_eq!(lib.show(&a.id).close_reason.as_deref(), Some("done"));
+
+    let b = lib.create("Witness");
+    let set = ops::set_state(&lib.store, &lib.me, &b.id, ("mode", "on"), None).expect("set");
+    assert_eq!(
+        (set.old, set.event.map(|e| e.to_string())),
+        (None, Some(format!("{}.1", b.id)))
+    );
+    let again = ops::set_state(&lib.store, &lib.me, &b.id, ("mode", "on"), None).expect("same");
+    assert!(again.event.is_none());
+    assert_eq!(
+        ops::state(&lib.store, &b.id, "mode")
+            .expect("state")
+            .as_deref(),
+        Some("on")
+    );
+
+    let kept = ops::memory::remember(&lib.store, &lib.me, "k", "text").expect("remember");
+    assert!(!kept.updated);
+    assert_eq!(
+        ops::memory::recall(&lib.store, "k")
+            .expect("recall")
+            .as_deref(),
+        Some("text")
+    );
+    assert_eq!(
+        ops::memory::forget(&lib.store, &lib.me, "k")
+            .expect("forget")
+            .as_deref(),
+        Some("text")
+    );
+    assert_eq!(
+        ops::memory::forget(&lib.store, &lib.me, "k").expect("forget"),
+        None
+    );
+}
