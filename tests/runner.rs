@@ -77,6 +77,7 @@ mod sync;
 mod sync_bulk;
 mod sync_faults;
 mod sync_prop;
+mod tail;
 mod terminal_escapes;
 mod town;
 mod verify;

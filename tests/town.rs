@@ -172,7 +172,9 @@ fn a_bead_of_each_rig_is_read_and_changed_from_anywhere_in_the_town() {
         }
     }
     // Changes: (where, BEADS_DIR, the command, the store it lands in).
-    let changes: [(&str, Option<&str>, Vec<&str>, usize); 9] = [
+    let changes: [(&str, Option<&str>, Vec<&str>, usize); 11] = [
+        ("alpha", None, vec!["assign", &ids[2], "ace"], 2),
+        ("", Some(".beads"), vec!["priority", &ids[1], "3"], 1),
         (
             "",
             None,
@@ -216,6 +218,8 @@ fn a_bead_of_each_rig_is_read_and_changed_from_anywhere_in_the_town() {
     // Each change is there, read from the rig's own clone.
     let own = |k: usize, id: &str| shown(&Repo::at(&town.sb, &town.stores[k], "mayor"), id);
     assert_eq!(own(2, &ids[2])["status"], "in_progress");
+    assert_eq!(own(2, &ids[2])["assignee"], "ace");
+    assert_eq!(own(1, &ids[1])["priority"], 3);
     assert_eq!(own(3, &ids[3])["assignee"], "nux");
     assert_eq!(own(3, &ids[3])["status"], "closed");
     assert_eq!(own(0, &ids[0])["priority"], 1);

@@ -27,6 +27,10 @@ const NOT_RUN: &[(&str, &str)] = &[
         "its fields are the settings' keys; tests/bd_compat.rs runs it",
     ),
     (
+        "memories",
+        "its fields are the keys (a bare object); tests/tail.rs runs it",
+    ),
+    (
         "worktree add",
         "needs installed hooks; tests/hooks.rs runs it",
     ),
@@ -375,6 +379,7 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "kv set, kv get", &["kv", "get", "k"]);
     check(&repo, seen, "kv clear", &["kv", "clear", "k"]);
     check(&repo, seen, "migrate", &["migrate"]);
+    tail_documents(&repo, seen);
     check(&repo, seen, many, &["delete", &b, "--force"]);
 
     let unchecked: Vec<&str> = DOCUMENTS
@@ -383,4 +388,44 @@ fn every_document_matches_what_its_commands_print() {
         .filter(|c| !seen.contains(c) && !NOT_RUN.iter().any(|(n, _)| n == c))
         .collect();
     assert!(unchecked.is_empty(), "documents no test ran: {unchecked:?}");
+}
+
+/// The documents of bd's long tail (`assign`, `todo`, memories, states, `prune`,
+/// `batch`), on beads of their own.
+fn tail_documents(repo: &Repo, seen: &mut BTreeSet<&'static str>) {
+    let one = "assign, tag, priority, todo add";
+    let id = check(repo, seen, one, &["todo", "add", "A task"])["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    check(repo, seen, one, &["assign", &id, "ann"]);
+    check(repo, seen, one, &["tag", &id, "t"]);
+    check(repo, seen, one, &["priority", &id, "1"]);
+    check(repo, seen, "todo, todo list", &["todo"]);
+    check(
+        repo,
+        seen,
+        "remember",
+        &["remember", "An insight", "--key", "i"],
+    );
+    check(repo, seen, "recall", &["recall", "i"]);
+    check(repo, seen, "forget", &["forget", "i"]);
+    let set = "set-state";
+    check(repo, seen, set, &["set-state", &id, "mode=on"]);
+    check(repo, seen, set, &["set-state", &id, "mode=on"]);
+    check(repo, seen, "state", &["state", &id, "mode"]);
+    check(repo, seen, "state list", &["state", "list", &id]);
+    check(repo, seen, "todo done", &["todo", "done", &id]);
+    check(
+        repo,
+        seen,
+        "prune",
+        &["prune", "--pattern", &id, "--dry-run"],
+    );
+    check(repo, seen, "prune", &["prune", "--pattern", &id, "--force"]);
+    let file = repo.path.join("batch.txt");
+    write_file(&file, "create task 2 Batched\n");
+    let file = file.to_str().expect("path");
+    check(repo, seen, "batch", &["batch", "-f", file, "--dry-run"]);
+    check(repo, seen, "batch", &["batch", "-f", file]);
 }

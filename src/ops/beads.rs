@@ -478,7 +478,8 @@ fn edit_metadata(bead: &mut Bead, edits: &[(String, Option<serde_json::Value>)])
     Ok(())
 }
 
-fn set_status(bead: &mut Bead, status: Status) {
+/// Sets the status of `bead`, with its close time and reason as the status asks.
+pub(super) fn set_status(bead: &mut Bead, status: Status) {
     if status == Status::Closed && bead.status != Status::Closed {
         bead.closed_at = Some(now());
     }
@@ -634,13 +635,21 @@ pub fn delete(
     reason: Option<&str>,
 ) -> Result<Vec<Edited>> {
     permit(actor, Capability::Delete)?;
-    change_each(store, actor, ids, "delete", |bead| {
+    change_each(store, actor, ids, "delete", deleting(actor, reason))
+}
+
+/// What deleting does to one bead: it becomes a tombstone, saying who and why.
+pub(super) fn deleting<'a>(
+    actor: &'a Actor,
+    reason: Option<&'a str>,
+) -> impl FnMut(&mut Bead) -> Result<()> + 'a {
+    move |bead| {
         bead.status = Status::Deleted;
         bead.deleted_at = Some(now());
         bead.deleted_by = Some(actor.id.clone());
         bead.delete_reason = reason.map(str::to_owned);
         Ok(())
-    })
+    }
 }
 
 /// What [`delete`] would delete, changing nothing (bd's delete preview): the beads
@@ -777,35 +786,42 @@ fn add_dependency_in(
     {
         return Err(BeadError::SelfDependency(id.clone()).into());
     }
-    let bead = write(store, actor, |tx| {
-        let mut bead = require_live(tx, id)?;
-        match (on, rig) {
-            (DepTarget::Bead(on), Some(rig)) => require_live(&rig.view()?, on).map(drop)?,
-            (DepTarget::Bead(on), None) => {
-                require_live(tx, on)?;
-                if kind.is_blocking()
-                    && let Some(path) = blocking_path(tx, on, id)?
-                {
-                    return Err(BeadError::Cycle(path).into());
-                }
+    write(store, actor, |tx| depend_in(tx, rig, actor, (id, on, kind)))
+}
+
+/// The transaction of [`add_dependency_in`], on whatever `tx` reads.
+pub(super) fn depend_in(
+    tx: &mut Tx<'_>,
+    rig: Option<&Store>,
+    actor: &Actor,
+    (id, on, kind): (&BeadId, &DepTarget, DepKind),
+) -> Result<Edited> {
+    let mut bead = require_live(tx, id)?;
+    match (on, rig) {
+        (DepTarget::Bead(on), Some(rig)) => require_live(&rig.view()?, on).map(drop)?,
+        (DepTarget::Bead(on), None) => {
+            require_live(tx, on)?;
+            if kind.is_blocking()
+                && let Some(path) = blocking_path(tx, on, id)?
+            {
+                return Err(BeadError::Cycle(path).into());
             }
-            (DepTarget::External(_), _) => {}
         }
-        if !bead.add_target(on, kind) {
-            return Ok(Edited {
-                bead,
-                changed: false,
-            });
-        }
-        bead.touch(&actor.id, now());
-        tx.put_bead(&bead)?;
-        tx.set_message(format!("dep add: {id} {} {on} ({kind})", kind.relation()));
-        Ok(Edited {
+        (DepTarget::External(_), _) => {}
+    }
+    if !bead.add_target(on, kind) {
+        return Ok(Edited {
             bead,
-            changed: true,
-        })
-    })?;
-    Ok(bead)
+            changed: false,
+        });
+    }
+    bead.touch(&actor.id, now());
+    tx.put_bead(&bead)?;
+    tx.set_message(format!("dep add: {id} {} {on} ({kind})", kind.relation()));
+    Ok(Edited {
+        bead,
+        changed: true,
+    })
 }
 
 /// Closes `id` as replaced by `by`, in one commit: bd's `duplicate --of` (`kind`
@@ -909,20 +925,28 @@ pub fn remove_dependency(
     kind: Option<DepKind>,
 ) -> Result<Bead> {
     permit(actor, Capability::Update)?;
-    let bead = write(store, actor, |tx| {
-        let mut bead = require_live(tx, id)?;
-        if bead.remove_target(on, kind) == 0 {
-            return Err(BeadError::NoSuchDependency {
-                id: id.clone(),
-                on: on.clone(),
-            }
-            .into());
+    write(store, actor, |tx| undepend_in(tx, actor, id, on, kind))
+}
+
+/// The transaction of [`remove_dependency`], on whatever `tx` reads.
+pub(super) fn undepend_in(
+    tx: &mut Tx<'_>,
+    actor: &Actor,
+    id: &BeadId,
+    on: &DepTarget,
+    kind: Option<DepKind>,
+) -> Result<Bead> {
+    let mut bead = require_live(tx, id)?;
+    if bead.remove_target(on, kind) == 0 {
+        return Err(BeadError::NoSuchDependency {
+            id: id.clone(),
+            on: on.clone(),
         }
-        bead.touch(&actor.id, now());
-        tx.put_bead(&bead)?;
-        tx.set_message(format!("dep remove {id} {on}"));
-        Ok(bead)
-    })?;
+        .into());
+    }
+    bead.touch(&actor.id, now());
+    tx.put_bead(&bead)?;
+    tx.set_message(format!("dep remove {id} {on}"));
     Ok(bead)
 }
 

@@ -92,6 +92,16 @@ pub enum OpError {
     /// A `sql` query was refused.
     #[error(transparent)]
     Sql(#[from] SqlError),
+    /// A line of a batch failed, and the batch with it.
+    #[error("line {line} ({text}): {source}")]
+    Batch {
+        /// The line's number, from 1.
+        line: usize,
+        /// The line.
+        text: String,
+        /// What failed.
+        source: Box<OpError>,
+    },
 }
 
 /// A `sql` query that cannot be run: it does not parse, names what is not there, or
@@ -128,6 +138,7 @@ impl OpError {
             OpError::Worktree(e) => e.kind(),
             OpError::Import(e) => e.kind(),
             OpError::Provenance(e) => e.kind(),
+            OpError::Batch { source, .. } => source.kind(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod agent;
 mod alongside;
+mod batch;
 mod beads;
 mod bond;
 mod claim;
@@ -20,14 +21,17 @@ mod import;
 mod keys;
 mod lint;
 mod mail;
+pub mod memory;
 mod molecule;
 mod provenance;
+mod prune;
 mod rename;
 mod routes;
 mod session;
 mod session_doc;
 mod setup;
 mod sql;
+mod state;
 mod sync;
 mod touched;
 mod tree_merge;
@@ -61,6 +65,7 @@ pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
     push_alongside,
 };
+pub use batch::{BatchDone, BatchLine, BatchOp, batch};
 pub use beads::{
     Changes, Closing, NewBead, add_comment, add_dependency, add_label, add_rig_dependency, close,
     close_eligible_epics, close_replaced, close_with_output, create, create_preview, delete,
@@ -97,6 +102,7 @@ pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,
 };
+pub use prune::{Pruning, prune};
 pub use query::{
     Blocked, BlockedKeeper, CountBy, DepNode, Dependents, Detailed, EpicProgress, KeptBlocked,
     LabelCount, ListFilter, Listing, QueryOptions, QuerySort, Sort, Stats, StoreInfo, blocked,
@@ -119,6 +125,7 @@ pub use setup::{
     rebase_in_progress, refs, sync_with_notes, workdir,
 };
 pub use sql::{SqlAnswer, sql};
+pub use state::{StateChange, set_state, state, states};
 pub use sync::{
     Outcome, RemotePruned, SyncEvent, SyncMode, SyncOptions, SyncReport, adopt, prune_remote,
     resolve, setup_remote, setup_remotes, sync,

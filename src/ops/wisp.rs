@@ -52,6 +52,16 @@ pub struct Swept {
     pub pinned_skipped: usize,
 }
 
+impl Swept {
+    /// Counts `b` in, with its dependencies, labels and comments.
+    pub(super) fn add(&mut self, b: Bead) {
+        self.dependencies += b.dependencies.len();
+        self.labels += b.labels.len();
+        self.events += b.comments.len();
+        self.beads.push(b);
+    }
+}
+
 /// The types bd never sweeps as abandoned (its infrastructure types).
 const INFRA: [BeadType; 4] = [
     BeadType::Agent,
@@ -150,15 +160,12 @@ fn chosen(tx: &View<'_>, sweep: &WispSweep) -> Result<Swept> {
         }
     }
     for b in wisps.into_iter().filter(|b| out.contains(&b.id)) {
-        swept.dependencies += b.dependencies.len();
-        swept.labels += b.labels.len();
-        swept.events += b.comments.len();
-        swept.beads.push(b);
+        swept.add(b);
     }
     Ok(swept)
 }
 
 /// Whether `b` is pinned (its status, or bd's `pinned` field).
-fn pinned(b: &Bead) -> bool {
+pub(super) fn pinned(b: &Bead) -> bool {
     b.status == Status::Pinned || b.extra.get("pinned") == Some(&serde_json::Value::Bool(true))
 }

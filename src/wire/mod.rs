@@ -16,6 +16,7 @@ mod prime;
 mod repo;
 mod rows;
 mod session;
+mod tail;
 mod verify;
 mod work;
 
@@ -30,6 +31,7 @@ pub use prime::{
 pub use repo::*;
 pub use rows::{string as json_string, string_body as json_string_body, write_blocked};
 pub use session::Session;
+pub use tail::*;
 pub use verify::{CommitVerified, Verified};
 pub use work::*;
 
@@ -144,6 +146,18 @@ pub const DOCUMENTS: &[Doc] = &[
     WispList::DOC,
     WispsCleaned::DOC,
     Purged::DOC,
+    Shorthand::DOC,
+    Todos::DOC,
+    TodosDone::DOC,
+    MemoryStored::DOC,
+    MemoryFound::DOC,
+    MemoryForgotten::DOC,
+    Memories::DOC,
+    StateValue::DOC,
+    StateList::DOC,
+    StateSet::DOC,
+    BeadsPruned::DOC,
+    Batched::DOC,
     OneBead::DOC,
     GraphCreated::DOC,
     Beads::DOC,

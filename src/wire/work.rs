@@ -1,6 +1,7 @@
 //! The documents about the workforce: agents and their hooks, sessions and prime,
 //! mail, formulas and molecules.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -883,20 +884,18 @@ impl Documented for WispList<'_> {
     };
 }
 
-/// What `purge` prints, in bd's words: what it purged (`purged_count`), or, in a dry
-/// run, what it would (`purge_count`), with the dependencies, labels and comments
-/// (bd's events) that go with them.
+/// What a deletion of closed beads prints, in bd's words (`purge`, `prune`): how many
+/// went (`purged_count`, `pruned_count`), or, in a dry run, would (`purge_count`,
+/// `prune_count`), with the dependencies, labels and comments (bd's events) that go
+/// with them; only the count and bd's sentence when there were none.
 #[derive(Serialize)]
-pub struct Purged {
+pub struct SweptCounts {
     /// A dry run.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
-    /// How many wisps were purged (not in a dry run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub purged_count: Option<usize>,
-    /// How many would be (in a dry run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub purge_count: Option<usize>,
+    /// The count, under the command's own key.
+    #[serde(flatten)]
+    pub count: BTreeMap<&'static str, usize>,
     /// Their dependencies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dependencies: Option<usize>,
@@ -906,40 +905,60 @@ pub struct Purged {
     /// Their comments.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<usize>,
-    /// Pinned wisps left alone.
+    /// Pinned beads left alone.
     #[serde(skip_serializing_if = "is_zero")]
     pub pinned_skipped: usize,
-    /// When there was nothing to purge: bd's sentence saying so.
+    /// When there was nothing to delete: bd's sentence saying so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<&'static str>,
 }
 
-impl Purged {
-    /// The answer for `swept`, done or (`dry_run`) previewed.
-    pub fn new(swept: &crate::ops::Swept, dry_run: bool) -> Purged {
+/// The keys and the sentence of one command's [`SweptCounts`]: the count's key when
+/// done, its key in a dry run, and the sentence when there was nothing.
+pub type SweptWords = (&'static str, &'static str, &'static str);
+
+impl SweptCounts {
+    /// The answer for `swept`, done or (`dry_run`) previewed, in `words`.
+    pub fn new(swept: &crate::ops::Swept, dry_run: bool, words: SweptWords) -> SweptCounts {
+        let (done, dry, nothing) = words;
         let n = swept.beads.len();
+        let pinned_skipped = swept.pinned_skipped;
         if n == 0 {
-            return Purged {
+            return SweptCounts {
                 dry_run: false,
-                purged_count: Some(0),
-                purge_count: None,
+                count: BTreeMap::from([(done, 0)]),
                 dependencies: None,
                 labels: None,
                 events: None,
-                pinned_skipped: swept.pinned_skipped,
-                message: Some("No closed ephemeral beads to purge"),
+                pinned_skipped,
+                message: Some(nothing),
             };
         }
-        Purged {
+        SweptCounts {
             dry_run,
-            purged_count: (!dry_run).then_some(n),
-            purge_count: dry_run.then_some(n),
+            count: BTreeMap::from([(if dry_run { dry } else { done }, n)]),
             dependencies: Some(swept.dependencies),
             labels: Some(swept.labels),
             events: Some(swept.events),
-            pinned_skipped: swept.pinned_skipped,
+            pinned_skipped,
             message: None,
         }
+    }
+}
+
+/// What `purge` prints (see [`SweptCounts`]).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Purged(pub SweptCounts);
+
+impl Purged {
+    /// bd's sentence when there is nothing to purge.
+    pub const NOTHING: &'static str = "No closed ephemeral beads to purge";
+
+    /// The answer for `swept`, done or (`dry_run`) previewed.
+    pub fn new(swept: &crate::ops::Swept, dry_run: bool) -> Purged {
+        let words = ("purged_count", "purge_count", Self::NOTHING);
+        Purged(SweptCounts::new(swept, dry_run, words))
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per command, or per noun with its verbs.
 
 pub mod agent;
+pub mod batch;
 pub mod comments;
 pub mod completions;
 pub mod config;
@@ -26,10 +27,12 @@ pub mod list;
 pub mod log;
 pub mod mail;
 pub mod mcp;
+pub mod memory;
 pub mod migrate;
 pub mod mol;
 pub mod onboard;
 pub mod provenance;
+pub mod prune;
 pub mod purge;
 pub mod query;
 pub mod quickstart;
@@ -40,12 +43,15 @@ pub mod resolve;
 pub mod serve;
 pub mod session;
 pub mod setup;
+pub mod shorthand;
 pub mod show;
 pub mod sling;
 pub mod sql;
 pub mod stale;
+pub mod state;
 pub mod stats;
 pub mod sync;
+pub mod todo;
 pub mod update;
 pub mod util;
 pub mod verify;
@@ -137,6 +143,30 @@ pub enum Command {
     Undefer(Lazy<update::UndeferArgs>),
     /// Add to a bead's notes, on a line of their own.
     Note(Lazy<update::NoteArgs>),
+    /// Assign a bead to someone ("" unassigns it): `update ID --assignee NAME`.
+    Assign(Lazy<shorthand::AssignArgs>),
+    /// Add a label to a bead: `update ID --add-label LABEL`.
+    Tag(Lazy<shorthand::TagArgs>),
+    /// Set a bead's priority: `update ID --priority N`.
+    Priority(Lazy<shorthand::PriorityArgs>),
+    /// Set a bead's state in a dimension (its label `DIM:VALUE`, the old value's label
+    /// removed), with an event bead recording the change, in one commit.
+    SetState(Lazy<state::SetArgs>),
+    /// Print a bead's state in a dimension (`state ID DIM`), or every one (`state list
+    /// ID`).
+    State(Lazy<state::StateArgs>),
+    /// bd's wrapper for task beads: `todo add TITLE`, `todo` (the open tasks), `todo
+    /// done ID…`.
+    Todo(Lazy<todo::Args>),
+    /// Keep an insight across sessions (bd's memories, kept in the store's key-value
+    /// pairs under `memory.`, so sync shares them).
+    Remember(Lazy<memory::RememberArgs>),
+    /// Print a memory by its key; exits 1 when there is none.
+    Recall(Lazy<memory::KeyArgs>),
+    /// List the memories, or those holding a word.
+    Memories(Lazy<memory::MemoriesArgs>),
+    /// Remove a memory by its key; exits 1 when there is none.
+    Forget(Lazy<memory::KeyArgs>),
     /// bd's database migration: nothing to migrate here (the store is git refs), which
     /// it says; `--update-repo-id` likewise.
     Migrate(Lazy<migrate::Args>),
@@ -243,6 +273,18 @@ pub enum Command {
     /// Delete closed wisps (bd's ephemeral beads) and forget them: the wisp ref is
     /// rewritten without its history, so `git gc` drops what they held.
     Purge(Lazy<purge::Args>),
+    /// Delete closed beads (bd's `prune`): those closed longer ago than --older-than or
+    /// whose id matches --pattern (one of them is needed; `--pattern '*'` takes every
+    /// closed bead), pinned ones aside, as `delete --force` deletes them, in one commit.
+    /// Without --force it only says how many (exit 1). They stay in the store's
+    /// history, as every deleted bead does.
+    Prune(Lazy<purge::Args>),
+    /// Run bd's batch of writes, one a line from stdin (or --file): `close ID
+    /// [REASON]`, `update ID KEY=VALUE…` (status, priority, title, assignee), `create
+    /// TYPE PRIORITY TITLE`, `dep add FROM TO [TYPE]`, `dep remove FROM TO`; `#` starts
+    /// a comment. All of them are one commit, or, when a line is bad or fails, nothing
+    /// is written and the error names the line (exit 1).
+    Batch(Lazy<batch::Args>),
     /// Run a read-only SQL query over bd's tables (issues, labels, dependencies, …),
     /// as bd's `sql` answers it (`--json`: an array of objects, `--csv`).
     Sql(Lazy<sql::Args>),
@@ -401,6 +443,9 @@ pub fn routed_by(command: &Command) -> Option<&str> {
         Command::Dep(Lazy(dep::DepCommand::Add(a) | dep::DepCommand::Remove(a))) => {
             return Some(a.id.as_str());
         }
+        Command::Assign(Lazy(a)) => Some(&a.id),
+        Command::Tag(Lazy(a)) => Some(&a.id),
+        Command::Priority(Lazy(a)) => Some(&a.id),
         _ => None,
     };
     first.map(String::as_str)
@@ -462,6 +507,16 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Defer(Lazy(a)) => update::defer(ctx, a, out),
         Command::Undefer(Lazy(a)) => update::undefer(ctx, a, out),
         Command::Note(Lazy(a)) => update::note(ctx, a, out),
+        Command::Assign(Lazy(a)) => shorthand::assign(ctx, a, out),
+        Command::Tag(Lazy(a)) => shorthand::tag(ctx, a, out),
+        Command::Priority(Lazy(a)) => shorthand::priority(ctx, a, out),
+        Command::SetState(Lazy(a)) => state::set(ctx, a, out),
+        Command::State(Lazy(a)) => state::state(ctx, a, out),
+        Command::Todo(Lazy(a)) => todo::run(ctx, a, out),
+        Command::Remember(Lazy(a)) => memory::remember(ctx, a, out),
+        Command::Recall(Lazy(a)) => memory::recall(ctx, a, out),
+        Command::Memories(Lazy(a)) => memory::memories(ctx, a, out),
+        Command::Forget(Lazy(a)) => memory::forget(ctx, a, out),
         Command::Migrate(Lazy(a)) => migrate::run(ctx, a, out),
         Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
         Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
@@ -493,6 +548,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Mail(Lazy(a)) => mail::run(ctx, a, out),
         Command::Gc(Lazy(a)) => gc::run(ctx, a, out),
         Command::Purge(Lazy(a)) => purge::run(ctx, a, out),
+        Command::Batch(Lazy(a)) => batch::run(ctx, a, out),
+        Command::Prune(Lazy(a)) => prune::run(ctx, a, out),
         Command::Sql(Lazy(a)) => sql::run(ctx, a, out),
         Command::Doctor(Lazy(a)) => doctor::run(ctx, a, out),
         Command::Verify(Lazy(a)) => verify::run(ctx, a, out),

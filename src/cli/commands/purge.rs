@@ -1,10 +1,11 @@
-//! `git beads purge`: delete closed wisps (bd's ephemeral beads), and `mol wisp gc`.
+//! `git beads purge`: delete closed wisps (bd's ephemeral beads), and `mol wisp gc`;
+//! `prune` takes the same arguments.
 
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::ops::{self, Swept, WispSweep};
 use crate::wire;
 
-/// Arguments of `purge`.
+/// Arguments of `purge` (and of `prune`).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Delete them (without it, only says how many there are).
@@ -16,7 +17,7 @@ pub struct Args {
     /// Only those closed longer ago than this (`7d`, `24h`, `2w`; a number is days).
     #[arg(long = "older-than", value_name = "AGE", value_parser = parse_age)]
     pub older_than: Option<chrono::Duration>,
-    /// Only those whose id matches this glob (`*-wisp-*`).
+    /// Only those whose id matches this glob (`*-wisp-*`, `bd-old-*`; `*` for all).
     #[arg(long, value_name = "GLOB")]
     pub pattern: Option<String>,
 }
@@ -42,7 +43,7 @@ pub fn run(ctx: &Ctx, args: Args, out: &mut Out) -> Result<(), CliError> {
         return out.json(&wire::Purged::new(&swept, args.dry_run));
     }
     if n == 0 {
-        return out.line("No closed ephemeral beads to purge");
+        return out.line(wire::Purged::NOTHING);
     }
     let verb = if args.dry_run {
         "Would purge"

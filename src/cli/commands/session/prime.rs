@@ -8,10 +8,17 @@ use crate::wire;
 
 /// Arguments of `prime`.
 #[derive(clap::Args, Debug)]
-pub struct PrimeArgs {}
+pub struct PrimeArgs {
+    /// Print only the memories (`remember`), as bd's hooks of compact contexts ask.
+    #[arg(long = "memories-only")]
+    pub memories_only: bool,
+}
 
 /// Runs `prime`.
-pub fn run(ctx: &Ctx, _a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
+pub fn run(ctx: &Ctx, a: PrimeArgs, out: &mut Out) -> Result<(), CliError> {
+    if a.memories_only && !out.json {
+        return super::super::memory::print_for_prime(ctx, out, true);
+    }
     print_prime(ctx, out, false)
 }
 
@@ -41,7 +48,8 @@ pub(crate) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(
     let Some(agent) = &p.agent else {
         out.line("# git-beads")?;
         broken(out)?;
-        return print_unbound(out, &actor, &p);
+        print_unbound(out, &actor, &p)?;
+        return super::super::memory::print_for_prime(ctx, out, false);
     };
     out.line(format!("# git-beads: you are agent {}", agent.name))?;
     broken(out)?;
@@ -52,7 +60,8 @@ pub(crate) fn print_prime(ctx: &Ctx, out: &mut Out, from_hook: bool) -> Result<(
     if let Some(f) = &p.fresh {
         out.line(super::prompt::fresh_text(f))?;
     }
-    out.line("When done: `git beads close ID`; to pass work on: `git beads handoff -m NOTE`.")
+    out.line("When done: `git beads close ID`; to pass work on: `git beads handoff -m NOTE`.")?;
+    super::super::memory::print_for_prime(ctx, out, false)
 }
 
 /// Prime for a worktree where no agent acts: the ready work.
