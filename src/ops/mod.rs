@@ -81,7 +81,7 @@ pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formu
 pub use formula::{Syntax, as_bd, convert, cook, find_overlay, trial_cooks};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use graph::create_graph;
-pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
+pub use history::{BeadVersion, ChangeKind, Evidence, LogChange, LogEntry, bead_history, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use lint::{LintReport, Linted, lint};
 pub use mail::{

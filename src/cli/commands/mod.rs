@@ -14,6 +14,7 @@ pub mod formula;
 pub mod gate;
 pub mod gc;
 pub mod git_hook;
+pub mod history;
 pub mod hooks;
 pub mod import;
 pub mod info;
@@ -159,6 +160,8 @@ pub enum Command {
     Query(Lazy<query::Args>),
     /// Show the history of the store or of one bead.
     Log(Lazy<log::Args>),
+    /// Show a bead's state at each store commit that changed it, newest first (bd's history).
+    History(Lazy<history::Args>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -472,6 +475,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Search(Lazy(a)) => list::search(ctx, a, out),
         Command::Query(Lazy(a)) => query::run(ctx, a, out),
         Command::Log(Lazy(a)) => log::run(ctx, a, out),
+        Command::History(Lazy(a)) => history::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
         Command::Import(Lazy(a)) => import::run(ctx, a, out),
