@@ -65,3 +65,122 @@ fn history_shows_each_state_of_a_bead_newest_first() {
     );
     stable(&sb, &names, || assert_snapshot!("history", text));
 }
+
+#[test]
+fn diff_compares_two_states_by_revision_or_moment() {
+    let (sb, repo) = Sandbox::with_store();
+    let mut names = Names::default();
+    let stays = names.name(repo.create("Stays", &["-p", "3"]), "STAYS");
+    let goes = names.name(repo.create("Goes", &[]), "GOES");
+    let base = repo.store_head();
+    names.name(base.as_str(), "BASE");
+    repo.beads(&["update", &stays, "-s", "in_progress", "-p", "1"]);
+    repo.beads(&["update", &stays, "--title", "Stays, renamed"]);
+    repo.beads(&["delete", &goes, "--force"]);
+    let arrives = names.name(repo.create("Arrives", &[]), "ARRIVES");
+    let code = repo.commit_file("README", "code\n", "code");
+
+    let all = repo.beads_json(&["diff", &base, "HEAD"]);
+    let kinds: Vec<(&str, &str)> = common::items(&all)
+        .iter()
+        .map(|e| {
+            (
+                e["IssueID"].as_str().expect("IssueID"),
+                e["DiffType"].as_str().expect("DiffType"),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        (stays.as_str(), "modified"),
+        (goes.as_str(), "removed"),
+        (arrives.as_str(), "added"),
+    ];
+    expected.sort();
+    assert_eq!(kinds, expected);
+    let entry = |id: &str| {
+        common::items(&all)
+            .iter()
+            .find(|e| e["IssueID"] == id)
+            .expect("an entry")
+    };
+    let modified = entry(&stays);
+    assert_eq!(modified["OldValue"]["title"], "Stays");
+    assert_eq!(modified["NewValue"]["title"], "Stays, renamed");
+    let fields: Vec<&str> = common::items(&modified["Changes"])
+        .iter()
+        .map(|c| c["Field"].as_str().expect("Field"))
+        .collect();
+    assert_eq!(fields[..3], ["title", "status", "priority"]);
+    assert_eq!(modified["Changes"][1]["Old"], "open");
+    assert_eq!(modified["Changes"][1]["New"], "in_progress");
+    let removed = entry(&goes);
+    assert!(removed["NewValue"].is_null() && removed["OldValue"]["title"] == "Goes");
+    // The same state twice, and the store before it began against a moment after it.
+    assert_eq!(
+        repo.beads_json(&["diff", "HEAD~2", "refs/beads/main~2"]),
+        serde_json::json!([])
+    );
+    let since_ever = repo.beads_json(&["diff", "2000-01-01", "2999-01-01T00:00:00Z"]);
+    assert!(
+        common::items(&since_ever)
+            .iter()
+            .all(|e| e["DiffType"] == "added")
+    );
+    assert_eq!(common::items(&since_ever).len(), 2);
+
+    let head = repo.store_head();
+    let text = screens(
+        &repo,
+        &[
+            &["diff", &base, "HEAD"],
+            &["diff", "HEAD", &head],
+            &["diff", "no-such-rev", "HEAD"],
+            &["diff", &code, "HEAD"],
+        ],
+    );
+    assert_eq!(repo.store_head(), head, "a diff writes nothing");
+    stable(&sb, &names, || assert_snapshot!("diff", text));
+}
+
+#[test]
+fn diff_by_dates_reads_the_store_as_it_was_then() {
+    let (sb, repo) = Sandbox::with_store();
+    let id = repo.create("Dated", &[]);
+    let path = common::doc_path(&id);
+    let doc = repo.git(&["show", &format!("refs/beads/main:{path}")]);
+    // Two later states, committed at known times (git-beads stamps its own commits
+    // with the clock).
+    for (year, title) in [("2090", "Title in 2090"), ("2091", "Title in 2091")] {
+        let dated = common::Repo::at(&sb, &repo.path, "alice")
+            .with_env("GIT_COMMITTER_DATE", format!("{year}-01-01T00:00:00Z"));
+        let text = doc.replace("title: Dated", &format!("title: {title}"));
+        dated.put_raw_doc(&path, text.as_bytes());
+    }
+    let title_change = |from: &str, to: &str| {
+        let d = repo.beads_json(&["diff", from, to]);
+        let e = &d[0];
+        (
+            e["DiffType"].as_str().unwrap_or_default().to_owned(),
+            e["OldValue"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            e["NewValue"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    };
+    assert_eq!(
+        title_change("2090-06-01", "2091-06-01T00:00:00+02:00"),
+        (
+            "modified".into(),
+            "Title in 2090".into(),
+            "Title in 2091".into()
+        )
+    );
+    assert_eq!(
+        title_change("2000-01-01", "2090-01-01T00:00:00Z"),
+        ("added".into(), String::new(), "Title in 2090".into())
+    );
+}

@@ -226,6 +226,8 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "comments", &["comments", &a]);
     check(&repo, seen, "log, session log", &["log"]);
     check(&repo, seen, "history", &["history", &a]);
+    check(&repo, seen, "diff", &["diff", "2000-01-01", "HEAD"]);
+    check(&repo, seen, "diff", &["diff", "HEAD~1", "HEAD"]);
     check(&repo, seen, many, &["ready", "--claim"]);
     check(&repo, seen, many, &["close", &a]);
     check(&repo, seen, many, &["reopen", &a]);

@@ -92,6 +92,24 @@ pub enum OpError {
     /// A `sql` query was refused.
     #[error(transparent)]
     Sql(#[from] SqlError),
+    /// A past state of the store, or an audit entry, was refused.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+/// A past state of the store that cannot be named, or an audit entry refused.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// A revision git cannot resolve to a commit.
+    #[error(
+        "unknown revision {0:?} (name a revision of refs/beads/main, a date or an RFC 3339 time)"
+    )]
+    UnknownRevision(String),
+    /// A commit that is not one of a beads store's.
+    #[error(
+        "{0:?} is not a commit of the beads store (name a revision of refs/beads/main, a date or an RFC 3339 time)"
+    )]
+    NotAStoreCommit(String),
 }
 
 /// A `sql` query that cannot be run: it does not parse, names what is not there, or
@@ -116,7 +134,8 @@ impl OpError {
             | OpError::Text(_)
             | OpError::SettingsKey(_)
             | OpError::Vocabulary(_)
-            | OpError::Sql(_) => ErrorKind::Invalid,
+            | OpError::Sql(_)
+            | OpError::History(_) => ErrorKind::Invalid,
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

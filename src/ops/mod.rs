@@ -8,6 +8,7 @@ mod bond;
 mod claim;
 mod claim_refs;
 mod core;
+mod diff;
 mod doctor;
 mod edit;
 mod error;
@@ -69,12 +70,13 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, bond};
 pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
+pub use diff::{BeadDiff, StoreDiff, diff_states};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
 pub use edit::{TextField, edit_text};
 pub use error::{
-    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
-    MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
-    SqlError, StoreError, SyncError, WorktreeError,
+    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, HistoryError,
+    ImportError, MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError,
+    SessionError, SqlError, StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};

@@ -27,6 +27,7 @@ mod repack;
 mod scratch;
 mod sign;
 mod snapshot;
+mod states;
 mod stream;
 mod sync;
 mod tree;

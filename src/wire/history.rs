@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{Bead, Doc, Documented, Field, Shape, rfc3339};
-use crate::ops::BeadVersion;
+use crate::ops::{BeadVersion, StoreDiff};
 
 /// One state of a bead, as bd's `history --json` writes a `HistoryEntry`.
 #[derive(Serialize)]
@@ -52,6 +52,123 @@ impl Documented for History<'_> {
             Field::noted(
                 "Issue",
                 ": the bead as the commit left it, as `show` writes one",
+            ),
+        ],
+    };
+}
+
+/// One bead that differs between two states of the store, as bd's `diff --json`
+/// writes a `DiffEntry`, with git-beads' `Changes` beside bd's fields.
+#[derive(Serialize)]
+pub struct DiffEntry<'a> {
+    #[serde(rename = "IssueID")]
+    issue_id: &'a str,
+    #[serde(rename = "DiffType")]
+    diff_type: &'static str,
+    #[serde(rename = "OldValue")]
+    old_value: Option<Bead<'a>>,
+    #[serde(rename = "NewValue")]
+    new_value: Option<Bead<'a>>,
+    /// The fields of a modified bead that differ, in [`FIELD_ORDER`] and then by name.
+    #[serde(rename = "Changes", skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<FieldChange>,
+}
+
+/// One field of a bead that differs between two states: its JSON values before and
+/// after (`null` where it was left out).
+#[derive(Serialize)]
+pub struct FieldChange {
+    /// The field, as `show --json` names it.
+    #[serde(rename = "Field")]
+    pub field: String,
+    /// Before.
+    #[serde(rename = "Old")]
+    pub old: serde_json::Value,
+    /// After.
+    #[serde(rename = "New")]
+    pub new: serde_json::Value,
+}
+
+/// The fields bd's `diff` names first, in its order; the others follow by name.
+pub const FIELD_ORDER: &[&str] = &["title", "status", "priority", "description"];
+
+/// The beads that differ between two states of the store, by id: a bare array of
+/// [`DiffEntry`].
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Diff<'a>(pub Vec<DiffEntry<'a>>);
+
+impl<'a> Diff<'a> {
+    /// The document of `diff`.
+    pub fn new(diff: &'a StoreDiff) -> serde_json::Result<Self> {
+        let entries = diff.beads.iter().map(|d| {
+            let (old, new) = (
+                d.old.as_ref().map(Bead::plain),
+                d.new.as_ref().map(Bead::plain),
+            );
+            let changes = match (&old, &new) {
+                (Some(o), Some(n)) => field_changes(o, n)?,
+                _ => Vec::new(),
+            };
+            Ok(DiffEntry {
+                issue_id: d.id.as_str(),
+                diff_type: d.kind.as_str(),
+                old_value: old,
+                new_value: new,
+                changes,
+            })
+        });
+        entries.collect::<serde_json::Result<_>>().map(Diff)
+    }
+}
+
+/// The fields whose JSON differs between `old` and `new`.
+fn field_changes(old: &Bead, new: &Bead) -> serde_json::Result<Vec<FieldChange>> {
+    let as_map = |b: &Bead| -> serde_json::Result<serde_json::Map<String, serde_json::Value>> {
+        match serde_json::to_value(b)? {
+            serde_json::Value::Object(m) => Ok(m),
+            _ => Ok(Default::default()),
+        }
+    };
+    let (old, new) = (as_map(old)?, as_map(new)?);
+    let mut fields: Vec<&String> = old.keys().chain(new.keys()).collect();
+    let rank = |f: &str| {
+        FIELD_ORDER
+            .iter()
+            .position(|o| *o == f)
+            .unwrap_or(FIELD_ORDER.len())
+    };
+    fields.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
+    fields.dedup();
+    let null = serde_json::Value::Null;
+    Ok(fields
+        .into_iter()
+        .filter_map(|f| {
+            let (o, n) = (old.get(f).unwrap_or(&null), new.get(f).unwrap_or(&null));
+            (o != n).then(|| FieldChange {
+                field: f.clone(),
+                old: o.clone(),
+                new: n.clone(),
+            })
+        })
+        .collect())
+}
+
+impl Documented for Diff<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "diff",
+        fields: &[
+            Field::new("IssueID"),
+            Field::noted("DiffType", ": added, modified or removed"),
+            Field::noted(
+                "OldValue",
+                ": the bead before, as `show` writes one (null if added)",
+            ),
+            Field::noted("NewValue", ": the bead after (null if removed)"),
+            Field::optional_noted(
+                "Changes",
+                ": [{Field, Old, New}], the fields of a modified bead that differ",
             ),
         ],
     };

@@ -169,6 +169,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Settings::DOC,
     Log::DOC,
     History::DOC,
+    Diff::DOC,
     Imported::DOC,
     Exported::DOC,
     ManInstalled::DOC,

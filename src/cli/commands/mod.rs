@@ -6,6 +6,7 @@ pub mod completions;
 pub mod config;
 pub mod create;
 pub mod dep;
+pub mod diff;
 pub mod doctor;
 pub mod edit;
 pub mod epic;
@@ -162,6 +163,8 @@ pub enum Command {
     Log(Lazy<log::Args>),
     /// Show a bead's state at each store commit that changed it, newest first (bd's history).
     History(Lazy<history::Args>),
+    /// Show what changed in the beads between two states of the store (bd's diff).
+    Diff(Lazy<diff::Args>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -476,6 +479,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Query(Lazy(a)) => query::run(ctx, a, out),
         Command::Log(Lazy(a)) => log::run(ctx, a, out),
         Command::History(Lazy(a)) => history::run(ctx, a, out),
+        Command::Diff(Lazy(a)) => diff::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
         Command::Import(Lazy(a)) => import::run(ctx, a, out),
