@@ -184,3 +184,126 @@ fn diff_by_dates_reads_the_store_as_it_was_then() {
         ("added".into(), String::new(), "Title in 2090".into())
     );
 }
+
+#[test]
+fn orphans_lists_open_beads_that_code_commits_name() {
+    let (sb, repo) = Sandbox::with_store();
+    let mut names = Names::default();
+    // Ids of our choosing: the list is in id order, and the snapshot with it.
+    let done = names.name(
+        repo.create("Done in code", &["-l", "web", "--id", "bd-done1"]),
+        "DONE",
+    );
+    let half = names.name(repo.create("Half done", &["--id", "bd-half2"]), "HALF");
+    let closed = names.name(repo.create("Closed already", &[]), "CLOSED");
+    names.name(repo.create("Never named", &[]), "NEVER");
+    repo.beads(&["close", &closed]);
+    repo.beads(&["update", &half, "-s", "in_progress"]);
+    // A long code history: 3000 commits in one fast-import, the oldest naming HALF.
+    let mut stream = String::new();
+    for n in 0..3000 {
+        let named = if n == 0 {
+            format!(" ({half})")
+        } else {
+            String::new()
+        };
+        let parent = if n == 0 {
+            String::new()
+        } else {
+            format!("from :{n}\n")
+        };
+        let msg = format!("change {n}{named}");
+        stream.push_str(&format!(
+            "commit refs/heads/long\nmark :{}\ncommitter a <a@x> {} +0000\ndata {}\n{msg}\n{parent}\n",
+            n + 1,
+            1_700_000_000 + n,
+            msg.len()
+        ));
+    }
+    let imported = common::feed(
+        repo.command("git").args(["fast-import", "--quiet"]),
+        stream.as_bytes(),
+    );
+    assert!(imported.status.success(), "{imported:?}");
+    repo.git(&[
+        "merge",
+        "-q",
+        "--allow-unrelated-histories",
+        "-m",
+        "merge the long history",
+        "long",
+    ]);
+    let dated = |date: &str| {
+        common::Repo::at(&sb, &repo.path, "alice").with_env("GIT_COMMITTER_DATE", date)
+    };
+    dated("2026-02-01T00:00:00Z").commit_file("a", "1\n", &format!("start ({done})"));
+    let latest = dated("2026-03-01T00:00:00Z").commit_file(
+        "a",
+        "2\n",
+        &format!("finish ({done}), ({closed}) and ({}) (bd-nope)", "bd-zz"),
+    );
+    dated("2026-04-01T00:00:00Z").commit_file("a", "3\n", &format!("mention {done} bare"));
+
+    let found = repo.beads_json(&["orphans"]);
+    let lines: Vec<(&str, &str, &str)> = common::items(&found)
+        .iter()
+        .map(|o| {
+            (
+                o["issue_id"].as_str().expect("issue_id"),
+                o["status"].as_str().expect("status"),
+                o["latest_commit_message"].as_str().expect("message"),
+            )
+        })
+        .collect();
+    let expected = [
+        (
+            done.as_str(),
+            "open",
+            format!("finish ({done}), ({closed}) and (bd-zz) (bd-nope)"),
+        ),
+        (half.as_str(), "in_progress", format!("change 0 ({half})")),
+    ];
+    let expected: Vec<(&str, &str, &str)> = expected
+        .iter()
+        .map(|(a, b, c)| (*a, *b, c.as_str()))
+        .collect();
+    assert_eq!(lines, expected);
+    let short = found[0]["latest_commit"].as_str().expect("commit");
+    assert!(
+        latest.starts_with(short) && short.len() >= 7,
+        "{short} of {latest}"
+    );
+    let labelled = repo.beads_json(&["orphans", "-l", "web"]);
+    assert_eq!(common::items(&labelled).len(), 1);
+    assert_eq!(labelled[0]["issue_id"], done.as_str());
+    assert_eq!(
+        repo.beads_json(&["orphans", "--label-any", "none"]),
+        serde_json::json!([])
+    );
+
+    let head = repo.store_head();
+    let text = screens(
+        &repo,
+        &[&["orphans", "--details"], &["orphans", "-l", "none"]],
+    );
+    assert_eq!(repo.store_head(), head, "orphans alone writes nothing");
+    let declined = common::feed(&mut repo.beads_command(&[], &["orphans", "--fix"]), b"n\n");
+    assert_eq!(repo.store_head(), head, "declined: nothing closed");
+    let fixed = common::feed(&mut repo.beads_command(&[], &["orphans", "--fix"]), b"\n");
+    assert_eq!(
+        repo.commit_count("refs/beads/main"),
+        repo.commit_count(&head) + 1,
+        "one commit"
+    );
+    for id in [&done, &half] {
+        assert_eq!(repo.bead_json(id)["close_reason"], "Implemented");
+    }
+    let text = [
+        text,
+        common::stdout(&declined),
+        common::stdout(&fixed),
+        render::screen(&repo, &["orphans"]),
+    ]
+    .join("\n");
+    stable(&sb, &names, || assert_snapshot!("orphans", text));
+}

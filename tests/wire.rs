@@ -228,6 +228,10 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "history", &["history", &a]);
     check(&repo, seen, "diff", &["diff", "2000-01-01", "HEAD"]);
     check(&repo, seen, "diff", &["diff", "HEAD~1", "HEAD"]);
+    let named = repo.create("Named by code", &[]);
+    repo.commit_file("orphan.txt", "x\n", &format!("work ({named})"));
+    let orphans = check(&repo, seen, "orphans", &["orphans"]);
+    assert_eq!(orphans[0]["issue_id"], named.as_str());
     check(&repo, seen, many, &["ready", "--claim"]);
     check(&repo, seen, many, &["close", &a]);
     check(&repo, seen, many, &["reopen", &a]);

@@ -22,6 +22,7 @@ mod keys;
 mod lint;
 mod mail;
 mod molecule;
+mod orphans;
 mod provenance;
 mod rename;
 mod routes;
@@ -95,6 +96,7 @@ pub use molecule::{
     Squashed, StepState, burn, checklist_of, current, list_molecules, list_wisps, locate,
     molecule_progress, pour, progress, squash,
 };
+pub use orphans::{Orphan, orphans};
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,

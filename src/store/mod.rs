@@ -5,6 +5,7 @@ mod alias;
 mod bulk;
 mod claims_seen;
 mod cli_config;
+mod code_log;
 pub mod codec;
 mod commit_log;
 mod delta;
@@ -40,6 +41,7 @@ pub use gix::ObjectId;
 
 pub use bulk::{BlobIds, Put};
 pub use claims_seen::{ClaimSeen, ClaimsSeen};
+pub use code_log::CodeCommit;
 pub use durable::{Replacement, replace_file};
 pub use error::StoreError;
 pub(crate) use error::{git_err, io_err};

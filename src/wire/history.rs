@@ -7,7 +7,8 @@
 use serde::Serialize;
 
 use super::{Bead, Doc, Documented, Field, Shape, rfc3339};
-use crate::ops::{BeadVersion, StoreDiff};
+use crate::model::Status;
+use crate::ops::{BeadVersion, Orphan, StoreDiff};
 
 /// One state of a bead, as bd's `history --json` writes a `HistoryEntry`.
 #[derive(Serialize)]
@@ -170,6 +171,57 @@ impl Documented for Diff<'_> {
                 "Changes",
                 ": [{Field, Old, New}], the fields of a modified bead that differ",
             ),
+        ],
+    };
+}
+
+/// A bead still open that a commit of the code names, as bd's `orphans --json`
+/// writes one.
+#[derive(Serialize)]
+pub struct OrphanLine<'a> {
+    issue_id: &'a str,
+    title: &'a str,
+    status: Status,
+    latest_commit: &'a str,
+    latest_commit_message: &'a str,
+}
+
+/// The orphans, by id: a bare array of [`OrphanLine`].
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Orphans<'a>(Vec<OrphanLine<'a>>);
+
+impl<'a> Orphans<'a> {
+    /// The document of `orphans`.
+    pub fn new(orphans: &'a [Orphan]) -> Self {
+        Orphans(
+            orphans
+                .iter()
+                .map(|o| OrphanLine {
+                    issue_id: &o.id,
+                    title: &o.title,
+                    status: o.status,
+                    latest_commit: &o.commit,
+                    latest_commit_message: &o.subject,
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Documented for Orphans<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::List,
+        commands: "orphans",
+        fields: &[
+            Field::new("issue_id"),
+            Field::new("title"),
+            Field::noted("status", ": open or in_progress"),
+            Field::noted(
+                "latest_commit",
+                ": the newest commit naming it, abbreviated",
+            ),
+            Field::noted("latest_commit_message", ": that commit's subject"),
         ],
     };
 }

@@ -170,6 +170,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Log::DOC,
     History::DOC,
     Diff::DOC,
+    Orphans::DOC,
     Imported::DOC,
     Exported::DOC,
     ManInstalled::DOC,

@@ -31,6 +31,7 @@ pub mod mcp;
 pub mod migrate;
 pub mod mol;
 pub mod onboard;
+pub mod orphans;
 pub mod provenance;
 pub mod purge;
 pub mod query;
@@ -165,6 +166,8 @@ pub enum Command {
     History(Lazy<history::Args>),
     /// Show what changed in the beads between two states of the store (bd's diff).
     Diff(Lazy<diff::Args>),
+    /// List open beads that a commit on HEAD names in its subject, `(bd-a1)` (bd's orphans).
+    Orphans(Lazy<orphans::Args>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -480,6 +483,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Log(Lazy(a)) => log::run(ctx, a, out),
         Command::History(Lazy(a)) => history::run(ctx, a, out),
         Command::Diff(Lazy(a)) => diff::run(ctx, a, out),
+        Command::Orphans(Lazy(a)) => orphans::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
         Command::Import(Lazy(a)) => import::run(ctx, a, out),
