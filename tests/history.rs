@@ -307,3 +307,109 @@ fn orphans_lists_open_beads_that_code_commits_name() {
     .join("\n");
     stable(&sb, &names, || assert_snapshot!("orphans", text));
 }
+
+#[test]
+fn audit_entries_are_kept_in_the_store_and_merge_without_loss() {
+    let sb = Sandbox::new();
+    let (alice, bob, bead) = sb.two_clones_sharing("Audited", &[]);
+    let mut names = Names::default();
+    names.name(bead.as_str(), "BEAD");
+    let call = alice.beads(&[
+        "audit",
+        "record",
+        "--kind",
+        "llm_call",
+        "--model",
+        "m-1",
+        "--prompt",
+        "why?",
+        "--response",
+        "because",
+        "--issue-id",
+        &bead,
+    ]);
+    let call = names.name(call.trim(), "CALL");
+    assert!(call.starts_with("int-") && call.len() == 36, "{call}");
+    let tool = alice.beads_json(&[
+        "audit",
+        "record",
+        "--kind",
+        "tool_call",
+        "--tool-name",
+        "ls",
+        "--exit-code",
+        "0",
+    ]);
+    assert_eq!(tool["kind"], "tool_call");
+    let label = alice.beads_json(&[
+        "audit", "label", &call, "--label", "good", "--reason", "right",
+    ]);
+    assert_eq!(
+        (&label["parent_id"], &label["label"]),
+        (&serde_json::json!(call), &serde_json::json!("good"))
+    );
+    // bd's JSON on stdin, with an id and a time of its own; the actor is who acts.
+    let piped = common::feed(
+        &mut alice.beads_command(&[], &["audit", "record"]),
+        br#"{"id":"int-piped1","kind":"custom","created_at":"2026-01-02T03:04:05Z","actor":"someone","extra":{"n":[1,2]}}"#,
+    );
+    assert_eq!(common::stdout(&piped).trim(), "int-piped1");
+    let doc = alice.git(&["show", "refs/beads/main:audit/pi/int-piped1.yaml"]);
+    assert_eq!(
+        doc,
+        "id: int-piped1\nkind: custom\ncreated_at: 2026-01-02T03:04:05Z\nactor: alice\nextra:\n  n:\n  - 1\n  - 2\n"
+    );
+
+    // Refused, and nothing written.
+    let head = alice.store_head();
+    let text = screens(
+        &alice,
+        &[
+            &["audit", "record"],
+            &["audit", "label", &call],
+            &["audit", "label", "int-none", "--label", "bad"],
+        ],
+    );
+    let again = common::feed(
+        &mut alice.beads_command(&[], &["audit", "record"]),
+        br#"{"id":"int-piped1","kind":"custom"}"#,
+    );
+    let escape = common::feed(
+        &mut alice.beads_command(&[], &["audit", "record"]),
+        br#"{"id":"../../beads/x","kind":"custom"}"#,
+    );
+    for refused in [&again, &escape] {
+        assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    }
+    assert_eq!(alice.store_head(), head);
+    let text = [
+        text,
+        String::from_utf8_lossy(&again.stderr).into_owned(),
+        String::from_utf8_lossy(&escape.stderr).into_owned(),
+    ]
+    .join("");
+    stable(&sb, &names, || assert_snapshot!("audit_refused", text));
+
+    // Two clones append at once; after both sync each holds every entry.
+    let theirs = bob.beads(&["audit", "record", "--kind", "llm_call", "--model", "m-2"]);
+    alice.sync();
+    bob.sync();
+    alice.sync();
+    let entries = |r: &common::Repo| {
+        r.git(&["ls-tree", "-r", "--name-only", "refs/beads/main", "audit"])
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(entries(&alice).len(), 5);
+    assert_eq!(entries(&alice), entries(&bob));
+    assert!(
+        entries(&bob)
+            .iter()
+            .any(|p| p.ends_with(&format!("{}.yaml", theirs.trim())))
+    );
+    alice.assert_fsck_clean();
+    let doctor = alice.beads_output(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stderr).into_owned() + &common::stdout(&doctor);
+    assert!(said.contains(" 0 findings"), "{said}");
+}

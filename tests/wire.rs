@@ -232,6 +232,19 @@ fn every_document_matches_what_its_commands_print() {
     repo.commit_file("orphan.txt", "x\n", &format!("work ({named})"));
     let orphans = check(&repo, seen, "orphans", &["orphans"]);
     assert_eq!(orphans[0]["issue_id"], named.as_str());
+    let recorded = check(
+        &repo,
+        seen,
+        "audit record",
+        &["audit", "record", "--kind", "x"],
+    );
+    let entry = recorded["id"].as_str().expect("an id");
+    check(
+        &repo,
+        seen,
+        "audit label",
+        &["audit", "label", entry, "--label", "good"],
+    );
     check(&repo, seen, many, &["ready", "--claim"]);
     check(&repo, seen, many, &["close", &a]);
     check(&repo, seen, many, &["reopen", &a]);

@@ -110,6 +110,35 @@ pub enum HistoryError {
         "{0:?} is not a commit of the beads store (name a revision of refs/beads/main, a date or an RFC 3339 time)"
     )]
     NotAStoreCommit(String),
+    /// An audit entry without a kind.
+    #[error("--kind is required")]
+    NoKind,
+    /// A label entry without a label.
+    #[error("--label is required")]
+    NoLabel,
+    /// An audit entry id that cannot name a document.
+    #[error("bad audit entry id {0:?}: 1 to 100 letters, digits, '_', '-' or '.'")]
+    BadAuditId(String),
+    /// An audit entry id already recorded.
+    #[error("audit entry {0} is already recorded (entries are never replaced)")]
+    AuditTaken(String),
+    /// A label on an entry that is not recorded.
+    #[error("no audit entry {0:?}")]
+    NoAuditEntry(String),
+    /// The system gave no randomness for a new id.
+    #[error("no randomness for a new audit id: {0}")]
+    Random(String),
+}
+
+impl HistoryError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            HistoryError::NoAuditEntry(_) => ErrorKind::NotFound,
+            HistoryError::Random(_) => ErrorKind::Store,
+            _ => ErrorKind::Invalid,
+        }
+    }
 }
 
 /// A `sql` query that cannot be run: it does not parse, names what is not there, or
@@ -134,8 +163,8 @@ impl OpError {
             | OpError::Text(_)
             | OpError::SettingsKey(_)
             | OpError::Vocabulary(_)
-            | OpError::Sql(_)
-            | OpError::History(_) => ErrorKind::Invalid,
+            | OpError::Sql(_) => ErrorKind::Invalid,
+            OpError::History(e) => e.kind(),
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

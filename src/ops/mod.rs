@@ -3,6 +3,7 @@
 
 mod agent;
 mod alongside;
+mod audit;
 mod beads;
 mod bond;
 mod claim;
@@ -63,6 +64,7 @@ pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
     push_alongside,
 };
+pub use audit::{LABEL_KIND, label_audit, record_audit};
 pub use beads::{
     Changes, Closing, NewBead, add_comment, add_dependency, add_label, add_rig_dependency, close,
     close_eligible_epics, close_replaced, close_with_output, create, create_preview, delete,

@@ -225,3 +225,43 @@ impl Documented for Orphans<'_> {
         ],
     };
 }
+
+/// What `audit record` prints with `--json`: bd's fields.
+#[derive(Serialize)]
+pub struct AuditRecorded<'a> {
+    /// The entry's id.
+    pub id: &'a str,
+    /// Its kind.
+    pub kind: &'a str,
+}
+
+impl Documented for AuditRecorded<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "audit record",
+        fields: &[Field::new("id"), Field::new("kind")],
+    };
+}
+
+/// What `audit label` prints with `--json`: bd's fields.
+#[derive(Serialize)]
+pub struct AuditLabelled<'a> {
+    /// The label entry's id.
+    pub id: &'a str,
+    /// The entry it judges.
+    pub parent_id: &'a str,
+    /// The label.
+    pub label: &'a str,
+}
+
+impl Documented for AuditLabelled<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "audit label",
+        fields: &[
+            Field::new("id"),
+            Field::new("parent_id"),
+            Field::new("label"),
+        ],
+    };
+}

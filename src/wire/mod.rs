@@ -171,6 +171,8 @@ pub const DOCUMENTS: &[Doc] = &[
     History::DOC,
     Diff::DOC,
     Orphans::DOC,
+    AuditRecorded::DOC,
+    AuditLabelled::DOC,
     Imported::DOC,
     Exported::DOC,
     ManInstalled::DOC,

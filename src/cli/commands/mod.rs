@@ -1,6 +1,7 @@
 //! One module per command, or per noun with its verbs.
 
 pub mod agent;
+pub mod audit;
 pub mod comments;
 pub mod completions;
 pub mod config;
@@ -168,6 +169,9 @@ pub enum Command {
     Diff(Lazy<diff::Args>),
     /// List open beads that a commit on HEAD names in its subject, `(bd-a1)` (bd's orphans).
     Orphans(Lazy<orphans::Args>),
+    /// Record and label agent interactions, append-only, in the store (bd's audit).
+    #[command(subcommand)]
+    Audit(Lazy<audit::AuditCommand>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -484,6 +488,7 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::History(Lazy(a)) => history::run(ctx, a, out),
         Command::Diff(Lazy(a)) => diff::run(ctx, a, out),
         Command::Orphans(Lazy(a)) => orphans::run(ctx, a, out),
+        Command::Audit(Lazy(a)) => audit::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
         Command::Import(Lazy(a)) => import::run(ctx, a, out),
