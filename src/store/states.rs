@@ -21,25 +21,20 @@ impl Store {
     /// the newest one on `head`'s first-parent line committed then or before, or
     /// `None` when the store is younger. Only the commits after `time` are read.
     pub(crate) fn state_at(&self, head: &Head, time: i64) -> Result<Option<Head>, StoreError> {
-        let mut next = Some(head.commit);
-        while let Some(id) = next {
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(git_err(format!("read commit {id}")))?;
-            let decoded = commit
-                .decode()
-                .map_err(git_err(format!("decode commit {id}")))?;
-            let committed = decoded
-                .committer()
-                .map_err(git_err(format!("read the committer of {id}")))?
-                .time()
-                .map(|t| t.seconds)
-                .unwrap_or_default();
+        let context = "walk the store's history";
+        let walk = self
+            .repo
+            .rev_walk([head.commit])
+            .first_parent_only()
+            .all()
+            .map_err(git_err(context))?;
+        for info in walk {
+            let info = info.map_err(|e| git_err(context)(gix::Error::from_error(e)))?;
+            let commit = info.object().map_err(git_err(context))?;
+            let committed = commit.time().map_err(git_err(context))?.seconds;
             if committed <= time {
-                return self.head_at(id).map(Some);
+                return self.head_at(info.id).map(Some);
             }
-            next = decoded.parents().next();
         }
         Ok(None)
     }
