@@ -36,6 +36,7 @@ mod git_hook;
 mod group_commit;
 mod harness;
 mod harnesses;
+mod history;
 mod hooks;
 mod hostile;
 mod hostile_remote;

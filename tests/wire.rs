@@ -229,6 +229,26 @@ fn every_document_matches_what_its_commands_print() {
     );
     check(&repo, seen, "comments", &["comments", &a]);
     check(&repo, seen, "log, session log", &["log"]);
+    check(&repo, seen, "history", &["history", &a]);
+    check(&repo, seen, "diff", &["diff", "2000-01-01", "HEAD"]);
+    check(&repo, seen, "diff", &["diff", "HEAD~1", "HEAD"]);
+    let named = repo.create("Named by code", &[]);
+    repo.commit_file("orphan.txt", "x\n", &format!("work ({named})"));
+    let orphans = check(&repo, seen, "orphans", &["orphans"]);
+    assert_eq!(orphans[0]["issue_id"], named.as_str());
+    let recorded = check(
+        &repo,
+        seen,
+        "audit record",
+        &["audit", "record", "--kind", "x"],
+    );
+    let entry = recorded["id"].as_str().expect("an id");
+    check(
+        &repo,
+        seen,
+        "audit label",
+        &["audit", "label", entry, "--label", "good"],
+    );
     check(&repo, seen, many, &["ready", "--claim"]);
     check(&repo, seen, many, &["close", &a]);
     check(&repo, seen, many, &["reopen", &a]);

@@ -347,6 +347,12 @@ fn storage_section() -> Section {
          session; git beads gc prunes old ones.",
     )
     .item(
+        &format!("{}/<fanout>/<id>.yaml", refs::AUDIT_DIR),
+        "One YAML document per entry of bd's audit log (audit record, audit label), written \
+         once and never changed; a label is an entry of its own. Entries appended on two \
+         clones at once are different paths, so sync keeps both.",
+    )
+    .item(
         refs::WISPS.as_str(),
         "Wisps: molecules kept on this machine only. Sync never pushes this ref.",
     )

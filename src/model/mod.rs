@@ -2,6 +2,7 @@
 
 mod actor;
 mod agent;
+mod audit;
 pub mod bd;
 mod bd_formula;
 mod bead;
@@ -28,6 +29,7 @@ pub use agent::{
     Agent, AgentError, AgentKey, AgentName, AgentStatus, Authority, Budget, Capability, Decision,
     ENDORSE_NAMESPACE, GIT_HOOK_NAMES, MAX_SPEND_USD, endorsement_payload, parse_duration,
 };
+pub use audit::{AUDIT_ID_PREFIX, AuditEntry, audit_fanout, audit_id_ok};
 pub(crate) use bd_formula::scalar_text;
 pub use bd_formula::{
     Advice, AdviceStep, Around, BdFormula, BdStep, BdVar, Branch, Compose, ExpandRule, Gate,

@@ -185,7 +185,7 @@ const STRAY: &str = "no document of any kind: git-beads neither reads nor writes
 
 /// The entries at the root of the store's tree that git-beads does not keep there.
 fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         refs::META_PATH,
         refs::CONFIG_PATH,
         refs::BEADS_DIR,
@@ -194,6 +194,7 @@ fn check_root(store: &Store, head: &Head, c: &mut Checker) -> Result<()> {
         refs::MAIL_DIR,
         refs::LOST_FOUND_DIR,
         refs::SNAPSHOTS_DIR,
+        refs::AUDIT_DIR,
     ];
     for e in store.decoded_tree(Some(head.tree))?.entries {
         let name = String::from_utf8_lossy(&e.filename);

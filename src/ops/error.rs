@@ -102,6 +102,53 @@ pub enum OpError {
         /// What failed.
         source: Box<OpError>,
     },
+    /// A past state of the store, or an audit entry, was refused.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+/// A past state of the store that cannot be named, or an audit entry refused.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// A revision git cannot resolve to a commit.
+    #[error(
+        "unknown revision {0:?} (name a revision of refs/beads/main, a date or an RFC 3339 time)"
+    )]
+    UnknownRevision(String),
+    /// A commit that is not one of a beads store's.
+    #[error(
+        "{0:?} is not a commit of the beads store (name a revision of refs/beads/main, a date or an RFC 3339 time)"
+    )]
+    NotAStoreCommit(String),
+    /// An audit entry without a kind.
+    #[error("--kind is required")]
+    NoKind,
+    /// A label entry without a label.
+    #[error("--label is required")]
+    NoLabel,
+    /// An audit entry id that cannot name a document.
+    #[error("bad audit entry id {0:?}: 1 to 100 letters, digits, '_', '-' or '.'")]
+    BadAuditId(String),
+    /// An audit entry id already recorded.
+    #[error("audit entry {0} is already recorded (entries are never replaced)")]
+    AuditTaken(String),
+    /// A label on an entry that is not recorded.
+    #[error("no audit entry {0:?}")]
+    NoAuditEntry(String),
+    /// The system gave no randomness for a new id.
+    #[error("no randomness for a new audit id: {0}")]
+    Random(String),
+}
+
+impl HistoryError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            HistoryError::NoAuditEntry(_) => ErrorKind::NotFound,
+            HistoryError::Random(_) => ErrorKind::Store,
+            _ => ErrorKind::Invalid,
+        }
+    }
 }
 
 /// A `sql` query that cannot be run: it does not parse, names what is not there, or
@@ -127,6 +174,7 @@ impl OpError {
             | OpError::SettingsKey(_)
             | OpError::Vocabulary(_)
             | OpError::Sql(_) => ErrorKind::Invalid,
+            OpError::History(e) => e.kind(),
             OpError::Bead(e) => e.kind(),
             OpError::Agent(e) => e.kind(),
             OpError::Session(e) => e.kind(),

@@ -3,7 +3,7 @@
 use similar::TextDiff;
 
 use super::Result;
-use crate::model::{BeadId, Timestamp};
+use crate::model::{Bead, BeadId, Timestamp};
 use crate::store::{DocChange, ObjectId, Store, refs};
 
 /// One step of the history.
@@ -102,6 +102,42 @@ pub fn log(store: &Store, id: Option<&BeadId>, limit: usize) -> Result<Vec<LogEn
                 message: e.message,
                 changes,
                 evidence: None,
+            })
+        })
+        .collect()
+}
+
+/// One state of a bead: the store commit that made it, who made it and when, and
+/// the bead as that commit left it (`None` where the commit removed its document).
+#[derive(Clone, Debug)]
+pub struct BeadVersion {
+    /// The store commit.
+    pub commit: String,
+    /// Who made it.
+    pub author: String,
+    /// When.
+    pub time: Timestamp,
+    /// The bead as it was after the commit.
+    pub bead: Option<Bead>,
+}
+
+/// The states of bead `id` at each commit of the store's history that changed it,
+/// newest first, at most `limit` of them (bd's `history`). An id the store has never
+/// held has no states: an empty list, as bd answers.
+pub fn bead_history(store: &Store, id: &BeadId, limit: usize) -> Result<Vec<BeadVersion>> {
+    let head = store.require_head()?;
+    let path = refs::bead_path(id);
+    let keep = |c: &DocChange| c.path == path;
+    let entries = store.history(&head, Some(&keep), limit)?;
+    entries
+        .into_iter()
+        .map(|e| {
+            let blob = e.changes.first().and_then(|c| c.new);
+            Ok(BeadVersion {
+                commit: e.commit.to_string(),
+                author: e.author,
+                time: Timestamp::from_timestamp(e.time, 0).unwrap_or_default(),
+                bead: blob.map(|b| store.bead_in_blob(id, b)).transpose()?,
             })
         })
         .collect()

@@ -3,12 +3,14 @@
 
 mod agent;
 mod alongside;
+mod audit;
 mod batch;
 mod beads;
 mod bond;
 mod claim;
 mod claim_refs;
 mod core;
+mod diff;
 mod doctor;
 mod edit;
 mod error;
@@ -23,6 +25,7 @@ mod lint;
 mod mail;
 pub mod memory;
 mod molecule;
+mod orphans;
 mod provenance;
 mod prune;
 mod rename;
@@ -65,6 +68,7 @@ pub use alongside::{
     Folded, PushedAlong, RefState, fetch_alongside, fold_fetched, has_unfolded, hooks_dir,
     push_alongside,
 };
+pub use audit::{LABEL_KIND, label_audit, record_audit};
 pub use batch::{BatchDone, BatchLine, BatchOp, batch};
 pub use beads::{
     Changes, Closing, NewBead, add_comment, add_dependency, add_label, add_rig_dependency, close,
@@ -74,19 +78,20 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, bond};
 pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
+pub use diff::{BeadDiff, StoreDiff, diff_states};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
 pub use edit::{TextField, edit_text};
 pub use error::{
-    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, ImportError,
-    MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError, SessionError,
-    SqlError, StoreError, SyncError, WorktreeError,
+    AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, HistoryError,
+    ImportError, MailError, MoleculeError, OpError, ProvenanceError, RefProblem, RemoteError,
+    SessionError, SqlError, StoreError, SyncError, WorktreeError,
 };
 pub use export::{DataFormat, Export, export};
 pub use formula::{Catalog, FoundFormula, Origin, Validation, catalog, find_formula, validate};
 pub use formula::{Syntax, as_bd, convert, cook, find_overlay, trial_cooks};
 pub use gate::{GATE_KEY, GateState, GateStatus, gates, resolve_gate};
 pub use graph::create_graph;
-pub use history::{ChangeKind, Evidence, LogChange, LogEntry, log};
+pub use history::{BeadVersion, ChangeKind, Evidence, LogChange, LogEntry, bead_history, log};
 pub use import::{BadLine, ImportOptions, ImportProgress, ImportReport, import};
 pub use lint::{LintReport, Linted, lint};
 pub use mail::{
@@ -98,6 +103,7 @@ pub use molecule::{
     Squashed, StepState, burn, checklist_of, current, list_molecules, list_wisps, locate,
     molecule_progress, pour, progress, squash,
 };
+pub use orphans::{Orphan, orphans};
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,

@@ -186,6 +186,11 @@ impl Store {
             .transpose()
     }
 
+    /// Bead `id` as blob `blob` holds it (a document of it read from the history).
+    pub(crate) fn bead_in_blob(&self, id: &BeadId, blob: ObjectId) -> Result<Bead, StoreError> {
+        decode_bead(&refs::bead_path(id), id, &self.read_blob(blob)?)
+    }
+
     /// The ids of the documents of beads `ids` in `tree` (`None` for a bead it does not
     /// hold), without reading them: each folder is read once, however many of the
     /// beads it holds.

@@ -70,6 +70,14 @@ fn id_in_fanout<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
     }
 }
 
+/// The directory in the store's tree that holds bd's audit entries (`audit record`).
+pub const AUDIT_DIR: &str = "audit";
+
+/// The path of an audit entry's document inside the store's tree.
+pub fn audit_path(id: &str) -> String {
+    format!("{AUDIT_DIR}/{}/{id}.yaml", crate::model::audit_fanout(id))
+}
+
 /// The directory in the store's tree that holds the agents.
 pub const AGENTS_DIR: &str = "agents";
 

@@ -12,6 +12,7 @@ mod agent;
 mod bead;
 mod beads;
 mod cooked;
+mod history;
 mod prime;
 mod repo;
 mod rows;
@@ -24,6 +25,7 @@ pub use agent::{Agent, Message};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use cooked::{CookedFormula, CookedStepLine, GateLine, Gates};
+pub use history::*;
 pub use prime::{
     Handoff, HookEntry, InboxLine, MailLine, MailMarks, Previous, PrimeReport, ResumedSession,
     Unreadable, hook_entries, unreadable,
@@ -180,6 +182,11 @@ pub const DOCUMENTS: &[Doc] = &[
     Setting::DOC,
     Settings::DOC,
     Log::DOC,
+    History::DOC,
+    Diff::DOC,
+    Orphans::DOC,
+    AuditRecorded::DOC,
+    AuditLabelled::DOC,
     Imported::DOC,
     Exported::DOC,
     ManInstalled::DOC,

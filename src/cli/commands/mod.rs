@@ -1,12 +1,14 @@
 //! One module per command, or per noun with its verbs.
 
 pub mod agent;
+pub mod audit;
 pub mod batch;
 pub mod comments;
 pub mod completions;
 pub mod config;
 pub mod create;
 pub mod dep;
+pub mod diff;
 pub mod doctor;
 pub mod edit;
 pub mod epic;
@@ -15,6 +17,7 @@ pub mod formula;
 pub mod gate;
 pub mod gc;
 pub mod git_hook;
+pub mod history;
 pub mod hooks;
 pub mod import;
 pub mod info;
@@ -31,6 +34,7 @@ pub mod memory;
 pub mod migrate;
 pub mod mol;
 pub mod onboard;
+pub mod orphans;
 pub mod provenance;
 pub mod prune;
 pub mod purge;
@@ -189,6 +193,15 @@ pub enum Command {
     Query(Lazy<query::Args>),
     /// Show the history of the store or of one bead.
     Log(Lazy<log::Args>),
+    /// Show a bead's state at each store commit that changed it, newest first (bd's history).
+    History(Lazy<history::Args>),
+    /// Show what changed in the beads between two states of the store (bd's diff).
+    Diff(Lazy<diff::Args>),
+    /// List open beads that a commit on HEAD names in its subject, `(bd-a1)` (bd's orphans).
+    Orphans(Lazy<orphans::Args>),
+    /// Record and label agent interactions, append-only, in the store (bd's audit).
+    #[command(subcommand)]
+    Audit(Lazy<audit::AuditCommand>),
     /// Serve this repository to an agent over MCP (the Model Context Protocol) on stdio.
     ///
     /// One process serves a whole agent session: the tools an agent works with (prime,
@@ -527,6 +540,10 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Search(Lazy(a)) => list::search(ctx, a, out),
         Command::Query(Lazy(a)) => query::run(ctx, a, out),
         Command::Log(Lazy(a)) => log::run(ctx, a, out),
+        Command::History(Lazy(a)) => history::run(ctx, a, out),
+        Command::Diff(Lazy(a)) => diff::run(ctx, a, out),
+        Command::Orphans(Lazy(a)) => orphans::run(ctx, a, out),
+        Command::Audit(Lazy(a)) => audit::run(ctx, a, out),
         Command::Mcp(Lazy(a)) => mcp::run(ctx, a, out),
         Command::Serve(Lazy(a)) => serve::run(ctx, a, out),
         Command::Import(Lazy(a)) => import::run(ctx, a, out),
