@@ -7,6 +7,7 @@ pub mod config;
 pub mod create;
 pub mod dep;
 pub mod doctor;
+pub mod duplicates;
 pub mod edit;
 pub mod epic;
 pub mod export;
@@ -14,6 +15,7 @@ pub mod formula;
 pub mod gate;
 pub mod gc;
 pub mod git_hook;
+pub mod graph;
 pub mod hooks;
 pub mod import;
 pub mod info;
@@ -96,6 +98,11 @@ pub enum Command {
     /// Manage dependencies between beads.
     #[command(subcommand)]
     Dep(Lazy<dep::DepCommand>),
+    /// Draw a bead's dependency graph in layers (or all open work's with --all).
+    Graph(Lazy<graph::Args>),
+    /// Find beads whose titles and descriptions read alike (bd's mechanical similarity).
+    #[command(visible_alias = "find-dups")]
+    FindDuplicates(Lazy<duplicates::Args>),
     /// Manage labels.
     #[command(subcommand)]
     Label(Lazy<label::LabelCommand>),
@@ -448,6 +455,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Comments(Lazy(a)) => comments::comments(ctx, a, out),
         Command::Comment(Lazy(a)) => comments::add(ctx, a, out),
         Command::Dep(Lazy(a)) => dep::run(ctx, a, out),
+        Command::Graph(Lazy(a)) => graph::run(ctx, a, out),
+        Command::FindDuplicates(Lazy(a)) => duplicates::run(ctx, a, out),
         Command::Label(Lazy(a)) => label::run(ctx, a, out),
         Command::Config(Lazy(a)) => config::run(ctx, a, out),
         Command::Kv(Lazy(a)) => kv::run(ctx, a, out),
