@@ -175,7 +175,7 @@ impl Words {
         }
         let rests = self.rests();
         // Below this, a bound is short of the threshold even with rounding.
-        let short = |bound: f64| bound < threshold - 1e-9;
+        let short = |bound: f64, floor: f64| bound < threshold.max(floor) - 1e-9;
         // A text's prefix: up to the first place whose words on their own weigh too
         // little (the Jaccard similarity is at most their share of its words, the
         // cosine at most their share of its length).
@@ -184,7 +184,10 @@ impl Words {
             let (size, square) = (rest[0].0 as f64, (rest[0].1 as f64).sqrt());
             (0..rest.len())
                 .find(|&p| {
-                    short((rest[p].0 as f64 / size + (rest[p].1 as f64).sqrt() / square) / 2.0)
+                    short(
+                        (rest[p].0 as f64 / size + (rest[p].1 as f64).sqrt() / square) / 2.0,
+                        threshold,
+                    )
                 })
                 .unwrap_or(rest.len() - 1)
         };
@@ -211,7 +214,8 @@ impl Words {
                     let cosine = ((ra[i].1 as f64 / ra[0].1 as f64)
                         * (rb[j].1 as f64 / rb[0].1 as f64))
                         .sqrt();
-                    if short((jaccard + cosine) / 2.0) {
+                    // Nor can it be among the best `limit` once as many better are kept.
+                    if short((jaccard + cosine) / 2.0, top.floor) {
                         continue;
                     }
                     let s = similarity_of(&self.counts[a], &self.counts[b], ra[0].1, rb[0].1);
@@ -272,6 +276,9 @@ fn similarity_of(a: &[(u32, u32)], b: &[(u32, u32)], square_a: u64, square_b: u6
 struct Top {
     limit: usize,
     kept: Vec<(f64, usize, usize)>,
+    /// Once `limit` pairs are kept: the similarity of the last of them, below which
+    /// no pair can be among the best any more.
+    floor: f64,
 }
 
 impl Top {
@@ -279,12 +286,16 @@ impl Top {
         Top {
             limit,
             kept: Vec::new(),
+            floor: f64::NEG_INFINITY,
         }
     }
 
     fn push(&mut self, pair: (f64, usize, usize)) {
+        if pair.0 < self.floor {
+            return;
+        }
         self.kept.push(pair);
-        if self.limit > 0 && self.kept.len() >= 2 * self.limit.max(512) {
+        if self.limit > 0 && self.kept.len() >= 2 * self.limit.max(64) {
             self.cut();
         }
     }
@@ -294,8 +305,9 @@ impl Top {
             y.0.total_cmp(&x.0)
                 .then_with(|| (x.1, x.2).cmp(&(y.1, y.2)))
         });
-        if self.limit > 0 {
+        if self.limit > 0 && self.kept.len() >= self.limit {
             self.kept.truncate(self.limit);
+            self.floor = self.kept[self.limit - 1].0;
         }
     }
 
@@ -362,6 +374,30 @@ mod tests {
                 every_pair(&texts, threshold),
                 "threshold {threshold}"
             );
+        }
+    }
+
+    /// With a limit, the best pairs are those comparing all finds first, also once
+    /// the pairs kept raise the floor that later pairs must reach.
+    #[test]
+    fn a_limit_keeps_the_best_pairs() {
+        let vocabulary = [
+            "login", "fails", "safari", "dark", "mode", "settings", "page",
+        ];
+        let texts: Vec<String> = (0..60usize)
+            .map(|i| {
+                (0..1 + i % 4)
+                    .map(|k| vocabulary[(i * 7 + k * 3) % vocabulary.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for (threshold, limit) in [(0.05, 5), (0.3, 1), (0.6, 40), (0.0, 3)] {
+            let w = Words::of(texts.iter().copied());
+            let mut all = every_pair(&texts, threshold);
+            all.truncate(limit);
+            assert_eq!(w.similar(threshold, limit), all, "{threshold} {limit}");
         }
     }
 }
