@@ -274,3 +274,57 @@ impl Subgraph {
         &self.beads[self.root]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subgraph of beads named `ids` and `edges` (from, on, kind) between them.
+    fn graph(ids: &[&str], edges: &[(usize, usize, DepKind)]) -> Subgraph {
+        let beads = ids
+            .iter()
+            .map(|id| {
+                serde_json::from_value(serde_json::json!({
+                    "id": id, "title": id, "status": "open", "priority": 2, "kind": "task",
+                    "assignee": null, "labels": [], "dependencies": [], "description": "",
+                    "created_us": 0, "updated_us": 0,
+                }))
+                .expect("a summary")
+            })
+            .collect();
+        Subgraph {
+            root: 0,
+            beads,
+            edges: edges
+                .iter()
+                .map(|&(from, on, kind)| GraphEdge { from, on, kind })
+                .collect(),
+        }
+    }
+
+    /// bd's layers: the longest `blocks` path; a bead on or behind a cycle in layer
+    /// 0; a child no left of its parent; each layer by id.
+    #[test]
+    fn layers_follow_the_longest_blocking_path() {
+        use DepKind::{Blocks, ParentChild, Related};
+        let g = graph(
+            &[
+                "bd-d", "bd-c", "bd-b", "bd-a", "bd-x", "bd-y", "bd-z", "bd-k",
+            ],
+            &[
+                (1, 3, Blocks),
+                (0, 1, Blocks),
+                (0, 3, Blocks),
+                (2, 3, Related),
+                (4, 5, Blocks),
+                (5, 4, Blocks),
+                (6, 4, Blocks),
+                (7, 0, ParentChild),
+            ],
+        );
+        let l = g.layout();
+        assert_eq!(l.layer, [2, 1, 0, 0, 0, 0, 0, 2]);
+        assert_eq!(l.layers, [vec![3, 2, 4, 5, 6], vec![1], vec![0, 7]]);
+        assert_eq!(l.position, [0, 0, 1, 0, 2, 3, 4, 1]);
+    }
+}
