@@ -33,6 +33,7 @@ mod fuzz;
 mod gastown;
 mod git_citizen;
 mod git_hook;
+mod graph;
 mod group_commit;
 mod harness;
 mod harnesses;

@@ -182,6 +182,19 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "statuses", &["statuses"]);
     check(&repo, seen, "dep list", &["dep", "list", &b]);
     check(&repo, seen, "dep cycles", &["dep", "cycles"]);
+    let g = check(&repo, seen, "graph ID", &["graph", &b]);
+    check_nested("graph ID", "root", &g["root"], false);
+    let parts = check(&repo, seen, "graph --all", &["graph", "--all"]);
+    check_nested(
+        "graph --all",
+        "Dependencies",
+        &parts[0]["Dependencies"][0],
+        true,
+    );
+    check(&repo, seen, "graph check", &["graph", "check"]);
+    let alike = ["find-duplicates", "--threshold", "0", "-n", "1"];
+    let pairs = check(&repo, seen, "find-duplicates", &alike);
+    check_nested("find-duplicates", "pairs", &pairs["pairs"][0], true);
     let epic = repo.create("Epic", &["-t", "epic"]);
     repo.create("Its child", &["--parent", &epic]);
     check(&repo, seen, "epic status", &["epic", "status"]);

@@ -10,8 +10,10 @@ mod bond;
 mod claim;
 mod claim_refs;
 mod core;
+mod dep_graph;
 mod diff;
 mod doctor;
+mod duplicates;
 mod edit;
 mod error;
 mod export;
@@ -78,8 +80,10 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, bond};
 pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
+pub use dep_graph::{GraphEdge, Layout, Subgraph, dependency_graph, dependency_graphs};
 pub use diff::{BeadDiff, StoreDiff, diff_states};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
+pub use duplicates::{DuplicateScope, Duplicates, SimilarPair, find_duplicates};
 pub use edit::{TextField, edit_text};
 pub use error::{
     AgentChange, AgentError, BeadError, DoctorError, ErrorKind, FormulaError, HistoryError,

@@ -12,6 +12,7 @@ mod agent;
 mod bead;
 mod beads;
 mod cooked;
+mod graph;
 mod history;
 mod prime;
 mod repo;
@@ -25,6 +26,7 @@ pub use agent::{Agent, Message};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use cooked::{CookedFormula, CookedStepLine, GateLine, Gates};
+pub use graph::{DuplicatePairs, GraphCheck, GraphOf, Graphs};
 pub use history::*;
 pub use prime::{
     Handoff, HookEntry, InboxLine, MailLine, MailMarks, Previous, PrimeReport, ResumedSession,
@@ -174,6 +176,10 @@ pub const DOCUMENTS: &[Doc] = &[
     DepList::DOC,
     DepRecords::DOC,
     DepCycles::DOC,
+    GraphOf::DOC,
+    Graphs::DOC,
+    GraphCheck::DOC,
+    DuplicatePairs::DOC,
     Comments::DOC,
     CommentAdded::DOC,
     DepTree::DOC,

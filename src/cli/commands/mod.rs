@@ -10,6 +10,7 @@ pub mod create;
 pub mod dep;
 pub mod diff;
 pub mod doctor;
+pub mod duplicates;
 pub mod edit;
 pub mod epic;
 pub mod export;
@@ -17,6 +18,7 @@ pub mod formula;
 pub mod gate;
 pub mod gc;
 pub mod git_hook;
+pub mod graph;
 pub mod history;
 pub mod hooks;
 pub mod import;
@@ -106,6 +108,11 @@ pub enum Command {
     /// Manage dependencies between beads.
     #[command(subcommand)]
     Dep(Lazy<dep::DepCommand>),
+    /// Draw a bead's dependency graph in layers (or all open work's with --all).
+    Graph(Lazy<graph::Args>),
+    /// Find beads whose titles and descriptions read alike (bd's mechanical similarity).
+    #[command(visible_alias = "find-dups")]
+    FindDuplicates(Lazy<duplicates::Args>),
     /// Manage labels.
     #[command(subcommand)]
     Label(Lazy<label::LabelCommand>),
@@ -506,6 +513,8 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Comments(Lazy(a)) => comments::comments(ctx, a, out),
         Command::Comment(Lazy(a)) => comments::add(ctx, a, out),
         Command::Dep(Lazy(a)) => dep::run(ctx, a, out),
+        Command::Graph(Lazy(a)) => graph::run(ctx, a, out),
+        Command::FindDuplicates(Lazy(a)) => duplicates::run(ctx, a, out),
         Command::Label(Lazy(a)) => label::run(ctx, a, out),
         Command::Config(Lazy(a)) => config::run(ctx, a, out),
         Command::Kv(Lazy(a)) => kv::run(ctx, a, out),

@@ -241,8 +241,9 @@ impl<'a> BeadRow<'a> {
         }
     }
 
-    /// The text search looks in: id, title and description, case-folded.
-    pub(super) fn text(&self) -> Cow<'a, [u8]> {
+    /// The text search looks in: id, title and description, case-folded, each ended
+    /// by a NUL (empty unless the index was read with [`Part::Text`](super::Part::Text)).
+    pub fn text(&self) -> Cow<'a, [u8]> {
         match self.at() {
             At::Table(_, r) => Cow::Borrowed(self.index.texts.get(r)),
             At::Over(s) => Cow::Owned(fold(&s.id, &s.title, &s.description)),
