@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::util::status_icon;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{DepKind, Status};
 use crate::ops::{self, Layout, Subgraph, Summary};
@@ -143,19 +144,6 @@ enum Style {
 /// bd's legend of status icons.
 const LEGEND: &str = "  Status: ○ open  ◐ in_progress  ● blocked  ✓ closed  ❄ deferred";
 
-/// bd's icon of a status.
-fn icon(s: &Status) -> &'static str {
-    match s {
-        Status::Open => "○",
-        Status::InProgress => "◐",
-        Status::Blocked => "●",
-        Status::Closed => "✓",
-        Status::Deferred => "❄",
-        Status::Pinned => "📌",
-        _ => "◇",
-    }
-}
-
 /// bd's `truncateTitle`: at most `max` characters, the last an ellipsis when cut.
 fn truncate(title: &str, max: usize) -> String {
     match title.char_indices().nth(max) {
@@ -267,7 +255,7 @@ fn node_line(b: &Summary, w: usize, line: usize) -> String {
         0 => format!("┌{}┐", "─".repeat(w)),
         1 => format!(
             "│ {} {} │",
-            icon(&b.status),
+            status_icon(b.status),
             pad(&truncate(&b.title, w - 4), w - 4)
         ),
         2 => format!("│ {} │", pad(&format!("{} P{}", b.id, b.priority), w - 2)),
@@ -390,7 +378,7 @@ fn boxes(g: &Subgraph, layout: &Layout) -> Vec<String> {
             let rule = "─".repeat(width);
             lines.push(format!("  ┌{rule}┐"));
             let title = pad(&truncate(&bead.title, width - 4), width - 4);
-            lines.push(format!("  │ {} {title} │", icon(&bead.status)));
+            lines.push(format!("  │ {} {title} │", status_icon(bead.status)));
             lines.push(format!("  │ {} │", pad(&bead.id, width - 2)));
             let mut info = Vec::new();
             if blocks[b] > 0 {
@@ -465,7 +453,7 @@ fn tree(
         lines.push(format!(
             "  {prefix}{}{} {} ● P{} {}",
             if last { "└── " } else { "├── " },
-            icon(&bead.status),
+            status_icon(bead.status),
             bead.id,
             bead.priority,
             truncate(&bead.title, 50)
@@ -535,7 +523,7 @@ fn dot(g: &Subgraph, layout: &Layout) -> Vec<String> {
             let bead = &g.beads[b];
             let plain = match bead.status {
                 Status::Open | Status::InProgress | Status::Blocked | Status::Closed => {
-                    icon(&bead.status)
+                    status_icon(bead.status)
                 }
                 _ => "❄",
             };

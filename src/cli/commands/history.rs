@@ -1,8 +1,9 @@
 //! `git beads history ID`: bd's version history of one bead, its state at each store
 //! commit that changed it, newest first.
 
+use super::util::status_icon;
 use crate::cli::{Ctx, error::CliError, output::Out};
-use crate::model::{Bead, BeadId, Layout, Status, escape_controls};
+use crate::model::{Bead, BeadId, Layout, escape_controls};
 use crate::ops;
 use crate::wire;
 
@@ -62,17 +63,4 @@ pub fn state_line(b: &Bead) -> String {
         b.priority,
         b.status
     )
-}
-
-/// bd's icon of a status.
-fn status_icon(status: Status) -> &'static str {
-    match status {
-        Status::Open => "○",
-        Status::InProgress => "◐",
-        Status::Blocked => "●",
-        Status::Closed => "✓",
-        Status::Deferred => "❄",
-        Status::Pinned => "📌",
-        _ => "◇",
-    }
 }

@@ -195,7 +195,7 @@ impl SelectArgs {
     }
 }
 
-/// The orders `list --sort` offers.
+/// bd's sort fields, as `list`, `search` and `query` take them.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ListSort {
     /// Highest priority first, then oldest.

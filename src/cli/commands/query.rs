@@ -1,5 +1,6 @@
 //! `git beads query`: bd's query language over every bead and wisp.
 
+use super::list::ListSort;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::query::{Query, QueryError, parse};
 use crate::ops::{self, QueryOptions, QuerySort};
@@ -19,7 +20,7 @@ pub struct Args {
     pub all: bool,
     /// The order (default: highest priority first, then newest).
     #[arg(long, value_enum)]
-    pub sort: Option<SortBy>,
+    pub sort: Option<ListSort>,
     /// Reverse the order.
     #[arg(short, long)]
     pub reverse: bool,
@@ -53,41 +54,18 @@ Examples:
   git beads query '(status=open OR status=blocked) AND updated>7d'
   git beads query 'ephemeral=true AND label=gt:merge-request AND NOT assignee=none'";
 
-/// bd's sort fields.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum SortBy {
-    /// Highest priority first.
-    Priority,
-    /// Newest first.
-    Created,
-    /// Most recently changed first.
-    Updated,
-    /// Most recently closed first.
-    Closed,
-    /// By status.
-    Status,
-    /// By id.
-    Id,
-    /// By title.
-    Title,
-    /// By type.
-    Type,
-    /// By assignee.
-    Assignee,
-}
-
-impl From<SortBy> for QuerySort {
-    fn from(s: SortBy) -> Self {
+impl From<ListSort> for QuerySort {
+    fn from(s: ListSort) -> Self {
         match s {
-            SortBy::Priority => QuerySort::Priority,
-            SortBy::Created => QuerySort::Created,
-            SortBy::Updated => QuerySort::Updated,
-            SortBy::Closed => QuerySort::Closed,
-            SortBy::Status => QuerySort::Status,
-            SortBy::Id => QuerySort::Id,
-            SortBy::Title => QuerySort::Title,
-            SortBy::Type => QuerySort::Type,
-            SortBy::Assignee => QuerySort::Assignee,
+            ListSort::Priority => QuerySort::Priority,
+            ListSort::Created => QuerySort::Created,
+            ListSort::Updated => QuerySort::Updated,
+            ListSort::Closed => QuerySort::Closed,
+            ListSort::Status => QuerySort::Status,
+            ListSort::Id => QuerySort::Id,
+            ListSort::Title => QuerySort::Title,
+            ListSort::Type => QuerySort::Type,
+            ListSort::Assignee => QuerySort::Assignee,
         }
     }
 }

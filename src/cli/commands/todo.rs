@@ -1,6 +1,7 @@
 //! `git beads todo [add|list|done]`: bd's wrapper for task beads (`todo add` is
 //! `create -t task`, `todo` and `todo list` list the open tasks, `todo done` closes).
 
+use super::util::status_icon;
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadType, Status};
 use crate::ops::{self, ListFilter, NewBead};
@@ -89,19 +90,6 @@ fn add(ctx: &Ctx, a: AddArgs, out: &mut Out) -> Result<(), CliError> {
     out.line(format!("Created {}: {}", bead.id, bead.title))
 }
 
-/// bd's mark of a status in a list of tasks.
-fn icon(status: Status) -> &'static str {
-    match status {
-        Status::Open => "○",
-        Status::InProgress => "◐",
-        Status::Blocked => "●",
-        Status::Closed => "✓",
-        Status::Deferred => "❄",
-        Status::Pinned => "📌",
-        _ => "◇",
-    }
-}
-
 /// `text` cut to `max` characters, its end marked with `...` when cut.
 fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -137,7 +125,7 @@ fn list(ctx: &Ctx, a: &ListArgs, out: &mut Out) -> Result<(), CliError> {
     for b in &beads {
         out.line(format!(
             "  {} {}  {:<40}  P{}  {}",
-            icon(b.status),
+            status_icon(b.status),
             b.id,
             cut(&b.title, 40),
             b.priority,

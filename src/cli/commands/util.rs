@@ -7,7 +7,7 @@ use crate::cli::{
     error::{CliError, Kind},
     output::Out,
 };
-use crate::model::BeadId;
+use crate::model::{BeadId, Status};
 use crate::ops;
 
 /// The data formats `import` reads and `export` writes.
@@ -205,5 +205,18 @@ mod tests {
         );
         assert!(parse_dep("nope:bd-a1").is_err());
         assert!(parse_dep("bd-a1/..").is_err());
+    }
+}
+
+/// bd's icon of a status, as its lists and drawings show it.
+pub fn status_icon(status: Status) -> &'static str {
+    match status {
+        Status::Open => "○",
+        Status::InProgress => "◐",
+        Status::Blocked => "●",
+        Status::Closed => "✓",
+        Status::Deferred => "❄",
+        Status::Pinned => "📌",
+        _ => "◇",
     }
 }
