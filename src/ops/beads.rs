@@ -700,7 +700,7 @@ pub fn add_comment(
 }
 
 /// A short id for a comment, unique within its bead and across clones.
-fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String {
+pub(super) fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String {
     let taken: BTreeSet<&str> = bead.comments.iter().map(|c| c.id.as_str()).collect();
     let prefix = Prefix::parse("c").unwrap_or_else(|_| unreachable!("c is a valid prefix"));
     loop {

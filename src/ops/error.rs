@@ -866,6 +866,9 @@ pub enum MoleculeError {
         /// The ref that holds it.
         stored_in: RefName,
     },
+    /// Promote makes wisps permanent; this bead is in the store already.
+    #[error("{0} is not a wisp (already persistent)")]
+    AlreadyPersistent(BeadId),
 }
 
 /// Why a child ref cannot name a bonded molecule.
@@ -901,6 +904,7 @@ impl MoleculeError {
             | MoleculeError::Refused { .. }
             | MoleculeError::MixedRefs { .. }
             | MoleculeError::NotAWisp { .. }
+            | MoleculeError::AlreadyPersistent(_)
             | MoleculeError::NoOutput { .. }
             | MoleculeError::TwoFormulas(..)
             | MoleculeError::BondAcrossRefs { .. }
