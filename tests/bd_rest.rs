@@ -1,4 +1,5 @@
-//! bd's smaller commands: `link`, `promote`, `ping`, `context`.
+//! bd's smaller commands: `link`, `promote`, `ping`, `context`; and the table of
+//! docs/coming-from-bd.md, which must name every top-level command of bd.
 
 use crate::common;
 use crate::render;
@@ -6,6 +7,144 @@ use crate::render;
 use common::{Repo, Sandbox};
 use insta::assert_snapshot;
 use render::{Names, screens, stable_with};
+
+/// bd's top-level commands, as cmd/bd at bd's commit fbcee6c6246c adds them to its
+/// root command (the `Use` of each; the deprecated hidden alias `migrate-issues`
+/// aside).
+const BD_COMMANDS: &[&str] = &[
+    "admin",
+    "ado",
+    "assign",
+    "audit",
+    "backup",
+    "batch",
+    "blocked",
+    "bootstrap",
+    "branch",
+    "children",
+    "close",
+    "codex-hook",
+    "comment",
+    "comments",
+    "compact",
+    "config",
+    "context",
+    "cook",
+    "count",
+    "create",
+    "create-form",
+    "db-proxy-child",
+    "defer",
+    "delete",
+    "dep",
+    "diff",
+    "doctor",
+    "dolt",
+    "duplicate",
+    "duplicates",
+    "edit",
+    "epic",
+    "export",
+    "federation",
+    "find-duplicates",
+    "flatten",
+    "forget",
+    "formula",
+    "gate",
+    "gc",
+    "github",
+    "gitlab",
+    "graph",
+    "history",
+    "hooks",
+    "human",
+    "import",
+    "info",
+    "init",
+    "init-safety",
+    "jira",
+    "kv",
+    "label",
+    "linear",
+    "link",
+    "lint",
+    "list",
+    "mail",
+    "memories",
+    "merge-slot",
+    "migrate",
+    "mol",
+    "note",
+    "notion",
+    "onboard",
+    "orphans",
+    "ping",
+    "preflight",
+    "prime",
+    "priority",
+    "promote",
+    "prune",
+    "purge",
+    "q",
+    "query",
+    "quickstart",
+    "ready",
+    "recall",
+    "remember",
+    "rename",
+    "rename-prefix",
+    "reopen",
+    "repo",
+    "restore",
+    "rules",
+    "search",
+    "set-state",
+    "setup",
+    "ship",
+    "show",
+    "sql",
+    "stale",
+    "state",
+    "status",
+    "statuses",
+    "supersede",
+    "swarm",
+    "tag",
+    "todo",
+    "types",
+    "undefer",
+    "update",
+    "upgrade",
+    "vc",
+    "version",
+    "where",
+    "worktree",
+];
+
+/// Commands whose rows another branch (`graph`) adds; the merge empties this.
+const ROWS_ELSEWHERE: &[&str] = &["graph", "find-duplicates", "duplicates"];
+
+#[test]
+fn the_table_names_every_command_of_bd() {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/coming-from-bd.md"),
+    )
+    .expect("docs/coming-from-bd.md");
+    // A command is named when a code span of a row's first cell starts with it.
+    let named: std::collections::BTreeSet<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("| "))
+        .filter_map(|l| l.split(" | ").next())
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2))
+        .filter_map(|span| span.split_whitespace().next())
+        .collect();
+    let missing: Vec<&str> = BD_COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| !named.contains(c) && !ROWS_ELSEWHERE.contains(c))
+        .collect();
+    assert!(missing.is_empty(), "bd commands without a row: {missing:?}");
+}
 
 #[test]
 fn link_promote_ping_and_context() {
