@@ -163,6 +163,15 @@ fn link_promote_ping_and_context() {
         1
     );
 
+    // A child's dependency on its parent would deadlock: refused, as bd refuses it.
+    let epic = repo.create("An epic", &["-t", "epic"]);
+    let child = repo.beads(&["create", "Its child", "--parent", &epic, "--silent"]);
+    let before = repo.store_head();
+    let (code, err) = repo.beads_fail(&["link", child.trim(), &epic]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("already a child of"), "{err}");
+    assert_eq!(repo.store_head(), before, "a refusal changes nothing");
+
     let promoted = repo.beads_json(&["promote", &wisp, "--reason", "worth keeping"]);
     assert_eq!(promoted["id"], wisp.as_str());
     assert!(promoted.get("ephemeral").is_none(), "{promoted}");
@@ -188,7 +197,7 @@ fn link_promote_ping_and_context() {
     );
     let ping = repo.beads_json(&["ping"]);
     assert_eq!(ping["status"], "ok");
-    assert_eq!(ping["issue_count"], 3);
+    assert_eq!(ping["issue_count"], 5);
     assert_eq!(ping["head"], repo.store_head().as_str());
     // Only the related link wrote; the refused promotes changed nothing.
     assert_eq!(
