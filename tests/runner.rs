@@ -15,6 +15,7 @@ mod render;
 // The areas, in alphabetical order.
 mod agents;
 mod bd_compat;
+mod bd_rest;
 mod bd_scripts;
 mod bd_tools;
 mod beads_cli;

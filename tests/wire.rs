@@ -407,6 +407,11 @@ fn every_document_matches_what_its_commands_print() {
     check(&repo, seen, "provenance", &["provenance", &head]);
     check(&repo, seen, "verify", &["verify"]);
     check(&repo, seen, "whoami", &["whoami"]);
+    check(&repo, seen, "link", &["link", &a, &b, "--type", "related"]);
+    let wisp = repo.beads(&["create", "A wisp", "--ephemeral", "--silent"]);
+    check(&repo, seen, "promote", &["promote", wisp.trim()]);
+    check(&repo, seen, "ping", &["ping"]);
+    check(&repo, seen, "context", &["context"]);
     check(&repo, seen, "dep list ID ID…", &["dep", "list", &a, &b]);
     check(&repo, seen, "kv set, kv get", &["kv", "set", "k", "v"]);
     check(&repo, seen, "kv set, kv get", &["kv", "get", "k"]);

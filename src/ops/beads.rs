@@ -700,7 +700,7 @@ pub fn add_comment(
 }
 
 /// A short id for a comment, unique within its bead and across clones.
-fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String {
+pub(super) fn comment_id(bead: &Bead, author: &str, at: crate::model::Timestamp) -> String {
     let taken: BTreeSet<&str> = bead.comments.iter().map(|c| c.id.as_str()).collect();
     let prefix = Prefix::parse("c").unwrap_or_else(|_| unreachable!("c is a valid prefix"));
     loop {
@@ -747,8 +747,9 @@ pub fn remove_label(store: &Store, actor: &Actor, id: &BeadId, label: &str) -> R
 
 /// Makes `id` depend on `on`: a bead of the store, or an item of another project
 /// (`external:<project>:<id>`, taken on trust: nothing here can see that project). A
-/// dependency on itself, on an unknown bead, or one that would close a cycle of
-/// blocking kinds is refused; one that is there already writes nothing.
+/// dependency on itself, on its own parent or ancestor (bd's deadlock), on an unknown
+/// bead, or one that would close a cycle of blocking kinds is refused; one that is
+/// there already writes nothing.
 pub fn add_dependency(
     store: &Store,
     actor: &Actor,
@@ -785,6 +786,15 @@ fn add_dependency_in(
         && id == on
     {
         return Err(BeadError::SelfDependency(id.clone()).into());
+    }
+    if let DepTarget::Bead(on) = on
+        && id.as_str().starts_with(&format!("{on}."))
+    {
+        return Err(BeadError::DependsOnAncestor {
+            id: id.clone(),
+            ancestor: on.clone(),
+        }
+        .into());
     }
     write(store, actor, |tx| depend_in(tx, rig, actor, (id, on, kind)))
 }

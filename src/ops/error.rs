@@ -342,6 +342,18 @@ pub enum BeadError {
     /// A bead would depend on itself.
     #[error("{0} cannot depend on itself")]
     SelfDependency(BeadId),
+    /// A bead would depend on its own parent (or an ancestor): it waits for it by the
+    /// hierarchy already, and the parent waits for its children (bd refuses it too).
+    #[error(
+        "cannot add dependency: {id} is already a child of {ancestor} (children wait for \
+         their parent already; the dependency would deadlock)"
+    )]
+    DependsOnAncestor {
+        /// The child.
+        id: BeadId,
+        /// Its parent or ancestor.
+        ancestor: BeadId,
+    },
     /// A blocking dependency would close a cycle; the path runs from the bead back to itself.
     #[error("{} would close a cycle: {}", first_edge(.0), joined(.0, " → "))]
     Cycle(Vec<BeadId>),
@@ -408,6 +420,7 @@ impl BeadError {
             BeadError::DeleteByStatus
             | BeadError::AmbiguousId { .. }
             | BeadError::SelfDependency(_)
+            | BeadError::DependsOnAncestor { .. }
             | BeadError::Cycle(_)
             | BeadError::NoSuchDependency { .. }
             | BeadError::ForeignPrefix { .. }
@@ -866,6 +879,9 @@ pub enum MoleculeError {
         /// The ref that holds it.
         stored_in: RefName,
     },
+    /// Promote makes wisps permanent; this bead is in the store already.
+    #[error("{0} is not a wisp (already persistent)")]
+    AlreadyPersistent(BeadId),
 }
 
 /// Why a child ref cannot name a bonded molecule.
@@ -901,6 +917,7 @@ impl MoleculeError {
             | MoleculeError::Refused { .. }
             | MoleculeError::MixedRefs { .. }
             | MoleculeError::NotAWisp { .. }
+            | MoleculeError::AlreadyPersistent(_)
             | MoleculeError::NoOutput { .. }
             | MoleculeError::TwoFormulas(..)
             | MoleculeError::BondAcrossRefs { .. }

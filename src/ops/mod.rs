@@ -9,6 +9,7 @@ mod beads;
 mod bond;
 mod claim;
 mod claim_refs;
+mod context;
 mod core;
 mod dep_graph;
 mod diff;
@@ -28,6 +29,7 @@ mod mail;
 pub mod memory;
 mod molecule;
 mod orphans;
+mod promote;
 mod provenance;
 mod prune;
 mod rename;
@@ -80,6 +82,7 @@ pub use beads::{
 pub use bond::{BondOptions, Bonded, Operand, bond};
 pub use claim::{claim_remote, close_on, ready_claim_on, release_on, sling_on, update_on};
 pub use config::{kv, role, set_role, set_setting, setting, settings, unset_setting, vocabulary};
+pub use context::{StoreChoice, StoreContext, store_context};
 pub use dep_graph::{GraphEdge, Layout, Subgraph, dependency_graph, dependency_graphs};
 pub use diff::{BeadDiff, StoreDiff, diff_states};
 pub use doctor::{Check, Finding, Moved, Report as DoctorReport, Severity, doctor, restore_lost};
@@ -108,6 +111,7 @@ pub use molecule::{
     molecule_progress, pour, progress, squash,
 };
 pub use orphans::{Orphan, orphans};
+pub use promote::promote;
 pub use provenance::{
     CommitProvenance, NotesSync, configure_notes, fold_commit_notes, forget_pending_commit,
     notes_configured, provenance, record_commit, sync_notes,

@@ -40,7 +40,7 @@ pub fn discover(dir: &Path) -> Result<Store> {
 /// no higher than `top`. This runs before every command: at the top of a worktree
 /// it costs one open(2) of `.beads/redirect` (which fails where there is none), and
 /// a stat of `.beads` for each directory between `dir` and the top.
-fn redirect_above(dir: &Path, top: Option<&Path>) -> Option<PathBuf> {
+pub(super) fn redirect_above(dir: &Path, top: Option<&Path>) -> Option<PathBuf> {
     // Opened by `GIT_DIR` from elsewhere: its worktree's own `.beads` decides.
     let start = match top {
         Some(top) if !dir.starts_with(top) => top,

@@ -9,6 +9,7 @@
 //! commands print what is described.
 
 mod agent;
+mod bd_rest;
 mod bead;
 mod beads;
 mod cooked;
@@ -23,6 +24,7 @@ mod verify;
 mod work;
 
 pub use agent::{Agent, Message};
+pub use bd_rest::{Context, LinkAdded, Ping, Promoted};
 pub use bead::{BD_FIELDS, Bead, Comment, DepRecord, Linked, linked};
 pub use beads::*;
 pub use cooked::{CookedFormula, CookedStepLine, GateLine, Gates};
@@ -243,6 +245,10 @@ pub const DOCUMENTS: &[Doc] = &[
     Types::DOC,
     Statuses::DOC,
     Verified::DOC,
+    LinkAdded::DOC,
+    Promoted::DOC,
+    Ping::DOC,
+    Context::DOC,
 ];
 
 /// A failure under `--json`, as bd writes one on stderr: `error` and `code`, with

@@ -97,22 +97,7 @@ pub fn run(ctx: &Ctx, cmd: DepCommand, out: &mut Out) -> Result<(), CliError> {
             Ok(())
         }
         DepCommand::Add(a) => {
-            let actor = ctx.actor()?;
-            let kind = a.kind.unwrap_or(DepKind::Blocks);
-            let (id, on) = edge(ctx, &a)?;
-            // A bead of another rig of the town is depended on by its id (bd's way).
-            let rig = match &on {
-                DepTarget::Bead(on) if !ops::holds(&ctx.store, on)? => {
-                    ops::routed_store(&ctx.store, on.as_str())?.map(|rig| (rig, on))
-                }
-                _ => None,
-            };
-            let ops::Edited { bead, changed } = match rig {
-                Some((rig, on)) => {
-                    ops::add_rig_dependency(&ctx.store, &rig, &actor, (&id, on, kind))?
-                }
-                None => ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?,
-            };
+            let (id, on, kind, ops::Edited { bead, changed }) = add(ctx, &a)?;
             if out.json {
                 return out.json(&wire::OneBead {
                     bead: wire::Bead::plain(&bead),
@@ -307,6 +292,29 @@ fn print_node(out: &mut Out, n: &DepNode, depth: usize) -> Result<(), CliError> 
         print_node(out, c, depth + 1)?;
     }
     Ok(())
+}
+
+/// Adds the dependency `a` names (`blocks` unless it gives a kind), in the store of
+/// another rig of the town when the bead depended on lives there (by its id, bd's
+/// way): the two ends, the kind, and the dependent bead as it now is.
+pub(super) fn add(
+    ctx: &Ctx,
+    a: &EdgeArgs,
+) -> Result<(BeadId, DepTarget, DepKind, ops::Edited), CliError> {
+    let actor = ctx.actor()?;
+    let kind = a.kind.unwrap_or(DepKind::Blocks);
+    let (id, on) = edge(ctx, a)?;
+    let rig = match &on {
+        DepTarget::Bead(on) if !ops::holds(&ctx.store, on)? => {
+            ops::routed_store(&ctx.store, on.as_str())?.map(|rig| (rig, on))
+        }
+        _ => None,
+    };
+    let edited = match rig {
+        Some((rig, on)) => ops::add_rig_dependency(&ctx.store, &rig, &actor, (&id, on, kind))?,
+        None => ops::add_dependency(&ctx.store, &actor, &id, &on, kind)?,
+    };
+    Ok((id, on, kind, edited))
 }
 
 /// The two ends of `a` as this clone names them: an id a merge renumbered away from

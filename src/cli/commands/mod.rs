@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod audit;
 pub mod batch;
+pub mod bd_rest;
 pub mod comments;
 pub mod completions;
 pub mod config;
@@ -187,6 +188,14 @@ pub enum Command {
     Where(Lazy<info::Args>),
     /// Show who a command run here acts as, and why.
     Whoami(Lazy<whoami::Args>),
+    /// Link two beads with a dependency: `dep add ID DEPENDS_ON` (blocks unless --type).
+    Link(Lazy<bd_rest::LinkArgs>),
+    /// Promote a wisp to a permanent bead of the store, keeping its id.
+    Promote(Lazy<bd_rest::PromoteArgs>),
+    /// Check that the store reads: its head, bead count and the time taken.
+    Ping(Lazy<bd_rest::NoArgs>),
+    /// Show which store commands run here use and why (BEADS_DIR, redirect), and the actor.
+    Context(Lazy<bd_rest::NoArgs>),
     /// List the types a bead can have.
     Types(Lazy<info::WordsArgs>),
     /// List the statuses a bead can have.
@@ -464,6 +473,7 @@ pub fn routed_by(command: &Command) -> Option<&str> {
             return Some(a.id.as_str());
         }
         Command::Assign(Lazy(a)) => Some(&a.id),
+        Command::Link(Lazy(a)) => Some(&a.id),
         Command::Tag(Lazy(a)) => Some(&a.id),
         Command::Priority(Lazy(a)) => Some(&a.id),
         _ => None,
@@ -543,6 +553,10 @@ pub fn run(ctx: &Ctx, command: Command, out: &mut Out) -> Result<(), CliError> {
         Command::Info(Lazy(a)) => info::run(ctx, a, out, false),
         Command::Where(Lazy(a)) => info::run(ctx, a, out, true),
         Command::Whoami(Lazy(a)) => whoami::run(ctx, a, out),
+        Command::Link(Lazy(a)) => bd_rest::link(ctx, a, out),
+        Command::Promote(Lazy(a)) => bd_rest::promote(ctx, a, out),
+        Command::Ping(Lazy(a)) => bd_rest::ping(ctx, a, out),
+        Command::Context(Lazy(a)) => bd_rest::context(ctx, a, out),
         Command::Types(Lazy(a)) => info::types(ctx, a, out),
         Command::Statuses(Lazy(a)) => info::statuses(ctx, a, out),
         Command::Children(Lazy(a)) => list::children(ctx, a, out),
