@@ -1091,6 +1091,32 @@ fn ready_mol_lists_the_steps_gas_town_works_next_of_a_molecule_or_a_wisp() {
 }
 
 #[test]
+fn mol_seed_checks_a_formula_cooks_and_writes_nothing() {
+    let t = town();
+    t.repo.formula("mol-patrol.formula.yaml", FORMULA);
+    let head = t.repo.store_head();
+    let seeded = t.json(&["mol", "seed", "mol-patrol", "--var", "rig=beads"]);
+    assert_eq!(
+        (&seeded["status"], &seeded["formula"]),
+        (&"ok".into(), &"mol-patrol".into()),
+        "{seeded}"
+    );
+    let (code, err) = t.fails(&["mol", "seed", "mol-nowhere"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not accessible"), "{err}");
+    assert_eq!(t.repo.store_head(), head, "seeding writes nothing");
+    let text = crate::render::screens(
+        &t.repo,
+        &[
+            &["mol", "seed", "mol-patrol"],
+            &["mol", "seed", "mol-nowhere"],
+        ],
+    );
+    let names = crate::render::Names::default();
+    crate::render::stable(&t.sb, &names, || insta::assert_snapshot!("mol_seed", text));
+}
+
+#[test]
 fn create_graph_makes_gas_citys_plan_in_one_commit_or_nothing() {
     let t = town();
     let before = t.ok(&["create", "Already here"]).trim().to_owned();

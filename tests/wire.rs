@@ -329,6 +329,7 @@ fn every_document_matches_what_its_commands_print() {
         "formula = \"signoff\"\n[[steps]]\nid = \"ok\"\ntitle = \"Sign off\"\ntype = \"human\"\n",
     );
     check(&repo, seen, "formula cook", &["formula", "cook", "signoff"]);
+    check(&repo, seen, "mol seed", &["mol", "seed", "signoff"]);
     let signed = repo.beads_json(&["mol", "pour", "signoff"])["steps"][0]["id"]
         .as_str()
         .expect("gate id")

@@ -217,6 +217,7 @@ pub const DOCUMENTS: &[Doc] = &[
     Setup::DOC,
     SetupStatus::DOC,
     Formulas::DOC,
+    FormulaSeeded::DOC,
     FormulaShown::DOC,
     FormulaChecked::DOC,
     CookedFormula::DOC,

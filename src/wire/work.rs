@@ -362,6 +362,23 @@ impl Documented for Formulas<'_> {
     };
 }
 
+/// A formula found and cooked: `mol seed` (bd's `{"status": "ok", "formula": …}`).
+#[derive(Serialize)]
+pub struct FormulaSeeded<'a> {
+    /// Always `ok` (a formula that is not accessible is an error).
+    pub status: &'static str,
+    /// The formula, as given.
+    pub formula: &'a str,
+}
+
+impl Documented for FormulaSeeded<'_> {
+    const DOC: Doc = Doc {
+        shape: Shape::Object,
+        commands: "mol seed",
+        fields: &[Field::new("status"), Field::new("formula")],
+    };
+}
+
 /// One formula: `formula show`.
 #[derive(Serialize)]
 pub struct FormulaShown<'a> {

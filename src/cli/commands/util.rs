@@ -183,6 +183,19 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     Ok(text)
 }
 
+/// bd's icon of a status, as its lists and drawings show it.
+pub fn status_icon(status: Status) -> &'static str {
+    match status {
+        Status::Open => "○",
+        Status::InProgress => "◐",
+        Status::Blocked => "●",
+        Status::Closed => "✓",
+        Status::Deferred => "❄",
+        Status::Pinned => "📌",
+        _ => "◇",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,18 +218,5 @@ mod tests {
         );
         assert!(parse_dep("nope:bd-a1").is_err());
         assert!(parse_dep("bd-a1/..").is_err());
-    }
-}
-
-/// bd's icon of a status, as its lists and drawings show it.
-pub fn status_icon(status: Status) -> &'static str {
-    match status {
-        Status::Open => "○",
-        Status::InProgress => "◐",
-        Status::Blocked => "●",
-        Status::Closed => "✓",
-        Status::Deferred => "❄",
-        Status::Pinned => "📌",
-        _ => "◇",
     }
 }

@@ -7,6 +7,7 @@ mod current;
 mod list;
 mod pour;
 mod progress;
+mod seed;
 mod squash;
 
 use crate::cli::{Ctx, error::CliError, output::Out};
@@ -53,6 +54,9 @@ pub enum MolCommand {
     /// bonded to the first. Sequential bonds wait for what they are bonded to;
     /// parallel ones run alongside, as its children. Two formulas are refused.
     Bond(bond::BondArgs),
+    /// Check that a formula can be found and cooked (bd's `mol seed`), writing nothing:
+    /// what a spawner runs before it pours.
+    Seed(seed::SeedArgs),
 }
 
 /// Arguments of `mol wisp`: a formula to pour as a wisp, or one of bd's verbs.
@@ -138,5 +142,6 @@ pub fn run(ctx: &Ctx, cmd: MolCommand, out: &mut Out) -> Result<(), CliError> {
         MolCommand::Squash(a) => squash::run(ctx, a, out),
         MolCommand::Burn(a) => burn::run(ctx, a, out),
         MolCommand::Bond(a) => bond::run(ctx, a, out),
+        MolCommand::Seed(a) => seed::run(ctx, a, out),
     }
 }
