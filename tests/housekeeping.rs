@@ -121,7 +121,7 @@ fn titles(repo: &Repo) -> BTreeMap<String, String> {
 fn a_long_run_of_writes_grows_git_by_what_they_change() {
     let sb = Sandbox::new();
     let (repo, ids) = full_store(&sb);
-    let writes = crate::reliability::count(300, 3000);
+    let writes = crate::reliability::count(150, 3000);
     let mut want = titles(&repo);
     assert_eq!(want.len(), BEADS);
     let objects = repo.common_dir().join("objects");

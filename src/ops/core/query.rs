@@ -2118,11 +2118,11 @@ mod tests {
                 ..ListFilter::default()
             },
         ];
-        for step in 0..150u64 {
+        for step in 0..80u64 {
             let n = rng.below(70);
             match step {
                 // A new table: the whole store changed, and the cache built again.
-                75 => {
+                40 => {
                     commit(&store, |tx| {
                         for n in 0..70 {
                             tx.put_bead(&bead(n, &mut rng)).expect("put");
