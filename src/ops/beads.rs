@@ -11,7 +11,7 @@ use crate::model::{
     Status, check_label,
 };
 use crate::store::refs::{self, RefName};
-use crate::store::{FORMAT, Meta, Store, Tx, View};
+use crate::store::{FORMAT, Index, Meta, Store, Tx, View};
 
 /// Creates the store if it does not exist. Idempotent: on an existing store it
 /// changes nothing and reports the prefix in use (a different `prefix` is refused).
@@ -901,29 +901,44 @@ pub fn relate(store: &Store, actor: &Actor, a: &BeadId, b: &BeadId) -> Result<Ve
 /// A path of blocking dependencies from `from` to `to`, if there is one, starting at `to`.
 fn blocking_path(tx: &View<'_>, from: &BeadId, to: &BeadId) -> Result<Option<Vec<BeadId>>> {
     let index = tx.index()?;
+    Ok(path_through(from, to, |id| indexed_blockers(index, id)))
+}
+
+/// The beads the blocking dependencies of `id` name, as `index` holds them.
+pub(super) fn indexed_blockers(index: &Index, id: &BeadId) -> Vec<BeadId> {
+    index.get(id.as_str()).map_or_else(Vec::new, |s| {
+        (s.dependencies())
+            .filter(|d| d.kind.is_blocking())
+            .filter_map(|d| BeadId::parse(d.id()).ok())
+            .collect()
+    })
+}
+
+/// A path from `from` to `to` along what `blockers` gives for each bead it reaches (the
+/// beads a bead's blocking dependencies name), if there is one, starting at `to`: the
+/// cycle a blocking dependency of `to` on `from` would close.
+pub(super) fn path_through(
+    from: &BeadId,
+    to: &BeadId,
+    mut blockers: impl FnMut(&BeadId) -> Vec<BeadId>,
+) -> Option<Vec<BeadId>> {
     let mut seen = BTreeSet::new();
-    let mut stack = vec![vec![from.to_string()]];
+    let mut stack = vec![vec![from.clone()]];
     while let Some(path) = stack.pop() {
-        let last = path.last().cloned().unwrap_or_default();
-        if last == to.as_str() {
-            let mut full = vec![to.clone()];
-            for id in &path {
-                full.push(BeadId::parse(id)?);
-            }
-            return Ok(Some(full));
+        let Some(last) = path.last() else { continue };
+        if last == to {
+            return Some(std::iter::once(to.clone()).chain(path).collect());
         }
         if !seen.insert(last.clone()) {
             continue;
         }
-        if let Some(s) = index.get(&last) {
-            for d in s.dependencies().filter(|d| d.kind.is_blocking()) {
-                let mut next = path.clone();
-                next.push(d.id().to_owned());
-                stack.push(next);
-            }
+        for next in blockers(last) {
+            let mut longer = path.clone();
+            longer.push(next);
+            stack.push(longer);
         }
     }
-    Ok(None)
+    None
 }
 
 /// Removes the dependency of `id` on `on` (of `kind`, or of every kind).

@@ -1,8 +1,8 @@
 //! `create --graph`: a whole plan of beads (bd's graph plan) made in one commit.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use super::beads::{NewBead, new_bead};
+use super::beads::{NewBead, indexed_blockers, new_bead, path_through};
 use super::core::change::require_live;
 use super::{BeadError, OpError, Result, now, permit};
 use crate::model::graph::{GraphPlan, GraphRef};
@@ -153,36 +153,13 @@ fn path(
     to: &BeadId,
 ) -> Result<Option<Vec<BeadId>>> {
     let index = tx.index()?;
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![vec![from.clone()]];
-    while let Some(walk) = stack.pop() {
-        let Some(last) = walk.last().cloned() else {
-            continue;
-        };
-        if &last == to {
-            return Ok(Some(std::iter::once(to.clone()).chain(walk).collect()));
-        }
-        if !seen.insert(last.clone()) {
-            continue;
-        }
-        let next: Vec<BeadId> = match made.get(&last).or_else(|| linked.get(&last)) {
+    Ok(path_through(from, to, |id| {
+        match made.get(id).or_else(|| linked.get(id)) {
             Some(b) => (b.dependencies.iter())
                 .filter(|d| d.kind.is_blocking())
                 .map(|d| d.id.clone())
                 .collect(),
-            None => match index.get(last.as_str()) {
-                Some(s) => (s.dependencies())
-                    .filter(|d| d.kind.is_blocking())
-                    .filter_map(|d| BeadId::parse(d.id()).ok())
-                    .collect(),
-                None => Vec::new(),
-            },
-        };
-        for n in next {
-            let mut longer = walk.clone();
-            longer.push(n);
-            stack.push(longer);
+            None => indexed_blockers(index, id),
         }
-    }
-    Ok(None)
+    }))
 }
