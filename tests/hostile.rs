@@ -28,11 +28,11 @@ fn store(sb: &Sandbox) -> Repo {
 /// store where it was.
 fn refused(repo: &Repo, args: &[&OsStr], env: &[(&str, &OsStr)]) -> String {
     let head = repo.store_head();
-    let mut cmd = repo.command("git");
+    let mut cmd = repo.beads_command(&[], &[]);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.arg("beads").args(args);
+    cmd.args(args);
     let out = run_limited(&mut cmd, &format!("{args:?}"));
     assert!(
         !out.status.success(),
@@ -266,12 +266,8 @@ fn invalid_utf8_arguments_are_refused() {
 fn with_stdin(repo: &Repo, args: &[&str], input: Vec<u8>) -> std::process::Output {
     use std::io::Write;
     let mut child = repo
-        .command("git")
-        .arg("beads")
-        .args(args)
+        .beads_command(&[], args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");

@@ -62,12 +62,12 @@ impl Seeded {
 
 /// Runs `git beads ARGS` in `repo` as the person `who`.
 fn run_as(repo: &Repo, who: &str, args: &[&str]) -> Output {
+    let email = format!("{who}@example.com");
     run_limited(
-        repo.command("git")
-            .env("GIT_AUTHOR_NAME", who)
-            .env("GIT_AUTHOR_EMAIL", format!("{who}@example.com"))
-            .arg("beads")
-            .args(args),
+        &mut repo.beads_command(
+            &[("GIT_AUTHOR_NAME", who), ("GIT_AUTHOR_EMAIL", &email)],
+            args,
+        ),
         &format!("{who}: git beads {args:?}"),
     )
 }
@@ -431,10 +431,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         assert_comments_once(r, &all);
         assert_mail_delivered_once(r, &all);
         r.assert_fsck_clean();
-        let doctor = run_limited(
-            r.command("git").args(["beads", "--json", "doctor"]),
-            "doctor",
-        );
+        let doctor = run_limited(&mut r.beads_command(&[], &["--json", "doctor"]), "doctor");
         assert!(doctor.status.success(), "{doctor:?}");
     }
     assert_bare_fsck_clean(&f.a, &f.remote);

@@ -1447,7 +1447,7 @@ mod tests {
 
     #[test]
     fn a_sync_out_of_time_while_merging_publishes_its_head_and_the_next_merges_the_rest() {
-        let dir = tempfile::tempdir().expect("a temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         let remote = dir.path().join("remote.git");
         git(dir.path(), &["init", "-q", "--bare", "remote.git"]);
         let actor = Actor::person("tester", "t@example.com");

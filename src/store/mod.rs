@@ -36,6 +36,9 @@ mod tx;
 mod worktree_state;
 mod write;
 
+#[cfg(test)]
+pub(crate) use open::temp_dir_for_tests;
+
 /// The id of a git object (a commit, tree or blob) of the store.
 pub use gix::ObjectId;
 

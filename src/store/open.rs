@@ -78,7 +78,7 @@ impl Store {
     /// A store in a fresh repository in a temporary directory (for unit tests).
     #[cfg(test)]
     pub(crate) fn temp_for_tests() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().expect("a temp dir");
+        let dir = temp_dir_for_tests();
         let out = std::process::Command::new("git")
             .args(["init", "-q"])
             .current_dir(dir.path())
@@ -163,4 +163,18 @@ impl Store {
                 })?;
         Ok(Store { repo, pin: None })
     }
+}
+
+/// A temporary directory for a unit test: in memory (`/dev/shm`) where the system has
+/// it, since the tests' many small commits and packs otherwise mostly wait for the
+/// disk to sync them; else in the system's temporary directory.
+#[cfg(test)]
+pub(crate) fn temp_dir_for_tests() -> tempfile::TempDir {
+    let shm = std::path::Path::new("/dev/shm");
+    let builder = tempfile::Builder::new();
+    match shm.is_dir() {
+        true => builder.tempdir_in(shm),
+        false => builder.tempdir(),
+    }
+    .expect("a temp dir")
 }

@@ -610,7 +610,7 @@ mod tests {
     /// packs (`git repack` renames them into place) are never taken for packs.
     #[test]
     fn leftovers_go_once_stale_and_temporary_packs_of_git_stay() {
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         let old = std::time::SystemTime::now() - 2 * super::STALE;
         let file = |name: &str, at: Option<std::time::SystemTime>| {
             let f = std::fs::File::create(dir.path().join(name)).expect("create");

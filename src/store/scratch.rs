@@ -181,7 +181,7 @@ mod tests {
     #[test]
     fn placing_where_the_same_file_is_keeps_it_and_makes_it_new() {
         use std::io::Write;
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         let dest = dir.path().join("pack-x.pack");
         std::fs::write(&dest, "same").expect("write");
         let old = SystemTime::now() - Duration::from_secs(3600);
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn a_scratch_file_has_no_name_until_placed() {
         use std::io::{Read, Seek, Write};
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         let (mut file, mut scratch) = ScratchFile::create(dir.path(), "tmp_x").expect("create");
         file.write_all(b"hello").expect("write");
         let names = || std::fs::read_dir(dir.path()).expect("read").count();

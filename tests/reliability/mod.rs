@@ -77,7 +77,7 @@ pub fn run_limited(cmd: &mut Command, what: &str) -> Output {
 /// Runs `git beads ARGS` in `repo` under the hang detector.
 pub fn beads(repo: &Repo, args: &[&str]) -> Output {
     run_limited(
-        repo.command("git").arg("beads").args(args),
+        &mut repo.beads_command(&[], args),
         &format!("git beads {args:?}"),
     )
 }

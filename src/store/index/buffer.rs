@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn small_and_large_files_read_back_whole() {
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         for len in [0, 10, MAP_FROM - 1, MAP_FROM, 3 * MAP_FROM + 7] {
             let bytes: Vec<u8> = (0..len).map(|k| (k * 7 % 251) as u8).collect();
             let path = dir.path().join(format!("f{len}"));
@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn a_file_read_again_comes_from_memory_until_it_is_replaced() {
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = crate::store::temp_dir_for_tests();
         let path = dir.path().join("index");
         let version = |n: u8| [[n; HEADER].as_slice(), &[n; 100]].concat();
         std::fs::write(&path, version(1)).expect("write");
