@@ -4,7 +4,9 @@
 # beads, claims the first CLAIMS of them in one change, syncs, and gives each claimed
 # bead its claim ref on the remote (as `update --claim --remote` leaves it: a commit
 # holding the claim); then syncs with nothing to do are timed, for CLAIMS and for 0,
-# alternating, so both see the same load.
+# alternating, so both see the same load. Twice: with the remote's claim refs loose,
+# as the pushes left them, and packed, as the remote's own `git gc` leaves them (a
+# clone packs its own tracking refs in its housekeeping).
 #
 #   benches/claims_idle.sh BIN DIR [CLAIMS] [RUNS]     # default 1 000 claims, 15 runs
 set -euo pipefail
@@ -35,15 +37,21 @@ for n in 0 "$claims"; do
     [ "$n" -gt 0 ] && git push -q origin $(for id in $held; do echo "refs/beads/main:refs/beads/claims/$id"; done)
     "$bin" sync -q && "$bin" sync -q
 done
-for n in 0 "$claims"; do : >"$dir/$n.times"; done
-for _ in $(seq "$runs"); do
-    for n in 0 "$claims"; do
-        cd "$dir/$n/c"
-        /usr/bin/time -a -o "$dir/$n.times" -f '%e %U %S' "$bin" sync -q
+time_syncs() {
+    for n in 0 "$claims"; do : >"$dir/$n.times"; done
+    for _ in $(seq "$runs"); do
+        for n in 0 "$claims"; do
+            cd "$dir/$n/c"
+            start=$EPOCHREALTIME
+            "$bin" sync -q
+            echo "$start $EPOCHREALTIME" | awk '{printf "%.1f\n", ($2 - $1) * 1000}' >>"$dir/$n.times"
+        done
     done
-done
-for n in 0 "$claims"; do
-    wall=$(cut -d' ' -f1 "$dir/$n.times" | sort -n | sed -n "$(((runs + 1) / 2))p")
-    cpu=$(awk '{print $2 + $3}' "$dir/$n.times" | sort -n | sed -n "$(((runs + 1) / 2))p")
-    echo "$n claims held: idle sync median $wall s wall, $cpu s CPU (git's included), $runs runs"
-done
+    for n in 0 "$claims"; do
+        wall=$(sort -n "$dir/$n.times" | sed -n "$(((runs + 1) / 2))p")
+        echo "$n claims held, $1: idle sync median $wall ms, $runs runs"
+    done
+}
+time_syncs "the remote's refs loose"
+for n in 0 "$claims"; do git -C "$dir/$n/remote.git" pack-refs --all; done
+time_syncs "the remote's refs packed"

@@ -56,6 +56,31 @@ const STALE: std::time::Duration = std::time::Duration::from_secs(60);
 /// garbage (`git count-objects -v`) until the next merge removes them.
 const LEFT_BESIDE: [&str; 4] = ["pack", "rev", "bitmap", "mtimes"];
 
+/// How many loose refs under `refs/beads/` make housekeeping pack the refs.
+const LOOSE_REFS: usize = 64;
+
+/// Whether `dir` holds at least `count` files, in it or below it (the walk stops there).
+fn holds_at_least(dir: &Path, count: usize) -> bool {
+    let mut left = count;
+    let mut dirs = vec![dir.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(entry.path());
+                continue;
+            }
+            left -= 1;
+            if left == 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// How much heavier (in objects) each pack must be than all lighter ones together.
 const FACTOR: u64 = 2;
 
@@ -283,6 +308,7 @@ impl Store {
     /// the object up again, in the merged pack. Nothing is left for git's own tools to
     /// count as garbage or warn about.
     pub(crate) fn housekeep(&self) -> Result<(), StoreError> {
+        self.pack_loose_refs();
         let dir = self.common_dir().join("objects").join("pack");
         let found = scan(&dir, &self.own_packs());
         if choose(&found.packs).is_empty() && found.expired.is_empty() {
@@ -314,6 +340,23 @@ impl Store {
         }
         self.forget_gone_packs(&dir);
         Ok(())
+    }
+
+    /// Moves the loose refs into `packed-refs` (`git pack-refs --all`, as `git gc`
+    /// does) once [`LOOSE_REFS`] or more sit under `refs/beads/`: a fetch writes each
+    /// claim it tracks as a file of its own, and with a thousand of them every later
+    /// fetch and lookup opened a thousand files (an idle sync took 5 times as long as
+    /// with none). Packing is tidying: when it fails (another process packs, a stale
+    /// lock), the refs stay loose and as good.
+    fn pack_loose_refs(&self) {
+        let beads = self.common_dir().join("refs").join("beads");
+        if holds_at_least(&beads, LOOSE_REFS) {
+            let _ = (self.git().command())
+                .args(["pack-refs", "--all"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
     }
 
     /// Writes every object of `packs` into one pack, each tree and document stored as a
@@ -526,6 +569,60 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Once enough loose refs sit under `refs/beads/` (as a fetch of many claims leaves
+    /// them), a housekeeping pass moves every ref into `packed-refs`: each still reads
+    /// as it did, and none is left as a file; below the count, none is packed.
+    #[test]
+    fn many_loose_beads_refs_are_packed_and_read_the_same() {
+        let (dir, store) = Store::temp_for_tests();
+        store.commit_for_tests(|tx| {
+            let bead = Bead::new(
+                BeadId::parse("bd-a1").expect("id"),
+                "t".into(),
+                "t",
+                Timestamp::default(),
+            );
+            tx.put_bead(&bead).expect("put");
+        });
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .expect("git runs");
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let head = git(&["rev-parse", "refs/beads/main"]);
+        let claim = |n: usize| format!("refs/beads/remotes/origin/claims/bd-c{n}");
+        let loose = dir.path().join(".git/refs/beads/remotes/origin/claims");
+        let files = || std::fs::read_dir(&loose).map_or(0, |d| d.count());
+        for n in 0..super::LOOSE_REFS - 2 {
+            git(&["update-ref", &claim(n), head.trim()]);
+        }
+        store.housekeep().expect("housekeeps");
+        assert_eq!(
+            files(),
+            super::LOOSE_REFS - 2,
+            "below the count: left loose"
+        );
+        for n in super::LOOSE_REFS - 2..super::LOOSE_REFS * 2 {
+            git(&["update-ref", &claim(n), head.trim()]);
+        }
+        store.housekeep().expect("housekeeps");
+        assert_eq!(files(), 0, "every claim's ref is packed");
+        assert!(!dir.path().join(".git/refs/beads/main").exists());
+        let packed = std::fs::read_to_string(dir.path().join(".git/packed-refs")).expect("packed");
+        for n in 0..super::LOOSE_REFS * 2 {
+            assert!(packed.contains(&claim(n)), "{n}");
+        }
+        assert_eq!(git(&["rev-parse", "refs/beads/main"]), head);
+        assert_eq!(
+            store.require_head().expect("a head").commit.to_string(),
+            head.trim()
+        );
     }
 
     /// Writes retitling beads one at a time in a store whose folder of fan-out folders
