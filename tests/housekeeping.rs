@@ -4,7 +4,7 @@
 //! keep the number of packs logarithmic, and lose nothing, also when writers are
 //! killed at random points.
 //!
-//! Hundreds of writes and a few kills by default; `GIT_BEADS_STRESS=1` runs thousands
+//! A hundred writes and a few kills by default; `GIT_BEADS_STRESS=1` runs thousands
 //! of writes and hundreds of kills.
 
 use crate::common;
@@ -121,7 +121,7 @@ fn titles(repo: &Repo) -> BTreeMap<String, String> {
 fn a_long_run_of_writes_grows_git_by_what_they_change() {
     let sb = Sandbox::new();
     let (repo, ids) = full_store(&sb);
-    let writes = crate::reliability::count(150, 3000);
+    let writes = crate::reliability::count(100, 3000);
     let mut want = titles(&repo);
     assert_eq!(want.len(), BEADS);
     let objects = repo.common_dir().join("objects");

@@ -153,7 +153,7 @@ fn a_sync_that_runs_out_of_time_keeps_its_work() {
     );
     // The fetch goes through within the budget; the push does not.
     stalled(
-        "8s",
+        "5s",
         "remote.origin.receivepack",
         "git-receive-pack",
         "pushing",
