@@ -390,3 +390,46 @@ fn syncs_that_remember_claims_see_every_change_of_their_beads() {
     );
     assert_eq!(shown(&c1.beads_json(&["show", &taken]))["assignee"], "bob");
 }
+
+/// The claim refs a clone tracks of remote `origin`.
+fn tracked_claims(repo: &Repo) -> Vec<String> {
+    repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=5)",
+        "refs/beads/remotes/origin/claims/",
+    ])
+    .lines()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// A sync lists the remote's claim refs only when the remote's store moved since its
+/// last fetch (a thousand claims held across a fleet made every idle sync twice as
+/// long): a claim made while the store stood still shows once it moves, and a claim
+/// of this clone still asks the remote itself, so the remote decides as before.
+#[test]
+fn an_idle_sync_leaves_the_claims_and_a_moved_store_brings_them() {
+    let sb = Sandbox::new();
+    let (remote, c1) = sb.remote_with_store("c1");
+    let id = c1.create("one job", &[]);
+    let other = c1.create("another", &[]);
+    c1.sync();
+    let c2 = sb.synced_clone(&remote, "c2", "bob");
+    c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
+    c2.sync();
+    assert_eq!(tracked_claims(&c2), Vec::<String>::new(), "an idle sync");
+    // Trying it asks the remote, which holds c1's claim.
+    let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(tracked_claims(&c2), [id.clone()]);
+    // Once the remote's store moves, a sync lists the claims again, pruning the gone.
+    c1.beads(&["update", &other, "--claim", "--remote", "origin"]);
+    c1.beads(&["close", &id]);
+    c1.sync();
+    c2.sync();
+    assert_eq!(tracked_claims(&c2), [other.clone()]);
+    assert_eq!(
+        claim_refs(&remote, &sb),
+        [format!("refs/beads/claims/{other}")]
+    );
+}

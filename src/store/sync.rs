@@ -367,7 +367,12 @@ impl Store {
     ///
     /// Only the tracking namespace is written: the refspecs name it as their only
     /// destination, tags are not followed, FETCH_HEAD is not touched, and tracking
-    /// refs of refs the remote no longer has are pruned.
+    /// refs of refs the remote no longer has are pruned. The remote's claim refs come
+    /// by a second fetch, and only when its store moved (its main or a replica ref)
+    /// since the last fetch: listing a thousand claims held across a fleet made an
+    /// idle sync take twice as long or more. A claim made while the remote's store
+    /// stays still shows here once it moves; a claim or a close of this clone asks
+    /// the remote itself ([`Store::fetch_beads_now`]).
     pub(crate) fn fetch_beads(
         &self,
         name: &str,
@@ -385,28 +390,76 @@ impl Store {
         talk: bool,
         timeout: Option<std::time::Duration>,
     ) -> Result<Option<ObjectId>, StoreError> {
-        self.fetch_beads_how(name, talk, timeout, true)
+        self.check_fetch(name)?;
+        let before = self.store_tracking(name)?;
+        self.fetch_refs(
+            name,
+            talk,
+            timeout,
+            true,
+            refs::fetch_refspecs(name).to_vec(),
+        )?;
+        if self.store_tracking(name)? != before {
+            self.fetch_refs(
+                name,
+                false,
+                timeout,
+                false,
+                vec![refs::claims_refspec(name)],
+            )?;
+        }
+        // The fetch is done: failing to tidy up after it must not fail it.
+        let _ = self.housekeep();
+        self.tracking_head(name)
     }
 
     /// [`Store::fetch_beads`] for a command waiting on the answer (a claim, a close
-    /// confirmed by a remote): git skips its automatic maintenance afterwards, a
-    /// process more, which the next sync's fetch runs.
+    /// confirmed by a remote): every claim ref comes in the same fetch, and git skips
+    /// its automatic maintenance afterwards, a process more, which the next sync's
+    /// fetch runs.
     pub(crate) fn fetch_beads_now(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
-        self.fetch_beads_how(name, false, None, false)
+        self.check_fetch(name)?;
+        let mut refspecs = refs::fetch_refspecs(name).to_vec();
+        refspecs.push(refs::claims_refspec(name));
+        self.fetch_refs(name, false, None, false, refspecs)?;
+        let _ = self.housekeep();
+        self.tracking_head(name)
     }
 
-    fn fetch_beads_how(
+    /// Fetches every claim ref of remote `name` into its tracking refs (pruning those
+    /// gone there).
+    pub(crate) fn fetch_claims(&self, name: &str) -> Result<(), StoreError> {
+        self.check_fetch(name)?;
+        self.fetch_refs(name, false, None, false, vec![refs::claims_refspec(name)])
+    }
+
+    /// Checks remote `name` before a fetch from it, and clears what a killed fetch
+    /// left: a fetch killed while updating a tracking ref (its main, notes, a
+    /// replica's, a claim's) leaves git's `.lock` beside it, and every later fetch
+    /// would fail on it.
+    fn check_fetch(&self, name: &str) -> Result<(), StoreError> {
+        self.git().check_remote(name)?;
+        self.clear_stale_ref_locks_under(&format!("{}{name}/", refs::TRACKING_PREFIX))
+    }
+
+    /// Where remote `name`'s store was when last fetched: its main and replica refs.
+    fn store_tracking(&self, name: &str) -> Result<Vec<(String, ObjectId)>, StoreError> {
+        let mut refs = self.refs_under(&refs::tracking_main(name), "tracked main")?;
+        refs.extend(self.tracked_replicas(name)?);
+        Ok(refs)
+    }
+
+    /// Fetches `refspecs` from remote `name`, giving up after `timeout` unless git
+    /// talks to the terminal; git's automatic maintenance runs after only when
+    /// `maintain`.
+    fn fetch_refs(
         &self,
         name: &str,
         talk: bool,
         timeout: Option<std::time::Duration>,
         maintain: bool,
-    ) -> Result<Option<ObjectId>, StoreError> {
-        self.git().check_remote(name)?;
-        // A fetch killed while updating a tracking ref (its main, notes, a replica's,
-        // a claim's) leaves git's `.lock` beside it, and every later fetch would fail
-        // on it: clear each once it is stale.
-        self.clear_stale_ref_locks_under(&format!("{}{name}/", refs::TRACKING_PREFIX))?;
+        refspecs: Vec<String>,
+    ) -> Result<(), StoreError> {
         let mut args: Vec<String> = [
             // git checks every object it receives, as `transfer.fsckObjects` would:
             // [`Store::check_remote_tree`] sees only the tip, and a tree holding
@@ -448,10 +501,7 @@ impl Store {
             args.push(format!("--upload-pack=git -c {NO_DELTAS} upload-pack"));
         }
         args.push(name.into());
-        args.extend(refs::fetch_refspecs(name));
-        // The claims in flight come along (pruned with the rest once deleted there),
-        // so that a sync can delete those of finished beads.
-        args.push(refs::claims_refspec(name));
+        args.extend(refspecs);
         let fetch = || -> Result<std::process::Output, StoreError> {
             Ok(match timeout.filter(|_| !talk) {
                 None => self.run_git(&args, talk)?,
@@ -471,24 +521,22 @@ impl Store {
             }
             out = fetch()?;
         }
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            if stderr.contains("fsck error") {
-                let what = stderr
-                    .lines()
-                    .find_map(|l| l.strip_prefix("error: object "))
-                    .unwrap_or("an object failed git's checks");
-                return Err(RemoteError::Garbage {
-                    remote: name.to_owned(),
-                    detail: format!("git refused what it sent: {}", what.trim()),
-                }
-                .into());
-            }
-            return Err(git_failure(format!("fetch from {name}"), &out).into());
+        if out.status.success() {
+            return Ok(());
         }
-        // The fetch is done: failing to tidy up after it must not fail it.
-        let _ = self.housekeep();
-        self.tracking_head(name)
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("fsck error") {
+            let what = stderr
+                .lines()
+                .find_map(|l| l.strip_prefix("error: object "))
+                .unwrap_or("an object failed git's checks");
+            return Err(RemoteError::Garbage {
+                remote: name.to_owned(),
+                detail: format!("git refused what it sent: {}", what.trim()),
+            }
+            .into());
+        }
+        Err(git_failure(format!("fetch from {name}"), &out).into())
     }
 
     /// The commit remote `name`'s claim ref of bead `id` held when last fetched.
@@ -517,37 +565,6 @@ impl Store {
         let now = self.ref_head(&tracking)?.map(|h| h.commit);
         // A concurrent fetch may win this race; its value is as good.
         let _ = self.move_ref(&tracking, now, commit, actor, "claim: update tracking ref")?;
-        Ok(())
-    }
-
-    /// Fetches every claim ref of remote `name` into its tracking refs (pruning those
-    /// gone there).
-    pub(crate) fn fetch_claims(&self, name: &str) -> Result<(), StoreError> {
-        self.git().check_remote(name)?;
-        let args: Vec<String> = [
-            "-c",
-            "fetch.fsckObjects=true",
-            // What comes stays a pack, never loose objects (a sync's few would be
-            // below git's limit each time, and pile up until git's auto-gc): the
-            // store's housekeeping then merges it with the others.
-            "-c",
-            "fetch.unpackLimit=1",
-            "fetch",
-            "--quiet",
-            "--prune",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-recurse-submodules",
-            name,
-        ]
-        .map(String::from)
-        .into_iter()
-        .chain([refs::claims_refspec(name)])
-        .collect();
-        let out = self.run_git(&args, false)?;
-        if !out.status.success() {
-            return Err(git_failure(format!("fetch from {name}"), &out).into());
-        }
         Ok(())
     }
 
