@@ -421,13 +421,13 @@ fn an_idle_sync_leaves_the_claims_and_a_moved_store_brings_them() {
     // Trying it asks the remote, which holds c1's claim.
     let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
     assert_eq!(code, 3, "{err}");
-    assert_eq!(tracked_claims(&c2), [id.clone()]);
+    assert_eq!(tracked_claims(&c2), std::slice::from_ref(&id));
     // Once the remote's store moves, a sync lists the claims again, pruning the gone.
     c1.beads(&["update", &other, "--claim", "--remote", "origin"]);
     c1.beads(&["close", &id]);
     c1.sync();
     c2.sync();
-    assert_eq!(tracked_claims(&c2), [other.clone()]);
+    assert_eq!(tracked_claims(&c2), std::slice::from_ref(&other));
     assert_eq!(
         claim_refs(&remote, &sb),
         [format!("refs/beads/claims/{other}")]
