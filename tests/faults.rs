@@ -95,7 +95,7 @@ fn syncs_killed_at_random_moments_lose_nothing_acknowledged() {
     }
     let span_us = (t0.elapsed().as_micros() as u64 / 2).clamp(5_000, 2_000_000);
 
-    let trials = count(15, 300);
+    let trials = count(10, 300);
     let (mut finished, mut killed, mut group_kills) = (0, 0, 0);
     for trial in 0..trials {
         let who = clones[rng.below(2) as usize];
