@@ -8,13 +8,9 @@ use serde_json::Value;
 
 /// The claim refs the remote holds.
 fn claim_refs(remote: &std::path::Path, sb: &Sandbox) -> Vec<String> {
-    sb.git(
-        remote,
-        &["for-each-ref", "--format=%(refname)", "refs/beads/claims/"],
-    )
-    .lines()
-    .map(str::to_owned)
-    .collect()
+    (sb.refs_under(remote, "refs/beads/claims/").into_iter())
+        .map(|id| format!("refs/beads/claims/{id}"))
+        .collect()
 }
 
 /// A clone `c1` of a new remote, its claim remote, and beads of `titles` it created,
@@ -137,13 +133,8 @@ fn claim_refs_go_once_the_bead_is_finished_and_plain_git_leaves_them_alone() {
     c1.beads(&["update", &other, "--claim", "--remote", "origin"]);
     let c2 = sb.synced_clone(&remote, "c2", "bob");
     c2.git(&["fetch", "-q", "origin"]);
-    let tracked = c2.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/beads/remotes/origin/claims/",
-    ]);
     assert_eq!(
-        tracked.lines().count(),
+        tracked_claims(&sb, &c2).len(),
         2,
         "sync tracks the claims in flight"
     );
@@ -156,12 +147,7 @@ fn claim_refs_go_once_the_bead_is_finished_and_plain_git_leaves_them_alone() {
         [format!("refs/beads/claims/{other}")]
     );
     c2.sync();
-    let tracked = c2.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/beads/remotes/origin/claims/",
-    ]);
-    assert_eq!(tracked.lines().count(), 1, "{tracked}");
+    assert_eq!(tracked_claims(&sb, &c2), std::slice::from_ref(&other));
 }
 
 #[test]
@@ -391,16 +377,9 @@ fn syncs_that_remember_claims_see_every_change_of_their_beads() {
     assert_eq!(shown(&c1.beads_json(&["show", &taken]))["assignee"], "bob");
 }
 
-/// The claim refs a clone tracks of remote `origin`.
-fn tracked_claims(repo: &Repo) -> Vec<String> {
-    repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=5)",
-        "refs/beads/remotes/origin/claims/",
-    ])
-    .lines()
-    .map(str::to_owned)
-    .collect()
+/// The beads whose claim refs a clone tracks of remote `origin`.
+fn tracked_claims(sb: &Sandbox, repo: &Repo) -> Vec<String> {
+    sb.refs_under(&repo.path, "refs/beads/remotes/origin/claims/")
 }
 
 /// A sync lists the remote's claim refs only when the remote's store moved since its
@@ -417,17 +396,21 @@ fn an_idle_sync_leaves_the_claims_and_a_moved_store_brings_them() {
     let c2 = sb.synced_clone(&remote, "c2", "bob");
     c1.beads(&["update", &id, "--claim", "--remote", "origin"]);
     c2.sync();
-    assert_eq!(tracked_claims(&c2), Vec::<String>::new(), "an idle sync");
+    assert_eq!(
+        tracked_claims(&sb, &c2),
+        Vec::<String>::new(),
+        "an idle sync"
+    );
     // Trying it asks the remote, which holds c1's claim.
     let (code, err) = c2.beads_fail(&["update", &id, "--claim", "--remote", "origin"]);
     assert_eq!(code, 3, "{err}");
-    assert_eq!(tracked_claims(&c2), std::slice::from_ref(&id));
+    assert_eq!(tracked_claims(&sb, &c2), std::slice::from_ref(&id));
     // Once the remote's store moves, a sync lists the claims again, pruning the gone.
     c1.beads(&["update", &other, "--claim", "--remote", "origin"]);
     c1.beads(&["close", &id]);
     c1.sync();
     c2.sync();
-    assert_eq!(tracked_claims(&c2), std::slice::from_ref(&other));
+    assert_eq!(tracked_claims(&sb, &c2), std::slice::from_ref(&other));
     assert_eq!(
         claim_refs(&remote, &sb),
         [format!("refs/beads/claims/{other}")]

@@ -378,17 +378,9 @@ fn a_renumbered_child_keeps_its_old_id_where_it_was_minted() {
 
 /// The replica refs a remote holds.
 fn replica_refs(sb: &Sandbox, remote: &std::path::Path) -> Vec<String> {
-    sb.git(
-        remote,
-        &[
-            "for-each-ref",
-            "--format=%(refname)",
-            "refs/beads/replicas/",
-        ],
-    )
-    .lines()
-    .map(str::to_owned)
-    .collect()
+    (sb.refs_under(remote, "refs/beads/replicas/").into_iter())
+        .map(|replica| format!("refs/beads/replicas/{replica}"))
+        .collect()
 }
 
 /// `remote prune` deletes the replica refs whose work the remote's `refs/beads/main`
