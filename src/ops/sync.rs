@@ -1248,6 +1248,7 @@ mod tests {
     use super::super::tree_merge::{TreeMerge, canonical_bead, exact_bead, merge_trees_on};
     use super::*;
     use crate::model::{Comment, Status, doc};
+    use crate::store::git_for_tests as git;
     use crate::store::{Entry, EntryKind};
 
     /// A small deterministic generator (xorshift), so every run merges the same set.
@@ -1421,18 +1422,6 @@ mod tests {
         assert_eq!(step.outcome, Outcome::Merged);
         let held = ancestry.in_history(merged, &[left, right]).expect("walks");
         assert_eq!(held, [true, true]);
-    }
-
-    /// Runs `git ARGS` in `dir`, which must succeed.
-    fn git(dir: &std::path::Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
     }
 
     /// A sync of `store` with `origin` within `budget`.

@@ -37,7 +37,7 @@ mod worktree_state;
 mod write;
 
 #[cfg(test)]
-pub(crate) use open::temp_dir_for_tests;
+pub(crate) use open::{git_for_tests, temp_dir_for_tests};
 
 /// The id of a git object (a commit, tree or blob) of the store.
 pub use gix::ObjectId;

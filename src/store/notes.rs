@@ -429,22 +429,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn git(dir: &std::path::Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "a")
-            .env("GIT_AUTHOR_EMAIL", "a@example.com")
-            .env("GIT_COMMITTER_NAME", "a")
-            .env("GIT_COMMITTER_EMAIL", "a@example.com")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).expect("utf-8")
-    }
+    use crate::store::git_for_tests as git;
 
     /// Points `refs/notes/beads` at a commit of notes tree `tree`, as git reads it.
     fn publish(dir: &std::path::Path, tree: ObjectId) {

@@ -178,3 +178,22 @@ pub(crate) fn temp_dir_for_tests() -> tempfile::TempDir {
     }
     .expect("a temp dir")
 }
+
+/// Runs `git ARGS` in `dir` for a unit test, outside the user's configuration and as
+/// a fixed author and committer; it must succeed. Returns what it printed.
+#[cfg(test)]
+pub(crate) fn git_for_tests(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}

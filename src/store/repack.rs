@@ -61,24 +61,10 @@ const LOOSE_REFS: usize = 64;
 
 /// Whether `dir` holds at least `count` files, in it or below it (the walk stops there).
 fn holds_at_least(dir: &Path, count: usize) -> bool {
-    let mut left = count;
-    let mut dirs = vec![dir.to_owned()];
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                dirs.push(entry.path());
-                continue;
-            }
-            left -= 1;
-            if left == 0 {
-                return true;
-            }
-        }
-    }
-    false
+    (walkdir::WalkDir::new(dir).into_iter().flatten())
+        .filter(|entry| !entry.file_type().is_dir())
+        .nth(count.saturating_sub(1))
+        .is_some()
 }
 
 /// How much heavier (in objects) each pack must be than all lighter ones together.
@@ -586,15 +572,7 @@ mod tests {
             );
             tx.put_bead(&bead).expect("put");
         });
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .expect("git runs");
-            assert!(out.status.success(), "{out:?}");
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        };
+        let git = |args: &[&str]| crate::store::git_for_tests(dir.path(), args);
         let head = git(&["rev-parse", "refs/beads/main"]);
         let claim = |n: usize| format!("refs/beads/remotes/origin/claims/bd-c{n}");
         let loose = dir.path().join(".git/refs/beads/remotes/origin/claims");
