@@ -8,9 +8,7 @@ use serde_json::Value;
 
 /// The claim refs the remote holds.
 fn claim_refs(remote: &std::path::Path, sb: &Sandbox) -> Vec<String> {
-    (sb.refs_under(remote, "refs/beads/claims/").into_iter())
-        .map(|id| format!("refs/beads/claims/{id}"))
-        .collect()
+    sb.ref_names(remote, "refs/beads/claims/")
 }
 
 /// A clone `c1` of a new remote, its claim remote, and beads of `titles` it created,
@@ -379,7 +377,10 @@ fn syncs_that_remember_claims_see_every_change_of_their_beads() {
 
 /// The beads whose claim refs a clone tracks of remote `origin`.
 fn tracked_claims(sb: &Sandbox, repo: &Repo) -> Vec<String> {
-    sb.refs_under(&repo.path, "refs/beads/remotes/origin/claims/")
+    const TRACKED: &str = "refs/beads/remotes/origin/claims/";
+    (sb.ref_names(&repo.path, TRACKED).iter())
+        .filter_map(|name| name.strip_prefix(TRACKED).map(str::to_owned))
+        .collect()
 }
 
 /// A sync lists the remote's claim refs only when the remote's store moved since its

@@ -378,9 +378,7 @@ fn a_renumbered_child_keeps_its_old_id_where_it_was_minted() {
 
 /// The replica refs a remote holds.
 fn replica_refs(sb: &Sandbox, remote: &std::path::Path) -> Vec<String> {
-    (sb.refs_under(remote, "refs/beads/replicas/").into_iter())
-        .map(|replica| format!("refs/beads/replicas/{replica}"))
-        .collect()
+    sb.ref_names(remote, "refs/beads/replicas/")
 }
 
 /// `remote prune` deletes the replica refs whose work the remote's `refs/beads/main`

@@ -431,7 +431,7 @@ fn twenty_processes_mixing_every_kind_of_write_lose_nothing() {
         assert_comments_once(r, &all);
         assert_mail_delivered_once(r, &all);
         r.assert_fsck_clean();
-        let doctor = run_limited(&mut r.beads_command(&[], &["--json", "doctor"]), "doctor");
+        let doctor = reliability::beads(r, &["--json", "doctor"]);
         assert!(doctor.status.success(), "{doctor:?}");
     }
     assert_bare_fsck_clean(&f.a, &f.remote);

@@ -140,12 +140,12 @@ impl Sandbox {
         expect_success(format_args!("git {args:?}"), &self.run(cwd, "git", args))
     }
 
-    /// The refs under `prefix` in the repository at `dir` (a remote or a clone), each
-    /// name after the prefix.
-    pub fn refs_under(&self, dir: &Path, prefix: &str) -> Vec<String> {
+    /// The names of the refs under `prefix` in the repository at `dir` (a remote or a
+    /// clone).
+    pub fn ref_names(&self, dir: &Path, prefix: &str) -> Vec<String> {
         self.git(dir, &["for-each-ref", "--format=%(refname)", prefix])
             .lines()
-            .filter_map(|name| name.strip_prefix(prefix).map(str::to_owned))
+            .map(str::to_owned)
             .collect()
     }
 
