@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::util::status_icon;
+use super::util::{cut_to, status_icon};
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{DepKind, Status};
 use crate::ops::{self, Layout, Subgraph, Summary};
@@ -146,14 +146,7 @@ const LEGEND: &str = "  Status: ○ open  ◐ in_progress  ● blocked  ✓ clos
 
 /// bd's `truncateTitle`: at most `max` characters, the last an ellipsis when cut.
 fn truncate(title: &str, max: usize) -> String {
-    match title.char_indices().nth(max) {
-        None => title.to_owned(),
-        Some(_) => {
-            let mut t: String = title.chars().take(max.saturating_sub(1)).collect();
-            t.push('…');
-            t
-        }
-    }
+    cut_to(title, max, "…")
 }
 
 /// bd's `padRight`: exactly `width` characters.

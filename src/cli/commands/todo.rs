@@ -1,7 +1,7 @@
 //! `git beads todo [add|list|done]`: bd's wrapper for task beads (`todo add` is
 //! `create -t task`, `todo` and `todo list` list the open tasks, `todo done` closes).
 
-use super::util::status_icon;
+use super::util::{cut_to, status_icon};
 use crate::cli::{Ctx, error::CliError, output::Out};
 use crate::model::{Bead, BeadType, Status};
 use crate::ops::{self, ListFilter, NewBead};
@@ -90,15 +90,6 @@ fn add(ctx: &Ctx, a: AddArgs, out: &mut Out) -> Result<(), CliError> {
     out.line(format!("Created {}: {}", bead.id, bead.title))
 }
 
-/// `text` cut to `max` characters, its end marked with `...` when cut.
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max - 3).collect();
-    format!("{kept}...")
-}
-
 fn list(ctx: &Ctx, a: &ListArgs, out: &mut Out) -> Result<(), CliError> {
     let filter = ListFilter {
         kinds: vec![BeadType::Task],
@@ -127,7 +118,7 @@ fn list(ctx: &Ctx, a: &ListArgs, out: &mut Out) -> Result<(), CliError> {
             "  {} {}  {:<40}  P{}  {}",
             status_icon(b.status),
             b.id,
-            cut(&b.title, 40),
+            cut_to(&b.title, 40, "..."),
             b.priority,
             b.status
         ))?;

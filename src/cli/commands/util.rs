@@ -183,6 +183,20 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, CliError> {
     Ok(text)
 }
 
+/// `text` cut to `max` characters when it is longer, its last ones then `mark`: bd
+/// ends a title cut in a drawing with `…` (`truncateTitle`), a task's in `todo` with
+/// `...`.
+pub(crate) fn cut_to(text: &str, max: usize, mark: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let kept: String = text
+        .chars()
+        .take(max.saturating_sub(mark.chars().count()))
+        .collect();
+    kept + mark
+}
+
 /// bd's icon of a status, as its lists and drawings show it.
 pub fn status_icon(status: Status) -> &'static str {
     match status {
@@ -200,6 +214,16 @@ pub fn status_icon(status: Status) -> &'static str {
 mod tests {
     use super::*;
     use crate::model::DepKind;
+
+    /// Text within the bound stays whole; longer text keeps `max` characters in all,
+    /// the mark included, counted in characters, not bytes.
+    #[test]
+    fn text_is_cut_to_its_bound_with_its_mark() {
+        assert_eq!(cut_to("abcdef", 6, "…"), "abcdef");
+        assert_eq!(cut_to("abcdefg", 6, "…"), "abcde…");
+        assert_eq!(cut_to("abcdefg", 6, "..."), "abc...");
+        assert_eq!(cut_to("ééééééé", 6, "…"), "ééééé…");
+    }
 
     #[test]
     fn priorities() {
