@@ -12,27 +12,13 @@ use crate::reliability;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use std::process::Command;
-
 use common::{Repo, Sandbox};
 use reliability::{assert_clean_failure, beads, files_outside_git, refs_outside_beads};
 use serde_json::Value;
 
-/// Runs git in the repository at `git_dir` (bare or not), feeding `input`.
+/// Runs git in the repository at `git_dir` as mallory, feeding `input`.
 fn plumb(sb: &Sandbox, git_dir: &Path, args: &[&str], input: &[u8]) -> String {
-    let mut cmd = Command::new("git");
-    common::hermetic(&mut cmd, sb.path());
-    cmd.env("GIT_AUTHOR_NAME", "mallory")
-        .env("GIT_AUTHOR_EMAIL", "mallory@example.com")
-        .env("GIT_COMMITTER_NAME", "mallory")
-        .env("GIT_COMMITTER_EMAIL", "mallory@example.com")
-        .arg("--git-dir")
-        .arg(git_dir)
-        .args(args);
-    let out = common::feed(&mut cmd, input);
-    common::expect_success(format!("git {args:?}"), &out)
-        .trim()
-        .to_owned()
+    sb.plumb("mallory", git_dir, args, input)
 }
 
 fn hex_bytes(hex: &str) -> Vec<u8> {

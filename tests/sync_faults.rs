@@ -6,26 +6,13 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{Sandbox, expect_success, write_script};
 use serde_json::Value;
 
-/// Runs git in the repository at `git_dir` (bare or not), feeding `input`.
+/// Runs git in the repository at `git_dir` as plumber, feeding `input`.
 fn plumb(sb: &Sandbox, git_dir: &Path, args: &[&str], input: &[u8]) -> String {
-    let mut cmd = Command::new("git");
-    common::hermetic(&mut cmd, sb.path());
-    cmd.env("GIT_AUTHOR_NAME", "plumber")
-        .env("GIT_AUTHOR_EMAIL", "plumber@example.com")
-        .env("GIT_COMMITTER_NAME", "plumber")
-        .env("GIT_COMMITTER_EMAIL", "plumber@example.com")
-        .arg("--git-dir")
-        .arg(git_dir)
-        .args(args);
-    let out = common::feed(&mut cmd, input);
-    expect_success(format_args!("git {args:?}"), &out)
-        .trim()
-        .to_owned()
+    sb.plumb("plumber", git_dir, args, input)
 }
 
 fn remote_head(sb: &Sandbox, remote: &Path) -> String {

@@ -13,6 +13,7 @@
 //! (101), a signal or a program that cannot start never passes for one.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -563,7 +564,8 @@ impl State {
     /// Runs a program in the script's directory and environment, with no stdin,
     /// and keeps its output as the last output.
     fn program(&mut self, prog: &str, args: &[String]) -> Result<Outcome, String> {
-        let out = Command::new(prog)
+        let path = self.env.get("PATH").map_or("", String::as_str);
+        let out = Command::new(crate::common::located(prog, OsStr::new(path)))
             .env_clear()
             .envs(&self.env)
             .current_dir(&self.cwd)

@@ -31,6 +31,33 @@ pub fn path_env() -> OsString {
     std::env::join_paths(paths).expect("PATH joins")
 }
 
+/// `program` as a path: itself when it names one, else the first executable file of
+/// that name in `path`'s folders (the bare name when there is none, to fail as it
+/// would). A command whose environment sets PATH, as every command of the tests' does,
+/// copies the whole test process with `fork` unless its program is a path; given a
+/// path, std starts it with `posix_spawn`, which copies nothing. The runner, with its
+/// many threads and its memory, spent a quarter of its time copying itself so.
+pub fn located(program: &str, path: &OsStr) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') {
+        return program.into();
+    }
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| program.into())
+}
+
+/// `git`, found on the tests' PATH, with the hermetic environment and `home` as HOME.
+pub fn hermetic_git(home: &Path) -> Command {
+    let mut cmd = Command::new(located("git", &path_env()));
+    hermetic(&mut cmd, home);
+    cmd
+}
+
 /// `path` as `git` hands it to the programs it runs: git's own programs
 /// (`git --exec-path`) first.
 fn git_path_env(path: &OsStr) -> OsString {
@@ -74,7 +101,7 @@ pub fn hermetic<'c>(cmd: &'c mut Command, home: &Path) -> &'c mut Command {
 /// A system tool (`mount`, `kill`, `cp`…) that reads no git or git-beads setting,
 /// in an empty environment with PATH (see [`empty_env`]).
 pub fn tool(program: &str) -> Command {
-    let mut cmd = Command::new(program);
+    let mut cmd = Command::new(located(program, &path_env()));
     empty_env(&mut cmd);
     cmd
 }
@@ -126,7 +153,7 @@ impl Sandbox {
 
     /// Runs a command in `cwd` with the hermetic environment and returns its output.
     pub fn run(&self, cwd: &Path, program: &str, args: &[&str]) -> Output {
-        let mut cmd = Command::new(program);
+        let mut cmd = Command::new(located(program, &path_env()));
         hermetic(&mut cmd, self.path());
         cmd.current_dir(cwd)
             .args(args)
@@ -138,6 +165,24 @@ impl Sandbox {
     /// sandbox itself), asserting success; returns stdout.
     pub fn git(&self, cwd: &Path, args: &[&str]) -> String {
         expect_success(format_args!("git {args:?}"), &self.run(cwd, "git", args))
+    }
+
+    /// Runs git in the repository at `git_dir` (bare or not) as `who` (author and
+    /// committer), feeding `input`, asserting success; returns stdout, trimmed.
+    pub fn plumb(&self, who: &str, git_dir: &Path, args: &[&str], input: &[u8]) -> String {
+        let email = format!("{who}@example.com");
+        let mut cmd = hermetic_git(self.path());
+        cmd.env("GIT_AUTHOR_NAME", who)
+            .env("GIT_AUTHOR_EMAIL", &email)
+            .env("GIT_COMMITTER_NAME", who)
+            .env("GIT_COMMITTER_EMAIL", &email)
+            .arg("--git-dir")
+            .arg(git_dir)
+            .args(args);
+        let out = feed(&mut cmd, input);
+        expect_success(format_args!("git {args:?}"), &out)
+            .trim()
+            .to_owned()
     }
 
     /// The names of the refs under `prefix` in the repository at `dir` (a remote or a
@@ -306,9 +351,16 @@ impl Repo {
         ]);
     }
 
+    /// The PATH of this repository's commands: its own, or the tests' (see [`path_env`]).
+    fn path_var(&self) -> OsString {
+        (self.env.iter().rev())
+            .find(|(k, _)| k == "PATH")
+            .map_or_else(path_env, |(_, v)| v.clone())
+    }
+
     /// A command in this repository with the hermetic environment.
     pub fn command(&self, program: &str) -> Command {
-        let mut cmd = Command::new(program);
+        let mut cmd = Command::new(located(program, &self.path_var()));
         hermetic(&mut cmd, &self.home);
         cmd.current_dir(&self.path);
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
@@ -326,12 +378,9 @@ impl Repo {
     /// `git` process in between, which cost as much again as the command itself; the
     /// README's, the guide's and the manual's examples go through `git`.
     pub fn beads_command(&self, env: &[(&str, &str)], args: &[&str]) -> Command {
-        let path = (self.env.iter().rev())
-            .find(|(k, _)| k == "PATH")
-            .map_or_else(path_env, |(_, v)| v.clone());
         let mut cmd = self.command(bin().to_str().expect("utf-8 path"));
         cmd.arg0("git-beads")
-            .env("PATH", git_path_env(&path))
+            .env("PATH", git_path_env(&self.path_var()))
             .envs(env.iter().copied())
             .args(args)
             .stdout(Stdio::piped())
@@ -1004,9 +1053,7 @@ pub fn start_daemon(sb: &Sandbox) -> Option<Daemon> {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .ok()?;
-        let mut cmd = Command::new("git");
-        hermetic(&mut cmd, sb.path());
-        let child = cmd
+        let child = hermetic_git(sb.path())
             .args([
                 "daemon",
                 "--reuseaddr",
