@@ -83,6 +83,7 @@ mod sync_prop;
 mod tail;
 mod terminal_escapes;
 mod town;
+mod travelling_index;
 mod verify;
 mod who_acts;
 mod wire;

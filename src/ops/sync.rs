@@ -474,6 +474,7 @@ pub(super) fn sync_within(
         let folded = folded_replicas(&mut ancestry, local.commit, &replicas)?;
         if Some(local.commit) == theirs && folded.is_empty() {
             report.pushed = true;
+            publish_index(store, &remote, actor, &left);
             drop_finished_claims(store, &remote, left)?;
             return Ok(report);
         }
@@ -521,6 +522,7 @@ pub(super) fn sync_within(
             report.sent = Some(documents_sent(store, theirs, local.tree)?);
         }
         report.pushed = true;
+        publish_index(store, &remote, actor, &left);
         drop_finished_claims(store, &remote, left)?;
         return Ok(report);
     }
@@ -606,6 +608,50 @@ fn folded_replicas(
             new: None,
         })
         .collect())
+}
+
+/// Publishes the store's index beside it on `remote`, signed by `actor`'s key, when
+/// the one there is missing or has fallen behind (see [`Store::index_stale`]), so that
+/// a fresh clone reads at once. Only the first clone to find it behind publishes: the
+/// push leases both refs where they were fetched. Without a key nothing is published,
+/// since no clone would take it; and whatever goes wrong here, the sync went as it
+/// went, so it is not said.
+fn publish_index(
+    store: &Store,
+    remote: &str,
+    actor: &Actor,
+    left: &dyn Fn() -> Option<std::time::Duration>,
+) {
+    let publish = || -> Result<()> {
+        let Some(head) = store.head()? else {
+            return Ok(());
+        };
+        let of = store.ref_head(&refs::tracking_index_of(remote))?;
+        let files = store.ref_head(&refs::tracking_index_files(remote))?;
+        if let Some(of) = &of
+            && (of.commit == head.commit || !store.index_stale(of.tree, &head)?)
+        {
+            return Ok(());
+        }
+        let Some(index) = store.write_travelling_index(&head, actor)? else {
+            return Ok(());
+        };
+        let updates = [
+            RefPush {
+                name: refs::INDEX_FILES.to_string(),
+                expected: files.map(|h| h.commit),
+                new: Some(index),
+            },
+            RefPush {
+                name: refs::INDEX_OF.to_string(),
+                expected: of.map(|h| h.commit),
+                new: Some(head.commit),
+            },
+        ];
+        push_within(store, remote, &updates, false, left, false)?;
+        Ok(())
+    };
+    let _ = publish();
 }
 
 /// Pushes `updates` to `remote` in the time `left` gives; a rejection is

@@ -193,6 +193,35 @@ pub fn fetch_refspecs(remote: &str) -> [String; 3] {
     ]
 }
 
+/// The travelling index: a signed commit holding the cache's bead table and search
+/// text of one state of the store (see the index's `travel` module).
+pub const INDEX_FILES: RefName = RefName("refs/beads/index/files");
+
+/// The store commit whose state the travelling index describes.
+pub const INDEX_OF: RefName = RefName("refs/beads/index/of");
+
+/// Where remote `remote`'s travelling index is tracked.
+pub fn tracking_index_files(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/index/files")
+}
+
+/// Where remote `remote`'s record of the store commit its travelling index describes
+/// is tracked.
+pub fn tracking_index_of(remote: &str) -> String {
+    format!("{TRACKING_PREFIX}{remote}/index/of")
+}
+
+/// The refspec that fetches remote `remote`'s record of what its travelling index
+/// describes (a pattern, so that a remote without one is no error).
+pub fn index_of_refspec(remote: &str) -> String {
+    format!("+{INDEX_OF}*:{}*", tracking_index_of(remote))
+}
+
+/// The refspec that fetches remote `remote`'s travelling index.
+pub fn index_files_refspec(remote: &str) -> String {
+    format!("+{INDEX_FILES}*:{}*", tracking_index_files(remote))
+}
+
 /// The directory of the store's tree where a merge keeps whole versions of documents
 /// it could not merge field by field (one side does not parse, or is not YAML).
 pub const LOST_FOUND_DIR: &str = "lost+found";

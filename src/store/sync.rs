@@ -372,7 +372,9 @@ impl Store {
     /// since the last fetch: listing a thousand claims held across a fleet made an
     /// idle sync take twice as long or more. A claim made while the remote's store
     /// stays still shows here once it moves; a claim or a close of this clone asks
-    /// the remote itself ([`Store::fetch_beads_now`]).
+    /// the remote itself ([`Store::fetch_beads_now`]). The store commit the remote's
+    /// travelling index describes comes each time (it is already here), and the index
+    /// itself only while this clone has none of its own ([`Store::lacks_index`]).
     pub(crate) fn fetch_beads(
         &self,
         name: &str,
@@ -392,13 +394,12 @@ impl Store {
     ) -> Result<Option<ObjectId>, StoreError> {
         self.check_fetch(name)?;
         let before = self.store_tracking(name)?;
-        self.fetch_refs(
-            name,
-            talk,
-            timeout,
-            true,
-            refs::fetch_refspecs(name).to_vec(),
-        )?;
+        let mut refspecs = refs::fetch_refspecs(name).to_vec();
+        refspecs.push(refs::index_of_refspec(name));
+        if self.lacks_index() {
+            refspecs.push(refs::index_files_refspec(name));
+        }
+        self.fetch_refs(name, talk, timeout, true, refspecs)?;
         if self.store_tracking(name)? != before {
             self.fetch_refs(
                 name,

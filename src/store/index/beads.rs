@@ -37,7 +37,13 @@ pub(super) fn load_beads(
         at,
         mut changed,
         mut broken,
-    }) = read_cached(store, ref_name, with_text, lazy)
+    }) = read_cached(store, ref_name, with_text, lazy).or_else(|| {
+        // A clone with no cache of its own starts from the index its remote sent.
+        store
+            .adopted_travelling_index(ref_name)
+            .then(|| read_cached(store, ref_name, with_text, lazy))
+            .flatten()
+    })
     else {
         return rebuild_beads(store, ref_name, head);
     };
@@ -189,7 +195,7 @@ fn save_delta(
 /// Folds the delta of `staged` (the table built from `base` with the changes over it)
 /// into a new table of `head`, and saves it. The search text of the rows it keeps goes
 /// from the old text file straight into the new one, never held.
-fn fold_delta(
+pub(super) fn fold_delta(
     store: &Store,
     ref_name: &str,
     head: &Head,

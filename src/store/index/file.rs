@@ -265,6 +265,13 @@ pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, 
     Some((tree, sections))
 }
 
+/// The tree a cache file of kind `file`, whole in `bytes`, says it was built from;
+/// `None` when its header or its sections are not ours.
+pub(super) fn tree_in(bytes: &[u8], file: File) -> Option<&[u8]> {
+    checksum_of(bytes)?;
+    bytes.get(sections_of(bytes, file)?.first()?.clone())
+}
+
 /// Where the tree and each section of a cache file's payload are: the tree, then the
 /// part's sections, each a little-endian u32 length and its bytes.
 fn sections_of(bytes: &[u8], file: File) -> Option<Vec<std::ops::Range<usize>>> {

@@ -19,6 +19,7 @@ mod parse;
 mod row;
 mod summary;
 mod table;
+mod travel;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
