@@ -623,7 +623,7 @@ fn publish_index(
     left: &dyn Fn() -> Option<std::time::Duration>,
 ) {
     let publish = || -> Result<()> {
-        let Some(head) = store.head()? else {
+        let (Some(head), Some(_)) = (store.head()?, left()) else {
             return Ok(());
         };
         let of = store.ref_head(&refs::tracking_index_of(remote))?;
@@ -648,7 +648,20 @@ fn publish_index(
                 new: Some(head.commit),
             },
         ];
-        push_within(store, remote, &updates, false, left, false)?;
+        if let Push::Done = push_within(store, remote, &updates, false, left, false)? {
+            // Tracked as the remote now has them, so that the index's objects stay
+            // reachable here.
+            let tracking = [
+                refs::tracking_index_files(remote),
+                refs::tracking_index_of(remote),
+            ];
+            for (name, update) in tracking.iter().zip(&updates) {
+                let (was, now) = (update.expected, update.new);
+                if let Some(now) = now {
+                    store.move_ref(name, was, now, actor, "push: update tracking ref")?;
+                }
+            }
+        }
         Ok(())
     };
     let _ = publish();
