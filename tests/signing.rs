@@ -11,18 +11,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::tools::{on_path, ssh_keygen};
+use common::tools::{on_path, ssh_key};
 use common::{Repo, Sandbox};
 use serde_json::Value;
-
-/// A new ed25519 key pair without a passphrase at `~/.ssh/NAME` of the sandbox's HOME.
-fn ssh_key(sb: &Sandbox, name: &str) -> PathBuf {
-    let dir = sb.path().join(".ssh");
-    std::fs::create_dir_all(&dir).expect("mkdir .ssh");
-    let path = dir.join(name);
-    ssh_keygen(sb, &path);
-    path
-}
 
 fn path_str(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")

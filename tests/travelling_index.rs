@@ -8,19 +8,10 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::tools::{on_path, ssh_keygen};
+use common::tools::{on_path, ssh_key};
 use common::{Repo, Sandbox};
 
 const FILES: &str = "refs/beads/index/files";
-
-/// A new ed25519 key pair at `~/.ssh/NAME` of the sandbox's HOME; its private half.
-fn ssh_key(sb: &Sandbox, name: &str) -> PathBuf {
-    let dir = sb.path().join(".ssh");
-    std::fs::create_dir_all(&dir).expect("mkdir .ssh");
-    let path = dir.join(name);
-    ssh_keygen(sb, &path);
-    path
-}
 
 /// Has `repo`'s person sign with the private key at `key`.
 fn signs_with(repo: &Repo, key: &Path) {

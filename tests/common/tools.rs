@@ -68,6 +68,16 @@ pub fn ssh_keygen(sb: &super::Sandbox, path: &Path) {
     assert!(out.status.success(), "ssh-keygen: {out:?}");
 }
 
+/// A new ed25519 key pair without a passphrase at `~/.ssh/NAME` of the sandbox's
+/// HOME; the path of its private half.
+pub fn ssh_key(sb: &super::Sandbox, name: &str) -> std::path::PathBuf {
+    let dir = sb.path().join(".ssh");
+    std::fs::create_dir_all(&dir).expect("mkdir .ssh");
+    let path = dir.join(name);
+    ssh_keygen(sb, &path);
+    path
+}
+
 /// What an install gave, or `None` (with a visible reason) when the tool cannot be
 /// had outside CI.
 pub fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {

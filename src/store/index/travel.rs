@@ -31,8 +31,8 @@ const TEXT_ENTRY: &str = "text";
 const MESSAGE_PREFIX: &str = "git-beads index of ";
 
 impl Store {
-    /// Whether this clone has no index of the store's beads of its own, as a fresh
-    /// clone has not: its fetch then brings the remote's travelling index too.
+    /// Whether this clone has no index of the store's beads of its own yet, as a
+    /// fresh clone: its fetch then brings the remote's travelling index too.
     pub(crate) fn lacks_index(&self) -> bool {
         !file_path(self, refs::MAIN.as_str(), File::Table).exists()
     }
