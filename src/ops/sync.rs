@@ -613,9 +613,8 @@ fn folded_replicas(
 /// Publishes the store's index beside it on `remote`, signed by `actor`'s key, when
 /// the one there is missing or has fallen behind (see [`Store::index_stale`]), so that
 /// a fresh clone reads at once. Only the first clone to find it behind publishes: the
-/// push leases both refs where they were fetched. Without a key nothing is published,
-/// since no clone would take it; and whatever goes wrong here, the sync went as it
-/// went, so it is not said.
+/// push leases both refs where they were fetched. Whatever goes wrong here, the sync
+/// went as it went, so it is not said.
 fn publish_index(
     store: &Store,
     remote: &str,
@@ -623,7 +622,9 @@ fn publish_index(
     left: &dyn Fn() -> Option<std::time::Duration>,
 ) {
     let publish = || -> Result<()> {
-        let (Some(head), Some(_)) = (store.head()?, left()) else {
+        // Without a key nothing is published: no clone would take it.
+        let signer = store.or_unsigned(store.signer_for(actor))?;
+        let (Some(head), Some(_), Some(_)) = (store.head()?, left(), signer) else {
             return Ok(());
         };
         let of = store.ref_head(&refs::tracking_index_of(remote))?;
