@@ -232,3 +232,47 @@ fn an_index_tampered_with_unsigned_or_signed_by_a_stranger_is_not_taken() {
     });
     not_taken(bob_reads(&sb, &remote, &key), "stranger's");
 }
+
+#[test]
+fn a_clone_that_took_the_index_publishes_the_next_once_it_has_fallen_behind() {
+    if !on_path("ssh-keygen") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let key = ssh_key(&sb, "alice");
+    let bob_key = ssh_key(&sb, "bob");
+    let (remote, _alice) = remote_ahead_of_its_index(&sb, Some(&key), |_| {});
+    let bob = sb.clone(&remote, "bob", "bob");
+    trusts(&bob, &sb, "alice", &key);
+    signs_with(&bob, &bob_key);
+    bob.sync();
+    assert!(started_from_travelling_index(&bob));
+    // More beads than a delta holds before it is folded (256 at this size).
+    let records: String = (0..300)
+        .map(|k| {
+            format!(
+                "{{\"id\":\"bd-imp{k:03}\",\"title\":\"imported {k}\",\"status\":\"open\",\
+                 \"priority\":2,\"issue_type\":\"task\",\"created_at\":\"2026-01-01T00:00:00Z\",\
+                 \"updated_at\":\"2026-01-01T00:00:00Z\"}}\n"
+            )
+        })
+        .collect();
+    let file = sb.path().join("more.jsonl");
+    std::fs::write(&file, records).expect("write");
+    bob.beads(&["import", file.to_str().expect("utf-8")]);
+    bob.sync();
+    // Bob never fetched alice's index itself (he took it and dropped it), yet his
+    // sync replaced it: the lease is on `index/of`, which every sync fetches.
+    let of = sb.git(&remote, &["rev-parse", "refs/beads/index/of"]);
+    assert_eq!(
+        of.trim(),
+        bob.store_head(),
+        "bob published the index of his state"
+    );
+    let raw = sb.git(&remote, &["cat-file", "commit", FILES]);
+    assert!(
+        raw.contains(&format!("git-beads index of {}", bob.store_head())),
+        "{raw}"
+    );
+    assert!(raw.contains("Beads-Actor"), "{raw}");
+}

@@ -628,7 +628,6 @@ fn publish_index(
             return Ok(());
         };
         let of = store.ref_head(&refs::tracking_index_of(remote))?;
-        let files = store.ref_head(&refs::tracking_index_files(remote))?;
         if let Some(of) = &of
             && (of.commit == head.commit || !store.index_stale(of.tree, &head)?)
         {
@@ -637,30 +636,29 @@ fn publish_index(
         let Some(index) = store.write_travelling_index(&head, actor)? else {
             return Ok(());
         };
-        let updates = [
-            RefPush {
-                name: refs::INDEX_FILES.to_string(),
-                expected: files.map(|h| h.commit),
-                new: Some(index),
-            },
-            RefPush {
-                name: refs::INDEX_OF.to_string(),
-                expected: of.map(|h| h.commit),
-                new: Some(head.commit),
-            },
-        ];
-        if let Push::Done = push_within(store, remote, &updates, false, left, false)? {
+        // The lease is on `index/of`, which every sync fetches; the index itself only a
+        // clone without one fetches, so the push replaces it whatever it holds.
+        let of_now = RefPush {
+            name: refs::INDEX_OF.to_string(),
+            expected: of.map(|h| h.commit),
+            new: Some(head.commit),
+        };
+        let files = refs::INDEX_FILES.as_str();
+        let Some(time) = left() else {
+            return Ok(());
+        };
+        let pushed = store.push_refs(remote, &[of_now], &[(files, index)], false, Some(time));
+        if let Ok(pushed) = pushed
+            && stale(pushed).is_none()
+        {
             // Tracked as the remote now has them, so that the index's objects stay
             // reachable here.
-            let tracking = [
-                refs::tracking_index_files(remote),
-                refs::tracking_index_of(remote),
-            ];
-            for (name, update) in tracking.iter().zip(&updates) {
-                let (was, now) = (update.expected, update.new);
-                if let Some(now) = now {
-                    store.move_ref(name, was, now, actor, "push: update tracking ref")?;
-                }
+            for (name, now) in [
+                (refs::tracking_index_of(remote), head.commit),
+                (refs::tracking_index_files(remote), index),
+            ] {
+                let was = store.ref_head(&name)?.map(|h| h.commit);
+                store.move_ref(&name, was, now, actor, "push: update tracking ref")?;
             }
         }
         Ok(())

@@ -716,6 +716,19 @@ impl Store {
         talk: bool,
         timeout: Option<std::time::Duration>,
     ) -> Result<Vec<Pushed>, StoreError> {
+        self.push_refs(name, updates, &[], talk, timeout)
+    }
+
+    /// [`Store::push_beads`] of `updates`, with each of `forced` (a ref and the commit
+    /// it is to hold) pushed whatever the remote holds there, in the same push.
+    pub(crate) fn push_refs(
+        &self,
+        name: &str,
+        updates: &[RefPush],
+        forced: &[(&str, ObjectId)],
+        talk: bool,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Vec<Pushed>, StoreError> {
         self.git().check_remote(name)?;
         let mut args: Vec<String> = Vec::new();
         if self.is_local(name, gix::remote::Direction::Push) {
@@ -734,7 +747,7 @@ impl Store {
             ]
             .map(String::from),
         );
-        if updates.len() > 1 {
+        if updates.len() + forced.len() > 1 {
             args.push("--atomic".into());
         }
         if !talk {
@@ -748,6 +761,9 @@ impl Store {
         for u in updates {
             let new = u.new.map(|n| n.to_string()).unwrap_or_default();
             args.push(format!("{new}:{}", u.name));
+        }
+        for (forced, new) in forced {
+            args.push(format!("+{new}:{forced}"));
         }
         let out = match timeout.filter(|_| !talk) {
             Some(limit) => self
