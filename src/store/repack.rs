@@ -197,16 +197,26 @@ fn to_merge(weights: &[u64]) -> usize {
 
 /// The packs to merge: the geometric choice (see [`to_merge`]), lightest first, as
 /// many as fit in [`BUDGET`] bytes; none unless at least two.
+///
+/// A choice the budget cuts short is made again among the packs that fit, so that
+/// what it merges leaves a progression of its own. Merged as cut, the lighter of two
+/// heavy packs that do not fit together took in each write's new pack, and every
+/// write rewrote it: 18 MB and 5 s a write after 30 000 writes.
 fn choose(packs: &[Pack]) -> &[Pack] {
     let weights: Vec<u64> = packs.iter().map(|p| p.objects.max(1)).collect();
     let mut take = to_merge(&weights);
-    let mut bytes = 0;
-    for (k, pack) in packs[..take].iter().enumerate() {
-        bytes += pack.bytes;
-        if bytes > BUDGET {
-            take = k;
+    loop {
+        let mut bytes = 0;
+        let fit = (packs[..take].iter())
+            .take_while(|p| {
+                bytes += p.bytes;
+                bytes <= BUDGET
+            })
+            .count();
+        if fit == take {
             break;
         }
+        take = to_merge(&weights[..fit]);
     }
     if take < 2 { &[] } else { &packs[..take] }
 }
@@ -725,6 +735,29 @@ mod tests {
         assert_eq!(to_merge(&[5, 5, 10, 20, 40]), 5);
         assert_eq!(to_merge(&[7]), 0);
         assert_eq!(to_merge(&[]), 0);
+    }
+
+    #[test]
+    fn a_merge_cut_short_by_the_budget_still_leaves_a_progression() {
+        let pack = |objects: u64, mib: u64| super::Pack {
+            objects,
+            bytes: mib << 20,
+            idx: std::path::PathBuf::new(),
+        };
+        let weights = |packs: &[super::Pack]| -> Vec<u64> {
+            packs.iter().map(|p| p.objects).collect()
+        };
+        // Two heavy packs that do not fit in one merge, and a write's new one: the
+        // new one waits for others like it rather than the lighter heavy pack being
+        // rewritten for it.
+        let heavy = [pack(5, 0), pack(82_100, 18), pack(83_463, 20)];
+        assert!(super::choose(&heavy).is_empty());
+        // Light packs beside them are merged among themselves.
+        let light = [pack(5, 0), pack(6, 0), pack(7, 0), pack(82_100, 18), pack(83_463, 20)];
+        assert_eq!(weights(super::choose(&light)), [5, 6, 7]);
+        // Within the budget, all of them.
+        let small = [pack(5, 0), pack(8_000, 2), pack(8_100, 2)];
+        assert_eq!(weights(super::choose(&small)), [5, 8_000, 8_100]);
     }
 
     #[test]
