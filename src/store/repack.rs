@@ -744,16 +744,21 @@ mod tests {
             bytes: mib << 20,
             idx: std::path::PathBuf::new(),
         };
-        let weights = |packs: &[super::Pack]| -> Vec<u64> {
-            packs.iter().map(|p| p.objects).collect()
-        };
+        let weights =
+            |packs: &[super::Pack]| -> Vec<u64> { packs.iter().map(|p| p.objects).collect() };
         // Two heavy packs that do not fit in one merge, and a write's new one: the
         // new one waits for others like it rather than the lighter heavy pack being
         // rewritten for it.
         let heavy = [pack(5, 0), pack(82_100, 18), pack(83_463, 20)];
         assert!(super::choose(&heavy).is_empty());
         // Light packs beside them are merged among themselves.
-        let light = [pack(5, 0), pack(6, 0), pack(7, 0), pack(82_100, 18), pack(83_463, 20)];
+        let light = [
+            pack(5, 0),
+            pack(6, 0),
+            pack(7, 0),
+            pack(82_100, 18),
+            pack(83_463, 20),
+        ];
         assert_eq!(weights(super::choose(&light)), [5, 6, 7]);
         // Within the budget, all of them.
         let small = [pack(5, 0), pack(8_000, 2), pack(8_100, 2)];
