@@ -168,7 +168,7 @@ fn sling_with_a_remote_claims_for_the_agent() {
 #[test]
 fn claims_hold_over_every_transport() {
     let sb = Sandbox::new();
-    let daemon = if git_daemon_available(&sb) {
+    let daemon = if git_daemon_available() {
         start_daemon(&sb)
     } else {
         None

@@ -565,7 +565,7 @@ fn snapshot_trees_travel_whole() {
 #[test]
 fn sync_over_git_daemon() {
     let sb = Sandbox::new();
-    if !git_daemon_available(&sb) {
+    if !git_daemon_available() {
         eprintln!("note: `git daemon` is not installed; skipping the network transport test");
         return;
     }

@@ -58,18 +58,22 @@ pub fn hermetic_git(home: &Path) -> Command {
     cmd
 }
 
-/// `path` as `git` hands it to the programs it runs: git's own programs
-/// (`git --exec-path`) first.
-fn git_path_env(path: &OsStr) -> OsString {
+/// Where git's own programs are (`git --exec-path`).
+fn git_exec_path() -> &'static Path {
     static EXEC: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let exec = EXEC.get_or_init(|| {
+    EXEC.get_or_init(|| {
         let out = Command::new("git")
             .arg("--exec-path")
             .output()
             .expect("git runs");
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-    });
-    let mut paths = vec![exec.clone()];
+    })
+}
+
+/// `path` as `git` hands it to the programs it runs: git's own programs
+/// (`git --exec-path`) first.
+fn git_path_env(path: &OsStr) -> OsString {
+    let mut paths = vec![git_exec_path().to_owned()];
     paths.extend(std::env::split_paths(path));
     std::env::join_paths(paths).expect("PATH joins")
 }
@@ -1040,10 +1044,8 @@ impl Drop for Daemon {
 }
 
 /// Whether `git daemon` is installed.
-pub fn git_daemon_available(sb: &Sandbox) -> bool {
-    let out = sb.run(sb.path(), "git", &["--exec-path"]);
-    let exec = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    Path::new(&exec).join("git-daemon").exists()
+pub fn git_daemon_available() -> bool {
+    git_exec_path().join("git-daemon").exists()
 }
 
 /// Starts a `git daemon` (pushes enabled) serving the sandbox, if it can.
@@ -1053,9 +1055,11 @@ pub fn start_daemon(sb: &Sandbox) -> Option<Daemon> {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .ok()?;
-        let child = hermetic_git(sb.path())
+        // git-daemon itself, not `git daemon`, which runs it as a child of its own
+        // that outlived the test when only its parent was stopped.
+        let mut cmd = Command::new(git_exec_path().join("git-daemon"));
+        let child = hermetic(&mut cmd, sb.path())
             .args([
-                "daemon",
                 "--reuseaddr",
                 "--export-all",
                 "--enable=receive-pack",
