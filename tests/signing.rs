@@ -11,7 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::tools::{on_path, ssh_key};
+use common::tools::{on_path, sandbox_with_key};
 use common::{Repo, Sandbox};
 use serde_json::Value;
 
@@ -114,32 +114,27 @@ fn every_commit_signed(repo: &Repo) {
 
 #[test]
 fn a_public_key_path_with_its_private_key_beside_it_signs_as_githubs_docs_set_it() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, _)) = sandbox_with_key("id_ed25519") else {
         return;
-    }
-    let sb = Sandbox::new();
-    ssh_key(&sb, "id_ed25519");
+    };
     every_commit_signed(&signing_repo(&sb, "~/.ssh/id_ed25519.pub", &[]));
 }
 
 #[test]
 fn a_private_key_path_signs() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, key)) = sandbox_with_key("id_ed25519") else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "id_ed25519");
+    };
     every_commit_signed(&signing_repo(&sb, path_str(&key), &[]));
 }
 
 /// A sandbox with key `~/.ssh/id_ed25519` held by an ssh agent of its own, or `None`
 /// (said) without ssh-keygen or ssh-agent.
 fn key_in_agent() -> Option<(Sandbox, PathBuf, SshAgent)> {
-    if !on_path("ssh-keygen") || !on_path("ssh-agent") {
+    if !on_path("ssh-agent") {
         return None;
     }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "id_ed25519");
+    let (sb, key) = sandbox_with_key("id_ed25519")?;
     let agent = SshAgent::start(&sb);
     agent.add(&sb, &key);
     Some((sb, key, agent))
@@ -192,11 +187,9 @@ fn a_public_key_whose_private_half_only_the_agent_can_use_signs() {
 
 #[test]
 fn a_key_that_cannot_sign_leaves_writes_unsigned_with_one_line_unless_required() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, key)) = sandbox_with_key("id_ed25519") else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "id_ed25519");
+    };
     // The public key is there; its private half is not, and no agent runs.
     std::fs::remove_file(&key).expect("rm private key");
     let repo = signing_repo(&sb, "~/.ssh/id_ed25519.pub", &[]);

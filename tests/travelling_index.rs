@@ -8,7 +8,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::tools::{on_path, ssh_key};
+use common::tools::{sandbox_with_key, ssh_key};
 use common::{Repo, Sandbox};
 
 const FILES: &str = "refs/beads/index/files";
@@ -122,11 +122,9 @@ fn not_taken(read: Read, what: &str) {
 
 #[test]
 fn a_fresh_clone_starts_from_the_signed_index_and_answers_as_a_rebuilt_one() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, key)) = sandbox_with_key("alice") else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "alice");
+    };
     let (remote, alice) = remote_ahead_of_its_index(&sb, Some(&key), |_| {});
     // The index there describes the first sync's state, not the second's.
     let of = sb.git(&remote, &["rev-parse", "refs/beads/index/of"]);
@@ -162,11 +160,9 @@ fn a_fresh_clone_starts_from_the_signed_index_and_answers_as_a_rebuilt_one() {
 
 #[test]
 fn an_index_tampered_with_unsigned_or_signed_by_a_stranger_is_not_taken() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, key)) = sandbox_with_key("alice") else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "alice");
+    };
     let (remote, _alice) = remote_ahead_of_its_index(&sb, Some(&key), |_| {});
     let genuine = sb.git(&remote, &["rev-parse", FILES]).trim().to_owned();
     let raw = sb.git(&remote, &["cat-file", "commit", &genuine]);
@@ -216,8 +212,9 @@ fn an_index_tampered_with_unsigned_or_signed_by_a_stranger_is_not_taken() {
 
     // Signed by a key bob does not trust: mallory, who cloned between alice's
     // syncs, publishes it (alice has no key).
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "alice");
+    let Some((sb, key)) = sandbox_with_key("alice") else {
+        return;
+    };
     let mallory_key = ssh_key(&sb, "mallory");
     let (remote, _alice) = remote_ahead_of_its_index(&sb, None, |remote| {
         assert!(sb.ref_names(remote, FILES).is_empty(), "alice has no key");
@@ -235,11 +232,9 @@ fn an_index_tampered_with_unsigned_or_signed_by_a_stranger_is_not_taken() {
 
 #[test]
 fn a_clone_that_took_the_index_publishes_the_next_once_it_has_fallen_behind() {
-    if !on_path("ssh-keygen") {
+    let Some((sb, key)) = sandbox_with_key("alice") else {
         return;
-    }
-    let sb = Sandbox::new();
-    let key = ssh_key(&sb, "alice");
+    };
     let bob_key = ssh_key(&sb, "bob");
     let (remote, _alice) = remote_ahead_of_its_index(&sb, Some(&key), |_| {});
     let bob = sb.clone(&remote, "bob", "bob");

@@ -613,8 +613,8 @@ fn folded_replicas(
 /// Publishes the store's index beside it on `remote`, signed by `actor`'s key, when
 /// the one there is missing or has fallen behind (see [`Store::index_stale`]), so that
 /// a fresh clone reads at once. Only the first clone to find it behind publishes: the
-/// push leases both refs where they were fetched. Whatever goes wrong here, the sync
-/// went as it went, so it is not said.
+/// push leases `index/of` where it was fetched. Whatever goes wrong here, the sync went
+/// as it went, so it is not said.
 fn publish_index(
     store: &Store,
     remote: &str,

@@ -36,7 +36,7 @@ pub fn path_env() -> OsString {
 /// would). A command whose environment sets PATH, as every command of the tests' does,
 /// copies the whole test process with `fork` unless its program is a path; given a
 /// path, std starts it with `posix_spawn`, which copies nothing. The runner, with its
-/// many threads and its memory, spent a quarter of its time copying itself so.
+/// many threads and its memory, spent about a seventh of its time copying itself so.
 pub fn located(program: &str, path: &OsStr) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     if program.contains('/') {

@@ -78,6 +78,18 @@ pub fn ssh_key(sb: &super::Sandbox, name: &str) -> std::path::PathBuf {
     path
 }
 
+/// A new sandbox with a new key pair at `~/.ssh/NAME` of its HOME (see [`ssh_key`]);
+/// `None` when ssh-keygen is missing (see [`on_path`]: said, or failing with
+/// `CI=true`).
+pub fn sandbox_with_key(name: &str) -> Option<(super::Sandbox, std::path::PathBuf)> {
+    if !on_path("ssh-keygen") {
+        return None;
+    }
+    let sb = super::Sandbox::new();
+    let key = ssh_key(&sb, name);
+    Some((sb, key))
+}
+
 /// What an install gave, or `None` (with a visible reason) when the tool cannot be
 /// had outside CI.
 pub fn or_skip<T>(tool: &str, installed: Result<T, String>) -> Option<T> {
