@@ -203,13 +203,10 @@ fn detail_in(index: &Index, beads: Vec<Bead>) -> Result<Vec<Detailed>> {
 /// The beads of `index` that depend on bead `id`, each with how, in id order.
 fn dependents_in(index: &Index, id: &str) -> Vec<(Summary, DepKind)> {
     let mut found: Vec<(Summary, DepKind)> = index
-        .rows()
-        .filter(|s| s.status() != Status::Deleted)
-        .flat_map(|s| {
-            s.dependencies()
-                .filter(|d| d.id() == id)
-                .map(move |d| (s.to_summary(), d.kind))
-        })
+        .edges_into(id)
+        .into_iter()
+        .filter(|(s, _)| s.status() != Status::Deleted)
+        .map(|(s, kind)| (s.to_summary(), kind))
         .collect();
     found.sort_by(|a, b| (a.0.id.as_str(), a.1.as_str()).cmp(&(b.0.id.as_str(), b.1.as_str())));
     found

@@ -90,22 +90,30 @@ struct Cached {
 /// it; `None` when a file that is needed is missing, torn or of another state.
 fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Option<Cached> {
     let path = |file| file_path(store, ref_name, file);
-    let (base, sections) = read_part(&path(File::Table), File::Table)?;
-    let sums = bytes(&sections[1])
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let check = table::Chunks::of(&sections[2], sums);
-    let (Some(table), Ok(broken)) = (
-        Table::decode_checked(sections[2].clone(), Some(check)),
-        postcard::from_bytes::<Vec<Broken>>(bytes(&sections[0])),
-    ) else {
-        return None;
+    let (base, broken, table) = match lazy {
+        true => {
+            let (base, sections, pieces) = read_apart(&path(File::Table), File::Table)?;
+            (
+                base,
+                sections.first()?.clone(),
+                Table::decode_pieces(pieces)?,
+            )
+        }
+        false => {
+            let (base, sections) = read_part(&path(File::Table), File::Table)?;
+            let [broken, sums, table] = <[Raw; 3]>::try_from(sections).ok()?;
+            let sums: Vec<u32> = bytes(&sums)
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            if table::piece_sums(bytes(&table)) != sums {
+                table::count_damage();
+                return None;
+            }
+            (base, broken, Table::decode(table)?)
+        }
     };
-    let table = match lazy {
-        true => table,
-        false => table.checked()?,
-    };
+    let broken = postcard::from_bytes::<Vec<Broken>>(bytes(&broken)).ok()?;
     let texts = match with_text {
         false => Texts::default(),
         true => read_texts(&path(File::Text), &base, &table)?,
@@ -297,12 +305,16 @@ pub(super) fn save_beads(
 
 /// Writes the table of `index` (which has no delta) as built from `tree`, and removes
 /// the delta file and what was kept beside the table it replaces (it may name its rows).
+/// A table read from its file a piece at a time is in that file already.
 pub(super) fn save_table(
     store: &Store,
     ref_name: &str,
     tree: ObjectId,
     index: &Index,
 ) -> Result<(), StoreError> {
+    let Some(table) = index.table.bytes() else {
+        return Ok(());
+    };
     let path = |file| file_path(store, ref_name, file);
     remove_file(&path(File::Delta))?;
     remove_file(&path(File::Kept))?;
@@ -310,7 +322,7 @@ pub(super) fn save_table(
         &path(File::Table),
         File::Table,
         tree.as_bytes(),
-        &[&encode(&index.broken)?, index.table.bytes()],
+        &[&encode(&index.broken)?, table],
     )
 }
 

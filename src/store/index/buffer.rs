@@ -1,14 +1,15 @@
-//! The memory a cache file is read into.
+//! The memory a cache file is read into, and the files a process keeps.
 //!
-//! A query at 100 000 beads reads an 11 MB table; read into a fresh heap buffer, the
-//! kernel faults its pages in one 4 KiB page at a time, which cost more than the
-//! query itself. A large file is read instead into an anonymous mapping that asks
+//! A file read whole (the search text, a table checked whole before a fold) is often
+//! tens of megabytes; read into a fresh heap buffer, the kernel faults its pages in
+//! one 4 KiB page at a time, which cost more than the query itself. A large file is read instead into an anonymous mapping that asks
 //! for huge pages and is populated up front: a few faults instead of thousands.
 //! Nothing is mapped from the file itself (that would need `unsafe`: the file could
 //! change under the map); the bytes are read, and checked, as from any buffer.
 //!
 //! A process that reads again and again (the MCP server, the board) keeps the last
-//! files it read and checked, each with what identifies the version it read: where
+//! files it read and checked (or the pieces it read of a table: see
+//! [`super::pieces`]), each with what identifies the version it read: where
 //! the file lives on the disk, its length, its times and the checksum in its header.
 //! Cache files are only ever replaced whole, never written in place, so a file that
 //! still has that identity holds those bytes, and it is taken from memory without
@@ -57,8 +58,12 @@ impl From<Vec<u8>> for Buffer {
 /// How many checked files a process keeps: the four of one store's index, twice.
 const KEPT: usize = 8;
 
+/// What this process read of a file and checked, the most recent last: a buffer of
+/// its bytes, or the pieces of a table read from it (see [`super::pieces`]).
+type Kept = Arc<dyn std::any::Any + Send + Sync>;
+
 /// The files this process read and checked last, the most recent last.
-static KEPT_FILES: Mutex<Vec<(PathBuf, Version, Arc<Buffer>)>> = Mutex::new(Vec::new());
+static KEPT_FILES: Mutex<Vec<(PathBuf, Version, Kept)>> = Mutex::new(Vec::new());
 
 /// What tells one version of a file from another.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -102,6 +107,18 @@ fn version(_file: &std::fs::File) -> Option<Version> {
 /// process read and checked the same version before, else read. `None` when the
 /// file cannot be read or `check` refuses it.
 pub(super) fn read_checked(path: &Path, check: impl Fn(&[u8]) -> bool) -> Option<Arc<Buffer>> {
+    read_kept(path, |file| {
+        read_open(file).ok().filter(|bytes| check(bytes))
+    })
+}
+
+/// What `read` makes of the file at `path`, opened: what this process made of the
+/// same version of it before, when it kept it, else read and kept. `None` when the
+/// file cannot be opened or `read` refuses it.
+pub(super) fn read_kept<T: Send + Sync + 'static>(
+    path: &Path,
+    read: impl FnOnce(std::fs::File) -> Option<T>,
+) -> Option<Arc<T>> {
     let file = std::fs::File::open(path).ok()?;
     let version = version(&file);
     let mut kept = KEPT_FILES
@@ -111,16 +128,14 @@ pub(super) fn read_checked(path: &Path, check: impl Fn(&[u8]) -> bool) -> Option
         && let Some(at) = kept.iter().position(|(p, k, _)| *k == v && p == path)
     {
         let entry = kept.remove(at);
-        let bytes = entry.2.clone();
+        let value = entry.2.clone();
         kept.push(entry);
-        return Some(bytes);
+        if let Ok(value) = value.downcast::<T>() {
+            return Some(value);
+        }
     }
     drop(kept);
-    let bytes = read_open(file).ok()?;
-    if !check(&bytes) {
-        return None;
-    }
-    let bytes = Arc::new(bytes);
+    let value = Arc::new(read(file)?);
     if let Some(v) = version {
         let mut kept = KEPT_FILES
             .lock()
@@ -129,9 +144,9 @@ pub(super) fn read_checked(path: &Path, check: impl Fn(&[u8]) -> bool) -> Option
         if kept.len() >= KEPT {
             kept.remove(0);
         }
-        kept.push((path.to_owned(), v, bytes.clone()));
+        kept.push((path.to_owned(), v, value.clone()));
     }
-    Some(bytes)
+    Some(value)
 }
 
 /// The whole of the file at `path` (its checksum, checked by the caller, tells a file

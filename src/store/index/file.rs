@@ -1,6 +1,8 @@
 //! The cache files: their names, their header (magic, version, checksum), their
 //! sections, and reading and writing them whole or a piece at a time.
 
+use super::buffer::Buffer;
+use super::pieces::Pieces;
 use super::*;
 
 pub(super) const MAGIC: &[u8; 4] = b"GBIX";
@@ -9,8 +11,8 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// was written, with the row of each text), a delta file of the beads changed since the
 /// table was written, mail in a file of its own. Version 7: dependencies on other
 /// projects' items (`external:<project>:<id>`) ride among a bead's dependencies.
-/// Version 9: the table comes last in its file, checked piece by piece against the
-/// checksums before it, and keeps the edges into each row.
+/// Version 9: the table comes last in its file, read and checked a piece at a time
+/// against the checksums before it, and keeps the edges into each row.
 pub(super) const VERSION: u32 = 9;
 
 pub(super) const HEADER: usize = 4 + 4 + 4;
@@ -263,6 +265,58 @@ pub(super) fn read_part(path: &std::path::Path, file: File) -> Option<(Vec<u8>, 
         .map(|range| (bytes.clone(), range.clone()))
         .collect();
     Some((tree, sections))
+}
+
+/// Reads a cache file whose last section is checked apart ([`File::checked_apart`])
+/// without reading that section: the tree, the sections before it (checked against
+/// the header's checksum) save the checksums of its pieces, and the section itself,
+/// to be read a piece at a time ([`Pieces`]). Kept like a file read whole (see
+/// [`buffer`]). `None` for a file that is missing, torn or of another version.
+pub(super) fn read_apart(
+    path: &std::path::Path,
+    file: File,
+) -> Option<(Vec<u8>, Vec<Raw>, Arc<Pieces>)> {
+    let apart = buffer::read_kept(path, |mut open| {
+        use std::io::Read;
+        let len = open.metadata().ok()?.len();
+        let mut head = vec![0u8; HEADER];
+        open.read_exact(&mut head).ok()?;
+        let checksum = checksum_of(&head)?;
+        let mut ranges = Vec::with_capacity(file.sections());
+        // The tree and each section but the last.
+        for _ in 0..file.sections() {
+            let at = head.len();
+            let mut size = [0u8; 4];
+            open.read_exact(&mut size).ok()?;
+            head.extend_from_slice(&size);
+            let size = u32::from_le_bytes(size) as usize;
+            if (at + 4 + size) as u64 > len {
+                return None;
+            }
+            head.resize(at + 4 + size, 0);
+            open.read_exact(&mut head[at + 4..]).ok()?;
+            ranges.push(at + 4..at + 4 + size);
+        }
+        let mut size = [0u8; 4];
+        open.read_exact(&mut size).ok()?;
+        head.extend_from_slice(&size);
+        let (start, size) = (head.len(), u32::from_le_bytes(size) as usize);
+        if crc32fast::hash(&head[HEADER..]) != checksum || (start + size) as u64 != len {
+            return None;
+        }
+        let sums = ranges.pop()?;
+        let sums = head[sums]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let pieces = Pieces::new(open, start as u64, size, sums)?;
+        Some((Arc::new(Buffer::from(head)), ranges, Arc::new(pieces)))
+    })?;
+    let (head, ranges, pieces) = &*apart;
+    let mut ranges = ranges.iter().cloned();
+    let tree = head.get(ranges.next()?)?.to_vec();
+    let sections = ranges.map(|r| (head.clone(), r)).collect();
+    Some((tree, sections, pieces.clone()))
 }
 
 /// The tree a cache file of kind `file`, whole in `bytes`, says it was built from;

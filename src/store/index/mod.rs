@@ -16,6 +16,7 @@ mod buffer;
 mod file;
 mod mail;
 mod parse;
+mod pieces;
 mod row;
 mod summary;
 mod table;
@@ -56,8 +57,8 @@ use table::{
 pub enum Part {
     /// The bead table and the bead documents that do not parse.
     Beads,
-    /// The beads as [`Part::Beads`], with the table's file checked piece by piece as
-    /// the reads touch it rather than whole: a piece found damaged reads as empty and
+    /// The beads as [`Part::Beads`], with the table's file read and checked a piece
+    /// at a time as the reads touch it rather than whole: a piece found damaged reads as empty and
     /// is counted in [`damage_seen`], so a reader compares that count before and after
     /// it reads, and reads again from a rebuilt cache when it grew.
     LazyBeads,
@@ -68,17 +69,17 @@ pub enum Part {
 }
 
 /// Which bytes an index's table is read from. Two indexes have equal stamps exactly
-/// when they read their tables from the same bytes in memory (a process that reads
-/// again keeps the files it read: see [`buffer`]), so that what was made of a row of
-/// one table holds for the same row of the other, whatever happened to the store in
-/// between. A stamp holds on to those bytes: no other table can take their place in
-/// memory while it is kept.
+/// when they read their tables from the same bytes in memory or the same pieces of
+/// one open file (a process that reads again keeps what it read: see [`buffer`]), so
+/// that what was made of a row of one table holds for the same row of the other,
+/// whatever happened to the store in between. A stamp holds on to those bytes: no
+/// other table can take their place in memory while it is kept.
 #[derive(Clone)]
-pub struct TableStamp(Raw);
+pub struct TableStamp(Table);
 
 impl PartialEq for TableStamp {
     fn eq(&self, other: &TableStamp) -> bool {
-        Arc::ptr_eq(&self.0.0, &other.0.0) && self.0.1 == other.0.1
+        self.0.same_bytes(&other.0)
     }
 }
 
@@ -177,6 +178,29 @@ impl Index {
             .collect()
     }
 
+    /// The beads with a dependency of any kind on `id` (a bead once per dependency),
+    /// and each one's kind, in no particular order. The table's edges are followed by
+    /// row, not compared by id, and only the beads changed since it was written are
+    /// read whole.
+    pub fn edges_into(&self, id: &str) -> Vec<(BeadRow<'_>, DepKind)> {
+        let t = &self.table;
+        let in_table = match t.find(id) {
+            Some(target) => t.edges_into(target),
+            None => t.edges_into_missing(id),
+        };
+        let changed = self.changed_rows().flat_map(|s| {
+            s.dependencies()
+                .filter(|d| d.id() == id)
+                .map(move |d| (s, d.kind))
+        });
+        in_table
+            .into_iter()
+            .filter(|&(r, _)| !self.hidden[r])
+            .map(|(r, kind)| (self.row(Row::at(r)), kind))
+            .chain(changed)
+            .collect()
+    }
+
     /// Whether a bead of the table that did not change since it was written may
     /// depend (through a dependency of any kind) on one that did, or on one new since
     /// whose id its edges name. When it says no, every answer about the unchanged
@@ -269,7 +293,7 @@ impl Index {
 
     /// The stamp of the bytes its table is read from (see [`BeadRow::table_row`]).
     pub fn table_stamp(&self) -> TableStamp {
-        TableStamp(self.table.raw().clone())
+        TableStamp(self.table.clone())
     }
 
     /// The bead at `row` (from a row of this index).
@@ -576,6 +600,33 @@ mod tests {
         };
         out.push(format!("{:?}", found(index)));
         out.push(format!("{:?}", index.broken()));
+        // What depends on a bead, by row, is what every bead's dependencies name.
+        let mut ids: Vec<String> = index.rows().map(|r| r.id().to_owned()).collect();
+        ids.sort();
+        for target in ids
+            .into_iter()
+            .take(30)
+            .chain((0..8).map(|n| id(5 * n + 1000).to_string()))
+        {
+            let named = |s: BeadRow<'_>, kind: DepKind| format!("{} {kind:?}", s.id());
+            let mut by_row: Vec<String> = index
+                .edges_into(&target)
+                .into_iter()
+                .map(|(s, kind)| named(s, kind))
+                .collect();
+            let mut by_id: Vec<String> = index
+                .rows()
+                .flat_map(|s| {
+                    s.dependencies()
+                        .filter(|d| d.id() == target)
+                        .map(move |d| named(s, d.kind))
+                })
+                .collect();
+            by_row.sort();
+            by_id.sort();
+            assert_eq!(by_row, by_id, "what depends on {target}");
+            out.push(format!("{target}: {by_row:?}"));
+        }
         out
     }
 

@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::buffer::Buffer;
+use super::pieces::Pieces;
 use crate::model::{BeadType, CustomWord, DepKind, Status};
 
 /// A section of a cache file: the file's bytes, shared, and the section's range.
@@ -287,22 +288,60 @@ struct Columns {
     arena: usize,
 }
 
+/// Where a table's bytes are.
+#[derive(Clone)]
+enum Source {
+    /// In memory whole: written by a builder, or read from a file and checked whole.
+    Whole(Raw),
+    /// In a cache file, read a piece at a time as reads first touch it.
+    Pieces(Arc<Pieces>),
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Whole(Raw::default())
+    }
+}
+
+impl Source {
+    fn len(&self) -> usize {
+        match self {
+            Source::Whole(raw) => raw.1.len(),
+            Source::Pieces(p) => p.len(),
+        }
+    }
+
+    /// The `N` bytes at `at`; `None` past the end or in a damaged piece.
+    #[inline]
+    fn array<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
+        match self {
+            Source::Whole(raw) => raw.0.get(raw.1.start + at..)?.get(..N)?.try_into().ok(),
+            Source::Pieces(p) => p.array(at),
+        }
+    }
+
+    /// The `len` bytes at `at`; `None` past the end or in a damaged piece.
+    fn span(&self, at: usize, len: usize) -> Option<&[u8]> {
+        match self {
+            Source::Whole(raw) => raw.0.get(raw.1.start + at..)?.get(..len),
+            Source::Pieces(p) => p.span(at, len),
+        }
+    }
+}
+
 /// Every bead of one state of the store, read in place from the bytes a
 /// [`TableBuilder`] wrote.
 #[derive(Clone, Default)]
 pub(super) struct Table {
-    raw: Raw,
+    source: Source,
     rows: usize,
     /// How many edges point at a bead not in the table.
     dangling: usize,
     at: Columns,
-    /// The checksums its bytes are checked against as they are first read; none for
-    /// bytes a builder wrote or a file checked whole.
-    check: Option<Arc<Chunks>>,
 }
 
 /// How many bytes of a table one checksum covers: a read that touches a few rows
-/// checks a few pieces of this size, not the whole file.
+/// reads and checks a few pieces of this size, not the whole file.
 pub(super) const CHECKED_PIECE: usize = 16 << 10;
 
 /// The checksum of each [`CHECKED_PIECE`] of `bytes`, in order.
@@ -310,154 +349,44 @@ pub(super) fn piece_sums(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks(CHECKED_PIECE).map(crc32fast::hash).collect()
 }
 
-/// The checksums of a table's pieces, and which pieces were checked: a piece is
-/// checked when a read first touches it, once per process for the same bytes.
-pub(super) struct Chunks {
-    /// The bytes checked (held, so that no other buffer is taken at their place).
-    of: Raw,
-    sums: Vec<u32>,
-    /// Per piece: 0 not checked yet, 1 sound, 2 damaged.
-    state: Vec<std::sync::atomic::AtomicU8>,
-    /// How many times this process read these bytes as a table.
-    reads: std::sync::atomic::AtomicUsize,
-}
-
-/// At which read of the same table a process checks all of it: a command may read its
-/// table twice, where checking the whole would cost more than the pieces it touches;
-/// a process that reads it a third time reads it again and again.
-const READS_BEFORE_WHOLE: usize = 3;
-
 /// How many damaged pieces reads came upon in this process.
 static DAMAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// How many damaged pieces of a cache file reads came upon in this process so far: a
-/// reader that reads a table checked piece by piece compares it before and after.
+/// reader that reads a table a piece at a time compares it before and after.
 pub fn damage_seen() -> usize {
     DAMAGED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The pieces checked of the table read last, for a process that reads it again.
-static LAST_CHECKED: std::sync::Mutex<Option<Arc<Chunks>>> = std::sync::Mutex::new(None);
-
-impl Chunks {
-    /// The checks of the table at `of` against `sums`: those of the last table read
-    /// when it is the same, else none checked yet. A process that reads the same table
-    /// again and again (a server, call after call: the [`READS_BEFORE_WHOLE`]th read)
-    /// checks the pieces not checked yet then, once: from then on its reads of that
-    /// table need no check at all (see [`Chunks::known_sound`]).
-    pub fn of(of: &Raw, sums: Vec<u32>) -> Arc<Chunks> {
-        let mut last = LAST_CHECKED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(c) = &*last
-            && Arc::ptr_eq(&c.of.0, &of.0)
-            && c.of.1 == of.1
-            && c.sums == sums
-        {
-            if c.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 == READS_BEFORE_WHOLE
-            {
-                c.all_sound();
-            }
-            return c.clone();
-        }
-        let chunks = Arc::new(Chunks {
-            of: of.clone(),
-            state: sums.iter().map(|_| 0.into()).collect(),
-            sums,
-            reads: 1.into(),
-        });
-        *last = Some(chunks.clone());
-        chunks
-    }
-
-    /// Whether the bytes `at..at + len` of the buffer are sound: each piece they touch
-    /// is checked the first time. A damaged piece is counted in [`damage_seen`].
-    #[inline]
-    fn sound(&self, at: usize, len: usize) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        let Some(off) = at.checked_sub(self.of.1.start) else {
-            return false;
-        };
-        // Most reads fall in one piece checked before.
-        let k = off / CHECKED_PIECE;
-        if (off + len.max(1) - 1) / CHECKED_PIECE == k
-            && self.state.get(k).is_some_and(|s| s.load(Relaxed) == 1)
-        {
-            return true;
-        }
-        self.sound_slow(off, len)
-    }
-
-    /// [`Chunks::sound`] for bytes at `off` in the table that span pieces or fall in
-    /// one not checked yet.
-    #[cold]
-    fn sound_slow(&self, off: usize, len: usize) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        let first = off / CHECKED_PIECE;
-        let last = (off + len.max(1) - 1) / CHECKED_PIECE;
-        (first..=last).all(|k| match self.state.get(k).map(|s| s.load(Relaxed)) {
-            Some(1) => true,
-            Some(0) => self.check(k),
-            _ => false,
-        })
-    }
-
-    /// Checks piece `k`.
-    #[cold]
-    fn check(&self, k: usize) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        let start = self.of.1.start + k * CHECKED_PIECE;
-        let end = (start + CHECKED_PIECE).min(self.of.1.end);
-        let sound = self
-            .of
-            .0
-            .get(start..end)
-            .is_some_and(|b| crc32fast::hash(b) == self.sums[k]);
-        self.state[k].store(if sound { 1 } else { 2 }, Relaxed);
-        if !sound {
-            DAMAGED.fetch_add(1, Relaxed);
-        }
-        sound
-    }
-
-    /// Checks every piece not checked yet; whether all are sound.
-    fn all_sound(&self) -> bool {
-        (0..self.sums.len()).all(|k| self.sound(self.of.1.start + k * CHECKED_PIECE, 1))
-    }
-
-    /// Whether every piece was checked and found sound.
-    fn known_sound(&self) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.state.iter().all(|s| s.load(Relaxed) == 1)
-    }
+/// Counts a damaged piece in [`damage_seen`].
+pub(super) fn count_damage() {
+    DAMAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
 impl Table {
-    /// Reads a table in place; `None` when the bytes do not hold one (the file's
-    /// checksum was checked before, so that means another layout).
+    /// Reads a table in place from bytes in memory, with no check (a builder wrote
+    /// them, or the file they came from was checked whole); `None` when they do not
+    /// hold one.
     pub fn decode(raw: Raw) -> Option<Table> {
-        Table::decode_checked(raw, None)
+        Table::decode_from(Source::Whole(raw))
     }
 
-    /// Reads a table in place whose pieces are checked against `check` as they are
-    /// first read (see [`Chunks`]); `None` when the bytes do not hold one or its
-    /// counts are damaged.
-    pub fn decode_checked(raw: Raw, check: Option<Arc<Chunks>>) -> Option<Table> {
-        let bytes = raw.0.get(raw.1.clone())?;
-        if check.as_ref().is_some_and(|c| !c.sound(raw.1.start, 20)) {
-            return None;
-        }
-        let count = |k: usize| -> Option<usize> {
-            let b = bytes.get(4 * k..4 * k + 4)?;
-            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        };
+    /// Reads a table from a cache file a piece at a time (see [`Pieces`]); `None` when
+    /// the file does not hold one or its counts are damaged.
+    pub fn decode_pieces(pieces: Arc<Pieces>) -> Option<Table> {
+        Table::decode_from(Source::Pieces(pieces))
+    }
+
+    fn decode_from(source: Source) -> Option<Table> {
+        let count =
+            |k: usize| -> Option<usize> { Some(u32::from_le_bytes(source.array(4 * k)?) as usize) };
         let (n, d, m, arena) = (count(0)?, count(1)?, count(2)?, count(3)?);
         let dangling = count(4)?;
         let mut end: usize = 20;
         let mut column = |width: usize, len: usize| -> Option<usize> {
             let start = end;
             end = end.checked_add(width.checked_mul(len)?)?;
-            Some(raw.1.start + start)
+            Some(start)
         };
         let at = Columns {
             status: column(1, n)?,
@@ -476,16 +405,14 @@ impl Table {
             dangling: column(4, dangling)?,
             arena: column(1, arena)?,
         };
-        if end != bytes.len() {
+        if end != source.len() {
             return None;
         }
         let table = Table {
-            raw: raw.clone(),
+            source,
             rows: n,
             dangling,
             at,
-            // Bytes known sound throughout are read as a table checked whole.
-            check: check.filter(|c| !c.known_sound()),
         };
         let ends_fit = table.u32_at(table.at.first_str, n) as usize == m
             && table.u32_at(table.at.dep_start, n) as usize == d
@@ -494,41 +421,41 @@ impl Table {
         ends_fit.then_some(table)
     }
 
-    /// Whether the table needs no check as it is read: written by a builder, or read
-    /// from a file checked whole.
+    /// Whether the table needs no check as it is read: in memory whole, or read from
+    /// its file a piece at a time until every piece was found sound.
     pub fn checked_whole(&self) -> bool {
-        self.check.is_none()
+        match &self.source {
+            Source::Whole(_) => true,
+            Source::Pieces(p) => p.known_sound(),
+        }
     }
 
-    /// The table checked whole, to be read with no check each; `None` when a piece of
-    /// it is damaged.
-    pub fn checked(mut self) -> Option<Table> {
-        self.all_sound().then(|| {
-            self.check = None;
-            self
-        })
-    }
-
-    /// Checks every piece of a table read piece by piece; whether all are sound.
+    /// Reads and checks every piece of a table read a piece at a time; whether all
+    /// are sound.
     pub fn all_sound(&self) -> bool {
-        self.check.as_ref().is_none_or(|c| c.all_sound())
+        match &self.source {
+            Source::Whole(_) => true,
+            Source::Pieces(p) => p.all_sound(),
+        }
     }
 
-    /// Whether the bytes `at..at + len` may be read: always, unless the table is
-    /// checked piece by piece and a piece they touch is damaged.
-    #[inline]
-    fn sound(&self, at: usize, len: usize) -> bool {
-        self.check.as_ref().is_none_or(|c| c.sound(at, len))
+    /// Whether two tables are read from the same bytes: the same buffer, or the same
+    /// pieces of one file (see [`super::TableStamp`]).
+    pub fn same_bytes(&self, other: &Table) -> bool {
+        match (&self.source, &other.source) {
+            (Source::Whole(a), Source::Whole(b)) => Arc::ptr_eq(&a.0, &b.0) && a.1 == b.1,
+            (Source::Pieces(a), Source::Pieces(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
-    /// The bytes it is read from, shared (see [`super::TableStamp`]).
-    pub fn raw(&self) -> &Raw {
-        &self.raw
-    }
-
-    /// The bytes to save (those it was read from).
-    pub fn bytes(&self) -> &[u8] {
-        self.raw.0.get(self.raw.1.clone()).unwrap_or_default()
+    /// The bytes to save: those a builder wrote. `None` for a table read from its file
+    /// a piece at a time, which is saved already.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.source {
+            Source::Whole(raw) => raw.0.get(raw.1.clone()),
+            Source::Pieces(_) => None,
+        }
     }
 
     /// How many rows.
@@ -536,51 +463,42 @@ impl Table {
         self.rows
     }
 
-    // Each read of the columns and the arena goes through [`Table::sound`]: a damaged
-    // piece reads as zeros and empty strings (and is counted in [`damage_seen`]), so
-    // that no damaged byte is ever taken for data.
+    // A damaged piece reads as zeros and empty strings (and is counted in
+    // [`damage_seen`]), so that no damaged byte is ever taken for data.
 
+    #[inline]
     fn byte_at(&self, column: usize, i: usize) -> u8 {
-        let at = column + i;
-        match self.sound(at, 1) {
-            true => self.raw.0.get(at).copied().unwrap_or(0),
-            false => 0,
-        }
+        self.source.array::<1>(column + i).map_or(0, |[b]| b)
     }
 
+    #[inline]
     fn u32_at(&self, column: usize, i: usize) -> u32 {
-        let at = column + 4 * i;
-        match self.raw.0.get(at..at + 4) {
-            Some(b) if self.sound(at, 4) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            _ => 0,
-        }
+        self.source
+            .array(column + 4 * i)
+            .map_or(0, u32::from_le_bytes)
     }
 
     fn i64_at(&self, column: usize, i: usize) -> i64 {
-        let at = column + 8 * i;
-        match self.raw.0.get(at..at + 8) {
-            Some(b) if self.sound(at, 8) => {
-                i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-            }
-            _ => 0,
-        }
+        self.source
+            .array(column + 8 * i)
+            .map_or(0, i64::from_le_bytes)
     }
 
     fn str(&self, k: usize) -> &str {
+        std::str::from_utf8(self.str_bytes(k)).unwrap_or("")
+    }
+
+    /// The bytes of string `k`, unchecked as text: enough to compare it with another
+    /// (UTF-8 sorts as its bytes do).
+    fn str_bytes(&self, k: usize) -> &[u8] {
         let start = match k {
             0 => 0,
             _ => self.u32_at(self.at.str_end, k - 1) as usize,
         };
         let end = self.u32_at(self.at.str_end, k) as usize;
-        // Each string is checked as it is read (a few bytes): checking the whole arena
-        // up front would cost more than a query reads.
-        let at = self.at.arena + start;
-        self.raw
-            .0
-            .get(at..self.at.arena + end)
-            .filter(|b| self.sound(at, b.len()))
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+        end.checked_sub(start)
+            .and_then(|len| self.source.span(self.at.arena + start, len))
+            .unwrap_or_default()
     }
 
     fn strs(&self, r: usize) -> (usize, usize) {
@@ -701,6 +619,52 @@ impl Table {
         first(true).saturating_sub(first(false))
     }
 
+    /// The rows with an edge to row `target` (a row once per edge), and each edge's
+    /// kind: one pass over the dependency columns, no string read.
+    pub fn edges_into(&self, target: usize) -> Vec<(usize, DepKind)> {
+        let mut found = Vec::with_capacity(self.dependents(target));
+        let mut e = 0;
+        for r in 0..self.rows {
+            let end = self.u32_at(self.at.dep_start, r + 1) as usize;
+            for e in e..end {
+                if self.u32_at(self.at.dep_target, e) as usize == target {
+                    found.push((r, self.edge_kind(e)));
+                }
+            }
+            e = end;
+        }
+        found
+    }
+
+    /// The rows with an edge to `id`, a bead not in the table (a row once per edge),
+    /// and each edge's kind.
+    pub fn edges_into_missing(&self, id: &str) -> Vec<(usize, DepKind)> {
+        let string = |k: usize| self.u32_at(self.at.dangling, k) as usize;
+        let first = bisect(0..self.dangling, |k| match self.str(string(k)) < id {
+            true => std::cmp::Ordering::Less,
+            false => std::cmp::Ordering::Greater,
+        })
+        .unwrap_or_else(|at| at);
+        (first..self.dangling)
+            .map(string)
+            .take_while(|&k| self.str(k) == id)
+            .filter_map(|k| {
+                // The row whose strings hold `k`, and which of its edges names it.
+                let past = bisect(0..self.rows + 1, |r| {
+                    match self.u32_at(self.at.first_str, r) as usize <= k {
+                        true => std::cmp::Ordering::Less,
+                        false => std::cmp::Ordering::Greater,
+                    }
+                })
+                .unwrap_or_else(|at| at);
+                let r = past.checked_sub(1)?;
+                let (_, end) = self.strs(r);
+                let e = self.deps(r).end.checked_sub(end - k)?;
+                Some((r, self.edge_kind(e)))
+            })
+            .collect()
+    }
+
     /// The kind of edge `e`.
     fn edge_kind(&self, e: usize) -> DepKind {
         word(
@@ -721,7 +685,8 @@ impl Table {
     /// The row with this id.
     pub fn find(&self, id: &str) -> Option<usize> {
         let row = |k: usize| self.u32_at(self.at.by_id, k) as usize;
-        let k = bisect(0..self.rows, |k| self.id(row(k)).cmp(id)).ok()?;
+        let id_of = |r: usize| self.str_bytes(self.strs(r).0);
+        let k = bisect(0..self.rows, |k| id_of(row(k)).cmp(id.as_bytes())).ok()?;
         Some(row(k))
     }
 }
@@ -1110,32 +1075,6 @@ mod tests {
     fn raw(bytes: Vec<u8>) -> Raw {
         let len = bytes.len();
         (Arc::new(bytes.into()), 0..len)
-    }
-
-    /// A process that reads the same table again and again checks it whole at its
-    /// third read, once: a damaged piece that no read touched is found then, and a
-    /// sound table is known sound throughout (read from then on with no check).
-    #[test]
-    fn the_third_read_of_the_same_table_checks_it_whole() {
-        use std::sync::atomic::Ordering::Relaxed;
-        let bytes: Vec<u8> = (0..5 * CHECKED_PIECE).map(|k| (k % 251) as u8).collect();
-        let sums = piece_sums(&bytes);
-        let mut torn = bytes.clone();
-        torn[4 * CHECKED_PIECE + 1] ^= 1;
-        for (bytes, sound) in [(bytes, true), (torn, false)] {
-            let raw = raw(bytes);
-            let first = Chunks::of(&raw, sums.clone());
-            assert!(first.sound(raw.1.start, 1), "the first piece is sound");
-            assert_eq!(first.state[4].load(Relaxed), 0, "the last piece unread");
-            // The other tests of this process read tables too (the last one read is
-            // kept): read until three reads in a row were of this one.
-            let checked = (0..50)
-                .map(|_| Chunks::of(&raw, sums.clone()))
-                .find(|c| c.state[4].load(Relaxed) != 0)
-                .expect("checked whole");
-            assert_eq!(checked.known_sound(), sound);
-            assert_eq!(checked.state[4].load(Relaxed), if sound { 1 } else { 2 });
-        }
     }
 
     #[test]
