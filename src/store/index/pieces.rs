@@ -29,9 +29,8 @@ pub(super) struct Pieces {
     /// Each piece once read: empty when it is damaged or could not be read.
     read: Vec<OnceLock<Box<[u8]>>>,
     /// Bytes that start in a piece and run on into the next, joined once asked for
-    /// (where they start, and the bytes): only one string of a table can start in a
-    /// piece and leave it.
-    /// Empty when a piece they touch is damaged.
+    /// (where they start, and the bytes: none when a piece they touch is damaged).
+    /// Only one string of a table can start in a piece and leave it.
     joined: Vec<OnceLock<(usize, Box<[u8]>)>>,
     /// How many pieces were read and found sound.
     sound: AtomicUsize,
