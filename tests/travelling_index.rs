@@ -45,11 +45,18 @@ fn remote_ahead_of_its_index(
         signs_with(&alice, key);
     }
     alice.init();
+    // Their descriptions go into the search text the index carries.
     let ids: Vec<String> = (0..7)
-        .map(|k| alice.create(&format!("travelling work {k}"), &[]))
+        .map(|k| {
+            let description = format!("described {k}");
+            alice.create(&format!("travelling work {k}"), &["-d", &description])
+        })
         .collect();
     alice.beads(&["dep", "add", &ids[1], &ids[0]]);
     alice.beads(&["close", &ids[2]]);
+    // A read after the last write: the sync publishes a fold of a delta that its
+    // cache already holds at the head.
+    alice.beads(&["ready"]);
     alice.sync();
     then(&remote);
     for k in 7..10 {
@@ -67,6 +74,7 @@ fn answers(bob: &Repo) -> Vec<String> {
         &["--json", "count"],
         &["--json", "blocked"],
         &["search", "travelling"],
+        &["search", "described"],
     ]
     .iter()
     .map(|args| bob.beads(args))

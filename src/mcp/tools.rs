@@ -809,7 +809,7 @@ impl RowTexts {
         for s in listing.beads() {
             let count = dependents.count(&s);
             let write = || -> Result<Answer, ToolError> {
-                let doc = serde_json::to_string(&wire::Summary::new(s, &dependents))?;
+                let doc = serde_json::to_string(&wire::Summary::new(s, dependents))?;
                 Ok(Answer::of(doc.into()))
             };
             texts.push(match s.table_row() {

@@ -444,7 +444,7 @@ fn print_listing(out: &mut Out, listing: &Listing, empty: &str) -> Result<(), Cl
 fn summaries(listing: &Listing) -> Vec<wire::Summary<'_>> {
     let dependents = listing.dependents();
     (listing.beads())
-        .map(|s| wire::Summary::new(s, &dependents))
+        .map(|s| wire::Summary::new(s, dependents))
         .collect()
 }
 

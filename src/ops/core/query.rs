@@ -456,6 +456,8 @@ pub struct Listing {
     query: (Query, ListFilter),
     /// Which beads of the index failed, for counting ready beads.
     failures: Failures,
+    /// How many beads depend on each bead listed.
+    dependents: Dependents,
     /// Documents in the store that do not parse (reported, never hidden).
     pub broken: Vec<Broken>,
 }
@@ -467,8 +469,8 @@ impl Listing {
     }
 
     /// How many beads depend on each bead listed.
-    pub fn dependents(&self) -> Dependents {
-        Dependents::among(&self.index, &self.rows)
+    pub fn dependents(&self) -> &Dependents {
+        &self.dependents
     }
 
     /// The stamp of the table its beads are read from (see [`BeadRow::table_row`]).
@@ -605,11 +607,15 @@ fn listing(
         }
     };
     index.touch(&rows);
+    // Worked out here, not when printed: a damaged piece it reads is found while the
+    // read can still be made again.
+    let dependents = Dependents::among(&index, &rows);
     Listing {
         rows,
         total,
         query: (query, filter.clone()),
         failures,
+        dependents,
         broken,
         index,
     }
@@ -1521,7 +1527,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
 /// over every bead's links, by row; `None` when a bead left the store (what waited on
 /// it is not found by row).
 fn reached(index: &Index) -> Option<BTreeSet<&str>> {
-    if index.changed_ids().any(|id| index.get(id).is_none()) {
+    if index.lost_beads() {
         return None;
     }
     let changed = |t: &BeadRow<'_>| t.table_row().is_none();
@@ -1671,14 +1677,19 @@ impl Tally {
         // Per parent: its children among the changed beads, as they were and as they are.
         let mut parents: BTreeMap<&str, [(i64, i64); 2]> = BTreeMap::new();
         for (when, view) in [(0, &table), (1, index)] {
-            for s in ids.iter().filter_map(|id| view.get(id)) {
+            // The bead as the table had it: its row is known for a changed one.
+            let then = |id: &str| Some(table.row(index.table_row_of(id)?));
+            for (id, s) in ids.iter().filter_map(|&id| {
+                let s = if when == 0 { then(id) } else { view.get(id) };
+                Some((id, s?))
+            }) {
                 let status = s.status();
                 let held = match when {
                     0 => !status.is_done() && held_then.of(s),
                     _ => !status.is_done() && held_now.of(s),
                 };
                 self.count(&s, held, if when == 0 { -1 } else { 1 });
-                parents.entry(s.id()).or_default();
+                parents.entry(id).or_default();
                 if status == Status::Deleted {
                     continue;
                 }

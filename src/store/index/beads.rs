@@ -8,35 +8,140 @@ use super::*;
 pub(super) struct Delta {
     /// The tree the table was built from.
     pub(super) base: Vec<u8>,
-    /// Changed and new beads.
-    pub(super) beads: Vec<Summary>,
-    /// Ids gone from the store, or whose documents no longer parse.
-    pub(super) gone: Vec<String>,
+    pub(super) changes: Changes,
     /// Every bead document that does not parse.
     pub(super) broken: Vec<Broken>,
 }
 
-/// When the delta holds more beads than this, it is folded into a new table.
-pub(super) fn delta_limit(table: &Table) -> usize {
-    256.max(table.len() / 64)
+/// The beads changed since a table was written, in id order.
+#[derive(Default, Serialize, Deserialize)]
+pub(super) struct Changes {
+    /// Changed and new beads.
+    pub(super) beads: Vec<Summary>,
+    /// Where the table has what each of [`Changes::beads`] names, in their order.
+    pub(super) placed: Vec<Placed>,
+    /// Ids gone from the store, or whose documents no longer parse, and where the
+    /// table has each.
+    pub(super) gone: Vec<(String, Placed)>,
 }
 
-/// The bead table at `head`, with its search text when `with_text`; checked piece by
+impl Changes {
+    /// The changes by id (`None` for a bead gone), and where the table has what each
+    /// names.
+    fn into_maps(self) -> (BTreeMap<String, Option<Summary>>, BTreeMap<String, Placed>) {
+        let changed = (self.beads.iter().map(|s| (s.id.clone(), Some(s.clone()))))
+            .chain(self.gone.iter().map(|(id, _)| (id.clone(), None)))
+            .collect();
+        let placed = (self.beads.into_iter().map(|s| s.id))
+            .zip(self.placed)
+            .chain(self.gone)
+            .collect();
+        (changed, placed)
+    }
+
+    /// The changes of `changed` over `table`, with where it has what each names from
+    /// `placed` (looked up for any it leaves out).
+    fn of_maps(
+        table: &Table,
+        changed: BTreeMap<String, Option<Summary>>,
+        placed: &BTreeMap<String, Placed>,
+    ) -> Changes {
+        let mut changes = Changes::default();
+        for (id, summary) in changed {
+            let place = placed
+                .get(&id)
+                .cloned()
+                .unwrap_or_else(|| Placed::of(table, &id, summary.as_ref()));
+            match summary {
+                Some(s) => {
+                    changes.beads.push(s);
+                    changes.placed.push(place);
+                }
+                None => changes.gone.push((id, place)),
+            }
+        }
+        changes
+    }
+}
+
+/// Where the table has what a changed bead names: its own id ([`NO_ROW`] when the
+/// table has no such bead), the target of each of its dependencies on beads, in order
+/// ([`NO_ROW`] for one the table does not hold), and the targets of the edges of the
+/// row it replaced. Worked out once, by the read that takes the change in, and kept in
+/// the delta: no later read looks a changed bead's ids up in the table or reads the
+/// rows it replaced, so a read with many changed beads touches only the pieces of the
+/// table it prints.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub(super) struct Placed {
+    pub(super) own: u32,
+    pub(super) targets: Vec<u32>,
+    pub(super) was: Vec<u32>,
+}
+
+impl Placed {
+    /// Looks up in `table` what `summary` (of bead `id`; `None` when it went from
+    /// the store) names.
+    pub(super) fn of(table: &Table, id: &str, summary: Option<&Summary>) -> Placed {
+        let row = |id: &str| table.find(id).map_or(NO_ROW, offset);
+        let own = row(id);
+        let was = match own {
+            NO_ROW => Vec::new(),
+            own => (table.dependencies(own as usize))
+                .map(|(_, _, target)| target)
+                .collect(),
+        };
+        Placed {
+            own,
+            targets: summary
+                .map(|s| s.dependencies.iter().map(|d| row(d.id.as_str())).collect())
+                .unwrap_or_default(),
+            was,
+        }
+    }
+}
+
+/// When the delta holds more beads than this, it is folded into a new table: a 64th
+/// of the table, at least 256 and at most [`DELTA_MOST`].
+pub(super) fn delta_limit(table: &Table) -> usize {
+    (table.len() / 64).clamp(256, DELTA_MOST)
+}
+
+/// The most beads a delta holds before it is folded, whatever the size of the table:
+/// each costs every read about 1.5 µs (decoding it, laying it over the table, sorting
+/// it into a listing), so 2 048 keep a read within 1.5 times that of a freshly folded
+/// table even at 1 000 000 beads, where that read takes about 10 ms. A fold there
+/// costs seconds; once every 2 048 changed beads that is a few milliseconds a write.
+const DELTA_MOST: usize = 2048;
+
+/// How much of the search text a read of the beads needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Text {
+    /// None (`ready`, `list` and the like).
+    Not,
+    /// The descriptions of the beads changed since the table was written, not the
+    /// table's text (a search that scans the text file itself).
+    Changed,
+    /// All of it.
+    Whole,
+}
+
+/// The bead table at `head`, with its search text as `text` asks; checked piece by
 /// piece as it is read when `lazy` (see [`Part::LazyBeads`]), else whole.
 pub(super) fn load_beads(
     store: &Store,
     ref_name: &str,
     head: &Head,
-    with_text: bool,
+    text: Text,
     lazy: bool,
 ) -> Result<Index, StoreError> {
+    let with_text = text == Text::Whole;
     let Some(Cached {
         table,
         texts,
         base,
         at,
-        mut changed,
-        mut broken,
+        mut delta,
+        descriptions,
     }) = read_cached(store, ref_name, with_text, lazy).or_else(|| {
         // A clone with no cache of its own starts from the index its remote sent.
         store
@@ -47,8 +152,14 @@ pub(super) fn load_beads(
     else {
         return rebuild_beads(store, ref_name, head);
     };
+    // The descriptions are read only for search, or to write the delta out again.
+    if (text != Text::Not || at != head.tree.as_bytes())
+        && !describe(&mut delta.changes, descriptions.as_ref())
+    {
+        return rebuild_beads(store, ref_name, head);
+    }
     if at == head.tree.as_bytes() {
-        let mut index = Index::assemble(table, texts, changed, into_broken(broken));
+        let mut index = Index::assemble(table, texts, delta.changes, delta.broken);
         index.base = base;
         return Ok(index);
     }
@@ -58,12 +169,22 @@ pub(super) fn load_beads(
     else {
         return rebuild_beads(store, ref_name, head);
     };
-    absorb_changes(store, from, head.tree, &mut changed, &mut broken)?;
+    let (mut changed, mut placed) = delta.changes.into_maps();
+    let mut broken = (delta.broken.into_iter())
+        .map(|b| (b.path, b.error))
+        .collect();
+    let touched = absorb_changes(store, from, head.tree, &mut changed, &mut broken)?;
     let broken = into_broken(broken);
     if changed.len() <= delta_limit(&table) {
+        for id in touched {
+            let summary = changed.get(&id).and_then(Option::as_ref);
+            let place = Placed::of(&table, &id, summary);
+            placed.insert(id, place);
+        }
+        let mut changes = Changes::of_maps(&table, changed, &placed);
         let delta_path = file_path(store, ref_name, File::Delta);
-        save_delta(&delta_path, &base, head.tree, &changed, &broken);
-        let mut index = Index::assemble(table, texts, changed, broken);
+        save_delta(&delta_path, &base, head.tree, &mut changes, &broken);
+        let mut index = Index::assemble(table, texts, changes, broken);
         index.base = base;
         return Ok(index);
     }
@@ -71,7 +192,8 @@ pub(super) fn load_beads(
     if !table.all_sound() {
         return rebuild_beads(store, ref_name, head);
     }
-    let staged = Index::assemble(table, Texts::default(), changed, Vec::new());
+    let changes = Changes::of_maps(&table, changed, &placed);
+    let staged = Index::assemble(table, Texts::default(), changes, Vec::new());
     fold_delta(store, ref_name, head, staged, &base, broken, with_text)
 }
 
@@ -82,8 +204,27 @@ struct Cached {
     texts: Texts,
     base: Vec<u8>,
     at: Vec<u8>,
-    changed: BTreeMap<String, Option<Summary>>,
-    broken: BTreeMap<String, String>,
+    delta: Delta,
+    /// The descriptions of the delta's beads, in their order: read only by what needs
+    /// them (search, and the reads that write the delta or fold it).
+    descriptions: Option<Raw>,
+}
+
+/// Gives the beads of `changes` their descriptions, kept apart in the delta file
+/// (`raw`; none when there was no delta): whether they fit.
+fn describe(changes: &mut Changes, raw: Option<&Raw>) -> bool {
+    let Some(raw) = raw else {
+        return changes.beads.is_empty();
+    };
+    match postcard::from_bytes::<Vec<String>>(bytes(raw)) {
+        Ok(all) if all.len() == changes.beads.len() => {
+            for (s, description) in changes.beads.iter_mut().zip(all) {
+                s.description = description;
+            }
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Reads the cached table, its search text when `with_text`, and the delta laid over
@@ -119,60 +260,61 @@ fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Op
         true => read_texts(&path(File::Text), &base, &table)?,
     };
     // The delta counts only when it was laid over this very table.
-    let (at, delta) = match read_part(&path(File::Delta), File::Delta)
-        .and_then(|(tree, s)| Some((tree, postcard::from_bytes::<Delta>(bytes(&s[0])).ok()?)))
-    {
-        Some((tree, delta)) if delta.base == base => (tree, delta),
-        _ => (
-            base.clone(),
-            Delta {
-                broken,
-                ..Delta::default()
-            },
-        ),
-    };
-    let changed = delta
-        .beads
-        .into_iter()
-        .map(|s| (s.id.clone(), Some(s)))
-        .chain(delta.gone.into_iter().map(|id| (id, None)))
-        .collect();
-    let broken = delta
-        .broken
-        .into_iter()
-        .map(|b| (b.path, b.error))
-        .collect();
+    let (at, delta, descriptions) =
+        match read_part(&path(File::Delta), File::Delta).and_then(|(tree, s)| {
+            let delta = postcard::from_bytes::<Delta>(bytes(s.first()?)).ok()?;
+            Some((tree, delta, s.get(1)?.clone()))
+        }) {
+            Some((tree, delta, descriptions))
+                if delta.base == base
+                    && delta.changes.placed.len() == delta.changes.beads.len() =>
+            {
+                (tree, delta, Some(descriptions))
+            }
+            _ => (
+                base.clone(),
+                Delta {
+                    broken,
+                    ..Delta::default()
+                },
+                None,
+            ),
+        };
     Some(Cached {
         table,
         texts,
         base,
         at,
-        changed,
-        broken,
+        delta,
+        descriptions,
     })
 }
 
 /// Brings `changed` and `broken` from tree `from` forward to tree `to`, parsing only
-/// the bead documents that differ.
+/// the bead documents that differ. Returns the ids of `changed` it set.
 fn absorb_changes(
     store: &Store,
     from: ObjectId,
     to: ObjectId,
     changed: &mut BTreeMap<String, Option<Summary>>,
     broken: &mut BTreeMap<String, String>,
-) -> Result<(), StoreError> {
+) -> Result<Vec<String>, StoreError> {
+    let mut touched = Vec::new();
     for change in diff_dir(store, from, to, refs::BEADS_DIR)? {
         match change.new {
-            Some(blob) => absorb::<Bead>(store, change.path, blob, changed, broken)?,
+            Some(blob) => {
+                touched.extend(absorb::<Bead>(store, change.path, blob, changed, broken)?)
+            }
             None => {
                 if let Some(id) = refs::bead_id_of_path(&change.path) {
                     changed.insert(id.to_owned(), None);
+                    touched.push(id.to_owned());
                 }
                 broken.remove(&change.path);
             }
         }
     }
-    Ok(())
+    Ok(touched)
 }
 
 /// Writes the delta file at `path`: the beads `changed` over the table built from
@@ -182,22 +324,22 @@ fn save_delta(
     path: &std::path::Path,
     base: &[u8],
     tree: ObjectId,
-    changed: &BTreeMap<String, Option<Summary>>,
+    changes: &mut Changes,
     broken: &[Broken],
 ) {
+    // The descriptions go apart, for the reads that need them (see [`describe`]).
+    let descriptions: Vec<String> = (changes.beads.iter_mut())
+        .map(|s| std::mem::take(&mut s.description))
+        .collect();
     // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
-    let delta = (
-        base,
-        changed.values().flatten().collect::<Vec<_>>(),
-        changed
-            .iter()
-            .filter(|(_, s)| s.is_none())
-            .map(|(id, _)| id)
-            .collect::<Vec<_>>(),
-        broken,
-    );
-    let _ =
-        encode(&delta).and_then(|bytes| write_part(path, File::Delta, tree.as_bytes(), &[&bytes]));
+    let written = encode(&(base, &*changes, broken)).and_then(|delta| {
+        let sections = [delta.as_slice(), &encode(&descriptions)?];
+        write_part(path, File::Delta, tree.as_bytes(), &sections)
+    });
+    let _ = written;
+    for (s, description) in changes.beads.iter_mut().zip(descriptions) {
+        s.description = description;
+    }
 }
 
 /// Folds the delta of `staged` (the table built from `base` with the changes over it)
@@ -214,7 +356,7 @@ pub(super) fn fold_delta(
 ) -> Result<Index, StoreError> {
     let path = |file| file_path(store, ref_name, file);
     let (table, moved, new) = staged.compacted();
-    let mut index = Index::assemble(table, Texts::default(), BTreeMap::new(), broken);
+    let mut index = Index::assemble(table, Texts::default(), Changes::default(), broken);
     index.base = head.tree.as_bytes().to_vec();
     let _ = save_table(store, ref_name, head.tree, &index);
     let copied = copy_texts(&path(File::Text), base, head.tree, &moved, &new);

@@ -12,8 +12,9 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// table was written, mail in a file of its own. Version 7: dependencies on other
 /// projects' items (`external:<project>:<id>`) ride among a bead's dependencies.
 /// Version 9: the table comes last in its file, read and checked a piece at a time
-/// against the checksums before it, and keeps the edges into each row.
-pub(super) const VERSION: u32 = 9;
+/// against the checksums before it, and keeps the edges into each row. Version 10: the
+/// delta keeps where the table has what each changed bead names.
+pub(super) const VERSION: u32 = 10;
 
 pub(super) const HEADER: usize = 4 + 4 + 4;
 
@@ -75,8 +76,8 @@ impl File {
     pub(super) fn sections(self) -> usize {
         match self {
             File::Table | File::Answer => 3,
-            File::Mail => 2,
-            File::Text | File::Delta | File::Kept | File::Asked => 1,
+            File::Mail | File::Delta => 2,
+            File::Text | File::Kept | File::Asked => 1,
         }
     }
 
@@ -225,7 +226,7 @@ pub(super) fn remove_file(path: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// One cache file per store ref and file kind: `refs/beads/main` →
-/// `index-v9-main.bin`, then `index-v9-main-text.bin` and the others with their
+/// `index-v10-main.bin`, then `index-v10-main-text.bin` and the others with their
 /// [`File::suffix`].
 pub(super) fn file_path(store: &Store, ref_name: &str, file: File) -> PathBuf {
     let tail = ref_name

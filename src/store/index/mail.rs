@@ -62,7 +62,9 @@ pub(super) fn forward_mail(
         broken.into_iter().map(|b| (b.path, b.error)).collect();
     for change in diff_dir(store, from, to, refs::MAIL_DIR)? {
         match change.new {
-            Some(blob) => absorb::<Message>(store, change.path, blob, &mut mail, &mut broken)?,
+            Some(blob) => {
+                absorb::<Message>(store, change.path, blob, &mut mail, &mut broken)?;
+            }
             None => {
                 if let Some(id) = refs::mail_id_of_path(&change.path) {
                     mail.remove(id);

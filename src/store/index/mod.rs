@@ -48,6 +48,7 @@ pub use summary::{Broken, MailMarks, MailSummary, Summary};
 pub use table::damage_seen;
 use table::{
     NO_ROW, NewText, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, TextsCopy, fold,
+    offset,
 };
 
 /// A part of the index, kept in a file of its own so that a reader loads only the
@@ -93,10 +94,22 @@ pub struct Index {
     texts: Texts,
     /// Beads changed since the table was written, sorted by id.
     over: Vec<Summary>,
+    /// Where the table has what each of [`Index::over`] names.
+    placed: Vec<Placed>,
     /// Table rows replaced by [`Index::over`] or gone from the store.
     hidden: Vec<bool>,
     /// The rows of [`Index::hidden`] that are set, in order.
     replaced: Vec<usize>,
+    /// For each of [`Index::replaced`], the bead of [`Index::over`] that took its
+    /// place ([`NO_ROW`] for one gone from the store).
+    replaced_by: Vec<u32>,
+    /// For each of [`Index::replaced`], the targets of its edges in the table
+    /// ([`Placed`]'s `was`).
+    replaced_was: Vec<Vec<u32>>,
+    /// The ids of the beads gone from the store (or whose documents no longer parse)
+    /// since the table was written, each with its row there ([`NO_ROW`] for one it
+    /// never held), sorted.
+    gone: Vec<(String, u32)>,
     mail: Section<MailSummary>,
     broken: Vec<Broken>,
     /// The tree the table was built from (its search text file must match it).
@@ -138,13 +151,10 @@ impl Index {
             let t = &self.table;
             let count = match r < n {
                 true => t.dependents(r),
-                false => {
-                    let id = self.row(Row::at(r)).id();
-                    match t.find(id) {
-                        Some(at) => t.dependents(at),
-                        None => t.dependents_of_missing(id),
-                    }
-                }
+                false => match self.placed.get(r - n).map(|p| p.own) {
+                    Some(own) if own != NO_ROW => t.dependents(own as usize),
+                    _ => t.dependents_of_missing(self.row(Row::at(r)).id()),
+                },
             };
             i64::try_from(count).unwrap_or(i64::MAX)
         };
@@ -159,9 +169,20 @@ impl Index {
                 wanted[k].1 += by;
             }
         };
-        for &h in &self.replaced {
-            for d in self.row(Row::at(h)).dependencies() {
-                add(d.target, -1);
+        // The edges of the rows replaced, as the delta keeps them: the table's rows
+        // are read only for one with an edge to a bead the table does not hold.
+        for (k, &h) in self.replaced.iter().enumerate() {
+            match self.replaced_was.get(k) {
+                Some(was) if !was.contains(&NO_ROW) => {
+                    for &t in was {
+                        add(self.target(t, || ""), -1);
+                    }
+                }
+                _ => {
+                    for d in self.row(Row::at(h)).dependencies() {
+                        add(d.target, -1);
+                    }
+                }
             }
         }
         for s in self.changed_rows() {
@@ -209,16 +230,36 @@ impl Index {
     /// so its cost follows the beads changed.
     pub fn changes_reach_table(&self) -> bool {
         self.replaced.iter().any(|&h| self.table.dependents(h) > 0)
-            || self.over.iter().any(|s| {
-                self.table.find(&s.id).is_none() && self.table.dependents_of_missing(&s.id) > 0
-            })
+            || (self.over.iter().zip(&self.placed))
+                .any(|(s, p)| p.own == NO_ROW && self.table.dependents_of_missing(&s.id) > 0)
     }
 
-    /// The ids of the beads changed since the table was written: those it held that
-    /// changed or went away, then those changed or new (an id may come twice).
+    /// The ids of the beads changed since the table was written: those changed or
+    /// new, then those it held that went away.
     pub fn changed_ids(&self) -> impl Iterator<Item = &str> {
-        let replaced = self.replaced.iter().map(|&h| self.table.id(h));
-        replaced.chain(self.over.iter().map(|s| s.id.as_str()))
+        let gone = (self.gone.iter()).filter(|(_, own)| (*own as usize) < self.table.len());
+        (self.over.iter().map(|s| s.id.as_str())).chain(gone.map(|(id, _)| id.as_str()))
+    }
+
+    /// Whether a bead the table held went from the store since it was written.
+    pub fn lost_beads(&self) -> bool {
+        self.replaced_by.contains(&NO_ROW)
+    }
+
+    /// The row of the table that holds the bead with this id as it was when the table
+    /// was written, whether it changed since or not (a row of [`Index::table_only`]).
+    /// A changed bead's row is known from the delta, without a look in the table.
+    pub fn table_row_of(&self, id: &str) -> Option<Row> {
+        let known = match self.over.binary_search_by(|s| s.id.as_str().cmp(id)) {
+            Ok(k) => self.placed.get(k).map(|p| p.own),
+            Err(_) => (self.gone.binary_search_by(|(g, _)| g.as_str().cmp(id)).ok())
+                .map(|k| self.gone[k].1),
+        };
+        let r = match known {
+            Some(own) => ((own as usize) < self.table.len()).then_some(own as usize),
+            None => self.table.find(id),
+        };
+        r.map(Row::at)
     }
 
     /// The index of the table alone, as it was written (the changes since left out),
@@ -227,7 +268,7 @@ impl Index {
         let mut index = Index::assemble(
             self.table.clone(),
             Texts::default(),
-            BTreeMap::new(),
+            Changes::default(),
             Vec::new(),
         );
         index.base = self.base.clone();
@@ -265,7 +306,8 @@ impl Index {
     }
 
     /// Reads all that a listing prints of `rows` (each one's fields, the ids of what
-    /// it depends on, how many depend on it): with a table checked as it is read
+    /// it depends on; how many depend on them the listing works out as it is made,
+    /// with [`Index::dependents_of`]): with a table checked as it is read
     /// ([`Part::LazyBeads`]), a damaged piece they touch is found before the rows are
     /// handed on.
     pub fn touch(&self, rows: &[Row]) {
@@ -288,7 +330,6 @@ impl Index {
                 let _ = d.id();
             });
         }
-        let _ = self.dependents_of(rows);
     }
 
     /// The stamp of the bytes its table is read from (see [`BeadRow::table_row`]).
@@ -306,14 +347,15 @@ impl Index {
         self.table.len() + self.over.len()
     }
 
-    /// The bead with this id.
+    /// The bead with this id: a changed one is found without a look in the table.
     pub fn get(&self, id: &str) -> Option<BeadRow<'_>> {
-        let n = self.table.len();
-        let row = match self.table.find(id) {
-            Some(r) if !self.hidden[r] => r,
-            _ => n + self.over.binary_search_by(|s| s.id.as_str().cmp(id)).ok()?,
-        };
-        Some(self.row(Row::at(row)))
+        if let Some(s) = self.over_row(id) {
+            return Some(s);
+        }
+        match self.table.find(id) {
+            Some(r) if !self.hidden[r] => Some(self.row(Row::at(r))),
+            _ => None,
+        }
     }
 
     /// The beads whose id, title or description contains `needle`, case-insensitively,
@@ -397,32 +439,75 @@ impl Index {
         (Table::decode(whole(bytes)).unwrap_or_default(), moved, new)
     }
 
-    /// An index of `table` (and `texts`) with the changes of `changed` laid over it.
-    fn assemble(
-        table: Table,
-        texts: Texts,
-        changed: BTreeMap<String, Option<Summary>>,
-        broken: Vec<Broken>,
-    ) -> Index {
-        let mut hidden = vec![false; table.len()];
-        let mut replaced: Vec<usize> = changed.keys().filter_map(|id| table.find(id)).collect();
-        replaced.sort_unstable();
-        for &r in &replaced {
+    /// An index of `table` (and `texts`) with `changes` laid over it.
+    fn assemble(table: Table, texts: Texts, changes: Changes, broken: Vec<Broken>) -> Index {
+        let n = table.len();
+        let Changes {
+            beads,
+            placed,
+            gone,
+        } = changes;
+        let mut replaced: Vec<(usize, u32, Vec<u32>)> = (placed.iter().enumerate())
+            .map(|(k, p)| (p.own as usize, offset(k), p.was.clone()))
+            .chain(
+                gone.iter()
+                    .map(|(_, p)| (p.own as usize, NO_ROW, p.was.clone())),
+            )
+            .filter(|&(r, _, _)| r < n)
+            .collect();
+        replaced.sort_unstable_by_key(|&(r, _, _)| r);
+        let mut hidden = vec![false; n];
+        for &(r, _, _) in &replaced {
             hidden[r] = true;
         }
+        let (replaced, (replaced_by, replaced_was)) = replaced
+            .into_iter()
+            .map(|(r, by, was)| (r, (by, was)))
+            .unzip();
         Index {
             table,
             texts,
-            over: changed.into_values().flatten().collect(),
+            over: beads,
+            placed,
             hidden,
             replaced,
+            replaced_by,
+            replaced_was,
+            gone: gone.into_iter().map(|(id, p)| (id, p.own)).collect(),
             mail: Section::default(),
             broken,
             base: Vec::new(),
         }
     }
 
-    /// An index built from the store alone, ignoring and not touching the cache.
+    /// The bead a dependency leads to, given where the table has its target
+    /// ([`NO_ROW`] when it has no such bead) and the target's id, read only when
+    /// needed: the table's row while it holds, else the changed bead that took its
+    /// place or that is new since; none for a bead not in the store.
+    pub(super) fn target<'a>(
+        &'a self,
+        row: u32,
+        id: impl FnOnce() -> &'a str,
+    ) -> Option<BeadRow<'a>> {
+        let r = row as usize;
+        match row {
+            NO_ROW if self.over.is_empty() => None,
+            NO_ROW => self.over_row(id()),
+            _ if !*self.hidden.get(r)? => Some(self.row(Row::at(r))),
+            _ => {
+                let k = self.replaced.binary_search(&r).ok()?;
+                let by = *self.replaced_by.get(k)?;
+                (by != NO_ROW).then(|| self.row(Row::at(self.table.len() + by as usize)))
+            }
+        }
+    }
+
+    /// The bead changed since the table was written with this id.
+    fn over_row(&self, id: &str) -> Option<BeadRow<'_>> {
+        let k = self.over.binary_search_by(|s| s.id.as_str().cmp(id)).ok()?;
+        Some(self.row(Row::at(self.table.len() + k)))
+    }
+
     pub(super) fn fresh(store: &Store, head: &Head) -> Result<Index, StoreError> {
         let mut index = Index::from_documents(store, head.tree)?;
         let (mail, broken) = rebuild_mail(store, head.tree)?;
@@ -449,7 +534,7 @@ impl Index {
             Table::decode(whole(table)).unwrap_or_default(),
             Texts::decode(whole(texts)).unwrap_or_default(),
         );
-        let mut index = Index::assemble(table, texts, BTreeMap::new(), broken);
+        let mut index = Index::assemble(table, texts, Changes::default(), broken);
         index.base = tree.as_bytes().to_vec();
         Ok(index)
     }
@@ -465,7 +550,7 @@ impl Index {
         needle: &str,
     ) -> Result<(Index, Vec<Row>), StoreError> {
         let folded = needle.to_lowercase();
-        let index = load_beads(store, ref_name, head, false, true)?;
+        let index = load_beads(store, ref_name, head, Text::Changed, true)?;
         let path = file_path(store, ref_name, File::Text);
         if let Some(hits) = scan_text_file(&path, &index.base, index.table.len(), &folded) {
             let rows = index.found(hits, &folded);
@@ -512,7 +597,11 @@ impl Index {
             .iter()
             .any(|p| parts.contains(p))
         {
-            load_beads(store, ref_name, head, parts.contains(&Part::Text), lazy)?
+            let text = match parts.contains(&Part::Text) {
+                true => Text::Whole,
+                false => Text::Not,
+            };
+            load_beads(store, ref_name, head, text, lazy)?
         } else {
             Index::default()
         };
@@ -600,6 +689,12 @@ mod tests {
         };
         out.push(format!("{:?}", found(index)));
         out.push(format!("{:?}", index.broken()));
+        let rows: Vec<Row> = index.rows().map(|r| r.row()).collect();
+        let mut counts: Vec<String> = (rows.iter().zip(index.dependents_of(&rows)))
+            .map(|(&r, count)| format!("{} has {count} dependents", index.row(r).id()))
+            .collect();
+        counts.sort();
+        out.extend(counts);
         // What depends on a bead, by row, is what every bead's dependencies name.
         let mut ids: Vec<String> = index.rows().map(|r| r.id().to_owned()).collect();
         ids.sort();

@@ -153,30 +153,34 @@ pub(super) fn each_parsed_on<D: Indexed + Send>(
 }
 
 /// Parses one document of kind `D` into `entries`, or files its path under `broken`
-/// (and its id as gone). Paths of other kinds are left alone.
+/// (and its id as gone). Paths of other kinds are left alone. Returns the id of the
+/// entry it set.
 pub(super) fn absorb<D: Indexed>(
     store: &Store,
     path: String,
     blob: ObjectId,
     entries: &mut BTreeMap<String, Option<D::Entry>>,
     broken: &mut BTreeMap<String, String>,
-) -> Result<(), StoreError> {
+) -> Result<Option<String>, StoreError> {
     let Some(parsed) = parse::<D>(store, &path, blob)? else {
-        return Ok(());
+        return Ok(None);
     };
     match parsed {
         Ok(doc) => {
             broken.remove(&path);
-            entries.insert(doc.doc_id().to_owned(), Some(doc.entry()));
+            let id = doc.doc_id().to_owned();
+            entries.insert(id.clone(), Some(doc.entry()));
+            Ok(Some(id))
         }
         Err(e) => {
-            if let Some(id) = D::id_of_path(&path) {
-                entries.insert(id.to_owned(), None);
+            let id = D::id_of_path(&path).map(str::to_owned);
+            if let Some(id) = &id {
+                entries.insert(id.clone(), None);
             }
             broken.insert(path, e);
+            Ok(id)
         }
     }
-    Ok(())
 }
 
 pub(super) fn into_broken(broken: BTreeMap<String, String>) -> Vec<Broken> {

@@ -168,35 +168,40 @@ impl<'a> BeadRow<'a> {
     /// The dependencies, sorted, each with its target when that is in the store.
     pub fn dependencies(&self) -> impl Iterator<Item = Dep<'a>> + use<'a> {
         let index = self.index;
+        let n = index.table.len();
         match self.at() {
-            At::Table(t, r) => Either::Left(t.dependencies(r).map(move |(kind, k, target)| {
-                let target = match target {
-                    NO_ROW if index.over.is_empty() => None,
-                    row if row != NO_ROW && !index.hidden[row as usize] => {
-                        Some(index.row(Row(row)))
-                    }
-                    _ => index.get(t.string(k)),
-                };
-                Dep {
-                    kind,
-                    target,
-                    name: Name::Arena(t, k),
-                }
+            At::Table(t, r) => Either::Left(t.dependencies(r).map(move |(kind, k, target)| Dep {
+                kind,
+                target: index.target(target, || t.string(k)),
+                name: Name::Arena(t, k),
             })),
-            At::Over(s) => Either::Right(
-                s.dependencies
-                    .iter()
-                    .map(move |d| Dep {
-                        kind: d.kind,
-                        target: index.get(d.id.as_str()),
-                        name: Name::Str(d.id.as_str()),
-                    })
-                    .chain(s.external.iter().map(|d| Dep {
-                        kind: d.kind,
-                        target: None,
-                        name: Name::Str(d.id.as_str()),
-                    })),
-            ),
+            At::Over(s) => {
+                let placed = self
+                    .row
+                    .get()
+                    .checked_sub(n)
+                    .and_then(|k| index.placed.get(k));
+                Either::Right(
+                    (s.dependencies.iter().enumerate())
+                        .map(move |(j, d)| {
+                            let id = d.id.as_str();
+                            let target = match placed.and_then(|p| p.targets.get(j)) {
+                                Some(&row) => index.target(row, || id),
+                                None => index.get(id),
+                            };
+                            Dep {
+                                kind: d.kind,
+                                target,
+                                name: Name::Str(id),
+                            }
+                        })
+                        .chain(s.external.iter().map(|d| Dep {
+                            kind: d.kind,
+                            target: None,
+                            name: Name::Str(d.id.as_str()),
+                        })),
+                )
+            }
         }
     }
 
@@ -242,7 +247,9 @@ impl<'a> BeadRow<'a> {
     }
 
     /// The text search looks in: id, title and description, case-folded, each ended
-    /// by a NUL (empty unless the index was read with [`Part::Text`](super::Part::Text)).
+    /// by a NUL. Unless the index was read with [`Part::Text`](super::Part::Text) it
+    /// is empty for a bead of the table, and leaves the description out for one
+    /// changed since.
     pub fn text(&self) -> Cow<'a, [u8]> {
         match self.at() {
             At::Table(_, r) => Cow::Borrowed(self.index.texts.get(r)),

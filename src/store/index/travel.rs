@@ -41,7 +41,7 @@ impl Store {
     /// publish a new one: more bead documents differ than a delta holds before it is
     /// folded, so a clone starting from it would fold at once.
     pub(crate) fn index_stale(&self, from: ObjectId, head: &Head) -> Result<bool, StoreError> {
-        let index = load_beads(self, refs::MAIN.as_str(), head, false, true)?;
+        let index = load_beads(self, refs::MAIN.as_str(), head, Text::Not, true)?;
         let changed = diff_dir(self, from, head.tree, refs::BEADS_DIR)?.len();
         Ok(changed > delta_limit(&index.table))
     }
@@ -56,7 +56,8 @@ impl Store {
         actor: &crate::model::Actor,
     ) -> Result<Option<ObjectId>, StoreError> {
         let ref_name = refs::MAIN.as_str();
-        let index = load_beads(self, ref_name, head, false, false)?;
+        // The changed beads' descriptions go into the folded search text.
+        let index = load_beads(self, ref_name, head, Text::Changed, false)?;
         if index.base != head.tree.as_bytes() {
             let (base, broken) = (index.base.clone(), index.broken.clone());
             fold_delta(self, ref_name, head, index, &base, broken, false)?;
