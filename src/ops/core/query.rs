@@ -1526,7 +1526,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
 /// descendants (through parent-child links) of changed beads and of those. One pass
 /// over every bead's links, by row; `None` when a bead left the store (what waited on
 /// it is not found by row).
-fn reached(index: &Index) -> Option<BTreeSet<&str>> {
+fn reached(index: &Index) -> Option<BTreeMap<&str, Row>> {
     if index.lost_beads() {
         return None;
     }
@@ -1546,13 +1546,13 @@ fn reached(index: &Index) -> Option<BTreeSet<&str>> {
     children.sort_unstable_by_key(|&(parent, _)| parent);
     let mut seen = vec![false; index.row_count()];
     todo.extend(index.rows().filter(changed));
-    let mut out = BTreeSet::new();
+    let mut out = BTreeMap::new();
     while let Some(s) = todo.pop() {
         if std::mem::replace(&mut seen[s.row().get()], true) {
             continue;
         }
         if !changed(&s) {
-            out.insert(s.id());
+            out.insert(s.id(), s.row());
         }
         let from = children.partition_point(|&(parent, _)| parent < s.row());
         let kids = children[from..]
@@ -1613,7 +1613,7 @@ impl Tally {
         }
         let reached = match index.changes_reach_table() {
             true => reached(index)?,
-            false => BTreeSet::new(),
+            false => BTreeMap::new(),
         };
         kept.adjusted(store, index, failures, &reached)
     }
@@ -1668,21 +1668,27 @@ impl Tally {
         store: &Store,
         index: &Index,
         failures: &Failures,
-        reached: &BTreeSet<&str>,
+        reached: &BTreeMap<&str, Row>,
     ) -> Option<Tally> {
         let table = index.table_only();
         let then = Failures::at_tree(store, index.table_tree()?);
         let (mut held_then, mut held_now) = (Held::new(&table, &then), Held::new(index, failures));
-        let ids: BTreeSet<&str> = index.changed_ids().chain(reached.iter().copied()).collect();
+        // The changed beads, then those they reach (unchanged: the same row in both).
+        let ids: BTreeMap<&str, Option<Row>> = (index.changed_ids().map(|id| (id, None)))
+            .chain(reached.iter().map(|(&id, &r)| (id, Some(r))))
+            .collect();
         // Per parent: its children among the changed beads, as they were and as they are.
         let mut parents: BTreeMap<&str, [(i64, i64); 2]> = BTreeMap::new();
-        for (when, view) in [(0, &table), (1, index)] {
-            // The bead as the table had it: its row is known for a changed one.
-            let then = |id: &str| Some(table.row(index.table_row_of(id)?));
-            for (id, s) in ids.iter().filter_map(|&id| {
-                let s = if when == 0 { then(id) } else { view.get(id) };
-                Some((id, s?))
-            }) {
+        // A bead as the table had it (`then`) or as it is, by row where it is known: a
+        // changed bead's row in the table is in the delta.
+        let at = |then: bool, id: &str| match (ids.get(id).copied().flatten(), then) {
+            (Some(r), true) => Some(table.row(r)),
+            (Some(r), false) => Some(index.row(r)),
+            (None, true) => index.table_row_of(id).map(|r| table.row(r)),
+            (None, false) => index.get(id),
+        };
+        for when in [0, 1] {
+            for (id, s) in ids.keys().filter_map(|&id| Some((id, at(when == 0, id)?))) {
                 let status = s.status();
                 let held = match when {
                     0 => !status.is_done() && held_then.of(s),
@@ -1708,10 +1714,9 @@ impl Tally {
         for (id, [then, now]) in parents {
             // The children of a bead counted here are all counted here too (a changed
             // bead's children are reached): `then` holds them all.
-            let before = match ids.contains(id) {
+            let before = match ids.contains_key(id) {
                 true => then,
-                false => table
-                    .get(id)
+                false => at(true, id)
                     .and_then(|e| {
                         let row = u32::try_from(e.row().get()).ok()?;
                         let k = self.children.binary_search_by_key(&row, |c| c.0).ok()?;
@@ -1721,14 +1726,14 @@ impl Tally {
                     .unwrap_or_default(),
             };
             let after = (before.0 - then.0 + now.0, before.1 - then.1 + now.1);
-            let judged = |view: &Index, (total, closed): (i64, i64)| {
-                view.get(id).is_some_and(|e| {
+            let judged = |then: bool, (total, closed): (i64, i64)| {
+                at(then, id).is_some_and(|e| {
                     e.kind() == BeadType::Epic
                         && e.status() != Status::Deleted
                         && eligible(e.status(), total as usize, closed as usize)
                 })
             };
-            self.eligible += i64::from(judged(index, after)) - i64::from(judged(&table, before));
+            self.eligible += i64::from(judged(false, after)) - i64::from(judged(true, before));
         }
         self.beads.retain(|_, n| *n != 0);
         Some(self)
@@ -2288,7 +2293,7 @@ mod tests {
             let reaches = index.changes_reach_table();
             let reached = match reaches {
                 true => reached(&index),
-                false => Some(BTreeSet::new()),
+                false => Some(BTreeMap::new()),
             };
             if let Some(reached) = reached.filter(|_| !kept.cyclic) {
                 let Some(tally) = kept.adjusted(&store, &index, &failures, &reached) else {
