@@ -13,8 +13,9 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// projects' items (`external:<project>:<id>`) ride among a bead's dependencies.
 /// Version 9: the table comes last in its file, read and checked a piece at a time
 /// against the checksums before it, and keeps the edges into each row. Version 10: the
-/// delta keeps where the table has what each changed bead names.
-pub(super) const VERSION: u32 = 10;
+/// delta keeps where the table has what each changed bead names. Version 11: the
+/// table keeps the rows each row's edges come from.
+pub(super) const VERSION: u32 = 11;
 
 pub(super) const HEADER: usize = 4 + 4 + 4;
 
@@ -226,7 +227,7 @@ pub(super) fn remove_file(path: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// One cache file per store ref and file kind: `refs/beads/main` →
-/// `index-v10-main.bin`, then `index-v10-main-text.bin` and the others with their
+/// `index-v11-main.bin`, then `index-v11-main-text.bin` and the others with their
 /// [`File::suffix`].
 pub(super) fn file_path(store: &Store, ref_name: &str, file: File) -> PathBuf {
     let tail = ref_name

@@ -81,11 +81,12 @@ fn position<T: PartialEq>(all: &[T], w: &T) -> u8 {
 /// Writes a table: one column per field, rows in the order listings print them
 /// (priority, then age, then id), then the rows sorted by id for lookups, the edges
 /// into each row and the edges to beads not in the table (for the dependent counts),
-/// then the string arena.
+/// the string arena, and last the rows the edges into each row come from.
 ///
 /// The strings of row `r` are `first_str[r]..first_str[r + 1]` in the arena: its id,
 /// its title, its assignee, its custom status and its custom type (each when
-/// `flags[r]` says it has one), its labels, then the ids of its dependencies (`dep_start[r]..dep_start[r + 1]` in the dependency columns).
+/// `flags[r]` says it has one), its labels, then the ids of its dependencies
+/// (`dep_start[r]..dep_start[r + 1]` in the dependency columns).
 ///
 /// Rows may be pushed in any order: [`TableBuilder::finish`] puts them in listing
 /// order as it writes them out, so that a rebuild can push each bead as it is parsed
@@ -218,10 +219,14 @@ impl TableBuilder {
                 put(&mut out, at);
             }
         }
-        for i in rows() {
-            for k in strs(i).end - deps(i).len()..strs(i).end {
-                out.extend_from_slice(&target(&self.arena[self.span(k)]).to_le_bytes());
-            }
+        // Each edge's target row, in the new order: worked out once, for the target
+        // column, the edges into each row and the rows they come from.
+        let targets: Vec<u32> = rows()
+            .flat_map(|i| strs(i).end - deps(i).len()..strs(i).end)
+            .map(|k| target(&self.arena[self.span(k)]))
+            .collect();
+        for t in &targets {
+            out.extend_from_slice(&t.to_le_bytes());
         }
         let mut at = 0;
         for k in rows().flat_map(strs) {
@@ -236,17 +241,17 @@ impl TableBuilder {
         // items aside), sorted by id.
         let mut into = vec![0u32; n + 1];
         let mut dangling: Vec<(&str, u32)> = Vec::new();
-        let mut k = 0u32;
+        let (mut k, mut e) = (0u32, 0);
         for i in rows() {
             k += offset(strs(i).len() - deps(i).len());
             for s in strs(i).end - deps(i).len()..strs(i).end {
                 let id = &self.arena[self.span(s)];
-                match target(id) {
+                match targets[e] {
                     NO_ROW if id.starts_with(crate::model::EXTERNAL_SCHEME) => {}
                     NO_ROW => dangling.push((id, k)),
                     t => into[t as usize + 1] += 1,
                 }
-                k += 1;
+                (k, e) = (k + 1, e + 1);
             }
         }
         dangling.sort_unstable();
@@ -262,6 +267,23 @@ impl TableBuilder {
         for i in rows().filter(|&i| !strs(i).is_empty()) {
             let bytes = self.span(strs(i).start).start..self.span(strs(i).end - 1).end;
             out.extend_from_slice(&self.arena.as_bytes()[bytes]);
+        }
+        // Last, the rows each row's edges come from, by target (a row once per edge,
+        // in row order): what depends on a bead, read without a pass over every edge.
+        let mut from = vec![0u32; into[n] as usize];
+        let mut next = into;
+        let mut e = 0;
+        for (r, i) in rows().enumerate() {
+            for _ in deps(i) {
+                if let Some(at) = next.get_mut(targets[e] as usize) {
+                    from[*at as usize] = offset(r);
+                    *at += 1;
+                }
+                e += 1;
+            }
+        }
+        for r in &from {
+            out.extend_from_slice(&r.to_le_bytes());
         }
         out[16..20].copy_from_slice(&offset(dangling.len()).to_le_bytes());
         (out, place)
@@ -286,6 +308,7 @@ struct Columns {
     in_start: usize,
     dangling: usize,
     arena: usize,
+    in_from: usize,
 }
 
 /// Where a table's bytes are.
@@ -404,8 +427,10 @@ impl Table {
             in_start: column(4, n + 1)?,
             dangling: column(4, dangling)?,
             arena: column(1, arena)?,
+            in_from: end,
         };
-        if end != source.len() {
+        let in_from = source.len().checked_sub(end)? / 4;
+        if end + 4 * in_from != source.len() {
             return None;
         }
         let table = Table {
@@ -416,7 +441,8 @@ impl Table {
         };
         let ends_fit = table.u32_at(table.at.first_str, n) as usize == m
             && table.u32_at(table.at.dep_start, n) as usize == d
-            && table.u32_at(table.at.in_start, n) as usize <= d
+            && table.u32_at(table.at.in_start, n) as usize == in_from
+            && in_from <= d
             && (m == 0 || table.u32_at(table.at.str_end, m - 1) as usize == arena);
         ends_fit.then_some(table)
     }
@@ -620,18 +646,24 @@ impl Table {
     }
 
     /// The rows with an edge to row `target` (a row once per edge), and each edge's
-    /// kind: one pass over the dependency columns, no string read.
+    /// kind: read off the rows the table keeps for each target, no string read.
     pub fn edges_into(&self, target: usize) -> Vec<(usize, DepKind)> {
-        let mut found = Vec::with_capacity(self.dependents(target));
-        let mut e = 0;
-        for r in 0..self.rows {
-            let end = self.u32_at(self.at.dep_start, r + 1) as usize;
-            for e in e..end {
-                if self.u32_at(self.at.dep_target, e) as usize == target {
-                    found.push((r, self.edge_kind(e)));
-                }
+        let (first, end) = (
+            self.u32_at(self.at.in_start, target) as usize,
+            self.u32_at(self.at.in_start, target + 1) as usize,
+        );
+        let mut found = Vec::with_capacity(end.saturating_sub(first));
+        let mut last = None;
+        for k in first..end {
+            let r = self.u32_at(self.at.in_from, k) as usize;
+            // A row with two edges to the target comes twice: both are found at once.
+            if last.replace(r) == Some(r) {
+                continue;
             }
-            e = end;
+            let edges = self
+                .deps(r)
+                .filter(|&e| self.u32_at(self.at.dep_target, e) as usize == target);
+            found.extend(edges.map(|e| (r, self.edge_kind(e))));
         }
         found
     }
