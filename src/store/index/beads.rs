@@ -176,14 +176,19 @@ pub(super) fn load_beads(
     let touched = absorb_changes(store, from, head.tree, &mut changed, &mut broken)?;
     let broken = into_broken(broken);
     if changed.len() <= delta_limit(&table) {
+        let seen = table::damage_seen();
         for id in touched {
             let summary = changed.get(&id).and_then(Option::as_ref);
             let place = Placed::of(&table, &id, summary);
             placed.insert(id, place);
         }
         let mut changes = Changes::of_maps(&table, changed, &placed);
-        let delta_path = file_path(store, ref_name, File::Delta);
-        save_delta(&delta_path, &base, head.tree, &mut changes, &broken);
+        // Rows read from a damaged piece are never kept: the next read works them out
+        // again from a sound table.
+        if table::damage_seen() == seen {
+            let delta_path = file_path(store, ref_name, File::Delta);
+            save_delta(&delta_path, &base, head.tree, &mut changes, &broken);
+        }
         let mut index = Index::assemble(table, texts, changes, broken);
         index.base = base;
         return Ok(index);
