@@ -730,8 +730,8 @@ fn sound<T>(store: &Store, read: impl Fn() -> Result<T>) -> Result<T> {
 
 /// The beads `part` of the index (checked as it is read for [`Part::LazyBeads`]: see
 /// [`sound`]), and the project's own types and statuses, both read at one head (one
-/// ref read for the two). A read of every bead checks the whole table first: it reads
-/// every piece anyway, and its reads need no check each.
+/// ref read for the two). [`Part::Beads`] checks the whole table first, for a read
+/// that needs every byte of it; its reads then need no check each.
 fn index_and_words(store: &Store, part: Part) -> Result<((Index, Failures), Vocabulary)> {
     let head = store.require_head()?;
     Ok((
