@@ -29,13 +29,15 @@ impl Changes {
     /// The changes by id (`None` for a bead gone), and where the table has what each
     /// names.
     fn into_maps(self) -> (BTreeMap<String, Option<Summary>>, BTreeMap<String, Placed>) {
-        let changed = (self.beads.iter().map(|s| (s.id.clone(), Some(s.clone()))))
-            .chain(self.gone.iter().map(|(id, _)| (id.clone(), None)))
-            .collect();
-        let placed = (self.beads.into_iter().map(|s| s.id))
-            .zip(self.placed)
-            .chain(self.gone)
-            .collect();
+        let (mut changed, mut placed) = (BTreeMap::new(), BTreeMap::new());
+        for (s, place) in self.beads.into_iter().zip(self.placed) {
+            placed.insert(s.id.clone(), place);
+            changed.insert(s.id.clone(), Some(s));
+        }
+        for (id, place) in self.gone {
+            changed.insert(id.clone(), None);
+            placed.insert(id, place);
+        }
         (changed, placed)
     }
 
@@ -248,11 +250,7 @@ fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Op
         false => {
             let (base, sections) = read_part(&path(File::Table), File::Table)?;
             let [broken, sums, table] = <[Raw; 3]>::try_from(sections).ok()?;
-            let sums: Vec<u32> = bytes(&sums)
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if table::piece_sums(bytes(&table)) != sums {
+            if table::piece_sums(bytes(&table)) != sums_in(bytes(&sums)) {
                 table::count_damage();
                 return None;
             }
@@ -337,11 +335,10 @@ fn save_delta(
         .map(|s| std::mem::take(&mut s.description))
         .collect();
     // A [`Delta`], borrowed: postcard writes a struct as the tuple of its fields.
-    let written = encode(&(base, &*changes, broken)).and_then(|delta| {
+    let _ = encode(&(base, &*changes, broken)).and_then(|delta| {
         let sections = [delta.as_slice(), &encode(&descriptions)?];
         write_part(path, File::Delta, tree.as_bytes(), &sections)
     });
-    let _ = written;
     for (s, description) in changes.beads.iter_mut().zip(descriptions) {
         s.description = description;
     }

@@ -2,7 +2,8 @@
 //!
 //! A file read whole (the search text, a table checked whole before a fold) is often
 //! tens of megabytes; read into a fresh heap buffer, the kernel faults its pages in
-//! one 4 KiB page at a time, which cost more than the query itself. A large file is read instead into an anonymous mapping that asks
+//! one 4 KiB page at a time, which cost more than the query itself. A large file is
+//! read instead into an anonymous mapping that asks
 //! for huge pages and is populated up front: a few faults instead of thousands.
 //! Nothing is mapped from the file itself (that would need `unsafe`: the file could
 //! change under the map); the bytes are read, and checked, as from any buffer.

@@ -306,11 +306,7 @@ pub(super) fn read_apart(
         if crc32fast::hash(&head[HEADER..]) != checksum || (start + size) as u64 != len {
             return None;
         }
-        let sums = ranges.pop()?;
-        let sums = head[sums]
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        let sums = sums_in(&head[ranges.pop()?]);
         let pieces = Pieces::new(open, start as u64, size, sums)?;
         Some((Arc::new(Buffer::from(head)), ranges, Arc::new(pieces)))
     })?;
@@ -319,6 +315,15 @@ pub(super) fn read_apart(
     let tree = head.get(ranges.next()?)?.to_vec();
     let sections = ranges.map(|r| (head.clone(), r)).collect();
     Some((tree, sections, pieces.clone()))
+}
+
+/// The checksums of a section checked apart ([`File::checked_apart`]), as the
+/// section before it holds them.
+pub(super) fn sums_in(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
 }
 
 /// The tree a cache file of kind `file`, whole in `bytes`, says it was built from;

@@ -59,9 +59,9 @@ pub enum Part {
     /// The bead table and the bead documents that do not parse.
     Beads,
     /// The beads as [`Part::Beads`], with the table's file read and checked a piece
-    /// at a time as the reads touch it rather than whole: a piece found damaged reads as empty and
-    /// is counted in [`damage_seen`], so a reader compares that count before and after
-    /// it reads, and reads again from a rebuilt cache when it grew.
+    /// at a time as the reads touch it rather than whole: a piece found damaged reads
+    /// as empty and is counted in [`damage_seen`], so a reader compares that count
+    /// before and after it reads, and reads again from a rebuilt cache when it grew.
     LazyBeads,
     /// The beads' searchable text (id, title, description, case-folded).
     Text,
@@ -205,8 +205,8 @@ impl Index {
     /// read whole.
     pub fn edges_into(&self, id: &str) -> Vec<(BeadRow<'_>, DepKind)> {
         let t = &self.table;
-        let in_table = match t.find(id) {
-            Some(target) => t.edges_into(target),
+        let in_table = match self.table_row_of(id) {
+            Some(target) => t.edges_into(target.get()),
             None => t.edges_into_missing(id),
         };
         let changed = self.changed_rows().flat_map(|s| {
@@ -444,17 +444,19 @@ impl Index {
         let n = table.len();
         let Changes {
             beads,
-            placed,
+            mut placed,
             gone,
         } = changes;
-        let mut replaced: Vec<(usize, u32, Vec<u32>)> = (placed.iter().enumerate())
-            .map(|(k, p)| (p.own as usize, offset(k), p.was.clone()))
-            .chain(
-                gone.iter()
-                    .map(|(_, p)| (p.own as usize, NO_ROW, p.was.clone())),
-            )
-            .filter(|&(r, _, _)| r < n)
+        // Each replaced row's edges move to `replaced_was`; nothing else reads them.
+        let mut replaced: Vec<(usize, u32, Vec<u32>)> = (placed.iter_mut().enumerate())
+            .map(|(k, p)| (p.own as usize, offset(k), std::mem::take(&mut p.was)))
             .collect();
+        let mut gone_rows = Vec::with_capacity(gone.len());
+        for (id, p) in gone {
+            replaced.push((p.own as usize, NO_ROW, p.was));
+            gone_rows.push((id, p.own));
+        }
+        replaced.retain(|&(r, _, _)| r < n);
         replaced.sort_unstable_by_key(|&(r, _, _)| r);
         let mut hidden = vec![false; n];
         for &(r, _, _) in &replaced {
@@ -473,7 +475,7 @@ impl Index {
             replaced,
             replaced_by,
             replaced_was,
-            gone: gone.into_iter().map(|(id, p)| (id, p.own)).collect(),
+            gone: gone_rows,
             mail: Section::default(),
             broken,
             base: Vec::new(),

@@ -632,6 +632,12 @@ impl Table {
 
     /// How many edges of the table point at `id`, a bead not in it.
     pub fn dependents_of_missing(&self, id: &str) -> usize {
+        self.dangling_of(id).len()
+    }
+
+    /// Where the edges to `id`, a bead not in the table, are among those to beads not
+    /// in it (sorted by id): their positions in the `dangling` column.
+    fn dangling_of(&self, id: &str) -> Range<usize> {
         let string = |k: usize| self.str(self.u32_at(self.at.dangling, k) as usize);
         let first = |past: bool| {
             bisect(0..self.dangling, |k| {
@@ -642,7 +648,8 @@ impl Table {
             })
             .unwrap_or_else(|at| at)
         };
-        first(true).saturating_sub(first(false))
+        let start = first(false);
+        start..first(true).max(start)
     }
 
     /// The rows with an edge to row `target` (a row once per edge), and each edge's
@@ -671,15 +678,8 @@ impl Table {
     /// The rows with an edge to `id`, a bead not in the table (a row once per edge),
     /// and each edge's kind.
     pub fn edges_into_missing(&self, id: &str) -> Vec<(usize, DepKind)> {
-        let string = |k: usize| self.u32_at(self.at.dangling, k) as usize;
-        let first = bisect(0..self.dangling, |k| match self.str(string(k)) < id {
-            true => std::cmp::Ordering::Less,
-            false => std::cmp::Ordering::Greater,
-        })
-        .unwrap_or_else(|at| at);
-        (first..self.dangling)
-            .map(string)
-            .take_while(|&k| self.str(k) == id)
+        self.dangling_of(id)
+            .map(|k| self.u32_at(self.at.dangling, k) as usize)
             .filter_map(|k| {
                 // The row whose strings hold `k`, and which of its edges names it.
                 let past = bisect(0..self.rows + 1, |r| {
