@@ -50,6 +50,8 @@ pub use error::StoreError;
 pub(crate) use error::{git_err, io_err};
 pub use git::{Git, RefPush};
 pub use history::HistoryEntry;
+#[cfg(test)]
+pub(crate) use index::damage_counted_alone;
 pub use index::{
     Answer, BeadRow, Broken, Dep, Index, MailMarks, MailSummary, Part, Row, Slot, Summary,
     TableStamp, damage_seen,

@@ -2076,6 +2076,7 @@ mod tests {
     /// cache again and answers as from a sound one.
     #[test]
     fn a_read_that_touches_a_damaged_piece_answers_from_a_rebuilt_cache() {
+        let _alone = crate::store::damage_counted_alone();
         let (_dir, store, _) = random_store(1500, 5);
         let page = ListFilter {
             limit: 3,
@@ -2216,6 +2217,7 @@ mod tests {
     /// itself, where it applies, gives the walk's tally.
     #[test]
     fn stats_over_a_change_counts_what_a_walk_of_every_bead_counts() {
+        let _alone = crate::store::damage_counted_alone();
         let (_dir, store, mut rng) = random_store(70, 31);
         // Beads 100..140 change; they depend on the others and on each other, and none
         // of the first 70 depends on them, so many changes reach no unchanged bead.

@@ -197,6 +197,7 @@ mod tests {
 
     #[test]
     fn a_damaged_piece_reads_as_nothing_and_the_others_read() {
+        let _alone = crate::store::index::damage_counted_alone();
         let bytes: Vec<u8> = (0..3 * CHECKED_PIECE).map(|k| (k % 13) as u8).collect();
         let (_dir, p) = pieces(&bytes, Some(CHECKED_PIECE + 7));
         let seen = crate::store::index::damage_seen();

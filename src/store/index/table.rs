@@ -381,6 +381,16 @@ pub fn damage_seen() -> usize {
     DAMAGED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Held by each test that damages a table, or that needs no damage counted while it
+/// runs: the count is the process's, and tests run side by side in one process.
+#[cfg(test)]
+pub(crate) fn damage_counted_alone() -> std::sync::MutexGuard<'static, ()> {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Counts a damaged piece in [`damage_seen`].
 pub(super) fn count_damage() {
     DAMAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
