@@ -1,7 +1,7 @@
 //! Operations that read: show, list, ready, blocked, search, dependency trees.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -1532,47 +1532,63 @@ const REACHED_MOST: usize = 4096;
 
 /// The unchanged beads whose standing a change since `index`'s table was written can
 /// move: those that wait (`blocks`, `conditional-blocks`) on a changed bead, and the
-/// descendants (through parent-child links) of changed beads and of those. One pass
-/// over every bead's links, by row; `None` when a bead left the store (what waited on
-/// it is not found by row), or when they are more than [`REACHED_MOST`].
+/// descendants (through parent-child links) of changed beads and of those. Found by
+/// following the edges into the changed beads and out to the children, so the cost
+/// follows the beads changed and reached, not the store; `None` when a bead left the
+/// store (what waited on it is not found by row), or when they are more than
+/// [`REACHED_MOST`].
 fn reached(index: &Index) -> Option<BTreeMap<&str, Row>> {
     if index.lost_beads() {
         return None;
     }
-    let changed = |t: &BeadRow<'_>| t.table_row().is_none();
-    let mut children = Vec::new();
-    let mut todo = Vec::new();
-    for s in index.rows() {
+    // The changed beads' own dependencies, by the id they name.
+    let mut named: HashMap<&str, Vec<(BeadRow<'_>, DepKind)>> = HashMap::new();
+    for s in index.changed_rows() {
         for d in s.dependencies() {
-            let Some(t) = d.target else { continue };
-            match d.kind {
-                DepKind::ParentChild => children.push((t.row(), s)),
-                DepKind::Blocks | DepKind::ConditionalBlocks if changed(&t) => todo.push(s),
-                _ => {}
-            }
+            named.entry(d.id()).or_default().push((s, d.kind));
         }
     }
-    children.sort_unstable_by_key(|&(parent, _)| parent);
-    let mut seen = vec![false; index.row_count()];
-    todo.extend(index.rows().filter(changed));
+    let into = |s: &BeadRow<'_>, kinds: &[DepKind]| {
+        // An unchanged bead's row is its row of the table; a changed one's, the delta's.
+        let target = match s.table_row() {
+            Some(_) => Ok(s.row()),
+            None => index.table_row_of(s.id()).ok_or(s.id()),
+        };
+        let changed = named.get(s.id()).into_iter().flatten().copied();
+        let all = index.unchanged_edges_into(target).chain(changed);
+        all.filter(|(_, kind)| kinds.contains(kind))
+            .map(|(from, _)| from)
+            .collect::<Vec<_>>()
+    };
+    let mut todo: Vec<BeadRow<'_>> = index.changed_rows().collect();
+    for s in index.changed_rows() {
+        todo.extend(into(&s, &[DepKind::Blocks, DepKind::ConditionalBlocks]));
+    }
+    let mut seen = HashSet::new();
     let mut out = BTreeMap::new();
     while let Some(s) = todo.pop() {
-        if std::mem::replace(&mut seen[s.row().get()], true) {
+        if !seen.insert(s.row()) {
             continue;
         }
-        if !changed(&s) {
+        if s.table_row().is_some() {
             out.insert(s.id(), s.row());
             if out.len() > REACHED_MOST {
                 return None;
             }
         }
-        let from = children.partition_point(|&(parent, _)| parent < s.row());
-        let kids = children[from..]
-            .iter()
-            .take_while(|&&(parent, _)| parent == s.row());
-        todo.extend(kids.map(|&(_, child)| child));
+        todo.extend(into(&s, &[DepKind::ParentChild]));
     }
     Some(out)
+}
+
+/// A parent of changed or reached beads, as [`Tally::adjusted`] gathers it.
+#[derive(Default)]
+struct Parent {
+    /// How many of those beads are its children, and how many of them closed: as the
+    /// table had them, and as they are.
+    children: [(i64, i64); 2],
+    /// Its row in the table and in the index, where a child's link named it.
+    rows: [Option<Row>; 2],
 }
 
 /// What `stats` counts, as sums over the beads: per status, whether the bead is a
@@ -1690,8 +1706,9 @@ impl Tally {
         let ids: BTreeMap<&str, Option<Row>> = (index.changed_ids().map(|id| (id, None)))
             .chain(reached.iter().map(|(&id, &r)| (id, Some(r))))
             .collect();
-        // Per parent: its children among the changed beads, as they were and as they are.
-        let mut parents: BTreeMap<&str, [(i64, i64); 2]> = BTreeMap::new();
+        // Per parent: its children among the changed beads, as they were and as they
+        // are, and its row then and now where a child's link told it.
+        let mut parents: BTreeMap<&str, Parent> = BTreeMap::new();
         // A bead as the table had it (`then`) or as it is, by row where it is known: a
         // changed bead's row in the table is in the delta.
         let at = |then: bool, id: &str| match (ids.get(id).copied().flatten(), then) {
@@ -1714,9 +1731,10 @@ impl Tally {
                 }
                 for d in s.dependencies().filter(|d| d.kind == DepKind::ParentChild) {
                     if let Some(t) = d.target {
-                        let e = &mut parents.entry(t.id()).or_default()[when];
-                        e.0 += 1;
-                        e.1 += i64::from(status == Status::Closed);
+                        let e = parents.entry(t.id()).or_default();
+                        e.children[when].0 += 1;
+                        e.children[when].1 += i64::from(status == Status::Closed);
+                        e.rows[when] = Some(t.row());
                     }
                 }
             }
@@ -1724,7 +1742,14 @@ impl Tally {
         if held_then.cyclic || held_now.cyclic {
             return None;
         }
-        for (id, [then, now]) in parents {
+        for (id, p) in parents {
+            let [then, now] = p.children;
+            // Where a child's link gave the parent's row, no look-up by id is needed.
+            let at = |when: bool, id: &str| match (p.rows[usize::from(!when)], when) {
+                (Some(r), true) => Some(table.row(r)),
+                (Some(r), false) => Some(index.row(r)),
+                (None, _) => at(when, id),
+            };
             // The children of a bead counted here are all counted here too (a changed
             // bead's children are reached): `then` holds them all.
             let before = match ids.contains_key(id) {

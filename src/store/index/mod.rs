@@ -206,22 +206,33 @@ impl Index {
     /// row, not compared by id, and only the beads changed since it was written are
     /// read whole.
     pub fn edges_into(&self, id: &str) -> Vec<(BeadRow<'_>, DepKind)> {
-        let t = &self.table;
-        let in_table = match self.table_row_of(id) {
-            Some(target) => t.edges_into(target.get()),
-            None => t.edges_into_missing(id),
-        };
         let changed = self.changed_rows().flat_map(|s| {
             s.dependencies()
                 .filter(|d| d.id() == id)
                 .map(move |d| (s, d.kind))
         });
+        let target = self.table_row_of(id).ok_or(id);
+        self.unchanged_edges_into(target).chain(changed).collect()
+    }
+
+    /// The beads that depend on a bead among those that did not change since the
+    /// table was written, with the kind of each dependency: the table's own edges into
+    /// the bead's row of the table, or to its id where the table has no such bead
+    /// (`Err`), found without reading any other row. Those of the changed beads are
+    /// theirs to tell.
+    pub fn unchanged_edges_into(
+        &self,
+        target: Result<Row, &str>,
+    ) -> impl Iterator<Item = (BeadRow<'_>, DepKind)> {
+        let t = &self.table;
+        let in_table = match target {
+            Ok(row) => t.edges_into(row.get()),
+            Err(id) => t.edges_into_missing(id),
+        };
         in_table
             .into_iter()
             .filter(|&(r, _)| !self.hidden[r])
             .map(|(r, kind)| (self.row(Row::at(r)), kind))
-            .chain(changed)
-            .collect()
     }
 
     /// Whether a bead of the table that did not change since it was written may
