@@ -13,6 +13,7 @@ use clap_mangen::Man;
 use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
 
 use super::error::Kind;
+use crate::model::config::words;
 use crate::model::{BeadType, DepKind, Status};
 use crate::ops::{FORMAT, refs};
 use crate::settings::{self, Setting};
@@ -255,13 +256,6 @@ impl Section {
     fn to_roff(&self) -> String {
         self.0.to_roff()
     }
-}
-
-fn words<T: std::fmt::Display>(all: &[T]) -> String {
-    all.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The reference sections of `git-beads(1)`, in order. A feature that adds to the

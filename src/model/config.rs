@@ -160,7 +160,8 @@ pub enum VocabularyError {
     UnknownStatus(Status),
 }
 
-fn words<T: std::fmt::Display>(all: &[T]) -> String {
+/// The items of `all` as one comma-separated phrase (for messages and the manual).
+pub fn words<T: std::fmt::Display>(all: &[T]) -> String {
     all.iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
