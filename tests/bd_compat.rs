@@ -399,6 +399,21 @@ fn an_id_without_a_prefix_that_has_a_dash_of_its_own() {
 }
 
 #[test]
+fn a_wisp_is_found_by_its_hash_or_the_start_of_its_id() {
+    let (_sb, repo) = Sandbox::with_store();
+    let wisp = repo.beads(&["create", "Scratch", "--ephemeral", "--silent"]);
+    let wisp = wisp.trim();
+    let hash = wisp.strip_prefix("bd-wisp-").expect("a wisp id");
+    for given in [hash, &hash[..3], &wisp[..wisp.len() - 1]] {
+        let shown = repo.beads_json(&["show", given]);
+        assert_eq!(items(&shown)[0]["id"], wisp, "{given}");
+    }
+    repo.beads(&["update", hash, "--status", "in_progress"]);
+    let shown = repo.beads_json(&["show", wisp]);
+    assert_eq!(items(&shown)[0]["status"], "in_progress");
+}
+
+#[test]
 fn ids_without_prefix_actor_and_the_small_commands() {
     let (_sb, repo) = Sandbox::with_store();
     let (a, _) = by_short_id(&repo, "bd-");

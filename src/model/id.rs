@@ -221,6 +221,9 @@ pub struct ExternalRef(String);
 /// What every external reference starts with.
 pub const EXTERNAL_SCHEME: &str = "external:";
 
+/// The word between prefix and hash of a wisp's id (`bd-wisp-k3x9`).
+pub const WISP_MARK: &str = "wisp-";
+
 impl ExternalRef {
     /// Parses `external:<project>:<id>`.
     pub fn parse(s: &str) -> Result<ExternalRef, IdError> {

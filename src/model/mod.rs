@@ -50,7 +50,7 @@ pub use formula::{
     Step, Variable, fill, is_formula_name, step_line, template_variables,
 };
 pub use id::{
-    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, id_length_for,
+    BeadId, DepTarget, EXTERNAL_SCHEME, ExternalRef, IdError, Prefix, WISP_MARK, id_length_for,
     is_device_name, retarget_text,
 };
 pub use mail::{Delivery, Message};

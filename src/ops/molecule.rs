@@ -17,7 +17,7 @@ use super::permit;
 use super::{BeadError, FormulaError, MoleculeError, OpError, RefProblem, Result, now};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, Capability, Cooked, DepKind, Dependency, Prefix, Rendered,
-    Status, check_name, check_text, check_title, count, fill_known, id_length_for,
+    Status, WISP_MARK, check_name, check_text, check_title, count, fill_known, id_length_for,
 };
 use crate::store::refs::{self, RefName};
 use crate::store::{Store, Tx, View};
@@ -48,9 +48,6 @@ pub const SQUASHED_FROM_KEY: &str = "squashed_from";
 /// The key, in a molecule's `extra`, of the steps of its formula that were not poured
 /// as beads (its checklist).
 pub const CHECKLIST_KEY: &str = "checklist";
-
-/// The word between prefix and hash of a wisp's id (`bd-wisp-k3x9`).
-const WISP_MARK: &str = "wisp-";
 
 /// One step of a molecule and where it stands.
 #[derive(Clone, Debug)]

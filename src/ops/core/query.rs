@@ -10,6 +10,7 @@ use super::{BeadError, Result, now, permit, write};
 use crate::model::config::{Category, Vocabulary};
 use crate::model::{
     Actor, Bead, BeadId, BeadType, DepKind, DepTarget, EXTERNAL_SCHEME, ExternalRef, Status,
+    WISP_MARK,
 };
 use crate::store::{BeadRow, Broken, Head, Index, ObjectId, Part, Row, Store, Summary, TableStamp};
 
@@ -34,7 +35,6 @@ pub fn show(store: &Store, ids: &[BeadId]) -> Result<Vec<Bead>> {
         .collect()
 }
 
-/// The bead `given` names: an id, or an id without its prefix (`a1b2` for `bd-a1b2`)
 /// What a dependency given as text points at: `external:<project>:<id>` names an item
 /// of another project; anything else a bead, as [`resolve_id`] finds it.
 pub fn resolve_target(store: &Store, given: &str) -> Result<DepTarget> {
@@ -44,7 +44,9 @@ pub fn resolve_target(store: &Store, given: &str) -> Result<DepTarget> {
     resolve_id(store, given).map(DepTarget::Bead)
 }
 
-/// where exactly one bead has it. Text that cannot be an id fails as malformed.
+/// The bead `given` names: an id, or an id without its prefix (`a1b2` for `bd-a1b2`,
+/// and for wisp `bd-wisp-a1b2`) where exactly one bead, or one of this machine's
+/// wisps, has it. Text that cannot be an id fails as malformed.
 ///
 /// On the clone that minted a bead a merge renumbered, its old id names it still
 /// (the store's aliases), though another bead holds that id everywhere else.
@@ -65,24 +67,19 @@ fn named(store: &Store, given: &str) -> Result<BeadId> {
     }
     // After the store's own prefix (which may hold a `-`), or the first `-`.
     let own = format!("{}-", super::meta(store)?.prefix);
-    let index = load_index(store)?;
-    // The id without its prefix is `given`; else, as bd reads a partial id, starts
-    // with it.
-    let with = |whole: bool| -> Vec<BeadId> {
+    let indexes = main_and_wisps(store)?;
+    // The id without its prefix (and a wisp's without its mark) is `given`; else, as
+    // bd reads a partial id, starts with it.
+    let with = |whole: bool| {
         let is = |rest: &str| match whole {
             true => rest == given,
             false => rest.starts_with(given),
         };
-        index
-            .rows()
-            .filter(|s| s.status() != Status::Deleted)
-            .filter(|s| {
-                let id = s.id();
-                id.strip_prefix(own.as_str()).is_some_and(is)
-                    || id.split_once('-').is_some_and(|(_, rest)| is(rest))
-            })
-            .filter_map(|s| BeadId::parse(s.id()).ok())
-            .collect()
+        let is = |rest: &str| is(rest) || rest.strip_prefix(WISP_MARK).is_some_and(is);
+        ids_where(&indexes, |id| {
+            id.strip_prefix(own.as_str()).is_some_and(is)
+                || id.split_once('-').is_some_and(|(_, rest)| is(rest))
+        })
     };
     let mut matches = with(true);
     if matches.is_empty() {
@@ -111,12 +108,11 @@ fn whole_or_start(store: &Store, id: BeadId) -> Result<BeadId> {
     if store.read_bead(head.tree, &id)?.is_some() {
         return Ok(id);
     }
-    let index = load_index(store)?;
-    let mut matches: Vec<BeadId> = index
-        .rows()
-        .filter(|s| s.status() != Status::Deleted && s.id().starts_with(id.as_str()))
-        .filter_map(|s| BeadId::parse(s.id()).ok())
-        .collect();
+    let indexes = main_and_wisps(store)?;
+    if indexes[1..].iter().any(|w| w.get(id.as_str()).is_some()) {
+        return Ok(id);
+    }
+    let mut matches = ids_where(&indexes, |s| s.starts_with(id.as_str()));
     match matches.len() {
         0 => Ok(id),
         1 => Ok(matches.remove(0)),
@@ -129,6 +125,23 @@ fn whole_or_start(store: &Store, id: BeadId) -> Result<BeadId> {
             .into())
         }
     }
+}
+
+/// The index of `refs/beads/main`, then that of this machine's wisps where it made
+/// any: where an id given in part is looked for.
+fn main_and_wisps(store: &Store) -> Result<Vec<Index>> {
+    let mut indexes = vec![load_index(store)?];
+    indexes.extend(store.wisp_index()?.map(|(_, wisps)| wisps));
+    Ok(indexes)
+}
+
+/// The ids of the beads of `indexes` (tombstones aside) that `keep` accepts.
+fn ids_where(indexes: &[Index], keep: impl Fn(&str) -> bool) -> Vec<BeadId> {
+    (indexes.iter())
+        .flat_map(Index::rows)
+        .filter(|s| s.status() != Status::Deleted && keep(s.id()))
+        .filter_map(|s| BeadId::parse(s.id()).ok())
+        .collect()
 }
 
 /// Fails with [`BeadError::NotFound`] unless the store has bead `id` (a tombstone
