@@ -178,7 +178,7 @@ pub(super) fn load_beads(
     let touched = absorb_changes(store, from, head.tree, &mut changed, &mut broken)?;
     let broken = into_broken(broken);
     if changed.len() <= delta_limit(&table) {
-        let seen = table::damage_seen();
+        let seen = pieces::damage_seen();
         for id in touched {
             let summary = changed.get(&id).and_then(Option::as_ref);
             let place = Placed::of(&table, &id, summary);
@@ -187,7 +187,7 @@ pub(super) fn load_beads(
         let mut changes = Changes::of_maps(&table, changed, &placed);
         // Rows read from a damaged piece are never kept: the next read works them out
         // again from a sound table.
-        if table::damage_seen() == seen {
+        if pieces::damage_seen() == seen {
             let delta_path = file_path(store, ref_name, File::Delta);
             save_delta(&delta_path, &base, head.tree, &mut changes, &broken);
         }
@@ -250,8 +250,8 @@ fn read_cached(store: &Store, ref_name: &str, with_text: bool, lazy: bool) -> Op
         false => {
             let (base, sections) = read_part(&path(File::Table), File::Table)?;
             let [broken, sums, table] = <[Raw; 3]>::try_from(sections).ok()?;
-            if table::piece_sums(bytes(&table)) != sums_in(bytes(&sums)) {
-                table::count_damage();
+            if pieces::piece_sums(bytes(&table)) != sums_in(bytes(&sums)) {
+                pieces::count_damage();
                 return None;
             }
             (base, broken, Table::decode(table)?)

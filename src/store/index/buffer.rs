@@ -77,8 +77,9 @@ struct Version {
     header: [u8; HEADER],
 }
 
-/// The length of a cache file's header, whose checksum is part of a [`Version`].
-const HEADER: usize = super::file::HEADER;
+/// The length of the header every cache file starts with (its magic, the format's
+/// version and the payload's checksum: see [`super::file`]), part of a [`Version`].
+pub(super) const HEADER: usize = 4 + 4 + 4;
 
 /// The version of the open `file`, from its metadata and its header (read in place,
 /// so the file's position stays at its start); `None` where it cannot be told.

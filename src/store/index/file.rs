@@ -17,7 +17,7 @@ pub(super) const MAGIC: &[u8; 4] = b"GBIX";
 /// table keeps the rows each row's edges come from.
 pub(super) const VERSION: u32 = 11;
 
-pub(super) const HEADER: usize = 4 + 4 + 4;
+use super::buffer::HEADER;
 
 /// The files of one store ref's index.
 #[derive(Clone, Copy)]
@@ -368,7 +368,7 @@ pub(super) fn write_part(
         file.put(part)?;
     }
     if let Some(last) = apart {
-        let sums: Vec<u8> = table::piece_sums(last)
+        let sums: Vec<u8> = super::pieces::piece_sums(last)
             .iter()
             .flat_map(|s| s.to_le_bytes())
             .collect();

@@ -42,12 +42,12 @@ use beads::*;
 use file::*;
 use mail::*;
 use parse::*;
+#[cfg(test)]
+pub(crate) use pieces::damage_counted_alone;
+pub use pieces::damage_seen;
 use row::*;
 pub use row::{BeadRow, Dep, Row};
 pub use summary::{Broken, MailMarks, MailSummary, Summary};
-#[cfg(test)]
-pub(crate) use table::damage_counted_alone;
-pub use table::damage_seen;
 use table::{
     NO_ROW, NewText, Raw, RowData, Table, TableBuilder, Texts, TextsBuilder, TextsCopy, fold,
     offset,
@@ -913,7 +913,7 @@ mod tests {
         let (_dir, store, head, fresh) = built(2000);
         let path = file_path(&store, refs::MAIN.as_str(), File::Table);
         let whole = std::fs::read(&path).expect("read");
-        assert!(whole.len() > 4 * table::CHECKED_PIECE, "several pieces");
+        assert!(whole.len() > 4 * pieces::CHECKED_PIECE, "several pieces");
         // Damage the title of the last bead listed, far from the front of the table.
         let title = {
             let lazy = store.index_parts(&head, &[Part::LazyBeads]).expect("lazy");

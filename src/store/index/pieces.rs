@@ -16,7 +16,38 @@ use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 
-use super::table::{CHECKED_PIECE, count_damage};
+/// How many bytes of a table one checksum covers: a read that touches a few rows
+/// reads and checks a few pieces of this size, not the whole file.
+pub(super) const CHECKED_PIECE: usize = 16 << 10;
+
+/// The checksum of each [`CHECKED_PIECE`] of `bytes`, in order.
+pub(super) fn piece_sums(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks(CHECKED_PIECE).map(crc32fast::hash).collect()
+}
+
+/// How many damaged pieces reads came upon in this process.
+static DAMAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many damaged pieces of a cache file reads came upon in this process so far: a
+/// reader that reads a table a piece at a time compares it before and after.
+pub fn damage_seen() -> usize {
+    DAMAGED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Held by each test that damages a table, or that needs no damage counted while it
+/// runs: the count is the process's, and tests run side by side in one process.
+#[cfg(test)]
+pub(crate) fn damage_counted_alone() -> std::sync::MutexGuard<'static, ()> {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Counts a damaged piece in [`damage_seen`].
+pub(super) fn count_damage() {
+    DAMAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// The last section of a cache file, read a piece of [`CHECKED_PIECE`] bytes at a time.
 pub(super) struct Pieces {
@@ -156,8 +187,8 @@ impl Pieces {
 
 #[cfg(test)]
 mod tests {
+    use super::piece_sums;
     use super::*;
-    use crate::store::index::table::piece_sums;
 
     fn pieces(bytes: &[u8], damaged: Option<usize>) -> (tempfile::TempDir, Pieces) {
         let dir = crate::store::temp_dir_for_tests();
