@@ -35,11 +35,9 @@ use serde_json::Value;
 use super::bead::{
     Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, Status, Timestamp,
 };
+use super::bead::{EXTRA_DEPENDENCIES, format_time};
 use super::id::{BeadId, DepTarget, ExternalRef, IdError};
 
-/// Key in `extra` of the bd dependencies as they were: a list of
-/// `{depends_on_id, type, created_at, created_by, metadata, …}`.
-pub const EXTRA_DEPENDENCIES: &str = "bd_dependencies";
 /// Key in `extra` of bd's `issue_type` when it is not the type the bead got.
 pub const EXTRA_ISSUE_TYPE: &str = "bd_issue_type";
 /// Key in `extra` of comment fields that have no place in a comment, by comment id.
@@ -290,11 +288,6 @@ fn parse_opt_time(
     value.as_deref().map(|v| parse_time(field, v)).transpose()
 }
 
-/// Writes a timestamp the way export does: RFC 3339, UTC, as many fraction digits as needed.
-pub fn format_time(t: &Timestamp) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-}
-
 fn comment_id(id: &Value, position: usize) -> String {
     match id {
         Value::String(s) => s.clone(),
@@ -523,19 +516,6 @@ impl BdRecord {
             original_type,
             conflicts: bead.conflicts.clone(),
             other,
-        }
-    }
-}
-
-/// Points the bd dependency records kept in `bead`'s [`EXTRA_DEPENDENCIES`] at `new`
-/// where they named `old`, so that a renamed bead's links export with their metadata.
-pub fn retarget_kept(bead: &mut Bead, old: &str, new: &str) {
-    let Some(Value::Array(kept)) = bead.extra.get_mut(EXTRA_DEPENDENCIES) else {
-        return;
-    };
-    for d in kept.iter_mut().filter_map(Value::as_object_mut) {
-        if d.get("depends_on_id").and_then(Value::as_str) == Some(old) {
-            d.insert("depends_on_id".into(), Value::String(new.to_owned()));
         }
     }
 }

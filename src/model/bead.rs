@@ -12,6 +12,15 @@ pub type Timestamp = chrono::DateTime<chrono::Utc>;
 /// Serializes a time as chrono's serde does (RFC 3339 with `Z`, the fraction in none,
 /// 3, 6 or 9 digits), by [`Rfc3339`]: every bead document has two, and a pour writes
 /// a thousand documents.
+/// Key in `extra` of the bd dependencies as they were: a list of
+/// `{depends_on_id, type, created_at, created_by, metadata, …}`.
+pub const EXTRA_DEPENDENCIES: &str = "bd_dependencies";
+
+/// Writes a timestamp the way export does: RFC 3339, UTC, as many fraction digits as needed.
+pub fn format_time(t: &Timestamp) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
 fn rfc3339<S: serde::Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(&Rfc3339(t))
 }
@@ -23,7 +32,7 @@ impl std::fmt::Display for Rfc3339<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match TimeText::of(self.0) {
             Some(text) => f.write_str(text.as_str()),
-            None => f.write_str(&super::bd::format_time(self.0)),
+            None => f.write_str(&format_time(self.0)),
         }
     }
 }
@@ -634,13 +643,29 @@ impl Bead {
         }
     }
 
+    /// Points the bd dependency records kept in [`EXTRA_DEPENDENCIES`] at `new` where
+    /// they named `old`, so that a renamed bead's links export with their metadata.
+    fn retarget_kept(&mut self, old: &str, new: &str) {
+        let Some(serde_json::Value::Array(kept)) = self.extra.get_mut(EXTRA_DEPENDENCIES) else {
+            return;
+        };
+        for d in kept.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+            if d.get("depends_on_id").and_then(serde_json::Value::as_str) == Some(old) {
+                d.insert(
+                    "depends_on_id".into(),
+                    serde_json::Value::String(new.to_owned()),
+                );
+            }
+        }
+    }
+
     /// Points the dependencies on beads that moved (`moves`: old id → new id) at
     /// their new ids, bd's records of them in `extra` too (a rename, a child
     /// renumbered by a merge).
     pub fn relink(&mut self, moves: &BTreeMap<BeadId, BeadId>) {
         for mut d in std::mem::take(&mut self.dependencies) {
             if let Some(to) = moves.get(&d.id) {
-                super::bd::retarget_kept(self, d.id.as_str(), to.as_str());
+                self.retarget_kept(d.id.as_str(), to.as_str());
                 d.id = to.clone();
             }
             self.add_dependency(d);
