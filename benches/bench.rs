@@ -959,6 +959,9 @@ impl Bench<'_> {
         Cmd::new(&self.o.bin, dir, args)
     }
 
+    /// Every figure at `n` beads: builds a store of `n` generated beads in a
+    /// directory of its own, times each group of figures not skipped against it, and
+    /// removes the directory unless asked to keep it.
     fn size(&mut self, n: usize) -> Res<()> {
         let o = self.o;
         let root = o.work.join(format!("n{n}"));
@@ -969,14 +972,64 @@ impl Bench<'_> {
         let jsonl_path = root.join(format!("generated-{n}.jsonl"));
         std::fs::write(&jsonl_path, &jsonl)?;
         build_store(o, &dir, &jsonl, n)?;
-        let runs = o.runs;
-        let scratch = self.scratch.clone();
+        self.git_figures(n, &root, &dir)?;
 
-        // git's own plumbing on the same data.
-        let rev = Cmd::new("git", &dir, &["rev-parse", "refs/beads/main"]);
+        let mid = &ids[ids.len() / 2];
+        if !o.skips("reads") {
+            self.read_figures(n, &dir, mid)?;
+            self.index_figures(n, &dir)?;
+        }
+        if !o.skips("serve") {
+            let t = serve_board(o, &dir, o.runs)?;
+            self.record(
+                n,
+                SERVE_BOARD,
+                "git-beads",
+                t,
+                None,
+                "request to the whole page",
+            );
+        }
+        if !o.skips("writes") {
+            self.write_figures(n, &dir, &ids)?;
+        }
+        if !o.skips("concurrency") {
+            self.concurrency_figure(n, &dir)?;
+        }
+        if !o.skips("hooks") {
+            self.harness_figures(n, &root, &dir)?;
+        }
+        if !o.skips("sync") || !o.skips("merge") {
+            self.sync_figures(n, &root, &dir, &ids)?;
+        }
+        if !o.skips("import") {
+            self.import_figure(n, &root, &jsonl_path)?;
+        }
+        if !o.skips("hooks") {
+            self.hook_figures(n, &root, &dir)?;
+        }
+        if !o.skips("history") {
+            self.history_figures(n, &dir, &ids)?;
+        }
+        self.gc_figures(n, &dir)?;
+
+        if !o.skips("br") && n == o.br_size {
+            self.br_figures(n, &root, &jsonl_path, &ids)?;
+        }
+        if !o.keep {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        Ok(())
+    }
+
+    /// git's own plumbing on the same data: resolving the store's ref, listing its
+    /// tree, and reading every blob it holds (their ids listed in `root`).
+    fn git_figures(&mut self, n: usize, root: &Path, dir: &Path) -> Res<()> {
+        let (runs, scratch) = (self.o.runs, self.scratch.clone());
+        let rev = Cmd::new("git", dir, &["rev-parse", "refs/beads/main"]);
         let r = time_same(runs, &scratch, &rev)?;
         self.record(n, "rev-parse refs/beads/main", "git", r, None, "");
-        let ls = Cmd::new("git", &dir, &["ls-tree", "-r", "refs/beads/main"]);
+        let ls = Cmd::new("git", dir, &["ls-tree", "-r", "refs/beads/main"]);
         let listing = ls.output()?;
         let blobs: String = listing
             .lines()
@@ -995,7 +1048,7 @@ impl Bench<'_> {
             Some(blob_count),
             "",
         );
-        let cat = Cmd::new("git", &dir, &["cat-file", "--batch"]).stdin(&blob_list);
+        let cat = Cmd::new("git", dir, &["cat-file", "--batch"]).stdin(&blob_list);
         let r = time_same(runs, &scratch, &cat)?;
         self.record(
             n,
@@ -1005,243 +1058,245 @@ impl Bench<'_> {
             Some(blob_count),
             "",
         );
+        Ok(())
+    }
 
-        let mid = &ids[ids.len() / 2];
-        if !o.skips("reads") {
-            let reads: Vec<(&str, Vec<&str>, bool)> = vec![
-                ("show", vec!["show", mid], false),
-                ("list (default page)", vec!["list"], false),
-                ("ready", vec!["ready"], false),
-                ("blocked", vec!["blocked"], false),
-                ("search", vec!["search", NEEDLE], false),
-                ("prime (agent with hook and mail)", vec!["prime"], true),
-                ("mail inbox", vec!["mail", "inbox"], true),
-                // What bd's tools run, with bd's default limits (issue 23).
-                ("bd: ready --json", vec!["ready", "--json"], false),
-                ("bd: blocked --json", vec!["blocked", "--json"], false),
-                ("bd: list --json", vec!["list", "--json"], false),
-                ("bd: show --json", vec!["show", mid, "--json"], false),
-                ("bd: count --json", vec!["count", "--json"], false),
-                ("bd: stats --json", vec!["stats", "--json"], false),
-                // bd's sql (issue 40): a count from the index, then rows that need
-                // the documents.
-                (
-                    "bd: sql --csv 'SELECT COUNT(*) … issues'",
-                    vec!["sql", "--csv", "SELECT COUNT(*) as cnt FROM issues"],
-                    false,
-                ),
-                (
-                    "bd: sql --json (open in_progress, description)",
-                    vec![
-                        "sql",
-                        "--json",
-                        "SELECT id, description FROM issues WHERE status = 'in_progress'",
-                    ],
-                    false,
-                ),
-            ];
-            for (name, args, as_agent) in reads {
-                let mut c = self.beads_cmd(&dir, &args);
-                if as_agent {
-                    c = c.env("GIT_BEADS_AGENT", AGENT);
-                }
-                let r = time_same(runs, &scratch, &c)?;
-                self.record(n, name, "git-beads", r, None, "");
+    /// The reads, each a whole process: what a person or an agent runs (bead `mid`
+    /// shown), what bd's tools run, then the MCP server's `ready` and a listing of
+    /// every bead.
+    fn read_figures(&mut self, n: usize, dir: &Path, mid: &str) -> Res<()> {
+        let (runs, scratch) = (self.o.runs, self.scratch.clone());
+        let reads: Vec<(&str, Vec<&str>, bool)> = vec![
+            ("show", vec!["show", mid], false),
+            ("list (default page)", vec!["list"], false),
+            ("ready", vec!["ready"], false),
+            ("blocked", vec!["blocked"], false),
+            ("search", vec!["search", NEEDLE], false),
+            ("prime (agent with hook and mail)", vec!["prime"], true),
+            ("mail inbox", vec!["mail", "inbox"], true),
+            // What bd's tools run, with bd's default limits (issue 23).
+            ("bd: ready --json", vec!["ready", "--json"], false),
+            ("bd: blocked --json", vec!["blocked", "--json"], false),
+            ("bd: list --json", vec!["list", "--json"], false),
+            ("bd: show --json", vec!["show", mid, "--json"], false),
+            ("bd: count --json", vec!["count", "--json"], false),
+            ("bd: stats --json", vec!["stats", "--json"], false),
+            // bd's sql (issue 40): a count from the index, then rows that need
+            // the documents.
+            (
+                "bd: sql --csv 'SELECT COUNT(*) … issues'",
+                vec!["sql", "--csv", "SELECT COUNT(*) as cnt FROM issues"],
+                false,
+            ),
+            (
+                "bd: sql --json (open in_progress, description)",
+                vec![
+                    "sql",
+                    "--json",
+                    "SELECT id, description FROM issues WHERE status = 'in_progress'",
+                ],
+                false,
+            ),
+        ];
+        for (name, args, as_agent) in reads {
+            let mut c = self.beads_cmd(dir, &args);
+            if as_agent {
+                c = c.env("GIT_BEADS_AGENT", AGENT);
             }
-            self.mcp_figures(n, &dir, mid)?;
-            let all = self.beads_cmd(&dir, &["list", "--all", "--json"]);
-            let shown: serde_json::Value = serde_json::from_str(&all.output()?)?;
-            let count = shown.as_array().map_or(0, Vec::len);
-            let r = time_same(runs, &scratch, &all)?;
-            self.record(n, "list --all --json", "git-beads", r, Some(count), "");
-            // With no cache, the first read builds the whole index from the documents:
-            // what a fresh clone pays once, and the most memory any read takes.
-            let cache = dir.join(".git").join("beads");
-            let r = time_each(runs.min(3), &scratch, |_| {
-                for entry in std::fs::read_dir(&cache)?.flatten() {
-                    if entry.file_name().to_string_lossy().starts_with("index-v") {
-                        std::fs::remove_file(entry.path())?;
-                    }
+            let r = time_same(runs, &scratch, &c)?;
+            self.record(n, name, "git-beads", r, None, "");
+        }
+        self.mcp_figures(n, dir, mid)?;
+        let all = self.beads_cmd(dir, &["list", "--all", "--json"]);
+        let shown: serde_json::Value = serde_json::from_str(&all.output()?)?;
+        let count = shown.as_array().map_or(0, Vec::len);
+        let r = time_same(runs, &scratch, &all)?;
+        self.record(n, "list --all --json", "git-beads", r, Some(count), "");
+        Ok(())
+    }
+
+    /// The index cache: the first read with no cache, which builds it from every
+    /// document, and the first reads after a small write, which bring it forward.
+    fn index_figures(&mut self, n: usize, dir: &Path) -> Res<()> {
+        let (runs, scratch) = (self.o.runs, self.scratch.clone());
+        // With no cache, the first read builds the whole index from the documents:
+        // what a fresh clone pays once, and the most memory any read takes.
+        let cache = dir.join(".git").join("beads");
+        let r = time_each(runs.min(3), &scratch, |_| {
+            for entry in std::fs::read_dir(&cache)?.flatten() {
+                if entry.file_name().to_string_lossy().starts_with("index-v") {
+                    std::fs::remove_file(entry.path())?;
                 }
-                Ok(self.beads_cmd(&dir, &["ready"]))
-            })?;
-            self.record(n, REBUILD, "git-beads", r, None, "");
-            // The first read after a small write brings the index forward by a tree diff.
-            let mut k = 0;
+            }
+            Ok(self.beads_cmd(dir, &["ready"]))
+        })?;
+        self.record(n, REBUILD, "git-beads", r, None, "");
+        // The first read after a small write brings the index forward by a tree diff.
+        let mut k = 0;
+        let r = time_each(runs, &scratch, |_| {
+            k += 1;
+            self.probe_write(dir, k)?;
+            Ok(self.beads_cmd(dir, &["ready"]))
+        })?;
+        self.record(
+            n,
+            "ready after one write (index update)",
+            "git-beads",
+            r.no_cpu(),
+            None,
+            "",
+        );
+        // `blocked --json` is kept at a head asked for twice: "bd: blocked --json"
+        // is a call at a head asked for before; these are the first call after a
+        // write (the index brought forward as above), and the second, which keeps
+        // what it prints.
+        for (name, before) in [
+            ("blocked --json after one write", 0),
+            ("blocked --json after one write, asked again (keeps it)", 1),
+        ] {
+            let blocked = self.beads_cmd(dir, &["blocked", "--json"]);
             let r = time_each(runs, &scratch, |_| {
                 k += 1;
-                self.beads_cmd(&dir, &["create", &format!("index probe {k}"), "-q"])
-                    .run()?;
-                Ok(self.beads_cmd(&dir, &["ready"]))
+                self.probe_write(dir, k)?;
+                for _ in 0..before {
+                    blocked.run()?;
+                }
+                Ok(blocked.clone())
             })?;
-            self.record(
-                n,
-                "ready after one write (index update)",
-                "git-beads",
-                r.no_cpu(),
-                None,
-                "",
-            );
-            // `blocked --json` is kept at a head asked for twice: "bd: blocked --json"
-            // is a call at a head asked for before; these are the first call after a
-            // write (the index brought forward as above), and the second, which keeps
-            // what it prints.
-            for (name, before) in [
-                ("blocked --json after one write", 0),
-                ("blocked --json after one write, asked again (keeps it)", 1),
-            ] {
-                let blocked = self.beads_cmd(&dir, &["blocked", "--json"]);
-                let r = time_each(runs, &scratch, |_| {
-                    k += 1;
-                    self.beads_cmd(&dir, &["create", &format!("index probe {k}"), "-q"])
-                        .run()?;
-                    for _ in 0..before {
-                        blocked.run()?;
-                    }
-                    Ok(blocked.clone())
-                })?;
-                self.record(n, name, "git-beads", r.no_cpu(), None, "");
-            }
+            self.record(n, name, "git-beads", r.no_cpu(), None, "");
         }
+        Ok(())
+    }
 
-        if !o.skips("serve") {
-            let t = serve_board(o, &dir, runs)?;
-            self.record(
-                n,
-                SERVE_BOARD,
-                "git-beads",
-                t,
-                None,
-                "request to the whole page",
-            );
+    /// Creates the bead `index probe K`, untimed, so that the next read finds the
+    /// index one write behind.
+    fn probe_write(&self, dir: &Path, k: usize) -> Res<()> {
+        self.beads_cmd(dir, &["create", &format!("index probe {k}"), "-q"])
+            .run()?;
+        Ok(())
+    }
+
+    /// The writes, each a whole process: `create`; `update`, `close` and `comment`
+    /// of open beads from the front of `ids`; `sling` of open beads from the back; and
+    /// pouring the five-step formula.
+    fn write_figures(&mut self, n: usize, dir: &Path, ids: &[String]) -> Res<()> {
+        let (runs, scratch) = (self.o.runs, self.scratch.clone());
+        let mut k = 0;
+        let r = time_each(runs, &scratch, |_| {
+            k += 1;
+            Ok(self.beads_cmd(dir, &["create", &format!("bench create {k}"), "-q"]))
+        })?;
+        self.record(n, "create", "git-beads", r, None, "");
+        let open = closable(ids);
+        let mut next = open.iter().cycle();
+        let r = time_each(runs, &scratch, |i| {
+            let id = next.next().ok_or("no open bead")?;
+            let p = (i % 5).to_string();
+            Ok(self.beads_cmd(dir, &["update", id, "-p", &p, "-q"]))
+        })?;
+        self.record(n, "update", "git-beads", r, None, "");
+        let r = time_each(runs, &scratch, |_| {
+            let id = next.next().ok_or("no open bead")?;
+            Ok(self.beads_cmd(dir, &["close", id, "-q"]))
+        })?;
+        self.record(n, "close", "git-beads", r, None, "");
+        let r = time_each(runs, &scratch, |_| {
+            let id = next.next().ok_or("no open bead")?;
+            Ok(self.beads_cmd(dir, &["comment", id, "a comment from the benchmark", "-q"]))
+        })?;
+        self.record(n, "comment", "git-beads", r, None, "");
+        // From the other end: the first open tasks are on the prime agent's hook.
+        let mut last = open.iter().rev();
+        let r = time_each(runs, &scratch, |_| {
+            let id = last.next().ok_or("no open bead")?;
+            Ok(self.beads_cmd(dir, &["sling", id, "bench/worker-3", "-q"]))
+        })?;
+        self.record(n, "sling", "git-beads", r, None, "");
+        let mut v = 0;
+        let r = time_each(runs, &scratch, |_| {
+            v += 1;
+            Ok(self.beads_cmd(
+                dir,
+                &[
+                    "mol",
+                    "pour",
+                    "bench",
+                    "--var",
+                    &format!("version=1.{v}"),
+                    "-q",
+                ],
+            ))
+        })?;
+        self.record(n, "mol pour (5 steps)", "git-beads", r, None, "");
+        Ok(())
+    }
+
+    /// Three rounds of 20 processes writing at once, 5 creates each, and how many of
+    /// their beads the store lost.
+    fn concurrency_figure(&mut self, n: usize, dir: &Path) -> Res<()> {
+        let o = self.o;
+        let writers = 20;
+        let each = 5;
+        let before = count_beads(o, dir)?;
+        let mut rounds = Vec::new();
+        for _ in 0..3 {
+            rounds.push(concurrent_writes(o, dir, writers, each)?);
         }
+        let after = count_beads(o, dir)?;
+        let lost = (before + 3 * writers * each).saturating_sub(after);
+        let note = format!(
+            "{writers} processes × {each} creates; {lost} lost; ops/s = {} / median",
+            writers * each
+        );
+        self.record(
+            n,
+            "20 concurrent writers, 100 creates",
+            "git-beads",
+            Timed {
+                runs: rounds,
+                peak: None,
+                cpu: None,
+            },
+            Some(writers * each),
+            &note,
+        );
+        Ok(())
+    }
 
-        if !o.skips("writes") {
-            let mut k = 0;
-            let r = time_each(runs, &scratch, |_| {
-                k += 1;
-                Ok(self.beads_cmd(&dir, &["create", &format!("bench create {k}"), "-q"]))
-            })?;
-            self.record(n, "create", "git-beads", r, None, "");
-            let open = closable(&ids);
-            let mut next = open.iter().cycle();
-            let r = time_each(runs, &scratch, |i| {
-                let id = next.next().ok_or("no open bead")?;
-                let p = (i % 5).to_string();
-                Ok(self.beads_cmd(&dir, &["update", id, "-p", &p, "-q"]))
-            })?;
-            self.record(n, "update", "git-beads", r, None, "");
-            let r = time_each(runs, &scratch, |_| {
-                let id = next.next().ok_or("no open bead")?;
-                Ok(self.beads_cmd(&dir, &["close", id, "-q"]))
-            })?;
-            self.record(n, "close", "git-beads", r, None, "");
-            let r = time_each(runs, &scratch, |_| {
-                let id = next.next().ok_or("no open bead")?;
-                Ok(self.beads_cmd(&dir, &["comment", id, "a comment from the benchmark", "-q"]))
-            })?;
-            self.record(n, "comment", "git-beads", r, None, "");
-            // From the other end: the first open tasks are on the prime agent's hook.
-            let mut last = open.iter().rev();
-            let r = time_each(runs, &scratch, |_| {
-                let id = last.next().ok_or("no open bead")?;
-                Ok(self.beads_cmd(&dir, &["sling", id, "bench/worker-3", "-q"]))
-            })?;
-            self.record(n, "sling", "git-beads", r, None, "");
-            let mut v = 0;
-            let r = time_each(runs, &scratch, |_| {
-                v += 1;
-                Ok(self.beads_cmd(
-                    &dir,
-                    &[
-                        "mol",
-                        "pour",
-                        "bench",
-                        "--var",
-                        &format!("version=1.{v}"),
-                        "-q",
-                    ],
-                ))
-            })?;
-            self.record(n, "mol pour (5 steps)", "git-beads", r, None, "");
-        }
+    /// Importing the `n` generated beads (the JSONL file `jsonl`) into a fresh store
+    /// under `root`, removed afterwards.
+    fn import_figure(&mut self, n: usize, root: &Path, jsonl: &Path) -> Res<()> {
+        let runs_import = if n >= 100_000 { 1 } else { 3.min(self.o.runs) };
+        let target = root.join("import");
+        let scratch = self.scratch.clone();
+        let r = time_each(runs_import, &scratch, |_| self.fresh_import(&target, jsonl))?;
+        self.record(
+            n,
+            &format!("import {n} generated beads"),
+            "git-beads",
+            r.no_cpu(),
+            Some(n),
+            "",
+        );
+        let _ = std::fs::remove_dir_all(&target);
+        Ok(())
+    }
 
-        if !o.skips("concurrency") {
-            let writers = 20;
-            let each = 5;
-            let before = count_beads(o, &dir)?;
-            let mut rounds = Vec::new();
-            for _ in 0..3 {
-                rounds.push(concurrent_writes(o, &dir, writers, each)?);
-            }
-            let after = count_beads(o, &dir)?;
-            let lost = (before + 3 * writers * each).saturating_sub(after);
-            let note = format!(
-                "{writers} processes × {each} creates; {lost} lost; ops/s = {} / median",
-                writers * each
-            );
-            self.record(
-                n,
-                "20 concurrent writers, 100 creates",
-                "git-beads",
-                Timed {
-                    runs: rounds,
-                    peak: None,
-                    cpu: None,
-                },
-                Some(writers * each),
-                &note,
-            );
-        }
+    /// Makes a fresh store (prefix `bd`) at `target`, untimed, and returns the
+    /// import of `file` into it.
+    fn fresh_import(&self, target: &Path, file: &Path) -> Res<Cmd> {
+        fresh_repo(target)?;
+        beads(self.o, target, &["init", "--prefix", "bd", "-q"])?;
+        Ok(self.beads_cmd(target, &["import", "-q"]).with_arg(file))
+    }
 
-        if !o.skips("hooks") {
-            self.harness_figures(n, &root, &dir)?;
-        }
-
-        if !o.skips("sync") || !o.skips("merge") {
-            self.sync_figures(n, &root, &dir, &ids)?;
-        }
-
-        if !o.skips("import") {
-            let runs_import = if n >= 100_000 { 1 } else { 3.min(runs) };
-            let target = root.join("import");
-            let r = time_each(runs_import, &scratch, |_| {
-                fresh_repo(&target)?;
-                beads(o, &target, &["init", "--prefix", "bd", "-q"])?;
-                Ok(self
-                    .beads_cmd(&target, &["import", "-q"])
-                    .with_arg(&jsonl_path))
-            })?;
-            self.record(
-                n,
-                &format!("import {n} generated beads"),
-                "git-beads",
-                r.no_cpu(),
-                Some(n),
-                "",
-            );
-            let _ = std::fs::remove_dir_all(&target);
-        }
-
-        if !o.skips("hooks") {
-            self.hook_figures(n, &root, &dir)?;
-        }
-
-        if !o.skips("history") {
-            self.history_figures(n, &dir, &ids)?;
-        }
-
-        // Store size after git gc.
-        git(&dir, &["gc", "-q"])?;
+    /// The store's size after `git gc`, and a read of the packed store.
+    fn gc_figures(&mut self, n: usize, dir: &Path) -> Res<()> {
+        git(dir, &["gc", "-q"])?;
         // What git counts as the repository (packs and loose objects), and what it
         // counts as garbage (nothing, unless a writer was killed mid-pack).
-        let counted = git(&dir, &["count-objects", "-v"])?;
-        let kib = |key: &str| -> u64 {
-            counted
-                .lines()
-                .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
-                .unwrap_or(0)
-        };
+        let counted = git(dir, &["count-objects", "-v"])?;
+        let kib = |key: &str| count_objects_value(&counted, key);
         let size = (kib("size-pack:") + kib("size:")) * 1024;
         let garbage = kib("size-garbage:") * 1024;
         let mib = |b: u64| b as f64 / 1048576.0;
@@ -1260,15 +1315,8 @@ impl Bench<'_> {
             mib(size),
             mib(garbage)
         );
-        let r = time_same(runs, &scratch, &self.beads_cmd(&dir, &["ready"]))?;
+        let r = time_same(self.o.runs, &self.scratch, &self.beads_cmd(dir, &["ready"]))?;
         self.record(n, "ready (after git gc)", "git-beads", r, None, "");
-
-        if !o.skips("br") && n == o.br_size {
-            self.br_figures(n, &root, &jsonl_path, &ids)?;
-        }
-        if !o.keep {
-            let _ = std::fs::remove_dir_all(&root);
-        }
         Ok(())
     }
 
@@ -1304,12 +1352,7 @@ impl Bench<'_> {
         let last = time_each(HISTORY_EDGE, &scratch, &mut write)?;
         let grown = bytes_under(&objects).saturating_sub(before);
         let counted = git(dir, &["count-objects", "-v"])?;
-        let count = |key: &str| -> u64 {
-            counted
-                .lines()
-                .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
-                .unwrap_or(0)
-        };
+        let count = |key: &str| count_objects_value(&counted, key);
         let (packs, loose) = (count("packs:"), count("count:"));
         eprintln!(
             "  {writes} writes in {:.1?}: .git/objects grew {grown} bytes, {} a write; {packs} packs, {loose} loose objects",
@@ -1823,13 +1866,7 @@ impl Bench<'_> {
         let target = o.work.join("fixture");
         let scratch = self.scratch.clone();
         let runs = self.o.runs.clamp(1, 5);
-        let r = time_each(runs, &scratch, |_| {
-            fresh_repo(&target)?;
-            beads(o, &target, &["init", "--prefix", "bd", "-q"])?;
-            Ok(self
-                .beads_cmd(&target, &["import", "-q"])
-                .with_arg(&fixture))
-        })?;
+        let r = time_each(runs, &scratch, |_| self.fresh_import(&target, &fixture))?;
         self.record(
             records,
             &format!("import the {records}-record bd fixture"),
@@ -1959,6 +1996,15 @@ fn bytes_under(dir: &Path) -> u64 {
         .sum()
 }
 
+/// One number in what `git count-objects -v` printed (`counted`), by its key
+/// (`"size-pack:"`); 0 where git printed none.
+fn count_objects_value(counted: &str, key: &str) -> u64 {
+    counted
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 fn count_beads(o: &Opts, dir: &Path) -> Res<usize> {
     let out = beads(o, dir, &["list", "--all", "--json", "-n", "1"])?;
     let v: serde_json::Value = serde_json::from_str(&out)?;
@@ -2024,7 +2070,6 @@ fn load() -> String {
 // ---------------------------------------------------------------------------------------
 // Report
 
-/// The target for a figure, from issue 9, in milliseconds at this size (or a rate).
 /// The figure of a read that finds no index cache and builds it from every document.
 const REBUILD: &str = "index rebuild (ready with no cache)";
 
@@ -2051,6 +2096,7 @@ const HOOKED_COMMIT_NO_SESSION: &str = "git commit outside a session, with the h
 /// How much slower the hooks may make a commit (issue 17).
 const HOOKED_RATIO: f64 = 1.5;
 
+/// The target for a figure, from issue 9, in milliseconds at this size (or a rate).
 fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     if name == SERVE_BOARD {
         return Some((300.0, "ms"));
@@ -2109,20 +2155,12 @@ fn target(name: &str, size: usize) -> Option<(f64, &'static str)> {
     None
 }
 
+/// The figures as a Markdown table, a row for each with its median as a ratio to
+/// git's and its target, then beads_rust's figures beside git-beads' own.
 fn report(b: &Bench<'_>) -> String {
     let mut s = String::new();
-    let git_rev: BTreeMap<usize, f64> = b
-        .figures
-        .iter()
-        .filter(|f| f.tool == "git" && f.name.starts_with("rev-parse"))
-        .map(|f| (f.size, f.median()))
-        .collect();
-    let git_cat: BTreeMap<usize, f64> = b
-        .figures
-        .iter()
-        .filter(|f| f.tool == "git" && f.name.starts_with("cat-file"))
-        .map(|f| (f.size, f.median()))
-        .collect();
+    let git_rev = git_medians(b, "rev-parse");
+    let git_cat = git_medians(b, "cat-file");
     let _ = writeln!(
         s,
         "| beads | tool | figure | p50 ms | min | p90 | max | runs | cpu ms | × git | target | met | peak MiB | note |"
@@ -2140,7 +2178,6 @@ fn report(b: &Bench<'_>) -> String {
             );
             continue;
         }
-        let med = f.median();
         let bulk = f.name.starts_with("list --all")
             || f.name == REBUILD
             || f.name.starts_with("import")
@@ -2151,120 +2188,150 @@ fn report(b: &Bench<'_>) -> String {
         } else {
             ("rev-parse", git_rev.get(&f.size))
         };
-        let ratio = match (base, f.tool) {
-            (_, "git") => String::new(),
-            (Some(g), _) if *g > 0.0 => format!("{:.1}× {basis}", med / g),
-            _ => String::new(),
-        };
-        let (goal, met) = match (f.tool, target(&f.name, f.size)) {
-            ("git-beads", Some((t, unit))) => (
-                format!("≤ {t} {unit}"),
-                if med <= t { "✓" } else { "✗" }.to_owned(),
-            ),
-            _ => (String::new(), String::new()),
-        };
-        let mut note = f.note.clone();
-        if let Some(items) = f.items
-            && f.tool != "git"
-        {
-            let rate = items as f64 / (med / 1e3);
-            if !note.is_empty() {
-                note.push_str("; ");
-            }
-            let _ = write!(note, "{items} items, {:.0}/s", rate);
-        }
-        let (goal, met) = if f.name.starts_with("list --all") && f.tool == "git-beads" {
-            let rate = f.items.unwrap_or_default() as f64 / (med / 1e3);
-            (
-                "≥ 100 000 beads/s".to_owned(),
-                if rate >= 100_000.0 { "✓" } else { "✗" }.to_owned(),
-            )
-        } else if f.name == REBUILD {
-            let mb = f.peak_kib.unwrap_or_default() as f64 * 1024.0 / 1e6;
-            (
-                format!("peak ≤ {PEAK_MB} MB"),
-                if mb <= PEAK_MB { "✓" } else { "✗" }.to_owned(),
-            )
-        } else if let Some(plain_name) = [
-            (HOOKED_COMMIT, PLAIN_COMMIT),
-            (HOOKED_COMMIT_NO_SESSION, PLAIN_COMMIT_NO_SESSION),
-        ]
+        write_row(&mut s, b, f, basis, base);
+    }
+    write_beside_br(&mut s, b);
+    s
+}
+
+/// The medians of git's figures whose names start with `figure`, by store size.
+fn git_medians(b: &Bench<'_>, figure: &str) -> BTreeMap<usize, f64> {
+    b.figures
+        .iter()
+        .filter(|f| f.tool == "git" && f.name.starts_with(figure))
+        .map(|f| (f.size, f.median()))
+        .collect()
+}
+
+/// Appends the row of the timed figure `f`: its times, its median as a ratio to
+/// git's `basis` figure at the same size (`base`), its goal and whether it met it.
+fn write_row(s: &mut String, b: &Bench<'_>, f: &Figure, basis: &str, base: Option<&f64>) {
+    let med = f.median();
+    let ratio = match (base, f.tool) {
+        (_, "git") => String::new(),
+        (Some(g), _) if *g > 0.0 => format!("{:.1}× {basis}", med / g),
+        _ => String::new(),
+    };
+    let (goal, met) = goal(b, f, med);
+    let _ = writeln!(
+        s,
+        "| {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
+        f.size,
+        f.tool,
+        f.name,
+        med,
+        f.pct(0.0),
+        f.pct(90.0),
+        f.pct(100.0),
+        f.runs.len(),
+        f.cpu_ms.map(|c| format!("{c:.1}")).unwrap_or_default(),
+        ratio,
+        goal,
+        met,
+        f.peak_kib
+            .map(|k| format!("{:.1}", k as f64 / 1024.0))
+            .unwrap_or_default(),
+        note_with_rate(f, med)
+    );
+}
+
+/// The goal of figure `f` (median `med`) as the table shows it, and whether it was
+/// met: a rate, a peak of memory or a ratio to a commit without the hooks where the
+/// figure has one, else its [`target`]; two empty strings where it has none.
+fn goal(b: &Bench<'_>, f: &Figure, med: f64) -> (String, String) {
+    let hooked_plain = [
+        (HOOKED_COMMIT, PLAIN_COMMIT),
+        (HOOKED_COMMIT_NO_SESSION, PLAIN_COMMIT_NO_SESSION),
+    ];
+    if f.name.starts_with("list --all") && f.tool == "git-beads" {
+        let rate = per_second(f.items.unwrap_or_default(), med);
+        ("≥ 100 000 beads/s".to_owned(), mark(rate >= 100_000.0))
+    } else if f.name == REBUILD {
+        let mb = f.peak_kib.unwrap_or_default() as f64 * 1024.0 / 1e6;
+        (format!("peak ≤ {PEAK_MB} MB"), mark(mb <= PEAK_MB))
+    } else if let Some(plain_name) = hooked_plain
         .iter()
         .find(|(hooked, _)| f.name == *hooked)
         .map(|(_, plain)| *plain)
-        {
-            let plain = b
-                .figures
-                .iter()
-                .find(|p| p.size == f.size && p.name == plain_name)
-                .map_or(f64::NAN, Figure::median);
-            let ratio = med / plain;
-            (
-                format!("≤ {HOOKED_RATIO}× without hooks ({ratio:.2}×)"),
-                if ratio <= HOOKED_RATIO { "✓" } else { "✗" }.to_owned(),
-            )
-        } else if f.name.starts_with("20 concurrent") {
-            let rate = f.items.unwrap_or_default() as f64 / (med / 1e3);
-            (
-                "≥ 150 ops/s".to_owned(),
-                if rate >= 150.0 { "✓" } else { "✗" }.to_owned(),
-            )
-        } else {
-            (goal, met)
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
-            f.size,
-            f.tool,
-            f.name,
-            med,
-            f.pct(0.0),
-            f.pct(90.0),
-            f.pct(100.0),
-            f.runs.len(),
-            f.cpu_ms.map(|c| format!("{c:.1}")).unwrap_or_default(),
-            ratio,
-            goal,
-            met,
-            f.peak_kib
-                .map(|k| format!("{:.1}", k as f64 / 1024.0))
-                .unwrap_or_default(),
-            note
-        );
-    }
-    // Side by side with beads_rust.
-    let brs: Vec<&Figure> = b.figures.iter().filter(|f| f.tool == "br").collect();
-    if !brs.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n| beads | figure | git-beads p50 ms | br p50 ms | faster |"
-        );
-        let _ = writeln!(s, "|---:|---|---:|---:|:-:|");
-        for br in brs {
-            if let Some(gb) = b
-                .figures
-                .iter()
-                .find(|f| f.tool == "git-beads" && f.size == br.size && f.name == br.name)
-            {
-                let (g, r) = (gb.median(), br.median());
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {:.2} | {:.2} | {} |",
-                    br.size,
-                    br.name,
-                    g,
-                    r,
-                    if g < r {
-                        format!("✓ {:.1}×", r / g)
-                    } else {
-                        format!("✗ {:.1}×", r / g)
-                    }
-                );
-            }
+    {
+        let plain = b
+            .figures
+            .iter()
+            .find(|p| p.size == f.size && p.name == plain_name)
+            .map_or(f64::NAN, Figure::median);
+        let ratio = med / plain;
+        (
+            format!("≤ {HOOKED_RATIO}× without hooks ({ratio:.2}×)"),
+            mark(ratio <= HOOKED_RATIO),
+        )
+    } else if f.name.starts_with("20 concurrent") {
+        let rate = per_second(f.items.unwrap_or_default(), med);
+        ("≥ 150 ops/s".to_owned(), mark(rate >= 150.0))
+    } else {
+        match (f.tool, target(&f.name, f.size)) {
+            ("git-beads", Some((t, unit))) => (format!("≤ {t} {unit}"), mark(med <= t)),
+            _ => (String::new(), String::new()),
         }
     }
-    s
+}
+
+/// The note of figure `f` (median `med`), and, where it counts items and is not
+/// git's, how many and how many a second.
+fn note_with_rate(f: &Figure, med: f64) -> String {
+    let mut note = f.note.clone();
+    if let Some(items) = f.items
+        && f.tool != "git"
+    {
+        let rate = per_second(items, med);
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        let _ = write!(note, "{items} items, {:.0}/s", rate);
+    }
+    note
+}
+
+/// How many a second `items` handled in `ms` milliseconds is.
+fn per_second(items: usize, ms: f64) -> f64 {
+    items as f64 / (ms / 1e3)
+}
+
+/// The table's mark for a goal met (`✓`) or missed (`✗`).
+fn mark(met: bool) -> String {
+    if met { "✓" } else { "✗" }.to_owned()
+}
+
+/// Appends a table of beads_rust's figures, each beside git-beads' figure of the
+/// same name and size, when there are any.
+fn write_beside_br(s: &mut String, b: &Bench<'_>) {
+    let brs: Vec<&Figure> = b.figures.iter().filter(|f| f.tool == "br").collect();
+    if brs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n| beads | figure | git-beads p50 ms | br p50 ms | faster |"
+    );
+    let _ = writeln!(s, "|---:|---|---:|---:|:-:|");
+    for br in brs {
+        if let Some(gb) = b
+            .figures
+            .iter()
+            .find(|f| f.tool == "git-beads" && f.size == br.size && f.name == br.name)
+        {
+            let (g, r) = (gb.median(), br.median());
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.2} | {:.2} | {} {:.1}× |",
+                br.size,
+                br.name,
+                g,
+                r,
+                mark(g < r),
+                r / g
+            );
+        }
+    }
 }
 
 fn json(b: &Bench<'_>) -> serde_json::Value {

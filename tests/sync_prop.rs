@@ -99,6 +99,24 @@ fn change(r: &Repo, args: &[&str]) -> bool {
     false
 }
 
+/// Creates a bead with a new title in clone `c` (`create` flags `extra`) and notes
+/// it and its title in the model; returns its id.
+fn create(c: &Repo, m: &mut Model, extra: &[&str]) -> String {
+    let title = m.next("t");
+    let id = c.create(&title, extra);
+    m.created.push(id.clone());
+    m.titles.push((id.clone(), title));
+    id
+}
+
+/// Syncs clone `k` and notes the beads it knows now.
+fn sync(clones: &[Repo], k: usize, m: &mut Model) {
+    clones[k].sync();
+    m.known[k] = clones[k].listed("id");
+}
+
+/// One case: seeds the store with two beads that every clone syncs, runs `steps`,
+/// lets everyone converge and checks that nothing was lost.
 fn run(steps: &[Step]) -> Result<(), TestCaseError> {
     let sb = Sandbox::new();
     let remote = sb.bare("remote.git");
@@ -113,100 +131,99 @@ fn run(steps: &[Step]) -> Result<(), TestCaseError> {
     };
     clones[0].init();
     for _ in 0..2 {
-        let title = m.next("t");
-        let id = clones[0].create(&title, &["-d", "first line\n"]);
-        m.created.push(id.clone());
-        m.titles.push((id, title));
+        create(&clones[0], &mut m, &["-d", "first line\n"]);
     }
     clones[0].sync();
-    for (i, c) in clones.iter().enumerate() {
-        c.sync();
-        m.known[i] = c.listed("id");
+    for k in 0..clones.len() {
+        sync(&clones, k, &mut m);
     }
 
     for s in steps {
         match s {
-            Step::Sync(k) => {
-                clones[*k].sync();
-                m.known[*k] = clones[*k].listed("id");
-            }
-            Step::Do(k, t, op) => {
-                let c = &clones[*k];
-                let id = m.known[*k][t % m.known[*k].len()].clone();
-                match op {
-                    Op::Create => {
-                        let title = m.next("t");
-                        let new = c.create(&title, &[]);
-                        m.created.push(new.clone());
-                        m.known[*k].push(new.clone());
-                        m.titles.push((new, title));
-                    }
-                    Op::Title => {
-                        let old = c.bead_json(&id)["title"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_owned();
-                        let title = m.next("t");
-                        if change(c, &["update", &id, "--title", &title]) {
-                            m.superseded.insert((id.clone(), old));
-                            m.titles.push((id, title));
-                        }
-                    }
-                    Op::Priority(p) => {
-                        change(c, &["update", &id, "-p", &p.to_string()]);
-                    }
-                    Op::AddLabel => {
-                        let label = m.next("l");
-                        if change(c, &["label", "add", &id, &label]) {
-                            m.labels.push((id.clone(), label.clone()));
-                            m.own_labels[*k].push((id, label));
-                        }
-                    }
-                    Op::RemoveLabel => {
-                        if !m.own_labels[*k].is_empty() {
-                            let i = t % m.own_labels[*k].len();
-                            let (id, label) = m.own_labels[*k][i].clone();
-                            if change(c, &["label", "remove", &id, &label]) {
-                                m.own_labels[*k].remove(i);
-                                m.removed.insert((id, label));
-                            }
-                        }
-                    }
-                    Op::Comment => {
-                        let text = m.next("comment ");
-                        if change(c, &["comment", &id, &text]) {
-                            m.comments.push((id, text));
-                        }
-                    }
-                    Op::Describe => {
-                        let mut d = c.bead_json(&id)["description"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_owned();
-                        let line = m.next("line ");
-                        d.push_str(&line);
-                        d.push('\n');
-                        if change(c, &["update", &id, "-d", &d]) {
-                            m.lines.push((id, line));
-                        }
-                    }
-                    Op::Close => {
-                        change(c, &["close", &id]);
-                    }
-                    Op::Reopen => {
-                        change(c, &["reopen", &id]);
-                    }
-                    Op::Delete => {
-                        change(c, &["delete", &id, "--force"]);
-                    }
-                }
-            }
+            Step::Sync(k) => sync(&clones, *k, &mut m),
+            Step::Do(k, t, op) => apply(&clones[*k], *k, *t, op, &mut m),
         }
     }
 
     // Everyone syncs, twice round: then everyone has everything.
     converge(&clones.iter().collect::<Vec<_>>());
+    check_nothing_lost(&clones, &m)
+}
 
+/// Clone `c` (number `k`) does `op` to the bead it knows at index `t` (modulo), and
+/// the model notes what it did.
+fn apply(c: &Repo, k: usize, t: usize, op: &Op, m: &mut Model) {
+    let id = m.known[k][t % m.known[k].len()].clone();
+    match op {
+        Op::Create => {
+            let new = create(c, m, &[]);
+            m.known[k].push(new);
+        }
+        Op::Title => {
+            let old = c.bead_json(&id)["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let title = m.next("t");
+            if change(c, &["update", &id, "--title", &title]) {
+                m.superseded.insert((id.clone(), old));
+                m.titles.push((id, title));
+            }
+        }
+        Op::Priority(p) => {
+            change(c, &["update", &id, "-p", &p.to_string()]);
+        }
+        Op::AddLabel => {
+            let label = m.next("l");
+            if change(c, &["label", "add", &id, &label]) {
+                m.labels.push((id.clone(), label.clone()));
+                m.own_labels[k].push((id, label));
+            }
+        }
+        Op::RemoveLabel => {
+            if !m.own_labels[k].is_empty() {
+                let i = t % m.own_labels[k].len();
+                let (id, label) = m.own_labels[k][i].clone();
+                if change(c, &["label", "remove", &id, &label]) {
+                    m.own_labels[k].remove(i);
+                    m.removed.insert((id, label));
+                }
+            }
+        }
+        Op::Comment => {
+            let text = m.next("comment ");
+            if change(c, &["comment", &id, &text]) {
+                m.comments.push((id, text));
+            }
+        }
+        Op::Describe => {
+            let mut d = c.bead_json(&id)["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let line = m.next("line ");
+            d.push_str(&line);
+            d.push('\n');
+            if change(c, &["update", &id, "-d", &d]) {
+                m.lines.push((id, line));
+            }
+        }
+        Op::Close => {
+            change(c, &["close", &id]);
+        }
+        Op::Reopen => {
+            change(c, &["reopen", &id]);
+        }
+        Op::Delete => {
+            change(c, &["delete", &id, "--force"]);
+        }
+    }
+}
+
+/// Checks the converged clones against the model: every bead, title, label,
+/// comment and description line is there (or in `conflicts:`, or overwritten by
+/// someone who had seen it), and every removed label is gone.
+fn check_nothing_lost(clones: &[Repo], m: &Model) -> Result<(), TestCaseError> {
     let final_ids: BTreeSet<String> = clones[0].listed("id").into_iter().collect();
     let mut beads: BTreeMap<String, Value> = BTreeMap::new();
     for id in &m.created {
