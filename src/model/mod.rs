@@ -9,6 +9,7 @@ mod bead;
 mod condition;
 pub mod config;
 mod cook;
+mod cycles;
 pub mod doc;
 mod formula;
 pub mod graph;
@@ -45,6 +46,7 @@ pub use cook::{
     CookError, Cooked, CookedStep, Lookup, condition_holds, cook, fill_known, glob_match,
     trial_cook,
 };
+pub use cycles::cycles;
 pub use formula::{
     FORMULA_EXAMPLE, FORMULA_FORMAT, Formula, FormulaError, Place, Problem, Rendered, RenderedStep,
     Step, Variable, fill, is_formula_name, step_line, template_variables,

@@ -1,6 +1,6 @@
 //! `doctor`: checks the store and repairs what it safely can.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -668,60 +668,25 @@ pub fn doctor(store: &Store, actor: &Actor, fix: bool) -> Result<Report> {
 }
 
 /// Every cycle of blocking dependencies (each reported once, from its smallest id).
-fn blocking_cycles(beads: &[(String, Bead)]) -> Vec<Vec<BeadId>> {
-    let edges: HashMap<&BeadId, Vec<&BeadId>> = beads
-        .iter()
-        .map(|(_, b)| (&b.id, b.blockers().map(|d| &d.id).collect()))
+fn blocking_cycles(beads: &[(String, Bead)]) -> BTreeSet<Vec<BeadId>> {
+    // Where a bead is found twice, the last copy counts, as for the other checks.
+    let at: HashMap<&BeadId, usize> = (beads.iter().enumerate())
+        .map(|(k, (_, b))| (&b.id, k))
         .collect();
-    let mut state: HashMap<&BeadId, u8> = HashMap::new();
-    let mut found = Vec::new();
-    let mut ids: Vec<&BeadId> = edges.keys().copied().collect();
-    ids.sort();
-    for start in ids {
-        if state.contains_key(start) {
-            continue;
-        }
-        let mut stack: Vec<(&BeadId, usize)> = vec![(start, 0)];
-        let mut path: Vec<&BeadId> = vec![start];
-        state.insert(start, 1);
-        while let Some((node, i)) = stack.pop() {
-            let next = edges.get(node).and_then(|e| e.get(i)).copied();
-            match next {
-                Some(n) => {
-                    stack.push((node, i + 1));
-                    match state.get(n) {
-                        Some(1) => {
-                            if let Some(pos) = path.iter().position(|p| *p == n) {
-                                let mut cycle: Vec<BeadId> =
-                                    path[pos..].iter().map(|b| (*b).clone()).collect();
-                                let min = cycle
-                                    .iter()
-                                    .enumerate()
-                                    .min_by(|a, b| a.1.cmp(b.1))
-                                    .map_or(0, |(i, _)| i);
-                                cycle.rotate_left(min);
-                                if !found.contains(&cycle) {
-                                    found.push(cycle);
-                                }
-                            }
-                        }
-                        Some(_) => {}
-                        None if edges.contains_key(n) => {
-                            state.insert(n, 1);
-                            path.push(n);
-                            stack.push((n, 0));
-                        }
-                        None => {}
-                    }
-                }
-                None => {
-                    state.insert(node, 2);
-                    path.pop();
-                }
-            }
-        }
-    }
-    found
+    let mut roots: Vec<(&BeadId, usize)> = at.iter().map(|(&id, &k)| (id, k)).collect();
+    roots.sort();
+    crate::model::cycles(
+        beads.len(),
+        roots.into_iter().map(|(_, k)| k),
+        |k| {
+            beads[k]
+                .1
+                .blockers()
+                .filter_map(|d| at.get(&d.id).copied())
+                .collect()
+        },
+        |k| beads[k].1.id.clone(),
+    )
 }
 
 /// Puts the document kept at `lost` (a path under `lost+found/`, as `doctor` lists

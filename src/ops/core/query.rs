@@ -1902,56 +1902,23 @@ pub fn epic_status(store: &Store) -> Result<(Vec<EpicProgress>, Vec<Broken>)> {
 /// the documents that do not parse.
 pub fn dep_cycles(store: &Store) -> Result<(Vec<Vec<String>>, Vec<Broken>)> {
     let index = load_index(store)?;
-    // 0 unseen, 1 on the current path, 2 done.
-    let mut state = vec![0u8; index.row_count()];
-    let mut found = std::collections::BTreeSet::new();
-    for s in index.rows() {
-        walk_cycles(s, &mut state, &mut found);
+    let rows: Vec<BeadRow<'_>> = index.rows().collect();
+    // Each bead's place in `rows`, by its row.
+    let mut place = vec![usize::MAX; index.row_count()];
+    for (k, s) in rows.iter().enumerate() {
+        place[s.row().get()] = k;
     }
+    let found = crate::model::cycles(
+        rows.len(),
+        0..rows.len(),
+        |k| {
+            (blockers(rows[k]).iter().map(|t| place[t.row().get()]))
+                .filter(|&k| k != usize::MAX)
+                .collect()
+        },
+        |k| rows[k].id().to_owned(),
+    );
     Ok((found.into_iter().collect(), index.broken().to_vec()))
-}
-
-/// Depth first from `root` along blocking dependencies, with a stack of its own (a
-/// dependency chain of any length walks without deepening the call stack); every back
-/// edge names one cycle, kept rotated to start at its least id.
-fn walk_cycles(
-    root: BeadRow<'_>,
-    state: &mut [u8],
-    found: &mut std::collections::BTreeSet<Vec<String>>,
-) {
-    if state[root.row().get()] != 0 {
-        return;
-    }
-    state[root.row().get()] = 1;
-    let mut path = vec![(root, blockers(root), 0usize)];
-    while let Some((_, targets, next)) = path.last_mut() {
-        let Some(&t) = targets.get(*next) else {
-            if let Some((done, ..)) = path.pop() {
-                state[done.row().get()] = 2;
-            }
-            continue;
-        };
-        *next += 1;
-        match state[t.row().get()] {
-            0 => {
-                state[t.row().get()] = 1;
-                path.push((t, blockers(t), 0));
-            }
-            1 => {
-                if let Some(start) = path.iter().position(|(p, ..)| p.row() == t.row()) {
-                    let mut ids: Vec<String> = path[start..]
-                        .iter()
-                        .map(|(p, ..)| p.id().to_owned())
-                        .collect();
-                    if let Some(min) = (0..ids.len()).min_by(|&a, &b| ids[a].cmp(&ids[b])) {
-                        ids.rotate_left(min);
-                    }
-                    found.insert(ids);
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 /// The beads `s` waits on through a blocking dependency.
