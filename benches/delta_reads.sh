@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Reads over the index's delta against the same store freshly folded (issue 39: within
 # 1.5×). Copies STORE (a store the harness kept with `--keep`, e.g.
-# $TMPDIR/git-beads-bench/n1000000/store) to DIR twice, sets CHANGES beads spread over
-# the store to in_progress in one write in the second copy (so the changes reach the
-# beads that wait on them and their children), lets one read take the change into the
-# delta, then times each read RUNS times in both copies, alternating, and prints the
+# $TMPDIR/git-beads-bench/n1000000/store) to DIR, sets CHANGES beads spread over the
+# store to in_progress in one write (so the changes reach the beads that wait on them
+# and their children), and lets one read take the change into the delta. A second copy
+# of that, whose index is rebuilt, is the same store (the same packs too) freshly
+# folded. Then each read runs RUNS times in both copies, alternating; prints the
 # medians in ms.
 #
 #   benches/delta_reads.sh BIN STORE DIR [CHANGES] [RUNS]     # default 2 000, 15 runs
@@ -16,10 +17,8 @@ dir=${3:?$usage}
 changes=${4:-2000}
 runs=${5:-15}
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(realpath "$dir")
-cp -a "$store" "$dir/folded"
 cp -a "$store" "$dir/delta"
 gb() { (cd "$1" && "$bin" "${@:2}"); }
-gb "$dir/folded" ready --json >/dev/null
 # Every 1/CHANGES-th bead of the listing, in its order.
 gb "$dir/delta" list --all --json |
   python3 -c 'import json, sys; ids = [b["id"] for b in json.load(sys.stdin)]
@@ -27,6 +26,9 @@ step = max(1, len(ids) // int(sys.argv[1]))
 print("\n".join(ids[::step][: int(sys.argv[1])]))' "$changes" >"$dir/ids"
 (cd "$dir/delta" && xargs -a ../ids "$bin" update --status in_progress -q)
 gb "$dir/delta" ready --json >/dev/null
+cp -a "$dir/delta" "$dir/folded"
+rm "$dir"/folded/.git/beads/index-v*
+gb "$dir/folded" ready --json >/dev/null
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # Microseconds of one run, timed by the shell itself (no process but the read's).
