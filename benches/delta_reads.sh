@@ -11,12 +11,10 @@
 #   benches/delta_reads.sh BIN STORE DIR [CHANGES] [RUNS]     # default 2 000, 15 runs
 set -euo pipefail
 usage="usage: delta_reads.sh BIN STORE DIR [CHANGES] [RUNS]"
-bin=$(realpath "${1:?$usage}")
-store=$(realpath "${2:?$usage}")
-dir=${3:?$usage}
+# shellcheck source=kept_store.sh
+. "$(dirname "$0")/kept_store.sh"
 changes=${4:-2000}
 runs=${5:-15}
-rm -rf "$dir" && mkdir -p "$dir" && dir=$(realpath "$dir")
 cp -a "$store" "$dir/delta"
 gb() { (cd "$1" && "$bin" "${@:2}"); }
 # Every 1/CHANGES-th bead of the listing, in its order.

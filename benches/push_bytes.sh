@@ -10,11 +10,9 @@
 #   benches/push_bytes.sh BIN STORE DIR [WRITES]     # default 20 writes
 set -euo pipefail
 usage="usage: push_bytes.sh BIN STORE DIR [WRITES]"
-bin=$(realpath "${1:?$usage}")
-store=$(realpath "${2:?$usage}")
-dir=${3:?$usage}
+# shellcheck source=kept_store.sh
+. "$(dirname "$0")/kept_store.sh"
 writes=${4:-20}
-rm -rf "$dir" && mkdir -p "$dir" && dir=$(realpath "$dir")
 cp -a "$store" "$dir/work"
 git init -q --bare "$dir/remote.git"
 cd "$dir/work"
