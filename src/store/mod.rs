@@ -13,6 +13,7 @@ mod durable;
 mod error;
 mod git;
 mod group;
+mod heads;
 mod history;
 
 mod index;

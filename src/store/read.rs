@@ -21,6 +21,17 @@ pub struct Head {
     pub tree: ObjectId,
 }
 
+/// Refuses a tree whose `meta.yaml` records a format newer than [`FORMAT`]: this
+/// binary cannot know what its layout means, so it neither reads nor writes it. A tree
+/// without `meta.yaml` (the notes, a wisp ref) or one whose `meta.yaml` does not parse
+/// passes: reads go on, and writes stop at [`Store::meta`].
+fn check_format(format: Option<u32>) -> Result<(), StoreError> {
+    match format {
+        Some(found) if found > FORMAT => Err(StoreError::NewerFormat { found }),
+        _ => Ok(()),
+    }
+}
+
 /// The store's own record of itself, at `meta.yaml` in the tree.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
@@ -80,11 +91,57 @@ impl Store {
         Ok(Some(commit.detach()))
     }
 
-    /// The commit and tree a ref points at, or `None` if it does not exist.
+    /// The commit and tree a ref points at, or `None` if it does not exist: from what
+    /// was kept of its commit when it was read before (see [`super::heads`]), else read
+    /// and kept.
     pub(crate) fn ref_head(&self, name: &str) -> Result<Option<Head>, StoreError> {
-        self.ref_id(name)?
-            .map(|commit| self.head_at(commit))
-            .transpose()
+        let Some(target) = self.ref_target(name)? else {
+            return Ok(None);
+        };
+        if let Some(known) = self.known_head(target)
+            && let Some((commit, tree)) = known.ids()
+        {
+            check_format(known.format)?;
+            return Ok(Some(Head { commit, tree }));
+        }
+        let commit = self.peel(name, target)?;
+        let head = self.head_at(commit)?;
+        self.keep_head(super::heads::Known::new(
+            target,
+            head,
+            self.format_of(head.tree)?,
+            self.read_path(head.tree, refs::CONFIG_PATH)?,
+        ));
+        Ok(Some(head))
+    }
+
+    /// The id ref `name` holds, read from the ref alone (a symbolic ref followed to
+    /// the id it ends at), or `None` if it does not exist.
+    fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        if let Some(pin) = self.pin.filter(|_| name == refs::MAIN.as_str()) {
+            return Ok(Some(pin));
+        }
+        let Some(mut r) = self
+            .repo
+            .try_find_reference(name)
+            .map_err(git_err(format!("read {name}")))?
+        else {
+            return Ok(None);
+        };
+        if let Some(id) = r.target().try_id() {
+            return Ok(Some(id.to_owned()));
+        }
+        let id = r.peel_to_id().map_err(git_err(format!("resolve {name}")))?;
+        Ok(Some(id.detach()))
+    }
+
+    /// The object `target`, which ref `name` holds, peels to: itself, unless a tag.
+    fn peel(&self, name: &str, target: ObjectId) -> Result<ObjectId, StoreError> {
+        let peeled = (self.repo.find_object(target))
+            .map_err(git_err(format!("resolve {name}")))?
+            .peel_tags_to_end()
+            .map_err(git_err(format!("resolve {name}")))?;
+        Ok(peeled.id)
     }
 
     /// Commit `commit` and its tree; refused when the tree records a store format
@@ -97,29 +154,22 @@ impl Store {
             .tree_id()
             .map_err(git_err(format!("read the tree of {commit}")))?
             .detach();
-        self.check_format(tree)?;
+        check_format(self.format_of(tree)?)?;
         Ok(Head { commit, tree })
     }
 
-    /// Refuses a tree whose `meta.yaml` records a format newer than [`FORMAT`]: this
-    /// binary cannot know what its layout means, so it neither reads nor writes it. A
-    /// tree without `meta.yaml` (the notes, a wisp ref) or one whose `meta.yaml` does
-    /// not parse passes: reads go on, and writes stop at [`Store::meta`].
-    fn check_format(&self, tree: ObjectId) -> Result<(), StoreError> {
-        /// The one field of `meta.yaml` this check needs.
+    /// The format `tree`'s `meta.yaml` records; `None` for a tree without one (the
+    /// notes, a wisp ref) or one that does not parse.
+    fn format_of(&self, tree: ObjectId) -> Result<Option<u32>, StoreError> {
+        /// The one field of `meta.yaml` this needs.
         #[derive(Deserialize)]
         struct Format {
             format: u32,
         }
         let Some(bytes) = self.read_path(tree, refs::META_PATH)? else {
-            return Ok(());
+            return Ok(None);
         };
-        match codec::decode::<Format>(&bytes) {
-            Ok(Format { format }) if format > FORMAT => {
-                Err(StoreError::NewerFormat { found: format })
-            }
-            _ => Ok(()),
-        }
+        Ok(codec::decode::<Format>(&bytes).ok().map(|f| f.format))
     }
 
     /// The head of the store, or [`StoreError::NotInitialized`].
@@ -229,6 +279,20 @@ impl Store {
     }
 
     /// The document at `path` in `tree`, decoded.
+    /// The project's settings (`config.yaml`) at `head`: from what was kept of a
+    /// commit with its tree (see [`super::heads`]) where one was, else read.
+    pub(crate) fn read_config<T: serde::de::DeserializeOwned>(
+        &self,
+        head: &Head,
+    ) -> Result<Option<T>, StoreError> {
+        match self.known_tree(head.tree) {
+            Some(known) => (known.config)
+                .map(|bytes| decode_doc(refs::CONFIG_PATH, &bytes))
+                .transpose(),
+            None => self.read_doc(head.tree, refs::CONFIG_PATH),
+        }
+    }
+
     pub(crate) fn read_doc<T: serde::de::DeserializeOwned>(
         &self,
         tree: ObjectId,

@@ -758,9 +758,7 @@ fn index_and_words(store: &Store, part: Part) -> Result<((Index, Failures), Voca
 
 /// The project's words (its own types and statuses) as of `head`.
 fn words_at(store: &Store, head: &Head) -> Result<Vocabulary> {
-    let settings = store
-        .read_doc(head.tree, crate::store::refs::CONFIG_PATH)?
-        .unwrap_or_default();
+    let settings = store.read_config(head)?.unwrap_or_default();
     Ok(Vocabulary::of(&settings))
 }
 
