@@ -77,18 +77,9 @@ impl Store {
 
     /// The commit a ref points at, or `None` if it does not exist.
     fn ref_id(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
-        if let Some(pin) = self.pin.filter(|_| name == refs::MAIN.as_str()) {
-            return Ok(Some(pin));
-        }
-        let Some(mut r) = self
-            .repo
-            .try_find_reference(name)
-            .map_err(git_err(format!("read {name}")))?
-        else {
-            return Ok(None);
-        };
-        let commit = r.peel_to_id().map_err(git_err(format!("resolve {name}")))?;
-        Ok(Some(commit.detach()))
+        (self.ref_target(name)?)
+            .map(|target| self.peel(name, target))
+            .transpose()
     }
 
     /// The commit and tree a ref points at, or `None` if it does not exist: from what
