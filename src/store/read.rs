@@ -96,13 +96,14 @@ impl Store {
             return Ok(Some(Head { commit, tree }));
         }
         let commit = self.peel(name, target)?;
-        let head = self.head_at(commit)?;
-        self.keep_head(super::heads::Known::new(
-            target,
-            head,
-            self.format_of(head.tree)?,
-            self.read_path(head.tree, refs::CONFIG_PATH)?,
-        ));
+        let head = Head {
+            commit,
+            tree: self.tree_of(commit)?,
+        };
+        let format = self.format_of(head.tree)?;
+        check_format(format)?;
+        let config = self.read_path(head.tree, refs::CONFIG_PATH)?;
+        self.keep_head(super::heads::Known::new(target, head, format, config));
         Ok(Some(head))
     }
 
@@ -136,17 +137,22 @@ impl Store {
     }
 
     /// Commit `commit` and its tree; refused when the tree records a store format
-    /// newer than [`FORMAT`] (see [`Store::check_format`]).
+    /// newer than [`FORMAT`] (see [`check_format`]).
     pub(super) fn head_at(&self, commit: ObjectId) -> Result<Head, StoreError> {
-        let tree = self
+        let tree = self.tree_of(commit)?;
+        check_format(self.format_of(tree)?)?;
+        Ok(Head { commit, tree })
+    }
+
+    /// The tree of commit `commit`.
+    fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
+        Ok(self
             .repo
             .find_commit(commit)
             .map_err(git_err(format!("read commit {commit}")))?
             .tree_id()
             .map_err(git_err(format!("read the tree of {commit}")))?
-            .detach();
-        check_format(self.format_of(tree)?)?;
-        Ok(Head { commit, tree })
+            .detach())
     }
 
     /// The format `tree`'s `meta.yaml` records; `None` for a tree without one (the
