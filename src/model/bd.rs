@@ -33,9 +33,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::bead::{
-    Bead, BeadType, Comment, Conflict, DepKind, Dependency, ExternalDependency, Status, Timestamp,
+    Bead, BeadType, Comment, Conflict, DepKind, Dependency, EXTRA_DEPENDENCIES, ExternalDependency,
+    Status, Timestamp, format_time,
 };
-use super::bead::{EXTRA_DEPENDENCIES, format_time};
 use super::id::{BeadId, DepTarget, ExternalRef, IdError};
 
 /// Key in `extra` of bd's `issue_type` when it is not the type the bead got.

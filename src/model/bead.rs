@@ -9,9 +9,6 @@ use super::id::{BeadId, DepTarget, ExternalRef};
 /// A point in time, always UTC.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;
 
-/// Serializes a time as chrono's serde does (RFC 3339 with `Z`, the fraction in none,
-/// 3, 6 or 9 digits), by [`Rfc3339`]: every bead document has two, and a pour writes
-/// a thousand documents.
 /// Key in `extra` of the bd dependencies as they were: a list of
 /// `{depends_on_id, type, created_at, created_by, metadata, …}`.
 pub const EXTRA_DEPENDENCIES: &str = "bd_dependencies";
@@ -21,6 +18,9 @@ pub fn format_time(t: &Timestamp) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 
+/// Serializes a time as chrono's serde does (RFC 3339 with `Z`, the fraction in none,
+/// 3, 6 or 9 digits), by [`Rfc3339`]: every bead document has two, and a pour writes
+/// a thousand documents.
 fn rfc3339<S: serde::Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(&Rfc3339(t))
 }
