@@ -1571,21 +1571,29 @@ fn reached(index: &Index) -> Option<BTreeMap<&str, Row>> {
             .map(|(from, _)| from)
             .collect::<Vec<_>>()
     };
-    let mut todo: Vec<BeadRow<'_>> = index.changed_rows().collect();
+    // Each changed bead, what waits on it and its children, its edges read once; then
+    // the children of every unchanged bead reached.
+    let mut todo = Vec::new();
     for s in index.changed_rows() {
-        todo.extend(into(&s, &[DepKind::Blocks, DepKind::ConditionalBlocks]));
+        todo.push(s);
+        todo.extend(into(
+            &s,
+            &[
+                DepKind::Blocks,
+                DepKind::ConditionalBlocks,
+                DepKind::ParentChild,
+            ],
+        ));
     }
     let mut seen = HashSet::new();
     let mut out = BTreeMap::new();
     while let Some(s) = todo.pop() {
-        if !seen.insert(s.row()) {
+        if !seen.insert(s.row()) || s.table_row().is_none() {
             continue;
         }
-        if s.table_row().is_some() {
-            out.insert(s.id(), s.row());
-            if out.len() > REACHED_MOST {
-                return None;
-            }
+        out.insert(s.id(), s.row());
+        if out.len() > REACHED_MOST {
+            return None;
         }
         todo.extend(into(&s, &[DepKind::ParentChild]));
     }
